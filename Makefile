@@ -1,0 +1,53 @@
+# dyliberator - top-level build.  `make demo` and `make test` are all a newcomer needs.
+SHELL := /bin/bash
+PY ?= /usr/bin/python3
+CC ?= cc
+PREFIX ?= /usr/local
+CFLAGS ?= -O2 -g
+WARN := -Wall -Wextra -Wno-unused-parameter
+B := build
+
+# Debian packages the project needs (build, run, test).  `make deps` installs them.
+DEB_PACKAGES := gcc make python3 python3-clang-14 libclang1-14 python3-jinja2 \
+	python3-pyelftools python3-pytest libpapi-dev papi-tools libunwind-dev \
+	libblas3 libblas-dev liblapack3 libssl-dev openssl libjpeg-turbo-progs libjpeg-dev
+
+RT_SRC := $(wildcard runtime/*.c)
+RT_HDR := runtime/include/dyl.h runtime/internal.h
+
+.PHONY: all deps runtime test test-c test-py demo install clean
+
+all: runtime
+
+deps: $(B)/.deps
+$(B)/.deps:
+	@mkdir -p $(B)
+	@missing=$$(dpkg-query -W -f='$${Package} $${Status}\n' $(DEB_PACKAGES) 2>/dev/null \
+		| awk '$$NF=="installed"{print $$1}' | sort | comm -13 - <(tr ' ' '\n' <<<"$(DEB_PACKAGES)" | grep . | sort)); \
+	if [ -n "$$missing" ]; then \
+		echo "installing Debian packages:" $$missing; \
+		if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null; \
+	fi
+	@touch $@
+
+runtime: $(B)/libdylrt.so
+$(B)/libdylrt.so: $(RT_SRC) $(RT_HDR) | $(B)/.deps
+	$(CC) $(CFLAGS) $(WARN) -std=gnu11 -fPIC -shared -fvisibility=hidden \
+		-Iruntime/include -Wl,-soname,libdylrt.so -o $@ $(RT_SRC) -ldl -lpthread
+
+test: all
+	@$(PY) -m pytest -q tests microgens
+
+demo: all
+	@bash examples/demo.sh
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/dyliberator
+	cp -r generator microgens runtime $(DESTDIR)$(PREFIX)/lib/dyliberator/
+	install -d $(DESTDIR)$(PREFIX)/lib/dyliberator/build
+	install -m 755 $(B)/libdylrt.so $(DESTDIR)$(PREFIX)/lib/dyliberator/build/
+	install -m 755 bin/dyliberator $(DESTDIR)$(PREFIX)/bin/
+
+clean:
+	rm -rf $(B)/libdylrt.so tests/out

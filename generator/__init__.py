@@ -1,0 +1,1 @@
+"""dyliberator: generates wrapper libraries that trace calls into a shared library."""

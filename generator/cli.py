@@ -1,0 +1,255 @@
+"""dyliberator's command line: read the library, choose the functions, generate, build."""
+import argparse
+import os
+import shlex
+import subprocess
+import sys
+import time
+
+from . import defs as defsmod
+from . import elf, emit, headers, microgen, select
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+RUNTIME_LIB_DIR = os.path.join(ROOT, 'build')
+RUNTIME_INCLUDE = os.path.join(ROOT, 'runtime', 'include')
+STD_MICROGENS = os.path.join(ROOT, 'microgens')
+
+DESCRIPTION = """\
+Generate and build a wrapper library that records every call into LIB.
+
+Preload the wrapper into any unmodified program; it writes one trace row per call
+(time, bytes in and out, work size) to ./trace.csv, or to $DYL_TRACE:
+
+  dyliberator --lib /usr/lib/x86_64-linux-gnu/libcrypto.so.3
+  LD_PRELOAD=./wrap.so openssl dgst -sha256 big.file
+  dyl-speedup trace.csv model.csv
+
+The wrapper is built from micro-generators, small templates that each add code
+around the forwarded call.  The default set is std.time + std.trace; -g adds more
+(with their prerequisites), --no-default keeps only the forwarding core.
+"""
+
+EPILOG = """\
+examples:
+  dyliberator --lib libblas.so.3 --header examples/blas.h -f 'd*'
+      Fortran BLAS through a header of Fortran prototypes; only the d* routines.
+  dyliberator --lib libjpeg.so.62 --app /usr/bin/cjpeg --list
+      What would be wrapped of what cjpeg imports, and why the rest is not.
+  dyliberator --lib libcrypto.so.3 -g std.args -g std.time:clock=thread -o /tmp/crypto.so
+  dyliberator --lib libblas.so.3 --header examples/blas.h --defs examples/blas.defs
+      Exact bytes in and out of dgemm_ from user C expressions (see --defs).
+
+--defs FILE holds user C code, in the paper's form:
+  libblas*::dgemm_::postfix { output_size = (int64_t)*m * *n * sizeof(double); }
+  The code sees the arguments by their prototype names and may set input_size,
+  output_size and work_size (int64_t); locations are prefix and postfix.
+
+environment of the wrapped program:
+  DYL_TRACE=PATH      trace file (%%p: the pid); default ./trace.csv.  A process that
+                      finds PATH owned by another live process writes PATH.<pid>.
+  DYL_FILTER=PATS     record only these functions: comma-separated wildcards, !PAT
+                      excludes (e.g. 'EVP_*,!EVP_MD_*').
+  DYL_OFF=1           forward every call without recording.
+  DYL_PAPI_EVENTS=A+B PAPI events for std.papi, overriding its events= parameter.
+
+files written: OUT.so and OUT.d/ (wrap.c, Makefile: `make -C OUT.d` rebuilds).
+"""
+
+
+class UsageProblem(Exception):
+    pass
+
+
+def _parser():
+    ap = argparse.ArgumentParser(prog='dyliberator', description=DESCRIPTION, epilog=EPILOG,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument('--lib', action='append', default=[], metavar='LIB',
+                    help='the library to wrap: a path, or a soname found as the dynamic linker '
+                         'finds it (repeatable: one wrapper for several libraries)')
+    ap.add_argument('--header', action='append', default=[], metavar='H',
+                    help='header with the prototypes (repeatable); default: the headers of the '
+                         "library's Debian -dev package, else those under the include "
+                         'directories that declare its functions')
+    ap.add_argument('-I', dest='include_dirs', action='append', default=[], metavar='DIR',
+                    help='include directory for parsing and building (repeatable)')
+    ap.add_argument('--app', action='append', default=[], metavar='EXE',
+                    help='wrap only what EXE imports from LIB (repeatable)')
+    ap.add_argument('-f', dest='patterns', action='append', default=[], metavar='PATTERN',
+                    help="functions to wrap, as shell wildcards; '!PATTERN' excludes "
+                         '(repeatable; the last match wins)')
+    ap.add_argument('-g', dest='gens', action='append', default=[], metavar='NAME[:k=v,...]',
+                    help='add a micro-generator, with parameters (repeatable); '
+                         '--list-microgens shows them all')
+    ap.add_argument('--no-default', action='store_true',
+                    help='start from the forwarding core alone, not std.time + std.trace')
+    ap.add_argument('--defs', action='append', default=[], metavar='FILE',
+                    help='user C code to insert: library::function::location { code }')
+    ap.add_argument('-M', '--microgens', dest='microgen_dirs', action='append', default=[],
+                    metavar='DIR', help='more micro-generator folders (repeatable; also '
+                    '$DYL_MICROGEN_PATH, colon-separated); a NAME found there replaces ours')
+    ap.add_argument('-o', dest='out', default='./wrap.so', metavar='OUT.so',
+                    help='the wrapper to build (default ./wrap.so); sources go to OUT.d/')
+    ap.add_argument('--no-build', action='store_true', help='generate OUT.d/ only')
+    ap.add_argument('--list', action='store_true',
+                    help='print what would be wrapped, what is skipped and why; write nothing')
+    ap.add_argument('--list-microgens', action='store_true',
+                    help='print the micro-generators, their prerequisites and parameters')
+    ap.add_argument('-q', '--quiet', action='store_true', help='print errors only')
+    return ap
+
+
+def _microgen_dirs(args):
+    extra = [d for d in os.environ.get('DYL_MICROGEN_PATH', '').split(':') if d]
+    return [STD_MICROGENS] + extra + args.microgen_dirs
+
+
+def _list_microgens(available):
+    for name in sorted(available):
+        mg = available[name]
+        mark = ' (default)' if name in microgen.DEFAULT_SET else ' (core)' if name in microgen.CORE else ''
+        print(f'{name}{mark}\n    {mg.summary}')
+        if mg.requires:
+            print(f'    requires: {", ".join(mg.requires)}')
+        for p in mg.params.values():
+            choices = f' [{"|".join(p.choices)}]' if p.choices else ''
+            print(f'    {p.name}={p.default}{choices}  {p.help}')
+
+
+def _requested(args, have_defs):
+    req = [] if args.no_default else [(n, {}) for n in microgen.DEFAULT_SET]
+    req += [microgen.parse_spec(g) for g in args.gens]
+    if have_defs:
+        req.append(('std.defs', {}))
+    return req
+
+
+def _print_list(sel, libs, declared_only, notes):
+    for lib in libs:
+        n_w = sum(1 for c in sel.wrapped if c.lib is lib)
+        n_s = sum(1 for s in sel.skipped if s[1] == (lib.soname or lib.path))
+        print(f'# {lib.soname or "-"} ({lib.path}): {n_w} wrapped, {n_s} skipped')
+    for note in notes:
+        print(f'# {note}')
+    width = max([len(c.name) for c in sel.wrapped] + [len(s[0]) for s in sel.skipped] + [8])
+    for c in sel.wrapped:
+        extra = ('  ' + '; '.join(c.notes)) if c.notes else ''
+        print(f'wrap {c.name:<{width}}  {os.path.basename(c.proto.file)}:{c.proto.line}{extra}')
+    for name, _, reason in sel.skipped:
+        print(f'skip {name:<{width}}  {reason}')
+    for name, where in declared_only:
+        print(f'none {name:<{width}}  declared at {where} but not exported by the library '
+              '(a macro rename, or a sibling library\'s function)')
+    reasons = {}
+    for _, _, r in sel.skipped:
+        reasons[r] = reasons.get(r, 0) + 1
+    if reasons:
+        print('# skipped, by reason:')
+        for r, n in sorted(reasons.items(), key=lambda x: -x[1]):
+            print(f'#   {n:6d}  {r}')
+
+
+def run(argv):
+    args = _parser().parse_args(argv)
+    t0 = time.monotonic()
+    say = (lambda *a: None) if args.quiet else (lambda *a: print('dyliberator:', *a, file=sys.stderr))
+
+    available = microgen.discover(_microgen_dirs(args))
+    if args.list_microgens:
+        _list_microgens(available)
+        return 0
+    if not args.lib:
+        raise UsageProblem('--lib LIB is required (try --help)')
+
+    libs = [elf.read_library(elf.find_library(name)) for name in args.lib]
+    definitions = defsmod.load(args.defs)
+    gens = microgen.compose(available, _requested(args, bool(definitions)))
+
+    wanted = set()
+    for lib in libs:
+        wanted |= set(lib.exports)
+    hdrs = [os.path.abspath(h) for h in args.header]
+    if not hdrs:
+        for lib in libs:
+            hdrs += [h for h in headers.find_headers(lib.path, lib.exports,
+                                                     args.include_dirs + headers.INCLUDE_DIRS)
+                     if h not in hdrs]
+        if not hdrs:
+            raise UsageProblem(f'no headers found for {", ".join(args.lib)}: give them with --header')
+    clang_args = [f'-I{d}' for d in args.include_dirs]
+    protos, macros, usable, notes, declared = headers.parse_headers(hdrs, clang_args, wanted=wanted)
+    for n in notes:
+        say(n)
+
+    imports = None
+    if args.app:
+        imports = set()
+        for app in args.app:
+            imports |= elf.read_imports(app)
+    sel = select.select(libs, protos, args.patterns, imports, declared)
+
+    if args.list:
+        _print_list(sel, libs, sel.declared_only, notes)
+        return 0
+    if not sel.wrapped:
+        raise UsageProblem('nothing to wrap (see --list for why)')
+
+    out = os.path.abspath(args.out)
+    out_dir = (out[:-3] if out.endswith('.so') else out) + '.d'
+    os.makedirs(out_dir, exist_ok=True)
+    active = {mg.name for mg, _ in gens}
+    libviews = {}
+    for i, lib in enumerate(libs):
+        libviews[id(lib)] = emit.LibView(f'dyl_lib_{i}', lib.soname, lib.path)
+    functions = [emit.function_view(c, libviews[id(c.lib)], macros, definitions, active)
+                 for c in sel.wrapped]
+    command = 'dyliberator ' + ' '.join(shlex.quote(a) for a in argv)
+    link = []
+    for mg, _ in gens:
+        link += [l for l in mg.link if l not in link]
+    w = {
+        'c_name': 'wrap.c', 'dir_name': os.path.basename(out_dir), 'out_name': os.path.basename(out),
+        'command': command, 'libs': list(libviews.values()), 'headers': usable,
+        'active': active, 'active_list': [mg.name for mg, _ in gens], 'functions': functions,
+        'runtime_lib_dir': RUNTIME_LIB_DIR, 'runtime_include': RUNTIME_INCLUDE,
+        'include_dirs': [os.path.abspath(d) for d in args.include_dirs], 'link': link,
+    }
+    renderer = emit.Renderer(gens)
+    _write(os.path.join(out_dir, 'wrap.c'), renderer.render(w))
+    _write(os.path.join(out_dir, 'Makefile'), emit.makefile(w))
+    t_gen = time.monotonic() - t0
+    say(f'{len(functions)} functions wrapped, {len(sel.skipped)} skipped (--list says why); '
+        f'generated {out_dir}/ in {t_gen:.1f} s')
+    if args.no_build:
+        return 0
+    if not os.path.exists(os.path.join(RUNTIME_LIB_DIR, 'libdylrt.so')):
+        raise UsageProblem(f'the runtime is not built ({RUNTIME_LIB_DIR}/libdylrt.so): run make in {ROOT}')
+    r = subprocess.run(['make', '-s', '-C', out_dir], capture_output=True, text=True)
+    if r.returncode != 0:
+        lines = (r.stderr or r.stdout).strip().split('\n')
+        print('\n'.join(lines[:40]), file=sys.stderr)
+        raise UsageProblem(f'building {out} failed (the compiler said the above); '
+                           f'sources in {out_dir}/')
+    say(f'built {out} in {time.monotonic() - t0 - t_gen:.1f} s')
+    return 0
+
+
+def _write(path, text):
+    tmp = path + '.tmp'
+    with open(tmp, 'w') as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    try:
+        return run(argv)
+    except (UsageProblem, elf.ElfProblem, headers.HeaderProblem, defsmod.DefsProblem,
+            microgen.MicrogenProblem) as e:
+        print(f'dyliberator: {e}', file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:  # `dyliberator --list | head`
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0

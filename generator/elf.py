@@ -1,0 +1,158 @@
+"""Reading shared objects: exported symbols with their versions, sonames, imports."""
+import os
+import re
+import subprocess
+from dataclasses import dataclass, field
+
+from elftools.common.exceptions import ELFError
+from elftools.elf.elffile import ELFFile
+
+
+class ElfProblem(Exception):
+    pass
+
+
+@dataclass
+class Export:
+    name: str
+    kind: str            # 'func', 'ifunc', 'data', 'other'
+    address: int
+    version: str = None  # version name of the default (or only) definition
+    hidden_versions: list = field(default_factory=list)  # non-default foo@V
+    aliases: list = field(default_factory=list)          # other names, same address
+
+
+@dataclass
+class Library:
+    path: str
+    soname: str
+    exports: dict        # name -> Export
+
+
+_KIND = {'STT_FUNC': 'func', 'STT_LOOS': 'ifunc', 'STT_GNU_IFUNC': 'ifunc',
+         'STT_OBJECT': 'data', 'STT_TLS': 'data', 'STT_COMMON': 'data'}
+
+
+def _default_search_dirs():
+    dirs = [d for d in os.environ.get('LD_LIBRARY_PATH', '').split(':') if d]
+    dirs += ['/lib/x86_64-linux-gnu', '/usr/lib/x86_64-linux-gnu', '/lib64', '/usr/lib64',
+             '/lib', '/usr/lib', '/usr/local/lib']
+    return dirs
+
+
+def find_library(name):
+    """A path, or a soname looked up as the dynamic linker does (LD_LIBRARY_PATH, the
+    ldconfig cache, the default directories)."""
+    if '/' in name:
+        if not os.path.exists(name):
+            raise ElfProblem(f'{name}: no such file')
+        return os.path.abspath(name)
+    for d in [d for d in os.environ.get('LD_LIBRARY_PATH', '').split(':') if d]:
+        if os.path.exists(os.path.join(d, name)):
+            return os.path.join(d, name)
+    try:
+        cache = subprocess.run(['/sbin/ldconfig', '-p'], capture_output=True, text=True,
+                               check=False).stdout
+        for line in cache.splitlines():
+            m = re.match(r'\s*(\S+) \(([^)]*)\) => (\S+)', line)
+            if m and m.group(1) == name and ('x86-64' in m.group(2) or 'libc6' in m.group(2)):
+                return m.group(3)
+    except OSError:
+        pass
+    for d in _default_search_dirs():
+        if os.path.exists(os.path.join(d, name)):
+            return os.path.join(d, name)
+    raise ElfProblem(f'{name}: library not found (give a path, or set LD_LIBRARY_PATH)')
+
+
+def _open(path):
+    try:
+        f = open(path, 'rb')
+        return f, ELFFile(f)
+    except (OSError, ELFError) as e:
+        raise ElfProblem(f'{path}: not a readable ELF file ({e})') from None
+
+
+def _versions(elf):
+    """index -> version name, from .gnu.version_d (definitions) and _r (needs)."""
+    names = {}
+    vd = elf.get_section_by_name('.gnu.version_d')
+    if vd is not None:
+        for verdef, aux in vd.iter_versions():
+            first = next(iter(aux), None)
+            if first is not None and not verdef['vd_flags'] & 0x1:  # VER_FLG_BASE
+                names[verdef['vd_ndx']] = first.name
+    vr = elf.get_section_by_name('.gnu.version_r')
+    if vr is not None:
+        for _, auxes in vr.iter_versions():
+            for a in auxes:
+                names[a['vna_other']] = a.name
+    return names
+
+
+def _dynsym(elf):
+    sec = elf.get_section_by_name('.dynsym')
+    if sec is None:
+        return [], None
+    vs = elf.get_section_by_name('.gnu.version')
+    return list(sec.iter_symbols()), vs
+
+
+def _soname(elf):
+    dyn = elf.get_section_by_name('.dynamic')
+    if dyn is not None:
+        for tag in dyn.iter_tags():
+            if tag.entry.d_tag == 'DT_SONAME':
+                return tag.soname
+    return None
+
+
+def read_library(path):
+    f, elf = _open(path)
+    with f:
+        syms, vs = _dynsym(elf)
+        vnames = _versions(elf)
+        exports = {}
+        for i, s in enumerate(syms):
+            if not s.name or s['st_shndx'] in ('SHN_UNDEF', 'SHN_ABS'):
+                continue  # imports, and version definitions (OPENSSL_3.0.0 as a symbol)
+            if s['st_info']['bind'] not in ('STB_GLOBAL', 'STB_WEAK', 'STB_GNU_UNIQUE'):
+                continue
+            if s['st_other']['visibility'] not in ('STV_DEFAULT', 'STV_PROTECTED'):
+                continue
+            kind = _KIND.get(s['st_info']['type'], 'other')
+            version, hidden = None, False
+            if vs is not None:
+                ndx = vs.get_symbol(i)['ndx']
+                if isinstance(ndx, int):
+                    hidden = bool(ndx & 0x8000)
+                    version = vnames.get(ndx & 0x7fff)
+            e = exports.get(s.name)
+            if e is None:
+                e = exports[s.name] = Export(s.name, kind, s['st_value'])
+            if hidden:
+                e.hidden_versions.append(version)
+            else:
+                e.version, e.kind, e.address = version, kind, s['st_value']
+        # names that exist only as hidden versions (foo@OLD) cannot be linked against now
+        for name in [n for n, e in exports.items() if e.version is None and e.hidden_versions]:
+            del exports[name]
+        by_addr = {}
+        for e in exports.values():
+            if e.kind in ('func', 'ifunc'):
+                by_addr.setdefault(e.address, []).append(e.name)
+        for names in by_addr.values():
+            if len(names) > 1:
+                for n in names:
+                    exports[n].aliases = sorted(x for x in names if x != n)
+        return Library(path=os.path.realpath(path), soname=_soname(elf), exports=exports)
+
+
+def read_imports(path):
+    """Names of the functions an executable (or library) takes from other objects."""
+    f, elf = _open(path)
+    with f:
+        syms, _ = _dynsym(elf)
+        return {s.name for s in syms
+                if s.name and s['st_shndx'] == 'SHN_UNDEF'
+                and s['st_info']['type'] in ('STT_FUNC', 'STT_NOTYPE', 'STT_GNU_IFUNC')}

@@ -1,0 +1,242 @@
+"""Rendering a wrapper: wrap.c from the skeleton and the micro-generators' macros, and
+the Makefile that builds it."""
+import os
+import re
+from dataclasses import dataclass, field
+
+import jinja2
+
+from . import microgen as mgmod
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SYSTEM_INCLUDES = ['dlfcn.h', 'errno.h', 'pthread.h', 'stdarg.h', 'stdint.h', 'stdio.h',
+                   'stdlib.h', 'string.h', 'time.h']
+
+
+def c_str(s):
+    if s is None:
+        return 'NULL'
+    out = s.replace('\\', '\\\\').replace('"', '\\"').replace('\n', '\\n')
+    return f'"{out}"'
+
+
+_FMT = {'signed': ('%lld', '(long long)'), 'unsigned': ('%llu', '(unsigned long long)'),
+        'float': ('%Lg', '(long double)'), 'pointer': ('%p', '(const void *)')}
+
+
+def printf_format(a):
+    return _FMT[a.kind][0] if a.kind in _FMT else ('%d' if a.kind == 'char' else
+                                                   '{...}' if a.kind == 'record' else '?')
+
+
+def printf_args(a):
+    if a.kind in _FMT:
+        return f', {_FMT[a.kind][1]}{a.name}'
+    return f', (int){a.name}' if a.kind == 'char' else ''
+
+
+@dataclass
+class ParamView:
+    name: str
+    type: str        # the typedef naming its type
+    kind: str
+    pointer: bool
+    const_pointee: bool
+    pointee_size: int
+    scalar_size: int
+    spelling: str    # the type as the header spells it
+    deref_format: str = None
+    deref_value: str = None
+
+
+@dataclass
+class FuncView:
+    name: str
+    target: str
+    version: str
+    lib: object
+    result: str          # typedef of the result, or None for void
+    result_spelling: str
+    params: list
+    variadic: bool
+    call_args: str
+    header: str
+    notes: list
+    defs: list
+    active: set
+    real: str = ''
+    fn_type: str = ''
+    func_var: str = ''
+    forward: str = ''
+    typedefs: list = field(default_factory=list)
+    fn_typedef: str = ''
+
+
+@dataclass
+class LibView:
+    var: str
+    soname: str
+    path: str
+
+
+def _deref(a, p):
+    """Format and value printing *p of a const pointer to a scalar (std.args)."""
+    if not (p.pointer and p.const_pointee) or p.pointee_kind not in ('signed', 'unsigned', 'float', 'char'):
+        return
+    if p.pointee_kind == 'char':
+        a.deref_format = "'%c'"
+        a.deref_value = f'(*{a.name} >= 32 && *{a.name} < 127 ? *{a.name} : \'?\')'
+    else:
+        fmt, cast = _FMT[p.pointee_kind]
+        a.deref_format, a.deref_value = fmt, f'{cast}*{a.name}'
+
+
+def function_view(choice, libview, macros, defs, active):
+    proto = choice.proto
+    name = choice.name
+    params, typedefs = [], []
+    for i, p in enumerate(proto.params, 1):
+        pname = p.name
+        if pname in macros or pname == name or pname.startswith('dyl_'):
+            pname = f'dyl_a{i}'   # a macro of that name would rewrite the parameter
+        tname = f'dyl_{name}_a{i}'
+        typedefs.append(f'typedef __typeof__({p.type}) {tname};')
+        a = ParamView(pname, tname, p.kind, p.pointer, p.const_pointee, p.pointee_size,
+                      p.scalar_size, p.type)
+        _deref(a, p)
+        params.append(a)
+    result = None
+    if proto.result != 'void':
+        result = f'dyl_{name}_r'
+        typedefs.append(f'typedef __typeof__({proto.result}) {result};')
+    arg_types = [a.type for a in params]
+    target, version = name, choice.export.version
+    args = ', '.join(a.name for a in params)
+    if choice.via is not None:
+        vexp, vproto = choice.via
+        target, version = vexp.name, vexp.version
+        arg_types.append('va_list')
+        args = ', '.join([a.name for a in params] + ['dyl_ap'])
+    f = FuncView(name=name, target=target, version=version, lib=libview, result=result,
+                 result_spelling=proto.result, params=params, variadic=choice.via is not None,
+                 call_args=args, header=f'{proto.file}:{proto.line}', notes=choice.notes,
+                 defs=[d for d in defs if d.applies(choice.lib.soname, choice.lib.path, name)],
+                 active=active)
+    f.real = f'dyl_real_{name}'
+    f.fn_type = f'dyl_{name}_fn'
+    f.func_var = f'dyl_func_{name}'
+    f.typedefs = typedefs
+    f.fn_typedef = (f'typedef {result or "void"} (*{f.fn_type})('
+                    f'{", ".join(arg_types) or "void"});')
+    return f
+
+
+class Renderer:
+    def __init__(self, gens):
+        """GENS: [(Microgen, params)], outermost first."""
+        self.env = jinja2.Environment(trim_blocks=True, lstrip_blocks=True,
+                                      keep_trailing_newline=True, undefined=jinja2.StrictUndefined,
+                                      autoescape=False)
+        self.env.filters.update(c_str=c_str, printf_format=printf_format, printf_args=printf_args,
+                                tab=lambda text: _indent(str(text)).lstrip('\t'))
+        self.gens = []
+        callee = []
+        for mg, params in gens:
+            try:
+                with open(mg.template) as fh:
+                    module = self.env.from_string(fh.read()).module
+            except jinja2.TemplateSyntaxError as e:
+                raise mgmod.MicrogenProblem(f'{mg.template}:{e.lineno}: {e.message}') from None
+            macros = {pt: getattr(module, pt) for pt in mgmod.POINTS if hasattr(module, pt)}
+            mg.points = tuple(macros)
+            self.gens.append((mg, params, macros))
+            if 'callee' in macros:
+                callee.append(mg.name)
+        if len(callee) != 1:
+            raise mgmod.MicrogenProblem(
+                'exactly one micro-generator must provide the call (callee); '
+                + (f'several do: {", ".join(callee)}' if callee else 'none does'))
+
+    def _run(self, point, *args, mg_filter=None):
+        out = []
+        gens = self.gens if point != 'postfix' else list(reversed(self.gens))
+        for mg, params, macros in gens:
+            if point in macros:
+                try:
+                    text = str(macros[point](*args, params)).strip('\n')
+                except jinja2.TemplateError as e:
+                    raise mgmod.MicrogenProblem(f'{mg.template}: {point}: {e}') from None
+                if text.strip():
+                    out.append(text)
+        return out
+
+    def callee(self, f):
+        return next(str(m['callee'](f, p)).strip() for _, p, m in self.gens if 'callee' in m)
+
+    def wrapper(self, f):
+        """The C text of one wrapped function, its typedefs and file-scope parts."""
+        callee = self.callee(f)
+        call = f'{callee}({f.call_args})'
+        va_end = 'va_end(dyl_ap);\n' if f.variadic else ''
+        if f.result:
+            f.forward = f'errno = dyl_errno;\n{f.result} dyl_r = {call};\n{va_end}return dyl_r;'
+        else:
+            f.forward = f'errno = dyl_errno;\n{call};\n{va_end}return;'
+        body = []
+        if f.result:
+            body.append(f'{f.result} dyl_result;')
+        body.append('int dyl_errno = errno;')
+        if f.variadic:
+            body.append(f'va_list dyl_ap;\nva_start(dyl_ap, {f.params[-1].name});')
+        body += self._run('prefix', f)
+        body.append('errno = dyl_errno;')
+        body.append(f'{"dyl_result = " if f.result else ""}{call};')
+        body.append('dyl_errno = errno;')
+        body += self._run('postfix', f)
+        if f.variadic:
+            body.append('va_end(dyl_ap);')
+        body.append('errno = dyl_errno;')
+        if f.result:
+            body.append('return dyl_result;')
+        params = ', '.join(f'{a.type} {a.name}' for a in f.params)
+        if f.variadic:
+            params += ', ...'
+        head = f'DYL_EXPORT {f.result or "void"} ({f.name})({params or "void"})'
+        indented = '\n'.join(_indent(chunk) for chunk in body)
+        parts = [f'/* {f.name}: {f.header} */']
+        if f.notes:
+            parts.append('/* ' + '; '.join(f.notes) + ' */')
+        parts += f.typedefs + [f.fn_typedef]
+        parts += self._run('function', f)
+        parts.append(f'#ifdef {f.name}\n#undef {f.name}\n#endif')
+        parts.append(f'{head}\n{{\n{indented}\n}}')
+        return '\n'.join(parts)
+
+    def render(self, w):
+        skeleton = self.env.from_string(open(os.path.join(HERE, 'templates', 'wrap.c.j2')).read())
+        functions = [self.wrapper(f) for f in w['functions']]
+        text = skeleton.render(w=w, system_includes=SYSTEM_INCLUDES,
+                               file_parts=self._run('file', w),
+                               init_parts=[_indent(x) for x in self._run('init', w)],
+                               fini_parts=[_indent(x) for x in self._run('fini', w)],
+                               functions=functions)
+        return _resolve_line_resets(text, w['c_name'])
+
+
+def _indent(text):
+    return '\n'.join('\t' + line if line.strip() and not line.startswith('#') else line
+                     for line in text.split('\n'))
+
+
+def _resolve_line_resets(text, c_name):
+    """'#line DYL_RESET' (after user code from --defs) -> the real line in wrap.c."""
+    lines = text.split('\n')
+    for i, line in enumerate(lines):
+        if line.strip() == '#line DYL_RESET':
+            lines[i] = f'#line {i + 2} "{c_name}"'
+    return '\n'.join(lines)
+
+
+def makefile(w):
+    env = jinja2.Environment(trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
+    return env.from_string(open(os.path.join(HERE, 'templates', 'Makefile.j2')).read()).render(w=w)

@@ -1,0 +1,127 @@
+"""Which exported functions get a wrapper, and why the others do not.
+
+Every exported symbol ends up either in `wrapped` (with notes such as "alias of X" or
+"IFUNC") or in `skipped` with the reason --list prints."""
+import fnmatch
+from dataclasses import dataclass, field
+
+# The runtime interposes these itself to write the trace before the image goes away.
+RUNTIME_OWNED = {'execve', 'execv', 'execvp', 'execvpe', 'execl', 'execlp', 'execle',
+                 'fexecve', '_exit', '_Exit'}
+
+
+@dataclass
+class Choice:
+    name: str
+    lib: object              # elf.Library
+    export: object           # elf.Export
+    proto: object = None     # headers.Prototype
+    via: object = None       # for a variadic function: the v-variant's (Export, Prototype)
+    notes: list = field(default_factory=list)
+
+
+@dataclass
+class Selection:
+    wrapped: list = field(default_factory=list)    # [Choice]
+    skipped: list = field(default_factory=list)    # [(name, library soname, reason)]
+    declared_only: list = field(default_factory=list)  # [(name, header:line)]
+
+
+def match_patterns(name, patterns):
+    """-f semantics: with only !exclusions, everything else is in; the last match wins."""
+    if not patterns:
+        return True
+    verdict = None
+    for pat in patterns:
+        neg = pat.startswith('!')
+        if fnmatch.fnmatchcase(name, pat[1:] if neg else pat):
+            verdict = not neg
+    if verdict is None:
+        return all(p.startswith('!') for p in patterns)
+    return verdict
+
+
+def _v_variant(name, proto, exports, protos):
+    """The va_list twin of a variadic function: its name with one 'v' inserted
+    (printf -> vprintf, BIO_printf -> BIO_vprintf, ERR_add_error_data ->
+    ERR_add_error_vdata), taking the same fixed parameters and then a va_list."""
+    fixed = [p.type for p in proto.params]
+    for i in range(len(name) + 1):
+        cand = name[:i] + 'v' + name[i:]
+        vp = protos.get(cand)
+        if cand not in exports or vp is None or vp.variadic or vp.no_prototype:
+            continue
+        if (len(vp.params) == len(fixed) + 1 and [p.type for p in vp.params[:-1]] == fixed
+                and 'va_list' in vp.params[-1].type and vp.result == proto.result):
+            return exports[cand], vp
+    return None
+
+
+def select(libs, protos, patterns=(), app_imports=None, declared=None):
+    """LIBS: [elf.Library]; PROTOS: name -> Prototype; APP_IMPORTS: a set or None;
+    DECLARED: name -> 'file:line' of every function declared in the library's headers."""
+    sel = Selection()
+    seen = {}
+    for lib in libs:
+        for name in sorted(lib.exports):
+            e = lib.exports[name]
+            tag = lib.soname or lib.path
+
+            def skip(reason):
+                sel.skipped.append((name, tag, reason))
+
+            if name in seen:
+                skip(f'also exported by {seen[name]}, which comes first')
+                continue
+            seen[name] = tag
+            if e.kind == 'data':
+                skip('data symbol, not a function')
+                continue
+            if e.kind not in ('func', 'ifunc'):
+                skip('not a function symbol')
+                continue
+            if not match_patterns(name, patterns):
+                skip('not selected by -f')
+                continue
+            if app_imports is not None and name not in app_imports:
+                skip('not imported by the --app program(s)')
+                continue
+            if name in RUNTIME_OWNED:
+                skip('the runtime interposes it itself (to write the trace before the process image ends)')
+                continue
+            p = protos.get(name)
+            if p is None:
+                skip('no prototype in the headers (give the right --header)')
+                continue
+            if p.inline_definition:
+                skip(f'the header defines it (static or inline) at {p.file}:{p.line}: calls never reach the library')
+                continue
+            if p.no_prototype:
+                skip('declared without a prototype (K&R "()"): its arguments are unknown')
+                continue
+            if p.noreturn:
+                skip('never returns (noreturn): nothing to measure, and an open call would never close')
+                continue
+            if p.problem:
+                skip(p.problem)
+                continue
+            c = Choice(name=name, lib=lib, export=e, proto=p)
+            if p.variadic:
+                v = _v_variant(name, p, lib.exports, protos)
+                if v is None:
+                    skip('variadic, and the library has no va_list variant to forward through')
+                    continue
+                c.via = v
+                c.notes.append(f'variadic: forwarded through {v[0].name}')
+            if e.kind == 'ifunc':
+                c.notes.append('IFUNC: resolved to the implementation chosen for this CPU')
+            if e.aliases:
+                c.notes.append('same address as ' + ', '.join(e.aliases))
+            if e.hidden_versions:
+                c.notes.append('older versions not wrapped: ' + ', '.join(
+                    f'{name}@{v}' for v in e.hidden_versions))
+            sel.wrapped.append(c)
+    if declared:
+        exported = set(seen)
+        sel.declared_only = sorted((n, where) for n, where in declared.items() if n not in exported)
+    return sel

@@ -1,0 +1,86 @@
+/* dyl.h - the runtime interface seen by generated wrappers.
+ *
+ * One runtime (libdylrt.so) serves every wrapper preloaded into a process, so that
+ * two separately generated wrappers share one trace, one call numbering and one
+ * nesting depth.  Wrappers call it only through the functions below.
+ */
+#ifndef DYL_H
+#define DYL_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define DYL_API __attribute__((visibility("default")))
+#define dyl_likely(x)   __builtin_expect(!!(x), 1)
+#define dyl_unlikely(x) __builtin_expect(!!(x), 0)
+
+/* "No value" for in_bytes, out_bytes and work: printed as an empty field. */
+#define DYL_NONE INT64_MIN
+#define DYL_MAX_COUNTERS 8
+
+/* The library a wrapper forwards to.  'handle' caches the dlopen handle once found. */
+struct dyl_lib {
+	const char *soname;	/* DT_SONAME, e.g. "libcrypto.so.3" (may be NULL) */
+	const char *path;	/* the file the generator read */
+	void *handle;
+};
+
+/* Looks up a symbol of the wrapper's own successors (dlsym(RTLD_NEXT) must be called
+ * from the wrapper's object, not from the runtime's). */
+typedef void *(*dyl_next_fn)(const char *name, const char *version);
+
+/* One wrapped function; a static object in the wrapper.  'state' caches the
+ * DYL_FILTER decision (0: not yet decided, 1: record, 2: forward only). */
+struct dyl_func {
+	const char *name;
+	int state;
+};
+
+/* One wrapped call in flight; lives on the wrapper's stack. */
+struct dyl_call {
+	const struct dyl_func *func;
+	uint64_t t_start;	/* clock ticks, see dyl_now() */
+	uint64_t t_end;
+	int64_t in_bytes, out_bytes, work;
+	uint32_t depth;
+	uint32_t ncounters;
+	uint32_t counter_base;	/* first counter column this call fills */
+	const char *args;	/* formatted argument values, or NULL */
+	int64_t counters[DYL_MAX_COUNTERS];
+};
+
+/* Finds the original NAME (of VERSION, if non-NULL) in LIB.  Never returns NULL: when
+ * the symbol exists nowhere it prints why and aborts, since no call can be made. */
+DYL_API void *dyl_resolve(struct dyl_lib *lib, const char *name, const char *version,
+			  dyl_next_fn next, const void *self);
+
+/* Starts recording a call.  Returns 0 when the call must simply be forwarded: recording
+ * is off, the function is filtered out, or the runtime itself is the caller. */
+DYL_API int dyl_enter(struct dyl_call *c, struct dyl_func *f);
+/* Ends the call started by dyl_enter and appends its trace row. */
+DYL_API void dyl_leave(struct dyl_call *c);
+
+/* The trace clock (CLOCK_MONOTONIC in ns unless DYL_CLOCK says otherwise). */
+DYL_API uint64_t dyl_now(void);
+
+/* Registers extra trace columns (e.g. PAPI events); returns the index of the first,
+ * or -1 when the header is already written or the table is full. */
+DYL_API int dyl_add_columns(const char *const *names, unsigned n);
+
+/* Adds a '# key=value' metadata line to the trace (micro-generators use it). */
+DYL_API void dyl_note(const char *key, const char *value);
+
+/* Prints a message on stderr once per distinct KEY, prefixed with "dyliberator: ". */
+DYL_API void dyl_warn_once(const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* A per-thread scratch string for std.args (valid until the thread's next call). */
+DYL_API char *dyl_args_buffer(unsigned *size);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,64 @@
+/* internal.h - what the runtime's files share; nothing here is exported. */
+#ifndef DYL_INTERNAL_H
+#define DYL_INTERNAL_H
+
+#include <pthread.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "dyl.h"
+
+#define HIDDEN __attribute__((visibility("hidden")))
+#define TLS __thread __attribute__((tls_model("initial-exec")))
+
+#define DYL_THREAD_BUF (64 * 1024)	/* formatted rows kept per thread before a write */
+#define DYL_ROW_MAX 4096		/* longest row; longer args are cut */
+#define DYL_MAX_COLUMNS 16
+
+/* Per-thread state: allocated with mmap, so that no malloc is needed on any path. */
+struct dyl_thread {
+	struct dyl_thread *next;	/* in dyl_rt.threads */
+	pid_t tid;
+	uint32_t depth;
+	volatile uint32_t len;	/* bytes of complete rows in buf */
+	char args[1024];
+	char buf[DYL_THREAD_BUF];
+};
+
+/* The one piece of process-wide state. */
+struct dyl_runtime {
+	int initialized;	/* 0, 1 while initializing, 2 ready */
+	int off;		/* DYL_OFF: forward only */
+	int disabled;		/* the trace cannot be written: forward only */
+	pid_t pid;
+	uint64_t t0;		/* clock at start, ns */
+	uint64_t seq;		/* next call number */
+	int fd;			/* trace file, -1 until the first write */
+	int header_done;
+	char path[4096];
+	const char *filter;	/* DYL_FILTER */
+	pthread_mutex_t lock;	/* threads list, columns, notes, warnings */
+	pthread_mutex_t io;	/* the trace file; taken inside 'lock', never around it */
+	struct dyl_thread *threads;
+	pthread_key_t key;	/* thread-exit flush */
+	unsigned ncolumns;
+	const char *columns[DYL_MAX_COLUMNS];
+	char notes[4096];	/* '# key=value' lines written with the header */
+	char warned[1024];	/* keys already warned about */
+};
+
+HIDDEN extern struct dyl_runtime dyl_rt;
+HIDDEN extern TLS struct dyl_thread *dyl_self;
+HIDDEN extern TLS int dyl_busy;	/* >0 while the runtime runs: wrapped calls it makes are not recorded */
+
+HIDDEN void dyl_init(void);
+HIDDEN struct dyl_thread *dyl_thread_get(void);
+HIDDEN void dyl_flush_thread(struct dyl_thread *t);
+HIDDEN void dyl_finish(void);	/* flush everything, write the footer */
+HIDDEN void dyl_trace_open(void);
+HIDDEN void dyl_trace_write(const char *data, size_t len);
+HIDDEN void dyl_trace_footer(void);
+HIDDEN void dyl_trace_reset_after_fork(void);
+HIDDEN size_t dyl_format_row(char *out, size_t room, const struct dyl_call *c, uint64_t seq,
+			     pid_t tid);
+
+#endif

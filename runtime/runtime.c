@@ -1,0 +1,301 @@
+/* runtime.c - process state, the per-call path, threads, fork and exit.
+ *
+ * The per-call path is dyl_enter + dyl_leave: a thread-local lookup, one atomic
+ * increment for the call number, and one row formatted into the thread's own buffer.
+ * Buffers go to the trace file when full, when their thread exits, and at exit.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+#include "internal.h"
+
+struct dyl_runtime dyl_rt = { .fd = -1, .lock = PTHREAD_MUTEX_INITIALIZER,
+			      .io = PTHREAD_MUTEX_INITIALIZER };
+TLS struct dyl_thread *dyl_self;
+TLS int dyl_busy;
+
+uint64_t dyl_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void thread_exit(void *arg)
+{
+	struct dyl_thread *t = arg, **p;
+
+	dyl_busy++;
+	dyl_flush_thread(t);
+	pthread_mutex_lock(&dyl_rt.lock);
+	for (p = &dyl_rt.threads; *p; p = &(*p)->next)
+		if (*p == t) {
+			*p = t->next;
+			break;
+		}
+	pthread_mutex_unlock(&dyl_rt.lock);
+	dyl_self = NULL;
+	munmap(t, sizeof(*t));
+	dyl_busy--;
+}
+
+struct dyl_thread *dyl_thread_get(void)
+{
+	struct dyl_thread *t = dyl_self;
+
+	if (dyl_likely(t != NULL))
+		return t;
+	t = mmap(NULL, sizeof(*t), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (t == MAP_FAILED)
+		return NULL;
+	t->tid = (pid_t)syscall(SYS_gettid);
+	pthread_mutex_lock(&dyl_rt.lock);
+	t->next = dyl_rt.threads;
+	dyl_rt.threads = t;
+	pthread_mutex_unlock(&dyl_rt.lock);
+	pthread_setspecific(dyl_rt.key, t);
+	dyl_self = t;
+	return t;
+}
+
+/* Fork: the child writes its own trace, numbered from 0 and timed from the fork, and
+ * drops the rows its parent will write. */
+static void after_fork_child(void)
+{
+	struct dyl_thread *t = dyl_self;
+
+	dyl_rt.pid = getpid();
+	dyl_rt.t0 = dyl_now();
+	dyl_rt.seq = 0;
+	dyl_rt.threads = NULL;
+	pthread_mutex_init(&dyl_rt.lock, NULL);
+	pthread_mutex_init(&dyl_rt.io, NULL);
+	if (t) {
+		t->len = 0;
+		t->tid = (pid_t)syscall(SYS_gettid);
+		t->next = NULL;
+		dyl_rt.threads = t;
+	}
+	dyl_trace_reset_after_fork();
+}
+
+/* exit(): rows recorded so far.  Destructors that run later may still make wrapped
+ * calls, so the footer waits for our own destructor. */
+static void at_exit(void)
+{
+	struct dyl_thread *t;
+
+	dyl_busy++;
+	pthread_mutex_lock(&dyl_rt.lock);
+	for (t = dyl_rt.threads; t; t = t->next)
+		dyl_flush_thread(t);
+	pthread_mutex_unlock(&dyl_rt.lock);
+	dyl_busy--;
+}
+
+void dyl_init(void)
+{
+	const char *e;
+
+	/* The first caller initializes; a concurrent first call from another thread
+	 * forwards unrecorded rather than waiting. */
+	if (__atomic_load_n(&dyl_rt.initialized, __ATOMIC_ACQUIRE) == 2)
+		return;
+	int expected = 0;
+	if (!__atomic_compare_exchange_n(&dyl_rt.initialized, &expected, 1, 0,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		return;
+	dyl_busy++;
+	dyl_rt.pid = getpid();
+	dyl_rt.t0 = dyl_now();
+	e = getenv("DYL_OFF");
+	dyl_rt.off = e && *e && strcmp(e, "0") != 0;
+	e = getenv("DYL_FILTER");
+	dyl_rt.filter = e && *e ? e : NULL;
+	pthread_key_create(&dyl_rt.key, thread_exit);
+	pthread_atfork(NULL, NULL, after_fork_child);
+	atexit(at_exit);
+	dyl_busy--;
+	__atomic_store_n(&dyl_rt.initialized, 2, __ATOMIC_RELEASE);
+}
+
+__attribute__((constructor)) static void dyl_constructor(void)
+{
+	dyl_init();
+}
+
+__attribute__((destructor)) static void dyl_destructor(void)
+{
+	dyl_finish();
+}
+
+/* DYL_FILTER: comma-separated shell wildcards; "!PAT" excludes; the last match wins,
+ * and a filter of only exclusions records everything else. */
+static int filter_allows(const char *name)
+{
+	const char *p = dyl_rt.filter;
+	int verdict = -1, any_include = 0;
+	char pat[256];
+
+	while (*p) {
+		size_t n = strcspn(p, ",");
+		int neg = (*p == '!');
+		size_t off = neg ? 1 : 0;
+		if (n - off < sizeof(pat)) {
+			memcpy(pat, p + off, n - off);
+			pat[n - off] = '\0';
+			if (!neg)
+				any_include = 1;
+			if (fnmatch(pat, name, 0) == 0)
+				verdict = !neg;
+		}
+		p += n;
+		if (*p == ',')
+			p++;
+	}
+	return verdict >= 0 ? verdict : !any_include;
+}
+
+int dyl_enter(struct dyl_call *c, struct dyl_func *f)
+{
+	struct dyl_thread *t;
+
+	if (dyl_unlikely(dyl_busy))
+		return 0;
+	if (dyl_unlikely(dyl_rt.initialized != 2)) {
+		dyl_init();
+		if (dyl_rt.initialized != 2)
+			return 0;
+	}
+	if (dyl_unlikely(f->state != 1)) {
+		if (f->state == 0)
+			f->state = (dyl_rt.filter && !filter_allows(f->name)) ? 2 : 1;
+		if (f->state == 2)
+			return 0;
+	}
+	if (dyl_unlikely(dyl_rt.off || dyl_rt.disabled))
+		return 0;
+	t = dyl_self;
+	if (dyl_unlikely(t == NULL)) {
+		dyl_busy++;
+		t = dyl_thread_get();
+		dyl_busy--;
+		if (t == NULL)
+			return 0;
+	}
+	c->func = f;
+	c->depth = t->depth++;
+	c->in_bytes = c->out_bytes = c->work = DYL_NONE;
+	c->ncounters = 0;
+	c->args = NULL;
+	c->t_start = c->t_end = 0;
+	return 1;
+}
+
+void dyl_leave(struct dyl_call *c)
+{
+	struct dyl_thread *t = dyl_self;
+	uint64_t seq;
+
+	t->depth--;
+	dyl_busy++;
+	/* The call number is taken when the row is written: ordering rows by t_start_ns
+	 * gives start order; seq is unique per process. */
+	seq = __atomic_fetch_add(&dyl_rt.seq, 1, __ATOMIC_RELAXED);
+	if (dyl_unlikely(t->len + DYL_ROW_MAX > DYL_THREAD_BUF))
+		dyl_flush_thread(t);
+	size_t n = dyl_format_row(t->buf + t->len, DYL_ROW_MAX, c, seq, t->tid);
+	__atomic_store_n(&t->len, t->len + (uint32_t)n, __ATOMIC_RELEASE);
+	dyl_busy--;
+}
+
+void dyl_flush_thread(struct dyl_thread *t)
+{
+	uint32_t len = __atomic_load_n(&t->len, __ATOMIC_ACQUIRE);
+
+	if (len == 0)
+		return;
+	dyl_trace_write(t->buf, len);
+	__atomic_store_n(&t->len, 0, __ATOMIC_RELEASE);
+}
+
+void dyl_finish(void)
+{
+	if (dyl_rt.initialized != 2)
+		return;
+	at_exit();
+	dyl_busy++;
+	dyl_trace_footer();
+	dyl_busy--;
+}
+
+char *dyl_args_buffer(unsigned *size)
+{
+	struct dyl_thread *t = dyl_self;
+
+	if (!t)
+		return NULL;
+	*size = sizeof(t->args);
+	return t->args;
+}
+
+int dyl_add_columns(const char *const *names, unsigned n)
+{
+	int first = -1;
+
+	dyl_init();
+	pthread_mutex_lock(&dyl_rt.lock);
+	if (!dyl_rt.header_done && dyl_rt.ncolumns + n <= DYL_MAX_COLUMNS) {
+		first = (int)dyl_rt.ncolumns;
+		for (unsigned i = 0; i < n; i++)
+			dyl_rt.columns[dyl_rt.ncolumns++] = names[i];
+	}
+	pthread_mutex_unlock(&dyl_rt.lock);
+	return first;
+}
+
+void dyl_note(const char *key, const char *value)
+{
+	size_t used;
+
+	dyl_init();
+	pthread_mutex_lock(&dyl_rt.lock);
+	used = strlen(dyl_rt.notes);
+	if (!dyl_rt.header_done)
+		snprintf(dyl_rt.notes + used, sizeof(dyl_rt.notes) - used, "# %s=%s\n", key, value);
+	pthread_mutex_unlock(&dyl_rt.lock);
+}
+
+void dyl_warn_once(const char *key, const char *fmt, ...)
+{
+	char tagged[130];
+	va_list ap;
+	int saved = errno;
+
+	snprintf(tagged, sizeof(tagged), "|%.127s|", key);
+	pthread_mutex_lock(&dyl_rt.lock);
+	if (strstr(dyl_rt.warned, tagged)) {
+		pthread_mutex_unlock(&dyl_rt.lock);
+		errno = saved;
+		return;
+	}
+	if (strlen(dyl_rt.warned) + strlen(tagged) < sizeof(dyl_rt.warned))
+		strcat(dyl_rt.warned, tagged);
+	pthread_mutex_unlock(&dyl_rt.lock);
+	dyl_busy++;
+	fputs("dyliberator: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	dyl_busy--;
+	errno = saved;
+}
