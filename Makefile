@@ -17,7 +17,7 @@ RT_HDR := runtime/include/dyl.h runtime/internal.h
 
 .PHONY: all deps runtime test test-c test-py demo install clean
 
-all: runtime
+all: runtime bin/dyl-speedup
 
 deps: $(B)/.deps
 $(B)/.deps:
@@ -36,6 +36,11 @@ $(B)/libdylrt.so: $(RT_SRC) $(RT_HDR) | $(B)/.deps
 	$(CC) $(CFLAGS) $(WARN) -std=gnu11 -fPIC -shared -fvisibility=hidden \
 		-Iruntime/include -Wl,-soname,libdylrt.so -o $@ $(RT_SRC) -ldl -lpthread
 
+# dyl-speedup: the C command over traces and models
+SPEEDUP_SRC := $(wildcard speedup/*.c)
+bin/dyl-speedup: $(SPEEDUP_SRC) $(wildcard speedup/*.h) | $(B)/.deps
+	$(CC) $(CFLAGS) $(WARN) -std=gnu11 -o $@ $(SPEEDUP_SRC) -lm
+
 test: all
 	@$(PY) -m pytest -q tests microgens
 
@@ -47,7 +52,7 @@ install: all
 	cp -r generator microgens runtime $(DESTDIR)$(PREFIX)/lib/dyliberator/
 	install -d $(DESTDIR)$(PREFIX)/lib/dyliberator/build
 	install -m 755 $(B)/libdylrt.so $(DESTDIR)$(PREFIX)/lib/dyliberator/build/
-	install -m 755 bin/dyliberator $(DESTDIR)$(PREFIX)/bin/
+	install -m 755 bin/dyliberator bin/dyl-speedup $(DESTDIR)$(PREFIX)/bin/
 
 clean:
-	rm -rf $(B)/libdylrt.so tests/out
+	rm -rf $(B)/libdylrt.so bin/dyl-speedup tests/out

@@ -176,6 +176,30 @@ def parse_headers(headers, extra_args=(), drop_broken=True, wanted=None):
 _NORETURN = re.compile(r'noreturn', re.I)
 
 
+def _source_text(extent):
+    f = extent.start.file
+    if f is None or extent.end.file is None or extent.end.file.name != f.name:
+        return ''
+    try:
+        with open(f.name, 'rb') as fh:
+            fh.seek(extent.start.offset)
+            return fh.read(max(0, extent.end.offset - extent.start.offset)).decode('utf-8', 'replace')
+    except OSError:
+        return ''
+
+
+def _is_noreturn(c):
+    """__attribute__((noreturn)) shows in the type; _Noreturn only as an attribute child,
+    and behind a macro (OpenSSL's `ossl_noreturn void OPENSSL_die(...)`) the cursor has
+    no tokens: read the attribute's source text then."""
+    if _NORETURN.search(c.type.spelling):
+        return True
+    if any(_NORETURN.search(t.spelling) for t in c.get_tokens()):
+        return True
+    return any(ch.kind == ci.CursorKind.UNEXPOSED_ATTR and _NORETURN.search(_source_text(ch.extent))
+               for ch in c.get_children())
+
+
 _KINDS = {
     'signed': {'BOOL', 'SHORT', 'INT', 'LONG', 'LONGLONG', 'ENUM', 'SCHAR'},
     'unsigned': {'UCHAR', 'USHORT', 'UINT', 'ULONG', 'ULONGLONG'},
@@ -219,20 +243,24 @@ def _problem_in(spelling):
 
 
 def _prototypes(tu, wanted, own_files):
-    cursors, macros, declared = {}, set(), {}
+    cursors, macros, declared, header_defined = {}, set(), {}, set()
     for c in tu.cursor.get_children():
         if c.kind == ci.CursorKind.MACRO_DEFINITION:
             macros.add(c.spelling)
         elif c.kind == ci.CursorKind.FUNCTION_DECL:
             name = c.spelling
             f = c.location.file
+            is_def = c.is_definition() or c.storage_class == ci.StorageClass.STATIC
+            if is_def:
+                header_defined.add(name)  # static/inline in the header: no library call
             if f and name not in declared and os.path.realpath(f.name) in own_files:
                 declared[name] = f'{os.path.basename(f.name)}:{c.location.line}'
             if wanted is not None and name not in wanted:
                 continue
-            is_def = c.is_definition() or c.storage_class == ci.StorageClass.STATIC
             if name not in cursors or is_def:  # the first declaration, unless defined
                 cursors[name] = (c, is_def)
+    for name in header_defined:
+        declared.pop(name, None)
     return ({name: _prototype(c, is_def) for name, (c, is_def) in cursors.items()}, macros,
             declared)
 
@@ -247,7 +275,7 @@ def _prototype(c, is_def):
     if not p.no_prototype:
         p.variadic = ftype.is_function_variadic()
         p.params = [_param(i, a) for i, a in enumerate(c.get_arguments(), 1)]
-    p.noreturn = any(_NORETURN.search(t.spelling) for t in c.get_tokens())
+    p.noreturn = _is_noreturn(c)
     for s in [p.result] + [a.type for a in p.params]:
         p.problem = p.problem or _problem_in(s)
     return p

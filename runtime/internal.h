@@ -13,6 +13,7 @@
 #define DYL_THREAD_BUF (64 * 1024)	/* formatted rows kept per thread before a write */
 #define DYL_ROW_MAX 4096		/* longest row; longer args are cut */
 #define DYL_MAX_COLUMNS 16
+#define DYL_ARGS_LEVELS 64		/* nesting levels with their own args buffer */
 
 /* Per-thread state: allocated with mmap, so that no malloc is needed on any path. */
 struct dyl_thread {
@@ -20,7 +21,7 @@ struct dyl_thread {
 	pid_t tid;
 	uint32_t depth;
 	volatile uint32_t len;	/* bytes of complete rows in buf */
-	char args[1024];
+	char args[DYL_ARGS_LEVELS][1024];	/* std.args text, one per nesting level in flight */
 	char buf[DYL_THREAD_BUF];
 };
 

@@ -243,8 +243,14 @@ char *dyl_args_buffer(unsigned *size)
 
 	if (!t)
 		return NULL;
-	*size = sizeof(t->args);
-	return t->args;
+	/* One buffer per nesting level: an outer call's args must survive the wrapped calls
+	 * made inside it (dgemm_ -> lsame_) until its own row is written.  Called after
+	 * dyl_enter, so the call's own depth is t->depth - 1; deeper levels share the last. */
+	uint32_t level = t->depth ? t->depth - 1 : 0;
+	if (level >= DYL_ARGS_LEVELS)
+		level = DYL_ARGS_LEVELS - 1;
+	*size = sizeof(t->args[0]);
+	return t->args[level];
 }
 
 int dyl_add_columns(const char *const *names, unsigned n)

@@ -1,0 +1,53 @@
+"""std.args: argument values in the trace's args column."""
+import pytest
+
+from dyltest import Trace, c_app, c_library, run_both, wrap
+
+HEADER = '''typedef struct { int x, y; } point;
+double scale(const int *n, const double *alpha, double *y, const char *trans, point p, unsigned long k);
+'''
+SOURCE = r'''
+double scale(const int *n, const double *alpha, double *y, const char *trans, point p, unsigned long k)
+{ for (int i = 0; i < *n; i++) y[i] *= *alpha; return y[0] + p.x + k + (*trans == 'T'); }
+'''
+APP = r'''
+#include <stdio.h>
+#include "args.h"
+int main(void) {
+	double y[4] = {1, 2, 3, 4}; int n = 4; double a = 2.5; point p = {1, 2};
+	printf("%g\n", scale(&n, &a, y, "T", p, 7ul));
+	printf("%g\n", scale(&n, &a, y, NULL == y ? "N" : "N", p, 18446744073709551615ul));
+	return 0;
+}
+'''
+
+
+@pytest.fixture(scope='module')
+def built(tmp_path_factory):
+    d = tmp_path_factory.mktemp('args')
+    lib, h = c_library(d, 'args', HEADER, SOURCE)
+    return d, lib, h, c_app(d, 'app', APP, lib)
+
+
+def test_values_and_const_pointees(built):
+    d, lib, h, app = built
+    w = wrap(d, '--lib', lib, '--header', h, '-g', 'std.args', name='args.so')
+    _, tp = run_both([app], w, d, trace='a.csv')
+    rows = Trace(tp).by_seq()
+    assert len(rows) == 2
+    first = rows[0]['args'].split(' ')
+    # const pointers to scalars show what they point to; outputs (y) only their address
+    assert first[0].startswith('n=0x') and first[0].endswith('(*=4)')
+    assert first[1].endswith('(*=2.5)')
+    assert first[2].startswith('y=0x') and '(*=' not in first[2]
+    assert first[3].endswith("(*='T')")
+    assert first[4] == 'p={...}'
+    assert first[5] == 'k=7'
+    assert rows[1]['args'].split(' ')[5] == 'k=18446744073709551615'
+
+
+def test_deref_none(built):
+    d, lib, h, app = built
+    w = wrap(d, '--lib', lib, '--header', h, '-g', 'std.args:deref=none', name='args2.so')
+    _, tp = run_both([app], w, d, trace='b.csv')
+    assert all('(*=' not in r['args'] for r in Trace(tp).rows)

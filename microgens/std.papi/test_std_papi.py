@@ -1,0 +1,62 @@
+"""std.papi: counters per call where the machine has them; on one without (this VM),
+a one-line notice, empty counter columns, and times from PAPI's real-time clock."""
+import os
+import subprocess
+
+import pytest
+
+from dyltest import Trace, c_app, c_library, wrap
+
+HEADER = 'long work(long n);\n'
+SOURCE = 'long work(long n) { volatile long s = 0; for (long i = 0; i < n; i++) s += i; return s; }\n'
+APP = r'''
+#include <stdio.h>
+#include "papi_w.h"
+int main(void) { long s = 0; for (int i = 1; i <= 5; i++) s += work(100000L * i); printf("%ld\n", s); return 0; }
+'''
+
+
+def has_counters():
+    r = subprocess.run(['papi_avail', '-a'], capture_output=True, text=True)
+    return r.returncode == 0 and 'PAPI_TOT_INS' in r.stdout and 'Yes' in r.stdout
+
+
+@pytest.fixture(scope='module')
+def built(tmp_path_factory):
+    d = tmp_path_factory.mktemp('papi')
+    lib, h = c_library(d, 'papi_w', HEADER, SOURCE)
+    app = c_app(d, 'app', APP, lib)
+    w = wrap(d, '--lib', lib, '--header', h, '-g', 'std.papi:events=PAPI_TOT_INS+PAPI_TOT_CYC')
+    return d, app, w
+
+
+def run(d, app, w, **env):
+    e = dict(os.environ, LD_PRELOAD=w, DYL_TRACE=os.path.join(str(d), 't.csv'), **env)
+    plain = subprocess.run([app], capture_output=True, text=True)
+    r = subprocess.run([app], capture_output=True, text=True, env=e)
+    assert r.stdout == plain.stdout and r.returncode == 0
+    return r, Trace(os.path.join(str(d), 't.csv'))
+
+
+def test_columns_and_times(built):
+    d, app, w = built
+    r, t = run(d, app, w)
+    assert t.columns[-2:] == ['PAPI_TOT_INS', 'PAPI_TOT_CYC']
+    assert t.count('work') == 5
+    assert t.meta['time_clock'] == 'papi-real'
+    times = [int(x['t_ns']) for x in t.by_seq()]
+    assert all(x > 0 for x in times)
+    if has_counters():
+        ins = [int(x['PAPI_TOT_INS']) for x in t.by_seq()]
+        assert ins == sorted(ins) and ins[0] > 100000
+    else:
+        # one notice line, nothing else on stderr; counters empty
+        lines = r.stderr.strip().split('\n')
+        assert len(lines) == 1 and lines[0].startswith('dyliberator: ') and 'PAPI' in lines[0]
+        assert all(x['PAPI_TOT_INS'] == '' for x in t.rows)
+
+
+def test_events_from_environment(built):
+    d, app, w = built
+    _, t = run(d, app, w, DYL_PAPI_EVENTS='PAPI_TOT_CYC')
+    assert t.columns[-1] == 'PAPI_TOT_CYC' and 'PAPI_TOT_INS' not in t.columns

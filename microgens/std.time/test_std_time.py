@@ -1,0 +1,61 @@
+"""std.time: call durations, with the clock chosen by clock=."""
+import pytest
+
+from dyltest import Trace, c_app, c_library, run_both, wrap
+
+HEADER = 'void sleepy(int us);\nlong spin(long n);\n'
+SOURCE = r'''
+#include <unistd.h>
+void sleepy(int us) { usleep(us); }
+long spin(long n) { volatile long s = 0; for (long i = 0; i < n; i++) s += i; return s; }
+'''
+APP = r'''
+#include <stdio.h>
+#include "sleepy.h"
+int main(void) { for (int i = 0; i < 3; i++) sleepy(20000); printf("%ld\n", spin(20000000)); return 0; }
+'''
+
+
+@pytest.fixture(scope='module')
+def built(tmp_path_factory):
+    d = tmp_path_factory.mktemp('time')
+    lib, h = c_library(d, 'sleepy', HEADER, SOURCE)
+    return d, lib, h, c_app(d, 'app', APP, lib)
+
+
+def durations(trace, func):
+    return [int(r['t_ns']) for r in trace.rows if r['func'] == func]
+
+
+def test_monotonic_clock_sees_sleep(built):
+    d, lib, h, app = built
+    w = wrap(d, '--lib', lib, '--header', h, name='mono.so')
+    _, tp = run_both([app], w, d, trace='mono.csv')
+    t = Trace(tp)
+    assert t.meta['time_clock'] == 'monotonic'
+    sleeps = durations(t, 'sleepy')
+    assert len(sleeps) == 3 and all(s >= 20_000_000 for s in sleeps)
+    # the calls sit inside the run, one after another
+    starts = [int(r['t_start_ns']) for r in t.by_seq()]
+    assert starts == sorted(starts)
+    assert sum(sleeps) + durations(t, 'spin')[0] <= int(t.meta['total_ns'])
+
+
+def test_thread_clock_ignores_sleep(built):
+    d, lib, h, app = built
+    w = wrap(d, '--lib', lib, '--header', h, '-g', 'std.time:clock=thread', name='cpu.so')
+    _, tp = run_both([app], w, d, trace='cpu.csv')
+    t = Trace(tp)
+    assert t.meta['time_clock'] == 'thread-cputime'
+    # CPU time of a 20 ms sleep is microseconds; a 2e7-iteration loop is milliseconds
+    assert all(s < 5_000_000 for s in durations(t, 'sleepy'))
+    assert durations(t, 'spin')[0] > 1_000_000
+
+
+def test_bad_clock_is_a_clear_error(built):
+    d, lib, h, _ = built
+    from dyltest import dyliberator
+    r = dyliberator('--lib', lib, '--header', h, '-g', 'std.time:clock=sundial', '--no-build',
+                    cwd=str(d), check=False)
+    assert r.returncode == 2
+    assert 'std.time:clock=sundial: choose one of auto, monotonic, thread' in r.stderr

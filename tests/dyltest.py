@@ -1,0 +1,105 @@
+"""Helpers shared by the scenario tests: build a tiny app, generate a wrapper, run the
+app with and without it, compare the outputs, read the trace."""
+import csv
+import io
+import os
+import subprocess
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DYLIBERATOR = os.path.join(ROOT, 'bin', 'dyliberator')
+EXAMPLES = os.path.join(ROOT, 'examples')
+REF_BLAS = '/usr/lib/x86_64-linux-gnu/blas/libblas.so.3'
+REF_LAPACK = '/usr/lib/x86_64-linux-gnu/lapack/liblapack.so.3'
+
+
+def run(cmd, check=True, **kw):
+    """Runs CMD (a list), returns CompletedProcess with text output."""
+    r = subprocess.run(cmd, capture_output=True, text=True, **kw)
+    if check and r.returncode != 0:
+        raise AssertionError(f'{cmd} failed ({r.returncode}):\n{r.stdout}\n{r.stderr}')
+    return r
+
+
+def dyliberator(*args, cwd=None, check=True):
+    return run([DYLIBERATOR, '-q', *args], cwd=cwd, check=check)
+
+
+def wrap(tmp_path, *args, name='wrap.so'):
+    """Generates and builds a wrapper in TMP_PATH; returns its path."""
+    out = os.path.join(str(tmp_path), name)
+    dyliberator(*args, '-o', out, cwd=str(tmp_path))
+    return out
+
+
+def build_c(tmp_path, source, name, *flags):
+    """Compiles SOURCE (a path, or C text) into TMP_PATH/NAME."""
+    if '\n' in source:
+        src = os.path.join(str(tmp_path), name + '.c')
+        with open(src, 'w') as f:
+            f.write(source)
+    else:
+        src = source
+    exe = os.path.join(str(tmp_path), name)
+    run(['cc', '-O2', '-g', '-o', exe, src, *flags])
+    return exe
+
+
+def run_both(cmd, wrapper, tmp_path, env=None, trace='trace.csv', stdin=None):
+    """Runs CMD plain and with WRAPPER preloaded; asserts identical stdout, stderr and
+    exit status; returns (CompletedProcess of the wrapped run, trace path)."""
+    base = dict(os.environ, **(env or {}))
+    base.pop('LD_PRELOAD', None)
+    trace_path = os.path.join(str(tmp_path), trace)
+    plain = subprocess.run(cmd, capture_output=True, env=base, cwd=str(tmp_path), input=stdin)
+    wenv = dict(base, LD_PRELOAD=wrapper, DYL_TRACE=trace_path)
+    wrapped = subprocess.run(cmd, capture_output=True, env=wenv, cwd=str(tmp_path), input=stdin)
+    assert wrapped.returncode == plain.returncode, (plain, wrapped)
+    assert wrapped.stdout == plain.stdout, 'stdout differs under the wrapper'
+    assert wrapped.stderr == plain.stderr, f'stderr differs: {wrapped.stderr[-2000:]!r}'
+    return wrapped, trace_path
+
+
+class Trace:
+    """A parsed trace: .rows (dicts, values as str), .meta (key -> value)."""
+
+    def __init__(self, path):
+        self.path = path
+        self.meta, lines = {}, []
+        with open(path, newline='') as f:
+            for line in f:
+                if line.startswith('#'):
+                    k, _, v = line[1:].strip().partition('=')
+                    self.meta[k.strip()] = v
+                else:
+                    lines.append(line)
+        self.rows = list(csv.DictReader(io.StringIO(''.join(lines))))
+        self.columns = lines[0].strip().split(',') if lines else []
+
+    def funcs(self):
+        return [r['func'] for r in self.rows]
+
+    def count(self, func):
+        return sum(1 for r in self.rows if r['func'] == func)
+
+    def by_seq(self):
+        return sorted(self.rows, key=lambda r: int(r['seq']))
+
+
+def c_library(tmp_path, name, header, source):
+    """Builds lib<NAME>.so from C text; returns (library path, header path)."""
+    d = str(tmp_path)
+    h = os.path.join(d, f'{name}.h')
+    with open(h, 'w') as f:
+        f.write(header)
+    src = os.path.join(d, f'lib{name}.c')
+    with open(src, 'w') as f:
+        f.write(f'#include "{name}.h"\n' + source)
+    lib = os.path.join(d, f'lib{name}.so')
+    run(['cc', '-O2', '-g', '-shared', '-fPIC', f'-Wl,-soname,lib{name}.so', '-o', lib, src])
+    return lib, h
+
+
+def c_app(tmp_path, name, source, lib):
+    """Builds an app from C text linked against LIB (found through its rpath)."""
+    d = os.path.dirname(lib)
+    return build_c(tmp_path, source, name, f'-I{d}', lib, f'-Wl,-rpath,{d}')
