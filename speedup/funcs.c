@@ -1,0 +1,88 @@
+/* funcs.c - the name -> id hash table (open addressing, FNV-1a, power-of-two size).
+ *
+ * A trace has a handful of distinct function names and millions of rows, so lookups
+ * dominate: the table stays at most half full and compares the hash before the bytes. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "funcs.h"
+
+static struct func *funcs;	/* by id */
+static int nfuncs, funcs_room;
+static int *slots;		/* id + 1, 0 = empty */
+static size_t nslots;
+
+static unsigned long hash_bytes(const char *s, size_t n)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+	return (unsigned long)h;
+}
+
+static int grow_slots(void)
+{
+	size_t n = nslots ? nslots * 2 : 256;
+	int *fresh = calloc(n, sizeof(*fresh));
+
+	if (!fresh)
+		return -1;
+	for (int id = 0; id < nfuncs; id++) {
+		size_t i = funcs[id].hash & (n - 1);
+		while (fresh[i])
+			i = (i + 1) & (n - 1);
+		fresh[i] = id + 1;
+	}
+	free(slots);
+	slots = fresh;
+	nslots = n;
+	return 0;
+}
+
+int funcs_intern(const char *name, size_t len, int *added)
+{
+	unsigned long h = hash_bytes(name, len);
+	size_t i;
+
+	*added = 0;
+	if (!slots && grow_slots() != 0)
+		return -1;
+	for (i = h & (nslots - 1); slots[i]; i = (i + 1) & (nslots - 1)) {
+		struct func *f = &funcs[slots[i] - 1];
+		if (f->hash == h && f->len == len && memcmp(f->name, name, len) == 0)
+			return slots[i] - 1;
+	}
+	if (nfuncs == funcs_room) {
+		int room = funcs_room ? funcs_room * 2 : 64;
+		struct func *bigger = realloc(funcs, (size_t)room * sizeof(*bigger));
+		if (!bigger)
+			return -1;
+		funcs = bigger;
+		funcs_room = room;
+	}
+	struct func *f = &funcs[nfuncs];
+	f->name = malloc(len + 1);
+	if (!f->name)
+		return -1;
+	memcpy(f->name, name, len);
+	f->name[len] = '\0';
+	f->len = len;
+	f->hash = h;
+	f->model = -1;
+	slots[i] = ++nfuncs;
+	*added = 1;
+	if ((size_t)nfuncs * 2 > nslots && grow_slots() != 0)
+		return -1;
+	return nfuncs - 1;
+}
+
+struct func *funcs_get(int id)
+{
+	return &funcs[id];
+}
+
+int funcs_count(void)
+{
+	return nfuncs;
+}

@@ -1,0 +1,21 @@
+/* funcs.h - traced function names, interned: each distinct name gets a small id, so that
+ * the per-row work is one hash lookup and everything after it indexes arrays. */
+#ifndef SPEEDUP_FUNCS_H
+#define SPEEDUP_FUNCS_H
+
+#include <stddef.h>
+
+struct func {
+	char *name;
+	size_t len;
+	unsigned long hash;
+	int model;	/* index of the model that matches the name, -1 if none */
+};
+
+/* The id of NAME (LEN bytes, not NUL-terminated), added if new: then *ADDED is 1.
+ * Returns -1 when out of memory. */
+int funcs_intern(const char *name, size_t len, int *added);
+struct func *funcs_get(int id);
+int funcs_count(void);
+
+#endif

@@ -1,0 +1,70 @@
+/* input.h - reading the CSV files dyl-speedup is given: whole files in memory, line by
+ * line, split into fields, numbers parsed by hand; and the one-line messages that name
+ * FILE:LINE.  Shared by the trace and the model readers. */
+#ifndef SPEEDUP_INPUT_H
+#define SPEEDUP_INPUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define PROG "dyl-speedup"
+
+/* A file's bytes: mapped when it is a regular file, else read (a pipe, /dev/stdin). */
+struct input_file {
+	const char *path;
+	const char *data;
+	size_t size;
+	int mapped;
+};
+
+int input_open(struct input_file *f, const char *path);
+void input_close(struct input_file *f);
+
+/* Line by line over a file; LINENO counts from 1.  Lines keep no '\n' and no '\r'. */
+struct input_lines {
+	const char *p, *end;
+	unsigned long lineno;
+};
+
+void input_lines_init(struct input_lines *it, const struct input_file *f);
+int input_next_line(struct input_lines *it, const char **line, size_t *len);
+
+/* A field of a CSV line: a view into the line.  QUOTED fields are the text between
+ * the quotes, still with "" for each quote (csv_unquote turns them into one). */
+struct csv_field {
+	const char *s;
+	uint32_t len;
+	uint32_t quoted;
+};
+
+/* Splits LINE into at most MAX fields; returns the number of fields the line has
+ * (which may be more than MAX: then only MAX are filled in). */
+int csv_split(const char *line, size_t len, struct csv_field *fields, int max);
+/* The field's text in a new NUL-terminated string, or NULL when out of memory. */
+char *csv_strdup(const struct csv_field *f);
+
+/* Non-negative integer parsing.  Returns one of: */
+enum {
+	NUM_OK = 0,
+	NUM_EMPTY,
+	NUM_NEGATIVE,
+	NUM_NOT_A_NUMBER,
+	NUM_TOO_LARGE,
+};
+int parse_u64(const struct csv_field *f, uint64_t *out);
+/* A non-negative finite decimal number (models may say 1.5e3). */
+int parse_double(const struct csv_field *f, double *out);
+/* Why parse_* refused FIELD (named NAME), as a message for input_error. */
+void input_number_error(const char *path, unsigned long lineno, const char *name,
+			const struct csv_field *f, int why);
+
+/* "dyl-speedup: FILE:LINE: message" on stderr (LINE 0: no line). */
+void input_error(const char *path, unsigned long lineno, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void input_warning(const char *path, unsigned long lineno, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Does LINE (LEN bytes) begin with the columns in PREFIX, followed by ',' or nothing? */
+int input_header_is(const char *line, size_t len, const char *prefix);
+
+#endif

@@ -1,0 +1,244 @@
+/* main.c - dyl-speedup: predict the whole-application speedup from traces and models.
+ *
+ * The order of work: every file is opened and told apart by its header; the models are
+ * read first, so that each traced function is matched to its model the moment it is
+ * first seen and the calls of unmodelled functions need not be kept; then each trace is
+ * read, predicted and released in turn; the run is the sum of the processes.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "funcs.h"
+#include "input.h"
+#include "model.h"
+#include "predict.h"
+#include "report.h"
+#include "trace.h"
+
+#define EXIT_NO_MATCH 1
+#define EXIT_BAD_INPUT 2
+
+static const char usage[] =
+"usage: dyl-speedup TRACE... MODEL... [--json | --csv] [--only-faster]\n";
+
+static const char help[] =
+"\n"
+"Predicts how much faster a program would run if the calls of some library functions\n"
+"(the kernels) went to an accelerated implementation, from:\n"
+"  TRACE  a trace of the program, written by a dyliberator wrapper (LD_PRELOAD=wrap.so);\n"
+"         one per process of the run;\n"
+"  MODEL  the accelerated implementation's time against the work size, as CSV\n"
+"         func,work,t_ns (see models/README.md); func may be a shell wildcard ('dgemm*').\n"
+"Files are told apart by their header line; options may come before or after them;\n"
+"'-' reads standard input.  Model files may hold '#' comment lines (an extension).\n"
+"\n"
+"Every call of a function that a model matches has its measured time t replaced by the\n"
+"model's time f(work): linear between the model's samples, linear from the two nearest\n"
+"samples outside them (never below 0; one sample: a constant).  Then, as in Amdahl's law:\n"
+"  T     the process's measured run time (the trace line '# total_ns=N')\n"
+"  P     = sum t / T                   the share of the run spent in the replaced calls\n"
+"  S_P   = sum t / sum f(work)         how much faster the replaced calls themselves get\n"
+"  S_G   = 1 / ((1 - P) + P / S_P)     how much faster the whole program gets\n"
+"  T'    = T - sum t + sum f(work)     the predicted run time (S_G = T / T')\n"
+"\n"
+"Rules:\n"
+"  - a function's model is the first model whose func matches it, in the order given\n"
+"    (files as on the command line, then the order of first appearance in each file);\n"
+"  - a modelled call that starts inside a replaced call of the same thread (dgemm_ called\n"
+"    by a modelled dgetrf_) is not replaced separately: the outer call's f(work) already\n"
+"    stands for all of its time;\n"
+"  - a call with an empty work column is not replaced: its measured time is kept;\n"
+"  - calls outside the model's samples are extrapolated and reported (how many, and their\n"
+"    share of the kernel's time);\n"
+"  - functions without a model are not accelerated and are listed as such;\n"
+"  - several traces: each process is predicted on its own, and the run's T is the sum\n"
+"    of their total_ns (processes that ran one after another).\n"
+"\n"
+"Options:\n"
+"  --json         one JSON object: total_ns, t_ns, P, predicted_ns, S_P, S_G,\n"
+"                 predicted_total_ns, kernels[] (func, calls, t_ns, P, predicted_ns, S_P,\n"
+"                 out_of_range_calls, no_work_calls, nested_calls, ...), processes[] (the\n"
+"                 same per trace), not_accelerated[], unused_models[], notes[].  Times in\n"
+"                 ns; a ratio that is undefined (nothing replaced) or infinite is null\n"
+"  --csv          the kernel table as CSV; the totals follow as '# key=value' lines\n"
+"  --only-faster  replace only the calls the model makes faster (f(work) < t): the best\n"
+"                 implementation for every call.  Decided from the outermost call in: a\n"
+"                 call kept on the original implementation lets its inner calls be replaced\n"
+"  -h, --help     this text\n"
+"\n"
+"Exit status: 0 done; 1 no model matches any traced function; 2 bad usage or bad input\n"
+"(a missing file, a malformed row, a negative or non-numeric field: the message names\n"
+"FILE:LINE).  Warnings (a model that matches nothing, averaged duplicate samples) go to\n"
+"stderr.\n"
+"\n"
+"Example:\n"
+"  LD_PRELOAD=./wrap.so DYL_TRACE=run.csv ./app\n"
+"  dyl-speedup run.csv models/example-pcie-gpu-dgemm.csv\n"
+"A worked case: T = 1000 ns; two dgemm_ calls of t = 100 and 300 ns at work 10 and 30;\n"
+"a model with samples (0,0) (20,20) (40,40) gives f = 10 and 30 ns.  So P = 400/1000 =\n"
+"0.4, S_P = 400/40 = 10, S_G = 1/((1 - 0.4) + 0.4/10) = 1.5625, T' = 1000 - 400 + 40 = 640 ns.\n";
+
+enum kind { KIND_TRACE, KIND_MODEL };
+
+/* Trace or model, from the first line that is not blank and not '#'. */
+static int classify(const struct input_file *f, enum kind *kind)
+{
+	struct input_lines it;
+	const char *line;
+	size_t len;
+
+	input_lines_init(&it, f);
+	while (input_next_line(&it, &line, &len)) {
+		if (len == 0 || line[0] == '#')
+			continue;
+		if (input_header_is(line, len, TRACE_HEADER)) {
+			*kind = KIND_TRACE;
+			return 0;
+		}
+		if (input_header_is(line, len, MODEL_HEADER)) {
+			*kind = KIND_MODEL;
+			return 0;
+		}
+		input_error(f->path, it.lineno, "neither a trace (header %s,...) nor a model (header %s)",
+			    TRACE_HEADER, MODEL_HEADER);
+		return -1;
+	}
+	input_error(f->path, 0, "empty: no header line (neither a trace nor a model)");
+	return -1;
+}
+
+/* Models that no traced function ended up using: a warning each. */
+static int warn_unused_models(void)
+{
+	int used = 0;
+
+	for (int i = 0; i < models_count(); i++) {
+		const struct model *m = models_get(i);
+		if (m->used)
+			used++;
+		else if (m->shadowed_by >= 0)
+			input_warning(m->file, m->line, "model '%s' is not used: %s takes the earlier model "
+				      "'%s' (%s:%lu); the first match wins", m->pattern, m->shadowed_func,
+				      models_get(m->shadowed_by)->pattern, models_get(m->shadowed_by)->file,
+				      models_get(m->shadowed_by)->line);
+		else
+			input_warning(m->file, m->line, "model '%s' matches no traced function", m->pattern);
+	}
+	return used;
+}
+
+static void no_match_error(void)
+{
+	char names[512] = "";
+	size_t o = 0;
+
+	for (int id = 0; id < funcs_count() && o < sizeof(names) - 1; id++)
+		o += (size_t)snprintf(names + o, sizeof(names) - o, "%s%s", id ? ", " : "",
+				      funcs_get(id)->name);
+	if (o >= sizeof(names) - 1)
+		strcpy(names + sizeof(names) - 5, "...");
+	input_error(NULL, 0, "no model matches any traced function (traced: %s)", names);
+}
+
+int main(int argc, char **argv)
+{
+	struct report r = { .format = REPORT_TABLE };
+	struct input_file *files = calloc((size_t)argc, sizeof(*files));
+	enum kind *kinds = calloc((size_t)argc, sizeof(*kinds));
+	const char **model_files = calloc((size_t)argc, sizeof(*model_files));
+	struct prediction *procs = calloc((size_t)argc, sizeof(*procs));
+	struct prediction run = { 0 };
+	int nfiles = 0, ntraces = 0, nmodels = 0, options_done = 0, rc = 0;
+
+	if (!files || !kinds || !model_files || !procs) {
+		input_error(NULL, 0, "out of memory");
+		return EXIT_BAD_INPUT;
+	}
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (options_done || a[0] != '-' || a[1] == '\0') {
+			if (input_open(&files[nfiles], strcmp(a, "-") == 0 ? "/dev/stdin" : a) != 0)
+				return EXIT_BAD_INPUT;
+			nfiles++;
+		} else if (strcmp(a, "--") == 0) {
+			options_done = 1;
+		} else if (strcmp(a, "--json") == 0 || strcmp(a, "--csv") == 0) {
+			enum report_format want = a[2] == 'j' ? REPORT_JSON : REPORT_CSV;
+			if (r.format != REPORT_TABLE && r.format != want) {
+				input_error(NULL, 0, "--json and --csv exclude each other");
+				return EXIT_BAD_INPUT;
+			}
+			r.format = want;
+		} else if (strcmp(a, "--only-faster") == 0) {
+			r.only_faster = 1;
+		} else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+			fputs(usage, stdout);
+			fputs(help, stdout);
+			return 0;
+		} else {
+			input_error(NULL, 0, "unknown option '%s' (see --help)", a);
+			return EXIT_BAD_INPUT;
+		}
+	}
+
+	for (int i = 0; i < nfiles; i++) {
+		if (classify(&files[i], &kinds[i]) != 0)
+			return EXIT_BAD_INPUT;
+		if (kinds[i] == KIND_TRACE)
+			ntraces++;
+		else
+			model_files[nmodels++] = files[i].path;
+	}
+	if (!ntraces || !nmodels) {
+		input_error(NULL, 0, "%s (see --help)", !nfiles ? "no files: give traces and models"
+					: !ntraces ? "no trace among the files" : "no model among the files");
+		fputs(usage, stderr);
+		return EXIT_BAD_INPUT;
+	}
+	for (int i = 0; i < nfiles; i++) {
+		if (kinds[i] != KIND_MODEL)
+			continue;
+		if (models_load(&files[i]) != 0)
+			return EXIT_BAD_INPUT;
+		input_close(&files[i]);
+	}
+	ntraces = 0;
+	for (int i = 0; i < nfiles; i++) {
+		struct trace tr;
+		if (kinds[i] != KIND_TRACE)
+			continue;
+		if (trace_read(&tr, &files[i]) != 0)
+			return EXIT_BAD_INPUT;
+		input_close(&files[i]);
+		if (predict_trace(&tr, r.only_faster, &procs[ntraces]) != 0 ||
+		    predict_add(&run, &procs[ntraces]) != 0)
+			return EXIT_BAD_INPUT;
+		trace_free(&tr);
+		ntraces++;
+	}
+
+	if (run.rows > 0 && warn_unused_models() == 0) {
+		no_match_error();
+		return EXIT_NO_MATCH;
+	}
+	r.procs = procs;
+	r.nprocs = ntraces;
+	r.run = &run;
+	r.model_files = model_files;
+	r.nmodel_files = nmodels;
+	if (report_print(stdout, &r) != 0)
+		rc = EXIT_BAD_INPUT;
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		input_error(NULL, 0, "cannot write the output");
+		rc = EXIT_BAD_INPUT;
+	}
+	for (int i = 0; i < ntraces; i++)
+		predict_free(&procs[i]);
+	predict_free(&run);
+	free(procs);
+	free(model_files);
+	free(kinds);
+	free(files);
+	return rc;
+}

@@ -1,0 +1,249 @@
+/* model.c - loading models and evaluating f_k(w).
+ *
+ * A model file is a CSV table func,work,t_ns (more columns are allowed and ignored).
+ * Extension to the contract: lines starting with '#' and blank lines are comments, so a
+ * model can say where its numbers come from.  Rows of one func may be spread over the
+ * file and unsorted; they are sorted by work, and samples at the same work are averaged
+ * (with a warning when their times differ).  The same func in a later file is a separate
+ * model that loses to the earlier one (first match wins) and is reported as unused.
+ */
+#define _GNU_SOURCE
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+#include "model.h"
+
+#define MAX_FIELDS 64
+
+static struct model *models;
+static int nmodels, models_room;
+
+int models_count(void)
+{
+	return nmodels;
+}
+
+struct model *models_get(int i)
+{
+	return &models[i];
+}
+
+static struct model *new_model(char *pattern, const char *file, unsigned long line)
+{
+	if (nmodels == models_room) {
+		int room = models_room ? models_room * 2 : 16;
+		struct model *bigger = realloc(models, (size_t)room * sizeof(*bigger));
+		if (!bigger)
+			return NULL;
+		models = bigger;
+		models_room = room;
+	}
+	struct model *m = &models[nmodels++];
+	memset(m, 0, sizeof(*m));
+	m->pattern = pattern;
+	m->file = file;
+	m->line = line;
+	m->shadowed_by = -1;
+	return m;
+}
+
+static int add_sample(struct model *m, double w, double t, unsigned long line)
+{
+	if (m->n == m->room) {
+		size_t room = m->room ? m->room * 2 : 16;
+		double *w2 = realloc(m->w, room * sizeof(double));
+		if (w2)
+			m->w = w2;
+		double *t2 = realloc(m->t, room * sizeof(double));
+		if (t2)
+			m->t = t2;
+		unsigned long *l2 = realloc(m->lines, room * sizeof(unsigned long));
+		if (l2)
+			m->lines = l2;
+		if (!w2 || !t2 || !l2)
+			return -1;
+		m->room = room;
+	}
+	m->w[m->n] = w;
+	m->t[m->n] = t;
+	m->lines[m->n] = line;
+	m->n++;
+	return 0;
+}
+
+struct sample {
+	double w, t;
+	unsigned long line;
+};
+
+static int by_work_then_line(const void *a, const void *b)
+{
+	const struct sample *x = a, *y = b;
+
+	if (x->w != y->w)
+		return x->w < y->w ? -1 : 1;
+	return x->line < y->line ? -1 : x->line > y->line;
+}
+
+/* Sorts M's samples by work and averages each group of equal work sizes. */
+static int finish_model(struct model *m)
+{
+	struct sample *s = malloc(m->n * sizeof(*s));
+	size_t out = 0;
+
+	if (!s)
+		return -1;
+	for (size_t i = 0; i < m->n; i++)
+		s[i] = (struct sample){ m->w[i], m->t[i], m->lines[i] };
+	qsort(s, m->n, sizeof(*s), by_work_then_line);
+	for (size_t i = 0; i < m->n;) {
+		size_t j = i + 1;
+		double sum = s[i].t;
+		int differ = 0;
+		while (j < m->n && s[j].w == s[i].w) {
+			differ |= s[j].t != s[i].t;
+			sum += s[j].t;
+			j++;
+		}
+		m->w[out] = s[i].w;
+		m->t[out] = sum / (double)(j - i);
+		if (differ)
+			input_warning(m->file, s[i + 1].line,
+				      "model '%s' has %zu samples at work=%.17g (first at line %lu) "
+				      "with different t_ns: their mean %.17g is used",
+				      m->pattern, j - i, s[i].w, s[i].line, m->t[out]);
+		out++;
+		i = j;
+	}
+	m->n = out;
+	free(s);
+	free(m->lines);
+	m->lines = NULL;
+	return 0;
+}
+
+int models_load(const struct input_file *f)
+{
+	struct input_lines it;
+	struct csv_field fld[MAX_FIELDS];
+	const char *line;
+	size_t len;
+	int ncolumns = 0, first = nmodels;
+
+	input_lines_init(&it, f);
+	while (input_next_line(&it, &line, &len)) {
+		double w, t;
+		int n, why;
+
+		if (len == 0 || line[0] == '#')
+			continue;
+		n = csv_split(line, len, fld, MAX_FIELDS);
+		if (!ncolumns) {
+			if (!input_header_is(line, len, MODEL_HEADER)) {
+				input_error(f->path, it.lineno, "not a model: the header must start with %s",
+					    MODEL_HEADER);
+				return -1;
+			}
+			ncolumns = n;
+			continue;
+		}
+		if (n != ncolumns) {
+			input_error(f->path, it.lineno, "malformed row: %d fields, the header has %d",
+				    n, ncolumns);
+			return -1;
+		}
+		if (fld[0].len == 0) {
+			input_error(f->path, it.lineno, "func is empty");
+			return -1;
+		}
+		if ((why = parse_double(&fld[1], &w)) != NUM_OK) {
+			input_number_error(f->path, it.lineno, "work", &fld[1], why);
+			return -1;
+		}
+		if ((why = parse_double(&fld[2], &t)) != NUM_OK) {
+			input_number_error(f->path, it.lineno, "t_ns", &fld[2], why);
+			return -1;
+		}
+		char *pattern = csv_strdup(&fld[0]);
+		struct model *m = NULL;
+		if (!pattern)
+			goto oom;
+		for (int i = first; i < nmodels && !m; i++)
+			if (strcmp(models[i].pattern, pattern) == 0)
+				m = &models[i];
+		if (m)
+			free(pattern);
+		else if (!(m = new_model(pattern, f->path, it.lineno)))
+			goto oom;
+		if (add_sample(m, w, t, it.lineno) != 0)
+			goto oom;
+	}
+	if (!ncolumns) {
+		input_error(f->path, 0, "empty: no header line");
+		return -1;
+	}
+	if (nmodels == first)
+		input_warning(f->path, 0, "a model with no samples (only the header)");
+	for (int i = first; i < nmodels; i++)
+		if (finish_model(&models[i]) != 0)
+			goto oom;
+	return 0;
+oom:
+	input_error(f->path, it.lineno, "out of memory");
+	return -1;
+}
+
+int models_match(const char *name)
+{
+	int found = -1;
+
+	for (int i = 0; i < nmodels; i++) {
+		if (fnmatch(models[i].pattern, name, 0) != 0)
+			continue;
+		if (found < 0) {
+			found = i;
+			models[i].used = 1;
+		} else if (models[i].shadowed_by < 0) {
+			models[i].shadowed_by = found;
+			models[i].shadowed_func = name;
+		}
+	}
+	return found;
+}
+
+/* The straight line through samples I and I+1, at W. */
+static double line_at(const struct model *m, size_t i, double w)
+{
+	double dw = m->w[i + 1] - m->w[i];
+
+	return m->t[i] + (m->t[i + 1] - m->t[i]) * ((w - m->w[i]) / dw);
+}
+
+double model_eval(const struct model *m, double w, int *out_of_range)
+{
+	size_t lo, hi;
+	double t;
+
+	*out_of_range = w < m->w[0] || w > m->w[m->n - 1];
+	if (m->n == 1)
+		return m->t[0];	/* one sample: a constant */
+	if (w <= m->w[0]) {
+		t = w == m->w[0] ? m->t[0] : line_at(m, 0, w);
+		return t > 0 ? t : 0;	/* extrapolated downwards: never below zero */
+	}
+	if (w >= m->w[m->n - 1]) {
+		t = w == m->w[m->n - 1] ? m->t[m->n - 1] : line_at(m, m->n - 2, w);
+		return t > 0 ? t : 0;
+	}
+	/* w[lo] < w < w[hi]: bisect to neighbours */
+	lo = 0;
+	hi = m->n - 1;
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (m->w[mid] <= w)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return m->w[lo] == w ? m->t[lo] : line_at(m, lo, w);
+}

@@ -1,0 +1,35 @@
+/* model.h - accelerator models: per function (or shell wildcard), samples (work, t_ns) of
+ * the accelerated implementation's time, and the piecewise-linear f_k(w) through them. */
+#ifndef SPEEDUP_MODEL_H
+#define SPEEDUP_MODEL_H
+
+#include <stddef.h>
+#include "input.h"
+
+#define MODEL_HEADER "func,work,t_ns"
+
+struct model {
+	char *pattern;		/* the func column: a name or an fnmatch(3) wildcard */
+	const char *file;
+	unsigned long line;	/* where the pattern first appears */
+	double *w, *t;		/* samples, sorted by w, one per distinct w */
+	size_t n, room;
+	unsigned long *lines;	/* the sample's line, while loading (duplicate warnings) */
+	int used;		/* it is the model of at least one traced function */
+	int shadowed_by;	/* an earlier model that took a function this one matches, or -1 */
+	const char *shadowed_func;	/* that function */
+};
+
+/* Reads a model file (its header already recognised) and appends its models.
+ * Returns 0, or -1 after printing the error. */
+int models_load(const struct input_file *f);
+int models_count(void);
+struct model *models_get(int i);
+/* The first model whose pattern matches NAME, in the order the models were given;
+ * -1 if none.  Records the match in the models (NAME must outlive them). */
+int models_match(const char *name);
+
+/* f_k(w).  *OUT_OF_RANGE is set when W lies outside the samples (extrapolated). */
+double model_eval(const struct model *m, double w, int *out_of_range);
+
+#endif

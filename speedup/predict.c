@@ -1,0 +1,208 @@
+/* predict.c - which calls are replaced, and the arithmetic of section III.
+ *
+ * A call is replaced by its model's time f_k(w) unless
+ *  - it starts inside a call already replaced on the same thread (a nested call: its
+ *    time is part of the outer call's t_ns, which the outer call's f(w) replaces whole),
+ *  - the trace has no work size for it (its measured time is kept), or
+ *  - with --only-faster, f(w) >= t (the CPU implementation is kept).
+ * Calls of functions without a model are never replaced.  A call that is kept (no work
+ * size, or slower) does not hide its inner calls: they run on their own and may be
+ * replaced; so --only-faster decides greedily from the outside in.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "funcs.h"
+#include "input.h"
+#include "model.h"
+#include "predict.h"
+
+/* Start order; at the same start the longer (outer) call first, then the shallower. */
+static int call_order(const void *a, const void *b)
+{
+	const struct call *x = a, *y = b;
+
+	if (x->t_start != y->t_start)
+		return x->t_start < y->t_start ? -1 : 1;
+	if (x->t_ns != y->t_ns)
+		return x->t_ns > y->t_ns ? -1 : 1;
+	return x->depth < y->depth ? -1 : x->depth > y->depth;
+}
+
+/* Rows come almost in start order: the runtime writes a call when it ends, so only the
+ * calls nested in another come early, by a few places.  Insertion sort fixes that in
+ * linear time; past a budget of moves the order is not "almost" and qsort takes over. */
+static void sort_thread(struct thread *th)
+{
+	struct call *c = th->calls;
+	size_t budget = 8 * th->n + 4096;
+
+	for (size_t i = 1; i < th->n; i++) {
+		if (call_order(&c[i - 1], &c[i]) <= 0)
+			continue;
+		struct call x = c[i];
+		size_t j = i;
+		while (j > 0 && call_order(&c[j - 1], &x) > 0 && budget > 0) {
+			c[j] = c[j - 1];
+			j--;
+			budget--;
+		}
+		c[j] = x;
+		if (budget == 0) {
+			qsort(c, th->n, sizeof(*c), call_order);
+			return;
+		}
+	}
+}
+
+static void walk_thread(struct thread *th, int only_faster, struct prediction *p)
+{
+	int64_t open_end = INT64_MIN;	/* end of the replaced call we are inside */
+	int replaced = 0;
+
+	sort_thread(th);
+	for (size_t i = 0; i < th->n; i++) {
+		const struct call *c = &th->calls[i];
+		struct kernel *k = &p->k[c->func];
+		const struct model *m;
+		double f;
+		int oor;
+
+		if (c->t_start < open_end) {
+			k->nested++;
+			continue;
+		}
+		if (c->work < 0) {
+			k->no_work++;
+			k->no_work_t_ns += (uint64_t)c->t_ns;
+			continue;
+		}
+		m = models_get(funcs_get((int)c->func)->model);
+		f = model_eval(m, (double)c->work, &oor);
+		if (only_faster && !(f < (double)c->t_ns)) {
+			k->slower++;
+			k->slower_t_ns += (uint64_t)c->t_ns;
+			k->slower_predicted_ns += f;
+			continue;
+		}
+		k->calls++;
+		k->t_ns += (uint64_t)c->t_ns;
+		k->predicted_ns += f;
+		if (oor) {
+			k->out_of_range++;
+			k->out_of_range_t_ns += (uint64_t)c->t_ns;
+			k->out_of_range_predicted_ns += f;
+		}
+		open_end = c->t_start + c->t_ns;
+		replaced = 1;
+	}
+	p->threads += replaced;
+}
+
+/* The per-kernel counts summed into P's totals. */
+static void sum_kernels(struct prediction *p)
+{
+	p->calls = p->t_ns = 0;
+	p->predicted_ns = 0;
+	p->out_of_range = p->no_work = p->nested = p->slower = 0;
+	for (int id = 0; id < p->nk; id++) {
+		const struct kernel *k = &p->k[id];
+		p->calls += k->calls;
+		p->t_ns += k->t_ns;
+		p->predicted_ns += k->predicted_ns;
+		p->out_of_range += k->out_of_range;
+		p->no_work += k->no_work;
+		p->nested += k->nested;
+		p->slower += k->slower;
+	}
+}
+
+int predict_trace(struct trace *tr, int only_faster, struct prediction *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->path = tr->path;
+	p->processes = 1;
+	p->total_ns = tr->total_ns;
+	p->rows = tr->rows;
+	p->nk = funcs_count();
+	p->k = calloc((size_t)p->nk + 1, sizeof(*p->k));
+	if (!p->k) {
+		input_error(tr->path, 0, "out of memory");
+		return -1;
+	}
+	for (int id = 0; id < p->nk; id++) {
+		p->k[id].all_calls = tr->funcs[id].calls;
+		p->k[id].all_t_ns = tr->funcs[id].t_ns;
+	}
+	for (size_t t = 0; t < tr->nthreads; t++)
+		walk_thread(&tr->threads[t], only_faster, p);
+	sum_kernels(p);
+	predict_finish(p);
+	return 0;
+}
+
+int predict_add(struct prediction *run, const struct prediction *p)
+{
+	if (run->nk < p->nk) {
+		struct kernel *bigger = realloc(run->k, (size_t)p->nk * sizeof(*bigger));
+		if (!bigger) {
+			input_error(NULL, 0, "out of memory");
+			return -1;
+		}
+		memset(bigger + run->nk, 0, (size_t)(p->nk - run->nk) * sizeof(*bigger));
+		run->k = bigger;
+		run->nk = p->nk;
+	}
+	for (int id = 0; id < p->nk; id++) {
+		struct kernel *r = &run->k[id];
+		const struct kernel *k = &p->k[id];
+		r->all_calls += k->all_calls;
+		r->all_t_ns += k->all_t_ns;
+		r->calls += k->calls;
+		r->t_ns += k->t_ns;
+		r->predicted_ns += k->predicted_ns;
+		r->out_of_range += k->out_of_range;
+		r->out_of_range_t_ns += k->out_of_range_t_ns;
+		r->out_of_range_predicted_ns += k->out_of_range_predicted_ns;
+		r->no_work += k->no_work;
+		r->no_work_t_ns += k->no_work_t_ns;
+		r->nested += k->nested;
+		r->slower += k->slower;
+		r->slower_t_ns += k->slower_t_ns;
+		r->slower_predicted_ns += k->slower_predicted_ns;
+	}
+	/* processes that ran one after another: their run times add up */
+	run->processes += p->processes;
+	run->total_ns += p->total_ns;
+	run->rows += p->rows;
+	if (p->threads > run->threads)
+		run->threads = p->threads;
+	sum_kernels(run);
+	predict_finish(run);
+	return 0;
+}
+
+void predict_finish(struct prediction *p)
+{
+	double T = (double)p->total_ns, t = (double)p->t_ns, f = p->predicted_ns;
+
+	p->predicted_total_ns = T - t + f;
+	/* S_P: NAN when nothing is replaced (0/0), INFINITY when the model says 0 ns */
+	p->S_P = t > 0 ? (f > 0 ? t / f : INFINITY) : NAN;
+	if (T > 0) {
+		p->P = t / T;
+		/* P / S_P written as f / T: the same number, and no 0/0 when S_P is undefined */
+		p->S_G = 1.0 / ((1.0 - p->P) + f / T);
+	} else {
+		/* total_ns=0: only a process with no kernel time makes sense */
+		p->P = t > 0 ? NAN : 0;
+		p->S_G = (t > 0 || f > 0) ? NAN : 1;
+	}
+}
+
+void predict_free(struct prediction *p)
+{
+	free(p->k);
+	p->k = NULL;
+	p->nk = 0;
+}

@@ -1,0 +1,50 @@
+/* predict.h - the paper's prediction (section III) for one process, and for a run of
+ * several processes:
+ *   P   = sum t_ki / T                        the share of the run spent in the kernels
+ *   S_P = sum t_ki / sum f_k(w_ki)            the kernels' own speedup
+ *   S_G = 1 / ((1 - P) + P / S_P)             Amdahl: the whole program's speedup
+ *   predicted T' = T - sum t_ki + sum f_k(w_ki)   (S_G = T / T')
+ * where the sums run over the replaced calls. */
+#ifndef SPEEDUP_PREDICT_H
+#define SPEEDUP_PREDICT_H
+
+#include <stdint.h>
+#include "trace.h"
+
+/* What happened to one traced function's calls. */
+struct kernel {
+	uint64_t all_calls, all_t_ns;	/* every call in the trace */
+	uint64_t calls, t_ns;		/* replaced calls and their measured time */
+	double predicted_ns;		/* sum f_k(w) over the replaced calls */
+	uint64_t out_of_range, out_of_range_t_ns;	/* replaced calls outside the samples */
+	double out_of_range_predicted_ns;
+	uint64_t no_work, no_work_t_ns;	/* kept: the trace has no work size for them */
+	uint64_t nested;		/* inside a replaced call: replaced with it */
+	uint64_t slower, slower_t_ns;	/* kept by --only-faster: f(w) >= t */
+	double slower_predicted_ns;
+};
+
+struct prediction {
+	const char *path;	/* the trace; NULL for a whole run */
+	int processes;
+	uint64_t total_ns;	/* T */
+	uint64_t rows;
+	uint64_t calls, t_ns;	/* replaced calls, sum t_ki */
+	double predicted_ns;	/* sum f_k(w_ki) */
+	uint64_t out_of_range, no_work, nested, slower;
+	int threads;		/* threads with a replaced call (max over processes) */
+	double P, S_P, S_G, predicted_total_ns;
+	struct kernel *k;	/* by func id */
+	int nk;
+};
+
+/* Walks TR's calls and fills P (allocated here).  ONLY_FASTER: replace only calls the
+ * model makes faster.  Returns 0 or -1 (out of memory, message printed). */
+int predict_trace(struct trace *tr, int only_faster, struct prediction *p);
+/* Adds process P to the run RUN (zeroed by the caller before the first one). */
+int predict_add(struct prediction *run, const struct prediction *p);
+/* P, S_P, S_G and the predicted total from the sums. */
+void predict_finish(struct prediction *p);
+void predict_free(struct prediction *p);
+
+#endif

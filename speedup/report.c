@@ -1,0 +1,495 @@
+/* report.c - the three outputs of dyl-speedup.
+ *
+ * All three show the same numbers; the notes (why some calls were not replaced, where
+ * the model was extrapolated, how several processes were combined) are built once and
+ * printed in the table and in the JSON, so a script sees what a person sees.
+ */
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include "funcs.h"
+#include "input.h"
+#include "model.h"
+#include "report.h"
+
+struct notes {
+	char **text;
+	int n, room;
+	int failed;
+};
+
+static void note(struct notes *ns, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(struct notes *ns, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	if (ns->n == ns->room) {
+		int room = ns->room ? ns->room * 2 : 16;
+		char **bigger = realloc(ns->text, (size_t)room * sizeof(*bigger));
+		if (!bigger) {
+			ns->failed = 1;
+			return;
+		}
+		ns->text = bigger;
+		ns->room = room;
+	}
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		ns->failed = 1;
+	else
+		ns->text[ns->n++] = s;
+	va_end(ap);
+}
+
+static void free_notes(struct notes *ns)
+{
+	for (int i = 0; i < ns->n; i++)
+		free(ns->text[i]);
+	free(ns->text);
+}
+
+static double share(double part, double whole)
+{
+	return whole > 0 ? part / whole : 0;
+}
+
+/* Funcs of RUN that have a model (kernels) or not, by measured time, largest first. */
+static int by_time(const void *a, const void *b, void *run)
+{
+	const struct prediction *r = run;
+	const struct kernel *x = &r->k[*(const int *)a], *y = &r->k[*(const int *)b];
+
+	if (x->all_t_ns != y->all_t_ns)
+		return x->all_t_ns > y->all_t_ns ? -1 : 1;
+	return strcmp(funcs_get(*(const int *)a)->name, funcs_get(*(const int *)b)->name);
+}
+
+static int *list_funcs(const struct prediction *run, int with_model, int *n)
+{
+	int *ids = malloc(((size_t)run->nk + 1) * sizeof(*ids));
+
+	*n = 0;
+	if (!ids)
+		return NULL;
+	for (int id = 0; id < run->nk; id++)
+		if (run->k[id].all_calls > 0 && (funcs_get(id)->model >= 0) == with_model)
+			ids[(*n)++] = id;
+	qsort_r(ids, (size_t)*n, sizeof(*ids), by_time, (void *)run);
+	return ids;
+}
+
+static void build_notes(struct notes *ns, const struct report *r, const int *kern, int nkern)
+{
+	const struct prediction *run = r->run;
+
+	if (r->nprocs > 1)
+		note(ns, "%d traces: each process is predicted on its own; the run as a whole takes T as "
+		     "the sum of the processes' total_ns (processes that ran one after another)",
+		     r->nprocs);
+	if (run->rows == 0)
+		note(ns, "the trace%s hold%s no calls: nothing to accelerate", r->nprocs > 1 ? "s" : "",
+		     r->nprocs > 1 ? "" : "s");
+	for (int i = 0; i < nkern; i++) {
+		const struct kernel *k = &run->k[kern[i]];
+		const char *name = funcs_get(kern[i])->name;
+		const struct model *m = models_get(funcs_get(kern[i])->model);
+
+		if (k->out_of_range)
+			note(ns, "%s: %llu replaced call%s (%.2f%% of its measured time, %.2f%% of its predicted "
+			     "time) outside the model's samples (work %.17g..%.17g): %s", name,
+			     (unsigned long long)k->out_of_range, k->out_of_range == 1 ? "" : "s",
+			     100 * share((double)k->out_of_range_t_ns, (double)k->t_ns),
+			     100 * share(k->out_of_range_predicted_ns, k->predicted_ns), m->w[0], m->w[m->n - 1],
+			     m->n == 1 ? "the model has one sample, taken as a constant"
+				       : "extrapolated linearly from the two nearest samples (never below 0)");
+		if (k->no_work)
+			note(ns, "%s: %llu call%s (%.2f%% of T) without a work size in the trace: not replaced, "
+			     "their measured time is kept%s", name, (unsigned long long)k->no_work,
+			     k->no_work == 1 ? "" : "s",
+			     100 * share((double)k->no_work_t_ns, (double)run->total_ns),
+			     k->calls || k->nested || k->slower ? ""
+				: " (give the wrapper a work size: --defs setting work_size, or std.regions)");
+		if (k->nested)
+			note(ns, "%s: %llu call%s nested inside replaced calls: not replaced separately (the outer "
+			     "call's model time stands for them)", name, (unsigned long long)k->nested,
+			     k->nested == 1 ? "" : "s");
+		if (k->slower)
+			note(ns, "%s: %llu call%s kept on the original implementation by --only-faster "
+			     "(the model is not faster for them)", name, (unsigned long long)k->slower,
+			     k->slower == 1 ? "" : "s");
+	}
+	if (r->only_faster)
+		note(ns, "--only-faster: only calls the model makes faster are replaced (the best "
+		     "implementation per call, decided from the outermost call inwards)");
+	if (run->threads > 1)
+		note(ns, "replaced calls come from %d threads of one process: their times are added as if "
+		     "the threads ran one after another, as Amdahl's law assumes", run->threads);
+	for (int i = 0; i < r->nprocs; i++) {
+		const struct prediction *p = &r->procs[i];
+		if (p->P > 1 || isnan(p->P))
+			note(ns, "%s: the replaced calls' time exceeds the process's total_ns (P > 1; parallel "
+			     "threads?): Amdahl's law does not hold as such, read S_G with care", p->path);
+	}
+}
+
+/* --- the table --- */
+
+static const char *fmt_ns(char *buf, size_t room, double ns)
+{
+	static const struct { double scale; const char *unit; } units[] = {
+		{ 1e9, "s" }, { 1e6, "ms" }, { 1e3, "us" }, { 1, "ns" },
+	};
+	size_t u = 0;
+
+	double v;
+
+	while (u + 1 < sizeof(units) / sizeof(units[0]) && fabs(ns) < units[u].scale)
+		u++;
+	v = ns / units[u].scale;
+	/* four significant digits, never an exponent */
+	snprintf(buf, room, "%.*f %s", fabs(v) >= 100 ? 1 : fabs(v) >= 10 ? 2 : 3, v, units[u].unit);
+	return buf;
+}
+
+static const char *fmt_ratio(char *buf, size_t room, double x)
+{
+	if (isnan(x))
+		snprintf(buf, room, "-");
+	else if (isinf(x))
+		snprintf(buf, room, "inf");
+	else
+		snprintf(buf, room, "%.4g", x);
+	return buf;
+}
+
+static void print_table(FILE *out, const struct report *r, const int *kern, int nkern,
+			const int *other, int nother, const struct notes *ns)
+{
+	const struct prediction *run = r->run;
+	char a[32], b[32], c[32], d[32];
+	int w = 11;	/* "all kernels" */
+
+	for (int i = 0; i < nkern; i++) {
+		int l = (int)strlen(funcs_get(kern[i])->name);
+		int lm = (int)strlen(models_get(funcs_get(kern[i])->model)->pattern);
+		if (l > w)
+			w = l;
+		if (lm > w)
+			w = lm;
+	}
+	int wp = 7;	/* "process" */
+	for (int i = 0; r->nprocs > 1 && i < r->nprocs; i++)
+		if ((int)strlen(r->procs[i].path) > wp)
+			wp = (int)strlen(r->procs[i].path);
+	fprintf(out, "dyl-speedup: %d trace%s, %d model file%s%s\n", r->nprocs, r->nprocs == 1 ? "" : "s",
+		r->nmodel_files, r->nmodel_files == 1 ? "" : "s",
+		r->only_faster ? ", --only-faster" : "");
+	if (r->nprocs > 1) {
+		fprintf(out, "\n%-*s %12s %7s %8s %8s %14s\n", wp, "process", "T", "P", "S_P", "S_G",
+			"predicted T'");
+		for (int i = 0; i < r->nprocs; i++) {
+			const struct prediction *p = &r->procs[i];
+			char e[32];
+			fprintf(out, "%-*s %12s %6.2f%% %8s %8s %14s\n", wp, p->path,
+				fmt_ns(a, sizeof(a), (double)p->total_ns), 100 * p->P,
+				fmt_ratio(b, sizeof(b), p->S_P), fmt_ratio(c, sizeof(c), p->S_G),
+				fmt_ns(e, sizeof(e), p->predicted_total_ns));
+		}
+		fprintf(out, "%-*s %12s  (the sum of the processes' total_ns)\n", wp, "run",
+			fmt_ns(a, sizeof(a), (double)run->total_ns));
+	} else {
+		fprintf(out, "trace %s: T = %s (total_ns), %llu calls\n", r->procs[0].path,
+			fmt_ns(a, sizeof(a), (double)run->total_ns), (unsigned long long)run->rows);
+	}
+
+	fprintf(out, "\n%-*s %-*s %10s %12s %7s %12s %8s  %s\n", w, "kernel", w, "model", "calls",
+		"measured", "P", "predicted", "S_P", "out of range");
+	for (int i = 0; i < nkern; i++) {
+		const struct kernel *k = &run->k[kern[i]];
+		double sp = k->calls ? (k->predicted_ns > 0 ? (double)k->t_ns / k->predicted_ns : INFINITY)
+				     : NAN;
+		char oor[64] = "-";
+		if (k->out_of_range)
+			snprintf(oor, sizeof(oor), "%llu call%s, %.1f%% of time",
+				 (unsigned long long)k->out_of_range, k->out_of_range == 1 ? "" : "s",
+				 100 * share((double)k->out_of_range_t_ns, (double)k->t_ns));
+		fprintf(out, "%-*s %-*s %10llu %12s %6.2f%% %12s %8s  %s\n", w, funcs_get(kern[i])->name, w,
+			models_get(funcs_get(kern[i])->model)->pattern, (unsigned long long)k->calls,
+			fmt_ns(a, sizeof(a), (double)k->t_ns), 100 * share((double)k->t_ns, (double)run->total_ns),
+			fmt_ns(b, sizeof(b), k->predicted_ns), fmt_ratio(c, sizeof(c), sp), oor);
+	}
+	fprintf(out, "%-*s %-*s %10llu %12s %6.2f%% %12s %8s\n", w, "all kernels", w, "",
+		(unsigned long long)run->calls, fmt_ns(a, sizeof(a), (double)run->t_ns), 100 * run->P,
+		fmt_ns(b, sizeof(b), run->predicted_ns), fmt_ratio(c, sizeof(c), run->S_P));
+	fprintf(out, "  calls: calls replaced by the model; measured: their sum of t_ns; P: measured / T;\n"
+		"  predicted: their sum of f(work) from the model; S_P: measured / predicted\n");
+
+	fprintf(out, "\nS_G = 1 / ((1 - P) + P / S_P) = %s   (the whole %s's speedup, Amdahl)\n",
+		fmt_ratio(a, sizeof(a), run->S_G), r->nprocs > 1 ? "run" : "program");
+	fprintf(out, "predicted T' = T - measured + predicted = %s   (T = %s)\n",
+		fmt_ns(b, sizeof(b), run->predicted_total_ns), fmt_ns(d, sizeof(d), (double)run->total_ns));
+
+	if (nother) {
+		fprintf(out, "\nnot accelerated (no model):\n");
+		for (int i = 0; i < nother; i++) {
+			const struct kernel *k = &run->k[other[i]];
+			fprintf(out, "  %-*s %10llu calls %12s %6.2f%% of T\n", w, funcs_get(other[i])->name,
+				(unsigned long long)k->all_calls, fmt_ns(a, sizeof(a), (double)k->all_t_ns),
+				100 * share((double)k->all_t_ns, (double)run->total_ns));
+		}
+	}
+	if (ns->n) {
+		fprintf(out, "\nnotes:\n");
+		for (int i = 0; i < ns->n; i++)
+			fprintf(out, "  - %s\n", ns->text[i]);
+	}
+}
+
+/* --- JSON --- */
+
+static void json_string(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		if (ch == '"' || ch == '\\')
+			fprintf(out, "\\%c", ch);
+		else if (ch < 0x20)
+			fprintf(out, "\\u%04x", ch);
+		else
+			fputc(ch, out);
+	}
+	fputc('"', out);
+}
+
+/* The shortest of %.15g..%.17g that reads back as X: exact, and 0.4 stays 0.4. */
+static void put_double(FILE *out, double x)
+{
+	char buf[40];
+
+	for (int digits = 15; digits <= 17; digits++) {
+		snprintf(buf, sizeof(buf), "%.*g", digits, x);
+		if (strtod(buf, NULL) == x)
+			break;
+	}
+	fputs(buf, out);
+}
+
+/* JSON has no NaN or infinity: an undefined or infinite ratio is null. */
+static void json_number(FILE *out, double x)
+{
+	if (isfinite(x))
+		put_double(out, x);
+	else
+		fputs("null", out);
+}
+
+static void json_u64(FILE *out, const char *key, uint64_t v)
+{
+	fprintf(out, ", \"%s\": %llu", key, (unsigned long long)v);
+}
+
+static void json_double(FILE *out, const char *key, double v)
+{
+	fprintf(out, ", \"%s\": ", key);
+	json_number(out, v);
+}
+
+static void json_kernels(FILE *out, const struct prediction *p, const int *kern, int nkern)
+{
+	int first = 1;
+
+	fputs("[", out);
+	for (int i = 0; i < nkern; i++) {
+		const struct kernel *k = kern[i] < p->nk ? &p->k[kern[i]] : NULL;
+		const struct model *m = models_get(funcs_get(kern[i])->model);
+		if (!k || k->all_calls == 0)
+			continue;
+		fputs(first ? "\n    {\"func\": " : ",\n    {\"func\": ", out);
+		first = 0;
+		json_string(out, funcs_get(kern[i])->name);
+		fputs(", \"model\": ", out);
+		json_string(out, m->pattern);
+		fputs(", \"model_file\": ", out);
+		json_string(out, m->file);
+		json_u64(out, "model_line", m->line);
+		json_u64(out, "calls", k->calls);
+		json_u64(out, "t_ns", k->t_ns);
+		json_double(out, "P", p->total_ns ? (double)k->t_ns / (double)p->total_ns : 0);
+		json_double(out, "predicted_ns", k->predicted_ns);
+		json_double(out, "S_P", k->calls ? (double)k->t_ns / k->predicted_ns : NAN);
+		json_u64(out, "out_of_range_calls", k->out_of_range);
+		json_u64(out, "out_of_range_t_ns", k->out_of_range_t_ns);
+		json_double(out, "out_of_range_predicted_ns", k->out_of_range_predicted_ns);
+		json_double(out, "out_of_range_share", share((double)k->out_of_range_t_ns, (double)k->t_ns));
+		json_u64(out, "no_work_calls", k->no_work);
+		json_u64(out, "no_work_t_ns", k->no_work_t_ns);
+		json_u64(out, "nested_calls", k->nested);
+		json_u64(out, "slower_calls", k->slower);
+		json_u64(out, "slower_t_ns", k->slower_t_ns);
+		json_u64(out, "all_calls", k->all_calls);
+		json_u64(out, "all_t_ns", k->all_t_ns);
+		fputs("}", out);
+	}
+	fputs(first ? "]" : "\n  ]", out);
+}
+
+static void json_totals(FILE *out, const struct prediction *p)
+{
+	json_u64(out, "total_ns", p->total_ns);
+	json_u64(out, "t_ns", p->t_ns);
+	json_double(out, "P", p->P);
+	json_double(out, "predicted_ns", p->predicted_ns);
+	json_double(out, "S_P", p->S_P);
+	json_double(out, "S_G", p->S_G);
+	json_double(out, "predicted_total_ns", p->predicted_total_ns);
+	json_u64(out, "rows", p->rows);
+	json_u64(out, "calls", p->calls);
+	json_u64(out, "out_of_range_calls", p->out_of_range);
+	json_u64(out, "no_work_calls", p->no_work);
+	json_u64(out, "nested_calls", p->nested);
+	json_u64(out, "slower_calls", p->slower);
+}
+
+static void print_json(FILE *out, const struct report *r, const int *kern, int nkern,
+		       const int *other, int nother, const struct notes *ns)
+{
+	const struct prediction *run = r->run;
+	int first;
+
+	fprintf(out, "{\"only_faster\": %s", r->only_faster ? "true" : "false");
+	json_totals(out, run);
+	fputs(",\n  \"kernels\": ", out);
+	json_kernels(out, run, kern, nkern);
+	fputs(",\n  \"not_accelerated\": [", out);
+	for (int i = 0; i < nother; i++) {
+		const struct kernel *k = &run->k[other[i]];
+		fputs(i ? ",\n    {\"func\": " : "\n    {\"func\": ", out);
+		json_string(out, funcs_get(other[i])->name);
+		json_u64(out, "calls", k->all_calls);
+		json_u64(out, "t_ns", k->all_t_ns);
+		json_double(out, "P", share((double)k->all_t_ns, (double)run->total_ns));
+		fputs("}", out);
+	}
+	fputs(nother ? "\n  ],\n  \"processes\": [" : "],\n  \"processes\": [", out);
+	for (int i = 0; i < r->nprocs; i++) {
+		fputs(i ? ",\n    {\"trace\": " : "\n    {\"trace\": ", out);
+		json_string(out, r->procs[i].path);
+		json_totals(out, &r->procs[i]);
+		fputs(", \"kernels\": ", out);
+		json_kernels(out, &r->procs[i], kern, nkern);
+		fputs("}", out);
+	}
+	fputs("\n  ],\n  \"unused_models\": [", out);
+	first = 1;
+	for (int i = 0; i < models_count(); i++) {
+		const struct model *m = models_get(i);
+		if (m->used)
+			continue;
+		fputs(first ? "\n    {\"func\": " : ",\n    {\"func\": ", out);
+		first = 0;
+		json_string(out, m->pattern);
+		fputs(", \"file\": ", out);
+		json_string(out, m->file);
+		json_u64(out, "line", m->line);
+		fputs("}", out);
+	}
+	fputs(first ? "],\n  \"notes\": [" : "\n  ],\n  \"notes\": [", out);
+	for (int i = 0; i < ns->n; i++) {
+		fputs(i ? ",\n    " : "\n    ", out);
+		json_string(out, ns->text[i]);
+	}
+	fputs(ns->n ? "\n  ]\n}\n" : "]\n}\n", out);
+}
+
+/* --- CSV --- */
+
+static void csv_string(FILE *out, const char *s)
+{
+	if (!strpbrk(s, ",\"\n\r")) {
+		fputs(s, out);
+		return;
+	}
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+static void csv_number(FILE *out, double x)
+{
+	if (isfinite(x))
+		put_double(out, x);	/* empty when undefined or infinite */
+}
+
+static void print_csv(FILE *out, const struct report *r, const int *kern, int nkern)
+{
+	const struct prediction *run = r->run;
+
+	fputs("func,model,calls,t_ns,P,predicted_ns,S_P,out_of_range_calls,out_of_range_t_ns,"
+	      "out_of_range_predicted_ns,no_work_calls,no_work_t_ns,nested_calls,slower_calls,"
+	      "all_calls,all_t_ns\n", out);
+	for (int i = 0; i < nkern; i++) {
+		const struct kernel *k = &run->k[kern[i]];
+		csv_string(out, funcs_get(kern[i])->name);
+		fputc(',', out);
+		csv_string(out, models_get(funcs_get(kern[i])->model)->pattern);
+		fprintf(out, ",%llu,%llu,", (unsigned long long)k->calls, (unsigned long long)k->t_ns);
+		csv_number(out, share((double)k->t_ns, (double)run->total_ns));
+		fputc(',', out);
+		csv_number(out, k->predicted_ns);
+		fputc(',', out);
+		csv_number(out, k->calls ? (double)k->t_ns / k->predicted_ns : NAN);
+		fprintf(out, ",%llu,%llu,", (unsigned long long)k->out_of_range,
+			(unsigned long long)k->out_of_range_t_ns);
+		csv_number(out, k->out_of_range_predicted_ns);
+		fprintf(out, ",%llu,%llu,%llu,%llu,%llu,%llu\n", (unsigned long long)k->no_work,
+			(unsigned long long)k->no_work_t_ns, (unsigned long long)k->nested,
+			(unsigned long long)k->slower, (unsigned long long)k->all_calls,
+			(unsigned long long)k->all_t_ns);
+	}
+	/* the totals as metadata lines, the way traces carry theirs */
+	fprintf(out, "# total_ns=%llu\n# t_ns=%llu\n# P=", (unsigned long long)run->total_ns,
+		(unsigned long long)run->t_ns);
+	csv_number(out, run->P);
+	fputs("\n# predicted_ns=", out);
+	csv_number(out, run->predicted_ns);
+	fputs("\n# S_P=", out);
+	csv_number(out, run->S_P);
+	fputs("\n# S_G=", out);
+	csv_number(out, run->S_G);
+	fputs("\n# predicted_total_ns=", out);
+	csv_number(out, run->predicted_total_ns);
+	fprintf(out, "\n# processes=%d\n", r->nprocs);
+}
+
+int report_print(FILE *out, const struct report *r)
+{
+	struct notes ns = { 0 };
+	int nkern, nother, rc = 0;
+	int *kern = list_funcs(r->run, 1, &nkern);
+	int *other = list_funcs(r->run, 0, &nother);
+
+	if (kern && other)
+		build_notes(&ns, r, kern, nkern);
+	if (!kern || !other || ns.failed) {
+		input_error(NULL, 0, "out of memory");
+		rc = -1;
+	} else if (r->format == REPORT_JSON) {
+		print_json(out, r, kern, nkern, other, nother, &ns);
+	} else if (r->format == REPORT_CSV) {
+		print_csv(out, r, kern, nkern);
+	} else {
+		print_table(out, r, kern, nkern, other, nother, &ns);
+	}
+	free(kern);
+	free(other);
+	free_notes(&ns);
+	return rc;
+}

@@ -1,0 +1,23 @@
+/* report.h - printing a prediction: a table for people, JSON or CSV for programs. */
+#ifndef SPEEDUP_REPORT_H
+#define SPEEDUP_REPORT_H
+
+#include <stdio.h>
+#include "predict.h"
+
+enum report_format { REPORT_TABLE, REPORT_JSON, REPORT_CSV };
+
+struct report {
+	enum report_format format;
+	int only_faster;
+	const struct prediction *procs;	/* one per trace */
+	int nprocs;
+	const struct prediction *run;	/* their sum */
+	const char *const *model_files;
+	int nmodel_files;
+};
+
+/* Prints R on OUT; returns 0, or -1 when out of memory (message printed). */
+int report_print(FILE *out, const struct report *r);
+
+#endif

@@ -1,0 +1,51 @@
+/* trace.h - one process's trace, read into what the prediction needs: its run time T,
+ * per function the calls and their time, and per thread the calls of modelled
+ * functions (the only ones that can be replaced or nested in a replaced call). */
+#ifndef SPEEDUP_TRACE_H
+#define SPEEDUP_TRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "input.h"
+
+#define TRACE_HEADER "seq,tid,func,t_start_ns,t_ns,in_bytes,out_bytes,work"
+
+struct call {
+	int64_t t_start;
+	int64_t t_ns;
+	int64_t work;	/* -1: the trace has no work size for the call */
+	uint32_t func;	/* id in funcs.h */
+	uint32_t depth;	/* 0 when the trace has no depth column */
+};
+
+struct thread {
+	uint64_t tid;
+	struct call *calls;	/* in trace order */
+	size_t n, room;
+};
+
+struct func_total {
+	uint64_t calls;
+	uint64_t t_ns;
+};
+
+struct trace {
+	const char *path;
+	uint64_t total_ns;
+	int has_total;
+	int has_depth;
+	uint64_t rows;
+	struct thread *threads;
+	size_t nthreads, threads_room;
+	struct func_total *funcs;	/* by func id, every row */
+	size_t funcs_room;
+	uint32_t *tid_slots;		/* thread index + 1 by tid hash (open addressing) */
+	size_t nslots;
+};
+
+/* Reads F (its header already recognised as a trace's).  Functions met for the first
+ * time are matched against the models.  Returns 0, or -1 after printing the error. */
+int trace_read(struct trace *tr, const struct input_file *f);
+void trace_free(struct trace *tr);
+
+#endif

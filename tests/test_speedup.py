@@ -1,0 +1,524 @@
+"""dyl-speedup: the arithmetic of the paper's section III on small traces and models whose
+answers are worked out by hand in the comments, and what it does with bad input.
+
+    P   = sum t / T        S_P = sum t / sum f(w)        S_G = 1 / ((1 - P) + P / S_P)
+    predicted_total_ns = T - sum t + sum f(w)
+"""
+import json
+import os
+import subprocess
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SPEEDUP = os.path.join(ROOT, 'bin', 'dyl-speedup')
+DATA = os.path.join(ROOT, 'tests', 'speedup')
+
+HEADER = 'seq,tid,func,t_start_ns,t_ns,in_bytes,out_bytes,work'
+HEADER_DEPTH = HEADER + ',depth,args'
+
+
+@pytest.fixture(scope='module', autouse=True)
+def built():
+    subprocess.run(['make', '-s', '-C', ROOT, 'bin/dyl-speedup'], check=True,
+                   capture_output=True)
+
+
+def close(a, b, rel=1e-9):
+    return a == pytest.approx(b, rel=rel, abs=1e-12)
+
+
+def write(tmp_path, name, text):
+    path = tmp_path / name
+    path.write_text(text)
+    return str(path)
+
+
+def trace(tmp_path, rows, total_ns, name='trace.csv', header=HEADER):
+    """ROWS: (tid, func, t_start, t_ns, work[, depth, args]) tuples; work None = empty."""
+    lines = ['# dyliberator trace 1', header]
+    for seq, r in enumerate(rows):
+        tid, func, start, t, work = r[:5]
+        extra = ''
+        if header == HEADER_DEPTH:
+            extra = f',{r[5] if len(r) > 5 else 0},{r[6] if len(r) > 6 else ""}'
+        w = '' if work is None else work
+        lines.append(f'{seq},{tid},{func},{start},{t},,{w},{w}{extra}')
+    if total_ns is not None:
+        lines.append(f'# total_ns={total_ns}')
+    return write(tmp_path, name, '\n'.join(lines) + '\n')
+
+
+def model(tmp_path, samples, name='model.csv'):
+    """SAMPLES: (func, work, t_ns) tuples, written in the order given."""
+    return write(tmp_path, name, 'func,work,t_ns\n' + ''.join(f'{f},{w},{t}\n' for f, w, t in samples))
+
+
+def run(*args, check=True):
+    r = subprocess.run([SPEEDUP, *args], capture_output=True, text=True)
+    if check:
+        assert r.returncode == 0, r.stderr
+    return r
+
+
+def predict(*args):
+    r = run('--json', *args)
+    return json.loads(r.stdout), r.stderr
+
+
+def kernel(result, func):
+    found = [k for k in result['kernels'] if k['func'] == func]
+    assert len(found) == 1, result['kernels']
+    return found[0]
+
+
+def line_model(tmp_path, func='dgemm_', name='model.csv'):
+    # f(w) = w through (0,0) (20,20) (40,40)
+    return model(tmp_path, [(func, 0, 0), (func, 20, 20), (func, 40, 40)], name=name)
+
+
+# --- the arithmetic ---
+
+def test_worked_example(tmp_path):
+    # T = 1000; two dgemm_ calls t = 100, 300 at w = 10, 30; f(w) = w -> f = 10, 30.
+    # P = 400/1000 = 0.4; S_P = 400/40 = 10; S_G = 1/(0.6 + 0.04) = 1.5625;
+    # predicted total = 1000 - 400 + 40 = 640.
+    t = trace(tmp_path, [(7, 'dgemm_', 0, 100, 10), (7, 'dgemm_', 200, 300, 30)], 1000)
+    res, err = predict(t, line_model(tmp_path))
+    assert err == ''
+    assert res['total_ns'] == 1000 and res['t_ns'] == 400
+    assert close(res['P'], 0.4)
+    assert close(res['predicted_ns'], 40)
+    assert close(res['S_P'], 10)
+    assert close(res['S_G'], 1.5625)
+    assert close(res['predicted_total_ns'], 640)
+    k = kernel(res, 'dgemm_')
+    assert k['calls'] == 2 and k['t_ns'] == 400
+    assert close(k['predicted_ns'], 40) and close(k['S_P'], 10) and close(k['P'], 0.4)
+    assert k['out_of_range_calls'] == 0
+    assert res['not_accelerated'] == []
+    assert len(res['processes']) == 1 and close(res['processes'][0]['S_G'], 1.5625)
+
+
+def test_table_and_csv_show_the_same_numbers(tmp_path):
+    t = trace(tmp_path, [(7, 'dgemm_', 0, 100, 10), (7, 'dgemm_', 200, 300, 30),
+                         (7, 'daxpy_', 600, 50, None)], 1000)
+    m = line_model(tmp_path)
+    table = run(t, m).stdout
+    assert 'S_G = 1 / ((1 - P) + P / S_P) = 1.562' in table
+    assert '640.0 ns' in table          # predicted T'
+    assert 'not accelerated' in table and 'daxpy_' in table
+    csv = run(m, '--csv', t).stdout.splitlines()   # options and files in any order
+    assert csv[0].startswith('func,model,calls,t_ns,P,predicted_ns,S_P,')
+    row = dict(zip(csv[0].split(','), csv[1].split(',')))
+    assert row['func'] == 'dgemm_' and row['calls'] == '2' and row['t_ns'] == '400'
+    assert close(float(row['S_P']), 10)
+    meta = dict(l[2:].split('=') for l in csv if l.startswith('# '))
+    assert close(float(meta['S_G']), 1.5625) and meta['total_ns'] == '1000'
+
+
+def test_empty_trace(tmp_path):
+    # No calls: nothing is replaced. P = 0, S_G = 1, the predicted total is T itself;
+    # S_P is 0/0: null.  Not an error (there is no traced function a model could miss).
+    t = trace(tmp_path, [], 500)
+    res, _ = predict(t, line_model(tmp_path))
+    assert res['P'] == 0 and res['S_G'] == 1 and res['predicted_total_ns'] == 500
+    assert res['S_P'] is None
+    assert res['kernels'] == [] and res['calls'] == 0
+    assert any('no calls' in n for n in res['notes'])
+
+
+def test_one_sample_model_is_a_constant(tmp_path):
+    # Model: one sample (100, 50): f = 50 at every work size.  Calls t = 200 each at
+    # w = 100 (the sample), 10 and 1000 (outside it: out of range, still 50).
+    # sum t = 600, sum f = 150; T = 10000: P = 0.06, S_P = 4,
+    # S_G = 1/(0.94 + 0.06/4) = 1/0.955.
+    t = trace(tmp_path, [(1, 'dgemm_', 0, 200, 100), (1, 'dgemm_', 300, 200, 10),
+                         (1, 'dgemm_', 600, 200, 1000)], 10000)
+    m = model(tmp_path, [('dgemm_', 100, 50)])
+    res, _ = predict(t, m)
+    assert close(res['P'], 0.06) and close(res['S_P'], 4) and close(res['S_G'], 1 / 0.955)
+    k = kernel(res, 'dgemm_')
+    assert k['out_of_range_calls'] == 2 and k['out_of_range_t_ns'] == 400
+    assert close(k['out_of_range_predicted_ns'], 100)
+    assert any('one sample' in n for n in res['notes'])
+
+
+def test_wildcards_first_match_wins(tmp_path):
+    # Models in this order: dgemm_ f = w ((0,0),(100,100)); d* f = w/2 ((0,0),(100,50)).
+    # dgemm_ matches both: the first, exact one wins: t 100 at w 40 -> f 40.
+    # dsyrk_ matches d* only: t 60 at w 20 -> f 10.  sgemm_ matches none: not accelerated.
+    # sum t = 160, sum f = 50, T = 1000: P = 0.16, S_P = 3.2, S_G = 1/(0.84 + 0.05) = 1/0.89.
+    t = trace(tmp_path, [(1, 'dgemm_', 0, 100, 40), (1, 'dsyrk_', 200, 60, 20),
+                         (1, 'sgemm_', 300, 50, 10)], 1000)
+    m = model(tmp_path, [('dgemm_', 0, 0), ('dgemm_', 100, 100), ('d*', 0, 0), ('d*', 100, 50)])
+    res, err = predict(t, m)
+    assert close(res['P'], 0.16) and close(res['S_P'], 3.2) and close(res['S_G'], 1 / 0.89)
+    assert kernel(res, 'dgemm_')['model'] == 'dgemm_'
+    assert close(kernel(res, 'dgemm_')['predicted_ns'], 40)
+    assert kernel(res, 'dsyrk_')['model'] == 'd*'
+    assert close(kernel(res, 'dsyrk_')['predicted_ns'], 10)
+    assert [(n['func'], n['calls'], n['t_ns']) for n in res['not_accelerated']] == [('sgemm_', 1, 50)]
+    assert err == ''
+
+
+def test_a_later_model_for_the_same_function_is_unused(tmp_path):
+    # The same func in a second file loses to the first file's model, with a warning.
+    t = trace(tmp_path, [(1, 'dgemm_', 0, 100, 10)], 1000)
+    a = line_model(tmp_path, name='a.csv')
+    b = model(tmp_path, [('dgemm_', 0, 0), ('dgemm_', 10, 1)], name='b.csv')
+    res, err = predict(t, a, b)
+    assert close(kernel(res, 'dgemm_')['predicted_ns'], 10)    # a's f(10) = 10
+    assert 'b.csv:2: warning:' in err and 'not used' in err
+    assert res['unused_models'] == [{'func': 'dgemm_', 'file': b, 'line': 2}]
+
+
+def test_out_of_range_extrapolation(tmp_path):
+    # dgemm_ model (10,20) (20,30): f = w + 10.  Calls: w 5 -> 15 (below the samples),
+    # w 40 -> 50 (above), w 15 -> 25 (inside); t = 100, 200, 300.
+    # dscal_ model (10,5) (20,20): slope 1.5, f(0) = 5 - 15 = -10 -> 0 (never below zero);
+    # f(12) = 5 + 3 = 8; t = 40 (w 0), 60 (w 12).
+    # dgemm_: t 600, f 90, out of range 2 calls, t 300 (share 0.5), f 65.
+    # dscal_: t 100, f 8, out of range 1 call, t 40 (share 0.4), f 0.
+    # T = 10000: sum t = 700, sum f = 98: P = 0.07, S_P = 700/98, S_G = 1/(0.93 + 0.0098).
+    t = trace(tmp_path, [(1, 'dgemm_', 0, 100, 5), (1, 'dgemm_', 200, 200, 40),
+                         (1, 'dgemm_', 500, 300, 15), (1, 'dscal_', 900, 40, 0),
+                         (1, 'dscal_', 1000, 60, 12)], 10000)
+    m = model(tmp_path, [('dgemm_', 10, 20), ('dgemm_', 20, 30), ('dscal_', 10, 5), ('dscal_', 20, 20)])
+    res, _ = predict(t, m)
+    g, s = kernel(res, 'dgemm_'), kernel(res, 'dscal_')
+    assert close(g['predicted_ns'], 90) and g['out_of_range_calls'] == 2
+    assert g['out_of_range_t_ns'] == 300 and close(g['out_of_range_share'], 0.5)
+    assert close(g['out_of_range_predicted_ns'], 65)
+    assert close(s['predicted_ns'], 8) and s['out_of_range_calls'] == 1
+    assert close(s['out_of_range_share'], 0.4) and s['out_of_range_predicted_ns'] == 0
+    assert res['out_of_range_calls'] == 3
+    assert close(res['P'], 0.07) and close(res['S_P'], 700 / 98) and close(res['S_G'], 1 / 0.9398)
+    assert any('dgemm_: 2 replaced calls' in n and 'extrapolated' in n for n in res['notes'])
+    table = run(t, m).stdout
+    assert '2 calls, 50.0% of time' in table
+
+
+def test_only_faster(tmp_path):
+    # f(w) = w.  Calls (t, w): (50, 10) f 10 faster; (20, 80) f 80 slower; (30, 30) f 30
+    # not faster (equal).  T = 1000.
+    # All replaced: sum t 100, sum f 120: P 0.1, S_P 100/120, S_G = 1/(0.9 + 0.12) = 1/1.02.
+    # --only-faster: only the first: t 50, f 10: P 0.05, S_P 5, S_G = 1/(0.95 + 0.01) = 1/0.96.
+    t = trace(tmp_path, [(1, 'dgemm_', 0, 50, 10), (1, 'dgemm_', 100, 20, 80),
+                         (1, 'dgemm_', 200, 30, 30)], 1000)
+    m = line_model(tmp_path)
+    res, _ = predict(t, m)
+    assert close(res['P'], 0.1) and close(res['S_P'], 100 / 120) and close(res['S_G'], 1 / 1.02)
+    assert res['only_faster'] is False
+    res, _ = predict(t, m, '--only-faster')
+    assert res['only_faster'] is True and res['calls'] == 1
+    assert close(res['P'], 0.05) and close(res['S_P'], 5) and close(res['S_G'], 1 / 0.96)
+    k = kernel(res, 'dgemm_')
+    assert k['slower_calls'] == 2 and k['slower_t_ns'] == 50 and k['calls'] == 1
+
+
+def test_nested_call_is_not_counted_twice(tmp_path):
+    # Thread 1: dgetrf_ [0, 1000) w 100, depth 0, calling dgemm_ [100, 400) w 50 at depth 1
+    # (its row first, as the runtime writes rows when calls end); later dgemm_ [2000, 2300)
+    # w 50 at depth 0.  Thread 2: dgemm_ [100, 400) w 50: the same times, another thread,
+    # so not nested.  Models: dgetrf_ (0,0) (1000,500): f(100) = 50; dgemm_ (0,0) (100,10):
+    # f(50) = 5.
+    # Replaced: dgetrf_ t 1000 f 50; dgemm_ t 300 + 300 f 5 + 5; the nested dgemm_ is inside
+    # dgetrf_'s 1000 ns and is not added: sum t = 1600 (not 1900), sum f = 60.
+    # T = 10000: P = 0.16, S_P = 1600/60, S_G = 1/(0.84 + 0.006) = 1/0.846.
+    t = trace(tmp_path, [(1, 'dgemm_', 100, 300, 50, 1), (1, 'dgetrf_', 0, 1000, 100, 0, '"m=10, n=10"'),
+                         (2, 'dgemm_', 100, 300, 50, 0), (1, 'dgemm_', 2000, 300, 50, 0)],
+              10000, header=HEADER_DEPTH)
+    m = model(tmp_path, [('dgetrf_', 0, 0), ('dgetrf_', 1000, 500), ('dgemm_', 0, 0), ('dgemm_', 100, 10)])
+    res, _ = predict(t, m)
+    assert res['t_ns'] == 1600 and close(res['predicted_ns'], 60)
+    assert close(res['P'], 0.16) and close(res['S_P'], 1600 / 60) and close(res['S_G'], 1 / 0.846)
+    g = kernel(res, 'dgemm_')
+    assert g['calls'] == 2 and g['nested_calls'] == 1 and g['t_ns'] == 600
+    assert g['all_calls'] == 3
+    assert kernel(res, 'dgetrf_')['calls'] == 1
+    assert res['nested_calls'] == 1
+
+
+def test_nested_call_inside_a_kept_call_is_replaced(tmp_path):
+    # The outer dgetrf_ is not replaced, so its inner dgemm_ is, on its own:
+    # (a) dgetrf_ has no work size: kept (t 1000), inner dgemm_ [100, 400) w 50 -> f 5.
+    # (b) --only-faster and dgetrf_'s model says f(100) = 2000 > 1000: kept, same result.
+    # T = 10000: sum t = 300, sum f = 5: P = 0.03, S_G = 1/(0.97 + 0.0005).
+    m = model(tmp_path, [('dgetrf_', 0, 0), ('dgetrf_', 100, 2000), ('dgemm_', 0, 0), ('dgemm_', 100, 10)])
+    a = trace(tmp_path, [(1, 'dgemm_', 100, 300, 50, 1), (1, 'dgetrf_', 0, 1000, None, 0)], 10000,
+              name='a.csv', header=HEADER_DEPTH)
+    res, _ = predict(a, m)
+    assert close(res['P'], 0.03) and close(res['S_G'], 1 / 0.9705)
+    assert kernel(res, 'dgetrf_')['no_work_calls'] == 1 and kernel(res, 'dgetrf_')['no_work_t_ns'] == 1000
+    assert kernel(res, 'dgemm_')['calls'] == 1 and kernel(res, 'dgemm_')['nested_calls'] == 0
+    assert any('without a work size' in n for n in res['notes'])
+    b = trace(tmp_path, [(1, 'dgemm_', 100, 300, 50, 1), (1, 'dgetrf_', 0, 1000, 100, 0)], 10000,
+              name='b.csv', header=HEADER_DEPTH)
+    res, _ = predict(b, m, '--only-faster')
+    assert close(res['P'], 0.03) and close(res['S_G'], 1 / 0.9705)
+    assert kernel(res, 'dgetrf_')['slower_calls'] == 1
+
+
+def test_rows_without_work_are_kept(tmp_path):
+    # dgemm_ t 100 w 10 -> f 10; dgemm_ t 500 without work: not replaced, its time kept.
+    # T = 1000: sum t = 100, sum f = 10: P = 0.1, S_P = 10, S_G = 1/(0.9 + 0.01) = 1/0.91.
+    t = trace(tmp_path, [(1, 'dgemm_', 0, 100, 10), (1, 'dgemm_', 200, 500, None)], 1000)
+    res, _ = predict(t, line_model(tmp_path))
+    assert close(res['P'], 0.1) and close(res['S_G'], 1 / 0.91)
+    k = kernel(res, 'dgemm_')
+    assert k['no_work_calls'] == 1 and k['no_work_t_ns'] == 500 and k['calls'] == 1
+    assert res['no_work_calls'] == 1
+
+
+def test_several_traces(tmp_path):
+    # Process a: T 1000, dgemm_ t 100 w 10 -> f 10: P 0.1, S_G = 1/(0.9 + 0.01) = 1/0.91.
+    # Process b: T 600, dgemm_ t 300 w 30 -> f 30: P 0.5, S_G = 1/(0.5 + 0.05) = 1/0.55.
+    # The run: T = 1600, sum t = 400, sum f = 40: P = 0.25, S_P = 10,
+    # S_G = 1/(0.75 + 0.025) = 1/0.775, predicted total = 1600 - 400 + 40 = 1240.
+    a = trace(tmp_path, [(1, 'dgemm_', 0, 100, 10)], 1000, name='a.csv')
+    b = trace(tmp_path, [(2, 'dgemm_', 0, 300, 30)], 600, name='b.csv')
+    res, _ = predict(line_model(tmp_path), a, b)
+    assert res['total_ns'] == 1600
+    assert close(res['P'], 0.25) and close(res['S_P'], 10) and close(res['S_G'], 1 / 0.775)
+    assert close(res['predicted_total_ns'], 1240)
+    pa, pb = res['processes']
+    assert pa['trace'] == a and close(pa['S_G'], 1 / 0.91)
+    assert pb['trace'] == b and close(pb['S_G'], 1 / 0.55) and close(pb['P'], 0.5)
+    assert kernel(res, 'dgemm_')['calls'] == 2
+    assert any('sum of the processes' in n for n in res['notes'])
+    assert 'sum of the processes' in run(a, b, line_model(tmp_path)).stdout
+
+
+def test_metadata_last_total_wins_and_quoted_fields(tmp_path):
+    # '# total_ns' twice: the last (2000) wins.  Quoted args with commas and quotes in them.
+    # dgemm_ t 100 w 10 -> f 10: P = 0.05, S_G = 1/(0.95 + 0.005).
+    t = write(tmp_path, 't.csv', '# total_ns=99\n' + HEADER_DEPTH + '\n'
+              '0,1,dgemm_,0,100,,,10,0,"a=1, b=""x,y"""\n'
+              '1,1,"dgemm_",200,100,,,,0,\n'
+              '# total_ns=2000\n')
+    res, _ = predict(t, line_model(tmp_path))
+    assert res['total_ns'] == 2000 and close(res['S_G'], 1 / 0.955)
+    assert kernel(res, 'dgemm_')['no_work_calls'] == 1
+
+
+def test_unsorted_model_is_sorted(tmp_path):
+    # The samples of the worked example, shuffled: the same answer.
+    t = trace(tmp_path, [(7, 'dgemm_', 0, 100, 10), (7, 'dgemm_', 200, 300, 30)], 1000)
+    m = model(tmp_path, [('dgemm_', 40, 40), ('dgemm_', 0, 0), ('dgemm_', 20, 20)])
+    res, err = predict(t, m)
+    assert close(res['S_G'], 1.5625) and err == ''
+
+
+def test_duplicate_samples_are_averaged(tmp_path):
+    # (20, 10) and (20, 30) average to (20, 20): the worked example again, with a warning
+    # naming the second sample's line (line 4: header, (0,0), (20,10), (20,30)).
+    t = trace(tmp_path, [(7, 'dgemm_', 0, 100, 10), (7, 'dgemm_', 200, 300, 30)], 1000)
+    m = model(tmp_path, [('dgemm_', 0, 0), ('dgemm_', 20, 10), ('dgemm_', 20, 30), ('dgemm_', 40, 40)])
+    res, err = predict(t, m)
+    assert close(res['S_G'], 1.5625)
+    assert f'{m}:4: warning:' in err and 'mean 20' in err
+
+
+def test_model_comments_are_allowed(tmp_path):
+    # '#' lines and blank lines in a model are comments (an extension of the contract).
+    t = trace(tmp_path, [(7, 'dgemm_', 0, 100, 10), (7, 'dgemm_', 200, 300, 30)], 1000)
+    m = write(tmp_path, 'm.csv', '# illustrative\nfunc,work,t_ns\n\ndgemm_,0,0\n# mid\ndgemm_,40,40\n')
+    res, _ = predict(t, m)
+    assert close(res['S_G'], 1.5625)
+
+
+def test_example_model(tmp_path):
+    # models/example-pcie-gpu-dgemm.csv at n = 64 (a sample): work = 32*64^2 = 131072,
+    # f = 15000 + 131072/12 + 2*64^3/1000 = 15000 + 10922.67 + 524.288 = 26446.955 ns.
+    t = trace(tmp_path, [(1, 'dgemm_', 0, 100000, 131072)], 1000000)
+    res, _ = predict(t, os.path.join(ROOT, 'models', 'example-pcie-gpu-dgemm.csv'))
+    assert close(res['predicted_ns'], 26446.955)
+
+
+def test_function_without_model_is_not_accelerated(tmp_path):
+    t = trace(tmp_path, [(1, 'dgemm_', 0, 100, 10), (1, 'daxpy_', 200, 70, 5),
+                         (1, 'daxpy_', 300, 30, 5)], 1000)
+    res, _ = predict(t, line_model(tmp_path))
+    assert res['not_accelerated'] == [{'func': 'daxpy_', 'calls': 2, 't_ns': 100, 'P': 0.1}]
+    assert [k['func'] for k in res['kernels']] == ['dgemm_']
+
+
+def test_model_matching_nothing_is_a_warning(tmp_path):
+    t = trace(tmp_path, [(1, 'dgemm_', 0, 100, 10)], 1000)
+    m = model(tmp_path, [('dgemm_', 0, 0), ('dgemm_', 10, 10), ('zgemm_', 1, 1)])
+    res, err = predict(t, m)
+    assert f"{m}:4: warning: model 'zgemm_' matches no traced function" in err
+    assert res['unused_models'][0]['func'] == 'zgemm_'
+
+
+def test_no_model_matching_is_an_error(tmp_path):
+    t = trace(tmp_path, [(1, 'dgemm', 0, 100, 10)], 1000)
+    r = run(t, line_model(tmp_path), '--json', check=False)
+    assert r.returncode == 1 and r.stdout == ''
+    assert 'no model matches any traced function (traced: dgemm)' in r.stderr
+
+
+# --- bad input: one line naming FILE:LINE, exit 2 ---
+
+def bad(*args):
+    r = run('--json', *args, check=False)
+    assert r.returncode == 2, r
+    assert r.stdout == ''
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1, r.stderr
+    return lines[0]
+
+
+def test_missing_file(tmp_path):
+    msg = bad(str(tmp_path / 'nope.csv'), line_model(tmp_path))
+    assert msg.startswith(f'dyl-speedup: {tmp_path}/nope.csv: cannot open')
+
+
+@pytest.mark.parametrize('row, what', [
+    ('0,1,dgemm_,0,100,,,10,0', 'malformed row: 9 fields, the header has 8'),
+    ('0,1,dgemm_,0,100,,', 'malformed row: 7 fields, the header has 8'),
+    ('0,1,dgemm_,0,1x0,,,10', "t_ns is not a number ('1x0')"),
+    ('0,1,dgemm_,0,-100,,,10', 't_ns is negative (-100)'),
+    ('0,1,dgemm_,-5,100,,,10', 't_start_ns is negative (-5)'),
+    ('0,1,dgemm_,0,100,,,-10', 'work is negative (-10)'),
+    ('0,1,dgemm_,0,,,,10', 't_ns is empty'),
+    ('0,one,dgemm_,0,100,,,10', "tid is not a number ('one')"),
+    ('0,1,,0,100,,,10', 'func is empty'),
+    ('0,1,dgemm_,0,99999999999999999999999,,,10', 't_ns is too large (99999999999999999999999)'),
+])
+def test_bad_trace_row(tmp_path, row, what):
+    # the bad row is line 4: comment, header, a good row, the bad row
+    t = write(tmp_path, 't.csv', f'# x\n{HEADER}\n0,1,dgemm_,0,100,,,10\n{row}\n# total_ns=1000\n')
+    assert bad(t, line_model(tmp_path)) == f'dyl-speedup: {t}:4: {what}'
+
+
+def test_bad_model_row(tmp_path):
+    t = trace(tmp_path, [(1, 'dgemm_', 0, 100, 10)], 1000)
+    m = write(tmp_path, 'm.csv', 'func,work,t_ns\ndgemm_,0,0\ndgemm_,ten,10\n')
+    assert bad(t, m) == f"dyl-speedup: {m}:3: work is not a number ('ten')"
+    m = write(tmp_path, 'm.csv', 'func,work,t_ns\ndgemm_,0,0\ndgemm_,10,-1\n')
+    assert bad(t, m) == f'dyl-speedup: {m}:3: t_ns is negative (-1)'
+    m = write(tmp_path, 'm.csv', 'func,work,t_ns\ndgemm_,0\n')
+    assert bad(t, m) == f'dyl-speedup: {m}:2: malformed row: 2 fields, the header has 3'
+
+
+def test_trace_without_total_ns(tmp_path):
+    t = trace(tmp_path, [(1, 'dgemm_', 0, 100, 10)], None)
+    msg = bad(t, line_model(tmp_path))
+    assert msg.startswith(f'dyl-speedup: {t}: no \'# total_ns=N\' line')
+
+
+def test_bad_total_ns(tmp_path):
+    t = write(tmp_path, 't.csv', f'{HEADER}\n# total_ns=abc\n')
+    assert bad(t, line_model(tmp_path)) == f"dyl-speedup: {t}:2: total_ns is not a number ('abc')"
+
+
+def test_unknown_file(tmp_path):
+    x = write(tmp_path, 'x.csv', '# c\na,b,c\n')
+    msg = bad(x, line_model(tmp_path))
+    assert msg.startswith(f'dyl-speedup: {x}:2: neither a trace')
+    e = write(tmp_path, 'e.csv', '')
+    assert bad(e, line_model(tmp_path)).startswith(f'dyl-speedup: {e}: empty')
+
+
+def test_usage(tmp_path):
+    r = run('--help')
+    assert '= 1 / ((1 - P) + P / S_P)' in r.stdout and 'Example' in r.stdout
+    r = run('--bogus', check=False)
+    assert r.returncode == 2 and 'unknown option' in r.stderr
+    r = run(line_model(tmp_path), check=False)
+    assert r.returncode == 2 and 'no trace' in r.stderr
+
+
+def test_data_files_in_tests_speedup():
+    # The hand-made files under tests/speedup: a LAPACK-like trace of two threads with a
+    # nested call and the worked example's model; the answer is in the trace's comments.
+    res, _ = predict(os.path.join(DATA, 'lu-trace.csv'), os.path.join(DATA, 'lu-model.csv'))
+    # T = 20000.  tid 11: dgetrf_ [1000, 6000) w 100 -> f(100) = 100 (dgetrf_ f = w),
+    # containing dgemm_ [1500, 3500) (nested); dgemm_ [7000, 8000) w 40 -> f = 40/2 = 20.
+    # tid 12: dgemm_ [1500, 3500) w 20 -> f 10; daxpy_ 500 ns, no model.
+    # sum t = 5000 + 1000 + 2000 = 8000, sum f = 130: P = 0.4, S_P = 8000/130,
+    # S_G = 1/(0.6 + 130/20000) = 1/0.6065.
+    assert close(res['P'], 0.4) and close(res['S_P'], 8000 / 130) and close(res['S_G'], 1 / 0.6065)
+    assert res['nested_calls'] == 1
+    assert res['not_accelerated'][0]['func'] == 'daxpy_'
+
+
+# --- a cross-check against a few lines of Python on random traces ---
+
+def reference(rows, total_ns, models, only_faster):
+    """The rules of dyl-speedup restated: ROWS (tid, func, start, t, work, depth);
+    MODELS [(pattern, [(w, t)...])] in match order.  Returns (sum t, sum f)."""
+    import fnmatch
+
+    def f(samples, w):
+        s = sorted(samples)
+        if len(s) == 1:
+            return s[0][1]
+        if w <= s[0][0]:
+            (w0, t0), (w1, t1) = s[0], s[1]
+        elif w >= s[-1][0]:
+            (w0, t0), (w1, t1) = s[-2], s[-1]
+        else:
+            i = max(j for j in range(len(s)) if s[j][0] <= w)
+            (w0, t0), (w1, t1) = s[i], s[i + 1]
+        return max(0.0, t0 + (t1 - t0) * (w - w0) / (w1 - w0))
+
+    def model_of(func):
+        return next((s for p, s in models if fnmatch.fnmatchcase(func, p)), None)
+
+    st = sf = 0
+    for tid in {r[0] for r in rows}:
+        calls = sorted((r for r in rows if r[0] == tid and model_of(r[1])),
+                       key=lambda r: (r[2], -r[3], r[5]))
+        open_end = -1
+        for _, func, start, t, work, _ in calls:
+            if start < open_end or work is None:
+                continue
+            ft = f(model_of(func), work)
+            if only_faster and not ft < t:
+                continue
+            st, sf, open_end = st + t, sf + ft, start + t
+    return st, sf
+
+
+@pytest.mark.parametrize('seed', range(12))
+def test_random_traces_match_the_reference(tmp_path, seed):
+    import random
+    rnd = random.Random(seed)
+    funcs = ['dgemm_', 'dgetrf_', 'daxpy_', 'zgemm_', 'dtrsm_']
+    models = [('dgetrf_', [(0, 10), (500, 400)]),
+              ('d*mm_', [(10, 5), (100, 60), (1000, 200)]),
+              ('dtrsm_', [(100, 30)])]
+    rows, clock = [], {1: 0, 2: 0, 3: 0}
+    for _ in range(rnd.randint(0, 60)):
+        tid = rnd.choice([1, 2, 3])
+        start, t = clock[tid] + rnd.randint(0, 50), rnd.randint(0, 400)
+        work = rnd.choice([None, rnd.randint(0, 2000)])
+        rows.append((tid, rnd.choice(funcs), start, t, work, 0))
+        for _ in range(rnd.choice([0, 0, 1, 2])):     # calls nested inside it
+            s = start + rnd.randint(0, max(0, t - 1))
+            rows.append((tid, rnd.choice(funcs), s, rnd.randint(0, start + t - s), rnd.randint(0, 900), 1))
+        clock[tid] = start + t
+    rnd.shuffle(rows)                                   # any row order
+    total = sum(clock.values()) + 100
+    lines = [HEADER_DEPTH]
+    for seq, (tid, func, start, t, work, depth) in enumerate(rows):
+        name = f'"{func}"' if rnd.random() < 0.2 else func
+        args = rnd.choice(['', 'n=4', '"a=1, b=""q"""', '"x,y"'])
+        lines.append(f'{seq},{tid},{name},{start},{t},,,{"" if work is None else work},{depth},{args}')
+    lines.append(f'# total_ns={total}')
+    tr = write(tmp_path, 't.csv', '\n'.join(lines) + '\n')
+    m = model(tmp_path, [(p, w, t) for p, s in models for w, t in s])
+    for only_faster in (False, True):
+        st, sf = reference(rows, total, models, only_faster)
+        r = run('--json', tr, m, *(['--only-faster'] if only_faster else []), check=False)
+        if not any(r[1] in ('dgemm_', 'dgetrf_', 'zgemm_', 'dtrsm_') for r in rows):
+            if rows:
+                assert r.returncode == 1       # only daxpy_: no model matches
+            continue
+        assert r.returncode == 0, r.stderr
+        res = json.loads(r.stdout)
+        assert res['t_ns'] == st and close(res['predicted_ns'], sf)
+        assert close(res['S_G'], 1 / ((1 - st / total) + sf / total))
