@@ -1,0 +1,2 @@
+#include "nop.h"
+int nop(int x) { return x + 1; }

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Per-call overhead of the wrappers, beside ltrace and uftrace.
+#   bench/percall/run.sh [ROUNDS [N]]     (defaults: 7 rounds, N = 10^7 calls)
+# Each round runs every configuration once, interleaved; the table gives the median and
+# range over the rounds of: the loop's CPU time per call (the app measures it around the
+# loop, so start-up and the final trace write are excluded), the whole process's CPU time
+# per call (user+sys from /usr/bin/time: includes writing the trace), and peak RSS.
+set -euo pipefail
+cd "$(dirname "$0")"
+ROUNDS=${1:-7}
+N=${2:-10000000}
+ROOT=$(cd ../.. && pwd)
+W=$(mktemp -d)
+trap 'rm -rf "$W"' EXIT
+cc -O2 -fPIC -shared -Wl,-soname,libnop.so -o "$W/libnop.so" libnop.c
+cc -O2 -o "$W/loop" loop.c -I. "$W/libnop.so" -Wl,-rpath,"$W"
+gen() { "$ROOT/bin/dyliberator" -q --lib "$W/libnop.so" --header nop.h -o "$W/$1.so" "${@:2}"; }
+gen forward --no-default
+gen time_trace
+gen papi -g std.papi
+gen args -g std.args
+
+configs=(plain forward time_trace papi args)
+command -v uftrace >/dev/null && configs+=(uftrace)
+command -v ltrace >/dev/null && configs+=(ltrace)
+declare -A loop proc rss wall
+run_one() {	# config -> appends "loop proc rss"
+	local c=$1 n=$N pre=() env=(DYL_TRACE="$W/t.csv")
+	case $c in
+	plain) ;;
+	uftrace) pre=(uftrace record --force -d "$W/uftrace.data") ;;
+	ltrace) n=$((N / 1000)); pre=(ltrace -e nop@libnop.so -o /dev/null) ;;	# ptrace: wall time is its cost
+	*) env+=(LD_PRELOAD="$W/$c.so") ;;
+	esac
+	local out
+	out=$(env "${env[@]}" /usr/bin/time -f "TIME %U %S %M %e" "${pre[@]}" "$W/loop" "$n" 2>&1 >/dev/null)
+	local l=$(awk '/loop_ns_per_call/ {print $2}' <<<"$out")
+	local t=$(awk -v n="$n" '/^TIME/ {printf "%.2f", ($2 + $3) * 1e9 / n}' <<<"$out")
+	local m=$(awk '/^TIME/ {print $4}' <<<"$out")
+	local el=$(awk -v n="$n" '/^TIME/ {printf "%.2f", $5 * 1e9 / n}' <<<"$out")
+	loop[$c]+="$l " proc[$c]+="$t " rss[$c]+="$m " wall[$c]+="$el "
+}
+for r in $(seq "$ROUNDS"); do
+	for c in "${configs[@]}"; do run_one "$c"; done
+done
+med() { tr ' ' '\n' | grep . | sort -g | awk '{a[NR]=$1} END {m=(NR%2)?a[(NR+1)/2]:(a[NR/2]+a[NR/2+1])/2; printf "%.1f (%.1f-%.1f)", m, a[1], a[NR]}'; }
+printf '%-11s %-24s %-24s %-26s %-22s\n' config "loop CPU ns/call" "process CPU ns/call" "wall ns/call" "peak RSS KiB"
+for c in "${configs[@]}"; do
+	printf '%-11s %-24s %-24s %-26s %-22s\n' "$c" "$(med <<<"${loop[$c]}")" "$(med <<<"${proc[$c]}")" \
+		"$(med <<<"${wall[$c]}")" "$(med <<<"${rss[$c]}")"
+done
+echo "(N = $N calls; ltrace runs N/1000 calls; loop ns/call includes the bare call, ~1-2 ns)"
