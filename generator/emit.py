@@ -14,10 +14,13 @@ SYSTEM_INCLUDES = ['dlfcn.h', 'errno.h', 'pthread.h', 'stdarg.h', 'stdint.h', 's
 
 
 def c_str(s):
+    """S as a C string literal (None: NULL).  Control characters become octal escapes
+    (a raw CR would end the literal) and '??' is broken up (no trigraph warning)."""
     if s is None:
         return 'NULL'
     out = s.replace('\\', '\\\\').replace('"', '\\"').replace('\n', '\\n')
-    return f'"{out}"'
+    out = re.sub(r'[\x00-\x1f\x7f]', lambda m: f'\\{ord(m.group()):03o}', out)
+    return '"' + re.sub(r'(?<=\?)\?', r'\\?', out) + '"'
 
 
 _FMT = {'signed': ('%lld', '(long long)'), 'unsigned': ('%llu', '(unsigned long long)'),
@@ -91,6 +94,17 @@ def _deref(a, p):
         a.deref_format, a.deref_value = fmt, f'{cast}*{a.name}'
 
 
+def _plain(spelling):
+    """Can SPELLING be written before a name as it is ('const char *' + 'name')?  Function
+    pointers and arrays cannot: their name goes inside; they get a typedef instead."""
+    return not any(c in spelling for c in '()[]')
+
+
+def declare(type_, name):
+    """'int *' + 'p' -> 'int *p'; 'int' + 'n' -> 'int n'."""
+    return f'{type_}{name}' if type_.endswith('*') else f'{type_} {name}'
+
+
 def function_view(choice, libview, macros, defs, active):
     proto = choice.proto
     name = choice.name
@@ -99,16 +113,20 @@ def function_view(choice, libview, macros, defs, active):
         pname = p.name
         if pname in macros or pname == name or pname.startswith('dyl_'):
             pname = f'dyl_a{i}'   # a macro of that name would rewrite the parameter
-        tname = f'dyl_{name}_a{i}'
-        typedefs.append(f'typedef __typeof__({p.type}) {tname};')
+        if _plain(p.type):
+            tname = p.type
+        else:
+            tname = f'dyl_{name}_a{i}'
+            typedefs.append(f'typedef __typeof__({p.type}) {tname};')
         a = ParamView(pname, tname, p.kind, p.pointer, p.const_pointee, p.pointee_size,
                       p.scalar_size, p.type)
         _deref(a, p)
         params.append(a)
     result = None
     if proto.result != 'void':
-        result = f'dyl_{name}_r'
-        typedefs.append(f'typedef __typeof__({proto.result}) {result};')
+        result = proto.result if _plain(proto.result) else f'dyl_{name}_r'
+        if result != proto.result:
+            typedefs.append(f'typedef __typeof__({proto.result}) {result};')
     arg_types = [a.type for a in params]
     target, version = name, choice.export.version
     args = ', '.join(a.name for a in params)
@@ -179,12 +197,12 @@ class Renderer:
         call = f'{callee}({f.call_args})'
         va_end = 'va_end(dyl_ap);\n' if f.variadic else ''
         if f.result:
-            f.forward = f'errno = dyl_errno;\n{f.result} dyl_r = {call};\n{va_end}return dyl_r;'
+            f.forward = f'errno = dyl_errno;\n{declare(f.result, "dyl_r")} = {call};\n{va_end}return dyl_r;'
         else:
             f.forward = f'errno = dyl_errno;\n{call};\n{va_end}return;'
         body = []
         if f.result:
-            body.append(f'{f.result} dyl_result;')
+            body.append(declare(f.result, 'dyl_result') + ';')
         body.append('int dyl_errno = errno;')
         if f.variadic:
             body.append(f'va_list dyl_ap;\nva_start(dyl_ap, {f.params[-1].name});')
@@ -198,10 +216,10 @@ class Renderer:
         body.append('errno = dyl_errno;')
         if f.result:
             body.append('return dyl_result;')
-        params = ', '.join(f'{a.type} {a.name}' for a in f.params)
+        params = ', '.join(declare(a.type, a.name) for a in f.params)
         if f.variadic:
             params += ', ...'
-        head = f'DYL_EXPORT {f.result or "void"} ({f.name})({params or "void"})'
+        head = f'DYL_EXPORT {declare(f.result or "void", "(" + f.name + ")")}({params or "void"})'
         indented = '\n'.join(_indent(chunk) for chunk in body)
         parts = [f'/* {f.name}: {f.header} */']
         if f.notes:

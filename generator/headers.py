@@ -32,6 +32,7 @@ class Param:
     scalar_size: int = -1   # sizeof(p) for a value of arithmetic type
     kind: str = 'other'     # signed, unsigned, float, char, pointer, record, other
     pointee_kind: str = None
+    canonical: str = ''     # the canonical type without top-level qualifiers (comparisons)
 
 
 @dataclass
@@ -47,6 +48,7 @@ class Prototype:
     inline_definition: bool = False
     problem: str = None          # why it cannot be rebuilt, if it cannot
     notes: list = field(default_factory=list)
+    result_canonical: str = ''   # canonical result type, unqualified (comparisons)
 
 
 def _dpkg_headers(lib_path):
@@ -148,7 +150,9 @@ def _culprit(tu, error, tops):
 def parse_headers(headers, extra_args=(), drop_broken=True, wanted=None):
     """Parses HEADERS as one translation unit.  A header that does not compile (one
     that #errors, or needs another first) is dropped and reported, as long as others
-    remain.  Only names in WANTED (all, if None) get a Prototype.
+    remain.  Only names in WANTED (all, if None) get a Prototype; a wanted name the
+    headers only rename (`#define foo foo_v2`, an __asm__("foo") label on another
+    declaration) gets one whose problem says so.
     Returns (prototypes by name, macro names, usable headers, notes, and name ->
     'file:line' of every function declared in HEADERS themselves)."""
     extra_args = list(extra_args)
@@ -173,7 +177,8 @@ def parse_headers(headers, extra_args=(), drop_broken=True, wanted=None):
     return protos, macros, usable, notes, declared
 
 
-_NORETURN = re.compile(r'noreturn', re.I)
+# also the tail of a macro name: OpenSSL's ossl_noreturn
+_NORETURN_WORD = re.compile(r'(?:\b|_)(_Noreturn|noreturn|__noreturn__)\b')
 
 
 def _source_text(extent):
@@ -189,15 +194,20 @@ def _source_text(extent):
 
 
 def _is_noreturn(c):
-    """__attribute__((noreturn)) shows in the type; _Noreturn only as an attribute child,
-    and behind a macro (OpenSSL's `ossl_noreturn void OPENSSL_die(...)`) the cursor has
-    no tokens: read the attribute's source text then."""
-    if _NORETURN.search(c.type.spelling):
-        return True
-    if any(_NORETURN.search(t.spelling) for t in c.get_tokens()):
-        return True
-    return any(ch.kind == ci.CursorKind.UNEXPOSED_ATTR and _NORETURN.search(_source_text(ch.extent))
-               for ch in c.get_children())
+    """__attribute__((noreturn)) shows in the function's type (also through a typedef of
+    it); _Noreturn only as an attribute child, and behind a macro (OpenSSL's
+    `ossl_noreturn void OPENSSL_die(...)`) that child has no tokens: read its source text
+    then.  Names that merely contain the word (a parameter `noreturn_handler`) do not
+    count."""
+    for t in (c.type, c.type.get_canonical()):
+        if '__attribute__((noreturn))' in t.spelling:
+            return True
+    for ch in c.get_children():
+        if ch.kind == ci.CursorKind.UNEXPOSED_ATTR:
+            words = ' '.join(t.spelling for t in ch.get_tokens()) or _source_text(ch.extent)
+            if _NORETURN_WORD.search(words):
+                return True
+    return False
 
 
 _KINDS = {
@@ -205,9 +215,12 @@ _KINDS = {
     'unsigned': {'UCHAR', 'USHORT', 'UINT', 'ULONG', 'ULONGLONG'},
     'char': {'CHAR_S', 'CHAR_U'},
     'float': {'FLOAT', 'DOUBLE', 'LONGDOUBLE'},
-    'pointer': {'POINTER', 'CONSTANTARRAY', 'INCOMPLETEARRAY', 'VARIABLEARRAY', 'BLOCKPOINTER'},
+    'pointer': {'POINTER', 'CONSTANTARRAY', 'INCOMPLETEARRAY', 'VARIABLEARRAY', 'BLOCKPOINTER',
+                'FUNCTIONPROTO', 'FUNCTIONNOPROTO'},
     'record': {'RECORD'},
 }
+_ARRAYS = (ci.TypeKind.CONSTANTARRAY, ci.TypeKind.INCOMPLETEARRAY, ci.TypeKind.VARIABLEARRAY)
+_FUNCTIONS = (ci.TypeKind.FUNCTIONPROTO, ci.TypeKind.FUNCTIONNOPROTO)
 
 
 def _kind(t):
@@ -218,22 +231,111 @@ def _kind(t):
     return 'other'
 
 
-def _param(i, cur):
+def _variably_modified(t):
+    """Does T involve a variable length array (double[n], double (*)[n], ...)?"""
+    t = t.get_canonical()
+    if t.kind == ci.TypeKind.VARIABLEARRAY:
+        return True
+    if t.kind in _ARRAYS:
+        return _variably_modified(t.element_type)
+    if t.kind == ci.TypeKind.POINTER:
+        return _variably_modified(t.get_pointee())
+    if t.kind == ci.TypeKind.FUNCTIONPROTO:
+        return (_variably_modified(t.get_result())
+                or any(_variably_modified(a) for a in t.argument_types()))
+    return False
+
+
+def _plain(spelling):
+    return not any(ch in spelling for ch in '()[]')
+
+
+def _quals(t):
+    return {q for q, has in (('const', t.is_const_qualified()), ('volatile', t.is_volatile_qualified()))
+            if has}
+
+
+def _pointer_to(t, inherited=frozenset()):
+    """A file-scope type-name for 'pointer to T', None if there is none: a pointer to a
+    variable length array becomes a pointer to an array of unknown size (compatible).
+    INHERITED: qualifiers of an enclosing canonical array type, which clang keeps there
+    rather than on the elements (`const double a[n][m]`, `const char *const argv[n]`)."""
+    if _variably_modified(t):
+        c = t.get_canonical()
+        if c.kind != ci.TypeKind.VARIABLEARRAY or _variably_modified(c.element_type):
+            return None
+        base, quals, suffix = c.element_type.spelling, _quals(c) | inherited, ' (*)[]'
+    else:
+        base, quals, suffix = _ARRAY_QUALS.sub('[', t.spelling), inherited - _quals(t), ' *'
+    if not _plain(base):
+        base = f'__typeof__({base})'
+    quals = ' '.join(sorted(quals))
+    if quals:  # 'const double', but 'const char *const' (the pointer itself is const)
+        base = (base + quals if base.endswith('*') else f'{base} {quals}' if '(' in base
+                else f'{quals} {base}')
+    return base + suffix
+
+
+# 'const double[static 3]', 'int[restrict 4]': only valid in a parameter declarator
+_ARRAY_QUALS = re.compile(r'\[\s*(?:(?:static|const|volatile|restrict|__restrict|_Atomic)\b\s*)+')
+
+
+def _param_type(t):
+    """(spelling usable as a type-name at file scope, problem).  libclang reports a
+    parameter's type as written (double[n], const int[static 4], int (int)), not as
+    adjusted: arrays keep their array form (a pointer would make GCC warn that the
+    redeclaration differs), variably modified ones become pointers."""
+    if not _variably_modified(t):
+        return _ARRAY_QUALS.sub('[', t.spelling), None
+    c = t.get_canonical()
+    target = c.element_type if c.kind in _ARRAYS else c.get_pointee() if c.kind == ci.TypeKind.POINTER else None
+    s = _pointer_to(target, frozenset(_quals(c)) if c.kind in _ARRAYS else frozenset()) \
+        if target is not None else None
+    if s is None:
+        return None, (f'a parameter of variably modified type ({t.spelling}) that cannot be '
+                      'named outside the prototype')
+    return s, None
+
+
+def _const_deep(t):
+    """const-ness of what a pointer points to; for an array, of its elements."""
+    while True:
+        if t.is_const_qualified() or t.get_canonical().is_const_qualified():
+            return True
+        if t.get_canonical().kind not in _ARRAYS:
+            return False
+        t = t.get_canonical().element_type
+
+
+def _unqualified(spelling):
+    """Without top-level qualifiers: 'const int' -> 'int', 'char *const' -> 'char *';
+    'const char *' stays (that const is the pointee's)."""
+    s = spelling.strip()
+    t = re.sub(r'(?:(?:\s+|(?<=\*))(?:const|volatile|restrict))+$', '', s)
+    if t != s or any(ch in s for ch in '*(['):
+        return t.rstrip()
+    return re.sub(r'^(?:(?:const|volatile)\s+)+', '', s)
+
+
+def _param(i, cur, name):
     t = cur.type
     canon = t.get_canonical()
-    p = Param(name=cur.spelling or f'a{i}', type=t.spelling, kind=_kind(t))
-    if canon.kind in (ci.TypeKind.POINTER, ci.TypeKind.CONSTANTARRAY,
-                      ci.TypeKind.INCOMPLETEARRAY, ci.TypeKind.VARIABLEARRAY):
-        pointee = canon.get_pointee() if canon.kind == ci.TypeKind.POINTER else canon.element_type
+    spelling, problem = _param_type(t)
+    p = Param(name=name or f'dyl_a{i}', type=spelling or t.spelling, kind=_kind(t))
+    if canon.kind == ci.TypeKind.POINTER or canon.kind in _ARRAYS or canon.kind in _FUNCTIONS:
+        pointee = (canon.get_pointee() if canon.kind == ci.TypeKind.POINTER
+                   else canon.element_type if canon.kind in _ARRAYS else canon)
         p.pointer = True
-        p.const_pointee = pointee.is_const_qualified()
-        size = pointee.get_size()
-        p.pointee_size = size if size > 0 and pointee.kind != ci.TypeKind.FUNCTIONPROTO else -1
-        p.pointee_kind = _kind(pointee)
+        # an array's canonical type carries its elements' const itself
+        p.const_pointee = _const_deep(t if canon.kind in _ARRAYS else pointee)
+        size = pointee.get_size() if pointee.kind not in _FUNCTIONS else -1
+        p.pointee_size = size if size > 0 else -1
+        p.pointee_kind = 'other' if pointee.kind in _FUNCTIONS else _kind(pointee)
     else:
         size = canon.get_size()
         p.scalar_size = size if size > 0 else -1
-    return p
+    p.canonical = _unqualified(canon.spelling)
+    return p, problem
 
 
 def _problem_in(spelling):
@@ -242,40 +344,140 @@ def _problem_in(spelling):
     return None
 
 
+def _declared_in_prototype(t):
+    """The struct/union/enum (reached through pointers and arrays) that T names, if it
+    was declared inside a parameter list: the type exists only in that prototype."""
+    c = t.get_canonical()
+    while c.kind == ci.TypeKind.POINTER or c.kind in _ARRAYS:
+        c = c.get_pointee() if c.kind == ci.TypeKind.POINTER else c.element_type
+        c = c.get_canonical()
+    if c.kind in (ci.TypeKind.RECORD, ci.TypeKind.ENUM):
+        d = c.get_declaration()
+        parent = d.semantic_parent
+        if parent is not None and parent.kind == ci.CursorKind.FUNCTION_DECL:
+            return c.spelling
+    return None
+
+
+def _is_def(c):
+    return c.is_definition() or c.storage_class == ci.StorageClass.STATIC
+
+
+def _asm_label(c):
+    for ch in c.get_children():
+        if ch.kind == ci.CursorKind.ASM_LABEL_ATTR:
+            return ch.spelling.lstrip('\x01')
+    return None
+
+
 def _prototypes(tu, wanted, own_files):
-    cursors, macros, declared, header_defined = {}, set(), {}, set()
+    decls, macros, declared, header_defined = {}, set(), {}, set()
+    macro_cursors, labels, functions = {}, {}, set()
     for c in tu.cursor.get_children():
         if c.kind == ci.CursorKind.MACRO_DEFINITION:
             macros.add(c.spelling)
+            macro_cursors[c.spelling] = c
         elif c.kind == ci.CursorKind.FUNCTION_DECL:
             name = c.spelling
+            functions.add(name)
             f = c.location.file
-            is_def = c.is_definition() or c.storage_class == ci.StorageClass.STATIC
-            if is_def:
+            if _is_def(c):
                 header_defined.add(name)  # static/inline in the header: no library call
             if f and name not in declared and os.path.realpath(f.name) in own_files:
                 declared[name] = f'{os.path.basename(f.name)}:{c.location.line}'
+            label = _asm_label(c)
+            if label and label != name:
+                labels.setdefault(label, c)
             if wanted is not None and name not in wanted:
                 continue
-            if name not in cursors or is_def:  # the first declaration, unless defined
-                cursors[name] = (c, is_def)
+            decls.setdefault(name, []).append(c)
     for name in header_defined:
         declared.pop(name, None)
-    return ({name: _prototype(c, is_def) for name, (c, is_def) in cursors.items()}, macros,
-            declared)
+    protos = {name: _prototype(cs) for name, cs in decls.items()}
+    # Exported names with no declaration of their own, which the headers turn into
+    # another name: by an __asm__ label, or by an object-like macro.
+    for label, c in labels.items():
+        if label not in protos and (wanted is None or label in wanted):
+            protos[label] = _renamed(label, c, f'the header declares it as {c.spelling} with an '
+                                     f'__asm__("{label}") label')
+            declared.pop(label, None)
+    candidates = set(macro_cursors) if wanted is None else set(macro_cursors) & set(wanted)
+    for name in sorted(candidates - set(protos)):
+        m = macro_cursors[name]
+        if m.location.file is None:
+            continue  # a builtin macro
+        toks = [t.spelling for t in m.get_tokens()]
+        if len(toks) == 2 and re.fullmatch(r'[A-Za-z_]\w*', toks[1]) and toks[1] in functions:
+            protos[name] = _renamed(name, m, f'the headers #define {name} {toks[1]}, so programs '
+                                    f'built with them call {toks[1]}')
+    return protos, macros, declared
 
 
-def _prototype(c, is_def):
+def _renamed(name, c, why):
     f = c.location.file
-    p = Prototype(name=c.spelling, result=c.result_type.spelling, params=[],
+    return Prototype(name=name, result='', params=[], line=c.location.line,
+                     file=os.path.realpath(f.name) if f else '?',
+                     problem=f'no prototype of its own: {why}')
+
+
+def _call_form(name, params):
+    """A type-name for the result of calling NAME: `__typeof__((f)(*(T *)0, ...))`.  It
+    names what the header cannot spell outside the declaration (an anonymous struct
+    returned by value), and drops qualifiers (`const int f(void)`) as a call does."""
+    args = ', '.join(f'*({p.type} *)0' if _plain(p.type) else f'*(__typeof__({p.type}) *)0'
+                     for p in params)
+    return f'__typeof__(({name})({args}))'
+
+
+def _prototype(cursors):
+    """One Prototype from all declarations of a function: the definition if the header
+    has one, else the first declaration with a prototype (a K&R `int f();` followed by
+    `int f(int);` has one); parameter names from whichever declaration names them."""
+    defn = next((c for c in cursors if _is_def(c)), None)
+    main = defn or next((c for c in cursors if c.type.get_canonical().kind == ci.TypeKind.FUNCTIONPROTO),
+                        cursors[0])
+    c = main
+    f = c.location.file
+    r = c.result_type
+    p = Prototype(name=c.spelling, result=r.spelling, params=[],
                   file=os.path.realpath(f.name) if f else '?', line=c.location.line)
     ftype = c.type.get_canonical()
     p.no_prototype = ftype.kind == ci.TypeKind.FUNCTIONNOPROTO
-    p.inline_definition = is_def
+    p.inline_definition = defn is not None
+    p.result_canonical = _unqualified(r.get_canonical().spelling)
+    problems = []
     if not p.no_prototype:
         p.variadic = ftype.is_function_variadic()
-        p.params = [_param(i, a) for i, a in enumerate(c.get_arguments(), 1)]
-    p.noreturn = _is_noreturn(c)
-    for s in [p.result] + [a.type for a in p.params]:
-        p.problem = p.problem or _problem_in(s)
+        args = list(c.get_arguments())
+        names = [a.spelling for a in args]
+        for other in cursors:
+            theirs = list(other.get_arguments())
+            if len(theirs) == len(names):
+                merged = [n or o.spelling for n, o in zip(names, theirs)]
+                if len(set(filter(None, merged))) == len(list(filter(None, merged))):
+                    names = merged  # (never two parameters of one name)
+        for i, (a, n) in enumerate(zip(args, names), 1):
+            param, problem = _param(i, a, n)
+            p.params.append(param)
+            problems.append(problem)
+            where = _declared_in_prototype(a.type)
+            if where:
+                problems.append(f'uses {where}, declared inside its own parameter list: the type '
+                                'exists only in that prototype')
+    p.noreturn = any(_is_noreturn(x) for x in cursors)
+    label = next(filter(None, map(_asm_label, cursors)), None)
+    if label and label != c.spelling:
+        problems.append(f'the header binds it to the symbol {label} (__asm__ label): programs '
+                        f'built with the header call {label}, and {c.spelling} has no prototype '
+                        'of its own')
+    problems += [_problem_in(a.type) for a in p.params]
+    p.problem = next((x for x in problems if x), None)
+    if p.problem is None and p.result != 'void':
+        rc = r.get_canonical()
+        qualified = rc.is_const_qualified() or rc.is_volatile_qualified()
+        local = r.is_const_qualified() or r.is_volatile_qualified()
+        if qualified and local and r.kind != ci.TypeKind.TYPEDEF and not _problem_in(p.result):
+            p.result = _unqualified(p.result)  # 'const int' -> 'int', as a call returns it
+        elif qualified or _problem_in(p.result):
+            p.result = _call_form(c.spelling, p.params)
     return p

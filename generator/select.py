@@ -41,20 +41,53 @@ def match_patterns(name, patterns):
     return verdict
 
 
+def _same_type(a, b):
+    """Two Params (or spellings) naming the same type: by canonical spelling when known."""
+    return (getattr(a, 'canonical', '') or a.type) == (getattr(b, 'canonical', '') or b.type)
+
+
+def _v_candidates(name):
+    """NAME with one 'v' inserted, nearest the front first: printf -> vprintf,
+    BIO_printf -> BIO_vprintf, ERR_add_error_data -> ERR_add_error_vdata."""
+    return [name[:i] + 'v' + name[i:] for i in range(len(name) + 1)]
+
+
 def _v_variant(name, proto, exports, protos):
-    """The va_list twin of a variadic function: its name with one 'v' inserted
-    (printf -> vprintf, BIO_printf -> BIO_vprintf, ERR_add_error_data ->
-    ERR_add_error_vdata), taking the same fixed parameters and then a va_list."""
-    fixed = [p.type for p in proto.params]
-    for i in range(len(name) + 1):
-        cand = name[:i] + 'v' + name[i:]
+    """The va_list twin of a variadic function: its name with one 'v' inserted, taking
+    the same fixed parameters and then a va_list, and returning the same type.
+    Returns (Export, Prototype), or None; _v_mismatch says why a candidate was refused."""
+    for cand in _v_candidates(name):
         vp = protos.get(cand)
-        if cand not in exports or vp is None or vp.variadic or vp.no_prototype:
-            continue
-        if (len(vp.params) == len(fixed) + 1 and [p.type for p in vp.params[:-1]] == fixed
-                and 'va_list' in vp.params[-1].type and vp.result == proto.result):
+        if cand in exports and vp is not None and _v_mismatch(proto, vp) is None:
             return exports[cand], vp
     return None
+
+
+def _v_mismatch(proto, vp):
+    """Why VP cannot stand in for the variadic PROTO (None if it can)."""
+    if vp.variadic or vp.no_prototype or vp.problem:
+        return 'is not a plain prototype'
+    last = vp.params[-1] if vp.params else None
+    if last is None or ('va_list' not in last.type
+                        and '__va_list_tag' not in getattr(last, 'canonical', '')):
+        return 'does not end with a va_list'
+    fixed = proto.params
+    if len(vp.params) != len(fixed) + 1 or not all(
+            _same_type(a, b) for a, b in zip(fixed, vp.params[:-1])):
+        return 'takes other parameters before its va_list'
+    if (getattr(proto, 'result_canonical', '') or proto.result) != \
+            (getattr(vp, 'result_canonical', '') or vp.result):
+        return 'returns another type'
+    return None
+
+
+def _no_v_variant(name, proto, exports, protos):
+    """The skip reason of a variadic function without a usable va_list twin."""
+    for cand in _v_candidates(name):
+        if cand in exports and cand in protos:
+            return (f'variadic, and its va_list variant {cand} {_v_mismatch(proto, protos[cand])}: '
+                    'nothing to forward the arguments through')
+    return 'variadic, and the library has no va_list variant to forward through'
 
 
 def select(libs, protos, patterns=(), app_imports=None, declared=None):
@@ -91,7 +124,11 @@ def select(libs, protos, patterns=(), app_imports=None, declared=None):
                 continue
             p = protos.get(name)
             if p is None:
-                skip('no prototype in the headers (give the right --header)')
+                # an alias of a declared function may still differ from it (identical code
+                # folding merges unrelated functions): its own prototype is needed
+                skip('no prototype in the headers (give the right --header)'
+                     if not any(a in protos for a in e.aliases) else
+                     'no prototype in the headers, though a function at the same address has one')
                 continue
             if p.inline_definition:
                 skip(f'the header defines it (static or inline) at {p.file}:{p.line}: calls never reach the library')
@@ -109,7 +146,7 @@ def select(libs, protos, patterns=(), app_imports=None, declared=None):
             if p.variadic:
                 v = _v_variant(name, p, lib.exports, protos)
                 if v is None:
-                    skip('variadic, and the library has no va_list variant to forward through')
+                    skip(_no_v_variant(name, p, lib.exports, protos))
                     continue
                 c.via = v
                 c.notes.append(f'variadic: forwarded through {v[0].name}')
