@@ -148,9 +148,9 @@ def _culprit(tu, error, tops):
 
 
 def parse_headers(headers, extra_args=(), drop_broken=True, wanted=None):
-    """Parses HEADERS as one translation unit.  A header that does not compile (one
-    that #errors, or needs another first) is dropped and reported, as long as others
-    remain.  Only names in WANTED (all, if None) get a Prototype; a wanted name the
+    """Parses HEADERS as one translation unit.  A header that does not compile is tried
+    again after all the others (it may need them first); if it still fails (it #errors,
+    say) it is dropped and reported, as long as others remain.  Only names in WANTED (all, if None) get a Prototype; a wanted name the
     headers only rename (`#define foo foo_v2`, an __asm__("foo") label on another
     declaration) gets one whose problem says so.
     Returns (prototypes by name, macro names, usable headers, notes, and name ->
@@ -163,13 +163,19 @@ def parse_headers(headers, extra_args=(), drop_broken=True, wanted=None):
     usable = [os.path.abspath(h) for h in headers]
     notes = []
     tu, errors = _parse(index, usable, extra_args)
+    moved = set()
     while errors and drop_broken and len(usable) > 1:
         tops = {os.path.realpath(h): h for h in usable}
         bad = _culprit(tu, errors[0], tops)
         if bad is None:
             break
-        notes.append(f'header {tops[bad]} skipped: {_where(errors[0])}')
         usable.remove(tops[bad])
+        if bad not in moved:
+            # it may only need the others first (jpegint.h after jpeglib.h): try it last
+            moved.add(bad)
+            usable.append(tops[bad])
+        else:
+            notes.append(f'header {tops[bad]} skipped: {_where(errors[0])}')
         tu, errors = _parse(index, usable, extra_args)
     if errors:
         raise HeaderProblem(_where(errors[0]))
