@@ -329,9 +329,9 @@ def test_model_comments_are_allowed(tmp_path):
 
 
 def test_example_model(tmp_path):
-    # models/example-pcie-gpu-dgemm.csv at n = 64 (a sample): work = 32*64^2 = 131072,
-    # f = 15000 + 131072/12 + 2*64^3/1000 = 15000 + 10922.67 + 524.288 = 26446.955 ns.
-    t = trace(tmp_path, [(1, 'dgemm_', 0, 100000, 131072)], 1000000)
+    # models/example-pcie-gpu-dgemm.csv at n = 64 (a sample): work = 2*64^3 = 524288 flops,
+    # f = 15000 + 32*64^2/12 + 2*64^3/1000 = 15000 + 10922.67 + 524.288 = 26446.955 ns.
+    t = trace(tmp_path, [(1, 'dgemm_', 0, 100000, 524288)], 1000000)
     res, _ = predict(t, os.path.join(ROOT, 'models', 'example-pcie-gpu-dgemm.csv'))
     assert close(res['predicted_ns'], 26446.955)
 
