@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <sys/types.h>
+#define DYL_NO_PROCESS_HOOKS	/* the runtime itself defines no exec/_exit trampolines */
 #include "dyl.h"
 
 #define HIDDEN __attribute__((visibility("hidden")))
@@ -20,7 +21,9 @@ struct dyl_thread {
 	struct dyl_thread *next;	/* in dyl_rt.threads */
 	pid_t tid;
 	uint32_t depth;
-	volatile uint32_t len;	/* bytes of complete rows in buf */
+	volatile uint32_t len;	/* bytes of complete rows in buf; only the owner appends */
+	uint32_t flushed;	/* bytes of buf already written by another thread's flush */
+	pthread_mutex_t flush_lock;	/* one flusher at a time (the owner or dyl_finish) */
 	char args[DYL_ARGS_LEVELS][1024];	/* std.args text, one per nesting level in flight */
 	char buf[DYL_THREAD_BUF];
 };
@@ -30,15 +33,21 @@ struct dyl_runtime {
 	int initialized;	/* 0, 1 while initializing, 2 ready */
 	int off;		/* DYL_OFF: forward only */
 	int disabled;		/* the trace cannot be written: forward only */
+	int forked;		/* a forked child: never takes the shared PATH */
+	int finished;		/* the footer is written */
 	pid_t pid;
+	unsigned long long start_ticks;	/* the process's start time (/proc/self/stat) */
 	uint64_t t0;		/* clock at start, ns */
-	uint64_t seq;		/* next call number */
-	int fd;			/* trace file, -1 until the first write */
-	int header_done;
+	uint64_t seq;		/* next call number, taken by dyl_enter */
+	int fd;			/* trace file, -1 until claimed */
+	int header_done;	/* the header is written (columns and notes are fixed) */
+	char tmpl[4096];	/* $DYL_TRACE made absolute at start-up (%p not expanded) */
 	char path[4096];
 	const char *filter;	/* DYL_FILTER */
-	pthread_mutex_t lock;	/* threads list, columns, notes, warnings */
-	pthread_mutex_t io;	/* the trace file; taken inside 'lock', never around it */
+	/* Lock order: lock, a thread's flush_lock, io, meta. */
+	pthread_mutex_t lock;	/* the threads list */
+	pthread_mutex_t io;	/* the trace file */
+	pthread_mutex_t meta;	/* columns, notes, header_done, warned: held around no call */
 	struct dyl_thread *threads;
 	pthread_key_t key;	/* thread-exit flush */
 	unsigned ncolumns;
@@ -55,9 +64,10 @@ HIDDEN void dyl_init(void);
 HIDDEN struct dyl_thread *dyl_thread_get(void);
 HIDDEN void dyl_flush_thread(struct dyl_thread *t);
 HIDDEN void dyl_finish(void);	/* flush everything, write the footer */
-HIDDEN void dyl_trace_open(void);
+HIDDEN void dyl_trace_setup(void);	/* at start-up: remember $DYL_TRACE, claim the file */
 HIDDEN void dyl_trace_write(const char *data, size_t len);
 HIDDEN void dyl_trace_footer(void);
+HIDDEN void dyl_trace_drop_unused(void);	/* before exec: give back a claimed, unwritten file */
 HIDDEN void dyl_trace_reset_after_fork(void);
 HIDDEN size_t dyl_format_row(char *out, size_t room, const struct dyl_call *c, uint64_t seq,
 			     pid_t tid);

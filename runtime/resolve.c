@@ -9,9 +9,15 @@
  *  3. the library loaded now, privately (RTLD_LOCAL), as the last resort.
  * A versioned symbol is looked up with dlvsym so that the version the program was
  * linked against is the one called.
+ *
+ * dlopen and dlsym are not async-signal-safe (they take locks and malloc), so signals
+ * are blocked while a function is resolved: a handler that calls a wrapped function
+ * would otherwise resolve it inside our interrupted dlopen.  It happens once per
+ * function.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -37,7 +43,10 @@ void *dyl_resolve(struct dyl_lib *lib, const char *name, const char *version,
 		  dyl_next_fn next, const void *self)
 {
 	void *h, *fn = NULL;
+	sigset_t all, old;
 
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
 	dyl_busy++;
 	h = __atomic_load_n(&lib->handle, __ATOMIC_ACQUIRE);
 	if (!h) {
@@ -60,6 +69,7 @@ void *dyl_resolve(struct dyl_lib *lib, const char *name, const char *version,
 		}
 	}
 	dyl_busy--;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (fn && fn != self)
 		return fn;
 	/* No call can be made; returning would run garbage.  Say exactly why. */

@@ -3,6 +3,10 @@
  * The per-call path is dyl_enter + dyl_leave: a thread-local lookup, one atomic
  * increment for the call number, and one row formatted into the thread's own buffer.
  * Buffers go to the trace file when full, when their thread exits, and at exit.
+ *
+ * Signal handlers may make wrapped calls on any thread at any moment: while dyl_busy is
+ * set the runtime is between states and such a call is forwarded unrecorded; otherwise
+ * it is recorded like any call (with the depth of the call it interrupted).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -18,9 +22,14 @@
 #include "internal.h"
 
 struct dyl_runtime dyl_rt = { .fd = -1, .lock = PTHREAD_MUTEX_INITIALIZER,
-			      .io = PTHREAD_MUTEX_INITIALIZER };
+			      .io = PTHREAD_MUTEX_INITIALIZER, .meta = PTHREAD_MUTEX_INITIALIZER };
 TLS struct dyl_thread *dyl_self;
 TLS int dyl_busy;
+
+/* dyl_busy guards against this thread's own signal handlers: keep the compiler from
+ * moving the buffer's accesses out of the guarded region. */
+#define BUSY_IN() (dyl_busy++, __atomic_signal_fence(__ATOMIC_SEQ_CST))
+#define BUSY_OUT() (__atomic_signal_fence(__ATOMIC_SEQ_CST), dyl_busy--)
 
 uint64_t dyl_now(void)
 {
@@ -33,7 +42,10 @@ static void thread_exit(void *arg)
 {
 	struct dyl_thread *t = arg, **p;
 
-	dyl_busy++;
+	BUSY_IN();
+	/* flush_lock keeps a concurrent dyl_finish from writing these rows twice; taking T
+	 * off the list under 'lock' (which dyl_finish holds while it walks the list) keeps
+	 * it from touching T once unmapped. */
 	dyl_flush_thread(t);
 	pthread_mutex_lock(&dyl_rt.lock);
 	for (p = &dyl_rt.threads; *p; p = &(*p)->next)
@@ -44,7 +56,7 @@ static void thread_exit(void *arg)
 	pthread_mutex_unlock(&dyl_rt.lock);
 	dyl_self = NULL;
 	munmap(t, sizeof(*t));
-	dyl_busy--;
+	BUSY_OUT();
 }
 
 struct dyl_thread *dyl_thread_get(void)
@@ -57,6 +69,7 @@ struct dyl_thread *dyl_thread_get(void)
 	if (t == MAP_FAILED)
 		return NULL;
 	t->tid = (pid_t)syscall(SYS_gettid);
+	pthread_mutex_init(&t->flush_lock, NULL);
 	pthread_mutex_lock(&dyl_rt.lock);
 	t->next = dyl_rt.threads;
 	dyl_rt.threads = t;
@@ -66,8 +79,9 @@ struct dyl_thread *dyl_thread_get(void)
 	return t;
 }
 
-/* Fork: the child writes its own trace, numbered from 0 and timed from the fork, and
- * drops the rows its parent will write. */
+/* Fork: the child writes its own trace (PATH.<pid>), numbered from 0 and timed from
+ * the fork, and drops the rows its parent will write.  Other threads do not exist in
+ * the child; their buffers are their parent's. */
 static void after_fork_child(void)
 {
 	struct dyl_thread *t = dyl_self;
@@ -76,10 +90,15 @@ static void after_fork_child(void)
 	dyl_rt.t0 = dyl_now();
 	dyl_rt.seq = 0;
 	dyl_rt.threads = NULL;
+	dyl_rt.forked = 1;
+	dyl_rt.finished = 0;
 	pthread_mutex_init(&dyl_rt.lock, NULL);
 	pthread_mutex_init(&dyl_rt.io, NULL);
+	pthread_mutex_init(&dyl_rt.meta, NULL);
 	if (t) {
 		t->len = 0;
+		t->flushed = 0;
+		pthread_mutex_init(&t->flush_lock, NULL);
 		t->tid = (pid_t)syscall(SYS_gettid);
 		t->next = NULL;
 		dyl_rt.threads = t;
@@ -87,18 +106,30 @@ static void after_fork_child(void)
 	dyl_trace_reset_after_fork();
 }
 
-/* exit(): rows recorded so far.  Destructors that run later may still make wrapped
- * calls, so the footer waits for our own destructor. */
-static void at_exit(void)
+/* Every thread's rows recorded so far, including those of threads still running. */
+static void flush_all(void)
 {
 	struct dyl_thread *t;
 
-	dyl_busy++;
+	BUSY_IN();
 	pthread_mutex_lock(&dyl_rt.lock);
 	for (t = dyl_rt.threads; t; t = t->next)
 		dyl_flush_thread(t);
 	pthread_mutex_unlock(&dyl_rt.lock);
-	dyl_busy--;
+	BUSY_OUT();
+}
+
+/* exit(): rows recorded so far.  Destructors that run later may still make wrapped
+ * calls, so the footer waits for our own destructor. */
+static void at_exit(void)
+{
+	flush_all();
+}
+
+/* quick_exit() runs these handlers only, then _exit. */
+static void at_quick(void)
+{
+	dyl_finish();
 }
 
 void dyl_init(void)
@@ -113,7 +144,8 @@ void dyl_init(void)
 	if (!__atomic_compare_exchange_n(&dyl_rt.initialized, &expected, 1, 0,
 					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 		return;
-	dyl_busy++;
+	BUSY_IN();
+	int saved = errno;
 	dyl_rt.pid = getpid();
 	dyl_rt.t0 = dyl_now();
 	e = getenv("DYL_OFF");
@@ -123,7 +155,13 @@ void dyl_init(void)
 	pthread_key_create(&dyl_rt.key, thread_exit);
 	pthread_atfork(NULL, NULL, after_fork_child);
 	atexit(at_exit);
-	dyl_busy--;
+	at_quick_exit(at_quick);
+	/* The trace's name is taken now, not at the first write: the first process of a
+	 * run holds PATH before it forks or another process starts, and a relative
+	 * $DYL_TRACE means the directory the program started in. */
+	dyl_trace_setup();
+	errno = saved;
+	BUSY_OUT();
 	__atomic_store_n(&dyl_rt.initialized, 2, __ATOMIC_RELEASE);
 }
 
@@ -193,6 +231,9 @@ int dyl_enter(struct dyl_call *c, struct dyl_func *f)
 	}
 	c->func = f;
 	c->depth = t->depth++;
+	/* numbered at the start, so that seq is start order (an outer call before the
+	 * calls it makes) */
+	c->seq = __atomic_fetch_add(&dyl_rt.seq, 1, __ATOMIC_RELAXED);
 	c->in_bytes = c->out_bytes = c->work = DYL_NONE;
 	c->ncounters = 0;
 	c->args = NULL;
@@ -203,38 +244,48 @@ int dyl_enter(struct dyl_call *c, struct dyl_func *f)
 void dyl_leave(struct dyl_call *c)
 {
 	struct dyl_thread *t = dyl_self;
-	uint64_t seq;
 
 	t->depth--;
-	dyl_busy++;
-	/* The call number is taken when the row is written: ordering rows by t_start_ns
-	 * gives start order; seq is unique per process. */
-	seq = __atomic_fetch_add(&dyl_rt.seq, 1, __ATOMIC_RELAXED);
-	if (dyl_unlikely(t->len + DYL_ROW_MAX > DYL_THREAD_BUF))
+	BUSY_IN();
+	uint32_t len = t->len;
+	if (dyl_unlikely(len + DYL_ROW_MAX > DYL_THREAD_BUF)) {
 		dyl_flush_thread(t);
-	size_t n = dyl_format_row(t->buf + t->len, DYL_ROW_MAX, c, seq, t->tid);
-	__atomic_store_n(&t->len, t->len + (uint32_t)n, __ATOMIC_RELEASE);
-	dyl_busy--;
+		len = t->len;
+	}
+	size_t n = dyl_format_row(t->buf + len, DYL_ROW_MAX, c, c->seq, t->tid);
+	__atomic_store_n(&t->len, len + (uint32_t)n, __ATOMIC_RELEASE);
+	BUSY_OUT();
 }
 
+/* Writes T's rows not written yet.  Only T's own thread appends to T->buf and only it
+ * empties it; any other thread (dyl_finish while T still runs) writes what is complete
+ * and remembers how far it got, so that no row is written twice or lost. */
 void dyl_flush_thread(struct dyl_thread *t)
 {
-	uint32_t len = __atomic_load_n(&t->len, __ATOMIC_ACQUIRE);
+	int own = (t == dyl_self);
 
-	if (len == 0)
-		return;
-	dyl_trace_write(t->buf, len);
-	__atomic_store_n(&t->len, 0, __ATOMIC_RELEASE);
+	pthread_mutex_lock(&t->flush_lock);
+	uint32_t len = __atomic_load_n(&t->len, __ATOMIC_ACQUIRE);
+	if (len > t->flushed)
+		dyl_trace_write(t->buf + t->flushed, len - t->flushed);
+	if (own) {
+		t->flushed = 0;
+		__atomic_store_n(&t->len, 0, __ATOMIC_RELEASE);
+	} else {
+		t->flushed = len;
+	}
+	pthread_mutex_unlock(&t->flush_lock);
 }
 
+/* The image ends (exit, _exit, exec): every row, then the footer (once). */
 void dyl_finish(void)
 {
 	if (dyl_rt.initialized != 2)
 		return;
-	at_exit();
-	dyl_busy++;
+	flush_all();
+	BUSY_IN();
 	dyl_trace_footer();
-	dyl_busy--;
+	BUSY_OUT();
 }
 
 char *dyl_args_buffer(unsigned *size)
@@ -258,13 +309,13 @@ int dyl_add_columns(const char *const *names, unsigned n)
 	int first = -1;
 
 	dyl_init();
-	pthread_mutex_lock(&dyl_rt.lock);
+	pthread_mutex_lock(&dyl_rt.meta);
 	if (!dyl_rt.header_done && dyl_rt.ncolumns + n <= DYL_MAX_COLUMNS) {
 		first = (int)dyl_rt.ncolumns;
 		for (unsigned i = 0; i < n; i++)
 			dyl_rt.columns[dyl_rt.ncolumns++] = names[i];
 	}
-	pthread_mutex_unlock(&dyl_rt.lock);
+	pthread_mutex_unlock(&dyl_rt.meta);
 	return first;
 }
 
@@ -273,11 +324,11 @@ void dyl_note(const char *key, const char *value)
 	size_t used;
 
 	dyl_init();
-	pthread_mutex_lock(&dyl_rt.lock);
+	pthread_mutex_lock(&dyl_rt.meta);
 	used = strlen(dyl_rt.notes);
 	if (!dyl_rt.header_done)
 		snprintf(dyl_rt.notes + used, sizeof(dyl_rt.notes) - used, "# %s=%s\n", key, value);
-	pthread_mutex_unlock(&dyl_rt.lock);
+	pthread_mutex_unlock(&dyl_rt.meta);
 }
 
 void dyl_warn_once(const char *key, const char *fmt, ...)
@@ -287,15 +338,15 @@ void dyl_warn_once(const char *key, const char *fmt, ...)
 	int saved = errno;
 
 	snprintf(tagged, sizeof(tagged), "|%.127s|", key);
-	pthread_mutex_lock(&dyl_rt.lock);
+	pthread_mutex_lock(&dyl_rt.meta);
 	if (strstr(dyl_rt.warned, tagged)) {
-		pthread_mutex_unlock(&dyl_rt.lock);
+		pthread_mutex_unlock(&dyl_rt.meta);
 		errno = saved;
 		return;
 	}
 	if (strlen(dyl_rt.warned) + strlen(tagged) < sizeof(dyl_rt.warned))
 		strcat(dyl_rt.warned, tagged);
-	pthread_mutex_unlock(&dyl_rt.lock);
+	pthread_mutex_unlock(&dyl_rt.meta);
 	dyl_busy++;
 	fputs("dyliberator: ", stderr);
 	va_start(ap, fmt);

@@ -1,9 +1,15 @@
 /* trace.c - the trace file: its name, its header and footer, and row formatting.
  *
  * Each process writes its own file.  The first process takes $DYL_TRACE (default
- * ./trace.csv) and holds an flock on it for its whole life; a process that finds the
- * file locked (a live process owns it) or written by its own pid before an exec
- * writes PATH.<pid> instead.
+ * ./trace.csv) when it starts and holds an flock on it for its whole life.  Any other
+ * process writes PATH.<pid>: a forked child always, and a process that finds PATH
+ * locked (a live process owns it) or written by an earlier image of its own pid (the
+ * program before an exec).  With %p in $DYL_TRACE the pid is in the name already.  In
+ * the rare case that the pid's own name was written by an earlier image (a forked
+ * child that recorded calls, then exec'd), the new image adds .1, .2, ...
+ *
+ * The header is written with the first rows (or the footer), so that wrappers'
+ * constructors can still add columns and notes after the name is claimed.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -36,32 +42,73 @@ static int expand_path(char *out, size_t room, const char *tmpl, pid_t pid)
 	return has_pid;
 }
 
-/* Was FD's trace written by this very pid (the image before an exec)? */
+/* The process's start time in clock ticks since boot (field 22 of /proc/self/stat):
+ * with the pid, it tells this process from an earlier one that had the same pid. */
+static unsigned long long proc_start_ticks(void)
+{
+	char buf[1024];
+	int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	char *p = strrchr(buf, ')');	/* the command name may hold spaces */
+	if (!p)
+		return 0;
+	for (int field = 2; field < 22 && p; field++)
+		p = strchr(p + 1, ' ');
+	return p ? strtoull(p + 1, NULL, 10) : 0;
+}
+
+/* Was FD's trace written by this very process (an image before an exec)? */
 static int written_by_us(int fd)
 {
-	char head[512], want[32];
+	char head[512], want[64];
 	ssize_t n = pread(fd, head, sizeof(head) - 1, 0);
 
 	if (n <= 0)
 		return 0;
 	head[n] = '\0';
 	snprintf(want, sizeof(want), "\n# pid=%d\n", (int)dyl_rt.pid);
+	if (!strstr(head, want))
+		return 0;
+	if (dyl_rt.start_ticks == 0)
+		return 1;
+	snprintf(want, sizeof(want), "\n# pid_start=%llu\n", dyl_rt.start_ticks);
 	return strstr(head, want) != NULL;
 }
 
-static int open_locked(const char *path, int exclusive_name)
+/* Opens PATH for this process: -1 with errno EBUSY when another live process holds it
+ * or an earlier image of this process wrote it. */
+static int open_claim(const char *path)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	/* read-write: written_by_us reads the header back */
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+
+	if (fd < 0 && errno == EACCES)	/* write-only permission: no check possible */
+		fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
 
 	if (fd < 0)
 		return -1;
-	if (!exclusive_name && (flock(fd, LOCK_EX | LOCK_NB) != 0 || written_by_us(fd))) {
+	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+		if (errno == EWOULDBLOCK) {
+			close(fd);
+			errno = EBUSY;
+			return -1;
+		}
+		/* a file system without flock: go on unlocked */
+	}
+	if (written_by_us(fd)) {
 		close(fd);
 		errno = EBUSY;
 		return -1;
 	}
-	if (exclusive_name)
-		flock(fd, LOCK_EX | LOCK_NB);
+	/* a trace left by a finished process is replaced (not a device, e.g. /dev/null) */
 	if (ftruncate(fd, 0) != 0 && errno != EINVAL) {
 		close(fd);
 		return -1;
@@ -86,6 +133,7 @@ static void write_all(int fd, const char *data, size_t len)
 	}
 }
 
+/* Called with dyl_rt.io held, the file open. */
 static void write_header(void)
 {
 	char buf[8192];
@@ -95,6 +143,9 @@ static void write_header(void)
 
 	o += (size_t)snprintf(buf + o, sizeof(buf) - o, "# dyliberator trace 1\n# pid=%d\n",
 			      (int)dyl_rt.pid);
+	if (dyl_rt.start_ticks)
+		o += (size_t)snprintf(buf + o, sizeof(buf) - o, "# pid_start=%llu\n",
+				      dyl_rt.start_ticks);
 	/* the command line, NUL-separated in /proc */
 	fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
 	if (fd >= 0) {
@@ -109,38 +160,77 @@ static void write_header(void)
 			o += (size_t)snprintf(buf + o, sizeof(buf) - o, "# cmdline=%s\n", cmd);
 		}
 	}
+	pthread_mutex_lock(&dyl_rt.meta);	/* notes and columns are fixed from now on */
+	dyl_rt.header_done = 1;
 	o += (size_t)snprintf(buf + o, sizeof(buf) - o, "# clock=monotonic\n%s", dyl_rt.notes);
+	if (o >= sizeof(buf))
+		o = sizeof(buf) - 1;
 	o += (size_t)snprintf(buf + o, sizeof(buf) - o, "%s", HEADER);
 	for (unsigned i = 0; i < dyl_rt.ncolumns && o < sizeof(buf); i++)
 		o += (size_t)snprintf(buf + o, sizeof(buf) - o, ",%s", dyl_rt.columns[i]);
-	if (o < sizeof(buf) - 1)
-		buf[o++] = '\n';
+	pthread_mutex_unlock(&dyl_rt.meta);
+	if (o >= sizeof(buf) - 1)
+		o = sizeof(buf) - 2;
+	buf[o++] = '\n';
 	write_all(dyl_rt.fd, buf, o);
 }
 
-/* Called with dyl_rt.io held. */
+/* Chooses the name and claims it (see the top of the file).  Called with dyl_rt.io
+ * held; sets dyl_rt.fd, or dyl_rt.disabled with one warning. */
 static void open_trace(void)
 {
-	const char *tmpl = getenv("DYL_TRACE");
-	int has_pid;
+	char base[sizeof(dyl_rt.path) - 32];
+	int has_pid, fd = -1;
 
-	if (!tmpl || !*tmpl)
-		tmpl = "trace.csv";
-	has_pid = expand_path(dyl_rt.path, sizeof(dyl_rt.path), tmpl, dyl_rt.pid);
-	dyl_rt.fd = open_locked(dyl_rt.path, has_pid);
-	if (dyl_rt.fd < 0 && !has_pid && errno == EBUSY) {
-		size_t l = strlen(dyl_rt.path);
-		snprintf(dyl_rt.path + l, sizeof(dyl_rt.path) - l, ".%d", (int)dyl_rt.pid);
-		dyl_rt.fd = open_locked(dyl_rt.path, 1);
+	if (!dyl_rt.start_ticks)
+		dyl_rt.start_ticks = proc_start_ticks();
+	has_pid = expand_path(base, sizeof(base), dyl_rt.tmpl, dyl_rt.pid);
+	if (!has_pid && !dyl_rt.forked) {
+		snprintf(dyl_rt.path, sizeof(dyl_rt.path), "%s", base);
+		fd = open_claim(dyl_rt.path);
+	} else {
+		errno = EBUSY;
 	}
-	if (dyl_rt.fd < 0) {
+	for (int k = 0; fd < 0 && errno == EBUSY && k < 100; k++) {
+		size_t l = (size_t)snprintf(dyl_rt.path, sizeof(dyl_rt.path), "%s", base);
+		if (!has_pid)
+			l += (size_t)snprintf(dyl_rt.path + l, sizeof(dyl_rt.path) - l, ".%d",
+					      (int)dyl_rt.pid);
+		if (k > 0)
+			snprintf(dyl_rt.path + l, sizeof(dyl_rt.path) - l, ".%d", k);
+		fd = open_claim(dyl_rt.path);
+	}
+	if (fd < 0) {
 		dyl_warn_once("open", "cannot write the trace %s (%s); the program goes on untraced",
 			      dyl_rt.path, strerror(errno));
 		dyl_rt.disabled = 1;
 		return;
 	}
-	dyl_rt.header_done = 1;
-	write_header();
+	dyl_rt.fd = fd;
+	dyl_rt.header_done = 0;
+}
+
+void dyl_trace_setup(void)
+{
+	const char *tmpl = getenv("DYL_TRACE");
+	size_t l = 0;
+
+	if (!tmpl || !*tmpl)
+		tmpl = "trace.csv";
+	if (tmpl[0] != '/' && getcwd(dyl_rt.tmpl, sizeof(dyl_rt.tmpl) - 2)) {
+		l = strlen(dyl_rt.tmpl);
+		if (l > 1)
+			dyl_rt.tmpl[l++] = '/';
+		else
+			l = 1;	/* "/" */
+	}
+	snprintf(dyl_rt.tmpl + l, sizeof(dyl_rt.tmpl) - l, "%s", tmpl);
+	if (dyl_rt.off)
+		return;
+	pthread_mutex_lock(&dyl_rt.io);
+	if (dyl_rt.fd < 0 && !dyl_rt.disabled)
+		open_trace();
+	pthread_mutex_unlock(&dyl_rt.io);
 }
 
 void dyl_trace_write(const char *data, size_t len)
@@ -150,6 +240,8 @@ void dyl_trace_write(const char *data, size_t len)
 	pthread_mutex_lock(&dyl_rt.io);
 	if (dyl_rt.fd < 0 && !dyl_rt.disabled)
 		open_trace();
+	if (!dyl_rt.disabled && !dyl_rt.header_done)
+		write_header();
 	if (!dyl_rt.disabled)
 		write_all(dyl_rt.fd, data, len);
 	pthread_mutex_unlock(&dyl_rt.io);
@@ -159,28 +251,39 @@ void dyl_trace_write(const char *data, size_t len)
 void dyl_trace_footer(void)
 {
 	char buf[64];
-	int n;
+	int n, saved = errno;
 
 	/* a process that made no recorded call still leaves a trace: its run time is data */
-	if (dyl_rt.fd < 0 && !dyl_rt.disabled && !dyl_rt.off) {
-		pthread_mutex_lock(&dyl_rt.io);
-		if (dyl_rt.fd < 0 && !dyl_rt.disabled)
-			open_trace();
-		pthread_mutex_unlock(&dyl_rt.io);
-	}
-	if (dyl_rt.fd < 0 || dyl_rt.disabled)
+	if (dyl_rt.off || dyl_rt.disabled ||
+	    __atomic_exchange_n(&dyl_rt.finished, 1, __ATOMIC_ACQ_REL))
 		return;
 	n = snprintf(buf, sizeof(buf), "# total_ns=%llu\n",
 		     (unsigned long long)(dyl_now() - dyl_rt.t0));
 	dyl_trace_write(buf, (size_t)n);
+	errno = saved;
+}
+
+void dyl_trace_drop_unused(void)
+{
+	int saved = errno;
+
+	pthread_mutex_lock(&dyl_rt.io);
+	if (dyl_rt.fd >= 0 && !dyl_rt.header_done) {
+		unlink(dyl_rt.path);
+		close(dyl_rt.fd);	/* and with it the lock */
+		dyl_rt.fd = -1;
+	}
+	pthread_mutex_unlock(&dyl_rt.io);
+	errno = saved;
 }
 
 void dyl_trace_reset_after_fork(void)
 {
 	if (dyl_rt.fd >= 0)
-		close(dyl_rt.fd);
+		close(dyl_rt.fd);	/* the parent's lock stays with the parent's descriptor */
 	dyl_rt.fd = -1;
-	dyl_rt.header_done = 0;
+	dyl_rt.header_done = 0;	/* the child's own header; notes and columns stay */
+	dyl_rt.start_ticks = 0;
 }
 
 /* --- row formatting: no stdio on this path --- */

@@ -50,6 +50,7 @@ struct dyl_call {
 	uint32_t counter_base;	/* first counter column this call fills */
 	const char *args;	/* formatted argument values, or NULL */
 	int64_t counters[DYL_MAX_COUNTERS];
+	uint64_t seq;		/* call number, taken by dyl_enter (start order) */
 };
 
 /* Finds the original NAME (of VERSION, if non-NULL) in LIB.  Never returns NULL: when
@@ -80,7 +81,19 @@ DYL_API void dyl_warn_once(const char *key, const char *fmt, ...)
 /* A per-thread scratch string for std.args (valid until the thread's next call). */
 DYL_API char *dyl_args_buffer(unsigned *size);
 
+/* The process image is about to end without exit(): HOW is DYL_IMAGE_EXEC (the exec
+ * family) or DYL_IMAGE_EXIT (_exit, _Exit).  Writes out every row recorded so far.
+ * dyl_image_goes_on() is called when an exec failed.  Both keep errno.  The
+ * trampolines in dyl_process.h call them. */
+#define DYL_IMAGE_EXIT 0
+#define DYL_IMAGE_EXEC 1
+DYL_API void dyl_image_ends(int how);
+DYL_API void dyl_image_goes_on(void);
+
 #ifdef __cplusplus
 }
 #endif
+
+/* The exec family and _exit, interposed from the wrapper itself (see dyl_process.h). */
+#include "dyl_process.h"
 #endif
