@@ -1,11 +1,14 @@
 /* resolve.c - finding the original function a wrapper forwards to.
  *
- * In order:
- *  1. the library itself, if it is loaded anywhere: dlopen(RTLD_NOLOAD) finds it even
- *     in a local scope (a module loaded with dlopen(RTLD_LOCAL), as Python and
- *     ImageMagick do), where RTLD_NEXT sees nothing;
- *  2. the wrapper's successors (RTLD_NEXT, looked up from the wrapper's own object):
- *     another library defining the same name;
+ * The original is the definition the program would have called without the wrapper:
+ *  1. the first definition after the wrapper in the global lookup order, that is the
+ *     loaded objects in load order, skipping other dyliberator wrappers (each exports
+ *     dyl_wrapper_next as a mark).  dlsym(RTLD_NEXT) is not that: from a preloaded
+ *     object it searches the object's own dependency list.  Two wrappers of libraries
+ *     that share a name (xerbla_ in LAPACK and BLAS) so forward to the one the program
+ *     binds to, whatever their order in LD_PRELOAD;
+ *  2. the library itself, loaded in a local scope only (a module loaded with
+ *     dlopen(RTLD_LOCAL), as Python and ImageMagick do): dlopen(RTLD_NOLOAD) finds it;
  *  3. the library loaded now, privately (RTLD_LOCAL), as the last resort.
  * A versioned symbol is looked up with dlvsym so that the version the program was
  * linked against is the one called.
@@ -13,10 +16,13 @@
  * dlopen and dlsym are not async-signal-safe (they take locks and malloc), so signals
  * are blocked while a function is resolved: a handler that calls a wrapped function
  * would otherwise resolve it inside our interrupted dlopen.  It happens once per
- * function.
+ * function.  A lookup that re-enters this one (a wrapper of sigfillset, say, whose
+ * original is not known yet) skips that step: only the dl* functions are needed.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <link.h>
+#include <string.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,28 +45,94 @@ static void *open_lib(const struct dyl_lib *lib, int flags)
 	return h;
 }
 
+#define MAX_OBJECTS 1024
+
+struct objects {
+	int n;
+	const char *name[MAX_OBJECTS];
+};
+
+static int collect(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct objects *o = data;
+
+	if (o->n < MAX_OBJECTS)
+		o->name[o->n++] = info->dlpi_name;
+	return 0;
+}
+
+/* NAME's own definition in the object FILE (not one of its dependencies'), or NULL. */
+static void *defined_in(const char *file, const char *name, const char *version)
+{
+	void *h = dlopen(file, RTLD_LAZY | RTLD_NOLOAD), *fn;
+	Dl_info at;
+
+	if (!h)
+		return NULL;
+	fn = lookup(h, name, version);
+	if (!fn && version)
+		fn = dlsym(h, name);
+	dlclose(h);	/* NOLOAD took a reference; the object stays loaded */
+	if (!fn || !dladdr(fn, &at) || !at.dli_fname || strcmp(at.dli_fname, file) != 0)
+		return NULL;
+	return fn;
+}
+
+/* Step 1: the first definition after the wrapper that holds SELF. */
+static void *global_next(const char *name, const char *version, const void *self)
+{
+	struct objects o = { 0 };
+	Dl_info me;
+	int after = 0;
+
+	if (!dladdr(self, &me) || !me.dli_fname)
+		return NULL;
+	dl_iterate_phdr(collect, &o);
+	for (int i = 1; i < o.n; i++) {	/* 0 is the program: it comes before any wrapper */
+		const char *file = o.name[i];
+		if (!file || !*file)
+			continue;	/* the vDSO */
+		if (!after) {
+			after = strcmp(file, me.dli_fname) == 0;
+			continue;
+		}
+		if (defined_in(file, "dyl_wrapper_next", NULL))
+			continue;	/* another wrapper: look past it */
+		void *fn = defined_in(file, name, version);
+		if (fn)
+			return fn;
+	}
+	return NULL;
+}
+
+static TLS int resolving;
+
 void *dyl_resolve(struct dyl_lib *lib, const char *name, const char *version,
 		  dyl_next_fn next, const void *self)
 {
 	void *h, *fn = NULL;
 	sigset_t all, old;
+	int masked = 0;
 
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
+	if (resolving++ == 0) {
+		sigfillset(&all);
+		masked = pthread_sigmask(SIG_SETMASK, &all, &old) == 0;
+	}
 	dyl_busy++;
+	fn = global_next(name, version, self);
+	if ((!fn || fn == self) && next) {	/* the wrapper is not in the load list? */
+		fn = next(name, version);
+		if (!fn && version)
+			fn = next(name, NULL);
+	}
 	h = __atomic_load_n(&lib->handle, __ATOMIC_ACQUIRE);
-	if (!h) {
+	if ((!fn || fn == self) && !h) {
 		h = open_lib(lib, RTLD_LAZY | RTLD_NOLOAD);
 		if (h)
 			__atomic_store_n(&lib->handle, h, __ATOMIC_RELEASE);
 	}
-	if (h)
+	if ((!fn || fn == self) && h)
 		fn = lookup(h, name, version);
-	if ((!fn || fn == self) && next) {
-		fn = next(name, version);
-		if (!fn && version)	/* another library may define it unversioned */
-			fn = next(name, NULL);
-	}
 	if ((!fn || fn == self) && !h) {
 		h = open_lib(lib, RTLD_LAZY | RTLD_LOCAL);
 		if (h) {
@@ -69,7 +141,9 @@ void *dyl_resolve(struct dyl_lib *lib, const char *name, const char *version,
 		}
 	}
 	dyl_busy--;
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (masked)
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+	resolving--;
 	if (fn && fn != self)
 		return fn;
 	/* No call can be made; returning would run garbage.  Say exactly why. */

@@ -150,13 +150,21 @@ def test_lapack_xerbla_gets_its_length(env, setup):
     assert 'total_ns' in tr.meta
 
 
-@pytest.mark.xfail(strict=True, reason='a wrapper forwards xerbla_ to its own library '
-                   "(libblas3's, which returns) although liblapack's comes first in the "
-                   "process's lookup order (it STOPs): the program's behaviour changes")
 def test_symbol_of_two_libraries_reverse_preload_order(env):
+    """xerbla_ is exported by liblapack (Fortran: prints and STOPs) and by libblas3 (C:
+    prints on stderr and returns).  Whatever the order of the wrappers in LD_PRELOAD,
+    the call goes where the program binds it without them: liblapack comes first in
+    its lookup order."""
     d, _, app, w = env
-    run_both([app, '8', '1', '1', '--illegal'], f"{w['blas']} {w['lapack']}", d,
-             trace='rev.csv')
+    for order, trace in ((f"{w['blas']} {w['lapack']}", 'rev.csv'),
+                         (f"{w['lapack']} {w['blas']}", 'fwd.csv')):
+        r, tp = run_both([app, '8', '1', '1', '--illegal'], order, d, trace=trace)
+        assert b'On entry to DGESV parameter number  1' in r.stdout
+        assert b'Parameter 1 to routine DGESV' not in r.stderr  # libblas3's message
+        # the STOP ends the program inside xerbla_: the call never returns, so no row,
+        # and dgesv_'s own row stays open too
+        t = Trace(tp)
+        assert t.count('xerbla_') == 0 and t.count('dgesv_') == 0
 
 
 def test_lapack_header_list(env):
