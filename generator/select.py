@@ -5,6 +5,14 @@ Every exported symbol ends up either in `wrapped` (with notes such as "alias of 
 import fnmatch
 from dataclasses import dataclass, field
 
+# The forwarding core cannot wrap what it needs while it looks originals up: the dl*
+# functions, and the allocator (dlsym allocates the text of its errors).  Allocations
+# are region tracking's business (std.regions), with a bootstrap of its own.
+CORE_NEEDS = {'dlopen', 'dlmopen', 'dlsym', 'dlvsym', 'dladdr', 'dladdr1', 'dlclose',
+              'dlerror', 'dlinfo', 'dl_iterate_phdr', 'malloc', 'free', 'calloc', 'realloc',
+              'reallocarray', 'memalign', 'posix_memalign', 'aligned_alloc', 'valloc',
+              'pvalloc'}
+
 # The runtime interposes these itself to write the trace before the image goes away.
 RUNTIME_OWNED = {'execve', 'execv', 'execvp', 'execvpe', 'execl', 'execlp', 'execle',
                  'fexecve', '_exit', '_Exit'}
@@ -118,6 +126,10 @@ def select(libs, protos, patterns=(), app_imports=None, declared=None):
                 continue
             if app_imports is not None and name not in app_imports:
                 skip('not imported by the --app program(s)')
+                continue
+            if name in CORE_NEEDS:
+                skip('the forwarding core uses it to find the originals (dl* functions and the '
+                     'allocator): wrapping it would recurse')
                 continue
             if name in RUNTIME_OWNED:
                 skip('the runtime interposes it itself (to write the trace before the process image ends)')

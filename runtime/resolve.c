@@ -22,7 +22,6 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <link.h>
-#include <string.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,6 +60,15 @@ static int collect(struct dl_phdr_info *info, size_t size, void *data)
 	return 0;
 }
 
+/* strcmp, but not through the PLT: with libc wrapped, strcmp would be a wrapper whose
+ * original is being looked up right now. */
+static int same(const char *a, const char *b)
+{
+	while (*a && *a == *b)
+		a++, b++;
+	return *a == *b;
+}
+
 /* NAME's own definition in the object FILE (not one of its dependencies'), or NULL. */
 static void *defined_in(const char *file, const char *name, const char *version)
 {
@@ -73,7 +81,7 @@ static void *defined_in(const char *file, const char *name, const char *version)
 	if (!fn && version)
 		fn = dlsym(h, name);
 	dlclose(h);	/* NOLOAD took a reference; the object stays loaded */
-	if (!fn || !dladdr(fn, &at) || !at.dli_fname || strcmp(at.dli_fname, file) != 0)
+	if (!fn || !dladdr(fn, &at) || !at.dli_fname || !same(at.dli_fname, file))
 		return NULL;
 	return fn;
 }
@@ -81,19 +89,20 @@ static void *defined_in(const char *file, const char *name, const char *version)
 /* Step 1: the first definition after the wrapper that holds SELF. */
 static void *global_next(const char *name, const char *version, const void *self)
 {
-	struct objects o = { 0 };
+	struct objects o;	/* not "= { 0 }": that is a call to memset */
 	Dl_info me;
 	int after = 0;
 
 	if (!dladdr(self, &me) || !me.dli_fname)
 		return NULL;
+	o.n = 0;
 	dl_iterate_phdr(collect, &o);
 	for (int i = 1; i < o.n; i++) {	/* 0 is the program: it comes before any wrapper */
 		const char *file = o.name[i];
 		if (!file || !*file)
 			continue;	/* the vDSO */
 		if (!after) {
-			after = strcmp(file, me.dli_fname) == 0;
+			after = same(file, me.dli_fname);
 			continue;
 		}
 		if (defined_in(file, "dyl_wrapper_next", NULL))
@@ -114,11 +123,11 @@ void *dyl_resolve(struct dyl_lib *lib, const char *name, const char *version,
 	sigset_t all, old;
 	int masked = 0;
 
+	dyl_busy++;	/* first: what this lookup calls is not the program's call */
 	if (resolving++ == 0) {
 		sigfillset(&all);
 		masked = pthread_sigmask(SIG_SETMASK, &all, &old) == 0;
 	}
-	dyl_busy++;
 	fn = global_next(name, version, self);
 	if ((!fn || fn == self) && next) {	/* the wrapper is not in the load list? */
 		fn = next(name, version);
@@ -140,10 +149,10 @@ void *dyl_resolve(struct dyl_lib *lib, const char *name, const char *version,
 			fn = lookup(h, name, version);
 		}
 	}
-	dyl_busy--;
 	if (masked)
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
 	resolving--;
+	dyl_busy--;
 	if (fn && fn != self)
 		return fn;
 	/* No call can be made; returning would run garbage.  Say exactly why. */

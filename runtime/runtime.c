@@ -9,6 +9,7 @@
  * it is recorded like any call (with the depth of the call it interrupted).
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <fnmatch.h>
 #include <stdarg.h>
@@ -31,11 +32,42 @@ TLS int dyl_busy;
 #define BUSY_IN() (dyl_busy++, __atomic_signal_fence(__ATOMIC_SEQ_CST))
 #define BUSY_OUT() (__atomic_signal_fence(__ATOMIC_SEQ_CST), dyl_busy--)
 
-uint64_t dyl_now(void)
+/* The C library's own clock_gettime (the vDSO behind it), not whatever the global
+ * scope calls clock_gettime: a wrapper of libc itself would time its own clock calls,
+ * endlessly.  Looked up in libc's handle at first use; a race only repeats the lookup. */
+typedef int (*clock_fn)(clockid_t, struct timespec *);
+static clock_fn libc_clock_gettime;
+
+static clock_fn find_clock(void)
+{
+	void *libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
+	clock_fn fn = libc ? (clock_fn)dlsym(libc, "clock_gettime") : NULL;
+
+	if (!fn)
+		fn = clock_gettime;
+	__atomic_store_n(&libc_clock_gettime, fn, __ATOMIC_RELAXED);
+	return fn;
+}
+
+static uint64_t read_clock(clockid_t id)
 {
 	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_fn fn = __atomic_load_n(&libc_clock_gettime, __ATOMIC_RELAXED);
+
+	if (dyl_unlikely(fn == NULL))
+		fn = find_clock();
+	fn(id, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t dyl_now(void)
+{
+	return read_clock(CLOCK_MONOTONIC);
+}
+
+uint64_t dyl_thread_cpu_ns(void)
+{
+	return read_clock(CLOCK_THREAD_CPUTIME_ID);
 }
 
 static void thread_exit(void *arg)
@@ -309,6 +341,7 @@ int dyl_add_columns(const char *const *names, unsigned n)
 	int first = -1;
 
 	dyl_init();
+	BUSY_IN();
 	pthread_mutex_lock(&dyl_rt.meta);
 	if (!dyl_rt.header_done && dyl_rt.ncolumns + n <= DYL_MAX_COLUMNS) {
 		first = (int)dyl_rt.ncolumns;
@@ -316,6 +349,7 @@ int dyl_add_columns(const char *const *names, unsigned n)
 			dyl_rt.columns[dyl_rt.ncolumns++] = names[i];
 	}
 	pthread_mutex_unlock(&dyl_rt.meta);
+	BUSY_OUT();
 	return first;
 }
 
@@ -324,11 +358,13 @@ void dyl_note(const char *key, const char *value)
 	size_t used;
 
 	dyl_init();
+	BUSY_IN();
 	pthread_mutex_lock(&dyl_rt.meta);
 	used = strlen(dyl_rt.notes);
 	if (!dyl_rt.header_done)
 		snprintf(dyl_rt.notes + used, sizeof(dyl_rt.notes) - used, "# %s=%s\n", key, value);
 	pthread_mutex_unlock(&dyl_rt.meta);
+	BUSY_OUT();
 }
 
 void dyl_warn_once(const char *key, const char *fmt, ...)
@@ -337,22 +373,23 @@ void dyl_warn_once(const char *key, const char *fmt, ...)
 	va_list ap;
 	int saved = errno;
 
+	BUSY_IN();
 	snprintf(tagged, sizeof(tagged), "|%.127s|", key);
 	pthread_mutex_lock(&dyl_rt.meta);
 	if (strstr(dyl_rt.warned, tagged)) {
 		pthread_mutex_unlock(&dyl_rt.meta);
+		BUSY_OUT();
 		errno = saved;
 		return;
 	}
 	if (strlen(dyl_rt.warned) + strlen(tagged) < sizeof(dyl_rt.warned))
 		strcat(dyl_rt.warned, tagged);
 	pthread_mutex_unlock(&dyl_rt.meta);
-	dyl_busy++;
 	fputs("dyliberator: ", stderr);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
-	dyl_busy--;
+	BUSY_OUT();
 	errno = saved;
 }

@@ -66,6 +66,8 @@ DYL_API void dyl_leave(struct dyl_call *c);
 
 /* The trace clock (CLOCK_MONOTONIC in ns unless DYL_CLOCK says otherwise). */
 DYL_API uint64_t dyl_now(void);
+/* The calling thread's CPU time, ns (std.time:clock=thread). */
+DYL_API uint64_t dyl_thread_cpu_ns(void);
 
 /* Registers extra trace columns (e.g. PAPI events); returns the index of the first,
  * or -1 when the header is already written or the table is full. */
