@@ -23,7 +23,7 @@ echo "$D/matmul_mix 2000 400"
 echo "LD_PRELOAD=$D/wrap.so DYL_TRACE=$D/trace.csv $D/matmul_mix 2000 400"
 LD_PRELOAD=$D/wrap.so DYL_TRACE=$D/trace.csv /usr/bin/time -f "  (%e s wrapped)" $D/matmul_mix 2000 400
 echo "  trace: $D/trace.csv, $(grep -vc '^#' $D/trace.csv) lines; the first rows:"
-grep -v '^#' $D/trace.csv | head -4 | sed 's/^/    /'
+awk '!/^#/ && n++ < 4 { print "    " $0 }' $D/trace.csv
 
 step "4. predict the speedup (model: models/example-pcie-gpu-dgemm.csv, illustrative)"
 echo "bin/dyl-speedup $D/trace.csv models/example-pcie-gpu-dgemm.csv"

@@ -64,7 +64,8 @@ HIDDEN void dyl_init(void);
 HIDDEN struct dyl_thread *dyl_thread_get(void);
 HIDDEN void dyl_flush_thread(struct dyl_thread *t);
 HIDDEN void dyl_finish(void);	/* flush everything, write the footer */
-HIDDEN void dyl_trace_setup(void);	/* at start-up: remember $DYL_TRACE, claim the file */
+HIDDEN void dyl_trace_setup(void);	/* at start-up: remember $DYL_TRACE */
+HIDDEN void dyl_trace_claim(void);	/* at the first recorded call: take the name */
 HIDDEN void dyl_trace_write(const char *data, size_t len);
 HIDDEN void dyl_trace_footer(void);
 HIDDEN void dyl_trace_drop_unused(void);	/* before exec: give back a claimed, unwritten file */

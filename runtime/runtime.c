@@ -188,9 +188,10 @@ void dyl_init(void)
 	pthread_atfork(NULL, NULL, after_fork_child);
 	atexit(at_exit);
 	at_quick_exit(at_quick);
-	/* The trace's name is taken now, not at the first write: the first process of a
-	 * run holds PATH before it forks or another process starts, and a relative
-	 * $DYL_TRACE means the directory the program started in. */
+	/* A relative $DYL_TRACE means the directory the program started in.  The name
+	 * itself is taken at the first recorded call (before the program can fork or exec
+	 * after it); a process that records nothing (a shell, /usr/bin/time in front of
+	 * the program) leaves no trace and does not take PATH from the one that does. */
 	dyl_trace_setup();
 	errno = saved;
 	BUSY_OUT();
@@ -257,6 +258,7 @@ int dyl_enter(struct dyl_call *c, struct dyl_func *f)
 	if (dyl_unlikely(t == NULL)) {
 		dyl_busy++;
 		t = dyl_thread_get();
+		dyl_trace_claim();	/* the process's first recorded call takes the name */
 		dyl_busy--;
 		if (t == NULL)
 			return 0;

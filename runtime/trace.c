@@ -1,7 +1,8 @@
 /* trace.c - the trace file: its name, its header and footer, and row formatting.
  *
- * Each process writes its own file.  The first process takes $DYL_TRACE (default
- * ./trace.csv) when it starts and holds an flock on it for its whole life.  Any other
+ * Each process that records calls writes its own file.  The first process to record a
+ * call takes $DYL_TRACE (default ./trace.csv) then and holds an flock on it for its
+ * whole life; a process that records nothing writes nothing.  Any other
  * process writes PATH.<pid>: a forked child always, and a process that finds PATH
  * locked (a live process owns it) or written by an earlier image of its own pid (the
  * program before an exec).  With %p in $DYL_TRACE the pid is in the name already.  In
@@ -225,7 +226,11 @@ void dyl_trace_setup(void)
 			l = 1;	/* "/" */
 	}
 	snprintf(dyl_rt.tmpl + l, sizeof(dyl_rt.tmpl) - l, "%s", tmpl);
-	if (dyl_rt.off)
+}
+
+void dyl_trace_claim(void)
+{
+	if (__atomic_load_n(&dyl_rt.fd, __ATOMIC_ACQUIRE) >= 0 || dyl_rt.disabled || dyl_rt.off)
 		return;
 	pthread_mutex_lock(&dyl_rt.io);
 	if (dyl_rt.fd < 0 && !dyl_rt.disabled)
@@ -253,8 +258,8 @@ void dyl_trace_footer(void)
 	char buf[64];
 	int n, saved = errno;
 
-	/* a process that made no recorded call still leaves a trace: its run time is data */
-	if (dyl_rt.off || dyl_rt.disabled ||
+	/* a process that recorded no call took no name and leaves no trace */
+	if (dyl_rt.off || dyl_rt.disabled || __atomic_load_n(&dyl_rt.fd, __ATOMIC_ACQUIRE) < 0 ||
 	    __atomic_exchange_n(&dyl_rt.finished, 1, __ATOMIC_ACQ_REL))
 		return;
 	n = snprintf(buf, sizeof(buf), "# total_ns=%llu\n",

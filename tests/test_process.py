@@ -266,8 +266,18 @@ def test_program_without_the_library(tiny, tmp_path, cmd):
     """Preloaded into programs that never load libtiny: unchanged, and no row."""
     r, path = run_both(cmd, tiny.wrap, tmp_path)
     assert r.stdout.startswith(b'hi\n')
-    for name, tr in traces(path).items():
-        assert tr.rows == [], name
+    assert traces(path) == {}  # a process that records nothing leaves no trace
+
+
+@pytest.mark.parametrize('launcher', [['/bin/sh', '-c', '"$0" "$@"'], ['/usr/bin/time', '-o', '/dev/null']],
+                         ids=['sh', 'time'])
+def test_launcher_in_front_of_the_program(tiny, tmp_path, launcher):
+    """`LD_PRELOAD=w.so sh -c app` or `/usr/bin/time app`: the launcher records nothing,
+    so the program that does gets PATH itself, and nothing else is written."""
+    r, path = run_both(launcher + [tiny.app, 'calls', '40'], tiny.wrap, tmp_path)
+    all_tr = traces(path)
+    assert list(all_tr) == ['trace.csv'], list(all_tr)
+    assert counts(all_tr['trace.csv']) == {'tiny_add': 40}
 
 
 def test_constructor_calls_before_wrapper_init(tiny, tmp_path):
