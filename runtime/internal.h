@@ -5,7 +5,6 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <sys/types.h>
-#define DYL_NO_PROCESS_HOOKS	/* the runtime itself defines no exec/_exit trampolines */
 #include "dyl.h"
 
 #define HIDDEN __attribute__((visibility("hidden")))

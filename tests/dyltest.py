@@ -12,8 +12,12 @@ REF_BLAS = '/usr/lib/x86_64-linux-gnu/blas/libblas.so.3'
 REF_LAPACK = '/usr/lib/x86_64-linux-gnu/lapack/liblapack.so.3'
 
 
+TIMEOUT = 300  # seconds for any one command of a test
+
+
 def run(cmd, check=True, **kw):
     """Runs CMD (a list), returns CompletedProcess with text output."""
+    kw.setdefault('timeout', TIMEOUT)
     r = subprocess.run(cmd, capture_output=True, text=True, **kw)
     if check and r.returncode != 0:
         raise AssertionError(f'{cmd} failed ({r.returncode}):\n{r.stdout}\n{r.stderr}')
@@ -50,9 +54,12 @@ def run_both(cmd, wrapper, tmp_path, env=None, trace='trace.csv', stdin=None):
     base = dict(os.environ, **(env or {}))
     base.pop('LD_PRELOAD', None)
     trace_path = os.path.join(str(tmp_path), trace)
-    plain = subprocess.run(cmd, capture_output=True, env=base, cwd=str(tmp_path), input=stdin)
+    # a hang (a deadlock in the runtime, say) fails the test instead of stalling CI
+    plain = subprocess.run(cmd, capture_output=True, env=base, cwd=str(tmp_path), input=stdin,
+                           timeout=TIMEOUT)
     wenv = dict(base, LD_PRELOAD=wrapper, DYL_TRACE=trace_path)
-    wrapped = subprocess.run(cmd, capture_output=True, env=wenv, cwd=str(tmp_path), input=stdin)
+    wrapped = subprocess.run(cmd, capture_output=True, env=wenv, cwd=str(tmp_path), input=stdin,
+                             timeout=TIMEOUT)
     assert wrapped.returncode == plain.returncode, (plain, wrapped)
     assert wrapped.stdout == plain.stdout, 'stdout differs under the wrapper'
     assert wrapped.stderr == plain.stderr, f'stderr differs: {wrapped.stderr[-2000:]!r}'

@@ -95,7 +95,4 @@ DYL_API void dyl_image_goes_on(void);
 #ifdef __cplusplus
 }
 #endif
-
-/* The exec family and _exit, interposed from the wrapper itself (see dyl_process.h). */
-#include "dyl_process.h"
 #endif

@@ -10,9 +10,9 @@
  * is only the wrapper's dependency and comes after the program's own dependencies
  * (libc among them), where it interposes nothing.
  *
- * The definitions are weak (a wrapper made of several files links) and exported.  A
- * wrapper that wraps these functions itself, or code that is not a wrapper, defines
- * DYL_NO_PROCESS_HOOKS before including dyl.h.  Only shared objects (-fPIC, not -fPIE)
+ * The definitions are weak (a wrapper made of several files links) and exported.
+ * Generated wrappers include this file after dyl.h (the generator never wraps these
+ * names itself); DYL_NO_PROCESS_HOOKS turns it off.  Only shared objects (-fPIC, not -fPIE)
  * get them.
  */
 #ifndef DYL_PROCESS_H
