@@ -1,13 +1,16 @@
 /* trace.c - the trace file: its name, its header and footer, and row formatting.
  *
- * Each process that records calls writes its own file.  The first process to record a
- * call takes $DYL_TRACE (default ./trace.csv) then and holds an flock on it for its
- * whole life; a process that records nothing writes nothing.  Any other
- * process writes PATH.<pid>: a forked child always, and a process that finds PATH
- * locked (a live process owns it) or written by an earlier image of its own pid (the
- * program before an exec).  With %p in $DYL_TRACE the pid is in the name already.  In
- * the rare case that the pid's own name was written by an earlier image (a forked
- * child that recorded calls, then exec'd), the new image adds .1, .2, ...
+ * Each process writes its own file.  The first process to record a call takes
+ * $DYL_TRACE (default ./trace.csv) then, and holds an flock on it for its whole life.
+ * Any other process writes PATH.<pid>: a forked child always, and a process that finds
+ * PATH locked (a live process owns it) or written during its own life (by an image of
+ * itself before an exec, or by a process that started after it: a program it ran).
+ * A trace older than the process is stale and replaced.  With %p in $DYL_TRACE the pid
+ * is in the name already.  In the rare case that the pid's own name was written by an
+ * earlier image (a forked child that recorded calls, then exec'd), the new image adds
+ * .1, .2, ...  A process that recorded no call writes its empty trace at exit to PATH
+ * if PATH is stale, else nowhere: shells and /usr/bin/time in front of the program
+ * neither take PATH from it nor litter.
  *
  * The header is written with the first rows (or the footer), so that wrappers'
  * constructors can still add columns and notes after the name is claimed.
@@ -66,29 +69,30 @@ static unsigned long long proc_start_ticks(void)
 	return p ? strtoull(p + 1, NULL, 10) : 0;
 }
 
-/* Was FD's trace written by this very process (an image before an exec)? */
-static int written_by_us(int fd)
+/* Was FD's trace written during this process's life: by this very process (an image
+ * before an exec), or by one that started after it (a child, a program it ran)?  Such a
+ * trace is not stale; only one older than this process is replaced. */
+static int written_in_our_life(int fd)
 {
 	char head[512], want[64];
 	ssize_t n = pread(fd, head, sizeof(head) - 1, 0);
+	const char *p;
 
 	if (n <= 0)
 		return 0;
 	head[n] = '\0';
+	p = strstr(head, "\n# pid_start=");
+	if (p && dyl_rt.start_ticks)
+		return strtoull(p + 13, NULL, 10) >= dyl_rt.start_ticks;
 	snprintf(want, sizeof(want), "\n# pid=%d\n", (int)dyl_rt.pid);
-	if (!strstr(head, want))
-		return 0;
-	if (dyl_rt.start_ticks == 0)
-		return 1;
-	snprintf(want, sizeof(want), "\n# pid_start=%llu\n", dyl_rt.start_ticks);
 	return strstr(head, want) != NULL;
 }
 
 /* Opens PATH for this process: -1 with errno EBUSY when another live process holds it
- * or an earlier image of this process wrote it. */
+ * or it was written during this process's life. */
 static int open_claim(const char *path)
 {
-	/* read-write: written_by_us reads the header back */
+	/* read-write: written_in_our_life reads the header back */
 	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 
 	if (fd < 0 && errno == EACCES)	/* write-only permission: no check possible */
@@ -104,7 +108,7 @@ static int open_claim(const char *path)
 		}
 		/* a file system without flock: go on unlocked */
 	}
-	if (written_by_us(fd)) {
+	if (written_in_our_life(fd)) {
 		close(fd);
 		errno = EBUSY;
 		return -1;
@@ -177,8 +181,9 @@ static void write_header(void)
 }
 
 /* Chooses the name and claims it (see the top of the file).  Called with dyl_rt.io
- * held; sets dyl_rt.fd, or dyl_rt.disabled with one warning. */
-static void open_trace(void)
+ * held; sets dyl_rt.fd, or dyl_rt.disabled with one warning.  ONLY_PATH: take PATH
+ * itself or nothing, silently (a process that recorded no call, at its end). */
+static void open_trace_as(int only_path)
 {
 	char base[sizeof(dyl_rt.path) - 32];
 	int has_pid, fd = -1;
@@ -191,6 +196,11 @@ static void open_trace(void)
 		fd = open_claim(dyl_rt.path);
 	} else {
 		errno = EBUSY;
+	}
+	if (only_path) {
+		if (fd >= 0)
+			dyl_rt.fd = fd, dyl_rt.header_done = 0;
+		return;
 	}
 	for (int k = 0; fd < 0 && errno == EBUSY && k < 100; k++) {
 		size_t l = (size_t)snprintf(dyl_rt.path, sizeof(dyl_rt.path), "%s", base);
@@ -209,6 +219,11 @@ static void open_trace(void)
 	}
 	dyl_rt.fd = fd;
 	dyl_rt.header_done = 0;
+}
+
+static void open_trace(void)
+{
+	open_trace_as(0);
 }
 
 void dyl_trace_setup(void)
@@ -258,10 +273,22 @@ void dyl_trace_footer(void)
 	char buf[64];
 	int n, saved = errno;
 
-	/* a process that recorded no call took no name and leaves no trace */
-	if (dyl_rt.off || dyl_rt.disabled || __atomic_load_n(&dyl_rt.fd, __ATOMIC_ACQUIRE) < 0 ||
-	    __atomic_exchange_n(&dyl_rt.finished, 1, __ATOMIC_ACQ_REL))
+	if (dyl_rt.off || dyl_rt.disabled || __atomic_exchange_n(&dyl_rt.finished, 1, __ATOMIC_ACQ_REL))
 		return;
+	/* A process that recorded no call took no name.  Its trace (P = 0 is an answer
+	 * too) goes to PATH only if that is stale: not held, not written by a process that
+	 * started after this one (the program a shell or /usr/bin/time ran), and never
+	 * to PATH.<pid>: launchers and forked helpers leave nothing behind. */
+	if (__atomic_load_n(&dyl_rt.fd, __ATOMIC_ACQUIRE) < 0) {
+		if (dyl_rt.forked)
+			return;
+		pthread_mutex_lock(&dyl_rt.io);
+		if (dyl_rt.fd < 0)
+			open_trace_as(1);
+		pthread_mutex_unlock(&dyl_rt.io);
+		if (dyl_rt.fd < 0)
+			return;
+	}
 	n = snprintf(buf, sizeof(buf), "# total_ns=%llu\n",
 		     (unsigned long long)(dyl_now() - dyl_rt.t0));
 	dyl_trace_write(buf, (size_t)n);

@@ -266,7 +266,20 @@ def test_program_without_the_library(tiny, tmp_path, cmd):
     """Preloaded into programs that never load libtiny: unchanged, and no row."""
     r, path = run_both(cmd, tiny.wrap, tmp_path)
     assert r.stdout.startswith(b'hi\n')
-    assert traces(path) == {}  # a process that records nothing leaves no trace
+    # processes that record nothing leave at most PATH, with no row (P = 0 is an
+    # answer too), and never PATH.<pid>
+    all_tr = traces(path)
+    assert list(all_tr) == ['trace.csv'], list(all_tr)
+    assert all_tr['trace.csv'].rows == [] and 'total_ns' in all_tr['trace.csv'].meta
+
+
+def test_zero_calls_replace_a_stale_trace(tiny, tmp_path):
+    """A run that records nothing must not leave the previous run's trace looking like
+    its own."""
+    run_both([tiny.app, 'calls', '40'], tiny.wrap, tmp_path)
+    r, path = run_both([tiny.app, 'calls', '0'], tiny.wrap, tmp_path)
+    t = traces(path)['trace.csv']
+    assert t.rows == [] and 'calls 0' in t.meta['cmdline']
 
 
 @pytest.mark.parametrize('launcher', [['/bin/sh', '-c', '"$0" "$@"'], ['/usr/bin/time', '-o', '/dev/null']],
