@@ -36,6 +36,7 @@ struct dyl_runtime {
 	int finished;		/* the footer is written */
 	pid_t pid;
 	unsigned long long start_ticks;	/* the process's start time (/proc/self/stat) */
+	uint64_t start_ns;	/* CLOCK_REALTIME when this image (or forked child) started */
 	uint64_t t0;		/* clock at start, ns */
 	uint64_t seq;		/* next call number, taken by dyl_enter */
 	int fd;			/* trace file, -1 until claimed */
@@ -60,6 +61,7 @@ HIDDEN extern TLS struct dyl_thread *dyl_self;
 HIDDEN extern TLS int dyl_busy;	/* >0 while the runtime runs: wrapped calls it makes are not recorded */
 
 HIDDEN void dyl_init(void);
+HIDDEN uint64_t dyl_realtime_ns(void);
 HIDDEN struct dyl_thread *dyl_thread_get(void);
 HIDDEN void dyl_flush_thread(struct dyl_thread *t);
 HIDDEN void dyl_finish(void);	/* flush everything, write the footer */

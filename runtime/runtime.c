@@ -65,6 +65,11 @@ uint64_t dyl_now(void)
 	return read_clock(CLOCK_MONOTONIC);
 }
 
+uint64_t dyl_realtime_ns(void)
+{
+	return read_clock(CLOCK_REALTIME);
+}
+
 uint64_t dyl_thread_cpu_ns(void)
 {
 	return read_clock(CLOCK_THREAD_CPUTIME_ID);
@@ -120,6 +125,7 @@ static void after_fork_child(void)
 
 	dyl_rt.pid = getpid();
 	dyl_rt.t0 = dyl_now();
+	dyl_rt.start_ns = dyl_realtime_ns();
 	dyl_rt.seq = 0;
 	dyl_rt.threads = NULL;
 	dyl_rt.forked = 1;
@@ -180,6 +186,7 @@ void dyl_init(void)
 	int saved = errno;
 	dyl_rt.pid = getpid();
 	dyl_rt.t0 = dyl_now();
+	dyl_rt.start_ns = dyl_realtime_ns();
 	e = getenv("DYL_OFF");
 	dyl_rt.off = e && *e && strcmp(e, "0") != 0;
 	e = getenv("DYL_FILTER");
