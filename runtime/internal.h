@@ -10,6 +10,7 @@
 #define HIDDEN __attribute__((visibility("hidden")))
 #define TLS __thread __attribute__((tls_model("initial-exec")))
 
+#define DYL_MAX_FRAMES 64	/* open calls whose stack place is remembered */
 #define DYL_THREAD_BUF (64 * 1024)	/* formatted rows kept per thread before a write */
 #define DYL_ROW_MAX 4096		/* longest row; longer args are cut */
 #define DYL_MAX_COLUMNS 16
@@ -20,6 +21,7 @@ struct dyl_thread {
 	struct dyl_thread *next;	/* in dyl_rt.threads */
 	pid_t tid;
 	uint32_t depth;
+	uintptr_t frames[DYL_MAX_FRAMES];	/* where each open call's dyl_call lies on the stack */
 	volatile uint32_t len;	/* bytes of complete rows in buf; only the owner appends */
 	uint32_t flushed;	/* bytes of buf already written by another thread's flush */
 	pthread_mutex_t flush_lock;	/* one flusher at a time (the owner or dyl_finish) */

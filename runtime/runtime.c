@@ -271,7 +271,15 @@ int dyl_enter(struct dyl_call *c, struct dyl_func *f)
 			return 0;
 	}
 	c->func = f;
-	c->depth = t->depth++;
+	/* A longjmp (or an exception) out of a wrapped call abandons it without a leave:
+	 * an open call whose frame lies at or above this one on the stack is over. */
+	uint32_t d = t->depth;
+	while (dyl_unlikely(d > 0 && d <= DYL_MAX_FRAMES && t->frames[d - 1] <= (uintptr_t)c))
+		d--;
+	if (d < DYL_MAX_FRAMES)
+		t->frames[d] = (uintptr_t)c;
+	c->depth = d;
+	t->depth = d + 1;
 	/* numbered at the start, so that seq is start order (an outer call before the
 	 * calls it makes) */
 	c->seq = __atomic_fetch_add(&dyl_rt.seq, 1, __ATOMIC_RELAXED);
@@ -286,7 +294,7 @@ void dyl_leave(struct dyl_call *c)
 {
 	struct dyl_thread *t = dyl_self;
 
-	t->depth--;
+	t->depth = c->depth;	/* not --: a call longjmp'ed out of left no leave */
 	BUSY_IN();
 	uint32_t len = t->len;
 	if (dyl_unlikely(len + DYL_ROW_MAX > DYL_THREAD_BUF)) {

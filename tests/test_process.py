@@ -496,3 +496,14 @@ def test_signal_storm_during_many_calls(tiny, tmp_path):
     c = counts(tr)
     assert c['tiny_sleep_us'] == 30
     assert 300000 <= c['tiny_add'] <= 300000 + handler_calls
+
+
+def test_longjmp_out_of_a_wrapped_call(tiny, tmp_path):
+    """A callback longjmps out of tiny_apply: that call never ends (no row), and the
+    calls made after it are at depth 0 again, not one level deeper per escape."""
+    r, path = run_both([tiny.app, 'longjmp', '5'], tiny.wrap, tmp_path)
+    assert r.stdout == b'jumps: 30\n'
+    t = Trace(path)
+    adds = [row for row in t.by_seq() if row['func'] == 'tiny_add']
+    assert len(adds) == 5 and {row['depth'] for row in adds} == {'0'}
+    assert t.count('tiny_apply') == 0

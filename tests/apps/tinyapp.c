@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -254,6 +255,30 @@ static int wait_stdin(void)
 	return 0;
 }
 
+/* --- longjmp out of a wrapped call (libjpeg's error handling does this from a
+ * callback): the calls after it are at depth 0 again --- */
+static jmp_buf escape;
+
+static int bail_out(int x)
+{
+	longjmp(escape, x + 1);
+}
+
+static int jumps(long n)
+{
+	long got = 0;
+	for (long i = 0; i < n; i++) {
+		int r = setjmp(escape);
+		if (r == 0)
+			tiny_apply(bail_out, (int)i);	/* never returns */
+		else
+			got += r;
+		got += tiny_add((int)i, 1);
+	}
+	printf("jumps: %ld\n", got);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "calls";
@@ -283,6 +308,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(mode, "errno"))
 		return errnos(arg(argv, argc, 2, 1000));
+	if (!strcmp(mode, "longjmp"))
+		return jumps(arg(argv, argc, 2, 5));
 	if (!strcmp(mode, "nest"))
 		return nest(arg(argv, argc, 2, 100));
 	if (!strcmp(mode, "signals"))
