@@ -29,7 +29,7 @@ run_one() {	# config -> appends "loop proc rss"
 	case $c in
 	plain) ;;
 	uftrace) pre=(uftrace record --force -d "$W/uftrace.data") ;;
-	ltrace) n=$((N / 1000)); pre=(ltrace -e nop@libnop.so -o /dev/null) ;;	# ptrace: wall time is its cost
+	ltrace) n=$((N / 1000)); pre=(ltrace -e nop -o /dev/null) ;;	# ptrace: wall time is its cost
 	*) env+=(LD_PRELOAD="$W/$c.so") ;;
 	esac
 	local out
