@@ -3,6 +3,7 @@ app with and without it, compare the outputs, read the trace."""
 import csv
 import io
 import os
+import re
 import subprocess
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -110,3 +111,72 @@ def c_app(tmp_path, name, source, lib):
     """Builds an app from C text linked against LIB (found through its rpath)."""
     d = os.path.dirname(lib)
     return build_c(tmp_path, source, name, f'-I{d}', lib, f'-Wl,-rpath,{d}')
+
+
+def lib_path(soname):
+    """SONAME's file as ldconfig knows it (independently of the generator's lookup)."""
+    out = run(['/sbin/ldconfig', '-p']).stdout
+    for line in out.splitlines():
+        m = re.match(r'\s*(\S+) \(([^)]*)\) => (\S+)', line)
+        if m and m.group(1) == soname and 'x86-64' in m.group(2):
+            return m.group(3)
+    raise AssertionError(f'{soname} not found by ldconfig')
+
+
+def readelf_dynsyms(path):
+    """name -> (type, section index, version, default?) of the defined dynamic symbols,
+    read with readelf (independently of the generator's own ELF reader)."""
+    syms = {}
+    for line in run(['readelf', '--dyn-syms', '-W', path]).stdout.splitlines():
+        f = line.split()
+        if len(f) < 8 or not f[0].endswith(':') or f[6] == 'UND':
+            continue
+        name, ver, default = f[7], None, True
+        if '@@' in name:
+            name, ver = name.split('@@')
+        elif '@' in name:
+            name, ver = name.split('@')
+            default = False
+        syms.setdefault(name, (f[3], f[6], ver, default))
+    return syms
+
+
+# --- nesting: which call made which, from the rows' time spans -------------------------
+
+def span(r):
+    s = int(r['t_start_ns'])
+    return s, s + int(r['t_ns'])
+
+
+def inside(inner, outer):
+    a, b = span(inner)
+    c, e = span(outer)
+    return inner['tid'] == outer['tid'] and c <= a and b <= e
+
+
+def parents(tr):
+    """seq -> the row of the call that made it (None at depth 0), from the time spans: each
+    row must lie inside exactly the open call one level up on its thread."""
+    rows = sorted(tr.rows, key=lambda r: (r['tid'], int(r['t_start_ns']), int(r['depth'])))
+    out, stack, tid = {}, [], None
+    for r in rows:
+        if r['tid'] != tid:
+            stack, tid = [], r['tid']
+        while stack and not inside(r, stack[-1]):
+            stack.pop()
+        depth = int(r['depth'])
+        if depth == 0:
+            assert not stack, (r, stack[-1])
+            out[r['seq']] = None
+        else:
+            assert stack and int(stack[-1]['depth']) == depth - 1, (r, stack[-1:])
+            out[r['seq']] = stack[-1]
+        stack.append(r)
+    return out
+
+
+def parent_of(tr, row):
+    """The row of the call that made ROW (the whole trace's nesting is checked once)."""
+    if not hasattr(tr, 'parent_map'):
+        tr.parent_map = parents(tr)
+    return tr.parent_map[row['seq']]

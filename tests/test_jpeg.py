@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from dyltest import EXAMPLES, Trace, dyliberator, run, run_both, wrap
+from dyltest import EXAMPLES, Trace, dyliberator, lib_path, readelf_dynsyms, run, run_both, wrap
 
 LIBJPEG = 'libjpeg.so.62'
 CJPEG, DJPEG = '/usr/bin/cjpeg', '/usr/bin/djpeg'
@@ -41,27 +41,6 @@ def parse_pnm(blob):
     pixels = blob[m.end():]
     assert len(pixels) == w * h * comps
     return w, h, comps, pixels
-
-
-def _lib_path(soname):
-    out = run(['/sbin/ldconfig', '-p']).stdout
-    for line in out.splitlines():
-        m = re.match(r'\s*(\S+) \(([^)]*)\) => (\S+)', line)
-        if m and m.group(1) == soname and 'x86-64' in m.group(2):
-            return m.group(3)
-    raise AssertionError(f'{soname} not found by ldconfig')
-
-
-def _dynsyms(path):
-    """name -> (type, section index, version) of the defined dynamic symbols (readelf)."""
-    syms = {}
-    for line in run(['readelf', '--dyn-syms', '-W', path]).stdout.splitlines():
-        f = line.split()
-        if len(f) < 8 or not f[0].endswith(':') or f[6] == 'UND':
-            continue
-        name, _, ver = f[7].replace('@@', '@').partition('@')
-        syms.setdefault(name, (f[3], f[6], ver or None))
-    return syms
 
 
 def _imports(exe):
@@ -119,7 +98,7 @@ def djpeg_wrapper(tmp_path_factory):
 
 @pytest.fixture(scope='module')
 def libjpeg_syms():
-    return _dynsyms(_lib_path(LIBJPEG))
+    return readelf_dynsyms(lib_path(LIBJPEG))
 
 
 def test_programs_link_libjpeg_only():

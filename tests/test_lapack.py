@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from dyltest import DYLIBERATOR, EXAMPLES, REF_BLAS, REF_LAPACK, Trace, build_c, run, run_both, wrap
+from dyltest import DYLIBERATOR, EXAMPLES, REF_BLAS, REF_LAPACK, Trace, build_c, inside, parent_of, parents, run, run_both, span, wrap
 
 LAPACK_H = os.path.join(EXAMPLES, 'lapack.h')
 BLAS_H = os.path.join(EXAMPLES, 'blas.h')
@@ -35,45 +35,6 @@ def env(tmp_path_factory):
                   f'-Wl,-rpath,{rpath}')
     setups = {'one wrapper': w['one'], 'two wrappers': f"{w['lapack']} {w['blas']}"}
     return d, setups, app, w
-
-
-def span(r):
-    s = int(r['t_start_ns'])
-    return s, s + int(r['t_ns'])
-
-
-def inside(inner, outer):
-    a, b = span(inner)
-    c, e = span(outer)
-    return inner['tid'] == outer['tid'] and c <= a and b <= e
-
-
-def parents(tr):
-    """seq -> the row of the call that made it (None at depth 0), from the time spans: each
-    row must lie inside exactly the open call one level up on its thread."""
-    rows = sorted(tr.rows, key=lambda r: (r['tid'], int(r['t_start_ns']), int(r['depth'])))
-    out, stack, tid = {}, [], None
-    for r in rows:
-        if r['tid'] != tid:
-            stack, tid = [], r['tid']
-        while stack and not inside(r, stack[-1]):
-            stack.pop()
-        depth = int(r['depth'])
-        if depth == 0:
-            assert not stack, (r, stack[-1])
-            out[r['seq']] = None
-        else:
-            assert stack and int(stack[-1]['depth']) == depth - 1, (r, stack[-1:])
-            out[r['seq']] = stack[-1]
-        stack.append(r)
-    return out
-
-
-def parent_of(tr, row):
-    """The row of the call that made ROW (the whole trace's nesting is checked once)."""
-    if not hasattr(tr, 'parent_map'):
-        tr.parent_map = parents(tr)
-    return tr.parent_map[row['seq']]
 
 
 @pytest.mark.parametrize('setup', ['one wrapper', 'two wrappers'])

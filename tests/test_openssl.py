@@ -11,7 +11,8 @@ import time
 
 import pytest
 
-from dyltest import DYLIBERATOR, EXAMPLES, Trace, build_c, dyliberator, run, run_both, wrap
+from dyltest import (DYLIBERATOR, EXAMPLES, Trace, build_c, dyliberator, lib_path, readelf_dynsyms, run,
+                     run_both, wrap)
 
 LIBCRYPTO = 'libcrypto.so.3'
 LIBSSL = 'libssl.so.3'
@@ -30,32 +31,9 @@ pytestmark = pytest.mark.skipif(
     reason='needs the openssl command and libssl-dev')
 
 
-def _lib_path(soname):
-    out = subprocess.run(['/sbin/ldconfig', '-p'], capture_output=True, text=True).stdout
-    for line in out.splitlines():
-        m = re.match(r'\s*(\S+) \(([^)]*)\) => (\S+)', line)
-        if m and m.group(1) == soname and 'x86-64' in m.group(2):
-            return m.group(3)
-    raise AssertionError(f'{soname} not found by ldconfig')
-
-
 def _dynsyms(soname):
-    """name -> (type, section index, version, default?) of the defined dynamic symbols,
-    read with readelf (independently of the generator's own ELF reader)."""
-    out = run(['readelf', '--dyn-syms', '-W', _lib_path(soname)]).stdout
-    syms = {}
-    for line in out.splitlines():
-        f = line.split()
-        if len(f) < 8 or not f[0].endswith(':') or f[6] == 'UND':
-            continue
-        name, ver, default = f[7], None, True
-        if '@@' in name:
-            name, ver = name.split('@@')
-        elif '@' in name:
-            name, ver = name.split('@')
-            default = False
-        syms.setdefault(name, (f[3], f[6], ver, default))
-    return syms
+    return readelf_dynsyms(lib_path(soname))
+
 
 
 def _list_lines(out):
