@@ -113,6 +113,17 @@ def c_app(tmp_path, name, source, lib):
     return build_c(tmp_path, source, name, f'-I{d}', lib, f'-Wl,-rpath,{d}')
 
 
+def list_verdicts(out):
+    """dyliberator --list output -> {'wrap'|'skip'|'none': {name: rest of the line}}."""
+    kinds = {'wrap': {}, 'skip': {}, 'none': {}}
+    for line in out.splitlines():
+        kind, _, rest = line.partition(' ')
+        if kind in kinds:
+            name, _, why = rest.strip().partition(' ')
+            kinds[kind][name] = why.strip()
+    return kinds
+
+
 def lib_path(soname):
     """SONAME's file as ldconfig knows it (independently of the generator's lookup)."""
     out = run(['/sbin/ldconfig', '-p']).stdout

@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from dyltest import EXAMPLES, Trace, dyliberator, lib_path, readelf_dynsyms, run, run_both, wrap
+from dyltest import EXAMPLES, Trace, dyliberator, lib_path, list_verdicts, readelf_dynsyms, run, run_both, wrap
 
 LIBJPEG = 'libjpeg.so.62'
 CJPEG, DJPEG = '/usr/bin/cjpeg', '/usr/bin/djpeg'
@@ -47,16 +47,6 @@ def _imports(exe):
     """Function names EXE takes from other objects (nm -D), without versions."""
     out = run(['nm', '-D', '--undefined-only', exe]).stdout
     return {line.split()[-1].split('@')[0] for line in out.splitlines() if line.strip()}
-
-
-def _list_lines(out):
-    kinds = {'wrap': {}, 'skip': {}, 'none': {}}
-    for line in out.splitlines():
-        kind, _, rest = line.partition(' ')
-        if kind in kinds:
-            name, _, why = rest.strip().partition(' ')
-            kinds[kind][name] = why.strip()
-    return kinds
 
 
 def _run_both_to_file(cmd_for, wrapper, tmp_path, out_name, stdin=None):
@@ -111,7 +101,7 @@ def test_programs_link_libjpeg_only():
 @pytest.mark.parametrize('exe', [CJPEG, DJPEG])
 def test_list_is_what_the_app_imports(exe, libjpeg_syms):
     r = dyliberator('--lib', LIBJPEG, '--app', exe, '--list')
-    k = _list_lines(r.stdout)
+    k = list_verdicts(r.stdout)
     funcs = {n for n, s in libjpeg_syms.items() if s[0] == 'FUNC'}
     imported = _imports(exe) & funcs
     assert set(k['wrap']) == imported

@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from dyltest import (DYLIBERATOR, EXAMPLES, Trace, build_c, dyliberator, lib_path, readelf_dynsyms, run,
+from dyltest import (DYLIBERATOR, EXAMPLES, Trace, build_c, dyliberator, lib_path, list_verdicts, readelf_dynsyms, run,
                      run_both, wrap)
 
 LIBCRYPTO = 'libcrypto.so.3'
@@ -34,17 +34,6 @@ pytestmark = pytest.mark.skipif(
 def _dynsyms(soname):
     return readelf_dynsyms(lib_path(soname))
 
-
-
-def _list_lines(out):
-    """--list output -> {'wrap'|'skip'|'none': {name: rest of the line}}."""
-    kinds = {'wrap': {}, 'skip': {}, 'none': {}}
-    for line in out.splitlines():
-        kind, _, rest = line.partition(' ')
-        if kind in kinds:
-            name, _, why = rest.strip().partition(' ')
-            kinds[kind][name] = why.strip()
-    return kinds
 
 
 # ---------------------------------------------------------------------------------------
@@ -99,7 +88,7 @@ def evp_defs_wrapper(tmp_path_factory, app):
 @pytest.fixture(scope='module')
 def crypto_list():
     r = dyliberator('--lib', LIBCRYPTO, '--list')
-    return r.stdout, _list_lines(r.stdout)
+    return r.stdout, list_verdicts(r.stdout)
 
 
 @pytest.fixture(scope='module')
@@ -296,7 +285,7 @@ def test_evp_app_call_counts(app, evp_wrapper, n, size, streams, tmp_path):
 
 def test_evp_list_is_what_the_app_imports(app):
     r = dyliberator('--lib', LIBCRYPTO, '--app', app, '-f', 'EVP_*', '--list')
-    wrapped = set(_list_lines(r.stdout)['wrap'])
+    wrapped = set(list_verdicts(r.stdout)['wrap'])
     imports = set()
     for line in run(['nm', '-D', '--undefined-only', app]).stdout.splitlines():
         name = line.split()[-1].split('@')[0]
@@ -347,7 +336,7 @@ def test_list_header_inlines_are_not_declared_only(crypto_list):
 
 def test_list_sibling_library_functions_are_declared_only(crypto_syms):
     r = dyliberator('--lib', LIBCRYPTO, '--header', SSL_H, '--list')
-    k = _list_lines(r.stdout)
+    k = list_verdicts(r.stdout)
     ssl_syms = _dynsyms(LIBSSL)
     ssl_funcs = {n for n, s in ssl_syms.items() if s[0] == 'FUNC'}
     declared_only = {n for n in k['none'] if n.startswith('SSL_')}
@@ -363,7 +352,7 @@ def test_list_sibling_library_functions_are_declared_only(crypto_syms):
 
     # with libssl as a second --lib, the same names are wrapped, not declared-only
     r = dyliberator('--lib', LIBCRYPTO, '--lib', LIBSSL, '--header', SSL_H, '--list')
-    k2 = _list_lines(r.stdout)
+    k2 = list_verdicts(r.stdout)
     assert 'SSL_CTX_new' in k2['wrap'] and 'SSL_read' in k2['wrap']
     assert not {n for n in k2['none'] if n.startswith('SSL_')}
 
