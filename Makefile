@@ -13,11 +13,14 @@ DEB_PACKAGES := gcc make python3 python3-clang-14 libclang1-14 python3-jinja2 \
 	libblas3 libblas-dev liblapack3 libssl-dev openssl libjpeg-turbo-progs libjpeg-dev
 
 RT_SRC := $(wildcard runtime/*.c)
+# speedup/dyl-NAME.c is the main of bin/dyl-NAME; the rest of speedup/ is shared
+COMMANDS := $(patsubst speedup/%.c,bin/%,$(wildcard speedup/dyl-*.c))
+SHARED_SRC := $(filter-out speedup/dyl-%.c,$(wildcard speedup/*.c))
 RT_HDR := runtime/include/dyl.h runtime/internal.h
 
 .PHONY: all deps runtime test test-c test-py demo install clean
 
-all: runtime bin/dyl-speedup
+all: runtime $(COMMANDS)
 
 deps: $(B)/.deps
 $(B)/.deps:
@@ -36,10 +39,10 @@ $(B)/libdylrt.so: $(RT_SRC) $(RT_HDR) | $(B)/.deps
 	$(CC) $(CFLAGS) $(WARN) -std=gnu11 -fPIC -shared -fvisibility=hidden \
 		-Iruntime/include -Wl,-soname,libdylrt.so -o $@ $(RT_SRC) -ldl -lpthread
 
-# dyl-speedup: the C command over traces and models
-SPEEDUP_SRC := $(wildcard speedup/*.c)
-bin/dyl-speedup: $(SPEEDUP_SRC) $(wildcard speedup/*.h) | $(B)/.deps
-	$(CC) $(CFLAGS) $(WARN) -std=gnu11 -o $@ $(SPEEDUP_SRC) -lm
+# The C commands over traces and models: speedup/dyl-NAME.c holds the main of
+# bin/dyl-NAME; the other files of speedup/ are shared (the trace and model readers).
+bin/dyl-%: speedup/dyl-%.c $(SHARED_SRC) $(wildcard speedup/*.h) | $(B)/.deps
+	$(CC) $(CFLAGS) $(WARN) -std=gnu11 -o $@ $< $(SHARED_SRC) -lm
 
 test: all
 	@$(PY) -m pytest -q tests microgens
@@ -52,7 +55,7 @@ install: all
 	cp -r generator microgens runtime $(DESTDIR)$(PREFIX)/lib/dyliberator/
 	install -d $(DESTDIR)$(PREFIX)/lib/dyliberator/build
 	install -m 755 $(B)/libdylrt.so $(DESTDIR)$(PREFIX)/lib/dyliberator/build/
-	install -m 755 bin/dyliberator bin/dyl-speedup $(DESTDIR)$(PREFIX)/bin/
+	install -m 755 bin/dyliberator $(COMMANDS) $(DESTDIR)$(PREFIX)/bin/
 
 clean:
-	rm -rf $(B)/libdylrt.so bin/dyl-speedup tests/out
+	rm -rf $(B)/libdylrt.so $(COMMANDS) tests/out
