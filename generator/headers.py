@@ -51,16 +51,50 @@ class Prototype:
     result_canonical: str = ''   # canonical result type, unqualified (comparisons)
 
 
-def _dpkg_headers(lib_path):
-    """Headers of the Debian -dev package that ships this library's link-time symlink."""
+_INTERNAL = re.compile(r'[Nn]ever (be )?include|include .* directly|only be included')
+
+
+def _link_time_names(lib_path):
+    """The files the linker would use for -l of this library: symlinks to it, and
+    linker scripts that name it (glibc's libc.so is one: GROUP ( .../libc.so.6 ... ))."""
     real = os.path.realpath(lib_path)
-    d = os.path.dirname(real)
-    candidates = []
-    for link in glob.glob(os.path.join(d, '*.so')) + glob.glob(os.path.join(os.path.dirname(lib_path), '*.so')):
-        if os.path.islink(link) and os.path.realpath(link) == real:
-            candidates.append(link)
+    dirs = {os.path.dirname(real), os.path.dirname(os.path.abspath(lib_path)),
+            '/usr/lib/x86_64-linux-gnu', '/usr/lib'}
+    found = []
+    for d in sorted(dirs):
+        for f in glob.glob(os.path.join(d, '*.so')):
+            if os.path.islink(f):
+                if os.path.realpath(f) == real:
+                    found.append(f)
+            elif os.path.getsize(f) < 4096:
+                try:
+                    with open(f, errors='replace') as fh:
+                        text = fh.read()
+                except OSError:
+                    continue
+                if ('GROUP' in text or 'INPUT' in text) and (
+                        real in text or os.path.basename(lib_path) in text.split()
+                        or any(os.path.realpath(w) == real for w in re.findall(r'/\S+', text))):
+                    found.append(f)
+    return found
+
+
+def _includable(path):
+    """Not an internal header: glibc's bits/ and those that say never to include them."""
+    if '/bits/' in path:
+        return False
+    try:
+        with open(path, errors='replace') as f:
+            head = f.read(8192)
+    except OSError:
+        return False
+    return not any(_INTERNAL.search(line) for line in head.splitlines() if '#' in line and 'error' in line)
+
+
+def _dpkg_headers(lib_path):
+    """Headers of the Debian -dev package that ships this library's link-time name."""
     headers = []
-    for link in candidates:
+    for link in _link_time_names(lib_path):
         try:
             owner = subprocess.run(['dpkg', '-S', link], capture_output=True, text=True,
                                    check=False).stdout.split(':')[0].strip()
@@ -70,7 +104,7 @@ def _dpkg_headers(lib_path):
                                    check=False).stdout.split()
         except OSError:
             return []
-        headers += [f for f in files if f.endswith('.h') and os.path.isfile(f)]
+        headers += [f for f in files if f.endswith('.h') and os.path.isfile(f) and _includable(f)]
     return sorted(set(headers))
 
 

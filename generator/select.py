@@ -13,6 +13,10 @@ CORE_NEEDS = {'dlopen', 'dlmopen', 'dlsym', 'dlvsym', 'dladdr', 'dladdr1', 'dlcl
               'reallocarray', 'memalign', 'posix_memalign', 'aligned_alloc', 'valloc',
               'pvalloc'}
 
+# The wrapper's own code calls these (errno is (*__errno_location ())): wrapped, they
+# would call themselves.
+SKELETON_NEEDS = {'__errno_location'}
+
 # The runtime interposes these itself to write the trace before the image goes away.
 RUNTIME_OWNED = {'execve', 'execv', 'execvp', 'execvpe', 'execl', 'execlp', 'execle',
                  'fexecve', '_exit', '_Exit'}
@@ -130,6 +134,9 @@ def select(libs, protos, patterns=(), app_imports=None, declared=None):
             if name in CORE_NEEDS:
                 skip('the forwarding core uses it to find the originals (dl* functions and the '
                      'allocator): wrapping it would recurse')
+                continue
+            if name in SKELETON_NEEDS:
+                skip('every wrapper calls it itself (errno): wrapping it would recurse')
                 continue
             if name in RUNTIME_OWNED:
                 skip('the runtime interposes it itself (to write the trace before the process image ends)')

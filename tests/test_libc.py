@@ -70,3 +70,22 @@ def test_allocator_and_dl_are_left_alone(libc_wrapper):
     for f in ('malloc', 'free', 'realloc', 'dlsym', 'dlopen'):
         assert lines[f].startswith('skip') and 'forwarding core uses it' in lines[f], lines[f]
     assert lines['qsort'].startswith('wrap')
+
+
+def test_whole_libc_with_its_own_headers(tmp_path):
+    """No --header: the headers are libc6-dev's (found through its libc.so linker
+    script, glibc's internal bits/ headers left out), not every header that mentions
+    a libc function (C++, LLVM, valgrind...); the ~1600-function wrapper runs programs
+    unchanged."""
+    from dyltest import dyliberator
+    listing = dyliberator('--lib', 'libc.so.6', '--list', cwd=str(tmp_path))
+    for foreign in ('c++/', 'llvm', 'valgrind', '/bits/'):
+        assert foreign not in listing.stderr + listing.stdout.split('\nwrap ')[0], foreign
+    wrapped = [l for l in listing.stdout.splitlines() if l.startswith('wrap ')]
+    assert len(wrapped) > 1000
+    assert any(l.startswith('skip __errno_location ') for l in listing.stdout.splitlines())
+    w = wrap(tmp_path, '--lib', 'libc.so.6')
+    for i, cmd in enumerate([['/bin/ls', '-l', '/usr'],
+                             ['/usr/bin/python3', '-c', 'import hashlib; print(hashlib.sha256(b"x" * 10**6).hexdigest())']]):
+        _, tp = run_both(cmd, w, tmp_path, trace=f'whole{i}.csv')
+        assert Trace(tp).rows
