@@ -41,12 +41,14 @@ examples:
 
 --defs FILE holds user C code, in the paper's form:
   libblas*::dgemm_::postfix { output_size = (int64_t)*m * *n * sizeof(double); }
-  The code sees the arguments by their prototype names and may set input_size,
-  output_size and work_size (int64_t); locations are prefix and postfix.
+  The code sees the arguments by their prototype names (and, in postfix code, the
+  return value as dyl_result) and may set input_size, output_size and work_size
+  (int64_t); locations are prefix and postfix.  A compiler error names FILE:LINE.
 
 environment of the wrapped program:
-  DYL_TRACE=PATH      trace file (%%p: the pid); default ./trace.csv.  A process that
-                      finds PATH owned by another live process writes PATH.<pid>.
+  DYL_TRACE=PATH      trace file (%p: the pid); default ./trace.csv.  The first process
+                      to record a call takes PATH; others (forked children, exec'd
+                      programs, a second run) write PATH.<pid>.
   DYL_FILTER=PATS     record only these functions: comma-separated wildcards, !PAT
                       excludes (e.g. 'EVP_*,!EVP_MD_*').
   DYL_OFF=1           forward every call without recording.
