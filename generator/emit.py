@@ -50,6 +50,7 @@ class ParamView:
     spelling: str    # the type as the header spells it
     deref_format: str = None
     deref_value: str = None
+    label: str = ''  # the name the header gives it (name may be a renamed dyl_aN)
 
 
 @dataclass
@@ -119,7 +120,7 @@ def function_view(choice, libview, macros, defs, active):
             tname = f'dyl_{name}_a{i}'
             typedefs.append(f'typedef __typeof__({p.type}) {tname};')
         a = ParamView(pname, tname, p.kind, p.pointer, p.const_pointee, p.pointee_size,
-                      p.scalar_size, p.type)
+                      p.scalar_size, p.type, label=p.name)
         _deref(a, p)
         params.append(a)
     result = None

@@ -228,8 +228,10 @@ def test_wrapper_is_transparent_and_counts_every_call(built, name, gens):
         assert re.fullmatch(r'dst=0x[0-9a-f]+ src=0x[0-9a-f]+\(\*=1\) n=4', args['nasty_copy'][0])
         assert args['nasty_unnamed'] == ['dyl_a1=1 dyl_a2=2 a1=3']
         # parameters named like a macro or the function get a safe name in the wrapper
-        assert sorted(args['nasty_clamp']) == ['v=-5 dyl_a2=0 dyl_a3=10', 'v=50 dyl_a2=0 dyl_a3=10']
-        assert args['nasty_scale'] == ['value=3 dyl_a2=4'] and args['nasty_self'] == ['dyl_a1=7']
+        # parameters renamed in the C (a macro, or the function's name) keep the
+        # header's names in the trace
+        assert sorted(args['nasty_clamp']) == ['v=-5 min=0 max=10', 'v=50 min=0 max=10']
+        assert args['nasty_scale'] == ['value=3 factor=4'] and args['nasty_self'] == ['nasty_self=7']
         assert sorted(args['nasty_next_color']) == ['c=-1', 'c=5']
         assert sorted(args['nasty_is_even']) == ['invert=0 x=4', 'invert=1 x=4']
         assert args['nasty_ldmul'] == ['a=1.5 b=2.25']
