@@ -1,0 +1,658 @@
+/* dyl-trace.c - dyl-trace: look at a trace: print it as CSV, summarise it per function,
+ * or export it as Chrome/Perfetto trace events to see the run on a timeline.
+ *
+ * The trace is read through rows.h, which knows the forms the runtime keeps on disk;
+ * `cat` and `chrome` print the rows in seq order (start order), which is not the order
+ * the runtime writes them in (a call's row is written when it ends), without keeping
+ * the rows: one pass finds each seq's place, a second formats the rows from there.
+ */
+#define _GNU_SOURCE
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "funcs.h"
+#include "rows.h"
+#include "summary.h"
+
+#define EXIT_BAD_INPUT 2
+
+static const char usage[] =
+"usage: dyl-trace [cat] TRACE\n"
+"       dyl-trace summary TRACE... [--csv | --json]\n"
+"       dyl-trace chrome TRACE... [-o trace.json]\n"
+"       dyl-trace --help\n";
+
+static const char help[] =
+"\n"
+"Reads the traces a dyliberator wrapper writes (LD_PRELOAD=./wrap.so; the file is\n"
+"$DYL_TRACE, default ./trace.csv, one per process), in whatever form the runtime keeps\n"
+"them on disk, also when the process was killed before it finished (SIGKILL, a crash):\n"
+"such a trace is read up to its last full row, with a warning.\n"
+"\n"
+"Subcommands:\n"
+"  cat TRACE        (the default) the trace as CSV: its '#' metadata lines, the header\n"
+"                   seq,tid,func,t_start_ns,t_ns,in_bytes,out_bytes,work[,depth,args,...],\n"
+"                   the rows in seq order (the order the calls started), then the footer\n"
+"                   ('# total_ns=N').  Every row is checked on the way.\n"
+"  summary TRACE... per process, per function: calls, total time (the sum of the calls'\n"
+"                   t_ns), its share of the run (total_ns), self time (the total minus\n"
+"                   the time of the recorded calls it made: a dgemm_ inside a dgetrf_ is\n"
+"                   taken off the dgetrf_; nesting is found from the depth column and the\n"
+"                   calls' time spans on each thread), and the mean, min, median and max\n"
+"                   of one call's time; largest total first.  Shares of nested functions\n"
+"                   add up to more than 100 %; the self shares do not.\n"
+"      --csv        one CSV table (trace,pid,func,calls,total_ns,self_ns,mean_ns,min_ns,\n"
+"                   median_ns,max_ns,share,self_share), times in ns\n"
+"      --json       {\"traces\": [{\"path\", \"pid\", \"cmdline\", \"total_ns\", \"truncated\",\n"
+"                   \"rows\", \"untimed_calls\", \"threads\", \"nested_calls\", \"funcs\":\n"
+"                   [{\"func\", \"calls\", \"total_ns\", \"self_ns\", \"mean_ns\", \"min_ns\",\n"
+"                   \"median_ns\", \"max_ns\", \"share\", \"self_share\"}...]}...]}; a value the\n"
+"                   trace cannot give (share without total_ns) is null\n"
+
+"  chrome TRACE...  Chrome trace-event JSON: one complete event (\"ph\": \"X\") per call with\n"
+"                   ts and dur in microseconds, pid, tid and args (seq, depth, in_bytes,\n"
+"                   out_bytes, work), and each process named by its command line.  Open it\n"
+"                   in https://ui.perfetto.dev or chrome://tracing.  Several traces of one\n"
+"                   run are placed on one time axis by their processes' start times.\n"
+"\n"
+"Options (before or after the files):\n"
+"  -o FILE          write to FILE instead of standard output\n"
+"  -h, --help       this text\n"
+"A TRACE of '-' is standard input.  To read a file named like a subcommand, write\n"
+"./summary.\n"
+"\n"
+"Exit status: 0 done (warnings, e.g. a trace cut short, go to stderr); 2 bad usage or\n"
+"bad input: a missing file, a malformed row, a negative or non-numeric field, a seq met\n"
+"twice; the one-line message names FILE:LINE.\n"
+"\n"
+"Examples:\n"
+"  bin/dyliberator --lib libblas.so.3 -o wrap.so\n"
+"  LD_PRELOAD=./wrap.so DYL_TRACE=run.csv ./app\n"
+"  dyl-trace run.csv | head                   the first calls, in the order they started\n"
+"  dyl-trace summary run.csv                  where the time goes, per function\n"
+"  dyl-trace summary --json run.csv*          every process of the run, for a script\n"
+"  dyl-trace chrome run.csv* -o run.json      then open run.json in ui.perfetto.dev\n";
+
+/* --- output --- */
+
+static FILE *out;
+
+static inline void put(const char *s, size_t n)
+{
+	fwrite_unlocked(s, 1, n, out);
+}
+
+static inline void puts_(const char *s)
+{
+	put(s, strlen(s));
+}
+
+static char *put_u64(char *p, uint64_t v)
+{
+	char tmp[24];
+	int n = 0;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (n)
+		*p++ = tmp[--n];
+	return p;
+}
+
+static char *put_opt(char *p, int64_t v)
+{
+	return v == ROWS_NONE ? p : put_u64(p, (uint64_t)v);
+}
+
+/* A CSV field, quoted when it must be. */
+static void put_csv_field(const char *s)
+{
+	if (!strpbrk(s, ",\"\n\r")) {
+		puts_(s);
+		return;
+	}
+	put("\"", 1);
+	for (; *s; s++) {
+		if (*s == '"')
+			put("\"", 1);
+		put(s, 1);
+	}
+	put("\"", 1);
+}
+
+/* A JSON string: quotes, backslashes and control characters escaped, bytes that are not
+ * UTF-8 replaced by U+FFFD, so that any name or command line gives valid JSON. */
+static void put_json_str(const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s, *end = p + n;
+
+	put("\"", 1);
+	while (p < end) {
+		unsigned c = *p;
+		if (c == '"' || c == '\\') {
+			char e[2] = { '\\', (char)c };
+			put(e, 2);
+			p++;
+		} else if (c < 0x20 || c == 0x7f) {
+			char e[8];
+			snprintf(e, sizeof(e), "\\u%04x", c);
+			put(e, 6);
+			p++;
+		} else if (c < 0x80) {
+			put((const char *)p, 1);
+			p++;
+		} else {
+			/* a UTF-8 sequence: its length from the lead byte, each follower 10xxxxxx,
+			 * no overlong forms, no surrogates, nothing above U+10FFFF */
+			int len = c >= 0xf0 && c <= 0xf4 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
+			int ok = len && end - p >= len;
+			for (int i = 1; ok && i < len; i++)
+				ok = (p[i] & 0xc0) == 0x80;
+			if (ok && len == 3)
+				ok = !(c == 0xe0 && p[1] < 0xa0) && !(c == 0xed && p[1] >= 0xa0);
+			if (ok && len == 4)
+				ok = !(c == 0xf0 && p[1] < 0x90) && !(c == 0xf4 && p[1] >= 0x90);
+			if (ok) {
+				put((const char *)p, (size_t)len);
+				p += len;
+			} else {
+				puts_("\\ufffd");
+				p++;
+			}
+		}
+	}
+	put("\"", 1);
+}
+
+static void put_json_cstr(const char *s)
+{
+	put_json_str(s, strlen(s));
+}
+
+/* --- cat --- */
+
+static void put_note(const struct trace_note *n)
+{
+	put("# ", 2);
+	put(n->text, n->len);
+	put("\n", 1);
+}
+
+static int cmd_cat(const char *path)
+{
+	struct trace_src src;
+	struct trace_row r;
+	uint64_t *order;
+	size_t n;
+	int rc = 0;
+
+	if (rows_open(&src, path) != 0)
+		return EXIT_BAD_INPUT;
+	if (!(order = rows_by_seq(&src, &n))) {
+		rows_close(&src);
+		return EXIT_BAD_INPUT;
+	}
+	for (size_t i = 0; i < src.nnotes; i++)
+		if (!src.notes[i].after)
+			put_note(&src.notes[i]);
+	put(src.header, src.header_len);
+	put("\n", 1);
+	for (size_t i = 0; i < n; i++) {
+		char buf[256], *p = buf;
+		if (rows_at(&src, order[i], &r) != 0) {
+			rc = EXIT_BAD_INPUT;
+			break;
+		}
+		p = put_u64(p, r.seq);
+		*p++ = ',';
+		p = put_u64(p, r.tid);
+		*p++ = ',';
+		put(buf, (size_t)(p - buf));
+		put_csv_field(funcs_get((int)r.func)->name);
+		p = buf;
+		*p++ = ',';
+		p = put_opt(p, r.t_start);
+		*p++ = ',';
+		p = put_opt(p, r.t_ns);
+		*p++ = ',';
+		p = put_opt(p, r.in_bytes);
+		*p++ = ',';
+		p = put_opt(p, r.out_bytes);
+		*p++ = ',';
+		p = put_opt(p, r.work);
+		if (src.ncolumns > 8)
+			*p++ = ',';
+		put(buf, (size_t)(p - buf));
+		put(r.extra, r.extra_len);
+		put("\n", 1);
+	}
+	for (size_t i = 0; i < src.nnotes && rc == 0; i++)
+		if (src.notes[i].after)
+			put_note(&src.notes[i]);
+	if (rc == 0 && src.truncated)
+		rows_warn_truncated(&src);
+	free(order);
+	rows_close(&src);
+	return rc;
+}
+
+/* --- summary --- */
+
+enum { FMT_TABLE, FMT_CSV, FMT_JSON };
+
+/* NS for people: 3 significant digits and a unit. */
+static const char *human_ns(char *buf, size_t room, double ns)
+{
+	static const char *const units[] = { "ns", "us", "ms", "s" };
+	int u = 0;
+
+	if (ns < 0)
+		return "-";
+	if (ns < 1000) {
+		snprintf(buf, room, "%.0f ns", ns);
+		return buf;
+	}
+	while (ns >= 999.5 && u < 3) {
+		ns /= 1000;
+		u++;
+	}
+	snprintf(buf, room, ns >= 99.95 ? "%.0f %s" : ns >= 9.995 ? "%.1f %s" : "%.2f %s", ns,
+		 units[u]);
+	return buf;
+}
+
+static void put_num(double v)
+{
+	char buf[64];
+
+	if (v == (double)(int64_t)v)
+		snprintf(buf, sizeof(buf), "%" PRId64, (int64_t)v);
+	else
+		snprintf(buf, sizeof(buf), "%.1f", v);
+	puts_(buf);
+}
+
+static void put_share(int64_t part, int64_t total, const char *none)
+{
+	char buf[64];
+
+	if (total <= 0) {
+		puts_(none);
+		return;
+	}
+	snprintf(buf, sizeof(buf), "%.6f", (double)part / (double)total);
+	puts_(buf);
+}
+
+static void put_int(int64_t v, const char *none)
+{
+	char buf[24];
+
+	if (v < 0) {
+		puts_(none);
+		return;
+	}
+	put(buf, (size_t)(put_u64(buf, (uint64_t)v) - buf));
+}
+
+static void summary_table(const struct trace_src *src, const struct trace_summary *s, int first)
+{
+	char b[9][32];
+	int w = 8;
+
+	for (size_t i = 0; i < s->nfuncs; i++) {
+		int l = (int)funcs_get((int)s->funcs[i].func)->len;
+		if (l > w)
+			w = l > 40 ? 40 : l;
+	}
+	fprintf(out, "%s%s", first ? "" : "\n", src->path);
+	if (src->pid >= 0)
+		fprintf(out, ": pid %" PRId64, src->pid);
+	if (src->cmdline)
+		fprintf(out, ", %s", src->cmdline);
+	fprintf(out, "\n");
+	if (src->total_ns >= 0)
+		fprintf(out, "run %s (total_ns=%" PRId64 ")", human_ns(b[0], 32, (double)src->total_ns),
+			src->total_ns);
+	else
+		fprintf(out, "run time unknown (no total_ns: the process did not finish)");
+	fprintf(out, "; %" PRIu64 " calls of %zu function%s on %zu thread%s, %" PRIu64
+		" of them made from inside another\n", s->rows, s->nfuncs, s->nfuncs == 1 ? "" : "s",
+		s->nthreads, s->nthreads == 1 ? "" : "s", s->nested);
+	if (s->untimed)
+		fprintf(out, "%" PRIu64 " calls without a time (no std.time?)\n", s->untimed);
+	fprintf(out, "\n%-*s %10s %10s %7s %10s %7s %10s %10s %10s %10s\n", w, "function", "calls",
+		"total", "share", "self", "self%", "mean", "min", "median", "max");
+	for (size_t i = 0; i < s->nfuncs; i++) {
+		const struct func_stats *f = &s->funcs[i];
+		char share[16] = "-", self_share[16] = "-";
+		if (src->total_ns > 0) {
+			snprintf(share, sizeof(share), "%.1f%%", 100.0 * (double)f->total_ns / (double)src->total_ns);
+			snprintf(self_share, sizeof(self_share), "%.1f%%",
+				 100.0 * (double)f->self_ns / (double)src->total_ns);
+		}
+		fprintf(out, "%-*.*s %10" PRIu64 " %10s %7s %10s %7s %10s %10s %10s %10s\n", w, w,
+			funcs_get((int)f->func)->name, f->calls,
+			human_ns(b[1], 32, f->timed ? (double)f->total_ns : -1), share,
+			human_ns(b[2], 32, f->timed ? (double)f->self_ns : -1), self_share,
+			human_ns(b[3], 32, f->mean_ns), human_ns(b[4], 32, (double)f->min_ns),
+			human_ns(b[5], 32, f->median_ns), human_ns(b[6], 32, (double)f->max_ns));
+	}
+}
+
+static void summary_csv(const struct trace_src *src, const struct trace_summary *s)
+{
+	for (size_t i = 0; i < s->nfuncs; i++) {
+		const struct func_stats *f = &s->funcs[i];
+		put_csv_field(src->path);
+		put(",", 1);
+		put_int(src->pid, "");
+		put(",", 1);
+		put_csv_field(funcs_get((int)f->func)->name);
+		fprintf(out, ",%" PRIu64 ",", f->calls);
+		put_int(f->timed ? f->total_ns : -1, "");
+		put(",", 1);
+		if (f->timed)
+			fprintf(out, "%" PRId64, f->self_ns);
+		put(",", 1);
+		if (f->timed)
+			put_num(f->mean_ns);
+		put(",", 1);
+		put_int(f->min_ns, "");
+		put(",", 1);
+		if (f->timed)
+			put_num(f->median_ns);
+		put(",", 1);
+		put_int(f->max_ns, "");
+		put(",", 1);
+		put_share(f->total_ns, src->total_ns, "");
+		put(",", 1);
+		put_share(f->self_ns, src->total_ns, "");
+		put("\n", 1);
+	}
+}
+
+static void summary_json(const struct trace_src *src, const struct trace_summary *s)
+{
+	puts_("{\"path\": ");
+	put_json_cstr(src->path);
+	puts_(", \"pid\": ");
+	put_int(src->pid, "null");
+	puts_(", \"cmdline\": ");
+	if (src->cmdline)
+		put_json_cstr(src->cmdline);
+	else
+		puts_("null");
+	puts_(", \"total_ns\": ");
+	put_int(src->total_ns, "null");
+	fprintf(out, ", \"truncated\": %s, \"rows\": %" PRIu64 ", \"untimed_calls\": %" PRIu64
+		", \"threads\": %zu, \"nested_calls\": %" PRIu64 ", \"funcs\": [",
+		src->truncated ? "true" : "false", s->rows, s->untimed, s->nthreads, s->nested);
+	for (size_t i = 0; i < s->nfuncs; i++) {
+		const struct func_stats *f = &s->funcs[i];
+		puts_(i ? ",\n    {\"func\": " : "\n    {\"func\": ");
+		put_json_cstr(funcs_get((int)f->func)->name);
+		fprintf(out, ", \"calls\": %" PRIu64 ", \"total_ns\": ", f->calls);
+		put_int(f->timed ? f->total_ns : -1, "null");
+		puts_(", \"self_ns\": ");
+		if (f->timed)
+			fprintf(out, "%" PRId64, f->self_ns);
+		else
+			puts_("null");
+		puts_(", \"mean_ns\": ");
+		if (f->timed)
+			put_num(f->mean_ns);
+		else
+			puts_("null");
+		puts_(", \"min_ns\": ");
+		put_int(f->min_ns, "null");
+		puts_(", \"median_ns\": ");
+		if (f->timed)
+			put_num(f->median_ns);
+		else
+			puts_("null");
+		puts_(", \"max_ns\": ");
+		put_int(f->max_ns, "null");
+		puts_(", \"share\": ");
+		put_share(f->total_ns, src->total_ns, "null");
+		puts_(", \"self_share\": ");
+		put_share(f->self_ns, src->total_ns, "null");
+		puts_("}");
+	}
+	puts_("]}");
+}
+
+static int cmd_summary(char **paths, int n, int fmt)
+{
+	if (fmt == FMT_CSV)
+		puts_("trace,pid,func,calls,total_ns,self_ns,mean_ns,min_ns,median_ns,max_ns,share,"
+		      "self_share\n");
+	if (fmt == FMT_JSON)
+		puts_("{\"traces\": [");
+	for (int i = 0; i < n; i++) {
+		struct trace_src src;
+		struct trace_summary s;
+		if (rows_open(&src, paths[i]) != 0)
+			return EXIT_BAD_INPUT;
+		if (summary_read(&src, &s) != 0) {
+			rows_close(&src);
+			return EXIT_BAD_INPUT;
+		}
+		if (src.truncated)
+			rows_warn_truncated(&src);
+		if (fmt == FMT_TABLE)
+			summary_table(&src, &s, i == 0);
+		else if (fmt == FMT_CSV)
+			summary_csv(&src, &s);
+		else {
+			puts_(i ? ",\n  " : "\n  ");
+			summary_json(&src, &s);
+		}
+		summary_free(&s);
+		rows_close(&src);
+	}
+	if (fmt == FMT_JSON)
+		puts_("\n]}\n");
+	return 0;
+}
+
+/* --- chrome --- */
+
+/* NS as microseconds, exactly: "12.345". */
+static char *put_us(char *p, int64_t ns)
+{
+	uint64_t frac = (uint64_t)ns % 1000;
+
+	p = put_u64(p, (uint64_t)ns / 1000);
+	*p++ = '.';
+	*p++ = (char)('0' + frac / 100);
+	*p++ = (char)('0' + frac / 10 % 10);
+	*p++ = (char)('0' + frac % 10);
+	return p;
+}
+
+static char *put_json_opt(char *p, int64_t v)
+{
+	if (v == ROWS_NONE) {
+		memcpy(p, "null", 4);
+		return p + 4;
+	}
+	return put_u64(p, (uint64_t)v);
+}
+
+static int chrome_one(struct trace_src *src, int64_t offset, int64_t pid, int *first)
+{
+	struct trace_row r;
+	uint64_t *order;
+	size_t n;
+	uint64_t untimed = 0;
+
+	if (!(order = rows_by_seq(src, &n)))
+		return -1;
+	if (src->truncated)
+		rows_warn_truncated(src);
+	fprintf(out, "%s\n{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": %" PRId64
+		", \"tid\": 0, \"args\": {\"name\": ", *first ? "" : ",", pid);
+	*first = 0;
+	if (src->cmdline)
+		put_json_cstr(src->cmdline);
+	else
+		put_json_cstr(src->path);
+	puts_("}}");
+	for (size_t i = 0; i < n; i++) {
+		char buf[512], *p = buf;
+		if (rows_at(src, order[i], &r) != 0) {
+			free(order);
+			return -1;
+		}
+		if (r.t_start == ROWS_NONE) {
+			untimed++;
+			continue;
+		}
+		puts_(",\n{\"name\":");
+		put_json_cstr(funcs_get((int)r.func)->name);
+#define LIT(s) (memcpy(p, s, sizeof(s) - 1), p += sizeof(s) - 1)
+		LIT(",\"ph\":\"X\",\"ts\":");
+		p = put_us(p, r.t_start + offset);
+		LIT(",\"dur\":");
+		p = put_us(p, r.t_ns);
+		LIT(",\"pid\":");
+		p = put_u64(p, (uint64_t)pid);
+		LIT(",\"tid\":");
+		p = put_u64(p, r.tid);
+		LIT(",\"args\":{\"seq\":");
+		p = put_u64(p, r.seq);
+		LIT(",\"depth\":");
+		p = put_u64(p, r.depth);
+		LIT(",\"in_bytes\":");
+		p = put_json_opt(p, r.in_bytes);
+		LIT(",\"out_bytes\":");
+		p = put_json_opt(p, r.out_bytes);
+		LIT(",\"work\":");
+		p = put_json_opt(p, r.work);
+		LIT("}}");
+#undef LIT
+		put(buf, (size_t)(p - buf));
+	}
+	if (untimed)
+		rows_warning(src->path, 0, "%" PRIu64 " calls without a time left out", untimed);
+	free(order);
+	return 0;
+}
+
+static int cmd_chrome(char **paths, int n)
+{
+	struct trace_src *srcs = calloc((size_t)n, sizeof(*srcs));
+	int64_t t0 = -1;
+	int first = 1, all_start = 1, rc = 0, opened = 0;
+
+	if (!srcs)
+		return EXIT_BAD_INPUT;
+	for (int i = 0; i < n; i++) {
+		if (rows_open(&srcs[i], paths[i]) != 0) {
+			rc = EXIT_BAD_INPUT;
+			break;
+		}
+		opened++;
+		if (srcs[i].start_ns < 0)
+			all_start = 0;
+		else if (t0 < 0 || srcs[i].start_ns < t0)
+			t0 = srcs[i].start_ns;
+	}
+	if (rc == 0) {
+		puts_("{\"displayTimeUnit\": \"ns\", \"traceEvents\": [");
+		for (int i = 0; i < n && rc == 0; i++) {
+			/* one time axis: each process's times are ns since its own start */
+			int64_t offset = all_start && n > 1 ? srcs[i].start_ns - t0 : 0;
+			int64_t pid = srcs[i].pid >= 0 ? srcs[i].pid : i + 1;
+			if (chrome_one(&srcs[i], offset, pid, &first) != 0)
+				rc = EXIT_BAD_INPUT;
+		}
+		puts_("\n]}\n");
+	}
+	for (int i = 0; i < opened; i++)
+		rows_close(&srcs[i]);
+	free(srcs);
+	return rc;
+}
+
+/* --- main --- */
+
+int main(int argc, char **argv)
+{
+	char *files[argc > 0 ? argc : 1];	/* argv's file arguments */
+	const char *cmd = NULL, *outpath = NULL;
+	int nfiles = 0, fmt = FMT_TABLE, rc, only_files = 0;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (only_files || a[0] != '-' || strcmp(a, "-") == 0) {
+			if (!cmd && !nfiles && !only_files &&
+			    (!strcmp(a, "cat") || !strcmp(a, "summary") || !strcmp(a, "chrome")))
+				cmd = a;
+			else
+				files[nfiles++] = argv[i];
+		} else if (!strcmp(a, "--")) {
+			only_files = 1;
+		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			fputs(usage, stdout);
+			fputs(help, stdout);
+			return 0;
+		} else if (!strcmp(a, "--csv")) {
+			fmt = FMT_CSV;
+		} else if (!strcmp(a, "--json")) {
+			fmt = FMT_JSON;
+		} else if (!strcmp(a, "-o") && i + 1 < argc) {
+			outpath = argv[++i];
+		} else if (!strncmp(a, "--output=", 9)) {
+			outpath = a + 9;
+		} else {
+			fprintf(stderr, "dyl-trace: unknown option %s\n%s", a, usage);
+			return EXIT_BAD_INPUT;
+		}
+	}
+	if (!cmd) {
+		cmd = "cat";
+		/* 'dyl-trace sumary x.csv': a misspelt subcommand, not a trace */
+		if (nfiles > 1 && !strpbrk(files[0], "./") && access(files[0], F_OK) != 0) {
+			fprintf(stderr, "dyl-trace: no subcommand '%s' (cat, summary, chrome)\n%s",
+				files[0], usage);
+			return EXIT_BAD_INPUT;
+		}
+	}
+	if (nfiles == 0) {
+		fprintf(stderr, "dyl-trace: no trace given\n%s", usage);
+		return EXIT_BAD_INPUT;
+	}
+	if (fmt != FMT_TABLE && strcmp(cmd, "summary") != 0) {
+		fprintf(stderr, "dyl-trace: --csv and --json go with summary\n%s", usage);
+		return EXIT_BAD_INPUT;
+	}
+	if (!strcmp(cmd, "cat") && nfiles > 1) {
+		fprintf(stderr, "dyl-trace: cat prints one trace (%d given)\n%s", nfiles, usage);
+		return EXIT_BAD_INPUT;
+	}
+	out = stdout;
+	if (outpath && !(out = fopen(outpath, "w"))) {
+		perror(outpath);
+		return EXIT_BAD_INPUT;
+	}
+	setvbuf(out, NULL, _IOFBF, 1 << 20);
+	if (!strcmp(cmd, "cat"))
+		rc = cmd_cat(files[0]);
+	else if (!strcmp(cmd, "summary"))
+		rc = cmd_summary(files, nfiles, fmt);
+	else
+		rc = cmd_chrome(files, nfiles);
+	if (fflush(out) != 0 || ferror(out)) {
+		fprintf(stderr, "dyl-trace: %s: write error\n", outpath ? outpath : "standard output");
+		rc = rc ? rc : EXIT_BAD_INPUT;
+	}
+	if (out != stdout)
+		fclose(out);
+	return rc;
+}

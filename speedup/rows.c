@@ -1,0 +1,776 @@
+/* rows.c - trace sources: the file in memory, the formats, and the CSV form.
+ *
+ * The file is mapped whole (a pipe is read whole); the CSV reader then walks it line by
+ * line with memchr and parses each row in one pass (plain digits and an unquoted name,
+ * the rows the runtime writes); anything unusual goes to a slow path that splits the
+ * line with csv_split and says exactly what is wrong.  A trace cut short by a killed
+ * process ends in a partial line (and possibly zero bytes from a pre-extended file);
+ * both are left out, and the source says it was truncated.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "funcs.h"
+#include "input.h"
+#include "rows.h"
+
+const char *rows_prog = "dyl-trace";
+
+#define MAX_FIELDS 256
+#define MAX_TIME (UINT64_C(1) << 62)	/* start + duration must not overflow int64 */
+
+/* --- messages --- */
+
+static void message(const char *kind, const char *path, unsigned long lineno, const char *fmt,
+		    va_list ap)
+{
+	char text[1024];
+
+	vsnprintf(text, sizeof(text), fmt, ap);
+	if (path && lineno)
+		fprintf(stderr, "%s: %s:%lu: %s%s\n", rows_prog, path, lineno, kind, text);
+	else if (path)
+		fprintf(stderr, "%s: %s: %s%s\n", rows_prog, path, kind, text);
+	else
+		fprintf(stderr, "%s: %s%s\n", rows_prog, kind, text);
+}
+
+void rows_error(const char *path, unsigned long lineno, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	message("", path, lineno, fmt, ap);
+	va_end(ap);
+}
+
+void rows_warning(const char *path, unsigned long lineno, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	message("warning: ", path, lineno, fmt, ap);
+	va_end(ap);
+}
+
+static void number_error(const char *path, unsigned long lineno, const char *name,
+			 const struct csv_field *f, int why)
+{
+	int shown = f->len > 40 ? 40 : (int)f->len;
+
+	switch (why) {
+	case NUM_EMPTY:
+		rows_error(path, lineno, "%s is empty", name);
+		break;
+	case NUM_NEGATIVE:
+		rows_error(path, lineno, "%s is negative (%.*s)", name, shown, f->s);
+		break;
+	case NUM_TOO_LARGE:
+		rows_error(path, lineno, "%s is too large (%.*s)", name, shown, f->s);
+		break;
+	default:
+		rows_error(path, lineno, "%s is not a number ('%.*s')", name, shown, f->s);
+	}
+}
+
+/* --- the file in memory --- */
+
+static int read_all(struct trace_src *src, int fd)
+{
+	size_t room = 1 << 20, used = 0;
+	char *buf = malloc(room);
+
+	if (!buf)
+		return -1;
+	for (;;) {
+		ssize_t n;
+		if (used == room) {
+			char *bigger = realloc(buf, room * 2);
+			if (!bigger) {
+				free(buf);
+				errno = ENOMEM;
+				return -1;
+			}
+			buf = bigger;
+			room *= 2;
+		}
+		n = read(fd, buf + used, room - used);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int saved = errno;
+			free(buf);
+			errno = saved;
+			return -1;
+		}
+		if (n == 0)
+			break;
+		used += (size_t)n;
+	}
+	src->data = buf;
+	src->size = used;
+	return 0;
+}
+
+static int load(struct trace_src *src, const char *path)
+{
+	struct stat st;
+	int fd = strcmp(path, "-") == 0 ? dup(0) : open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0 || fstat(fd, &st) != 0) {
+		rows_error(path, 0, "cannot open: %s", strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		rows_error(path, 0, "is a directory, not a trace");
+		close(fd);
+		return -1;
+	}
+	if (S_ISREG(st.st_mode) && st.st_size > 0) {
+		void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (p != MAP_FAILED) {
+			madvise(p, (size_t)st.st_size, MADV_SEQUENTIAL);
+			src->data = p;
+			src->size = (size_t)st.st_size;
+			src->mapped = 1;
+		}
+	}
+	if (!src->data && !(S_ISREG(st.st_mode) && st.st_size == 0) && read_all(src, fd) != 0) {
+		rows_error(path, 0, "cannot read: %s", strerror(errno));
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+/* --- metadata --- */
+
+static int add_note(struct trace_src *src, const char *text, size_t len, int after)
+{
+	if (src->nnotes == src->notes_room) {
+		size_t room = src->notes_room ? src->notes_room * 2 : 16;
+		struct trace_note *bigger = realloc(src->notes, room * sizeof(*bigger));
+		if (!bigger)
+			return -1;
+		src->notes = bigger;
+		src->notes_room = room;
+	}
+	src->notes[src->nnotes++] = (struct trace_note){ text, (uint32_t)len, (uint32_t)after };
+	return 0;
+}
+
+/* If LINE is 'KEY=value' (blanks allowed around '='), the value, trimmed. */
+static int note_value(const char *line, size_t len, const char *key, struct csv_field *v)
+{
+	const char *p = line, *end = line + len;
+	size_t n = strlen(key);
+
+	if (len < n || memcmp(p, key, n) != 0)
+		return 0;
+	p += n;
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	if (p == end || *p != '=')
+		return 0;
+	p++;
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	while (end > p && (end[-1] == ' ' || end[-1] == '\t'))
+		end--;
+	*v = (struct csv_field){ p, (uint32_t)(end - p), 0 };
+	return 1;
+}
+
+/* A '#' line (LINE without its '#'): kept as a note; the ones we know are read. */
+static int read_note(struct trace_src *src, const char *line, size_t len, int after)
+{
+	struct csv_field v;
+	uint64_t n;
+	int why;
+
+	while (len > 0 && (*line == ' ' || *line == '\t'))
+		line++, len--;
+	if (add_note(src, line, len, after) != 0) {
+		rows_error(src->path, src->lineno, "out of memory");
+		return -1;
+	}
+	if (note_value(line, len, "total_ns", &v)) {
+		if ((why = parse_u64(&v, &n)) == NUM_OK && n >= MAX_TIME)
+			why = NUM_TOO_LARGE;
+		if (why != NUM_OK) {
+			number_error(src->path, src->lineno, "total_ns", &v, why);
+			return -1;
+		}
+		src->total_ns = (int64_t)n;	/* written twice: the last one wins */
+	} else if (note_value(line, len, "pid", &v)) {
+		if (parse_u64(&v, &n) == NUM_OK && n < MAX_TIME)
+			src->pid = (int64_t)n;
+	} else if (note_value(line, len, "start_ns", &v)) {
+		if (parse_u64(&v, &n) == NUM_OK && n < MAX_TIME)
+			src->start_ns = (int64_t)n;
+	} else if (note_value(line, len, "cmdline", &v)) {
+		char *s = strndup(v.s, v.len);
+		if (!s) {
+			rows_error(src->path, src->lineno, "out of memory");
+			return -1;
+		}
+		free(src->cmdline);
+		src->cmdline = s;
+	}
+	return 0;
+}
+
+/* --- the CSV form --- */
+
+/* The next line from src->p: 1 and the line (no '\n', no '\r'), *FULL: it ended in '\n'. */
+static int csv_line(struct trace_src *src, const char **line, size_t *len, int *full)
+{
+	const char *nl;
+	size_t n;
+
+	if (src->p >= src->end)
+		return 0;
+	nl = memchr(src->p, '\n', (size_t)(src->end - src->p));
+	n = nl ? (size_t)(nl - src->p) : (size_t)(src->end - src->p);
+	*line = src->p;
+	*full = nl != NULL;
+	if (n > 0 && src->p[n - 1] == '\r')
+		n--;
+	*len = n;
+	src->p = nl ? nl + 1 : src->end;
+	src->lineno++;
+	return 1;
+}
+
+static int csv_sniff(const char *data, size_t size)
+{
+	(void)data;
+	(void)size;
+	return 1;	/* text: the last resort */
+}
+
+static int csv_open(struct trace_src *src)
+{
+	const char *line;
+	size_t len;
+	int full;
+
+	src->p = src->data;
+	src->end = src->data + src->size;
+	/* zero bytes at the end: a file extended ahead of its rows, then the process died */
+	while (src->end > src->p && src->end[-1] == '\0')
+		src->end--;
+	if (src->end - src->p >= 3 && memcmp(src->p, "\xef\xbb\xbf", 3) == 0)
+		src->p += 3;
+	while (csv_line(src, &line, &len, &full)) {
+		if (len == 0)
+			continue;
+		if (line[0] == '#') {
+			if (read_note(src, line + 1, len - 1, 0) != 0)
+				return -1;
+			continue;
+		}
+		if (memchr(line, '\0', len)) {
+			rows_error(src->path, src->lineno, "not a trace: binary data");
+			return -1;
+		}
+		if (!input_header_is(line, len, ROWS_HEADER)) {
+			rows_error(src->path, src->lineno, "not a trace: the header must start with %s",
+				   ROWS_HEADER);
+			return -1;
+		}
+		struct csv_field fld[MAX_FIELDS];
+		src->header = line;
+		src->header_len = (uint32_t)len;
+		src->ncolumns = csv_split(line, len, fld, MAX_FIELDS);
+		if (src->ncolumns > MAX_FIELDS) {
+			rows_error(src->path, src->lineno, "%d columns: at most %d are understood",
+				   src->ncolumns, MAX_FIELDS);
+			return -1;
+		}
+		for (int i = 8; i < src->ncolumns; i++)
+			if (fld[i].len == 5 && memcmp(fld[i].s, "depth", 5) == 0) {
+				src->depth_col = i;
+				break;
+			}
+		return 0;
+	}
+	rows_error(src->path, 0, "no header line: %s", src->nnotes ? "the process wrote no row" :
+		   "empty, not a trace");
+	return -1;
+}
+
+/* Digits up to ',' or END (at most 18: no overflow, below MAX_TIME).  Returns the
+ * comma (or END), NULL on anything else. */
+static inline const char *digits(const char *p, const char *end, uint64_t *v, int *empty)
+{
+	const char *s = p;
+	uint64_t x = 0;
+
+	while (p < end && (unsigned)(*p - '0') <= 9)
+		x = x * 10 + (unsigned)(*p++ - '0');
+	if ((p < end && *p != ',') || p - s > 18)
+		return NULL;
+	*v = x;
+	*empty = p == s;
+	return p;
+}
+
+/* The rows the runtime writes, in one pass; 0 when anything is unusual. */
+static int fast_row(const char *p, const char *end, int ncolumns, int depth_col,
+		    struct trace_row *r, struct csv_field *func)
+{
+	uint64_t v[8];
+	int empty, n;
+
+	for (int i = 0; i < 8; i++) {
+		if (i == 2) {
+			const char *s = p;
+			while (p < end && *p != ',' && *p != '"')
+				p++;
+			if (p == s || p == end || *p != ',')
+				return 0;
+			*func = (struct csv_field){ s, (uint32_t)(p - s), 0 };
+		} else {
+			if (!(p = digits(p, end, &v[i], &empty)))
+				return 0;
+			if (empty) {
+				if (i < 2)
+					return 0;	/* seq and tid are required */
+				v[i] = UINT64_MAX;
+			}
+		}
+		if (i < 7) {
+			if (p == end)
+				return 0;
+			p++;
+		}
+	}
+	r->depth = 0;
+	r->extra = p < end ? p + 1 : p;
+	for (n = 8; p < end; n++) {
+		p++;	/* the comma before field N */
+		if (n == depth_col) {
+			uint64_t d;
+			if (!(p = digits(p, end, &d, &empty)) || d > UINT32_MAX)
+				return 0;
+			r->depth = (uint32_t)d;
+		} else if (p < end && *p == '"') {
+			for (p++; p < end; p++)
+				if (*p == '"') {
+					if (p + 1 < end && p[1] == '"')
+						p++;
+					else
+						break;
+				}
+			if (p == end || (++p < end && *p != ','))
+				return 0;
+		} else {
+			while (p < end && *p != ',')
+				p++;
+		}
+	}
+	if (n != ncolumns)
+		return 0;
+	if ((v[3] == UINT64_MAX) != (v[4] == UINT64_MAX))
+		return 0;	/* a start without a duration: the slow path says so */
+	r->extra_len = (uint32_t)(end - r->extra);
+	r->seq = v[0];
+	r->tid = v[1];
+	r->t_start = v[3] == UINT64_MAX ? ROWS_NONE : (int64_t)v[3];
+	r->t_ns = v[4] == UINT64_MAX ? ROWS_NONE : (int64_t)v[4];
+	r->in_bytes = v[5] == UINT64_MAX ? ROWS_NONE : (int64_t)v[5];
+	r->out_bytes = v[6] == UINT64_MAX ? ROWS_NONE : (int64_t)v[6];
+	r->work = v[7] == UINT64_MAX ? ROWS_NONE : (int64_t)v[7];
+	return 1;
+}
+
+static int number(const struct trace_src *src, unsigned long lineno, const struct csv_field *f,
+		  const char *name, int empty_ok, int64_t *out)
+{
+	uint64_t v;
+	int why = parse_u64(f, &v);
+
+	if (why == NUM_EMPTY && empty_ok) {
+		*out = ROWS_NONE;
+		return 0;
+	}
+	if (why == NUM_OK && v >= MAX_TIME)
+		why = NUM_TOO_LARGE;
+	if (why != NUM_OK) {
+		number_error(src->path, lineno, name, f, why);
+		return -1;
+	}
+	*out = (int64_t)v;
+	return 0;
+}
+
+/* Any row, field by field, saying what is wrong. */
+static int slow_row(const struct trace_src *src, const char *line, size_t len,
+		    unsigned long lineno, struct trace_row *r, struct csv_field *func)
+{
+	struct csv_field fld[MAX_FIELDS];
+	int64_t seq, tid, depth = 0;
+	int n = csv_split(line, len, fld, MAX_FIELDS);
+
+	if (n != src->ncolumns) {
+		rows_error(src->path, lineno, "malformed row: %d fields, the header has %d", n,
+			   src->ncolumns);
+		return -1;
+	}
+	if (number(src, lineno, &fld[0], "seq", 0, &seq) ||
+	    number(src, lineno, &fld[1], "tid", 0, &tid) ||
+	    number(src, lineno, &fld[3], "t_start_ns", 1, &r->t_start) ||
+	    number(src, lineno, &fld[4], "t_ns", 1, &r->t_ns) ||
+	    number(src, lineno, &fld[5], "in_bytes", 1, &r->in_bytes) ||
+	    number(src, lineno, &fld[6], "out_bytes", 1, &r->out_bytes) ||
+	    number(src, lineno, &fld[7], "work", 1, &r->work))
+		return -1;
+	if (src->depth_col >= 0 && number(src, lineno, &fld[src->depth_col], "depth", 1, &depth))
+		return -1;
+	if (depth > UINT32_MAX) {
+		rows_error(src->path, lineno, "depth is too large (%lld)", (long long)depth);
+		return -1;
+	}
+	if ((r->t_start == ROWS_NONE) != (r->t_ns == ROWS_NONE)) {
+		rows_error(src->path, lineno, "%s is empty but %s is not",
+			   r->t_start == ROWS_NONE ? "t_start_ns" : "t_ns",
+			   r->t_start == ROWS_NONE ? "t_ns" : "t_start_ns");
+		return -1;
+	}
+	if (fld[2].len == 0) {
+		rows_error(src->path, lineno, "func is empty");
+		return -1;
+	}
+	r->seq = (uint64_t)seq;
+	r->tid = (uint64_t)tid;
+	r->depth = depth > 0 ? (uint32_t)depth : 0;
+	*func = fld[2];
+	/* the columns after work: from the comma that ends field 7 */
+	r->extra = line + len;
+	if (n > 8) {
+		const char *e = fld[8].s - (fld[8].quoted ? 1 : 0);
+		r->extra = e;
+	}
+	r->extra_len = (uint32_t)(line + len - r->extra);
+	return 0;
+}
+
+/* LINENO 0: find it only if there is something to say (rows_at) */
+static int csv_parse(struct trace_src *src, const char *line, size_t len, unsigned long lineno,
+		     struct trace_row *r)
+{
+	struct csv_field func;
+	int id, added;
+
+	if (!fast_row(line, line + len, src->ncolumns, src->depth_col, r, &func) &&
+	    slow_row(src, line, len, lineno ? lineno : rows_line_of(src, (uint64_t)(line - src->data)),
+		     r, &func) != 0)
+		return -1;
+	if (!func.quoted) {
+		/* a trace has few names: a small cache in front of the hash table */
+		unsigned slot = (func.len ^ (unsigned char)func.s[0] ^
+				 ((unsigned char)func.s[func.len - 1] << 2)) & (NAME_CACHE - 1);
+		struct func *f;
+		id = src->name_cache[slot] - 1;
+		if (id < 0 || (f = funcs_get(id))->len != func.len ||
+		    memcmp(f->name, func.s, func.len) != 0) {
+			id = funcs_intern(func.s, func.len, &added);
+			src->name_cache[slot] = id + 1;
+		}
+	} else {
+		char *name = csv_strdup(&func);
+		id = name ? funcs_intern(name, strlen(name), &added) : -1;
+		free(name);
+	}
+	if (id < 0) {
+		rows_error(src->path, lineno, "out of memory");
+		return -1;
+	}
+	r->func = (uint32_t)id;
+	r->pos = (uint64_t)(line - src->data);
+	return 0;
+}
+
+static int csv_next(struct trace_src *src, struct trace_row *r)
+{
+	const char *line;
+	size_t len;
+	int full;
+
+	while (csv_line(src, &line, &len, &full)) {
+		if (len == 0)
+			continue;
+		if (line[0] == '#') {
+			if (read_note(src, line + 1, len - 1, 1) != 0)
+				return -1;
+			continue;
+		}
+		if (!full) {
+			/* the last line, without its newline: the process died writing it */
+			src->partial_line = src->lineno;
+			src->truncated = 1;
+			return 0;
+		}
+		if (csv_parse(src, line, len, src->lineno, r) != 0)
+			return -1;
+		src->rows++;
+		return 1;
+	}
+	if (src->total_ns < 0)
+		src->truncated = 1;
+	return 0;
+}
+
+static int csv_at(struct trace_src *src, uint64_t pos, struct trace_row *r)
+{
+	const char *line = src->data + pos, *nl;
+	size_t len;
+
+	nl = memchr(line, '\n', (size_t)(src->end - line));
+	len = nl ? (size_t)(nl - line) : (size_t)(src->end - line);
+	if (len > 0 && line[len - 1] == '\r')
+		len--;
+	return csv_parse(src, line, len, 0, r);
+}
+
+static unsigned long csv_line_of(const struct trace_src *src, uint64_t pos)
+{
+	unsigned long n = 1;
+	const char *p = src->data, *end = src->data + pos;
+
+	while (p < end && (p = memchr(p, '\n', (size_t)(end - p)))) {
+		n++;
+		p++;
+	}
+	return n;
+}
+
+static const struct rows_format csv_format = {
+	"csv", csv_sniff, csv_open, csv_next, csv_at, csv_line_of, NULL,
+};
+
+/* In the order they are tried: the binary form(s) before CSV, which takes anything. */
+static const struct rows_format *const formats[] = {
+	&csv_format,
+};
+
+/* --- the source --- */
+
+int rows_open(struct trace_src *src, const char *path)
+{
+	memset(src, 0, sizeof(*src));
+	src->path = path;
+	src->pid = src->total_ns = src->start_ns = -1;
+	src->depth_col = -1;
+	if (load(src, path) != 0)
+		return -1;
+	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
+		if (formats[i]->sniff(src->data, src->size)) {
+			src->format = formats[i];
+			break;
+		}
+	if (src->format->open(src) != 0) {
+		rows_close(src);
+		return -1;
+	}
+	return 0;
+}
+
+int rows_next(struct trace_src *src, struct trace_row *row)
+{
+	return src->format->next(src, row);
+}
+
+int rows_at(struct trace_src *src, uint64_t pos, struct trace_row *row)
+{
+	return src->format->at(src, pos, row);
+}
+
+unsigned long rows_line_of(const struct trace_src *src, uint64_t pos)
+{
+	return src->format->line_of ? src->format->line_of(src, pos) : 0;
+}
+
+void rows_close(struct trace_src *src)
+{
+	if (src->format && src->format->close)
+		src->format->close(src);
+	if (src->mapped)
+		munmap((void *)src->data, src->size);
+	else
+		free((void *)src->data);
+	free(src->cmdline);
+	free(src->notes);
+	free(src->buf);
+	memset(src, 0, sizeof(*src));
+}
+
+void rows_warn_truncated(const struct trace_src *src)
+{
+	if (src->partial_line)
+		rows_warning(src->path, src->partial_line,
+			     "the last row is cut short (the process was killed while writing it?); "
+			     "left out");
+	if (src->total_ns < 0)
+		rows_warning(src->path, 0,
+			     "no '# total_ns=N' line: the process did not finish (killed?); "
+			     "its %lu full rows are read", src->rows);
+}
+
+/* --- seq order --- */
+
+struct seq_pos {
+	uint64_t seq, pos;
+};
+
+static int by_seq(const void *a, const void *b)
+{
+	const struct seq_pos *x = a, *y = b;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static void duplicate(struct trace_src *src, uint64_t seq, uint64_t p1, uint64_t p2)
+{
+	if (p1 > p2) {
+		uint64_t t = p1;
+		p1 = p2;
+		p2 = t;
+	}
+	rows_error(src->path, rows_line_of(src, p2), "seq %llu again (first on line %lu)",
+		   (unsigned long long)seq, rows_line_of(src, p1));
+}
+
+/* The line of the first row numbered SEQ, from a second reading (0: not found). */
+static unsigned long first_line_of_seq(const struct trace_src *src, uint64_t seq)
+{
+	struct trace_src again;
+	struct trace_row r;
+	unsigned long line = 0;
+
+	if (strcmp(src->path, "-") == 0 || rows_open(&again, src->path) != 0)
+		return 0;
+	while (rows_next(&again, &r) > 0)
+		if (r.seq == seq) {
+			line = rows_line_of(&again, r.pos);
+			break;
+		}
+	rows_close(&again);
+	return line;
+}
+
+int rows_seq_check(struct trace_src *src, struct seq_seen *seen, const struct trace_row *r)
+{
+	size_t w = (size_t)(r->seq >> 6);
+	uint64_t bit = UINT64_C(1) << (r->seq & 63);
+
+	if (r->seq >= (UINT64_C(1) << 30))
+		return 0;
+	if (w >= seen->words) {
+		size_t words = seen->words ? seen->words : 1024;
+		while (words <= w)
+			words *= 2;
+		uint64_t *bigger = realloc(seen->bits, words * sizeof(*bigger));
+		if (!bigger) {
+			rows_error(src->path, 0, "out of memory");
+			return -1;
+		}
+		memset(bigger + seen->words, 0, (words - seen->words) * sizeof(*bigger));
+		seen->bits = bigger;
+		seen->words = words;
+	}
+	if (!(seen->bits[w] & bit)) {
+		seen->bits[w] |= bit;
+		return 0;
+	}
+	unsigned long first = first_line_of_seq(src, r->seq);
+	if (first)
+		rows_error(src->path, rows_line_of(src, r->pos), "seq %llu again (first on line %lu)",
+			   (unsigned long long)r->seq, first);
+	else
+		rows_error(src->path, rows_line_of(src, r->pos), "seq %llu again",
+			   (unsigned long long)r->seq);
+	return -1;
+}
+
+void rows_seq_free(struct seq_seen *seen)
+{
+	free(seen->bits);
+	seen->bits = NULL;
+	seen->words = 0;
+}
+
+uint64_t *rows_by_seq(struct trace_src *src, size_t *count)
+{
+	struct seq_pos *all = NULL;
+	size_t n = 0, room = 0;
+	uint64_t max_seq = 0, *out = NULL;
+	struct trace_row r;
+	int rc;
+
+	while ((rc = rows_next(src, &r)) > 0) {
+		if (n == room) {
+			room = room ? room * 2 : 4096;
+			struct seq_pos *bigger = realloc(all, room * sizeof(*bigger));
+			if (!bigger)
+				goto oom;
+			all = bigger;
+		}
+		all[n++] = (struct seq_pos){ r.seq, r.pos };
+		if (r.seq > max_seq)
+			max_seq = r.seq;
+	}
+	if (rc < 0)
+		goto fail;
+	out = malloc((n ? n : 1) * sizeof(*out));
+	if (!out)
+		goto oom;
+	if (n && max_seq < 2 * (uint64_t)n + 4096) {
+		/* dense (the runtime numbers calls from 0; a truncated trace has gaps):
+		 * each row straight to its place */
+		uint64_t *slot = calloc(max_seq + 1, sizeof(*slot));	/* pos + 1 */
+		size_t o = 0;
+		if (!slot)
+			goto oom;
+		for (size_t i = 0; i < n; i++) {
+			if (slot[all[i].seq]) {
+				duplicate(src, all[i].seq, slot[all[i].seq] - 1, all[i].pos);
+				free(slot);
+				goto fail;
+			}
+			slot[all[i].seq] = all[i].pos + 1;
+		}
+		for (uint64_t s = 0; s <= max_seq; s++)
+			if (slot[s])
+				out[o++] = slot[s] - 1;
+		free(slot);
+	} else {
+		qsort(all, n, sizeof(*all), by_seq);
+		for (size_t i = 0; i < n; i++) {
+			if (i > 0 && all[i].seq == all[i - 1].seq) {
+				duplicate(src, all[i].seq, all[i - 1].pos, all[i].pos);
+				goto fail;
+			}
+			out[i] = all[i].pos;
+		}
+	}
+	free(all);
+	*count = n;
+	return out;
+oom:
+	rows_error(src->path, 0, "out of memory");
+fail:
+	free(all);
+	free(out);
+	return NULL;
+}

@@ -1,0 +1,134 @@
+/* rows.h - a trace as a stream of rows, whatever form the runtime kept it in.
+ *
+ * A trace source is opened once (its metadata and columns are known then), yields its
+ * rows one by one in file order (rows_next), and can yield again the row at a position
+ * it gave before (rows_at: printing in seq order without keeping every row in memory).
+ * Each on-disk form is one `struct rows_format` (sniff, open, next, at...); the CSV
+ * the runtime writes today is the first.  Rows are checked as they are read: a bad row
+ * is one message "PROG: FILE:LINE: what" and rows_next returns -1.  A trace cut short
+ * (the process was killed) ends at its last full row, with src->truncated set.
+ *
+ * Adding a form (the runtime's binary records, say): write its rows_format in a file of
+ * its own and put it in rows.c's formats[] before CSV, which takes anything.  sniff looks
+ * at the first bytes; open fills pid, start_ns, cmdline, notes, header, ncolumns and
+ * depth_col (the CSV header the form stands for: cat prints it); next yields rows in
+ * any order with pos set, turning extra columns into CSV text in src->buf, and at the
+ * end sets total_ns (if the trace has one), truncated and partial_line; at reads a
+ * row again from its pos; line_of may be NULL (then messages name the file only,
+ * or say "record N" through rows_error's own text).  src->priv is the form's own state,
+ * freed by its close.
+ */
+#ifndef SPEEDUP_ROWS_H
+#define SPEEDUP_ROWS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define ROWS_HEADER "seq,tid,func,t_start_ns,t_ns,in_bytes,out_bytes,work"
+#define ROWS_NONE (-1)	/* an empty field */
+
+/* One call.  FUNC is the funcs.h id of the name.  EXTRA is the text of the columns after
+ * `work` (depth, args, counters...) as CSV, without the leading comma; it points into
+ * the source and is valid until the next call on it. */
+struct trace_row {
+	uint64_t seq;
+	uint64_t tid;
+	int64_t t_start, t_ns;			/* ns; ROWS_NONE when the trace has no times */
+	int64_t in_bytes, out_bytes, work;	/* ROWS_NONE: not estimated */
+	uint32_t func;
+	uint32_t depth;				/* 0 without a depth column */
+	uint64_t pos;				/* for rows_at */
+	const char *extra;
+	uint32_t extra_len;
+};
+
+/* A '#' line: the text after '#' and blanks; AFTER: it came after the header. */
+struct trace_note {
+	const char *text;
+	uint32_t len;
+	uint32_t after;
+};
+
+struct rows_format;
+
+struct trace_src {
+	const char *path;
+	const struct rows_format *format;
+	/* the bytes */
+	const char *data;
+	size_t size;
+	int mapped;
+	/* what the trace says of itself (from '#' lines; -1/NULL when it does not say) */
+	int64_t pid;
+	int64_t total_ns;	/* known once the rows are read: the footer comes last */
+	int64_t start_ns;	/* wall-clock start of the process, ns since the epoch */
+	char *cmdline;
+	struct trace_note *notes;
+	size_t nnotes, notes_room;
+	/* the columns */
+	const char *header;	/* the header line, without its newline */
+	uint32_t header_len;
+	int ncolumns;
+	int depth_col;		/* -1: none */
+	/* the end */
+	int truncated;		/* cut short: a partial last row, or no total_ns */
+	unsigned long rows;	/* rows read so far */
+	unsigned long partial_line;	/* the line of a partial last row, 0 if none */
+	/* the reader's own state */
+	const char *p, *end;
+	unsigned long lineno;
+	char *buf;
+	void *priv;
+#define NAME_CACHE 64
+	int name_cache[NAME_CACHE];	/* funcs.h id + 1 of recent names */
+};
+
+struct rows_format {
+	const char *name;
+	int (*sniff)(const char *data, size_t size);
+	int (*open)(struct trace_src *src);
+	int (*next)(struct trace_src *src, struct trace_row *row);
+	int (*at)(struct trace_src *src, uint64_t pos, struct trace_row *row);
+	unsigned long (*line_of)(const struct trace_src *src, uint64_t pos);
+	void (*close)(struct trace_src *src);	/* frees priv; may be NULL */
+};
+
+/* The program name in messages ("dyl-trace"). */
+extern const char *rows_prog;
+
+/* Opens PATH ('-': standard input) and reads up to the first row.  0, or -1 after one
+ * message. */
+int rows_open(struct trace_src *src, const char *path);
+/* The next row in file order: 1, 0 at the end (then truncated and total_ns are final),
+ * -1 after one message. */
+int rows_next(struct trace_src *src, struct trace_row *row);
+/* The row at POS, from an earlier rows_next. */
+int rows_at(struct trace_src *src, uint64_t pos, struct trace_row *row);
+/* The line number of the row at POS (0: the format has no lines), for messages. */
+unsigned long rows_line_of(const struct trace_src *src, uint64_t pos);
+void rows_close(struct trace_src *src);
+
+/* The warnings of a cut-short trace, once, after the last row. */
+void rows_warn_truncated(const struct trace_src *src);
+
+/* Messages: "PROG: FILE:LINE: text" (LINE 0: none; FILE NULL: none). */
+void rows_error(const char *path, unsigned long lineno, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void rows_warning(const char *path, unsigned long lineno, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* The seq numbers met so far, to find one met twice without keeping the rows (a bit
+ * each; seqs beyond 2^30 are not checked). */
+struct seq_seen {
+	uint64_t *bits;
+	size_t words;
+};
+/* 0, or -1 after the message "seq N again (first on line L)". */
+int rows_seq_check(struct trace_src *src, struct seq_seen *seen, const struct trace_row *row);
+void rows_seq_free(struct seq_seen *seen);
+
+/* The positions of SRC's rows in seq order (reading them all): *N rows.  A seq met
+ * twice is an error naming both lines.  NULL after one message. */
+uint64_t *rows_by_seq(struct trace_src *src, size_t *n);
+
+#endif

@@ -1,0 +1,358 @@
+/* summary.c - per function: calls, total, self time, mean, min, median, max.
+ *
+ * One pass over the rows keeps, per thread, each timed call's span, function and depth
+ * (24 bytes), and per function its call times (for the median).  Then each thread's
+ * calls are put in start order and walked with a stack of the calls still open: a call
+ * is nested in the innermost open call whose span holds it and whose depth is smaller
+ * (without a depth column: whose span holds it), and its time is taken off that call's
+ * self time.  The runtime writes a thread's rows in the order the calls end, so start
+ * order is that order with each outer call moved back over its inner ones: an insertion
+ * sort does it in time proportional to the nesting; any other order falls back to qsort.
+ */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+#include "funcs.h"
+#include "summary.h"
+
+struct call {
+	int64_t start, end;
+	uint32_t func, depth;
+};
+
+struct thread {
+	uint64_t tid;
+	struct call *calls;
+	size_t n, room;
+};
+
+struct acc {
+	uint64_t calls, timed;
+	int64_t total, self, min, max;
+	int64_t *times;
+	size_t ntimes, room;
+};
+
+struct state {
+	struct thread *threads;
+	size_t nthreads, threads_room;
+	uint32_t *slots;	/* thread index + 1 by tid hash */
+	size_t nslots;
+	struct acc *acc;	/* by func id */
+	size_t acc_room;
+};
+
+static size_t tid_hash(uint64_t tid, size_t nslots)
+{
+	return (size_t)((tid * 0x9e3779b97f4a7c15ull) >> 20) & (nslots - 1);
+}
+
+static int grow_slots(struct state *st)
+{
+	size_t n = st->nslots ? st->nslots * 2 : 64;
+	uint32_t *fresh = calloc(n, sizeof(*fresh));
+
+	if (!fresh)
+		return -1;
+	for (size_t t = 0; t < st->nthreads; t++) {
+		size_t i = tid_hash(st->threads[t].tid, n);
+		while (fresh[i])
+			i = (i + 1) & (n - 1);
+		fresh[i] = (uint32_t)t + 1;
+	}
+	free(st->slots);
+	st->slots = fresh;
+	st->nslots = n;
+	return 0;
+}
+
+static struct thread *thread_of(struct state *st, uint64_t tid)
+{
+	size_t i;
+
+	if (!st->slots && grow_slots(st) != 0)
+		return NULL;
+	for (i = tid_hash(tid, st->nslots); st->slots[i]; i = (i + 1) & (st->nslots - 1))
+		if (st->threads[st->slots[i] - 1].tid == tid)
+			return &st->threads[st->slots[i] - 1];
+	if (st->nthreads == st->threads_room) {
+		size_t room = st->threads_room ? st->threads_room * 2 : 16;
+		struct thread *bigger = realloc(st->threads, room * sizeof(*bigger));
+		if (!bigger)
+			return NULL;
+		st->threads = bigger;
+		st->threads_room = room;
+	}
+	struct thread *th = &st->threads[st->nthreads];
+	memset(th, 0, sizeof(*th));
+	th->tid = tid;
+	st->slots[i] = (uint32_t)++st->nthreads;
+	if (st->nthreads * 2 > st->nslots && grow_slots(st) != 0)
+		return NULL;
+	return th;
+}
+
+static struct acc *acc_of(struct state *st, uint32_t func)
+{
+	if (func >= st->acc_room) {
+		size_t room = st->acc_room ? st->acc_room : 64;
+		while (room <= func)
+			room *= 2;
+		struct acc *bigger = realloc(st->acc, room * sizeof(*bigger));
+		if (!bigger)
+			return NULL;
+		memset(bigger + st->acc_room, 0, (room - st->acc_room) * sizeof(*bigger));
+		st->acc = bigger;
+		st->acc_room = room;
+	}
+	return &st->acc[func];
+}
+
+static int push(void **arr, size_t *n, size_t *room, size_t size, const void *item)
+{
+	if (*n == *room) {
+		size_t r = *room ? *room * 2 : 1024;
+		void *bigger = realloc(*arr, r * size);
+		if (!bigger)
+			return -1;
+		*arr = bigger;
+		*room = r;
+	}
+	memcpy((char *)*arr + *n * size, item, size);
+	(*n)++;
+	return 0;
+}
+
+/* Start order: earlier start first; at one start, the outer call (smaller depth, then
+ * later end) first. */
+static inline int before(const struct call *a, const struct call *b)
+{
+	if (a->start != b->start)
+		return a->start < b->start;
+	if (a->depth != b->depth)
+		return a->depth < b->depth;
+	return a->end > b->end;
+}
+
+static int cmp_calls(const void *x, const void *y)
+{
+	const struct call *a = x, *b = y;
+	return before(a, b) ? -1 : before(b, a) ? 1 : 0;
+}
+
+static void start_order(struct call *c, size_t n)
+{
+	size_t budget = 64 * n + 4096;
+
+	for (size_t i = 1; i < n; i++) {
+		if (!before(&c[i], &c[i - 1]))
+			continue;
+		struct call x = c[i];
+		size_t j = i;
+		while (j > 0 && before(&x, &c[j - 1])) {
+			c[j] = c[j - 1];
+			j--;
+		}
+		c[j] = x;
+		if ((i - j) > budget) {
+			qsort(c, n, sizeof(*c), cmp_calls);
+			return;
+		}
+		budget -= i - j;
+	}
+}
+
+/* Takes each call's time off its caller's self time. */
+static int self_times(struct state *st, struct thread *th, int has_depth, uint64_t *nested)
+{
+	struct call **stack = NULL;
+	size_t top = 0, room = 0;
+
+	start_order(th->calls, th->n);
+	for (size_t i = 0; i < th->n; i++) {
+		struct call *c = &th->calls[i];
+		while (top > 0) {
+			struct call *p = stack[top - 1];
+			if (c->start >= p->start && c->end <= p->end &&
+			    (!has_depth || c->depth > p->depth))
+				break;
+			top--;
+		}
+		if (top > 0) {
+			st->acc[stack[top - 1]->func].self -= c->end - c->start;
+			(*nested)++;
+		}
+		if (top == room) {
+			room = room ? room * 2 : 64;
+			struct call **bigger = realloc(stack, room * sizeof(*bigger));
+			if (!bigger) {
+				free(stack);
+				return -1;
+			}
+			stack = bigger;
+		}
+		stack[top++] = c;
+	}
+	free(stack);
+	return 0;
+}
+
+/* The K-th smallest of V[0..N) (V reordered around it). */
+static int64_t select_kth(int64_t *v, size_t n, size_t k)
+{
+	size_t lo = 0, hi = n - 1;
+
+	while (lo < hi) {
+		int64_t pivot = v[lo + (hi - lo) / 2];
+		size_t i = lo, j = hi;
+		while (i <= j) {
+			while (v[i] < pivot)
+				i++;
+			while (v[j] > pivot)
+				j--;
+			if (i <= j) {
+				int64_t t = v[i];
+				v[i] = v[j];
+				v[j] = t;
+				i++;
+				if (j == 0)
+					break;
+				j--;
+			}
+		}
+		if (k <= j)
+			hi = j;
+		else if (k >= i)
+			lo = i;
+		else
+			return v[k];
+	}
+	return v[k];
+}
+
+static double median(int64_t *v, size_t n)
+{
+	int64_t hi, lo;
+
+	if (n == 0)
+		return -1;
+	hi = select_kth(v, n, n / 2);
+	if (n % 2)
+		return (double)hi;
+	/* the largest of the lower half, which select_kth left before n/2 */
+	lo = v[0];
+	for (size_t i = 1; i < n / 2; i++)
+		if (v[i] > lo)
+			lo = v[i];
+	return ((double)lo + (double)hi) / 2;
+}
+
+static int by_total(const void *x, const void *y)
+{
+	const struct func_stats *a = x, *b = y;
+
+	if (a->total_ns != b->total_ns)
+		return a->total_ns > b->total_ns ? -1 : 1;
+	if (a->calls != b->calls)
+		return a->calls > b->calls ? -1 : 1;
+	return strcmp(funcs_get((int)a->func)->name, funcs_get((int)b->func)->name);
+}
+
+static void state_free(struct state *st)
+{
+	for (size_t t = 0; t < st->nthreads; t++)
+		free(st->threads[t].calls);
+	free(st->threads);
+	free(st->slots);
+	for (size_t f = 0; f < st->acc_room; f++)
+		free(st->acc[f].times);
+	free(st->acc);
+}
+
+int summary_read(struct trace_src *src, struct trace_summary *s)
+{
+	struct state st = { 0 };
+	struct thread *th = NULL;
+	struct seq_seen seen = { 0 };
+	struct trace_row r;
+	int rc;
+
+	memset(s, 0, sizeof(*s));
+	while ((rc = rows_next(src, &r)) > 0) {
+		struct acc *a = acc_of(&st, r.func);
+		if (!a)
+			goto oom;
+		if (rows_seq_check(src, &seen, &r) != 0) {
+			rc = -1;
+			break;
+		}
+		a->calls++;
+		s->rows++;
+		if (r.t_ns == ROWS_NONE) {
+			s->untimed++;
+			continue;
+		}
+		if (!a->timed || r.t_ns < a->min)
+			a->min = r.t_ns;
+		if (!a->timed || r.t_ns > a->max)
+			a->max = r.t_ns;
+		a->timed++;
+		a->total += r.t_ns;
+		a->self += r.t_ns;
+		if (push((void **)&a->times, &a->ntimes, &a->room, sizeof(int64_t), &r.t_ns) != 0)
+			goto oom;
+		if ((!th || th->tid != r.tid) && !(th = thread_of(&st, r.tid)))
+			goto oom;
+		struct call c = { r.t_start, r.t_start + r.t_ns, r.func, r.depth };
+		if (push((void **)&th->calls, &th->n, &th->room, sizeof(c), &c) != 0)
+			goto oom;
+	}
+	rows_seq_free(&seen);
+	if (rc < 0) {
+		state_free(&st);
+		return -1;
+	}
+	s->nthreads = st.nthreads;
+	for (size_t t = 0; t < st.nthreads; t++) {
+		if (self_times(&st, &st.threads[t], src->depth_col >= 0, &s->nested) != 0)
+			goto oom;
+		free(st.threads[t].calls);
+		st.threads[t].calls = NULL;
+	}
+	for (size_t f = 0; f < st.acc_room; f++)
+		s->nfuncs += st.acc[f].calls > 0;
+	s->funcs = calloc(s->nfuncs ? s->nfuncs : 1, sizeof(*s->funcs));
+	if (!s->funcs)
+		goto oom;
+	size_t o = 0;
+	for (size_t f = 0; f < st.acc_room; f++) {
+		struct acc *a = &st.acc[f];
+		if (!a->calls)
+			continue;
+		struct func_stats *fs = &s->funcs[o++];
+		fs->func = (uint32_t)f;
+		fs->calls = a->calls;
+		fs->timed = a->timed;
+		fs->total_ns = a->total;
+		fs->self_ns = a->self;
+		fs->min_ns = a->timed ? a->min : -1;
+		fs->max_ns = a->timed ? a->max : -1;
+		fs->mean_ns = a->timed ? (double)a->total / (double)a->timed : -1;
+		fs->median_ns = median(a->times, a->ntimes);
+	}
+	qsort(s->funcs, s->nfuncs, sizeof(*s->funcs), by_total);
+	state_free(&st);
+	return 0;
+oom:
+	rows_error(src->path, 0, "out of memory");
+	rows_seq_free(&seen);
+	state_free(&st);
+	summary_free(s);
+	return -1;
+}
+
+void summary_free(struct trace_summary *s)
+{
+	free(s->funcs);
+	memset(s, 0, sizeof(*s));
+}

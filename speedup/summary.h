@@ -1,0 +1,33 @@
+/* summary.h - one trace summarised per function: calls, total and self time, and the
+ * distribution of the call times (mean, min, median, max). */
+#ifndef SPEEDUP_SUMMARY_H
+#define SPEEDUP_SUMMARY_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "rows.h"
+
+struct func_stats {
+	uint32_t func;		/* funcs.h id */
+	uint64_t calls;
+	uint64_t timed;		/* calls with a time (all, unless the trace has no times) */
+	int64_t total_ns;	/* sum of t_ns */
+	int64_t self_ns;	/* total minus the time of the calls made from inside */
+	int64_t min_ns, max_ns;	/* -1 when no call is timed */
+	double mean_ns, median_ns;
+};
+
+struct trace_summary {
+	uint64_t rows;
+	uint64_t untimed;	/* rows without a time */
+	size_t nthreads;
+	uint64_t nested;	/* calls made from inside another recorded call */
+	struct func_stats *funcs;	/* by total_ns, largest first */
+	size_t nfuncs;
+};
+
+/* Reads all of SRC's rows.  0, or -1 after one message. */
+int summary_read(struct trace_src *src, struct trace_summary *s);
+void summary_free(struct trace_summary *s);
+
+#endif
