@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "funcs.h"
+#include "input.h"
 #include "rows.h"
 #include "summary.h"
 
@@ -539,7 +540,7 @@ static int chrome_one(struct trace_src *src, int64_t offset, int64_t pid, int *f
 		put(buf, (size_t)(p - buf));
 	}
 	if (untimed)
-		rows_warning(src->path, 0, "%" PRIu64 " calls without a time left out", untimed);
+		input_warning(src->path, 0, "%" PRIu64 " calls without a time left out", untimed);
 	free(order);
 	return 0;
 }
@@ -587,6 +588,8 @@ int main(int argc, char **argv)
 	char *files[argc > 0 ? argc : 1];	/* argv's file arguments */
 	const char *cmd = NULL, *outpath = NULL;
 	int nfiles = 0, fmt = FMT_TABLE, rc, only_files = 0;
+
+	input_prog = "dyl-trace";
 
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];

@@ -19,6 +19,9 @@
 #include <unistd.h>
 #include "input.h"
 
+const char *input_prog = "dyl-speedup";
+const char *input_what = "trace or a model";
+
 /* A pipe or a terminal: read it all, doubling the buffer. */
 static int read_all(struct input_file *f, int fd)
 {
@@ -67,7 +70,7 @@ int input_open(struct input_file *f, const char *path)
 	f->data = NULL;
 	f->size = 0;
 	f->mapped = 0;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = strcmp(path, "-") == 0 ? dup(0) : open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st) != 0) {
 		input_error(path, 0, "cannot open: %s", strerror(errno));
 		if (fd >= 0)
@@ -75,7 +78,7 @@ int input_open(struct input_file *f, const char *path)
 		return -1;
 	}
 	if (S_ISDIR(st.st_mode)) {
-		input_error(path, 0, "is a directory, not a trace or a model");
+		input_error(path, 0, "is a directory, not a %s", input_what);
 		close(fd);
 		return -1;
 	}
@@ -266,11 +269,11 @@ static void message(const char *kind, const char *path, unsigned long lineno, co
 
 	vsnprintf(text, sizeof(text), fmt, ap);
 	if (path && lineno)
-		fprintf(stderr, "%s: %s:%lu: %s%s\n", PROG, path, lineno, kind, text);
+		fprintf(stderr, "%s: %s:%lu: %s%s\n", input_prog, path, lineno, kind, text);
 	else if (path)
-		fprintf(stderr, "%s: %s: %s%s\n", PROG, path, kind, text);
+		fprintf(stderr, "%s: %s: %s%s\n", input_prog, path, kind, text);
 	else
-		fprintf(stderr, "%s: %s%s\n", PROG, kind, text);
+		fprintf(stderr, "%s: %s%s\n", input_prog, kind, text);
 }
 
 void input_error(const char *path, unsigned long lineno, const char *fmt, ...)

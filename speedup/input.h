@@ -7,7 +7,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PROG "dyl-speedup"
+/* The command named at the start of every message ("dyl-speedup", "dyl-trace"). */
+extern const char *input_prog;
+/* What a directory given as input is not ("trace or a model", "trace"). */
+extern const char *input_what;
 
 /* A file's bytes: mapped when it is a regular file, else read (a pipe, /dev/stdin). */
 struct input_file {

@@ -8,148 +8,30 @@
  * both are left out, and the source says it was truncated.
  */
 #define _GNU_SOURCE
-#include <errno.h>
-#include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include "funcs.h"
 #include "input.h"
 #include "rows.h"
 
-const char *rows_prog = "dyl-trace";
 
 #define MAX_FIELDS 256
 #define MAX_TIME (UINT64_C(1) << 62)	/* start + duration must not overflow int64 */
 
-/* --- messages --- */
-
-static void message(const char *kind, const char *path, unsigned long lineno, const char *fmt,
-		    va_list ap)
-{
-	char text[1024];
-
-	vsnprintf(text, sizeof(text), fmt, ap);
-	if (path && lineno)
-		fprintf(stderr, "%s: %s:%lu: %s%s\n", rows_prog, path, lineno, kind, text);
-	else if (path)
-		fprintf(stderr, "%s: %s: %s%s\n", rows_prog, path, kind, text);
-	else
-		fprintf(stderr, "%s: %s%s\n", rows_prog, kind, text);
-}
-
-void rows_error(const char *path, unsigned long lineno, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	message("", path, lineno, fmt, ap);
-	va_end(ap);
-}
-
-void rows_warning(const char *path, unsigned long lineno, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	message("warning: ", path, lineno, fmt, ap);
-	va_end(ap);
-}
-
-static void number_error(const char *path, unsigned long lineno, const char *name,
-			 const struct csv_field *f, int why)
-{
-	int shown = f->len > 40 ? 40 : (int)f->len;
-
-	switch (why) {
-	case NUM_EMPTY:
-		rows_error(path, lineno, "%s is empty", name);
-		break;
-	case NUM_NEGATIVE:
-		rows_error(path, lineno, "%s is negative (%.*s)", name, shown, f->s);
-		break;
-	case NUM_TOO_LARGE:
-		rows_error(path, lineno, "%s is too large (%.*s)", name, shown, f->s);
-		break;
-	default:
-		rows_error(path, lineno, "%s is not a number ('%.*s')", name, shown, f->s);
-	}
-}
-
-/* --- the file in memory --- */
-
-static int read_all(struct trace_src *src, int fd)
-{
-	size_t room = 1 << 20, used = 0;
-	char *buf = malloc(room);
-
-	if (!buf)
-		return -1;
-	for (;;) {
-		ssize_t n;
-		if (used == room) {
-			char *bigger = realloc(buf, room * 2);
-			if (!bigger) {
-				free(buf);
-				errno = ENOMEM;
-				return -1;
-			}
-			buf = bigger;
-			room *= 2;
-		}
-		n = read(fd, buf + used, room - used);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			int saved = errno;
-			free(buf);
-			errno = saved;
-			return -1;
-		}
-		if (n == 0)
-			break;
-		used += (size_t)n;
-	}
-	src->data = buf;
-	src->size = used;
-	return 0;
-}
+/* --- the file in memory: input.c's loader, with its FILE:LINE messages --- */
 
 static int load(struct trace_src *src, const char *path)
 {
-	struct stat st;
-	int fd = strcmp(path, "-") == 0 ? dup(0) : open(path, O_RDONLY | O_CLOEXEC);
+	struct input_file f;
 
-	if (fd < 0 || fstat(fd, &st) != 0) {
-		rows_error(path, 0, "cannot open: %s", strerror(errno));
-		if (fd >= 0)
-			close(fd);
+	input_what = "trace";
+	if (input_open(&f, path) != 0)
 		return -1;
-	}
-	if (S_ISDIR(st.st_mode)) {
-		rows_error(path, 0, "is a directory, not a trace");
-		close(fd);
-		return -1;
-	}
-	if (S_ISREG(st.st_mode) && st.st_size > 0) {
-		void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-		if (p != MAP_FAILED) {
-			madvise(p, (size_t)st.st_size, MADV_SEQUENTIAL);
-			src->data = p;
-			src->size = (size_t)st.st_size;
-			src->mapped = 1;
-		}
-	}
-	if (!src->data && !(S_ISREG(st.st_mode) && st.st_size == 0) && read_all(src, fd) != 0) {
-		rows_error(path, 0, "cannot read: %s", strerror(errno));
-		close(fd);
-		return -1;
-	}
-	close(fd);
+	src->data = f.data;
+	src->size = f.size;
+	src->mapped = f.mapped;
 	return 0;
 }
 
@@ -201,14 +83,14 @@ static int read_note(struct trace_src *src, const char *line, size_t len, int af
 	while (len > 0 && (*line == ' ' || *line == '\t'))
 		line++, len--;
 	if (add_note(src, line, len, after) != 0) {
-		rows_error(src->path, src->lineno, "out of memory");
+		input_error(src->path, src->lineno, "out of memory");
 		return -1;
 	}
 	if (note_value(line, len, "total_ns", &v)) {
 		if ((why = parse_u64(&v, &n)) == NUM_OK && n >= MAX_TIME)
 			why = NUM_TOO_LARGE;
 		if (why != NUM_OK) {
-			number_error(src->path, src->lineno, "total_ns", &v, why);
+			input_number_error(src->path, src->lineno, "total_ns", &v, why);
 			return -1;
 		}
 		src->total_ns = (int64_t)n;	/* written twice: the last one wins */
@@ -221,7 +103,7 @@ static int read_note(struct trace_src *src, const char *line, size_t len, int af
 	} else if (note_value(line, len, "cmdline", &v)) {
 		char *s = strndup(v.s, v.len);
 		if (!s) {
-			rows_error(src->path, src->lineno, "out of memory");
+			input_error(src->path, src->lineno, "out of memory");
 			return -1;
 		}
 		free(src->cmdline);
@@ -281,11 +163,11 @@ static int csv_open(struct trace_src *src)
 			continue;
 		}
 		if (memchr(line, '\0', len)) {
-			rows_error(src->path, src->lineno, "not a trace: binary data");
+			input_error(src->path, src->lineno, "not a trace: binary data");
 			return -1;
 		}
 		if (!input_header_is(line, len, ROWS_HEADER)) {
-			rows_error(src->path, src->lineno, "not a trace: the header must start with %s",
+			input_error(src->path, src->lineno, "not a trace: the header must start with %s",
 				   ROWS_HEADER);
 			return -1;
 		}
@@ -294,7 +176,7 @@ static int csv_open(struct trace_src *src)
 		src->header_len = (uint32_t)len;
 		src->ncolumns = csv_split(line, len, fld, MAX_FIELDS);
 		if (src->ncolumns > MAX_FIELDS) {
-			rows_error(src->path, src->lineno, "%d columns: at most %d are understood",
+			input_error(src->path, src->lineno, "%d columns: at most %d are understood",
 				   src->ncolumns, MAX_FIELDS);
 			return -1;
 		}
@@ -305,7 +187,7 @@ static int csv_open(struct trace_src *src)
 			}
 		return 0;
 	}
-	rows_error(src->path, 0, "no header line: %s", src->nnotes ? "the process wrote no row" :
+	input_error(src->path, 0, "no header line: %s", src->nnotes ? "the process wrote no row" :
 		   "empty, not a trace");
 	return -1;
 }
@@ -408,7 +290,7 @@ static int number(const struct trace_src *src, unsigned long lineno, const struc
 	if (why == NUM_OK && v >= MAX_TIME)
 		why = NUM_TOO_LARGE;
 	if (why != NUM_OK) {
-		number_error(src->path, lineno, name, f, why);
+		input_number_error(src->path, lineno, name, f, why);
 		return -1;
 	}
 	*out = (int64_t)v;
@@ -424,7 +306,7 @@ static int slow_row(const struct trace_src *src, const char *line, size_t len,
 	int n = csv_split(line, len, fld, MAX_FIELDS);
 
 	if (n != src->ncolumns) {
-		rows_error(src->path, lineno, "malformed row: %d fields, the header has %d", n,
+		input_error(src->path, lineno, "malformed row: %d fields, the header has %d", n,
 			   src->ncolumns);
 		return -1;
 	}
@@ -439,17 +321,17 @@ static int slow_row(const struct trace_src *src, const char *line, size_t len,
 	if (src->depth_col >= 0 && number(src, lineno, &fld[src->depth_col], "depth", 1, &depth))
 		return -1;
 	if (depth > UINT32_MAX) {
-		rows_error(src->path, lineno, "depth is too large (%lld)", (long long)depth);
+		input_error(src->path, lineno, "depth is too large (%lld)", (long long)depth);
 		return -1;
 	}
 	if ((r->t_start == ROWS_NONE) != (r->t_ns == ROWS_NONE)) {
-		rows_error(src->path, lineno, "%s is empty but %s is not",
+		input_error(src->path, lineno, "%s is empty but %s is not",
 			   r->t_start == ROWS_NONE ? "t_start_ns" : "t_ns",
 			   r->t_start == ROWS_NONE ? "t_ns" : "t_start_ns");
 		return -1;
 	}
 	if (fld[2].len == 0) {
-		rows_error(src->path, lineno, "func is empty");
+		input_error(src->path, lineno, "func is empty");
 		return -1;
 	}
 	r->seq = (uint64_t)seq;
@@ -494,7 +376,7 @@ static int csv_parse(struct trace_src *src, const char *line, size_t len, unsign
 		free(name);
 	}
 	if (id < 0) {
-		rows_error(src->path, lineno, "out of memory");
+		input_error(src->path, lineno, "out of memory");
 		return -1;
 	}
 	r->func = (uint32_t)id;
@@ -619,11 +501,11 @@ void rows_close(struct trace_src *src)
 void rows_warn_truncated(const struct trace_src *src)
 {
 	if (src->partial_line)
-		rows_warning(src->path, src->partial_line,
+		input_warning(src->path, src->partial_line,
 			     "the last row is cut short (the process was killed while writing it?); "
 			     "left out");
 	if (src->total_ns < 0)
-		rows_warning(src->path, 0,
+		input_warning(src->path, 0,
 			     "no '# total_ns=N' line: the process did not finish (killed?); "
 			     "its %lu full rows are read", src->rows);
 }
@@ -647,7 +529,7 @@ static void duplicate(struct trace_src *src, uint64_t seq, uint64_t p1, uint64_t
 		p1 = p2;
 		p2 = t;
 	}
-	rows_error(src->path, rows_line_of(src, p2), "seq %llu again (first on line %lu)",
+	input_error(src->path, rows_line_of(src, p2), "seq %llu again (first on line %lu)",
 		   (unsigned long long)seq, rows_line_of(src, p1));
 }
 
@@ -682,7 +564,7 @@ int rows_seq_check(struct trace_src *src, struct seq_seen *seen, const struct tr
 			words *= 2;
 		uint64_t *bigger = realloc(seen->bits, words * sizeof(*bigger));
 		if (!bigger) {
-			rows_error(src->path, 0, "out of memory");
+			input_error(src->path, 0, "out of memory");
 			return -1;
 		}
 		memset(bigger + seen->words, 0, (words - seen->words) * sizeof(*bigger));
@@ -695,10 +577,10 @@ int rows_seq_check(struct trace_src *src, struct seq_seen *seen, const struct tr
 	}
 	unsigned long first = first_line_of_seq(src, r->seq);
 	if (first)
-		rows_error(src->path, rows_line_of(src, r->pos), "seq %llu again (first on line %lu)",
+		input_error(src->path, rows_line_of(src, r->pos), "seq %llu again (first on line %lu)",
 			   (unsigned long long)r->seq, first);
 	else
-		rows_error(src->path, rows_line_of(src, r->pos), "seq %llu again",
+		input_error(src->path, rows_line_of(src, r->pos), "seq %llu again",
 			   (unsigned long long)r->seq);
 	return -1;
 }
@@ -768,7 +650,7 @@ uint64_t *rows_by_seq(struct trace_src *src, size_t *count)
 	*count = n;
 	return out;
 oom:
-	rows_error(src->path, 0, "out of memory");
+	input_error(src->path, 0, "out of memory");
 fail:
 	free(all);
 	free(out);

@@ -15,7 +15,7 @@
  * any order with pos set, turning extra columns into CSV text in src->buf, and at the
  * end sets total_ns (if the trace has one), truncated and partial_line; at reads a
  * row again from its pos; line_of may be NULL (then messages name the file only,
- * or say "record N" through rows_error's own text).  src->priv is the form's own state,
+ * or say "record N" through input_error's own text).  src->priv is the form's own state,
  * freed by its close.
  */
 #ifndef SPEEDUP_ROWS_H
@@ -93,9 +93,6 @@ struct rows_format {
 	void (*close)(struct trace_src *src);	/* frees priv; may be NULL */
 };
 
-/* The program name in messages ("dyl-trace"). */
-extern const char *rows_prog;
-
 /* Opens PATH ('-': standard input) and reads up to the first row.  0, or -1 after one
  * message. */
 int rows_open(struct trace_src *src, const char *path);
@@ -111,11 +108,7 @@ void rows_close(struct trace_src *src);
 /* The warnings of a cut-short trace, once, after the last row. */
 void rows_warn_truncated(const struct trace_src *src);
 
-/* Messages: "PROG: FILE:LINE: text" (LINE 0: none; FILE NULL: none). */
-void rows_error(const char *path, unsigned long lineno, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-void rows_warning(const char *path, unsigned long lineno, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+/* Messages go through input.h (input_error, input_warning: "dyl-trace: FILE:LINE: text"). */
 
 /* The seq numbers met so far, to find one met twice without keeping the rows (a bit
  * each; seqs beyond 2^30 are not checked). */

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "funcs.h"
+#include "input.h"
 #include "summary.h"
 
 struct call {
@@ -344,7 +345,7 @@ int summary_read(struct trace_src *src, struct trace_summary *s)
 	state_free(&st);
 	return 0;
 oom:
-	rows_error(src->path, 0, "out of memory");
+	input_error(src->path, 0, "out of memory");
 	rows_seq_free(&seen);
 	state_free(&st);
 	summary_free(s);
