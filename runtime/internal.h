@@ -11,10 +11,28 @@
 #define TLS __thread __attribute__((tls_model("initial-exec")))
 
 #define DYL_MAX_FRAMES 64	/* open calls whose stack place is remembered */
-#define DYL_THREAD_BUF (64 * 1024)	/* formatted rows kept per thread before a write */
-#define DYL_ROW_MAX 4096		/* longest row; longer args are cut */
+#define DYL_THREAD_BUF (256 * 1024)	/* binary records kept per thread before a write-out */
+#define DYL_ROW_MAX 4096		/* longest CSV row; longer args are cut */
 #define DYL_MAX_COLUMNS 16
 #define DYL_ARGS_LEVELS 64		/* nesting levels with their own args buffer */
+
+/* One call as the per-call path leaves it in its thread's buffer: fixed size, then
+ * 'words' 8-byte words of payload (see record.c).  Times are clock ticks; the call
+ * number is given at write-out. */
+struct dyl_rec {
+	uint64_t t_start, t_end;
+	int64_t in_bytes, out_bytes, work;
+	uint32_t func;		/* id in the name table (funcs.c) */
+	uint16_t depth;		/* saturates at 65535 */
+	uint8_t flags;		/* DYL_REC_* */
+	uint8_t words;		/* payload size */
+};
+#define DYL_REC_DUR_NS 1	/* t_end is a duration in ns (DYL_CALL_DUR_NS) */
+#define DYL_REC_SEQ 2		/* the payload starts with the call number reserved for it */
+#define DYL_REC_EXTRA 4		/* the payload holds counters and/or args (record.c) */
+#define DYL_ARGS_MAX 1023	/* argument text kept per call */
+/* the longest record: header, seq, extra header, counters, args */
+#define DYL_REC_MAX (sizeof(struct dyl_rec) + 16 + 8 * DYL_MAX_COUNTERS + DYL_ARGS_MAX + 8)
 
 /* Per-thread state: allocated with mmap, so that no malloc is needed on any path. */
 struct dyl_thread {
@@ -22,11 +40,14 @@ struct dyl_thread {
 	pid_t tid;
 	uint32_t depth;
 	uintptr_t frames[DYL_MAX_FRAMES];	/* where each open call's dyl_call lies on the stack */
-	volatile uint32_t len;	/* bytes of complete rows in buf; only the owner appends */
+	/* seq + 1 of the open call at each level that was numbered at a write-out before
+	 * it ended (it started before rows already written), 0 when none */
+	uint64_t reserved[DYL_MAX_FRAMES];
+	volatile uint32_t len;	/* bytes of complete records in buf; only the owner appends */
 	uint32_t flushed;	/* bytes of buf already written by another thread's flush */
 	pthread_mutex_t flush_lock;	/* one flusher at a time (the owner or dyl_finish) */
 	char args[DYL_ARGS_LEVELS][1024];	/* std.args text, one per nesting level in flight */
-	char buf[DYL_THREAD_BUF];
+	char buf[DYL_THREAD_BUF] __attribute__((aligned(64)));
 };
 
 /* The one piece of process-wide state. */
@@ -39,8 +60,9 @@ struct dyl_runtime {
 	pid_t pid;
 	unsigned long long start_ticks;	/* the process's start time (/proc/self/stat) */
 	uint64_t start_ns;	/* CLOCK_REALTIME when this image (or forked child) started */
-	uint64_t t0;		/* clock at start, ns */
-	uint64_t seq;		/* next call number, taken by dyl_enter */
+	uint64_t t0;		/* clock at start, ticks */
+	uint64_t t0_ns;		/* CLOCK_MONOTONIC at start (for total_ns) */
+	uint64_t seq;		/* next call number, taken per write-out */
 	int fd;			/* trace file, -1 until claimed */
 	int header_done;	/* the header is written (columns and notes are fixed) */
 	char tmpl[4096];	/* $DYL_TRACE made absolute at start-up (%p not expanded) */
@@ -63,17 +85,55 @@ HIDDEN extern TLS struct dyl_thread *dyl_self;
 HIDDEN extern TLS int dyl_busy;	/* >0 while the runtime runs: wrapped calls it makes are not recorded */
 
 HIDDEN void dyl_init(void);
-HIDDEN uint64_t dyl_realtime_ns(void);
 HIDDEN struct dyl_thread *dyl_thread_get(void);
-HIDDEN void dyl_flush_thread(struct dyl_thread *t);
+/* Writes T's records out; OPEN: the owner's open calls (levels 0..OPEN-1) that started
+ * before some of them and must be numbered before them. */
+HIDDEN void dyl_flush_thread(struct dyl_thread *t, uint32_t open);
+HIDDEN int dyl_recorded_any(void);	/* has this image recorded a call? */
+
+/* clock.c */
+HIDDEN void dyl_clock_setup(void);
+HIDDEN uint64_t dyl_monotonic_ns(void);
+HIDDEN uint64_t dyl_realtime_ns(void);
+HIDDEN void dyl_clock_mark(void);	/* a calibration point; dyl_rt.io held */
+HIDDEN uint64_t dyl_ticks_to_ns(uint64_t ticks);	/* dyl_rt.io held */
+HIDDEN uint64_t dyl_clock_cost_ns(void);
+HIDDEN const char *dyl_clock_name(void);
+
+/* funcs.c */
+HIDDEN void dyl_func_decide(struct dyl_func *f, int record);
+HIDDEN const char *dyl_func_name(uint32_t id);
+HIDDEN void dyl_funcs_after_fork(void);
+
+/* record.c */
+HIDDEN uint32_t dyl_rec_put(struct dyl_rec *r, const struct dyl_call *c, uint64_t seq1);
+HIDDEN void dyl_rec_write(struct dyl_thread *t, uint32_t from, uint32_t to, uint32_t open);
+
+/* one CSV row, decoded from a record */
+struct dyl_row {
+	uint64_t seq;
+	pid_t tid;
+	const char *func;
+	int timed;		/* t_start_ns and t_ns known */
+	uint64_t t_start_ns, t_ns;
+	int64_t in_bytes, out_bytes, work;
+	uint32_t depth;
+	const char *args;	/* NULL or ARGS_LEN bytes */
+	uint32_t args_len;
+	uint32_t counter_base, ncounters;
+	const int64_t *counters;
+};
 HIDDEN void dyl_finish(void);	/* flush everything, write the footer */
 HIDDEN void dyl_trace_setup(void);	/* at start-up: remember $DYL_TRACE */
 HIDDEN void dyl_trace_claim(void);	/* at the first recorded call: take the name */
 HIDDEN void dyl_trace_write(const char *data, size_t len);
+/* dyl_trace_write in pieces: lock (and open the file, write the header), put, unlock */
+HIDDEN int dyl_trace_lock(void);	/* 0: the trace cannot be written (unlocked then) */
+HIDDEN void dyl_trace_put(const char *data, size_t len);
+HIDDEN void dyl_trace_unlock(void);
 HIDDEN void dyl_trace_footer(void);
 HIDDEN void dyl_trace_drop_unused(void);	/* before exec: give back a claimed, unwritten file */
 HIDDEN void dyl_trace_reset_after_fork(void);
-HIDDEN size_t dyl_format_row(char *out, size_t room, const struct dyl_call *c, uint64_t seq,
-			     pid_t tid);
+HIDDEN size_t dyl_format_row(char *out, size_t room, const struct dyl_row *r);
 
 #endif

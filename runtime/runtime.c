@@ -1,8 +1,9 @@
 /* runtime.c - process state, the per-call path, threads, fork and exit.
  *
- * The per-call path is dyl_enter + dyl_leave: a thread-local lookup, one atomic
- * increment for the call number, and one row formatted into the thread's own buffer.
- * Buffers go to the trace file when full, when their thread exits, and at exit.
+ * The per-call path is dyl_enter + dyl_leave: a thread-local lookup and one binary
+ * record stored into the thread's own buffer; no lock, no atomic read-modify-write, no
+ * formatting, no system call.  Buffers are written out (numbered, converted to CSV:
+ * record.c) when full, when their thread exits, and at exit.
  *
  * Signal handlers may make wrapped calls on any thread at any moment: while dyl_busy is
  * set the runtime is between states and such a call is forwarded unrecorded; otherwise
@@ -32,49 +33,6 @@ TLS int dyl_busy;
 #define BUSY_IN() (dyl_busy++, __atomic_signal_fence(__ATOMIC_SEQ_CST))
 #define BUSY_OUT() (__atomic_signal_fence(__ATOMIC_SEQ_CST), dyl_busy--)
 
-/* The C library's own clock_gettime (the vDSO behind it), not whatever the global
- * scope calls clock_gettime: a wrapper of libc itself would time its own clock calls,
- * endlessly.  Looked up in libc's handle at first use; a race only repeats the lookup. */
-typedef int (*clock_fn)(clockid_t, struct timespec *);
-static clock_fn libc_clock_gettime;
-
-static clock_fn find_clock(void)
-{
-	void *libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
-	clock_fn fn = libc ? (clock_fn)dlsym(libc, "clock_gettime") : NULL;
-
-	if (!fn)
-		fn = clock_gettime;
-	__atomic_store_n(&libc_clock_gettime, fn, __ATOMIC_RELAXED);
-	return fn;
-}
-
-static uint64_t read_clock(clockid_t id)
-{
-	struct timespec ts;
-	clock_fn fn = __atomic_load_n(&libc_clock_gettime, __ATOMIC_RELAXED);
-
-	if (dyl_unlikely(fn == NULL))
-		fn = find_clock();
-	fn(id, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-uint64_t dyl_now(void)
-{
-	return read_clock(CLOCK_MONOTONIC);
-}
-
-uint64_t dyl_realtime_ns(void)
-{
-	return read_clock(CLOCK_REALTIME);
-}
-
-uint64_t dyl_thread_cpu_ns(void)
-{
-	return read_clock(CLOCK_THREAD_CPUTIME_ID);
-}
-
 static void thread_exit(void *arg)
 {
 	struct dyl_thread *t = arg, **p;
@@ -83,7 +41,7 @@ static void thread_exit(void *arg)
 	/* flush_lock keeps a concurrent dyl_finish from writing these rows twice; taking T
 	 * off the list under 'lock' (which dyl_finish holds while it walks the list) keeps
 	 * it from touching T once unmapped. */
-	dyl_flush_thread(t);
+	dyl_flush_thread(t, 0);
 	pthread_mutex_lock(&dyl_rt.lock);
 	for (p = &dyl_rt.threads; *p; p = &(*p)->next)
 		if (*p == t) {
@@ -125,6 +83,7 @@ static void after_fork_child(void)
 
 	dyl_rt.pid = getpid();
 	dyl_rt.t0 = dyl_now();
+	dyl_rt.t0_ns = dyl_monotonic_ns();
 	dyl_rt.start_ns = dyl_realtime_ns();
 	dyl_rt.seq = 0;
 	dyl_rt.threads = NULL;
@@ -133,9 +92,11 @@ static void after_fork_child(void)
 	pthread_mutex_init(&dyl_rt.lock, NULL);
 	pthread_mutex_init(&dyl_rt.io, NULL);
 	pthread_mutex_init(&dyl_rt.meta, NULL);
+	dyl_funcs_after_fork();
 	if (t) {
 		t->len = 0;
 		t->flushed = 0;
+		memset(t->reserved, 0, sizeof(t->reserved));	/* the parent's numbers */
 		pthread_mutex_init(&t->flush_lock, NULL);
 		t->tid = (pid_t)syscall(SYS_gettid);
 		t->next = NULL;
@@ -152,9 +113,24 @@ static void flush_all(void)
 	BUSY_IN();
 	pthread_mutex_lock(&dyl_rt.lock);
 	for (t = dyl_rt.threads; t; t = t->next)
-		dyl_flush_thread(t);
+		dyl_flush_thread(t, 0);
 	pthread_mutex_unlock(&dyl_rt.lock);
 	BUSY_OUT();
+}
+
+/* Has this image recorded a call: numbered rows, rows still in a buffer, or a call in
+ * flight? */
+int dyl_recorded_any(void)
+{
+	int any = __atomic_load_n(&dyl_rt.seq, __ATOMIC_RELAXED) != 0;
+
+	BUSY_IN();
+	pthread_mutex_lock(&dyl_rt.lock);
+	for (struct dyl_thread *t = dyl_rt.threads; t && !any; t = t->next)
+		any = __atomic_load_n(&t->len, __ATOMIC_ACQUIRE) != 0 || t->depth != 0;
+	pthread_mutex_unlock(&dyl_rt.lock);
+	BUSY_OUT();
+	return any;
 }
 
 /* exit(): rows recorded so far.  Destructors that run later may still make wrapped
@@ -185,7 +161,9 @@ void dyl_init(void)
 	BUSY_IN();
 	int saved = errno;
 	dyl_rt.pid = getpid();
+	dyl_clock_setup();
 	dyl_rt.t0 = dyl_now();
+	dyl_rt.t0_ns = dyl_monotonic_ns();
 	dyl_rt.start_ns = dyl_realtime_ns();
 	e = getenv("DYL_OFF");
 	dyl_rt.off = e && *e && strcmp(e, "0") != 0;
@@ -253,10 +231,16 @@ int dyl_enter(struct dyl_call *c, struct dyl_func *f)
 		if (dyl_rt.initialized != 2)
 			return 0;
 	}
-	if (dyl_unlikely(f->state != 1)) {
-		if (f->state == 0)
-			f->state = (dyl_rt.filter && !filter_allows(f->name)) ? 2 : 1;
-		if (f->state == 2)
+	/* acquire: a thread that sees state 1 sees the id given with it */
+	int state = __atomic_load_n(&f->state, __ATOMIC_ACQUIRE);
+	if (dyl_unlikely(state != 1)) {
+		if (state == 0) {
+			dyl_busy++;
+			dyl_func_decide(f, !dyl_rt.filter || filter_allows(f->name));
+			dyl_busy--;
+			state = __atomic_load_n(&f->state, __ATOMIC_ACQUIRE);
+		}
+		if (state != 1)
 			return 0;
 	}
 	if (dyl_unlikely(dyl_rt.off || dyl_rt.disabled))
@@ -272,19 +256,18 @@ int dyl_enter(struct dyl_call *c, struct dyl_func *f)
 	}
 	c->func = f;
 	/* A longjmp (or an exception) out of a wrapped call abandons it without a leave:
-	 * an open call whose frame lies at or above this one on the stack is over. */
+	 * an open call whose frame lies at or above this one on the stack is over (and
+	 * the number a write-out reserved for it stays unused). */
 	uint32_t d = t->depth;
 	while (dyl_unlikely(d > 0 && d <= DYL_MAX_FRAMES && t->frames[d - 1] <= (uintptr_t)c))
-		d--;
+		t->reserved[--d] = 0;
 	if (d < DYL_MAX_FRAMES)
 		t->frames[d] = (uintptr_t)c;
 	c->depth = d;
 	t->depth = d + 1;
-	/* numbered at the start, so that seq is start order (an outer call before the
-	 * calls it makes) */
-	c->seq = __atomic_fetch_add(&dyl_rt.seq, 1, __ATOMIC_RELAXED);
 	c->in_bytes = c->out_bytes = c->work = DYL_NONE;
 	c->ncounters = 0;
+	c->flags = 0;
 	c->args = NULL;
 	c->t_start = c->t_end = 0;
 	return 1;
@@ -293,30 +276,45 @@ int dyl_enter(struct dyl_call *c, struct dyl_func *f)
 void dyl_leave(struct dyl_call *c)
 {
 	struct dyl_thread *t = dyl_self;
+	uint32_t d = c->depth;
 
-	t->depth = c->depth;	/* not --: a call longjmp'ed out of left no leave */
+	t->depth = d;	/* not --: a call longjmp'ed out of left no leave */
 	BUSY_IN();
 	uint32_t len = t->len;
-	if (dyl_unlikely(len + DYL_ROW_MAX > DYL_THREAD_BUF)) {
-		dyl_flush_thread(t);
-		len = t->len;
+	struct dyl_rec *r = (struct dyl_rec *)(t->buf + len);
+	r->t_start = c->t_start;
+	r->t_end = c->t_end;
+	r->in_bytes = c->in_bytes;
+	r->out_bytes = c->out_bytes;
+	r->work = c->work;
+	r->func = c->func->id;
+	r->depth = d < 0xffff ? (uint16_t)d : 0xffff;
+	r->flags = (uint8_t)(c->flags & DYL_CALL_DUR_NS);
+	r->words = 0;
+	len += (uint32_t)sizeof(*r);
+	uint64_t seq1 = d < DYL_MAX_FRAMES ? t->reserved[d] : 0;
+	if (dyl_unlikely(seq1 | (uintptr_t)c->args | c->ncounters)) {
+		if (seq1)
+			t->reserved[d] = 0;
+		len += dyl_rec_put(r, c, seq1);
 	}
-	size_t n = dyl_format_row(t->buf + len, DYL_ROW_MAX, c, c->seq, t->tid);
-	__atomic_store_n(&t->len, len + (uint32_t)n, __ATOMIC_RELEASE);
+	__atomic_store_n(&t->len, len, __ATOMIC_RELEASE);
+	if (dyl_unlikely(len > DYL_THREAD_BUF - DYL_REC_MAX))
+		dyl_flush_thread(t, d);
 	BUSY_OUT();
 }
 
-/* Writes T's rows not written yet.  Only T's own thread appends to T->buf and only it
- * empties it; any other thread (dyl_finish while T still runs) writes what is complete
- * and remembers how far it got, so that no row is written twice or lost. */
-void dyl_flush_thread(struct dyl_thread *t)
+/* Writes T's records not written yet.  Only T's own thread appends to T->buf and only
+ * it empties it; any other thread (dyl_finish while T still runs) writes what is
+ * complete and remembers how far it got, so that no row is written twice or lost. */
+void dyl_flush_thread(struct dyl_thread *t, uint32_t open)
 {
 	int own = (t == dyl_self);
 
 	pthread_mutex_lock(&t->flush_lock);
 	uint32_t len = __atomic_load_n(&t->len, __ATOMIC_ACQUIRE);
-	if (len > t->flushed)
-		dyl_trace_write(t->buf + t->flushed, len - t->flushed);
+	if (len > t->flushed || (own && open))
+		dyl_rec_write(t, t->flushed, len, own ? open : 0);
 	if (own) {
 		t->flushed = 0;
 		__atomic_store_n(&t->len, 0, __ATOMIC_RELEASE);

@@ -1,0 +1,177 @@
+/* record.c - binary call records: appended by the per-call path, turned into CSV rows
+ * at write-out.
+ *
+ * The per-call path stores a fixed 48-byte struct dyl_rec, plus a payload only when
+ * the call has one: a reserved call number (see below), PAPI counters, argument text.
+ * Payload layout, in 8-byte words after the record:
+ *   DYL_REC_SEQ:   u64 seq
+ *   DYL_REC_EXTRA: u16 args_len, u8 ncounters, u8 counter_base, u32 0,
+ *                  ncounters x i64, then args_len bytes of text (padded to 8)
+ *
+ * Numbering (seq): a thread's buffer holds its calls in end order (a call ends after
+ * the calls it made).  Write-out sorts them by start (outer before inner at equal
+ * start) and numbers them from one block taken from dyl_rt.seq with one atomic add per
+ * buffer.  A call still open at a write-out (the owner writes out from inside nested
+ * calls) started before some of the rows written: it is numbered in that block too,
+ * and carries its number to its record when it ends.  So seq is start order within a
+ * thread, unique and without gaps in the process; across threads it follows the order
+ * of write-outs.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <string.h>
+#include "internal.h"
+
+/* Fills R's payload from C (SEQ1: reserved seq + 1, or 0); returns the payload bytes. */
+uint32_t dyl_rec_put(struct dyl_rec *r, const struct dyl_call *c, uint64_t seq1)
+{
+	uint64_t *w = (uint64_t *)(r + 1);
+	uint32_t n = 0;
+
+	if (seq1) {
+		r->flags |= DYL_REC_SEQ;
+		w[n++] = seq1 - 1;
+	}
+	if (c->args || c->ncounters) {
+		uint32_t nc = c->ncounters <= DYL_MAX_COUNTERS ? c->ncounters : DYL_MAX_COUNTERS;
+		size_t al = c->args ? strnlen(c->args, DYL_ARGS_MAX) : 0;
+		r->flags |= DYL_REC_EXTRA;
+		w[n++] = (uint64_t)al | (uint64_t)nc << 16 | (uint64_t)(c->counter_base & 0xff) << 24;
+		memcpy(&w[n], c->counters, nc * sizeof(int64_t));
+		n += nc;
+		memcpy(&w[n], c->args, al);
+		n += (uint32_t)(al + 7) / 8;
+	}
+	r->words = (uint8_t)n;
+	return n * 8;
+}
+
+/* --- write-out --- */
+
+/* A row to be numbered: a record (at OFF in the buffer) or an open call (LEVEL). */
+struct item {
+	uint64_t start;
+	uint32_t off;		/* UINT32_MAX: open call */
+	uint16_t depth;
+	uint16_t level;
+};
+
+#define MAX_ITEMS (DYL_THREAD_BUF / sizeof(struct dyl_rec) + DYL_MAX_FRAMES)
+#define OUT_SIZE (64 * 1024)
+/* Scratch for one write-out at a time: used with dyl_rt.io held. */
+static struct item items[MAX_ITEMS], tmp[MAX_ITEMS];
+static char out[OUT_SIZE];
+
+static int before(const struct item *a, const struct item *b)
+{
+	return a->start < b->start || (a->start == b->start && a->depth < b->depth);
+}
+
+/* Stable merge sort: the buffer is nearly sorted already, but a call that made many
+ * calls would cost an insertion sort one pass over them all. */
+static void sort_items(size_t n)
+{
+	for (size_t w = 1; w < n; w *= 2) {
+		for (size_t lo = 0; lo < n; lo += 2 * w) {
+			size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+			size_t i = lo, j = mid, k = lo;
+			if (mid == hi || !before(&items[mid], &items[mid - 1]))
+				continue;	/* already in order */
+			while (i < mid && j < hi)
+				tmp[k++] = before(&items[j], &items[i]) ? items[j++] : items[i++];
+			while (i < mid)
+				tmp[k++] = items[i++];
+			while (j < hi)
+				tmp[k++] = items[j++];
+			memcpy(&items[lo], &tmp[lo], (hi - lo) * sizeof(items[0]));
+		}
+	}
+}
+
+static void decode(struct dyl_row *row, const struct dyl_rec *r, uint64_t t0_ns)
+{
+	const uint64_t *w = (const uint64_t *)(r + 1);
+
+	row->func = dyl_func_name(r->func);
+	row->timed = r->t_start != 0;
+	if (row->timed) {
+		uint64_t s = dyl_ticks_to_ns(r->t_start);
+		row->t_start_ns = s > t0_ns ? s - t0_ns : 0;
+		if (r->flags & DYL_REC_DUR_NS) {
+			row->t_ns = r->t_end;
+		} else {
+			uint64_t e = dyl_ticks_to_ns(r->t_end);
+			row->t_ns = e > s ? e - s : 0;
+		}
+	}
+	row->in_bytes = r->in_bytes;
+	row->out_bytes = r->out_bytes;
+	row->work = r->work;
+	row->depth = r->depth;
+	row->args = NULL;
+	row->ncounters = row->counter_base = 0;
+	if (r->flags & DYL_REC_SEQ)
+		w++;
+	if (r->flags & DYL_REC_EXTRA) {
+		uint64_t h = *w++;
+		uint32_t al = h & 0xffff;
+		row->ncounters = (h >> 16) & 0xff;
+		row->counter_base = (h >> 24) & 0xff;
+		row->counters = (const int64_t *)w;
+		row->args = (const char *)(w + row->ncounters);
+		row->args_len = al;
+	}
+}
+
+/* Writes T's records in [FROM, TO) of its buffer as CSV rows.  OPEN: levels of T's
+ * open calls to number now (the owner's write-out from inside nested calls).  Takes
+ * dyl_rt.io. */
+void dyl_rec_write(struct dyl_thread *t, uint32_t from, uint32_t to, uint32_t open)
+{
+	size_t n = 0, fresh = 0, o = 0;
+	int saved = errno;
+
+	if (!dyl_trace_lock()) {
+		errno = saved;
+		return;
+	}
+	dyl_clock_mark();
+	for (uint32_t off = from; off < to && n < MAX_ITEMS;) {
+		const struct dyl_rec *r = (const struct dyl_rec *)(t->buf + off);
+		items[n++] = (struct item){ r->t_start, off, r->depth, 0 };
+		fresh += !(r->flags & DYL_REC_SEQ);
+		off += (uint32_t)sizeof(*r) + 8u * r->words;
+	}
+	if (open > DYL_MAX_FRAMES)
+		open = DYL_MAX_FRAMES;
+	for (uint32_t l = 0; l < open; l++) {
+		if (t->reserved[l])
+			continue;
+		/* alive: an ancestor of the call being left, its dyl_call on the stack */
+		const struct dyl_call *c = (const struct dyl_call *)t->frames[l];
+		items[n++] = (struct item){ c->t_start, UINT32_MAX, (uint16_t)l, (uint16_t)l };
+		fresh++;
+	}
+	sort_items(n);
+	uint64_t seq = __atomic_fetch_add(&dyl_rt.seq, fresh, __ATOMIC_RELAXED);
+	uint64_t t0_ns = dyl_ticks_to_ns(dyl_rt.t0);
+	struct dyl_row row;
+	row.tid = t->tid;
+	for (size_t i = 0; i < n; i++) {
+		if (items[i].off == UINT32_MAX) {
+			t->reserved[items[i].level] = ++seq;	/* seq + 1 */
+			continue;
+		}
+		const struct dyl_rec *r = (const struct dyl_rec *)(t->buf + items[i].off);
+		row.seq = (r->flags & DYL_REC_SEQ) ? *(const uint64_t *)(r + 1) : seq++;
+		decode(&row, r, t0_ns);
+		if (o + DYL_ROW_MAX > sizeof(out)) {
+			dyl_trace_put(out, o);
+			o = 0;
+		}
+		o += dyl_format_row(out + o, DYL_ROW_MAX, &row);
+	}
+	dyl_trace_put(out, o);
+	dyl_trace_unlock();
+	errno = saved;
+}
