@@ -147,9 +147,9 @@ void dyl_clock_setup(void)
 	}
 }
 
-/* Adds a knot when the last one is old enough: at least 10 ms and 1/32 of the run
- * before, so that close pairs (whose reading jitter would tilt a short segment) are
- * never used and the table lasts for any run.  Called with dyl_rt.io held. */
+/* Adds a knot when the last one is old enough (see below), so that close pairs (whose
+ * reading jitter would tilt a short segment) are never used and the table lasts for
+ * any run.  FORCE_SPAN: with no slope yet, wait for one.  dyl_rt.io held. */
 static void add_knot(int force_span)
 {
 	struct knot k;
@@ -163,14 +163,16 @@ static void add_knot(int force_span)
 	for (;;) {
 		k = read_pair();
 		struct knot *last = &knots[nknots - 1];
-		uint64_t span = k.ns - knots[0].ns, gap = 10000000u;
-		if (span / 32 > gap)
+		/* the first slope from 1 ms (a pair's jitter, ~30 ns, is then 3e-5 of
+		 * it), later ones 10 ms and 1/32 of the run apart */
+		uint64_t span = k.ns - knots[0].ns, gap = nknots == 1 ? 1000000u : 10000000u;
+		if (nknots > 1 && span / 32 > gap)
 			gap = span / 32;
 		if (k.ns >= last->ns + gap && k.tsc > last->tsc)
 			break;
 		if (!force_span || nknots > 1)
 			return;
-		/* no slope yet: the first write-out of a short run spins up to 10 ms */
+		/* no slope yet: the first write-out of a short run spins up to 1 ms */
 	}
 	if (nknots == MAX_KNOTS)
 		nknots--;	/* extend the last segment */

@@ -16,12 +16,12 @@
 #define DYL_MAX_COLUMNS 16
 #define DYL_ARGS_LEVELS 64		/* nesting levels with their own args buffer */
 
-/* One call as the per-call path leaves it in its thread's buffer: fixed size, then
- * 'words' 8-byte words of payload (see record.c).  Times are clock ticks; the call
- * number is given at write-out. */
+/* One call as the per-call path leaves it in its thread's buffer: 24 bytes, then
+ * 'words' 8-byte words of payload (see record.c) for what most calls do not have
+ * (byte counts, a reserved call number, counters, argument text).  Times are clock
+ * ticks; the call number is given at write-out. */
 struct dyl_rec {
 	uint64_t t_start, t_end;
-	int64_t in_bytes, out_bytes, work;
 	uint32_t func;		/* id in the name table (funcs.c) */
 	uint16_t depth;		/* saturates at 65535 */
 	uint8_t flags;		/* DYL_REC_* */
@@ -30,9 +30,10 @@ struct dyl_rec {
 #define DYL_REC_DUR_NS 1	/* t_end is a duration in ns (DYL_CALL_DUR_NS) */
 #define DYL_REC_SEQ 2		/* the payload starts with the call number reserved for it */
 #define DYL_REC_EXTRA 4		/* the payload holds counters and/or args (record.c) */
+#define DYL_REC_SIZES 8		/* the payload holds in_bytes, out_bytes, work */
 #define DYL_ARGS_MAX 1023	/* argument text kept per call */
 /* the longest record: header, seq, extra header, counters, args */
-#define DYL_REC_MAX (sizeof(struct dyl_rec) + 16 + 8 * DYL_MAX_COUNTERS + DYL_ARGS_MAX + 8)
+#define DYL_REC_MAX (sizeof(struct dyl_rec) + 40 + 8 * DYL_MAX_COUNTERS + DYL_ARGS_MAX + 8)
 
 /* Per-thread state: allocated with mmap, so that no malloc is needed on any path. */
 struct dyl_thread {
@@ -64,6 +65,10 @@ struct dyl_runtime {
 	uint64_t t0_ns;		/* CLOCK_MONOTONIC at start (for total_ns) */
 	uint64_t seq;		/* next call number, taken per write-out */
 	int fd;			/* trace file, -1 until claimed */
+	int spool_fd;		/* binary write-outs (spool.c), -1 when none */
+	int no_spool;		/* the trace is not a regular file, or no spool can be made */
+	uint64_t spool_size;
+	char spool_path[4096 + 16];
 	int header_done;	/* the header is written (columns and notes are fixed) */
 	char tmpl[4096];	/* $DYL_TRACE made absolute at start-up (%p not expanded) */
 	char path[4096];
@@ -106,8 +111,21 @@ HIDDEN const char *dyl_func_name(uint32_t id);
 HIDDEN void dyl_funcs_after_fork(void);
 
 /* record.c */
+struct dyl_open {	/* a call open at a write-out, numbered in its block */
+	uint64_t start;	/* ticks */
+	uint16_t level;
+	uint16_t pad[3];
+};
 HIDDEN uint32_t dyl_rec_put(struct dyl_rec *r, const struct dyl_call *c, uint64_t seq1);
-HIDDEN void dyl_rec_write(struct dyl_thread *t, uint32_t from, uint32_t to, uint32_t open);
+HIDDEN int dyl_rec_before(uint64_t start_a, uint32_t depth_a, uint64_t start_b, uint32_t depth_b);
+HIDDEN void dyl_rec_convert(pid_t tid, const char *recs, uint32_t len, const struct dyl_open *open,
+			    uint32_t nopen, uint64_t base);
+
+/* spool.c */
+HIDDEN void dyl_spool_out(struct dyl_thread *t, uint32_t from, uint32_t to, uint32_t open);
+HIDDEN void dyl_spool_convert(void);	/* dyl_rt.io held: every spooled row into the trace */
+HIDDEN void dyl_spool_drop(void);	/* dyl_rt.io held */
+HIDDEN void dyl_spool_after_fork(void);
 
 /* one CSV row, decoded from a record */
 struct dyl_row {

@@ -1,21 +1,22 @@
 /* record.c - binary call records: appended by the per-call path, turned into CSV rows
  * at write-out.
  *
- * The per-call path stores a fixed 48-byte struct dyl_rec, plus a payload only when
- * the call has one: a reserved call number (see below), PAPI counters, argument text.
- * Payload layout, in 8-byte words after the record:
+ * The per-call path stores a fixed 24-byte struct dyl_rec, plus a payload only when
+ * the call has one: a reserved call number (see below), byte counts, PAPI counters,
+ * argument text.  Payload layout, in 8-byte words after the record:
  *   DYL_REC_SEQ:   u64 seq
+ *   DYL_REC_SIZES: i64 in_bytes, out_bytes, work
  *   DYL_REC_EXTRA: u16 args_len, u8 ncounters, u8 counter_base, u32 0,
  *                  ncounters x i64, then args_len bytes of text (padded to 8)
  *
  * Numbering (seq): a thread's buffer holds its calls in end order (a call ends after
- * the calls it made).  Write-out sorts them by start (outer before inner at equal
- * start) and numbers them from one block taken from dyl_rt.seq with one atomic add per
- * buffer.  A call still open at a write-out (the owner writes out from inside nested
- * calls) started before some of the rows written: it is numbered in that block too,
- * and carries its number to its record when it ends.  So seq is start order within a
- * thread, unique and without gaps in the process; across threads it follows the order
- * of write-outs.
+ * the calls it made).  Each write-out (spool.c) takes one block of numbers from
+ * dyl_rt.seq with one atomic add; conversion sorts the block's records by start (outer
+ * before inner at equal start) and numbers them in that order.  A call still open at a
+ * write-out (the owner writes out from inside nested calls) started before some of the
+ * rows written: it is numbered in that block too, and carries its number to its record
+ * when it ends.  So seq is start order within a thread, unique and without gaps in the
+ * process; across threads it follows the order of write-outs.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -32,6 +33,12 @@ uint32_t dyl_rec_put(struct dyl_rec *r, const struct dyl_call *c, uint64_t seq1)
 		r->flags |= DYL_REC_SEQ;
 		w[n++] = seq1 - 1;
 	}
+	if (c->in_bytes != DYL_NONE || c->out_bytes != DYL_NONE || c->work != DYL_NONE) {
+		r->flags |= DYL_REC_SIZES;
+		w[n++] = (uint64_t)c->in_bytes;
+		w[n++] = (uint64_t)c->out_bytes;
+		w[n++] = (uint64_t)c->work;
+	}
 	if (c->args || c->ncounters) {
 		uint32_t nc = c->ncounters <= DYL_MAX_COUNTERS ? c->ncounters : DYL_MAX_COUNTERS;
 		size_t al = c->args ? strnlen(c->args, DYL_ARGS_MAX) : 0;
@@ -46,7 +53,7 @@ uint32_t dyl_rec_put(struct dyl_rec *r, const struct dyl_call *c, uint64_t seq1)
 	return n * 8;
 }
 
-/* --- write-out --- */
+/* --- from records to rows --- */
 
 /* A row to be numbered: a record (at OFF in the buffer) or an open call (LEVEL). */
 struct item {
@@ -64,7 +71,7 @@ static char out[OUT_SIZE];
 
 static int before(const struct item *a, const struct item *b)
 {
-	return a->start < b->start || (a->start == b->start && a->depth < b->depth);
+	return dyl_rec_before(a->start, a->depth, b->start, b->depth);
 }
 
 /* Stable merge sort: the buffer is nearly sorted already, but a call that made many
@@ -104,14 +111,18 @@ static void decode(struct dyl_row *row, const struct dyl_rec *r, uint64_t t0_ns)
 			row->t_ns = e > s ? e - s : 0;
 		}
 	}
-	row->in_bytes = r->in_bytes;
-	row->out_bytes = r->out_bytes;
-	row->work = r->work;
+	row->in_bytes = row->out_bytes = row->work = DYL_NONE;
 	row->depth = r->depth;
 	row->args = NULL;
 	row->ncounters = row->counter_base = 0;
 	if (r->flags & DYL_REC_SEQ)
 		w++;
+	if (r->flags & DYL_REC_SIZES) {
+		row->in_bytes = (int64_t)w[0];
+		row->out_bytes = (int64_t)w[1];
+		row->work = (int64_t)w[2];
+		w += 3;
+	}
 	if (r->flags & DYL_REC_EXTRA) {
 		uint64_t h = *w++;
 		uint32_t al = h & 0xffff;
@@ -123,46 +134,37 @@ static void decode(struct dyl_row *row, const struct dyl_rec *r, uint64_t t0_ns)
 	}
 }
 
-/* Writes T's records in [FROM, TO) of its buffer as CSV rows.  OPEN: levels of T's
- * open calls to number now (the owner's write-out from inside nested calls).  Takes
- * dyl_rt.io. */
-void dyl_rec_write(struct dyl_thread *t, uint32_t from, uint32_t to, uint32_t open)
+/* Does open call O start before record-or-call X (the order write-out numbers in)? */
+int dyl_rec_before(uint64_t start_a, uint32_t depth_a, uint64_t start_b, uint32_t depth_b)
 {
-	size_t n = 0, fresh = 0, o = 0;
-	int saved = errno;
+	return start_a < start_b || (start_a == start_b && depth_a < depth_b);
+}
 
-	if (!dyl_trace_lock()) {
-		errno = saved;
-		return;
-	}
-	dyl_clock_mark();
-	for (uint32_t off = from; off < to && n < MAX_ITEMS;) {
-		const struct dyl_rec *r = (const struct dyl_rec *)(t->buf + off);
+/* Numbers the records of one write-out block (RECS, LEN bytes, of thread TID) with
+ * the OPEN calls it reserved numbers for, from BASE, in start order, and writes them
+ * as CSV rows.  dyl_rt.io held.  The same order as dyl_spool_out's reservations. */
+void dyl_rec_convert(pid_t tid, const char *recs, uint32_t len, const struct dyl_open *open,
+		     uint32_t nopen, uint64_t base)
+{
+	size_t n = 0, o = 0;
+
+	for (uint32_t off = 0; off + sizeof(struct dyl_rec) <= len && n < MAX_ITEMS;) {
+		const struct dyl_rec *r = (const struct dyl_rec *)(recs + off);
 		items[n++] = (struct item){ r->t_start, off, r->depth, 0 };
-		fresh += !(r->flags & DYL_REC_SEQ);
 		off += (uint32_t)sizeof(*r) + 8u * r->words;
 	}
-	if (open > DYL_MAX_FRAMES)
-		open = DYL_MAX_FRAMES;
-	for (uint32_t l = 0; l < open; l++) {
-		if (t->reserved[l])
-			continue;
-		/* alive: an ancestor of the call being left, its dyl_call on the stack */
-		const struct dyl_call *c = (const struct dyl_call *)t->frames[l];
-		items[n++] = (struct item){ c->t_start, UINT32_MAX, (uint16_t)l, (uint16_t)l };
-		fresh++;
-	}
+	for (uint32_t l = 0; l < nopen && n < MAX_ITEMS; l++)
+		items[n++] = (struct item){ open[l].start, UINT32_MAX, open[l].level, open[l].level };
 	sort_items(n);
-	uint64_t seq = __atomic_fetch_add(&dyl_rt.seq, fresh, __ATOMIC_RELAXED);
-	uint64_t t0_ns = dyl_ticks_to_ns(dyl_rt.t0);
+	uint64_t seq = base, t0_ns = dyl_ticks_to_ns(dyl_rt.t0);
 	struct dyl_row row;
-	row.tid = t->tid;
+	row.tid = tid;
 	for (size_t i = 0; i < n; i++) {
 		if (items[i].off == UINT32_MAX) {
-			t->reserved[items[i].level] = ++seq;	/* seq + 1 */
+			seq++;	/* the open call's number: its row comes in a later block */
 			continue;
 		}
-		const struct dyl_rec *r = (const struct dyl_rec *)(t->buf + items[i].off);
+		const struct dyl_rec *r = (const struct dyl_rec *)(recs + items[i].off);
 		row.seq = (r->flags & DYL_REC_SEQ) ? *(const uint64_t *)(r + 1) : seq++;
 		decode(&row, r, t0_ns);
 		if (o + DYL_ROW_MAX > sizeof(out)) {
@@ -172,6 +174,4 @@ void dyl_rec_write(struct dyl_thread *t, uint32_t from, uint32_t to, uint32_t op
 		o += dyl_format_row(out + o, DYL_ROW_MAX, &row);
 	}
 	dyl_trace_put(out, o);
-	dyl_trace_unlock();
-	errno = saved;
 }

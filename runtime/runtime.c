@@ -23,7 +23,7 @@
 #include <sys/syscall.h>
 #include "internal.h"
 
-struct dyl_runtime dyl_rt = { .fd = -1, .lock = PTHREAD_MUTEX_INITIALIZER,
+struct dyl_runtime dyl_rt = { .fd = -1, .spool_fd = -1, .lock = PTHREAD_MUTEX_INITIALIZER,
 			      .io = PTHREAD_MUTEX_INITIALIZER, .meta = PTHREAD_MUTEX_INITIALIZER };
 TLS struct dyl_thread *dyl_self;
 TLS int dyl_busy;
@@ -93,6 +93,7 @@ static void after_fork_child(void)
 	pthread_mutex_init(&dyl_rt.io, NULL);
 	pthread_mutex_init(&dyl_rt.meta, NULL);
 	dyl_funcs_after_fork();
+	dyl_spool_after_fork();
 	if (t) {
 		t->len = 0;
 		t->flushed = 0;
@@ -220,40 +221,11 @@ static int filter_allows(const char *name)
 	return verdict >= 0 ? verdict : !any_include;
 }
 
-int dyl_enter(struct dyl_call *c, struct dyl_func *f)
+/* Opens call C on thread T: its depth, its place on the stack, its fields. */
+static inline __attribute__((always_inline)) int open_call(struct dyl_call *c,
+							   struct dyl_func *f,
+							   struct dyl_thread *t)
 {
-	struct dyl_thread *t;
-
-	if (dyl_unlikely(dyl_busy))
-		return 0;
-	if (dyl_unlikely(dyl_rt.initialized != 2)) {
-		dyl_init();
-		if (dyl_rt.initialized != 2)
-			return 0;
-	}
-	/* acquire: a thread that sees state 1 sees the id given with it */
-	int state = __atomic_load_n(&f->state, __ATOMIC_ACQUIRE);
-	if (dyl_unlikely(state != 1)) {
-		if (state == 0) {
-			dyl_busy++;
-			dyl_func_decide(f, !dyl_rt.filter || filter_allows(f->name));
-			dyl_busy--;
-			state = __atomic_load_n(&f->state, __ATOMIC_ACQUIRE);
-		}
-		if (state != 1)
-			return 0;
-	}
-	if (dyl_unlikely(dyl_rt.off || dyl_rt.disabled))
-		return 0;
-	t = dyl_self;
-	if (dyl_unlikely(t == NULL)) {
-		dyl_busy++;
-		t = dyl_thread_get();
-		dyl_trace_claim();	/* the process's first recorded call takes the name */
-		dyl_busy--;
-		if (t == NULL)
-			return 0;
-	}
 	c->func = f;
 	/* A longjmp (or an exception) out of a wrapped call abandons it without a leave:
 	 * an open call whose frame lies at or above this one on the stack is over (and
@@ -273,6 +245,59 @@ int dyl_enter(struct dyl_call *c, struct dyl_func *f)
 	return 1;
 }
 
+/* Everything but the common case: start-up, a function's first call, the thread's
+ * first call, recording off, the runtime itself calling. */
+static __attribute__((noinline)) int enter_slow(struct dyl_call *c, struct dyl_func *f)
+{
+	struct dyl_thread *t;
+
+	if (dyl_busy)
+		return 0;
+	if (dyl_rt.initialized != 2) {
+		dyl_init();
+		if (dyl_rt.initialized != 2)
+			return 0;
+	}
+	/* acquire: a thread that sees state 1 sees the id given with it */
+	int state = __atomic_load_n(&f->state, __ATOMIC_ACQUIRE);
+	if (state == 0) {
+		dyl_busy++;
+		dyl_func_decide(f, !dyl_rt.filter || filter_allows(f->name));
+		dyl_busy--;
+		state = __atomic_load_n(&f->state, __ATOMIC_ACQUIRE);
+	}
+	if (state != 1 || dyl_rt.off || dyl_rt.disabled)
+		return 0;
+	t = dyl_self;
+	if (t == NULL) {
+		dyl_busy++;
+		t = dyl_thread_get();
+		dyl_trace_claim();	/* the process's first recorded call takes the name */
+		dyl_busy--;
+		if (t == NULL)
+			return 0;
+	}
+	return open_call(c, f, t);
+}
+
+int dyl_enter(struct dyl_call *c, struct dyl_func *f)
+{
+	struct dyl_thread *t = dyl_self;
+
+	/* A thread exists only once the runtime is initialized. */
+	if (dyl_likely(!dyl_busy && t != NULL &&
+		       __atomic_load_n(&f->state, __ATOMIC_ACQUIRE) == 1 &&
+		       !(dyl_rt.off | dyl_rt.disabled)))
+		return open_call(c, f, t);
+	return enter_slow(c, f);
+}
+
+/* The buffer is full: write it out (from dyl_leave, with the levels still open). */
+static __attribute__((noinline)) void buffer_full(struct dyl_thread *t, uint32_t open)
+{
+	dyl_flush_thread(t, open);
+}
+
 void dyl_leave(struct dyl_call *c)
 {
 	struct dyl_thread *t = dyl_self;
@@ -284,23 +309,24 @@ void dyl_leave(struct dyl_call *c)
 	struct dyl_rec *r = (struct dyl_rec *)(t->buf + len);
 	r->t_start = c->t_start;
 	r->t_end = c->t_end;
-	r->in_bytes = c->in_bytes;
-	r->out_bytes = c->out_bytes;
-	r->work = c->work;
 	r->func = c->func->id;
 	r->depth = d < 0xffff ? (uint16_t)d : 0xffff;
 	r->flags = (uint8_t)(c->flags & DYL_CALL_DUR_NS);
 	r->words = 0;
 	len += (uint32_t)sizeof(*r);
 	uint64_t seq1 = d < DYL_MAX_FRAMES ? t->reserved[d] : 0;
-	if (dyl_unlikely(seq1 | (uintptr_t)c->args | c->ncounters)) {
+	/* one test for "no payload": no reserved number, no args, no counters, no sizes */
+	uint64_t sizes = ((uint64_t)c->in_bytes ^ (uint64_t)DYL_NONE) |
+			 ((uint64_t)c->out_bytes ^ (uint64_t)DYL_NONE) |
+			 ((uint64_t)c->work ^ (uint64_t)DYL_NONE);
+	if (dyl_unlikely(seq1 | (uintptr_t)c->args | c->ncounters | sizes)) {
 		if (seq1)
 			t->reserved[d] = 0;
 		len += dyl_rec_put(r, c, seq1);
 	}
 	__atomic_store_n(&t->len, len, __ATOMIC_RELEASE);
 	if (dyl_unlikely(len > DYL_THREAD_BUF - DYL_REC_MAX))
-		dyl_flush_thread(t, d);
+		buffer_full(t, d);
 	BUSY_OUT();
 }
 
@@ -314,7 +340,7 @@ void dyl_flush_thread(struct dyl_thread *t, uint32_t open)
 	pthread_mutex_lock(&t->flush_lock);
 	uint32_t len = __atomic_load_n(&t->len, __ATOMIC_ACQUIRE);
 	if (len > t->flushed || (own && open))
-		dyl_rec_write(t, t->flushed, len, own ? open : 0);
+		dyl_spool_out(t, t->flushed, len, own ? open : 0);
 	if (own) {
 		t->flushed = 0;
 		__atomic_store_n(&t->len, 0, __ATOMIC_RELEASE);

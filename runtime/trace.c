@@ -305,6 +305,11 @@ void dyl_trace_footer(void)
 	char buf[64];
 	int n, saved = errno;
 
+	if (dyl_rt.disabled) {
+		pthread_mutex_lock(&dyl_rt.io);
+		dyl_spool_drop();
+		pthread_mutex_unlock(&dyl_rt.io);
+	}
 	if (dyl_rt.off || dyl_rt.disabled || __atomic_exchange_n(&dyl_rt.finished, 1, __ATOMIC_ACQ_REL))
 		return;
 	/* A process that recorded no call took no name.  Its trace (P = 0 is an answer
@@ -323,7 +328,11 @@ void dyl_trace_footer(void)
 	}
 	n = snprintf(buf, sizeof(buf), "# total_ns=%llu\n",
 		     (unsigned long long)(dyl_monotonic_ns() - dyl_rt.t0_ns));
-	dyl_trace_write(buf, (size_t)n);
+	if (dyl_trace_lock()) {
+		dyl_spool_convert();	/* the rows written out in binary */
+		dyl_trace_put(buf, (size_t)n);
+		dyl_trace_unlock();
+	}
 	errno = saved;
 }
 
@@ -350,7 +359,7 @@ void dyl_trace_reset_after_fork(void)
 	dyl_rt.start_ticks = 0;
 }
 
-/* --- row formatting: no stdio on this path --- */
+/* --- row formatting (at write-out and at the end; no stdio) --- */
 
 static char *put_u64(char *p, uint64_t v)
 {
