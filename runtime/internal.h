@@ -16,24 +16,48 @@
 #define DYL_MAX_COLUMNS 16
 #define DYL_ARGS_LEVELS 64		/* nesting levels with their own args buffer */
 
-/* One call as the per-call path leaves it in its thread's buffer: 24 bytes, then
- * 'words' 8-byte words of payload (see record.c) for what most calls do not have
- * (byte counts, a reserved call number, counters, argument text).  Times are clock
- * ticks; the call number is given at write-out. */
+/* One call as the per-call path leaves it in its thread's buffer: 16 bytes, which
+ * are most of the cost of writing it out.  Calls that need more (byte counts, a
+ * reserved call number, counters, argument text, or a value too big for its field
+ * here) set DYL_REC_EXT and carry a payload (record.c).  Times are clock ticks; the
+ * call number is given at write-out. */
 struct dyl_rec {
-	uint64_t t_start, t_end;
-	uint32_t func;		/* id in the name table (funcs.c) */
-	uint16_t depth;		/* saturates at 65535 */
-	uint8_t flags;		/* DYL_REC_* */
-	uint8_t words;		/* payload size */
+	uint64_t t_start;
+	uint32_t dur;		/* t_end - t_start in ticks (in ns with DYL_REC_DUR_NS) */
+	uint32_t meta;		/* function id (bits 0-19), depth (20-27), flags (28-31) */
 };
-#define DYL_REC_DUR_NS 1	/* t_end is a duration in ns (DYL_CALL_DUR_NS) */
-#define DYL_REC_SEQ 2		/* the payload starts with the call number reserved for it */
-#define DYL_REC_EXTRA 4		/* the payload holds counters and/or args (record.c) */
-#define DYL_REC_SIZES 8		/* the payload holds in_bytes, out_bytes, work */
+#define DYL_REC_FUNC_BITS 20
+#define DYL_REC_DEPTH_MAX 255
+#define DYL_REC_DUR_NS 1u	/* the duration is in ns (DYL_CALL_DUR_NS) */
+#define DYL_REC_EXT 2u		/* a payload follows (record.c) */
 #define DYL_ARGS_MAX 1023	/* argument text kept per call */
-/* the longest record: header, seq, extra header, counters, args */
-#define DYL_REC_MAX (sizeof(struct dyl_rec) + 40 + 8 * DYL_MAX_COUNTERS + DYL_ARGS_MAX + 8)
+/* the longest record: header, payload header, seq, sizes, extra header, counters, args */
+#define DYL_REC_MAX (sizeof(struct dyl_rec) + 24 + 8 + 24 + 8 + 8 * DYL_MAX_COUNTERS + \
+		     DYL_ARGS_MAX + 8)
+
+/* A record's payload header (first payload word, with DYL_REC_EXT) */
+#define DYL_X_SEQ 1u		/* the call number reserved for it */
+#define DYL_X_SIZES 2u		/* in_bytes, out_bytes, work */
+#define DYL_X_EXTRA 4u		/* counters and/or args */
+static inline uint32_t dyl_rec_size(const struct dyl_rec *r)
+{
+	const uint64_t *w = (const uint64_t *)(r + 1);
+	return (uint32_t)sizeof(*r) + ((r->meta >> 28 & DYL_REC_EXT) ? 8u * (uint32_t)(w[0] & 0xff) : 0);
+}
+static inline uint32_t dyl_rec_depth(const struct dyl_rec *r)
+{
+	const uint64_t *w = (const uint64_t *)(r + 1);
+	return (r->meta >> 28 & DYL_REC_EXT) ? (uint32_t)(w[0] >> 32) : (r->meta >> 20 & 0xff);
+}
+/* the reserved number, if R has one */
+static inline int dyl_rec_seq(const struct dyl_rec *r, uint64_t *seq)
+{
+	const uint64_t *w = (const uint64_t *)(r + 1);
+	if (!(r->meta >> 28 & DYL_REC_EXT) || !(w[0] >> 8 & DYL_X_SEQ))
+		return 0;
+	*seq = w[3];
+	return 1;
+}
 
 /* Per-thread state: allocated with mmap, so that no malloc is needed on any path. */
 struct dyl_thread {
@@ -68,6 +92,7 @@ struct dyl_runtime {
 	int spool_fd;		/* binary write-outs (spool.c), -1 when none */
 	int no_spool;		/* the trace is not a regular file, or no spool can be made */
 	uint64_t spool_size;
+	uint64_t spool_alloc;	/* bytes reserved with fallocate; UINT64_MAX: unsupported */
 	char spool_path[4096 + 16];
 	int header_done;	/* the header is written (columns and notes are fixed) */
 	char tmpl[4096];	/* $DYL_TRACE made absolute at start-up (%p not expanded) */
@@ -116,7 +141,8 @@ struct dyl_open {	/* a call open at a write-out, numbered in its block */
 	uint16_t level;
 	uint16_t pad[3];
 };
-HIDDEN uint32_t dyl_rec_put(struct dyl_rec *r, const struct dyl_call *c, uint64_t seq1);
+HIDDEN uint32_t dyl_rec_put(struct dyl_rec *r, const struct dyl_call *c, uint64_t seq1,
+			    uint64_t dur, uint32_t id, uint32_t depth);
 HIDDEN int dyl_rec_before(uint64_t start_a, uint32_t depth_a, uint64_t start_b, uint32_t depth_b);
 HIDDEN void dyl_rec_convert(pid_t tid, const char *recs, uint32_t len, const struct dyl_open *open,
 			    uint32_t nopen, uint64_t base);

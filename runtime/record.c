@@ -1,13 +1,16 @@
 /* record.c - binary call records: appended by the per-call path, turned into CSV rows
  * at write-out.
  *
- * The per-call path stores a fixed 24-byte struct dyl_rec, plus a payload only when
- * the call has one: a reserved call number (see below), byte counts, PAPI counters,
- * argument text.  Payload layout, in 8-byte words after the record:
- *   DYL_REC_SEQ:   u64 seq
- *   DYL_REC_SIZES: i64 in_bytes, out_bytes, work
- *   DYL_REC_EXTRA: u16 args_len, u8 ncounters, u8 counter_base, u32 0,
- *                  ncounters x i64, then args_len bytes of text (padded to 8)
+ * The per-call path stores a 16-byte struct dyl_rec.  A call with more to tell sets
+ * DYL_REC_EXT and appends a payload, in 8-byte words:
+ *   header: u8 words (the payload's, this one included), u8 DYL_X_*, u16 0, u32 depth
+ *   u64 t_end (or the duration in ns, DYL_REC_DUR_NS), u64 function id
+ *   DYL_X_SEQ:   u64 seq
+ *   DYL_X_SIZES: i64 in_bytes, out_bytes, work
+ *   DYL_X_EXTRA: u16 args_len, u8 ncounters, u8 counter_base, u32 0,
+ *                ncounters x i64, then args_len bytes of text (padded to 8)
+ * (the full-width depth, end and id make any value fit; the seq is at word 3, where
+ * dyl_rec_seq finds it.)
  *
  * Numbering (seq): a thread's buffer holds its calls in end order (a call ends after
  * the calls it made).  Each write-out (spool.c) takes one block of numbers from
@@ -23,18 +26,23 @@
 #include <string.h>
 #include "internal.h"
 
-/* Fills R's payload from C (SEQ1: reserved seq + 1, or 0); returns the payload bytes. */
-uint32_t dyl_rec_put(struct dyl_rec *r, const struct dyl_call *c, uint64_t seq1)
+/* Makes R an extended record with its payload from C (SEQ1: reserved seq + 1, or 0;
+ * DUR: the duration or end, ID and DEPTH at full width); returns the payload bytes. */
+uint32_t dyl_rec_put(struct dyl_rec *r, const struct dyl_call *c, uint64_t seq1,
+		     uint64_t dur, uint32_t id, uint32_t depth)
 {
 	uint64_t *w = (uint64_t *)(r + 1);
-	uint32_t n = 0;
+	uint32_t n = 3, x = 0;
 
+	r->meta |= DYL_REC_EXT << 28;
+	w[1] = (c->flags & DYL_CALL_DUR_NS) ? dur : c->t_end;
+	w[2] = id;
 	if (seq1) {
-		r->flags |= DYL_REC_SEQ;
+		x |= DYL_X_SEQ;
 		w[n++] = seq1 - 1;
 	}
 	if (c->in_bytes != DYL_NONE || c->out_bytes != DYL_NONE || c->work != DYL_NONE) {
-		r->flags |= DYL_REC_SIZES;
+		x |= DYL_X_SIZES;
 		w[n++] = (uint64_t)c->in_bytes;
 		w[n++] = (uint64_t)c->out_bytes;
 		w[n++] = (uint64_t)c->work;
@@ -42,14 +50,14 @@ uint32_t dyl_rec_put(struct dyl_rec *r, const struct dyl_call *c, uint64_t seq1)
 	if (c->args || c->ncounters) {
 		uint32_t nc = c->ncounters <= DYL_MAX_COUNTERS ? c->ncounters : DYL_MAX_COUNTERS;
 		size_t al = c->args ? strnlen(c->args, DYL_ARGS_MAX) : 0;
-		r->flags |= DYL_REC_EXTRA;
+		x |= DYL_X_EXTRA;
 		w[n++] = (uint64_t)al | (uint64_t)nc << 16 | (uint64_t)(c->counter_base & 0xff) << 24;
 		memcpy(&w[n], c->counters, nc * sizeof(int64_t));
 		n += nc;
 		memcpy(&w[n], c->args, al);
 		n += (uint32_t)(al + 7) / 8;
 	}
-	r->words = (uint8_t)n;
+	w[0] = (uint64_t)n | (uint64_t)x << 8 | (uint64_t)depth << 32;
 	return n * 8;
 }
 
@@ -98,32 +106,44 @@ static void sort_items(size_t n)
 static void decode(struct dyl_row *row, const struct dyl_rec *r, uint64_t t0_ns)
 {
 	const uint64_t *w = (const uint64_t *)(r + 1);
+	uint32_t flags = r->meta >> 28, x = 0;
+	uint32_t id = r->meta & ((1u << DYL_REC_FUNC_BITS) - 1);
+	uint64_t end_or_dur = r->dur;	/* a duration unless EXT says otherwise */
+	int is_end = 0;
 
-	row->func = dyl_func_name(r->func);
+	row->depth = r->meta >> 20 & 0xff;
+	if (flags & DYL_REC_EXT) {
+		x = w[0] >> 8 & 0xff;
+		row->depth = (uint32_t)(w[0] >> 32);
+		end_or_dur = w[1];
+		is_end = !(flags & DYL_REC_DUR_NS);
+		id = (uint32_t)w[2];
+		w += 3;
+	}
+	row->func = dyl_func_name(id);
 	row->timed = r->t_start != 0;
 	if (row->timed) {
 		uint64_t s = dyl_ticks_to_ns(r->t_start);
 		row->t_start_ns = s > t0_ns ? s - t0_ns : 0;
-		if (r->flags & DYL_REC_DUR_NS) {
-			row->t_ns = r->t_end;
+		if (flags & DYL_REC_DUR_NS) {
+			row->t_ns = end_or_dur;
 		} else {
-			uint64_t e = dyl_ticks_to_ns(r->t_end);
+			uint64_t e = dyl_ticks_to_ns(is_end ? end_or_dur : r->t_start + end_or_dur);
 			row->t_ns = e > s ? e - s : 0;
 		}
 	}
 	row->in_bytes = row->out_bytes = row->work = DYL_NONE;
-	row->depth = r->depth;
 	row->args = NULL;
 	row->ncounters = row->counter_base = 0;
-	if (r->flags & DYL_REC_SEQ)
+	if (x & DYL_X_SEQ)
 		w++;
-	if (r->flags & DYL_REC_SIZES) {
+	if (x & DYL_X_SIZES) {
 		row->in_bytes = (int64_t)w[0];
 		row->out_bytes = (int64_t)w[1];
 		row->work = (int64_t)w[2];
 		w += 3;
 	}
-	if (r->flags & DYL_REC_EXTRA) {
+	if (x & DYL_X_EXTRA) {
 		uint64_t h = *w++;
 		uint32_t al = h & 0xffff;
 		row->ncounters = (h >> 16) & 0xff;
@@ -150,8 +170,9 @@ void dyl_rec_convert(pid_t tid, const char *recs, uint32_t len, const struct dyl
 
 	for (uint32_t off = 0; off + sizeof(struct dyl_rec) <= len && n < MAX_ITEMS;) {
 		const struct dyl_rec *r = (const struct dyl_rec *)(recs + off);
-		items[n++] = (struct item){ r->t_start, off, r->depth, 0 };
-		off += (uint32_t)sizeof(*r) + 8u * r->words;
+		uint32_t d = dyl_rec_depth(r);
+		items[n++] = (struct item){ r->t_start, off, (uint16_t)(d < 0xffff ? d : 0xffff), 0 };
+		off += dyl_rec_size(r);
 	}
 	for (uint32_t l = 0; l < nopen && n < MAX_ITEMS; l++)
 		items[n++] = (struct item){ open[l].start, UINT32_MAX, open[l].level, open[l].level };
@@ -165,7 +186,8 @@ void dyl_rec_convert(pid_t tid, const char *recs, uint32_t len, const struct dyl
 			continue;
 		}
 		const struct dyl_rec *r = (const struct dyl_rec *)(recs + items[i].off);
-		row.seq = (r->flags & DYL_REC_SEQ) ? *(const uint64_t *)(r + 1) : seq++;
+		if (!dyl_rec_seq(r, &row.seq))
+			row.seq = seq++;
 		decode(&row, r, t0_ns);
 		if (o + DYL_ROW_MAX > sizeof(out)) {
 			dyl_trace_put(out, o);

@@ -307,22 +307,24 @@ void dyl_leave(struct dyl_call *c)
 	BUSY_IN();
 	uint32_t len = t->len;
 	struct dyl_rec *r = (struct dyl_rec *)(t->buf + len);
+	uint32_t id = c->func->id, dur_ns = c->flags & DYL_CALL_DUR_NS;
+	uint64_t dur = dur_ns ? c->t_end : c->t_end - c->t_start;
 	r->t_start = c->t_start;
-	r->t_end = c->t_end;
-	r->func = c->func->id;
-	r->depth = d < 0xffff ? (uint16_t)d : 0xffff;
-	r->flags = (uint8_t)(c->flags & DYL_CALL_DUR_NS);
-	r->words = 0;
+	r->dur = (uint32_t)dur;
+	r->meta = id | d << 20 | dur_ns << 28;
 	len += (uint32_t)sizeof(*r);
 	uint64_t seq1 = d < DYL_MAX_FRAMES ? t->reserved[d] : 0;
-	/* one test for "no payload": no reserved number, no args, no counters, no sizes */
+	/* one test for "16 bytes say it all": no reserved number, no args, no counters,
+	 * no sizes, and duration, id and depth fit their fields */
 	uint64_t sizes = ((uint64_t)c->in_bytes ^ (uint64_t)DYL_NONE) |
 			 ((uint64_t)c->out_bytes ^ (uint64_t)DYL_NONE) |
 			 ((uint64_t)c->work ^ (uint64_t)DYL_NONE);
-	if (dyl_unlikely(seq1 | (uintptr_t)c->args | c->ncounters | sizes)) {
+	uint64_t big = (dur >> 32) | (id >> DYL_REC_FUNC_BITS) | (d >= DYL_REC_DEPTH_MAX);
+	if (dyl_unlikely(seq1 | (uintptr_t)c->args | c->ncounters | sizes | big)) {
 		if (seq1)
 			t->reserved[d] = 0;
-		len += dyl_rec_put(r, c, seq1);
+		r->meta = (id & ((1u << DYL_REC_FUNC_BITS) - 1)) | dur_ns << 28;
+		len += dyl_rec_put(r, c, seq1, dur, id, d);
 	}
 	__atomic_store_n(&t->len, len, __ATOMIC_RELEASE);
 	if (dyl_unlikely(len > DYL_THREAD_BUF - DYL_REC_MAX))

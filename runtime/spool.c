@@ -13,6 +13,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/falloc.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -21,6 +22,7 @@
 #include "internal.h"
 
 #define BLOCK_MAGIC 0x6b6c4279u	/* "yBlk" */
+#define SPOOL_STEP (64 << 20)
 
 struct block {
 	uint32_t magic;
@@ -49,7 +51,7 @@ static void open_spool(void)
 	dyl_rt.spool_fd = open(dyl_rt.spool_path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (dyl_rt.spool_fd < 0)
 		dyl_rt.no_spool = 1;
-	dyl_rt.spool_size = 0;
+	dyl_rt.spool_size = dyl_rt.spool_alloc = 0;
 }
 
 static int write_full(int fd, struct iovec *iov, int n)
@@ -93,8 +95,9 @@ void dyl_spool_out(struct dyl_thread *t, uint32_t from, uint32_t to, uint32_t op
 	}
 	for (uint32_t off = from; off < to;) {
 		const struct dyl_rec *r = (const struct dyl_rec *)(t->buf + off);
-		fresh += !(r->flags & DYL_REC_SEQ);
-		off += (uint32_t)sizeof(*r) + 8u * r->words;
+		uint64_t seq;
+		fresh += !dyl_rec_seq(r, &seq);
+		off += dyl_rec_size(r);
 	}
 	uint64_t base = __atomic_fetch_add(&dyl_rt.seq, fresh + nopen, __ATOMIC_RELAXED);
 	/* an open call's number: its place in start order among the block's rows */
@@ -107,10 +110,11 @@ void dyl_spool_out(struct dyl_thread *t, uint32_t from, uint32_t to, uint32_t op
 			const struct dyl_rec *r = (const struct dyl_rec *)(t->buf + off);
 			/* at equal keys a record sorts first (conversion lists records
 			 * before open calls, and sorts stably) */
-			if (!(r->flags & DYL_REC_SEQ))
+			uint64_t seq;
+			if (!dyl_rec_seq(r, &seq))
 				place += !dyl_rec_before(opens[i].start, opens[i].level,
-							 r->t_start, r->depth);
-			off += (uint32_t)sizeof(*r) + 8u * r->words;
+							 r->t_start, dyl_rec_depth(r));
+			off += dyl_rec_size(r);
 		}
 		t->reserved[opens[i].level] = base + place + 1;
 	}
@@ -120,6 +124,20 @@ void dyl_spool_out(struct dyl_thread *t, uint32_t from, uint32_t to, uint32_t op
 	}
 	if (dyl_rt.spool_fd < 0)
 		open_spool();
+	/* Space reserved ahead in large steps: the file system then does its per-block
+	 * bookkeeping once per step (up to 64 MiB), not on every write (a few ns a call). */
+	if (dyl_rt.spool_fd >= 0 && dyl_rt.spool_size + DYL_THREAD_BUF + 65536 > dyl_rt.spool_alloc &&
+	    dyl_rt.spool_alloc != UINT64_MAX) {
+		/* doubling from 1 MiB: a short run reserves little */
+		uint64_t step = dyl_rt.spool_alloc < (1 << 20) ? (1 << 20) : dyl_rt.spool_alloc;
+		if (step > SPOOL_STEP)
+			step = SPOOL_STEP;
+		if (fallocate(dyl_rt.spool_fd, FALLOC_FL_KEEP_SIZE, (off_t)dyl_rt.spool_alloc,
+			      (off_t)step) == 0)
+			dyl_rt.spool_alloc += step;
+		else
+			dyl_rt.spool_alloc = UINT64_MAX;	/* not supported: never again */
+	}
 	if (dyl_rt.spool_fd >= 0) {
 		struct block b = { BLOCK_MAGIC, to - from, t->tid, nopen, base };
 		struct iovec iov[3] = { { &b, sizeof(b) },
@@ -173,7 +191,7 @@ void dyl_spool_drop(void)
 	close(dyl_rt.spool_fd);
 	unlink(dyl_rt.spool_path);
 	dyl_rt.spool_fd = -1;
-	dyl_rt.spool_size = 0;
+	dyl_rt.spool_size = dyl_rt.spool_alloc = 0;
 }
 
 /* A forked child writes its own trace, and so its own spool: the parent's stays the
@@ -183,5 +201,5 @@ void dyl_spool_after_fork(void)
 	if (dyl_rt.spool_fd >= 0)
 		close(dyl_rt.spool_fd);
 	dyl_rt.spool_fd = -1;
-	dyl_rt.spool_size = 0;
+	dyl_rt.spool_size = dyl_rt.spool_alloc = 0;
 }
