@@ -111,6 +111,12 @@ struct knot {
 static struct knot knots[MAX_KNOTS];
 static unsigned nknots;
 static uint64_t cost_ns;	/* two clock reads, measured once */
+/* The segment of the last conversion, with its slope as a 24.40 fixed-point factor:
+ * write-out converts rows in time order, so the segment rarely changes and a
+ * conversion is one multiplication (no division, no search). */
+static unsigned seg = UINT32_MAX;
+static unsigned __int128 seg_mult;
+
 
 /* A (tsc, ns) pair read as close together as this machine allows: the best of a few. */
 static struct knot read_pair(void)
@@ -177,6 +183,7 @@ static void add_knot(int force_span)
 	if (nknots == MAX_KNOTS)
 		nknots--;	/* extend the last segment */
 	knots[nknots++] = k;
+	seg = UINT32_MAX;	/* the last segment's slope changed */
 }
 
 void dyl_clock_mark(void)
@@ -188,19 +195,27 @@ uint64_t dyl_ticks_to_ns(uint64_t t)
 {
 	if (!dyl_tsc_on || nknots < 2)
 		return t;
-	/* the segment holding T (the first or last one extended beyond the knots) */
-	unsigned lo = 0, hi = nknots - 1;
-	while (hi - lo > 1) {
-		unsigned mid = (lo + hi) / 2;
-		if (knots[mid].tsc <= t)
-			lo = mid;
-		else
-			hi = mid;
+	if (seg >= nknots - 1 || t < knots[seg].tsc ||
+	    (t >= knots[seg + 1].tsc && seg + 2 < nknots)) {
+		/* the segment holding T (the first or last one extended beyond the knots) */
+		unsigned lo = 0, hi = nknots - 1;
+		while (hi - lo > 1) {
+			unsigned mid = (lo + hi) / 2;
+			if (knots[mid].tsc <= t)
+				lo = mid;
+			else
+				hi = mid;
+		}
+		seg = lo;
+		seg_mult = ((unsigned __int128)(knots[hi].ns - knots[lo].ns) << 40) /
+			   (knots[hi].tsc - knots[lo].tsc);
 	}
-	const struct knot *a = &knots[lo], *b = &knots[hi];
-	__int128 dt = (__int128)t - (__int128)a->tsc;
-	__int128 ns = (__int128)a->ns + dt * (__int128)(b->ns - a->ns) / (__int128)(b->tsc - a->tsc);
-	return ns < 0 ? 0 : (uint64_t)ns;
+	const struct knot *a = &knots[seg];
+	if (dyl_unlikely(t < a->tsc)) {	/* before the first knot */
+		uint64_t back = (uint64_t)(((unsigned __int128)(a->tsc - t) * seg_mult) >> 40);
+		return back < a->ns ? a->ns - back : 0;
+	}
+	return a->ns + (uint64_t)(((unsigned __int128)(t - a->tsc) * seg_mult) >> 40);
 }
 
 uint64_t dyl_clock_cost_ns(void)

@@ -121,6 +121,9 @@ HIDDEN struct dyl_thread *dyl_thread_get(void);
 HIDDEN void dyl_flush_thread(struct dyl_thread *t, uint32_t open);
 HIDDEN int dyl_recorded_any(void);	/* has this image recorded a call? */
 
+/* fatal.c */
+HIDDEN void dyl_fatal_setup(void);	/* write the trace out on a fatal signal */
+
 /* clock.c */
 HIDDEN void dyl_clock_setup(void);
 HIDDEN uint64_t dyl_monotonic_ns(void);

@@ -174,6 +174,8 @@ void dyl_init(void)
 	pthread_atfork(NULL, NULL, after_fork_child);
 	atexit(at_exit);
 	at_quick_exit(at_quick);
+	if (!dyl_rt.off)
+		dyl_fatal_setup();
 	/* A relative $DYL_TRACE means the directory the program started in.  The name
 	 * itself is taken at the first recorded call (before the program can fork or exec
 	 * after it); a process that records nothing (a shell, /usr/bin/time in front of

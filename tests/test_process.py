@@ -450,13 +450,27 @@ def test_segv_app_unchanged(tiny, tmp_path):
     assert r.returncode == -11
 
 
-@pytest.mark.xfail(strict=True, reason='rows still in the buffer are lost when the program '
-                   'dies of a signal (the trace is claimed but empty); the next runtime '
-                   'issue keeps them')
 def test_segv_rows_kept(tiny, tmp_path):
+    """The rows recorded before a SIGSEGV are written, whole and numbered, with the
+    footer; the program still dies of SIGSEGV, its output unchanged."""
     r, path = run_both([tiny.app, 'segv', '100'], tiny.wrap, tmp_path)
-    tr = traces(path)['trace.csv']
+    assert r.returncode == -11
+    all_tr = traces(path)
+    assert list(all_tr) == ['trace.csv'], list(all_tr)
+    tr = all_tr['trace.csv']
+    check_complete(tr)
     assert counts(tr) == {'tiny_add': 100}
+    assert not glob.glob(str(tmp_path / '.*dylspool'))   # the spool is gone
+
+
+def test_abort_rows_kept(tiny, tmp_path):
+    """abort() (SIGABRT sent, not a fault): the rows are written and the program still
+    dies of SIGABRT."""
+    r, path = run_both([tiny.app, 'abort', '70'], tiny.wrap, tmp_path)
+    assert r.returncode == -6
+    tr = traces(path)['trace.csv']
+    check_complete(tr)
+    assert counts(tr) == {'tiny_add': 70}
 
 
 def test_signal_handler_calls_wrapped_function(tiny, tmp_path):
