@@ -122,7 +122,9 @@ void dyl_spool_out(struct dyl_thread *t, uint32_t from, uint32_t to, uint32_t op
 		errno = saved;
 		return;
 	}
-	if (dyl_rt.spool_fd < 0)
+	/* After the footer (threads still running while exit writes it) rows go straight
+	 * into the trace: no spool would be converted any more. */
+	if (dyl_rt.spool_fd < 0 && !__atomic_load_n(&dyl_rt.finished, __ATOMIC_ACQUIRE))
 		open_spool();
 	/* Space reserved ahead in large steps: the file system then does its per-block
 	 * bookkeeping once per step (up to 64 MiB), not on every write (a few ns a call). */

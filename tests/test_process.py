@@ -55,7 +55,8 @@ def traces(trace_path):
 
 
 def check_complete(tr, gaps=False):
-    """Every row whole, seq unique (and 0..n-1 unless GAPS), the footer written."""
+    """Every row whole, seq unique (and 0..n-1 unless GAPS), the footer written, no
+    spool left."""
     for r in tr.rows:
         assert None not in r and None not in r.values(), f'{tr.path}: torn row {r}'
         assert r['func'] and r['tid'].isdigit() and r['t_ns'].isdigit(), r
@@ -64,6 +65,9 @@ def check_complete(tr, gaps=False):
     if not gaps:
         assert seqs == list(range(len(seqs))), f'{tr.path}: seq not 0..{len(seqs) - 1}'
     assert 'total_ns' in tr.meta, f'{tr.path}: no footer'
+    # the binary spool the rows went through while the program ran is gone
+    d, name = os.path.split(tr.path)
+    assert not os.path.exists(os.path.join(d, f'.{name}.dylspool')), f'{tr.path}: spool left'
 
 
 def counts(tr):
@@ -440,6 +444,25 @@ def test_nesting_depth(tiny, tmp_path):
         o0, o1 = int(outer['t_start_ns']), int(outer['t_start_ns']) + int(outer['t_ns'])
         i0, i1 = int(inner['t_start_ns']), int(inner['t_start_ns']) + int(inner['t_ns'])
         assert o0 <= i0 <= i1 <= o1
+
+
+def test_nesting_across_write_outs(tiny, tmp_path):
+    """Enough nested calls for many buffer write-outs, some of them made while an outer
+    call is still open: that call is numbered before the inner calls written out first,
+    so seq stays start order (each outer call right before its inner one)."""
+    n = 40000
+    r, path = run_both([tiny.app, 'nest', str(n)], tiny.wrap, tmp_path)
+    tr = traces(path)['trace.csv']
+    check_complete(tr)
+    rows = tr.by_seq()
+    assert len(rows) == 4 * n
+    pairs = {'tiny_outer': 'tiny_inner', 'tiny_apply': 'tiny_add'}
+    for outer, inner in zip(rows[0::2], rows[1::2]):
+        assert pairs[outer['func']] == inner['func']
+        assert (outer['depth'], inner['depth']) == ('0', '1')
+        assert int(outer['t_start_ns']) <= int(inner['t_start_ns'])
+    starts = [int(row['t_start_ns']) for row in rows]
+    assert starts == sorted(starts)
 
 
 # --- crashes and signals -------------------------------------------------------------
