@@ -27,8 +27,11 @@ static void on_fatal(int sig, siginfo_t *si, void *uc)
 	if (!dyl_busy && dyl_rt.initialized == 2 && getpid() == dyl_rt.pid)
 		dyl_finish();
 	/* SA_RESETHAND put the default back.  A fault happens again when the handler
-	 * returns; a signal that was sent (kill, raise, abort) is sent again. */
-	if (si == NULL || si->si_code <= 0)
+	 * returns; a signal that was sent (kill, raise, abort) is sent again, unless a
+	 * handler of the program's that saved ours and called it is in charge now. */
+	struct sigaction cur;
+	if ((si == NULL || si->si_code <= 0) && sigaction(sig, NULL, &cur) == 0 &&
+	    !(cur.sa_flags & SA_SIGINFO) && cur.sa_handler == SIG_DFL)
 		raise(sig);
 	errno = saved;
 }

@@ -146,8 +146,8 @@ void dyl_spool_out(struct dyl_thread *t, uint32_t from, uint32_t to, uint32_t op
 					{ opens, nopen * sizeof(opens[0]) },
 					{ t->buf + from, to - from } };
 		if (write_full(dyl_rt.spool_fd, iov, 3) != 0) {
-			dyl_warn_once("write", "cannot write the trace %s (%s); the program goes on untraced",
-				      dyl_rt.spool_path, strerror(errno ? errno : ENOSPC));
+			dyl_warn_once("write", "cannot write the trace %s (%s: %s); the program goes on untraced",
+				      dyl_rt.path, dyl_rt.spool_path, strerror(errno ? errno : ENOSPC));
 			dyl_rt.disabled = 1;
 		}
 	} else {
