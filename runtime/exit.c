@@ -21,7 +21,7 @@ void dyl_image_ends(int how)
 		errno = saved;
 		return;
 	}
-	if (how == DYL_IMAGE_EXEC && __atomic_load_n(&dyl_rt.seq, __ATOMIC_RELAXED) == 0) {
+	if (how == DYL_IMAGE_EXEC && !dyl_recorded_any()) {
 		/* Nothing recorded in this image (e.g. a shell that execs the program): it
 		 * leaves no trace, and gives back the name it claimed to the program it runs. */
 		dyl_busy++;

@@ -1,8 +1,9 @@
 /* runtime.c - process state, the per-call path, threads, fork and exit.
  *
- * The per-call path is dyl_enter + dyl_leave: a thread-local lookup, one atomic
- * increment for the call number, and one row formatted into the thread's own buffer.
- * Buffers go to the trace file when full, when their thread exits, and at exit.
+ * The per-call path is dyl_enter + dyl_leave: a thread-local lookup and one binary
+ * record stored into the thread's own buffer; no lock, no atomic read-modify-write, no
+ * formatting, no system call.  Buffers are written out (numbered, converted to CSV:
+ * record.c) when full, when their thread exits, and at exit.
  *
  * Signal handlers may make wrapped calls on any thread at any moment: while dyl_busy is
  * set the runtime is between states and such a call is forwarded unrecorded; otherwise
@@ -22,7 +23,7 @@
 #include <sys/syscall.h>
 #include "internal.h"
 
-struct dyl_runtime dyl_rt = { .fd = -1, .lock = PTHREAD_MUTEX_INITIALIZER,
+struct dyl_runtime dyl_rt = { .fd = -1, .spool_fd = -1, .lock = PTHREAD_MUTEX_INITIALIZER,
 			      .io = PTHREAD_MUTEX_INITIALIZER, .meta = PTHREAD_MUTEX_INITIALIZER };
 TLS struct dyl_thread *dyl_self;
 TLS int dyl_busy;
@@ -32,49 +33,6 @@ TLS int dyl_busy;
 #define BUSY_IN() (dyl_busy++, __atomic_signal_fence(__ATOMIC_SEQ_CST))
 #define BUSY_OUT() (__atomic_signal_fence(__ATOMIC_SEQ_CST), dyl_busy--)
 
-/* The C library's own clock_gettime (the vDSO behind it), not whatever the global
- * scope calls clock_gettime: a wrapper of libc itself would time its own clock calls,
- * endlessly.  Looked up in libc's handle at first use; a race only repeats the lookup. */
-typedef int (*clock_fn)(clockid_t, struct timespec *);
-static clock_fn libc_clock_gettime;
-
-static clock_fn find_clock(void)
-{
-	void *libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
-	clock_fn fn = libc ? (clock_fn)dlsym(libc, "clock_gettime") : NULL;
-
-	if (!fn)
-		fn = clock_gettime;
-	__atomic_store_n(&libc_clock_gettime, fn, __ATOMIC_RELAXED);
-	return fn;
-}
-
-static uint64_t read_clock(clockid_t id)
-{
-	struct timespec ts;
-	clock_fn fn = __atomic_load_n(&libc_clock_gettime, __ATOMIC_RELAXED);
-
-	if (dyl_unlikely(fn == NULL))
-		fn = find_clock();
-	fn(id, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-uint64_t dyl_now(void)
-{
-	return read_clock(CLOCK_MONOTONIC);
-}
-
-uint64_t dyl_realtime_ns(void)
-{
-	return read_clock(CLOCK_REALTIME);
-}
-
-uint64_t dyl_thread_cpu_ns(void)
-{
-	return read_clock(CLOCK_THREAD_CPUTIME_ID);
-}
-
 static void thread_exit(void *arg)
 {
 	struct dyl_thread *t = arg, **p;
@@ -83,7 +41,7 @@ static void thread_exit(void *arg)
 	/* flush_lock keeps a concurrent dyl_finish from writing these rows twice; taking T
 	 * off the list under 'lock' (which dyl_finish holds while it walks the list) keeps
 	 * it from touching T once unmapped. */
-	dyl_flush_thread(t);
+	dyl_flush_thread(t, 0);
 	pthread_mutex_lock(&dyl_rt.lock);
 	for (p = &dyl_rt.threads; *p; p = &(*p)->next)
 		if (*p == t) {
@@ -125,6 +83,7 @@ static void after_fork_child(void)
 
 	dyl_rt.pid = getpid();
 	dyl_rt.t0 = dyl_now();
+	dyl_rt.t0_ns = dyl_monotonic_ns();
 	dyl_rt.start_ns = dyl_realtime_ns();
 	dyl_rt.seq = 0;
 	dyl_rt.threads = NULL;
@@ -133,9 +92,12 @@ static void after_fork_child(void)
 	pthread_mutex_init(&dyl_rt.lock, NULL);
 	pthread_mutex_init(&dyl_rt.io, NULL);
 	pthread_mutex_init(&dyl_rt.meta, NULL);
+	dyl_funcs_after_fork();
+	dyl_spool_after_fork();
 	if (t) {
 		t->len = 0;
 		t->flushed = 0;
+		memset(t->reserved, 0, sizeof(t->reserved));	/* the parent's numbers */
 		pthread_mutex_init(&t->flush_lock, NULL);
 		t->tid = (pid_t)syscall(SYS_gettid);
 		t->next = NULL;
@@ -152,9 +114,24 @@ static void flush_all(void)
 	BUSY_IN();
 	pthread_mutex_lock(&dyl_rt.lock);
 	for (t = dyl_rt.threads; t; t = t->next)
-		dyl_flush_thread(t);
+		dyl_flush_thread(t, 0);
 	pthread_mutex_unlock(&dyl_rt.lock);
 	BUSY_OUT();
+}
+
+/* Has this image recorded a call: numbered rows, rows still in a buffer, or a call in
+ * flight? */
+int dyl_recorded_any(void)
+{
+	int any = __atomic_load_n(&dyl_rt.seq, __ATOMIC_RELAXED) != 0;
+
+	BUSY_IN();
+	pthread_mutex_lock(&dyl_rt.lock);
+	for (struct dyl_thread *t = dyl_rt.threads; t && !any; t = t->next)
+		any = __atomic_load_n(&t->len, __ATOMIC_ACQUIRE) != 0 || t->depth != 0;
+	pthread_mutex_unlock(&dyl_rt.lock);
+	BUSY_OUT();
+	return any;
 }
 
 /* exit(): rows recorded so far.  Destructors that run later may still make wrapped
@@ -185,7 +162,9 @@ void dyl_init(void)
 	BUSY_IN();
 	int saved = errno;
 	dyl_rt.pid = getpid();
+	dyl_clock_setup();
 	dyl_rt.t0 = dyl_now();
+	dyl_rt.t0_ns = dyl_monotonic_ns();
 	dyl_rt.start_ns = dyl_realtime_ns();
 	e = getenv("DYL_OFF");
 	dyl_rt.off = e && *e && strcmp(e, "0") != 0;
@@ -195,6 +174,8 @@ void dyl_init(void)
 	pthread_atfork(NULL, NULL, after_fork_child);
 	atexit(at_exit);
 	at_quick_exit(at_quick);
+	if (!dyl_rt.off)
+		dyl_fatal_setup();
 	/* A relative $DYL_TRACE means the directory the program started in.  The name
 	 * itself is taken at the first recorded call (before the program can fork or exec
 	 * after it); a process that records nothing (a shell, /usr/bin/time in front of
@@ -242,27 +223,55 @@ static int filter_allows(const char *name)
 	return verdict >= 0 ? verdict : !any_include;
 }
 
-int dyl_enter(struct dyl_call *c, struct dyl_func *f)
+/* Opens call C on thread T: its depth, its place on the stack, its fields. */
+static inline __attribute__((always_inline)) int open_call(struct dyl_call *c,
+							   struct dyl_func *f,
+							   struct dyl_thread *t)
+{
+	c->func = f;
+	/* A longjmp (or an exception) out of a wrapped call abandons it without a leave:
+	 * an open call whose frame lies at or above this one on the stack is over (and
+	 * the number a write-out reserved for it stays unused). */
+	uint32_t d = t->depth;
+	while (dyl_unlikely(d > 0 && d <= DYL_MAX_FRAMES && t->frames[d - 1] <= (uintptr_t)c))
+		t->reserved[--d] = 0;
+	if (d < DYL_MAX_FRAMES)
+		t->frames[d] = (uintptr_t)c;
+	c->depth = d;
+	t->depth = d + 1;
+	c->in_bytes = c->out_bytes = c->work = DYL_NONE;
+	c->ncounters = 0;
+	c->flags = 0;
+	c->args = NULL;
+	c->t_start = c->t_end = 0;
+	return 1;
+}
+
+/* Everything but the common case: start-up, a function's first call, the thread's
+ * first call, recording off, the runtime itself calling. */
+static __attribute__((noinline)) int enter_slow(struct dyl_call *c, struct dyl_func *f)
 {
 	struct dyl_thread *t;
 
-	if (dyl_unlikely(dyl_busy))
+	if (dyl_busy)
 		return 0;
-	if (dyl_unlikely(dyl_rt.initialized != 2)) {
+	if (dyl_rt.initialized != 2) {
 		dyl_init();
 		if (dyl_rt.initialized != 2)
 			return 0;
 	}
-	if (dyl_unlikely(f->state != 1)) {
-		if (f->state == 0)
-			f->state = (dyl_rt.filter && !filter_allows(f->name)) ? 2 : 1;
-		if (f->state == 2)
-			return 0;
+	/* acquire: a thread that sees state 1 sees the id given with it */
+	int state = __atomic_load_n(&f->state, __ATOMIC_ACQUIRE);
+	if (state == 0) {
+		dyl_busy++;
+		dyl_func_decide(f, !dyl_rt.filter || filter_allows(f->name));
+		dyl_busy--;
+		state = __atomic_load_n(&f->state, __ATOMIC_ACQUIRE);
 	}
-	if (dyl_unlikely(dyl_rt.off || dyl_rt.disabled))
+	if (state != 1 || dyl_rt.off || dyl_rt.disabled)
 		return 0;
 	t = dyl_self;
-	if (dyl_unlikely(t == NULL)) {
+	if (t == NULL) {
 		dyl_busy++;
 		t = dyl_thread_get();
 		dyl_trace_claim();	/* the process's first recorded call takes the name */
@@ -270,53 +279,72 @@ int dyl_enter(struct dyl_call *c, struct dyl_func *f)
 		if (t == NULL)
 			return 0;
 	}
-	c->func = f;
-	/* A longjmp (or an exception) out of a wrapped call abandons it without a leave:
-	 * an open call whose frame lies at or above this one on the stack is over. */
-	uint32_t d = t->depth;
-	while (dyl_unlikely(d > 0 && d <= DYL_MAX_FRAMES && t->frames[d - 1] <= (uintptr_t)c))
-		d--;
-	if (d < DYL_MAX_FRAMES)
-		t->frames[d] = (uintptr_t)c;
-	c->depth = d;
-	t->depth = d + 1;
-	/* numbered at the start, so that seq is start order (an outer call before the
-	 * calls it makes) */
-	c->seq = __atomic_fetch_add(&dyl_rt.seq, 1, __ATOMIC_RELAXED);
-	c->in_bytes = c->out_bytes = c->work = DYL_NONE;
-	c->ncounters = 0;
-	c->args = NULL;
-	c->t_start = c->t_end = 0;
-	return 1;
+	return open_call(c, f, t);
+}
+
+int dyl_enter(struct dyl_call *c, struct dyl_func *f)
+{
+	struct dyl_thread *t = dyl_self;
+
+	/* A thread exists only once the runtime is initialized. */
+	if (dyl_likely(!dyl_busy && t != NULL &&
+		       __atomic_load_n(&f->state, __ATOMIC_ACQUIRE) == 1 &&
+		       !(dyl_rt.off | dyl_rt.disabled)))
+		return open_call(c, f, t);
+	return enter_slow(c, f);
+}
+
+/* The buffer is full: write it out (from dyl_leave, with the levels still open). */
+static __attribute__((noinline)) void buffer_full(struct dyl_thread *t, uint32_t open)
+{
+	dyl_flush_thread(t, open);
 }
 
 void dyl_leave(struct dyl_call *c)
 {
 	struct dyl_thread *t = dyl_self;
+	uint32_t d = c->depth;
 
-	t->depth = c->depth;	/* not --: a call longjmp'ed out of left no leave */
+	t->depth = d;	/* not --: a call longjmp'ed out of left no leave */
 	BUSY_IN();
 	uint32_t len = t->len;
-	if (dyl_unlikely(len + DYL_ROW_MAX > DYL_THREAD_BUF)) {
-		dyl_flush_thread(t);
-		len = t->len;
+	struct dyl_rec *r = (struct dyl_rec *)(t->buf + len);
+	uint32_t id = c->func->id, dur_ns = c->flags & DYL_CALL_DUR_NS;
+	uint64_t dur = dur_ns ? c->t_end : c->t_end - c->t_start;
+	r->t_start = c->t_start;
+	r->dur = (uint32_t)dur;
+	r->meta = id | d << 20 | dur_ns << 28;
+	len += (uint32_t)sizeof(*r);
+	uint64_t seq1 = d < DYL_MAX_FRAMES ? t->reserved[d] : 0;
+	/* one test for "16 bytes say it all": no reserved number, no args, no counters,
+	 * no sizes, and duration, id and depth fit their fields */
+	uint64_t sizes = ((uint64_t)c->in_bytes ^ (uint64_t)DYL_NONE) |
+			 ((uint64_t)c->out_bytes ^ (uint64_t)DYL_NONE) |
+			 ((uint64_t)c->work ^ (uint64_t)DYL_NONE);
+	uint64_t big = (dur >> 32) | (id >> DYL_REC_FUNC_BITS) | (d >= DYL_REC_DEPTH_MAX);
+	if (dyl_unlikely(seq1 | (uintptr_t)c->args | c->ncounters | sizes | big)) {
+		if (seq1)
+			t->reserved[d] = 0;
+		r->meta = (id & ((1u << DYL_REC_FUNC_BITS) - 1)) | dur_ns << 28;
+		len += dyl_rec_put(r, c, seq1, dur, id, d);
 	}
-	size_t n = dyl_format_row(t->buf + len, DYL_ROW_MAX, c, c->seq, t->tid);
-	__atomic_store_n(&t->len, len + (uint32_t)n, __ATOMIC_RELEASE);
+	__atomic_store_n(&t->len, len, __ATOMIC_RELEASE);
+	if (dyl_unlikely(len > DYL_THREAD_BUF - DYL_REC_MAX))
+		buffer_full(t, d);
 	BUSY_OUT();
 }
 
-/* Writes T's rows not written yet.  Only T's own thread appends to T->buf and only it
- * empties it; any other thread (dyl_finish while T still runs) writes what is complete
- * and remembers how far it got, so that no row is written twice or lost. */
-void dyl_flush_thread(struct dyl_thread *t)
+/* Writes T's records not written yet.  Only T's own thread appends to T->buf and only
+ * it empties it; any other thread (dyl_finish while T still runs) writes what is
+ * complete and remembers how far it got, so that no row is written twice or lost. */
+void dyl_flush_thread(struct dyl_thread *t, uint32_t open)
 {
 	int own = (t == dyl_self);
 
 	pthread_mutex_lock(&t->flush_lock);
 	uint32_t len = __atomic_load_n(&t->len, __ATOMIC_ACQUIRE);
-	if (len > t->flushed)
-		dyl_trace_write(t->buf + t->flushed, len - t->flushed);
+	if (len > t->flushed || (own && open))
+		dyl_spool_out(t, t->flushed, len, own ? open : 0);
 	if (own) {
 		t->flushed = 0;
 		__atomic_store_n(&t->len, 0, __ATOMIC_RELEASE);

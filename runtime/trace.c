@@ -176,7 +176,9 @@ static void write_header(void)
 	}
 	pthread_mutex_lock(&dyl_rt.meta);	/* notes and columns are fixed from now on */
 	dyl_rt.header_done = 1;
-	o += (size_t)snprintf(buf + o, sizeof(buf) - o, "# clock=monotonic\n%s", dyl_rt.notes);
+	/* the clock's own cost is reported, never subtracted */
+	o += (size_t)snprintf(buf + o, sizeof(buf) - o, "# clock=%s\n# clock_cost_ns=%llu\n%s",
+			      dyl_clock_name(), (unsigned long long)dyl_clock_cost_ns(), dyl_rt.notes);
 	if (o >= sizeof(buf))
 		o = sizeof(buf) - 1;
 	o += (size_t)snprintf(buf + o, sizeof(buf) - o, "%s", HEADER);
@@ -262,18 +264,39 @@ void dyl_trace_claim(void)
 	pthread_mutex_unlock(&dyl_rt.io);
 }
 
-void dyl_trace_write(const char *data, size_t len)
+int dyl_trace_lock(void)
 {
-	int saved = errno;
-
 	pthread_mutex_lock(&dyl_rt.io);
 	if (dyl_rt.fd < 0 && !dyl_rt.disabled)
 		open_trace();
 	if (!dyl_rt.disabled && !dyl_rt.header_done)
 		write_header();
+	if (dyl_rt.disabled) {
+		pthread_mutex_unlock(&dyl_rt.io);
+		return 0;
+	}
+	return 1;
+}
+
+void dyl_trace_put(const char *data, size_t len)
+{
 	if (!dyl_rt.disabled)
 		write_all(dyl_rt.fd, data, len);
+}
+
+void dyl_trace_unlock(void)
+{
 	pthread_mutex_unlock(&dyl_rt.io);
+}
+
+void dyl_trace_write(const char *data, size_t len)
+{
+	int saved = errno;
+
+	if (dyl_trace_lock()) {
+		dyl_trace_put(data, len);
+		dyl_trace_unlock();
+	}
 	errno = saved;
 }
 
@@ -282,6 +305,11 @@ void dyl_trace_footer(void)
 	char buf[64];
 	int n, saved = errno;
 
+	if (dyl_rt.disabled) {
+		pthread_mutex_lock(&dyl_rt.io);
+		dyl_spool_drop();
+		pthread_mutex_unlock(&dyl_rt.io);
+	}
 	if (dyl_rt.off || dyl_rt.disabled || __atomic_exchange_n(&dyl_rt.finished, 1, __ATOMIC_ACQ_REL))
 		return;
 	/* A process that recorded no call took no name.  Its trace (P = 0 is an answer
@@ -299,8 +327,12 @@ void dyl_trace_footer(void)
 			return;
 	}
 	n = snprintf(buf, sizeof(buf), "# total_ns=%llu\n",
-		     (unsigned long long)(dyl_now() - dyl_rt.t0));
-	dyl_trace_write(buf, (size_t)n);
+		     (unsigned long long)(dyl_monotonic_ns() - dyl_rt.t0_ns));
+	if (dyl_trace_lock()) {
+		dyl_spool_convert();	/* the rows written out in binary */
+		dyl_trace_put(buf, (size_t)n);
+		dyl_trace_unlock();
+	}
 	errno = saved;
 }
 
@@ -327,20 +359,35 @@ void dyl_trace_reset_after_fork(void)
 	dyl_rt.start_ticks = 0;
 }
 
-/* --- row formatting: no stdio on this path --- */
+/* --- row formatting (at write-out and at the end; no stdio) --- */
+
+/* Two digits per division: the rows' numbers (seq, times) have 6 to 12 digits and
+ * formatting them is most of converting a record. */
+static const char DIGITS2[] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
 
 static char *put_u64(char *p, uint64_t v)
 {
-	char tmp[24];
-	int n = 0;
+	char tmp[24], *e = tmp + sizeof(tmp), *b = e;
+	size_t n;
 
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	while (n)
-		*p++ = tmp[--n];
-	return p;
+	while (v >= 100) {
+		unsigned d = (unsigned)(v % 100) * 2;
+		v /= 100;
+		*--b = DIGITS2[d + 1];
+		*--b = DIGITS2[d];
+	}
+	if (v >= 10) {
+		*--b = DIGITS2[v * 2 + 1];
+		*--b = DIGITS2[v * 2];
+	} else {
+		*--b = (char)('0' + v);
+	}
+	n = (size_t)(e - b);
+	memcpy(p, b, n);
+	return p + n;
 }
 
 static char *put_i64_opt(char *p, int64_t v)
@@ -355,13 +402,17 @@ static char *put_i64_opt(char *p, int64_t v)
 }
 
 /* A CSV field, quoted when it holds a comma, quote or newline. */
-static char *put_field(char *p, char *end, const char *s)
+static char *put_field(char *p, char *end, const char *s, size_t n)
 {
-	int quote = strpbrk(s, ",\"\n\r") != NULL;
+	const char *e = s + n;
+	int quote = 0;
 
+	for (const char *q = s; q < e; q++)
+		if (*q == ',' || *q == '"' || *q == '\n' || *q == '\r')
+			quote = 1;
 	if (quote)
 		*p++ = '"';
-	for (; *s && p < end - 3; s++) {
+	for (; s < e && p < end - 3; s++) {
 		if (*s == '"')
 			*p++ = '"';
 		*p++ = (*s == '\n' || *s == '\r') ? ' ' : *s;
@@ -371,42 +422,42 @@ static char *put_field(char *p, char *end, const char *s)
 	return p;
 }
 
-size_t dyl_format_row(char *out, size_t room, const struct dyl_call *c, uint64_t seq, pid_t tid)
+size_t dyl_format_row(char *out, size_t room, const struct dyl_row *r)
 {
 	char *p = out, *end = out + room - 32 * (DYL_MAX_COUNTERS + DYL_MAX_COLUMNS);
-	int64_t work = c->work;
+	int64_t work = r->work;
 
-	if (work == DYL_NONE && (c->in_bytes != DYL_NONE || c->out_bytes != DYL_NONE))
-		work = (c->in_bytes == DYL_NONE ? 0 : c->in_bytes) +
-		       (c->out_bytes == DYL_NONE ? 0 : c->out_bytes);
-	p = put_u64(p, seq);
+	if (work == DYL_NONE && (r->in_bytes != DYL_NONE || r->out_bytes != DYL_NONE))
+		work = (r->in_bytes == DYL_NONE ? 0 : r->in_bytes) +
+		       (r->out_bytes == DYL_NONE ? 0 : r->out_bytes);
+	p = put_u64(p, r->seq);
 	*p++ = ',';
-	p = put_u64(p, (uint64_t)tid);
+	p = put_u64(p, (uint64_t)r->tid);
 	*p++ = ',';
-	p = put_field(p, end, c->func->name);
+	p = put_field(p, end, r->func, strlen(r->func));
 	*p++ = ',';
-	if (c->t_start) {
-		p = put_u64(p, c->t_start > dyl_rt.t0 ? c->t_start - dyl_rt.t0 : 0);
+	if (r->timed) {
+		p = put_u64(p, r->t_start_ns);
 		*p++ = ',';
-		p = put_u64(p, c->t_end > c->t_start ? c->t_end - c->t_start : 0);
+		p = put_u64(p, r->t_ns);
 	} else {
 		*p++ = ',';
 	}
 	*p++ = ',';
-	p = put_i64_opt(p, c->in_bytes);
+	p = put_i64_opt(p, r->in_bytes);
 	*p++ = ',';
-	p = put_i64_opt(p, c->out_bytes);
+	p = put_i64_opt(p, r->out_bytes);
 	*p++ = ',';
 	p = put_i64_opt(p, work);
 	*p++ = ',';
-	p = put_u64(p, c->depth);
+	p = put_u64(p, r->depth);
 	*p++ = ',';
-	if (c->args)
-		p = put_field(p, end, c->args);
+	if (r->args)
+		p = put_field(p, end, r->args, r->args_len);
 	for (unsigned i = 0; i < dyl_rt.ncolumns; i++) {
 		*p++ = ',';
-		if (i >= c->counter_base && i < c->counter_base + c->ncounters)
-			p = put_i64_opt(p, c->counters[i - c->counter_base]);
+		if (i >= r->counter_base && i < r->counter_base + r->ncounters)
+			p = put_i64_opt(p, r->counters[i - r->counter_base]);
 	}
 	*p++ = '\n';
 	return (size_t)(p - out);

@@ -55,7 +55,8 @@ def traces(trace_path):
 
 
 def check_complete(tr, gaps=False):
-    """Every row whole, seq unique (and 0..n-1 unless GAPS), the footer written."""
+    """Every row whole, seq unique (and 0..n-1 unless GAPS), the footer written, no
+    spool left."""
     for r in tr.rows:
         assert None not in r and None not in r.values(), f'{tr.path}: torn row {r}'
         assert r['func'] and r['tid'].isdigit() and r['t_ns'].isdigit(), r
@@ -64,6 +65,9 @@ def check_complete(tr, gaps=False):
     if not gaps:
         assert seqs == list(range(len(seqs))), f'{tr.path}: seq not 0..{len(seqs) - 1}'
     assert 'total_ns' in tr.meta, f'{tr.path}: no footer'
+    # the binary spool the rows went through while the program ran is gone
+    d, name = os.path.split(tr.path)
+    assert not os.path.exists(os.path.join(d, f'.{name}.dylspool')), f'{tr.path}: spool left'
 
 
 def counts(tr):
@@ -442,6 +446,25 @@ def test_nesting_depth(tiny, tmp_path):
         assert o0 <= i0 <= i1 <= o1
 
 
+def test_nesting_across_write_outs(tiny, tmp_path):
+    """Enough nested calls for many buffer write-outs, some of them made while an outer
+    call is still open: that call is numbered before the inner calls written out first,
+    so seq stays start order (each outer call right before its inner one)."""
+    n = 40000
+    r, path = run_both([tiny.app, 'nest', str(n)], tiny.wrap, tmp_path)
+    tr = traces(path)['trace.csv']
+    check_complete(tr)
+    rows = tr.by_seq()
+    assert len(rows) == 4 * n
+    pairs = {'tiny_outer': 'tiny_inner', 'tiny_apply': 'tiny_add'}
+    for outer, inner in zip(rows[0::2], rows[1::2]):
+        assert pairs[outer['func']] == inner['func']
+        assert (outer['depth'], inner['depth']) == ('0', '1')
+        assert int(outer['t_start_ns']) <= int(inner['t_start_ns'])
+    starts = [int(row['t_start_ns']) for row in rows]
+    assert starts == sorted(starts)
+
+
 # --- crashes and signals -------------------------------------------------------------
 
 def test_segv_app_unchanged(tiny, tmp_path):
@@ -450,13 +473,27 @@ def test_segv_app_unchanged(tiny, tmp_path):
     assert r.returncode == -11
 
 
-@pytest.mark.xfail(strict=True, reason='rows still in the buffer are lost when the program '
-                   'dies of a signal (the trace is claimed but empty); the next runtime '
-                   'issue keeps them')
 def test_segv_rows_kept(tiny, tmp_path):
+    """The rows recorded before a SIGSEGV are written, whole and numbered, with the
+    footer; the program still dies of SIGSEGV, its output unchanged."""
     r, path = run_both([tiny.app, 'segv', '100'], tiny.wrap, tmp_path)
-    tr = traces(path)['trace.csv']
+    assert r.returncode == -11
+    all_tr = traces(path)
+    assert list(all_tr) == ['trace.csv'], list(all_tr)
+    tr = all_tr['trace.csv']
+    check_complete(tr)
     assert counts(tr) == {'tiny_add': 100}
+    assert not glob.glob(str(tmp_path / '.*dylspool'))   # the spool is gone
+
+
+def test_abort_rows_kept(tiny, tmp_path):
+    """abort() (SIGABRT sent, not a fault): the rows are written and the program still
+    dies of SIGABRT."""
+    r, path = run_both([tiny.app, 'abort', '70'], tiny.wrap, tmp_path)
+    assert r.returncode == -6
+    tr = traces(path)['trace.csv']
+    check_complete(tr)
+    assert counts(tr) == {'tiny_add': 70}
 
 
 def test_signal_handler_calls_wrapped_function(tiny, tmp_path):

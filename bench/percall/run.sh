@@ -20,7 +20,7 @@ gen time_trace
 gen papi -g std.papi
 gen args -g std.args
 
-configs=(plain forward time_trace papi args)
+configs=(plain forward time_trace time_mono papi args)
 command -v uftrace >/dev/null && configs+=(uftrace)
 command -v ltrace >/dev/null && configs+=(ltrace)
 declare -A loop proc rss wall
@@ -30,6 +30,7 @@ run_one() {	# config -> appends "loop proc rss"
 	plain) ;;
 	uftrace) pre=(uftrace record --force -d "$W/uftrace.data") ;;
 	ltrace) n=$((N / 1000)); pre=(ltrace -e nop -o /dev/null) ;;	# ptrace: wall time is its cost
+	time_mono) env+=(LD_PRELOAD="$W/time_trace.so" DYL_CLOCK=monotonic) ;;	# the clock_gettime clock
 	*) env+=(LD_PRELOAD="$W/$c.so") ;;
 	esac
 	local out

@@ -33,24 +33,31 @@ struct dyl_lib {
 typedef void *(*dyl_next_fn)(const char *name, const char *version);
 
 /* One wrapped function; a static object in the wrapper.  'state' caches the
- * DYL_FILTER decision (0: not yet decided, 1: record, 2: forward only). */
+ * DYL_FILTER decision (0: not yet decided, 1: record, 2: forward only); 'id' is the
+ * function's number in the runtime's name table, given with the decision, so that a
+ * trace record carries 4 bytes instead of the name. */
 struct dyl_func {
 	const char *name;
 	int state;
+	uint32_t id;
 };
+
+/* dyl_call.flags */
+#define DYL_CALL_DUR_NS 1u	/* t_end holds the duration in ns, not an end in ticks
+				 * (std.time's thread and PAPI clocks) */
 
 /* One wrapped call in flight; lives on the wrapper's stack. */
 struct dyl_call {
 	const struct dyl_func *func;
 	uint64_t t_start;	/* clock ticks, see dyl_now() */
-	uint64_t t_end;
+	uint64_t t_end;		/* clock ticks (or ns, see flags) */
 	int64_t in_bytes, out_bytes, work;
 	uint32_t depth;
 	uint32_t ncounters;
 	uint32_t counter_base;	/* first counter column this call fills */
 	const char *args;	/* formatted argument values, or NULL */
 	int64_t counters[DYL_MAX_COUNTERS];
-	uint64_t seq;		/* call number, taken by dyl_enter (start order) */
+	uint32_t flags;		/* DYL_CALL_* */
 };
 
 /* Finds the original NAME (of VERSION, if non-NULL) in LIB.  Never returns NULL: when
@@ -64,8 +71,21 @@ DYL_API int dyl_enter(struct dyl_call *c, struct dyl_func *f);
 /* Ends the call started by dyl_enter and appends its trace row. */
 DYL_API void dyl_leave(struct dyl_call *c);
 
-/* The trace clock (CLOCK_MONOTONIC in ns unless DYL_CLOCK says otherwise). */
-DYL_API uint64_t dyl_now(void);
+/* The trace clock, in ticks: the TSC where it is invariant (dyl_tsc_on), else
+ * CLOCK_MONOTONIC in ns (dyl_clock_read); DYL_CLOCK=tsc|monotonic chooses.  Ticks
+ * become ns when the trace is written out.  Inline: on the TSC a read is one
+ * instruction, and a call through the PLT would cost as much again. */
+DYL_API extern int dyl_tsc_on;
+DYL_API uint64_t dyl_clock_read(void);
+
+static inline uint64_t dyl_now(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	if (dyl_likely(dyl_tsc_on))
+		return __builtin_ia32_rdtsc();
+#endif
+	return dyl_clock_read();
+}
 /* The calling thread's CPU time, ns (std.time:clock=thread). */
 DYL_API uint64_t dyl_thread_cpu_ns(void);
 

@@ -315,6 +315,11 @@ int main(int argc, char **argv)
 	if (!strcmp(mode, "signals"))
 		return signals(arg(argv, argc, 2, 100), arg(argv, argc, 3, 100), arg(argv, argc, 4, 300),
 			       argc > 5 ? argv[5] : "/dev/null");
+	if (!strcmp(mode, "abort")) {	/* a fatal signal that is sent, not a fault */
+		printf("calls: %ld\n", adds(arg(argv, argc, 2, 10), 0));
+		fflush(stdout);
+		abort();
+	}
 	if (!strcmp(mode, "segv")) {
 		printf("calls: %ld\n", adds(arg(argv, argc, 2, 10), 0));
 		fflush(stdout);

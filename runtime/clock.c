@@ -1,0 +1,249 @@
+/* clock.c - the trace clock and its conversion to nanoseconds.
+ *
+ * Calls are timed in "ticks": the invariant TSC (rdtsc, inlined into the wrappers by
+ * dyl_now() in dyl.h) where the CPU has one, else CLOCK_MONOTONIC in ns.  DYL_CLOCK=tsc
+ * or DYL_CLOCK=monotonic chooses.  Ticks become CLOCK_MONOTONIC ns only when rows are
+ * written out, through a piecewise linear map whose knots are (tsc, ns) pairs read
+ * together: at start-up, and at write-outs spaced out as the run grows (so a handful of
+ * knots cover any run).  A piecewise linear map with rising knots is monotonic, and a
+ * tick converts to the same ns whenever it is converted: rows written out at different
+ * moments never swap order.
+ *
+ * The knots are guarded by dyl_rt.io: only write-out code converts.
+ */
+#define _GNU_SOURCE
+#include <cpuid.h>
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "internal.h"
+
+int dyl_tsc_on;	/* exported: dyl_now() reads the TSC when set */
+
+/* The C library's own clock_gettime (the vDSO behind it), not whatever the global
+ * scope calls clock_gettime: a wrapper of libc itself would time its own clock calls,
+ * endlessly.  Looked up in libc's handle at first use; a race only repeats the lookup. */
+typedef int (*clock_fn)(clockid_t, struct timespec *);
+static clock_fn libc_clock_gettime;
+
+static clock_fn find_clock(void)
+{
+	void *libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
+	clock_fn fn = libc ? (clock_fn)dlsym(libc, "clock_gettime") : NULL;
+
+	if (!fn)
+		fn = clock_gettime;
+	__atomic_store_n(&libc_clock_gettime, fn, __ATOMIC_RELAXED);
+	return fn;
+}
+
+static uint64_t read_clock(clockid_t id)
+{
+	struct timespec ts;
+	clock_fn fn = __atomic_load_n(&libc_clock_gettime, __ATOMIC_RELAXED);
+
+	if (dyl_unlikely(fn == NULL))
+		fn = find_clock();
+	fn(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t dyl_monotonic_ns(void)
+{
+	return read_clock(CLOCK_MONOTONIC);
+}
+
+uint64_t dyl_clock_read(void)
+{
+	return read_clock(CLOCK_MONOTONIC);
+}
+
+uint64_t dyl_realtime_ns(void)
+{
+	return read_clock(CLOCK_REALTIME);
+}
+
+uint64_t dyl_thread_cpu_ns(void)
+{
+	return read_clock(CLOCK_THREAD_CPUTIME_ID);
+}
+
+/* Is the TSC invariant (same rate in every power state, synchronised across cores)?
+ * CPUID says so on bare metal; hypervisors often hide that bit but the kernel still
+ * reports what it found in the cpuinfo flags. */
+static int tsc_invariant(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	unsigned a, b, c, d;
+	char buf[4096];
+
+	if (__get_cpuid(0x80000007, &a, &b, &c, &d) && (d & (1u << 8)))
+		return 1;
+	int fd = open("/proc/cpuinfo", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	char *flags = strstr(buf, "\nflags");
+	if (!flags)
+		return 0;
+	char *eol = strchr(flags + 1, '\n');
+	if (eol)
+		*eol = '\0';
+	return strstr(flags, " constant_tsc") && strstr(flags, " nonstop_tsc");
+#else
+	return 0;
+#endif
+}
+
+/* --- ticks to ns --- */
+
+#define MAX_KNOTS 1024
+struct knot {
+	uint64_t tsc, ns;
+};
+static struct knot knots[MAX_KNOTS];
+static unsigned nknots;
+static uint64_t cost_ns;	/* two clock reads, measured once */
+/* The segment of the last conversion, with its slope as a 24.40 fixed-point factor:
+ * write-out converts rows in time order, so the segment rarely changes and a
+ * conversion is one multiplication (no division, no search). */
+static unsigned seg = UINT32_MAX;
+static unsigned __int128 seg_mult;
+
+
+/* A (tsc, ns) pair read as close together as this machine allows: the best of a few. */
+static struct knot read_pair(void)
+{
+	struct knot best = { 0, 0 };
+	uint64_t width = UINT64_MAX;
+
+	for (int i = 0; i < 5; i++) {
+		uint64_t a = dyl_now(), ns = dyl_monotonic_ns(), b = dyl_now();
+		if (b - a < width) {
+			width = b - a;
+			best.tsc = a + (b - a) / 2;
+			best.ns = ns;
+		}
+	}
+	return best;
+}
+
+void dyl_clock_setup(void)
+{
+	const char *e = getenv("DYL_CLOCK");
+
+	if (e && !strcmp(e, "monotonic"))
+		dyl_tsc_on = 0;
+	else if (e && !strcmp(e, "tsc"))
+		dyl_tsc_on = 1;
+	else
+		dyl_tsc_on = tsc_invariant();
+	/* the runtime's knots start here, whatever the clock */
+	nknots = 0;
+	if (dyl_tsc_on) {
+		knots[0] = read_pair();
+		nknots = 1;
+	}
+}
+
+/* Adds a knot when the last one is old enough (see below), so that close pairs (whose
+ * reading jitter would tilt a short segment) are never used and the table lasts for
+ * any run.  FORCE_SPAN: with no slope yet, wait for one.  dyl_rt.io held. */
+static void add_knot(int force_span)
+{
+	struct knot k;
+
+	if (!dyl_tsc_on)
+		return;
+	if (nknots == 0) {
+		knots[0] = read_pair();
+		nknots = 1;
+	}
+	for (;;) {
+		k = read_pair();
+		struct knot *last = &knots[nknots - 1];
+		/* the first slope from 1 ms (a pair's jitter, ~30 ns, is then 3e-5 of
+		 * it), later ones 10 ms and 1/32 of the run apart */
+		uint64_t span = k.ns - knots[0].ns, gap = nknots == 1 ? 1000000u : 10000000u;
+		if (nknots > 1 && span / 32 > gap)
+			gap = span / 32;
+		if (k.ns >= last->ns + gap && k.tsc > last->tsc)
+			break;
+		if (!force_span || nknots > 1)
+			return;
+		/* no slope yet: the first write-out of a short run spins up to 1 ms */
+	}
+	if (nknots == MAX_KNOTS)
+		nknots--;	/* extend the last segment */
+	knots[nknots++] = k;
+	seg = UINT32_MAX;	/* the last segment's slope changed */
+}
+
+void dyl_clock_mark(void)
+{
+	add_knot(1);
+}
+
+uint64_t dyl_ticks_to_ns(uint64_t t)
+{
+	if (!dyl_tsc_on || nknots < 2)
+		return t;
+	if (seg >= nknots - 1 || t < knots[seg].tsc ||
+	    (t >= knots[seg + 1].tsc && seg + 2 < nknots)) {
+		/* the segment holding T (the first or last one extended beyond the knots) */
+		unsigned lo = 0, hi = nknots - 1;
+		while (hi - lo > 1) {
+			unsigned mid = (lo + hi) / 2;
+			if (knots[mid].tsc <= t)
+				lo = mid;
+			else
+				hi = mid;
+		}
+		seg = lo;
+		seg_mult = ((unsigned __int128)(knots[hi].ns - knots[lo].ns) << 40) /
+			   (knots[hi].tsc - knots[lo].tsc);
+	}
+	const struct knot *a = &knots[seg];
+	if (dyl_unlikely(t < a->tsc)) {	/* before the first knot */
+		uint64_t back = (uint64_t)(((unsigned __int128)(a->tsc - t) * seg_mult) >> 40);
+		return back < a->ns ? a->ns - back : 0;
+	}
+	return a->ns + (uint64_t)(((unsigned __int128)(t - a->tsc) * seg_mult) >> 40);
+}
+
+uint64_t dyl_clock_cost_ns(void)
+{
+	if (!cost_ns) {
+		/* two reads, as a timed call makes them (the loop's own cost included); the
+		 * best of 8 batches, so that a preemption does not count */
+		enum { BATCHES = 8, N = 250 };
+		volatile uint64_t sink = 0;
+		uint64_t best = UINT64_MAX;
+		for (int b = 0; b < BATCHES; b++) {
+			uint64_t t0 = dyl_monotonic_ns();
+			for (int i = 0; i < N; i++) {
+				uint64_t a = dyl_now();
+				sink += dyl_now() - a;
+			}
+			uint64_t t = dyl_monotonic_ns() - t0;
+			if (t < best)
+				best = t;
+		}
+		cost_ns = (best + N / 2) / N;
+		if (!cost_ns)
+			cost_ns = 1;
+	}
+	return cost_ns;
+}
+
+const char *dyl_clock_name(void)
+{
+	return dyl_tsc_on ? "tsc" : "monotonic";
+}
