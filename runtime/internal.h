@@ -111,6 +111,12 @@ struct dyl_runtime {
 };
 
 HIDDEN extern struct dyl_runtime dyl_rt;
+
+/* dyl_rt.disabled is read on every call, outside any lock, and set under dyl_rt.io;
+ * dyl_rt.fd is read outside the lock too: both go through atomics. */
+#define DYL_DISABLED() __atomic_load_n(&dyl_rt.disabled, __ATOMIC_RELAXED)
+#define DYL_DISABLE() __atomic_store_n(&dyl_rt.disabled, 1, __ATOMIC_RELAXED)
+#define DYL_SET_FD(v) __atomic_store_n(&dyl_rt.fd, (v), __ATOMIC_RELEASE)
 HIDDEN extern TLS struct dyl_thread *dyl_self;
 HIDDEN extern TLS int dyl_busy;	/* >0 while the runtime runs: wrapped calls it makes are not recorded */
 

@@ -268,7 +268,7 @@ static __attribute__((noinline)) int enter_slow(struct dyl_call *c, struct dyl_f
 		dyl_busy--;
 		state = __atomic_load_n(&f->state, __ATOMIC_ACQUIRE);
 	}
-	if (state != 1 || dyl_rt.off || dyl_rt.disabled)
+	if (state != 1 || dyl_rt.off || DYL_DISABLED())
 		return 0;
 	t = dyl_self;
 	if (t == NULL) {
@@ -289,7 +289,7 @@ int dyl_enter(struct dyl_call *c, struct dyl_func *f)
 	/* A thread exists only once the runtime is initialized. */
 	if (dyl_likely(!dyl_busy && t != NULL &&
 		       __atomic_load_n(&f->state, __ATOMIC_ACQUIRE) == 1 &&
-		       !(dyl_rt.off | dyl_rt.disabled)))
+		       !(dyl_rt.off | DYL_DISABLED())))
 		return open_call(c, f, t);
 	return enter_slow(c, f);
 }

@@ -148,7 +148,7 @@ void dyl_spool_out(struct dyl_thread *t, uint32_t from, uint32_t to, uint32_t op
 		if (write_full(dyl_rt.spool_fd, iov, 3) != 0) {
 			dyl_warn_once("write", "cannot write the trace %s (%s: %s); the program goes on untraced",
 				      dyl_rt.path, dyl_rt.spool_path, strerror(errno ? errno : ENOSPC));
-			dyl_rt.disabled = 1;
+			DYL_DISABLE();
 		}
 	} else {
 		dyl_clock_mark();
@@ -170,7 +170,7 @@ void dyl_spool_convert(void)
 	if (dyl_rt.spool_fd < 0)
 		return;
 	dyl_clock_mark();
-	while (off + sizeof(struct block) <= dyl_rt.spool_size && !dyl_rt.disabled) {
+	while (off + sizeof(struct block) <= dyl_rt.spool_size && !DYL_DISABLED()) {
 		struct block b;
 		if (pread(dyl_rt.spool_fd, &b, sizeof(b), (off_t)off) != (ssize_t)sizeof(b) ||
 		    b.magic != BLOCK_MAGIC || b.nopen > DYL_MAX_FRAMES || b.len > DYL_THREAD_BUF)

@@ -137,7 +137,7 @@ static void write_all(int fd, const char *data, size_t len)
 		if (n <= 0) {
 			dyl_warn_once("write", "cannot write the trace %s (%s); the program goes on untraced",
 				      dyl_rt.path, n < 0 ? strerror(errno) : "short write");
-			dyl_rt.disabled = 1;
+			DYL_DISABLE();
 			return;
 		}
 		data += n;
@@ -210,7 +210,7 @@ static void open_trace_as(int only_path)
 	}
 	if (only_path) {
 		if (fd >= 0)
-			dyl_rt.fd = fd, dyl_rt.header_done = 0;
+			dyl_rt.header_done = 0, DYL_SET_FD(fd);
 		return;
 	}
 	for (int k = 0; fd < 0 && errno == EBUSY && k < 100; k++) {
@@ -225,11 +225,11 @@ static void open_trace_as(int only_path)
 	if (fd < 0) {
 		dyl_warn_once("open", "cannot write the trace %s (%s); the program goes on untraced",
 			      dyl_rt.path, strerror(errno));
-		dyl_rt.disabled = 1;
+		DYL_DISABLE();
 		return;
 	}
-	dyl_rt.fd = fd;
 	dyl_rt.header_done = 0;
+	DYL_SET_FD(fd);	/* last: a thread that sees the fd sees the rest */
 }
 
 static void open_trace(void)
@@ -256,10 +256,10 @@ void dyl_trace_setup(void)
 
 void dyl_trace_claim(void)
 {
-	if (__atomic_load_n(&dyl_rt.fd, __ATOMIC_ACQUIRE) >= 0 || dyl_rt.disabled || dyl_rt.off)
+	if (__atomic_load_n(&dyl_rt.fd, __ATOMIC_ACQUIRE) >= 0 || DYL_DISABLED() || dyl_rt.off)
 		return;
 	pthread_mutex_lock(&dyl_rt.io);
-	if (dyl_rt.fd < 0 && !dyl_rt.disabled)
+	if (dyl_rt.fd < 0 && !DYL_DISABLED())
 		open_trace();
 	pthread_mutex_unlock(&dyl_rt.io);
 }
@@ -267,11 +267,11 @@ void dyl_trace_claim(void)
 int dyl_trace_lock(void)
 {
 	pthread_mutex_lock(&dyl_rt.io);
-	if (dyl_rt.fd < 0 && !dyl_rt.disabled)
+	if (dyl_rt.fd < 0 && !DYL_DISABLED())
 		open_trace();
-	if (!dyl_rt.disabled && !dyl_rt.header_done)
+	if (!DYL_DISABLED() && !dyl_rt.header_done)
 		write_header();
-	if (dyl_rt.disabled) {
+	if (DYL_DISABLED()) {
 		pthread_mutex_unlock(&dyl_rt.io);
 		return 0;
 	}
@@ -280,7 +280,7 @@ int dyl_trace_lock(void)
 
 void dyl_trace_put(const char *data, size_t len)
 {
-	if (!dyl_rt.disabled)
+	if (!DYL_DISABLED())
 		write_all(dyl_rt.fd, data, len);
 }
 
@@ -305,12 +305,12 @@ void dyl_trace_footer(void)
 	char buf[64];
 	int n, saved = errno;
 
-	if (dyl_rt.disabled) {
+	if (DYL_DISABLED()) {
 		pthread_mutex_lock(&dyl_rt.io);
 		dyl_spool_drop();
 		pthread_mutex_unlock(&dyl_rt.io);
 	}
-	if (dyl_rt.off || dyl_rt.disabled || __atomic_exchange_n(&dyl_rt.finished, 1, __ATOMIC_ACQ_REL))
+	if (dyl_rt.off || DYL_DISABLED() || __atomic_exchange_n(&dyl_rt.finished, 1, __ATOMIC_ACQ_REL))
 		return;
 	/* A process that recorded no call took no name.  Its trace (P = 0 is an answer
 	 * too) goes to PATH only if that is stale: not held, not written by a process that
@@ -344,7 +344,7 @@ void dyl_trace_drop_unused(void)
 	if (dyl_rt.fd >= 0 && !dyl_rt.header_done) {
 		unlink(dyl_rt.path);
 		close(dyl_rt.fd);	/* and with it the lock */
-		dyl_rt.fd = -1;
+		DYL_SET_FD(-1);
 	}
 	pthread_mutex_unlock(&dyl_rt.io);
 	errno = saved;
@@ -354,7 +354,7 @@ void dyl_trace_reset_after_fork(void)
 {
 	if (dyl_rt.fd >= 0)
 		close(dyl_rt.fd);	/* the parent's lock stays with the parent's descriptor */
-	dyl_rt.fd = -1;
+	DYL_SET_FD(-1);
 	dyl_rt.header_done = 0;	/* the child's own header; notes and columns stay */
 	dyl_rt.start_ticks = 0;
 }

@@ -65,7 +65,10 @@ def _tops(rep):
 
 
 # name -> (what the bug is, predicate on one report's text)
-KNOWN = {
+# Races these tests found and that are fixed (atomics for the filter verdict cached in
+# each struct dyl_func, for dyl_rt.fd and for dyl_rt.disabled): no longer tolerated, so
+# any report of them fails the scenario tests; each keeps its reproduction below.
+FIXED = {
     'func-state-race': (
         "runtime.c dyl_enter: f->state (the DYL_FILTER verdict cached in the wrapper's "
         "struct dyl_func) is read and written by every thread with plain accesses",
@@ -92,6 +95,11 @@ KNOWN = {
         and _tops(rep) <= {'dyl_enter', 'dyl_trace_claim', 'open_trace_as', 'write_all'}
         and (bool(_tops(rep) & {'open_trace_as', 'write_all'})
              or '[failed to restore the stack]' in rep)),
+}
+
+# name -> (what the bug is, predicate on one report's text): tolerated, each pinned by
+# a strict xfail on a reproduction
+KNOWN = {
     'resolve-in-handler': (
         "resolve.c dyl_resolve: the first call of a wrapped function made from a signal "
         "handler resolves it there, with dlopen/dlsym/dladdr (malloc, the loader lock): "
@@ -380,7 +388,7 @@ def _seen(b, app, tmp_path, key, mode, trace=None):
     assert r.stdout == plain.stdout
     known, unknown = classify(r.stderr)
     assert not unknown, '\n'.join(unknown)
-    return next((rep for rep in reports(r.stderr) if KNOWN[key][1](rep)), None)
+    return next((rep for rep in reports(r.stderr) if {**FIXED, **KNOWN}[key][1](rep)), None)
 
 
 def test_repro_runs_clean_under_asan(asan, repro, tmp_path):
@@ -388,25 +396,16 @@ def test_repro_runs_clean_under_asan(asan, repro, tmp_path):
         assert _seen(asan, repro, tmp_path, 'func-state-race', mode, trace) is None
 
 
-@pytest.mark.xfail(strict=True, raises=KnownBug, reason=KNOWN['func-state-race'][0])
 def test_tsan_no_race_on_func_state(tsan, repro, tmp_path):
-    rep = _seen(tsan, repro, tmp_path, 'func-state-race', 'race')
-    if rep:
-        raise KnownBug(rep)
+    assert _seen(tsan, repro, tmp_path, 'func-state-race', 'race') is None
 
 
-@pytest.mark.xfail(strict=True, raises=KnownBug, reason=KNOWN['trace-fd-race'][0])
 def test_tsan_no_race_on_trace_fd(tsan, repro, tmp_path):
-    rep = _seen(tsan, repro, tmp_path, 'trace-fd-race', 'race')
-    if rep:
-        raise KnownBug(rep)
+    assert _seen(tsan, repro, tmp_path, 'trace-fd-race', 'race') is None
 
 
-@pytest.mark.xfail(strict=True, raises=KnownBug, reason=KNOWN['disabled-race'][0])
 def test_tsan_no_race_on_disabled(tsan, repro, tmp_path):
-    rep = _seen(tsan, repro, tmp_path, 'disabled-race', 'race', '/nonexistent/dir/t.csv')
-    if rep:
-        raise KnownBug(rep)
+    assert _seen(tsan, repro, tmp_path, 'disabled-race', 'race', '/nonexistent/dir/t.csv') is None
 
 
 @pytest.mark.xfail(strict=True, raises=KnownBug, reason=KNOWN['resolve-in-handler'][0])
