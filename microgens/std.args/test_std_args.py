@@ -33,7 +33,10 @@ def test_values_and_const_pointees(built):
     d, lib, h, app = built
     w = wrap(d, '--lib', lib, '--header', h, '-g', 'std.args', name='args.so')
     _, tp = run_both([app], w, d, trace='a.csv')
-    rows = Trace(tp).by_seq()
+    t = Trace(tp)
+    # the trace names the wrapper, its library and its micro-generators, outermost first
+    assert t.meta['wrapper'] == 'args.so: libargs.so; std.funcptr std.loader std.caller std.trace std.args std.time'
+    rows = t.by_seq()
     assert len(rows) == 2
     first = rows[0]['args'].split(' ')
     # const pointers to scalars show what they point to; outputs (y) only their address
