@@ -365,6 +365,8 @@ def test_real_trace_cat_and_chrome(blas_trace):
     parents(tr)   # the trace's own nesting, by dyltest's independent reading
 
 
+@pytest.mark.xfail(strict=True, reason='issue 3: after SIGKILL the rows written out are in the '
+                   "runtime's binary spool (.NAME.dylspool), which dyl-trace cannot read yet")
 def test_real_trace_of_a_killed_process(blas_trace, tmp_path):
     """SIGKILL: the trace holds what was written before; dyl-trace reads it with warnings."""
     d, wrapper, app, _ = blas_trace
@@ -382,5 +384,6 @@ def test_real_trace_of_a_killed_process(blas_trace, tmp_path):
     r = dyl_trace('summary', '--json', path)
     t = json.loads(r.stdout)['traces'][0]
     assert t['truncated'] and t['total_ns'] is None and 'total_ns' in r.stderr
+    assert t['rows'] > 0, 'seconds of calls, several buffers written out: none readable'
     rows = dyl_trace(path).stdout.splitlines()
     assert sum(1 for ln in rows if ln and ln[0].isdigit()) == t['rows']
