@@ -208,8 +208,9 @@ static inline const char *digits(const char *p, const char *end, uint64_t *v, in
 	return p;
 }
 
-/* The rows the runtime writes, in one pass; 0 when anything is unusual. */
-static int fast_row(const char *p, const char *end, int ncolumns, int depth_col,
+/* The rows the runtime writes, in one pass; 0 when anything is unusual.  The first
+ * REQUIRED fields may not be empty (seq and tid; with ROWS_NEED_TIMES, up to t_ns). */
+static int fast_row(const char *p, const char *end, int ncolumns, int depth_col, int required,
 		    struct trace_row *r, struct csv_field *func)
 {
 	uint64_t v[8];
@@ -227,8 +228,8 @@ static int fast_row(const char *p, const char *end, int ncolumns, int depth_col,
 			if (!(p = digits(p, end, &v[i], &empty)))
 				return 0;
 			if (empty) {
-				if (i < 2)
-					return 0;	/* seq and tid are required */
+				if (i < required)
+					return 0;
 				v[i] = UINT64_MAX;
 			}
 		}
@@ -304,6 +305,7 @@ static int slow_row(const struct trace_src *src, const char *line, size_t len,
 	struct csv_field fld[MAX_FIELDS];
 	int64_t seq, tid, depth = 0;
 	int n = csv_split(line, len, fld, MAX_FIELDS);
+	int untimed_ok = !(src->flags & ROWS_NEED_TIMES);
 
 	if (n != src->ncolumns) {
 		input_error(src->path, lineno, "malformed row: %d fields, the header has %d", n,
@@ -312,8 +314,8 @@ static int slow_row(const struct trace_src *src, const char *line, size_t len,
 	}
 	if (number(src, lineno, &fld[0], "seq", 0, &seq) ||
 	    number(src, lineno, &fld[1], "tid", 0, &tid) ||
-	    number(src, lineno, &fld[3], "t_start_ns", 1, &r->t_start) ||
-	    number(src, lineno, &fld[4], "t_ns", 1, &r->t_ns) ||
+	    number(src, lineno, &fld[3], "t_start_ns", untimed_ok, &r->t_start) ||
+	    number(src, lineno, &fld[4], "t_ns", untimed_ok, &r->t_ns) ||
 	    number(src, lineno, &fld[5], "in_bytes", 1, &r->in_bytes) ||
 	    number(src, lineno, &fld[6], "out_bytes", 1, &r->out_bytes) ||
 	    number(src, lineno, &fld[7], "work", 1, &r->work))
@@ -355,7 +357,8 @@ static int csv_parse(struct trace_src *src, const char *line, size_t len, unsign
 	struct csv_field func;
 	int id, added;
 
-	if (!fast_row(line, line + len, src->ncolumns, src->depth_col, r, &func) &&
+	if (!fast_row(line, line + len, src->ncolumns, src->depth_col,
+		      src->flags & ROWS_NEED_TIMES ? 5 : 2, r, &func) &&
 	    slow_row(src, line, len, lineno ? lineno : rows_line_of(src, (uint64_t)(line - src->data)),
 		     r, &func) != 0)
 		return -1;
@@ -398,7 +401,7 @@ static int csv_next(struct trace_src *src, struct trace_row *r)
 				return -1;
 			continue;
 		}
-		if (!full) {
+		if (!full && !(src->flags & ROWS_KEEP_PARTIAL)) {
 			/* the last line, without its newline: the process died writing it */
 			src->partial_line = src->lineno;
 			src->truncated = 1;
@@ -449,14 +452,17 @@ static const struct rows_format *const formats[] = {
 
 /* --- the source --- */
 
-int rows_open(struct trace_src *src, const char *path)
+static void init(struct trace_src *src, const char *path)
 {
 	memset(src, 0, sizeof(*src));
 	src->path = path;
 	src->pid = src->total_ns = src->start_ns = -1;
 	src->depth_col = -1;
-	if (load(src, path) != 0)
-		return -1;
+}
+
+/* The bytes are in: the format, and up to the first row. */
+static int open_format(struct trace_src *src)
+{
 	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
 		if (formats[i]->sniff(src->data, src->size)) {
 			src->format = formats[i];
@@ -467,6 +473,24 @@ int rows_open(struct trace_src *src, const char *path)
 		return -1;
 	}
 	return 0;
+}
+
+int rows_open(struct trace_src *src, const char *path)
+{
+	init(src, path);
+	if (load(src, path) != 0)
+		return -1;
+	return open_format(src);
+}
+
+int rows_open_file(struct trace_src *src, const struct input_file *f, unsigned flags)
+{
+	init(src, f->path);
+	src->data = f->data;
+	src->size = f->size;
+	src->borrowed = 1;
+	src->flags = flags;
+	return open_format(src);
 }
 
 int rows_next(struct trace_src *src, struct trace_row *row)
@@ -488,7 +512,9 @@ void rows_close(struct trace_src *src)
 {
 	if (src->format && src->format->close)
 		src->format->close(src);
-	if (src->mapped)
+	if (src->borrowed)
+		src->data = NULL;	/* the caller's bytes */
+	if (src->mapped && src->data)
 		munmap((void *)src->data, src->size);
 	else
 		free((void *)src->data);

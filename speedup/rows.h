@@ -58,6 +58,8 @@ struct trace_src {
 	const char *data;
 	size_t size;
 	int mapped;
+	int borrowed;		/* the caller's bytes (rows_open_file): not freed here */
+	unsigned flags;		/* ROWS_* below */
 	/* what the trace says of itself (from '#' lines; -1/NULL when it does not say) */
 	int64_t pid;
 	int64_t total_ns;	/* known once the rows are read: the footer comes last */
@@ -96,6 +98,16 @@ struct rows_format {
 /* Opens PATH ('-': standard input) and reads up to the first row.  0, or -1 after one
  * message. */
 int rows_open(struct trace_src *src, const char *path);
+
+/* What a reader may ask beyond the defaults (dyl-speedup does); every form honours them: */
+#define ROWS_NEED_TIMES		1u	/* t_start_ns and t_ns may not be empty ("t_ns is
+					 * empty"): a row without times is an error */
+#define ROWS_KEEP_PARTIAL	2u	/* a last line without its '\n' is a row like the
+					 * others, not a cut-short one */
+struct input_file;
+/* As rows_open, over a file already in memory (input.h), which stays the caller's:
+ * rows_close does not free it, and it must outlive SRC.  FLAGS: ROWS_* above. */
+int rows_open_file(struct trace_src *src, const struct input_file *f, unsigned flags);
 /* The next row in file order: 1, 0 at the end (then truncated and total_ns are final),
  * -1 after one message. */
 int rows_next(struct trace_src *src, struct trace_row *row);

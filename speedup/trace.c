@@ -1,9 +1,9 @@
-/* trace.c - reading a trace.
+/* trace.c - reading a trace for dyl-speedup: the rows come from rows.c (which parses and
+ * checks them, and reads the '# total_ns=N' footer); what is done with them is here.
  *
- * The hot loop runs once per row (10^7 rows and more), so it does only this: split the
- * line, parse the numeric fields by hand (each is checked: a bad trace must not give a
- * plausible number), intern the function name, add the call to its function's totals,
- * and keep it only if a model matches the function.  Row order is not relied upon here
+ * The loop runs once per row (10^7 rows and more), so it does only this: add the call to
+ * its function's totals, match a function to its model when it is first met, and keep
+ * the call only if a model matches the function.  Row order is not relied upon here
  * (the runtime writes a call when it ends, so inner calls come before outer ones); the
  * prediction sorts each thread's calls by start time.
  */
@@ -12,15 +12,8 @@
 #include <string.h>
 #include "funcs.h"
 #include "model.h"
+#include "rows.h"
 #include "trace.h"
-
-#define MAX_FIELDS 64
-#define MAX_TIME (UINT64_C(1) << 62)	/* start + duration must not overflow int64 */
-
-enum { COL_SEQ, COL_TID, COL_FUNC, COL_START, COL_T, COL_IN, COL_OUT, COL_WORK };
-static const char *const column_names[] = {
-	"seq", "tid", "func", "t_start_ns", "t_ns", "in_bytes", "out_bytes", "work",
-};
 
 static int grow_funcs(struct trace *tr, size_t need)
 {
@@ -102,265 +95,64 @@ static int keep_call(struct thread *th, const struct call *c)
 	return 0;
 }
 
-/* '# total_ns=N' (spaces allowed around '='); other '#' lines are not ours. */
-static int read_metadata(struct trace *tr, const char *line, size_t len, unsigned long lineno)
+/* Functions 0..matched-1 have their model: each name is matched once, when first met
+ * (ids are given in order; the functions are shared by all the traces). */
+static int matched;
+
+static void match_new_funcs(void)
 {
-	static const char key[] = "total_ns";
-	const char *p = line + 1, *end = line + len;
-	struct csv_field v;
-	uint64_t n;
-	int why;
-
-	while (p < end && (*p == ' ' || *p == '\t'))
-		p++;
-	if ((size_t)(end - p) < sizeof(key) - 1 || memcmp(p, key, sizeof(key) - 1) != 0)
-		return 0;
-	p += sizeof(key) - 1;
-	while (p < end && *p == ' ')
-		p++;
-	if (p == end || *p != '=')
-		return 0;
-	p++;
-	while (p < end && *p == ' ')
-		p++;
-	while (end > p && (end[-1] == ' ' || end[-1] == '\t'))
-		end--;
-	v = (struct csv_field){ p, (uint32_t)(end - p), 0 };
-	if ((why = parse_u64(&v, &n)) != NUM_OK) {
-		input_number_error(tr->path, lineno, "total_ns", &v, why);
-		return -1;
-	}
-	tr->total_ns = n;	/* several: the last one wins (a footer written twice) */
-	tr->has_total = 1;
-	return 0;
-}
-
-/* Parses field F (the column NAME) into *OUT; EMPTY_OK: an empty field gives -1. */
-static int number(const struct trace *tr, unsigned long lineno, const struct csv_field *f,
-		  const char *name, int empty_ok, int64_t *out)
-{
-	uint64_t v;
-	int why = parse_u64(f, &v);
-
-	if (why == NUM_EMPTY && empty_ok) {
-		*out = -1;
-		return 0;
-	}
-	if (why == NUM_OK && v >= MAX_TIME)
-		why = NUM_TOO_LARGE;
-	if (why != NUM_OK) {
-		input_number_error(tr->path, lineno, name, f, why);
-		return -1;
-	}
-	*out = (int64_t)v;
-	return 0;
-}
-
-/* The id of the function named by field F, matching it against the models if new. */
-static int func_id(const struct csv_field *f)
-{
-	int added, id;
-
-	if (!f->quoted) {
-		id = funcs_intern(f->s, f->len, &added);
-	} else {
-		char *name = csv_strdup(f);
-		if (!name)
-			return -1;
-		id = funcs_intern(name, strlen(name), &added);
-		free(name);
-	}
-	if (id >= 0 && added)
-		funcs_get(id)->model = models_match(funcs_get(id)->name);
-	return id;
-}
-
-/* One row's fields that matter.  FUNC points into the line. */
-struct row {
-	uint64_t tid;
-	struct call c;
-	struct csv_field func;
-};
-
-/* A run of digits ending at ',' or at END; at most 18 digits, so no overflow check and
- * the value stays below MAX_TIME.  Returns the comma (or END), NULL if anything else. */
-static inline const char *digits(const char *p, const char *end, uint64_t *v, int *empty)
-{
-	const char *s = p;
-	uint64_t x = 0;
-
-	while (p < end && (unsigned)(*p - '0') <= 9)
-		x = x * 10 + (unsigned)(*p++ - '0');
-	if ((p < end && *p != ',') || p - s > 18)
-		return NULL;
-	*v = x;
-	*empty = p == s;
-	return p;
-}
-
-/* The common row, parsed in one pass: plain numbers, an unquoted name.  Returns 0 when
- * anything is unusual (a sign, a quote in the first fields, a wrong field count): the
- * slow path then parses the row again and says what is wrong. */
-static int fast_row(const char *p, const char *end, int ncolumns, int depth_col, struct row *r)
-{
-	uint64_t v[8];
-	int empty, n;
-
-	for (int i = 0; i < 8; i++) {
-		if (i == COL_FUNC) {
-			const char *s = p;
-			while (p < end && *p != ',' && *p != '"')
-				p++;
-			if (p == s || p == end || *p != ',')
-				return 0;
-			r->func = (struct csv_field){ s, (uint32_t)(p - s), 0 };
-		} else {
-			if (!(p = digits(p, end, &v[i], &empty)))
-				return 0;
-			if (empty) {
-				if (i < COL_IN)
-					return 0;	/* required */
-				v[i] = UINT64_MAX;
-			}
-		}
-		if (i < COL_WORK) {
-			if (p == end)
-				return 0;	/* too few fields */
-			p++;
-		}
-	}
-	r->c.depth = 0;
-	for (n = 8; p < end; n++) {
-		p++;	/* the comma before field N */
-		if (n == depth_col) {
-			uint64_t d;
-			if (!(p = digits(p, end, &d, &empty)) || d > UINT32_MAX)
-				return 0;
-			r->c.depth = empty ? 0 : (uint32_t)d;
-		} else if (p < end && *p == '"') {
-			for (p++; p < end; p++)
-				if (*p == '"') {
-					if (p + 1 < end && p[1] == '"')
-						p++;
-					else
-						break;
-				}
-			if (p == end || (++p < end && *p != ','))
-				return 0;
-		} else {
-			while (p < end && *p != ',')
-				p++;
-		}
-	}
-	if (n != ncolumns)
-		return 0;
-	r->tid = v[COL_TID];
-	r->c.t_start = (int64_t)v[COL_START];
-	r->c.t_ns = (int64_t)v[COL_T];
-	r->c.work = v[COL_WORK] == UINT64_MAX ? -1 : (int64_t)v[COL_WORK];
-	return 1;
-}
-
-/* Any row, field by field, with a message naming what is wrong. */
-static int slow_row(const struct trace *tr, const char *line, size_t len, unsigned long lineno,
-		    int ncolumns, int depth_col, struct row *r)
-{
-	struct csv_field fld[MAX_FIELDS];
-	int64_t seq, tid, in, out, depth = 0;
-	int n = csv_split(line, len, fld, MAX_FIELDS);
-
-	if (n != ncolumns) {
-		input_error(tr->path, lineno, "malformed row: %d fields, the header has %d", n, ncolumns);
-		return -1;
-	}
-	if (number(tr, lineno, &fld[COL_SEQ], column_names[COL_SEQ], 0, &seq) ||
-	    number(tr, lineno, &fld[COL_TID], column_names[COL_TID], 0, &tid) ||
-	    number(tr, lineno, &fld[COL_START], column_names[COL_START], 0, &r->c.t_start) ||
-	    number(tr, lineno, &fld[COL_T], column_names[COL_T], 0, &r->c.t_ns) ||
-	    number(tr, lineno, &fld[COL_IN], column_names[COL_IN], 1, &in) ||
-	    number(tr, lineno, &fld[COL_OUT], column_names[COL_OUT], 1, &out) ||
-	    number(tr, lineno, &fld[COL_WORK], column_names[COL_WORK], 1, &r->c.work))
-		return -1;
-	if (depth_col >= 0 && number(tr, lineno, &fld[depth_col], "depth", 1, &depth))
-		return -1;
-	r->c.depth = depth > 0 ? (uint32_t)(depth > UINT32_MAX ? UINT32_MAX : depth) : 0;
-	if (fld[COL_FUNC].len == 0) {
-		input_error(tr->path, lineno, "func is empty");
-		return -1;
-	}
-	r->tid = (uint64_t)tid;
-	r->func = fld[COL_FUNC];
-	return 0;
+	for (; matched < funcs_count(); matched++)
+		funcs_get(matched)->model = models_match(funcs_get(matched)->name);
 }
 
 int trace_read(struct trace *tr, const struct input_file *f)
 {
-	struct input_lines it;
-	const char *line;
-	size_t len;
-	int ncolumns = 0, depth_col = -1;
+	struct trace_src src;
+	struct trace_row r;
 	struct thread *th = NULL;
+	int rc;
 
 	memset(tr, 0, sizeof(*tr));
 	tr->path = f->path;
-	input_lines_init(&it, f);
-	while (input_next_line(&it, &line, &len)) {
-		struct row r;
-		int id;
+	/* the file was told to be a trace by its header: the rows are what is left to check */
+	if (rows_open_file(&src, f, ROWS_NEED_TIMES | ROWS_KEEP_PARTIAL) != 0)
+		return -1;
+	tr->has_depth = src.depth_col >= 0;
+	while ((rc = rows_next(&src, &r)) > 0) {
+		struct call c = { r.t_start, r.t_ns, r.work, r.func, r.depth };
 
-		if (len == 0)
-			continue;
-		if (line[0] == '#') {
-			if (read_metadata(tr, line, len, it.lineno) != 0)
-				return -1;
-			continue;
-		}
-		if (!ncolumns) {
-			struct csv_field fld[MAX_FIELDS];
-			ncolumns = csv_split(line, len, fld, MAX_FIELDS);
-			if (!input_header_is(line, len, TRACE_HEADER)) {
-				input_error(f->path, it.lineno, "not a trace: the header must start with %s",
-					    TRACE_HEADER);
-				return -1;
-			}
-			for (int i = 8; i < ncolumns && i < MAX_FIELDS; i++)
-				if (fld[i].len == 5 && memcmp(fld[i].s, "depth", 5) == 0)
-					depth_col = i;
-			tr->has_depth = depth_col >= 0;
-			continue;
-		}
-		if (!fast_row(line, line + len, ncolumns, depth_col, &r) &&
-		    slow_row(tr, line, len, it.lineno, ncolumns, depth_col, &r) != 0)
-			return -1;
-		if ((id = func_id(&r.func)) < 0)
+		if (r.func >= (uint32_t)matched)
+			match_new_funcs();
+		if (r.func >= tr->funcs_room && grow_funcs(tr, (size_t)r.func + 1) != 0)
 			goto oom;
-		r.c.func = (uint32_t)id;
-		if ((size_t)id >= tr->funcs_room && grow_funcs(tr, (size_t)id + 1) != 0)
-			goto oom;
-		tr->funcs[id].calls++;
-		tr->funcs[id].t_ns += (uint64_t)r.c.t_ns;
+		tr->funcs[r.func].calls++;
+		tr->funcs[r.func].t_ns += (uint64_t)r.t_ns;
 		tr->rows++;
-		if (funcs_get(id)->model < 0)
+		if (funcs_get((int)r.func)->model < 0)
 			continue;	/* never replaced, never the outer call of a replaced one */
 		if ((!th || th->tid != r.tid) && !(th = thread_of(tr, r.tid)))
 			goto oom;
-		if (keep_call(th, &r.c) != 0)
+		if (keep_call(th, &c) != 0)
 			goto oom;
 	}
-	if (!ncolumns) {
-		input_error(f->path, 0, "empty: no header line");
-		return -1;
-	}
-	if (!tr->has_total) {
+	if (rc < 0)
+		goto fail;
+	if (src.total_ns < 0) {
 		input_error(f->path, 0, "no '# total_ns=N' line: the process's run time T is unknown "
 			    "(did it end before the wrapper could write it?)");
-		return -1;
+		goto fail;
 	}
+	tr->total_ns = (uint64_t)src.total_ns;
+	tr->has_total = 1;
+	match_new_funcs();
 	if (grow_funcs(tr, (size_t)funcs_count()) != 0)
 		goto oom;
+	rows_close(&src);
 	return 0;
 oom:
-	input_error(f->path, it.lineno, "out of memory");
+	input_error(f->path, src.lineno, "out of memory");
+fail:
+	rows_close(&src);
 	return -1;
 }
 

@@ -7,8 +7,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "input.h"
+#include "rows.h"
 
-#define TRACE_HEADER "seq,tid,func,t_start_ns,t_ns,in_bytes,out_bytes,work"
+#define TRACE_HEADER ROWS_HEADER
 
 struct call {
 	int64_t t_start;
@@ -43,8 +44,9 @@ struct trace {
 	size_t nslots;
 };
 
-/* Reads F (its header already recognised as a trace's).  Functions met for the first
- * time are matched against the models.  Returns 0, or -1 after printing the error. */
+/* Reads F (its header already recognised as a trace's) through rows.h; F stays open, the
+ * caller's.  Functions met for the first time are matched against the models.  Returns
+ * 0, or -1 after printing the error. */
 int trace_read(struct trace *tr, const struct input_file *f);
 void trace_free(struct trace *tr);
 
