@@ -12,27 +12,34 @@ DEB_PACKAGES := gcc make python3 python3-clang-14 libclang1-14 python3-jinja2 \
 	python3-pyelftools python3-pytest libpapi-dev papi-tools libunwind-dev \
 	libblas3 libblas-dev liblapack3 libssl-dev openssl libjpeg-turbo-progs libjpeg-dev
 
+# What the benchmarks compare against and use (make bench installs them)
+BENCH_PACKAGES := uftrace ltrace bc
+
 RT_SRC := $(wildcard runtime/*.c)
 # speedup/dyl-NAME.c is the main of bin/dyl-NAME; the rest of speedup/ is shared
 COMMANDS := $(patsubst speedup/%.c,bin/%,$(wildcard speedup/dyl-*.c))
 SHARED_SRC := $(filter-out speedup/dyl-%.c,$(wildcard speedup/*.c))
 RT_HDR := runtime/include/dyl.h runtime/internal.h
 
-.PHONY: all deps runtime test test-c test-py demo install clean
+.PHONY: all deps runtime test demo bench install clean
 
 all: runtime $(COMMANDS)
 
 deps: $(B)/.deps
 $(B)/.deps:
+	@$(MAKE) -s install-packages PACKAGES="$(DEB_PACKAGES)"
+	@touch $@
+
+# Installs the Debian packages of PACKAGES that are missing (apt-get; root or sudo).
+install-packages:
 	@mkdir -p $(B)
-	@missing=$$(dpkg-query -W -f='$${Package} $${Status}\n' $(DEB_PACKAGES) 2>/dev/null \
-		| awk '$$NF=="installed"{print $$1}' | sort | comm -13 - <(tr ' ' '\n' <<<"$(DEB_PACKAGES)" | grep . | sort)); \
+	@missing=$$(dpkg-query -W -f='$${Package} $${Status}\n' $(PACKAGES) 2>/dev/null \
+		| awk '$$NF=="installed"{print $$1}' | sort | comm -13 - <(tr ' ' '\n' <<<"$(PACKAGES)" | grep . | sort)); \
 	if [ -n "$$missing" ]; then \
 		echo "installing Debian packages:" $$missing; \
 		if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
 		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null; \
 	fi
-	@touch $@
 
 runtime: $(B)/libdylrt.so
 $(B)/libdylrt.so: $(RT_SRC) $(RT_HDR) | $(B)/.deps
@@ -49,6 +56,13 @@ test: all
 
 demo: all
 	@bash examples/demo.sh
+
+# The benchmarks behind BENCHMARKS.md (minutes, not part of make test)
+bench: all
+	@$(MAKE) -s install-packages PACKAGES="$(BENCH_PACKAGES)"
+	bench/percall/run.sh 5 10000000
+	bench/readers.sh 10000000 5
+	bench/generate.sh 3
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/dyliberator
