@@ -15,6 +15,7 @@
 #include "funcs.h"
 #include "input.h"
 #include "summary.h"
+#include "tids.h"
 
 struct call {
 	int64_t start, end;
@@ -37,60 +38,32 @@ struct acc {
 struct state {
 	struct thread *threads;
 	size_t nthreads, threads_room;
-	uint32_t *slots;	/* thread index + 1 by tid hash */
-	size_t nslots;
+	struct tids tids;	/* tid -> index in threads */
 	struct acc *acc;	/* by func id */
 	size_t acc_room;
 };
 
-static size_t tid_hash(uint64_t tid, size_t nslots)
-{
-	return (size_t)((tid * 0x9e3779b97f4a7c15ull) >> 20) & (nslots - 1);
-}
-
-static int grow_slots(struct state *st)
-{
-	size_t n = st->nslots ? st->nslots * 2 : 64;
-	uint32_t *fresh = calloc(n, sizeof(*fresh));
-
-	if (!fresh)
-		return -1;
-	for (size_t t = 0; t < st->nthreads; t++) {
-		size_t i = tid_hash(st->threads[t].tid, n);
-		while (fresh[i])
-			i = (i + 1) & (n - 1);
-		fresh[i] = (uint32_t)t + 1;
-	}
-	free(st->slots);
-	st->slots = fresh;
-	st->nslots = n;
-	return 0;
-}
-
 static struct thread *thread_of(struct state *st, uint64_t tid)
 {
-	size_t i;
+	int fresh;
+	long k = tids_index(&st->tids, tid, &fresh);
 
-	if (!st->slots && grow_slots(st) != 0)
+	if (k < 0)
 		return NULL;
-	for (i = tid_hash(tid, st->nslots); st->slots[i]; i = (i + 1) & (st->nslots - 1))
-		if (st->threads[st->slots[i] - 1].tid == tid)
-			return &st->threads[st->slots[i] - 1];
-	if (st->nthreads == st->threads_room) {
-		size_t room = st->threads_room ? st->threads_room * 2 : 16;
-		struct thread *bigger = realloc(st->threads, room * sizeof(*bigger));
-		if (!bigger)
-			return NULL;
-		st->threads = bigger;
-		st->threads_room = room;
+	if (fresh) {	/* k == st->nthreads: both grow in the same order */
+		if (st->nthreads == st->threads_room) {
+			size_t room = st->threads_room ? st->threads_room * 2 : 16;
+			struct thread *bigger = realloc(st->threads, room * sizeof(*bigger));
+			if (!bigger)
+				return NULL;
+			st->threads = bigger;
+			st->threads_room = room;
+		}
+		struct thread *th = &st->threads[st->nthreads++];
+		memset(th, 0, sizeof(*th));
+		th->tid = tid;
 	}
-	struct thread *th = &st->threads[st->nthreads];
-	memset(th, 0, sizeof(*th));
-	th->tid = tid;
-	st->slots[i] = (uint32_t)++st->nthreads;
-	if (st->nthreads * 2 > st->nslots && grow_slots(st) != 0)
-		return NULL;
-	return th;
+	return &st->threads[k];
 }
 
 static struct acc *acc_of(struct state *st, uint32_t func)
@@ -264,7 +237,7 @@ static void state_free(struct state *st)
 	for (size_t t = 0; t < st->nthreads; t++)
 		free(st->threads[t].calls);
 	free(st->threads);
-	free(st->slots);
+	tids_free(&st->tids);
 	for (size_t f = 0; f < st->acc_room; f++)
 		free(st->acc[f].times);
 	free(st->acc);

@@ -13,6 +13,7 @@
 #include "funcs.h"
 #include "model.h"
 #include "rows.h"
+#include "tids.h"
 #include "trace.h"
 
 static int grow_funcs(struct trace *tr, size_t need)
@@ -31,54 +32,27 @@ static int grow_funcs(struct trace *tr, size_t need)
 	return 0;
 }
 
-static size_t tid_hash(uint64_t tid, size_t nslots)
-{
-	return (size_t)((tid * 0x9e3779b97f4a7c15ull) >> 20) & (nslots - 1);
-}
-
-static int grow_tid_slots(struct trace *tr)
-{
-	size_t n = tr->nslots ? tr->nslots * 2 : 64;
-	uint32_t *fresh = calloc(n, sizeof(*fresh));
-
-	if (!fresh)
-		return -1;
-	for (size_t t = 0; t < tr->nthreads; t++) {
-		size_t i = tid_hash(tr->threads[t].tid, n);
-		while (fresh[i])
-			i = (i + 1) & (n - 1);
-		fresh[i] = (uint32_t)t + 1;
-	}
-	free(tr->tid_slots);
-	tr->tid_slots = fresh;
-	tr->nslots = n;
-	return 0;
-}
-
 static struct thread *thread_of(struct trace *tr, uint64_t tid)
 {
-	size_t i;
+	int fresh;
+	long k = tids_index(&tr->tids, tid, &fresh);
 
-	if (!tr->tid_slots && grow_tid_slots(tr) != 0)
+	if (k < 0)
 		return NULL;
-	for (i = tid_hash(tid, tr->nslots); tr->tid_slots[i]; i = (i + 1) & (tr->nslots - 1))
-		if (tr->threads[tr->tid_slots[i] - 1].tid == tid)
-			return &tr->threads[tr->tid_slots[i] - 1];
-	if (tr->nthreads == tr->threads_room) {
-		size_t room = tr->threads_room ? tr->threads_room * 2 : 16;
-		struct thread *bigger = realloc(tr->threads, room * sizeof(*bigger));
-		if (!bigger)
-			return NULL;
-		tr->threads = bigger;
-		tr->threads_room = room;
+	if (fresh) {	/* k == tr->nthreads: both grow in the same order */
+		if (tr->nthreads == tr->threads_room) {
+			size_t room = tr->threads_room ? tr->threads_room * 2 : 16;
+			struct thread *bigger = realloc(tr->threads, room * sizeof(*bigger));
+			if (!bigger)
+				return NULL;
+			tr->threads = bigger;
+			tr->threads_room = room;
+		}
+		struct thread *th = &tr->threads[tr->nthreads++];
+		memset(th, 0, sizeof(*th));
+		th->tid = tid;
 	}
-	struct thread *th = &tr->threads[tr->nthreads];
-	memset(th, 0, sizeof(*th));
-	th->tid = tid;
-	tr->tid_slots[i] = (uint32_t)++tr->nthreads;
-	if (tr->nthreads * 2 > tr->nslots && grow_tid_slots(tr) != 0)
-		return NULL;
-	return th;
+	return &tr->threads[k];
 }
 
 static int keep_call(struct thread *th, const struct call *c)
@@ -162,6 +136,6 @@ void trace_free(struct trace *tr)
 		free(tr->threads[t].calls);
 	free(tr->threads);
 	free(tr->funcs);
-	free(tr->tid_slots);
+	tids_free(&tr->tids);
 	memset(tr, 0, sizeof(*tr));
 }

@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "tids.h"
 #include "input.h"
 #include "rows.h"
 
@@ -40,8 +41,7 @@ struct trace {
 	size_t nthreads, threads_room;
 	struct func_total *funcs;	/* by func id, every row */
 	size_t funcs_room;
-	uint32_t *tid_slots;		/* thread index + 1 by tid hash (open addressing) */
-	size_t nslots;
+	struct tids tids;		/* tid -> index in threads */
 };
 
 /* Reads F (its header already recognised as a trace's) through rows.h; F stays open, the
