@@ -134,8 +134,8 @@ int predict_trace(struct trace *tr, int only_faster, struct prediction *p)
 		p->k[id].all_calls = tr->funcs[id].calls;
 		p->k[id].all_t_ns = tr->funcs[id].t_ns;
 	}
-	for (size_t t = 0; t < tr->nthreads; t++)
-		walk_thread(&tr->threads[t], only_faster, p);
+	for (size_t t = 0; t < tr->tids.n; t++)
+		walk_thread(tids_item(&tr->tids, t), only_faster, p);
 	sum_kernels(p);
 	predict_finish(p);
 	return 0;

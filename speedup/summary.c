@@ -36,9 +36,7 @@ struct acc {
 };
 
 struct state {
-	struct thread *threads;
-	size_t nthreads, threads_room;
-	struct tids tids;	/* tid -> index in threads */
+	struct tids tids;	/* struct thread by tid */
 	struct acc *acc;	/* by func id */
 	size_t acc_room;
 };
@@ -46,24 +44,11 @@ struct state {
 static struct thread *thread_of(struct state *st, uint64_t tid)
 {
 	int fresh;
-	long k = tids_index(&st->tids, tid, &fresh);
+	struct thread *th = tids_get(&st->tids, tid, sizeof(*th), &fresh);
 
-	if (k < 0)
-		return NULL;
-	if (fresh) {	/* k == st->nthreads: both grow in the same order */
-		if (st->nthreads == st->threads_room) {
-			size_t room = st->threads_room ? st->threads_room * 2 : 16;
-			struct thread *bigger = realloc(st->threads, room * sizeof(*bigger));
-			if (!bigger)
-				return NULL;
-			st->threads = bigger;
-			st->threads_room = room;
-		}
-		struct thread *th = &st->threads[st->nthreads++];
-		memset(th, 0, sizeof(*th));
+	if (th && fresh)
 		th->tid = tid;
-	}
-	return &st->threads[k];
+	return th;
 }
 
 static struct acc *acc_of(struct state *st, uint32_t func)
@@ -234,9 +219,8 @@ static int by_total(const void *x, const void *y)
 
 static void state_free(struct state *st)
 {
-	for (size_t t = 0; t < st->nthreads; t++)
-		free(st->threads[t].calls);
-	free(st->threads);
+	for (size_t t = 0; t < st->tids.n; t++)
+		free(((struct thread *)tids_item(&st->tids, t))->calls);
 	tids_free(&st->tids);
 	for (size_t f = 0; f < st->acc_room; f++)
 		free(st->acc[f].times);
@@ -286,12 +270,13 @@ int summary_read(struct trace_src *src, struct trace_summary *s)
 		state_free(&st);
 		return -1;
 	}
-	s->nthreads = st.nthreads;
-	for (size_t t = 0; t < st.nthreads; t++) {
-		if (self_times(&st, &st.threads[t], src->depth_col >= 0, &s->nested) != 0)
+	s->nthreads = st.tids.n;
+	for (size_t t = 0; t < st.tids.n; t++) {
+		struct thread *th = tids_item(&st.tids, t);
+		if (self_times(&st, th, src->depth_col >= 0, &s->nested) != 0)
 			goto oom;
-		free(st.threads[t].calls);
-		st.threads[t].calls = NULL;
+		free(th->calls);
+		th->calls = NULL;
 	}
 	for (size_t f = 0; f < st.acc_room; f++)
 		s->nfuncs += st.acc[f].calls > 0;

@@ -1,5 +1,6 @@
 /* tids.c - see tids.h.  Open addressing, at most half full. */
 #include <stdlib.h>
+#include <string.h>
 #include "tids.h"
 
 static size_t hash(uint64_t tid, size_t nslots)
@@ -26,36 +27,43 @@ static int grow_slots(struct tids *t)
 	return 0;
 }
 
-long tids_index(struct tids *t, uint64_t tid, int *fresh)
+void *tids_get(struct tids *t, uint64_t tid, size_t item_size, int *fresh)
 {
 	size_t i;
 
 	*fresh = 0;
 	if (!t->slots && grow_slots(t) != 0)
-		return -1;
+		return NULL;
 	for (i = hash(tid, t->nslots); t->slots[i]; i = (i + 1) & (t->nslots - 1))
 		if (t->tid[t->slots[i] - 1] == tid)
-			return (long)t->slots[i] - 1;
+			return tids_item(t, t->slots[i] - 1);
 	if (t->n == t->room) {
 		size_t room = t->room ? t->room * 2 : 16;
-		uint64_t *bigger = realloc(t->tid, room * sizeof(*bigger));
-		if (!bigger)
-			return -1;
-		t->tid = bigger;
+		uint64_t *tids = realloc(t->tid, room * sizeof(*tids));
+		if (!tids)
+			return NULL;
+		t->tid = tids;
+		void *items = realloc(t->items, room * item_size);
+		if (!items)
+			return NULL;
+		t->items = items;
 		t->room = room;
 	}
+	t->item_size = item_size;
 	t->tid[t->n] = tid;
 	t->slots[i] = (uint32_t)++t->n;
 	if (t->n * 2 > t->nslots && grow_slots(t) != 0)
-		return -1;
+		return NULL;
 	*fresh = 1;
-	return (long)t->n - 1;
+	return memset(tids_item(t, t->n - 1), 0, item_size);
 }
 
 void tids_free(struct tids *t)
 {
+	free(t->items);
 	free(t->tid);
 	free(t->slots);
+	t->items = NULL;
 	t->tid = NULL;
 	t->slots = NULL;
 	t->n = t->room = t->nslots = 0;

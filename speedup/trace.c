@@ -35,24 +35,11 @@ static int grow_funcs(struct trace *tr, size_t need)
 static struct thread *thread_of(struct trace *tr, uint64_t tid)
 {
 	int fresh;
-	long k = tids_index(&tr->tids, tid, &fresh);
+	struct thread *th = tids_get(&tr->tids, tid, sizeof(*th), &fresh);
 
-	if (k < 0)
-		return NULL;
-	if (fresh) {	/* k == tr->nthreads: both grow in the same order */
-		if (tr->nthreads == tr->threads_room) {
-			size_t room = tr->threads_room ? tr->threads_room * 2 : 16;
-			struct thread *bigger = realloc(tr->threads, room * sizeof(*bigger));
-			if (!bigger)
-				return NULL;
-			tr->threads = bigger;
-			tr->threads_room = room;
-		}
-		struct thread *th = &tr->threads[tr->nthreads++];
-		memset(th, 0, sizeof(*th));
+	if (th && fresh)
 		th->tid = tid;
-	}
-	return &tr->threads[k];
+	return th;
 }
 
 static int keep_call(struct thread *th, const struct call *c)
@@ -132,9 +119,8 @@ fail:
 
 void trace_free(struct trace *tr)
 {
-	for (size_t t = 0; t < tr->nthreads; t++)
-		free(tr->threads[t].calls);
-	free(tr->threads);
+	for (size_t t = 0; t < tr->tids.n; t++)
+		free(((struct thread *)tids_item(&tr->tids, t))->calls);
 	free(tr->funcs);
 	tids_free(&tr->tids);
 	memset(tr, 0, sizeof(*tr));

@@ -37,11 +37,9 @@ struct trace {
 	int has_total;
 	int has_depth;
 	uint64_t rows;
-	struct thread *threads;
-	size_t nthreads, threads_room;
 	struct func_total *funcs;	/* by func id, every row */
 	size_t funcs_room;
-	struct tids tids;		/* tid -> index in threads */
+	struct tids tids;		/* struct thread by tid */
 };
 
 /* Reads F (its header already recognised as a trace's) through rows.h; F stays open, the
