@@ -21,7 +21,7 @@ COMMANDS := $(patsubst speedup/%.c,bin/%,$(wildcard speedup/dyl-*.c))
 SHARED_SRC := $(filter-out speedup/dyl-%.c,$(wildcard speedup/*.c))
 RT_HDR := runtime/include/dyl.h runtime/internal.h
 
-.PHONY: all deps runtime test demo bench install clean
+.PHONY: all deps install-packages runtime test demo bench install clean
 
 all: runtime $(COMMANDS)
 
