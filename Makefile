@@ -19,7 +19,7 @@ RT_SRC := $(wildcard runtime/*.c)
 # speedup/dyl-NAME.c is the main of bin/dyl-NAME; the rest of speedup/ is shared
 COMMANDS := $(patsubst speedup/%.c,bin/%,$(wildcard speedup/dyl-*.c))
 SHARED_SRC := $(filter-out speedup/dyl-%.c,$(wildcard speedup/*.c))
-RT_HDR := runtime/include/dyl.h runtime/internal.h
+RT_HDR := runtime/include/dyl.h runtime/include/dyl_spool.h runtime/internal.h
 
 .PHONY: all deps install-packages runtime test demo bench install clean
 
@@ -48,8 +48,9 @@ $(B)/libdylrt.so: $(RT_SRC) $(RT_HDR) | $(B)/.deps
 
 # The C commands over traces and models: speedup/dyl-NAME.c holds the main of
 # bin/dyl-NAME; the other files of speedup/ are shared (the trace and model readers).
-bin/dyl-%: speedup/dyl-%.c $(SHARED_SRC) $(wildcard speedup/*.h) | $(B)/.deps
-	$(CC) $(CFLAGS) $(WARN) -std=gnu11 -o $@ $< $(SHARED_SRC) -lm
+# runtime/convert.c reads the spool of a process that did not finish, as the runtime does.
+bin/dyl-%: speedup/dyl-%.c $(SHARED_SRC) runtime/convert.c $(wildcard speedup/*.h) runtime/include/dyl_spool.h | $(B)/.deps
+	$(CC) $(CFLAGS) $(WARN) -std=gnu11 -Iruntime/include -o $@ $< $(SHARED_SRC) runtime/convert.c -lm
 
 test: all
 	@$(PY) -m pytest -q tests microgens

@@ -21,6 +21,12 @@ SKELETON_NEEDS = {'__errno_location'}
 RUNTIME_OWNED = {'execve', 'execv', 'execvp', 'execvpe', 'execl', 'execlp', 'execle',
                  'fexecve', '_exit', '_Exit'}
 
+# Functions that return twice: a wrapper's frame would be returned through twice (vfork's
+# child runs on its parent's stack and clobbers the wrapper's frame; setjmp's second
+# return lands in a frame that is gone).
+RETURNS_TWICE = {'vfork', '__vfork', 'setjmp', '_setjmp', '__setjmp', 'sigsetjmp', '__sigsetjmp',
+                 'getcontext', 'savectx'}
+
 
 @dataclass
 class Choice:
@@ -137,6 +143,9 @@ def select(libs, protos, patterns=(), app_imports=None, declared=None):
                 continue
             if name in SKELETON_NEEDS:
                 skip('every wrapper calls it itself (errno): wrapping it would recurse')
+                continue
+            if name in RETURNS_TWICE:
+                skip('returns twice (vfork, setjmp, getcontext): a wrapper would return through a frame that is gone')
                 continue
             if name in RUNTIME_OWNED:
                 skip('the runtime interposes it itself (to write the trace before the process image ends)')

@@ -105,17 +105,10 @@ static int tsc_invariant(void)
 /* --- ticks to ns --- */
 
 #define MAX_KNOTS 1024
-struct knot {
-	uint64_t tsc, ns;
-};
+#define knot dyl_knot
 static struct knot knots[MAX_KNOTS];
 static unsigned nknots;
 static uint64_t cost_ns;	/* two clock reads, measured once */
-/* The segment of the last conversion, with its slope as a 24.40 fixed-point factor:
- * write-out converts rows in time order, so the segment rarely changes and a
- * conversion is one multiplication (no division, no search). */
-static unsigned seg = UINT32_MAX;
-static unsigned __int128 seg_mult;
 
 
 /* A (tsc, ns) pair read as close together as this machine allows: the best of a few. */
@@ -183,7 +176,6 @@ static void add_knot(int force_span)
 	if (nknots == MAX_KNOTS)
 		nknots--;	/* extend the last segment */
 	knots[nknots++] = k;
-	seg = UINT32_MAX;	/* the last segment's slope changed */
 }
 
 void dyl_clock_mark(void)
@@ -191,31 +183,24 @@ void dyl_clock_mark(void)
 	add_knot(1);
 }
 
-uint64_t dyl_ticks_to_ns(uint64_t t)
+const struct dyl_knot *dyl_clock_knots(uint32_t *n)
 {
-	if (!dyl_tsc_on || nknots < 2)
-		return t;
-	if (seg >= nknots - 1 || t < knots[seg].tsc ||
-	    (t >= knots[seg + 1].tsc && seg + 2 < nknots)) {
-		/* the segment holding T (the first or last one extended beyond the knots) */
-		unsigned lo = 0, hi = nknots - 1;
-		while (hi - lo > 1) {
-			unsigned mid = (lo + hi) / 2;
-			if (knots[mid].tsc <= t)
-				lo = mid;
-			else
-				hi = mid;
-		}
-		seg = lo;
-		seg_mult = ((unsigned __int128)(knots[hi].ns - knots[lo].ns) << 40) /
-			   (knots[hi].tsc - knots[lo].tsc);
-	}
-	const struct knot *a = &knots[seg];
-	if (dyl_unlikely(t < a->tsc)) {	/* before the first knot */
-		uint64_t back = (uint64_t)(((unsigned __int128)(a->tsc - t) * seg_mult) >> 40);
-		return back < a->ns ? a->ns - back : 0;
-	}
-	return a->ns + (uint64_t)(((unsigned __int128)(t - a->tsc) * seg_mult) >> 40);
+	*n = nknots;
+	return knots;
+}
+
+/* A pair read now, at least 50 us after the first knot: the slope a reader uses when
+ * the process dies before a second knot (a pair's jitter is then ~6e-4 of it). */
+struct dyl_knot dyl_clock_provisional(void)
+{
+	struct dyl_knot k = { 0, 0 };
+
+	if (!dyl_tsc_on || nknots == 0)
+		return k;
+	do
+		k = read_pair();
+	while (k.ns < knots[0].ns + 50000 || k.tsc <= knots[0].tsc);
+	return k;
 }
 
 uint64_t dyl_clock_cost_ns(void)

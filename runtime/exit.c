@@ -38,7 +38,10 @@ void dyl_image_goes_on(void)
 {
 	int saved = errno;
 
-	if (!dyl_busy && dyl_rt.initialized == 2 && getpid() == dyl_rt.pid)
+	if (!dyl_busy && dyl_rt.initialized == 2 && getpid() == dyl_rt.pid &&
+	    __atomic_load_n(&dyl_rt.finished, __ATOMIC_ACQUIRE)) {
 		__atomic_store_n(&dyl_rt.finished, 0, __ATOMIC_RELEASE);
+		dyl_resume();
+	}
 	errno = saved;
 }

@@ -1,8 +1,8 @@
 /* funcs.c - the table of recorded functions' names.
  *
  * A trace record names its function by a 32-bit id, given once per function (at its
- * first call, with its DYL_FILTER decision) under a lock; write-out turns ids back into
- * names without one.  The names are copied: a wrapper's strings would go with it if it
+ * first call, with its DYL_FILTER decision) under a lock, and its name goes into the
+ * spool, where the converter turns ids back into names.  The names are copied: a wrapper's strings would go with it if it
  * were unloaded before the trace is written.  Memory comes from mmap, never malloc
  * (the runtime may run inside malloc's own wrapper).
  */
@@ -58,7 +58,7 @@ void dyl_func_decide(struct dyl_func *f, int record)
 					 __ATOMIC_RELEASE);
 		if (c < CHUNKS && chunks[c]) {
 			chunks[c][id % CHUNK] = copy_name(f->name);
-			count++;
+			__atomic_store_n(&count, id + 1, __ATOMIC_RELEASE);	/* the name first */
 			f->id = id;
 		} else {
 			record = 0;	/* 4 million functions, or no memory: forward only */
@@ -67,6 +67,13 @@ void dyl_func_decide(struct dyl_func *f, int record)
 		__atomic_store_n(&f->state, record ? 1 : 2, __ATOMIC_RELEASE);
 	}
 	pthread_mutex_unlock(&lock);
+	/* in the spool before any record of it: a crash leaves no nameless rows */
+	dyl_spool_names_now();
+}
+
+uint32_t dyl_func_count(void)
+{
+	return __atomic_load_n(&count, __ATOMIC_ACQUIRE);
 }
 
 const char *dyl_func_name(uint32_t id)

@@ -6,74 +6,38 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include "dyl.h"
+#include "dyl_spool.h"
 
 #define HIDDEN __attribute__((visibility("hidden")))
 #define TLS __thread __attribute__((tls_model("initial-exec")))
 
 #define DYL_MAX_FRAMES 64	/* open calls whose stack place is remembered */
-#define DYL_THREAD_BUF (256 * 1024)	/* binary records kept per thread before a write-out */
-#define DYL_ROW_MAX 4096		/* longest CSV row; longer args are cut */
 #define DYL_MAX_COLUMNS 16
 #define DYL_ARGS_LEVELS 64		/* nesting levels with their own args buffer */
 
-/* One call as the per-call path leaves it in its thread's buffer: 16 bytes, which
- * are most of the cost of writing it out.  Calls that need more (byte counts, a
- * reserved call number, counters, argument text, or a value too big for its field
- * here) set DYL_REC_EXT and carry a payload (record.c).  Times are clock ticks; the
- * call number is given at write-out. */
-struct dyl_rec {
-	uint64_t t_start;
-	uint32_t dur;		/* t_end - t_start in ticks (in ns with DYL_REC_DUR_NS) */
-	uint32_t meta;		/* function id (bits 0-19), depth (20-27), flags (28-31) */
-};
-#define DYL_REC_FUNC_BITS 20
-#define DYL_REC_DEPTH_MAX 255
-#define DYL_REC_DUR_NS 1u	/* the duration is in ns (DYL_CALL_DUR_NS) */
-#define DYL_REC_EXT 2u		/* a payload follows (record.c) */
-#define DYL_ARGS_MAX 1023	/* argument text kept per call */
-/* the longest record: header, payload header, seq, sizes, extra header, counters, args */
-#define DYL_REC_MAX (sizeof(struct dyl_rec) + 24 + 8 + 24 + 8 + 8 * DYL_MAX_COUNTERS + \
+/* the longest record: header, payload header, sizes, extra header, counters, args */
+#define DYL_REC_MAX (sizeof(struct dyl_rec) + 24 + 24 + 8 + 8 * DYL_MAX_COUNTERS + \
 		     DYL_ARGS_MAX + 8)
-
-/* A record's payload header (first payload word, with DYL_REC_EXT) */
-#define DYL_X_SEQ 1u		/* the call number reserved for it */
-#define DYL_X_SIZES 2u		/* in_bytes, out_bytes, work */
-#define DYL_X_EXTRA 4u		/* counters and/or args */
-static inline uint32_t dyl_rec_size(const struct dyl_rec *r)
-{
-	const uint64_t *w = (const uint64_t *)(r + 1);
-	return (uint32_t)sizeof(*r) + ((r->meta >> 28 & DYL_REC_EXT) ? 8u * (uint32_t)(w[0] & 0xff) : 0);
-}
-static inline uint32_t dyl_rec_depth(const struct dyl_rec *r)
-{
-	const uint64_t *w = (const uint64_t *)(r + 1);
-	return (r->meta >> 28 & DYL_REC_EXT) ? (uint32_t)(w[0] >> 32) : (r->meta >> 20 & 0xff);
-}
-/* the reserved number, if R has one */
-static inline int dyl_rec_seq(const struct dyl_rec *r, uint64_t *seq)
-{
-	const uint64_t *w = (const uint64_t *)(r + 1);
-	if (!(r->meta >> 28 & DYL_REC_EXT) || !(w[0] >> 8 & DYL_X_SEQ))
-		return 0;
-	*seq = w[3];
-	return 1;
-}
+#define DYL_ARGS_MAX 1023	/* argument text kept per call */
 
 /* Per-thread state: allocated with mmap, so that no malloc is needed on any path. */
 struct dyl_thread {
 	struct dyl_thread *next;	/* in dyl_rt.threads */
+	/* where the per-call path appends: a window of the spool (dyl_spool.h), or the
+	 * private one below until the spool has one for this thread */
+	struct dyl_window *win;
 	pid_t tid;
 	uint32_t depth;
 	uintptr_t frames[DYL_MAX_FRAMES];	/* where each open call's dyl_call lies on the stack */
-	/* seq + 1 of the open call at each level that was numbered at a write-out before
-	 * it ended (it started before rows already written), 0 when none */
+	/* 1 at each level whose open call a write-out listed (it started before rows
+	 * already written out: it is numbered at that place, dyl_spool.h) */
 	uint64_t reserved[DYL_MAX_FRAMES];
-	volatile uint32_t len;	/* bytes of complete records in buf; only the owner appends */
-	uint32_t flushed;	/* bytes of buf already written by another thread's flush */
+	uint32_t flushed;	/* bytes of the window already written by another thread's flush */
 	pthread_mutex_t flush_lock;	/* one flusher at a time (the owner or dyl_finish) */
 	char args[DYL_ARGS_LEVELS][1024];	/* std.args text, one per nesting level in flight */
-	char buf[DYL_THREAD_BUF] __attribute__((aligned(64)));
+	char own_window[DYL_WINDOW_SIZE] __attribute__((aligned(4096)));
 };
+#define DYL_OWN_WINDOW(t) ((struct dyl_window *)(t)->own_window)
 
 /* The one piece of process-wide state. */
 struct dyl_runtime {
@@ -87,12 +51,21 @@ struct dyl_runtime {
 	uint64_t start_ns;	/* CLOCK_REALTIME when this image (or forked child) started */
 	uint64_t t0;		/* clock at start, ticks */
 	uint64_t t0_ns;		/* CLOCK_MONOTONIC at start (for total_ns) */
-	uint64_t seq;		/* next call number, taken per write-out */
+	uint64_t blocks;	/* blocks written out to the spool */
+	uint64_t seq;		/* the first call number of the next conversion */
+	int pending;		/* a forked child's thread keeps its private window until the
+				 * child claims its own trace: the next call does */
 	int fd;			/* trace file, -1 until claimed */
-	int spool_fd;		/* binary write-outs (spool.c), -1 when none */
-	int no_spool;		/* the trace is not a regular file, or no spool can be made */
+	/* the spool (spool.c) */
+	int spool_fd;		/* -1 when none */
+	int spool_memfd;	/* in memory: the trace is not a regular file */
 	uint64_t spool_size;
 	uint64_t spool_alloc;	/* bytes reserved with fallocate; UINT64_MAX: unsupported */
+	uint32_t spool_names;	/* function names in it */
+	uint32_t spool_knots;	/* clock knots in it */
+	uint32_t nwindows;
+	struct dyl_window *free_windows[64];	/* of threads that ended, for the next ones */
+	uint32_t nfree_windows;
 	char spool_path[4096 + 16];
 	int header_done;	/* the header is written (columns and notes are fixed) */
 	char tmpl[4096];	/* $DYL_TRACE made absolute at start-up (%p not expanded) */
@@ -125,7 +98,8 @@ HIDDEN struct dyl_thread *dyl_thread_get(void);
 /* Writes T's records out; OPEN: the owner's open calls (levels 0..OPEN-1) that started
  * before some of them and must be numbered before them. */
 HIDDEN void dyl_flush_thread(struct dyl_thread *t, uint32_t open);
-HIDDEN int dyl_recorded_any(void);	/* has this image recorded a call? */
+HIDDEN int dyl_recorded_any(void);
+HIDDEN void dyl_resume(void);	/* a failed exec: recording goes on after the footer */	/* has this image recorded a call? */
 
 /* fatal.c */
 HIDDEN void dyl_fatal_setup(void);	/* write the trace out on a fatal signal */
@@ -135,47 +109,36 @@ HIDDEN void dyl_clock_setup(void);
 HIDDEN uint64_t dyl_monotonic_ns(void);
 HIDDEN uint64_t dyl_realtime_ns(void);
 HIDDEN void dyl_clock_mark(void);	/* a calibration point; dyl_rt.io held */
-HIDDEN uint64_t dyl_ticks_to_ns(uint64_t ticks);	/* dyl_rt.io held */
+/* the knots (tsc, ns) so far, for the spool's converter (dyl_rt.io held) */
+HIDDEN const struct dyl_knot *dyl_clock_knots(uint32_t *n);
+HIDDEN struct dyl_knot dyl_clock_provisional(void);
 HIDDEN uint64_t dyl_clock_cost_ns(void);
 HIDDEN const char *dyl_clock_name(void);
 
 /* funcs.c */
 HIDDEN void dyl_func_decide(struct dyl_func *f, int record);
 HIDDEN const char *dyl_func_name(uint32_t id);
+HIDDEN uint32_t dyl_func_count(void);
 HIDDEN void dyl_funcs_after_fork(void);
 
 /* record.c */
-struct dyl_open {	/* a call open at a write-out, numbered in its block */
-	uint64_t start;	/* ticks */
-	uint16_t level;
-	uint16_t pad[3];
-};
-HIDDEN uint32_t dyl_rec_put(struct dyl_rec *r, const struct dyl_call *c, uint64_t seq1,
+HIDDEN uint32_t dyl_rec_put(struct dyl_rec *r, const struct dyl_call *c, int numbered,
 			    uint64_t dur, uint32_t id, uint32_t depth);
-HIDDEN int dyl_rec_before(uint64_t start_a, uint32_t depth_a, uint64_t start_b, uint32_t depth_b);
-HIDDEN void dyl_rec_convert(pid_t tid, const char *recs, uint32_t len, const struct dyl_open *open,
-			    uint32_t nopen, uint64_t base);
 
-/* spool.c */
+/* spool.c (dyl_rt.io held unless said) */
+HIDDEN void dyl_spool_open(void);	/* the trace is claimed: its spool */
 HIDDEN void dyl_spool_out(struct dyl_thread *t, uint32_t from, uint32_t to, uint32_t open);
-HIDDEN void dyl_spool_convert(void);	/* dyl_rt.io held: every spooled row into the trace */
-HIDDEN void dyl_spool_drop(void);	/* dyl_rt.io held */
-HIDDEN void dyl_spool_after_fork(void);
+HIDDEN void dyl_spool_convert(void);	/* every spooled row into the trace */
+HIDDEN void dyl_spool_drop(void);
+HIDDEN void dyl_spool_meta(void);	/* the header text changed */
+HIDDEN void dyl_spool_names_now(void);	/* a new function name (io not held) */
+HIDDEN struct dyl_window *dyl_spool_window(pid_t tid);	/* NULL: none */
+HIDDEN void dyl_spool_window_done(struct dyl_window *w);	/* its thread ended */
+HIDDEN int dyl_spool_window_is_shared(const struct dyl_thread *t);
+HIDDEN void dyl_spool_after_fork(void);	/* in the child */
 
-/* one CSV row, decoded from a record */
-struct dyl_row {
-	uint64_t seq;
-	pid_t tid;
-	const char *func;
-	int timed;		/* t_start_ns and t_ns known */
-	uint64_t t_start_ns, t_ns;
-	int64_t in_bytes, out_bytes, work;
-	uint32_t depth;
-	const char *args;	/* NULL or ARGS_LEN bytes */
-	uint32_t args_len;
-	uint32_t counter_base, ncounters;
-	const int64_t *counters;
-};
+/* trace.c */
+HIDDEN size_t dyl_trace_header_text(char *buf, size_t room);	/* dyl_rt.meta held */
 HIDDEN void dyl_finish(void);	/* flush everything, write the footer */
 HIDDEN void dyl_trace_setup(void);	/* at start-up: remember $DYL_TRACE */
 HIDDEN void dyl_trace_claim(void);	/* at the first recorded call: take the name */
@@ -187,6 +150,5 @@ HIDDEN void dyl_trace_unlock(void);
 HIDDEN void dyl_trace_footer(void);
 HIDDEN void dyl_trace_drop_unused(void);	/* before exec: give back a claimed, unwritten file */
 HIDDEN void dyl_trace_reset_after_fork(void);
-HIDDEN size_t dyl_format_row(char *out, size_t room, const struct dyl_row *r);
 
 #endif

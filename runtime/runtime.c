@@ -1,9 +1,11 @@
 /* runtime.c - process state, the per-call path, threads, fork and exit.
  *
  * The per-call path is dyl_enter + dyl_leave: a thread-local lookup and one binary
- * record stored into the thread's own buffer; no lock, no atomic read-modify-write, no
- * formatting, no system call.  Buffers are written out (numbered, converted to CSV:
- * record.c) when full, when their thread exits, and at exit.
+ * record stored into the thread's own window of the spool (dyl_spool.h: a shared file
+ * mapping, so a SIGKILL loses nothing already stored); no lock, no atomic
+ * read-modify-write, no formatting, no system call.  Windows are written out (spool.c)
+ * when full, when their thread exits, and at exit; the spool becomes the CSV trace when
+ * the image ends (convert.c).
  *
  * Signal handlers may make wrapped calls on any thread at any moment: while dyl_busy is
  * set the runtime is between states and such a call is forwarded unrecorded; otherwise
@@ -42,6 +44,11 @@ static void thread_exit(void *arg)
 	 * off the list under 'lock' (which dyl_finish holds while it walks the list) keeps
 	 * it from touching T once unmapped. */
 	dyl_flush_thread(t, 0);
+	if (dyl_spool_window_is_shared(t)) {
+		pthread_mutex_lock(&dyl_rt.io);
+		dyl_spool_window_done(t->win);	/* empty now: the next thread's */
+		pthread_mutex_unlock(&dyl_rt.io);
+	}
 	pthread_mutex_lock(&dyl_rt.lock);
 	for (p = &dyl_rt.threads; *p; p = &(*p)->next)
 		if (*p == t) {
@@ -52,6 +59,37 @@ static void thread_exit(void *arg)
 	dyl_self = NULL;
 	munmap(t, sizeof(*t));
 	BUSY_OUT();
+}
+
+static void init_own_window(struct dyl_thread *t)
+{
+	struct dyl_window *own = DYL_OWN_WINDOW(t);
+
+	own->id = DYL_NO_WINDOW;
+	own->size = (uint32_t)DYL_WINDOW_DATA;
+	own->len = 0;
+	own->tid = t->tid;
+	t->win = own;
+}
+
+/* T has its private window (no spool had room, or T is a forked child's thread): a
+ * window of the spool instead, with the records so far.  Only when none of them was
+ * written out yet, so that a reader never counts them twice. */
+static void use_spool_window(struct dyl_thread *t)
+{
+	pthread_mutex_lock(&t->flush_lock);
+	if (!dyl_spool_window_is_shared(t) && t->flushed == 0) {
+		pthread_mutex_lock(&dyl_rt.io);
+		struct dyl_window *w = dyl_spool_window(t->tid);
+		pthread_mutex_unlock(&dyl_rt.io);
+		if (w) {
+			uint32_t len = t->win->len;
+			memcpy(w->data, t->win->data, len);
+			__atomic_store_n(&w->len, len, __ATOMIC_RELEASE);
+			t->win = w;
+		}
+	}
+	pthread_mutex_unlock(&t->flush_lock);
 }
 
 struct dyl_thread *dyl_thread_get(void)
@@ -65,6 +103,12 @@ struct dyl_thread *dyl_thread_get(void)
 		return NULL;
 	t->tid = (pid_t)syscall(SYS_gettid);
 	pthread_mutex_init(&t->flush_lock, NULL);
+	init_own_window(t);
+	pthread_mutex_lock(&dyl_rt.io);
+	struct dyl_window *w = dyl_spool_window(t->tid);
+	pthread_mutex_unlock(&dyl_rt.io);
+	if (w)
+		t->win = w;
 	pthread_mutex_lock(&dyl_rt.lock);
 	t->next = dyl_rt.threads;
 	dyl_rt.threads = t;
@@ -79,31 +123,83 @@ struct dyl_thread *dyl_thread_get(void)
  * the child; their buffers are their parent's. */
 static void after_fork_child(void)
 {
-	struct dyl_thread *t = dyl_self;
+	struct dyl_thread *t = dyl_self, *o, *next;
+
+	/* the runtime's own calls (pthread_mutex_init, close...) are not the program's,
+	 * and must not reach the parent's spool through a wrapper of libc */
+	BUSY_IN();
+	dyl_spool_after_fork();
+
+	/* the other threads are the parent's; so are the windows mapped from its spool */
+	for (o = dyl_rt.threads; o; o = next) {
+		next = o->next;
+		if (o == t)
+			continue;
+		if (dyl_spool_window_is_shared(o))
+			munmap(o->win, DYL_WINDOW_SIZE);
+		munmap(o, sizeof(*o));
+	}
+	if (t && dyl_spool_window_is_shared(t)) {
+		struct dyl_window *parents = t->win;
+		t->win = DYL_OWN_WINDOW(t);	/* before any store: that page is the parent's */
+		munmap(parents, DYL_WINDOW_SIZE);
+	}
 
 	dyl_rt.pid = getpid();
 	dyl_rt.t0 = dyl_now();
 	dyl_rt.t0_ns = dyl_monotonic_ns();
 	dyl_rt.start_ns = dyl_realtime_ns();
-	dyl_rt.seq = 0;
 	dyl_rt.threads = NULL;
+	dyl_rt.blocks = 0;
+	dyl_rt.seq = 0;
 	dyl_rt.forked = 1;
 	dyl_rt.finished = 0;
 	pthread_mutex_init(&dyl_rt.lock, NULL);
 	pthread_mutex_init(&dyl_rt.io, NULL);
 	pthread_mutex_init(&dyl_rt.meta, NULL);
 	dyl_funcs_after_fork();
-	dyl_spool_after_fork();
 	if (t) {
-		t->len = 0;
-		t->flushed = 0;
-		memset(t->reserved, 0, sizeof(t->reserved));	/* the parent's numbers */
-		pthread_mutex_init(&t->flush_lock, NULL);
 		t->tid = (pid_t)syscall(SYS_gettid);
+		init_own_window(t);	/* empty: the parent's rows are the parent's */
+		t->flushed = 0;
+		memset(t->reserved, 0, sizeof(t->reserved));	/* listed in the parent's blocks */
+		pthread_mutex_init(&t->flush_lock, NULL);
 		t->next = NULL;
 		dyl_rt.threads = t;
+		/* its next call claims the child's trace and moves to a window of its spool */
+		__atomic_store_n(&dyl_rt.pending, 1, __ATOMIC_RELAXED);
 	}
 	dyl_trace_reset_after_fork();
+	BUSY_OUT();
+}
+
+/* An exec failed after the trace was written out: the image goes on, with a new
+ * spool.  The threads' windows belong to the old one (converted, removed): each thread
+ * goes back to its private window, and to a window of the new spool at its next call
+ * (the calling thread) or write-out (the others). */
+void dyl_resume(void)
+{
+	BUSY_IN();
+	pthread_mutex_lock(&dyl_rt.lock);
+	for (struct dyl_thread *t = dyl_rt.threads; t; t = t->next) {
+		pthread_mutex_lock(&t->flush_lock);
+		if (dyl_spool_window_is_shared(t)) {
+			struct dyl_window *w = t->win, *own = DYL_OWN_WINDOW(t);
+			uint32_t len = __atomic_load_n(&w->len, __ATOMIC_ACQUIRE);
+			memcpy(own->data, w->data, len);
+			own->len = len;
+			t->win = own;	/* T's owner may be storing into W: its next record is lost */
+			munmap(w, DYL_WINDOW_SIZE);
+		}
+		pthread_mutex_unlock(&t->flush_lock);
+	}
+	pthread_mutex_unlock(&dyl_rt.lock);
+	pthread_mutex_lock(&dyl_rt.io);
+	if (dyl_rt.fd >= 0)
+		dyl_spool_open();
+	pthread_mutex_unlock(&dyl_rt.io);
+	__atomic_store_n(&dyl_rt.pending, 1, __ATOMIC_RELAXED);
+	BUSY_OUT();
 }
 
 /* Every thread's rows recorded so far, including those of threads still running. */
@@ -123,12 +219,12 @@ static void flush_all(void)
  * flight? */
 int dyl_recorded_any(void)
 {
-	int any = __atomic_load_n(&dyl_rt.seq, __ATOMIC_RELAXED) != 0;
+	int any = __atomic_load_n(&dyl_rt.blocks, __ATOMIC_RELAXED) != 0;
 
 	BUSY_IN();
 	pthread_mutex_lock(&dyl_rt.lock);
 	for (struct dyl_thread *t = dyl_rt.threads; t && !any; t = t->next)
-		any = __atomic_load_n(&t->len, __ATOMIC_ACQUIRE) != 0 || t->depth != 0;
+		any = __atomic_load_n(&t->win->len, __ATOMIC_ACQUIRE) != 0 || t->depth != 0;
 	pthread_mutex_unlock(&dyl_rt.lock);
 	BUSY_OUT();
 	return any;
@@ -271,10 +367,14 @@ static __attribute__((noinline)) int enter_slow(struct dyl_call *c, struct dyl_f
 	if (state != 1 || dyl_rt.off || DYL_DISABLED())
 		return 0;
 	t = dyl_self;
-	if (t == NULL) {
+	if (t == NULL || __atomic_load_n(&dyl_rt.pending, __ATOMIC_RELAXED)) {
 		dyl_busy++;
-		t = dyl_thread_get();
 		dyl_trace_claim();	/* the process's first recorded call takes the name */
+		if (t == NULL)
+			t = dyl_thread_get();	/* with a window of the spool */
+		else
+			use_spool_window(t);	/* a forked child's thread */
+		__atomic_store_n(&dyl_rt.pending, 0, __ATOMIC_RELAXED);
 		dyl_busy--;
 		if (t == NULL)
 			return 0;
@@ -289,7 +389,8 @@ int dyl_enter(struct dyl_call *c, struct dyl_func *f)
 	/* A thread exists only once the runtime is initialized. */
 	if (dyl_likely(!dyl_busy && t != NULL &&
 		       __atomic_load_n(&f->state, __ATOMIC_ACQUIRE) == 1 &&
-		       !(dyl_rt.off | DYL_DISABLED())))
+		       !(dyl_rt.off | DYL_DISABLED() |
+			 __atomic_load_n(&dyl_rt.pending, __ATOMIC_RELAXED))))
 		return open_call(c, f, t);
 	return enter_slow(c, f);
 }
@@ -307,8 +408,9 @@ void dyl_leave(struct dyl_call *c)
 
 	t->depth = d;	/* not --: a call longjmp'ed out of left no leave */
 	BUSY_IN();
-	uint32_t len = t->len;
-	struct dyl_rec *r = (struct dyl_rec *)(t->buf + len);
+	struct dyl_window *w = t->win;
+	uint32_t len = w->len;
+	struct dyl_rec *r = (struct dyl_rec *)(w->data + len);
 	uint32_t id = c->func->id, dur_ns = c->flags & DYL_CALL_DUR_NS;
 	uint64_t dur = dur_ns ? c->t_end : c->t_end - c->t_start;
 	r->t_start = c->t_start;
@@ -316,7 +418,7 @@ void dyl_leave(struct dyl_call *c)
 	r->meta = id | d << 20 | dur_ns << 28;
 	len += (uint32_t)sizeof(*r);
 	uint64_t seq1 = d < DYL_MAX_FRAMES ? t->reserved[d] : 0;
-	/* one test for "16 bytes say it all": no reserved number, no args, no counters,
+	/* one test for "16 bytes say it all": no earlier place, no args, no counters,
 	 * no sizes, and duration, id and depth fit their fields */
 	uint64_t sizes = ((uint64_t)c->in_bytes ^ (uint64_t)DYL_NONE) |
 			 ((uint64_t)c->out_bytes ^ (uint64_t)DYL_NONE) |
@@ -326,32 +428,40 @@ void dyl_leave(struct dyl_call *c)
 		if (seq1)
 			t->reserved[d] = 0;
 		r->meta = (id & ((1u << DYL_REC_FUNC_BITS) - 1)) | dur_ns << 28;
-		len += dyl_rec_put(r, c, seq1, dur, id, d);
+		len += dyl_rec_put(r, c, seq1 != 0, dur, id, d);
 	}
-	__atomic_store_n(&t->len, len, __ATOMIC_RELEASE);
-	if (dyl_unlikely(len > DYL_THREAD_BUF - DYL_REC_MAX))
+	/* after the record: a reader of the spool (another thread, or dyl-trace after a
+	 * SIGKILL) sees whole records only */
+	__atomic_store_n(&w->len, len, __ATOMIC_RELEASE);
+	if (dyl_unlikely(len > DYL_WINDOW_DATA - DYL_REC_MAX))
 		buffer_full(t, d);
 	BUSY_OUT();
 }
 
-/* Writes T's records not written yet.  Only T's own thread appends to T->buf and only
- * it empties it; any other thread (dyl_finish while T still runs) writes what is
+/* Writes T's records not written yet.  Only T's own thread appends to its window and
+ * only it empties it; any other thread (dyl_finish while T still runs) writes what is
  * complete and remembers how far it got, so that no row is written twice or lost. */
 void dyl_flush_thread(struct dyl_thread *t, uint32_t open)
 {
 	int own = (t == dyl_self);
 
 	pthread_mutex_lock(&t->flush_lock);
-	uint32_t len = __atomic_load_n(&t->len, __ATOMIC_ACQUIRE);
+	struct dyl_window *w = t->win;
+	uint32_t len = __atomic_load_n(&w->len, __ATOMIC_ACQUIRE);
 	if (len > t->flushed || (own && open))
 		dyl_spool_out(t, t->flushed, len, own ? open : 0);
 	if (own) {
 		t->flushed = 0;
-		__atomic_store_n(&t->len, 0, __ATOMIC_RELEASE);
+		/* empty, then a new generation: a crash between the two leaves an empty
+		 * window, never one whose records a block already holds (dyl_spool.h) */
+		__atomic_store_n(&w->len, 0, __ATOMIC_RELEASE);
+		__atomic_store_n(&w->gen, w->gen + 1, __ATOMIC_RELEASE);
 	} else {
 		t->flushed = len;
 	}
 	pthread_mutex_unlock(&t->flush_lock);
+	if (own && !dyl_spool_window_is_shared(t) && dyl_rt.spool_fd >= 0)
+		use_spool_window(t);	/* the spool had no room for one before */
 }
 
 /* The image ends (exit, _exit, exec): every row, then the footer (once). */
@@ -381,6 +491,18 @@ char *dyl_args_buffer(unsigned *size)
 	return t->args[level];
 }
 
+/* Columns or notes added after the spool was made (a wrapper's constructor that runs
+ * after the first recorded call): the spool's copy of the header follows. */
+static void respool_meta(void)
+{
+	if (__atomic_load_n(&dyl_rt.fd, __ATOMIC_ACQUIRE) < 0)
+		return;
+	pthread_mutex_lock(&dyl_rt.io);
+	if (!dyl_rt.header_done)
+		dyl_spool_meta();
+	pthread_mutex_unlock(&dyl_rt.io);
+}
+
 int dyl_add_columns(const char *const *names, unsigned n)
 {
 	int first = -1;
@@ -394,6 +516,7 @@ int dyl_add_columns(const char *const *names, unsigned n)
 			dyl_rt.columns[dyl_rt.ncolumns++] = names[i];
 	}
 	pthread_mutex_unlock(&dyl_rt.meta);
+	respool_meta();
 	BUSY_OUT();
 	return first;
 }
@@ -409,6 +532,7 @@ void dyl_note(const char *key, const char *value)
 	if (!dyl_rt.header_done)
 		snprintf(dyl_rt.notes + used, sizeof(dyl_rt.notes) - used, "# %s=%s\n", key, value);
 	pthread_mutex_unlock(&dyl_rt.meta);
+	respool_meta();
 	BUSY_OUT();
 }
 

@@ -1,14 +1,15 @@
-/* spool.c - write-outs: a full thread buffer goes to disk as it is, in binary.
+/* spool.c - the spool's writing side (the format and why: dyl_spool.h).
  *
- * Formatting 10^7 CSV rows costs more than recording the calls, so a write-out does
- * not format: it takes the block's call numbers (one atomic add), works out the numbers
- * of the calls still open, and appends one block (header, open calls, the records as
- * the per-call path left them) to a spool file beside the trace.  When the image ends
- * (exit, exec, _exit) the spool is converted into the trace's CSV rows, and removed.
+ * Created when the process claims its trace, beside it ("DIR/.NAME.dylspool"); in
+ * memory (memfd) when the trace is not a regular file (/dev/null, a pipe) or its
+ * directory takes no spool.  Each recording thread gets a window mapped from it; a
+ * full window is appended as a block and reused, so a write-out is one pwritev and
+ * no formatting.  When the image ends the spool is converted into the trace
+ * (convert.c) and removed.
  *
- * The spool is named after the trace, hidden: "DIR/.NAME.dylspool" for DIR/NAME.  A
- * trace that is not a regular file (/dev/null, /dev/full, a pipe), or a directory where
- * no spool can be made, gets its rows converted at each write-out instead.
+ * Space is reserved ahead with fallocate: the file system then does its per-block
+ * bookkeeping once per step, not on every write-out, and a window's pages exist before
+ * they are touched (a store into a hole of a full disk would be a SIGBUS, not an error).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -16,53 +17,24 @@
 #include <linux/falloc.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 #include "internal.h"
 
-#define BLOCK_MAGIC 0x6b6c4279u	/* "yBlk" */
-#define SPOOL_STEP (64 << 20)
+#define SPOOL_STEP (64u << 20)
+#define PAGE 4096u
 
-struct block {
-	uint32_t magic;
-	uint32_t len;		/* bytes of records */
-	int32_t tid;
-	uint32_t nopen;		/* struct dyl_open entries between header and records */
-	uint64_t base;		/* first call number of the block */
-};
-
-/* Opens the spool for the claimed trace; dyl_rt.io held. */
-static void open_spool(void)
-{
-	struct stat st;
-	const char *slash;
-
-	if (dyl_rt.no_spool || dyl_rt.fd < 0)
-		return;
-	if (fstat(dyl_rt.fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		dyl_rt.no_spool = 1;
-		return;
-	}
-	slash = strrchr(dyl_rt.path, '/');
-	int dir = slash ? (int)(slash - dyl_rt.path) + 1 : 0;
-	snprintf(dyl_rt.spool_path, sizeof(dyl_rt.spool_path), "%.*s.%s.dylspool", dir,
-		 dyl_rt.path, dyl_rt.path + dir);
-	dyl_rt.spool_fd = open(dyl_rt.spool_path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (dyl_rt.spool_fd < 0)
-		dyl_rt.no_spool = 1;
-	dyl_rt.spool_size = dyl_rt.spool_alloc = 0;
-}
-
-static int write_full(int fd, struct iovec *iov, int n)
+static int write_at(struct iovec *iov, int n, uint64_t off)
 {
 	while (n > 0) {
-		ssize_t w = writev(fd, iov, n);
+		ssize_t w = pwritev(dyl_rt.spool_fd, iov, n, (off_t)off);
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0)
 			return -1;
-		dyl_rt.spool_size += (uint64_t)w;
+		off += (uint64_t)w;
 		while (n > 0 && (size_t)w >= iov->iov_len) {
 			w -= (ssize_t)iov->iov_len;
 			iov++, n--;
@@ -75,13 +47,232 @@ static int write_full(int fd, struct iovec *iov, int n)
 	return 0;
 }
 
-/* Writes out T's records in [FROM, TO) of its buffer.  OPEN: the levels of T's open
- * calls (the owner writes out from inside nested calls); those without a number yet
- * get one in this block, kept in T->reserved until they end. */
+/* The spool cannot be written (a full disk): one warning, the program goes on. */
+static void failed(void)
+{
+	dyl_warn_once("write", "cannot write the trace %s (%s: %s); the program goes on untraced",
+		      dyl_rt.path, dyl_rt.spool_memfd ? "memory" : dyl_rt.spool_path,
+		      strerror(errno ? errno : ENOSPC));
+	DYL_DISABLE();
+}
+
+/* Reserves space up to END (doubling from 1 MiB: a short run reserves little). */
+static void reserve(uint64_t end)
+{
+	while (end > dyl_rt.spool_alloc && dyl_rt.spool_alloc != UINT64_MAX) {
+		uint64_t step = dyl_rt.spool_alloc < (1 << 20) ? (1 << 20) : dyl_rt.spool_alloc;
+		if (step > SPOOL_STEP)
+			step = SPOOL_STEP;
+		if (fallocate(dyl_rt.spool_fd, FALLOC_FL_KEEP_SIZE, (off_t)dyl_rt.spool_alloc,
+			      (off_t)step) == 0)
+			dyl_rt.spool_alloc += step;
+		else
+			dyl_rt.spool_alloc = UINT64_MAX;	/* not supported (or full): never again */
+	}
+}
+
+/* Appends a chunk of KIND: its header, then the pieces IOV[1..N-1] (IOV[0] is for the
+ * header), padded to 8 bytes.  0, or -1 with the warning given. */
+static int append(uint32_t kind, struct iovec *iov, int n)
+{
+	static const char zeros[8];
+	struct dyl_chunk ch = { kind, 0 };
+	size_t len = 0;
+
+	for (int i = 1; i < n; i++)
+		len += iov[i].iov_len;
+	iov[0] = (struct iovec){ &ch, sizeof(ch) };
+	iov[n] = (struct iovec){ (void *)zeros, (8 - len % 8) % 8 };
+	ch.len = (uint32_t)(len + iov[n].iov_len);
+	reserve(dyl_rt.spool_size + sizeof(ch) + ch.len);
+	if (write_at(iov, n + 1, dyl_rt.spool_size) != 0) {
+		failed();
+		return -1;
+	}
+	dyl_rt.spool_size += sizeof(ch) + ch.len;
+	return 0;
+}
+
+/* --- what the converter needs besides records --- */
+
+/* Function names not in the spool yet. */
+static void put_names(void)
+{
+	static char buf[64 * 1024];
+	uint32_t count = dyl_func_count();
+
+	while (dyl_rt.spool_fd >= 0 && dyl_rt.spool_names < count) {
+		uint32_t head[2] = { dyl_rt.spool_names, 0 };
+		size_t o = 0;
+		for (uint32_t id = head[0]; id < count; id++) {
+			const char *name = dyl_func_name(id);
+			size_t n = strnlen(name, 1024);
+			if (o + n + 1 > sizeof(buf))
+				break;
+			memcpy(buf + o, name, n);
+			buf[o + n] = '\0';
+			o += n + 1;
+			head[1]++;
+		}
+		struct iovec iov[4] = { { 0 }, { head, sizeof(head) }, { buf, o } };
+		if (append(DYL_CH_NAMES, iov, 3) != 0)
+			return;
+		dyl_rt.spool_names += head[1];
+	}
+}
+
+/* The clock's knots, when there are new ones (or none yet: then with a provisional
+ * pair, for a process that dies before the second knot). */
+static void put_clock(int first)
+{
+	uint32_t n;
+	const struct dyl_knot *k = dyl_clock_knots(&n);
+
+	if (dyl_rt.spool_fd < 0 || (!first && n == dyl_rt.spool_knots && n < 1024))
+		return;
+	struct dyl_spool_clock c = { (uint32_t)dyl_tsc_on, n, dyl_rt.t0, 0, 0 };
+	if (dyl_tsc_on && n < 2) {
+		struct dyl_knot p = dyl_clock_provisional();
+		c.prov_tsc = p.tsc;
+		c.prov_ns = p.ns;
+	}
+	struct iovec iov[4] = { { 0 }, { &c, sizeof(c) }, { (void *)k, n * sizeof(*k) } };
+	if (append(DYL_CH_CLOCK, iov, 3) == 0)
+		dyl_rt.spool_knots = n;
+}
+
+void dyl_spool_meta(void)
+{
+	static char buf[8192];
+	uint32_t head[2];
+
+	if (dyl_rt.spool_fd < 0)
+		return;
+	pthread_mutex_lock(&dyl_rt.meta);
+	size_t n = dyl_trace_header_text(buf, sizeof(buf));
+	head[0] = dyl_rt.ncolumns;
+	pthread_mutex_unlock(&dyl_rt.meta);
+	head[1] = (uint32_t)n;
+	struct iovec iov[4] = { { 0 }, { head, sizeof(head) }, { buf, n } };
+	append(DYL_CH_META, iov, 3);
+}
+
+void dyl_spool_names_now(void)
+{
+	if (__atomic_load_n(&dyl_rt.fd, __ATOMIC_ACQUIRE) < 0)
+		return;
+	pthread_mutex_lock(&dyl_rt.io);
+	put_names();
+	pthread_mutex_unlock(&dyl_rt.io);
+}
+
+/* --- the file --- */
+
+void dyl_spool_open(void)
+{
+	struct stat st;
+	struct dyl_spool_head h = { DYL_SPOOL_MAGIC, DYL_SPOOL_VERSION, 0 };
+
+	if (dyl_rt.spool_fd >= 0 || dyl_rt.fd < 0)
+		return;
+	dyl_rt.spool_fd = -1;
+	dyl_rt.spool_memfd = 0;
+	if (fstat(dyl_rt.fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	    dyl_spool_name(dyl_rt.spool_path, sizeof(dyl_rt.spool_path), dyl_rt.path) == 0)
+		dyl_rt.spool_fd = open(dyl_rt.spool_path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (dyl_rt.spool_fd < 0) {
+		/* the rows wait in memory (the spool's pages), written at the end */
+		dyl_rt.spool_fd = memfd_create("dylspool", MFD_CLOEXEC);
+		dyl_rt.spool_memfd = 1;
+	}
+	if (dyl_rt.spool_fd < 0) {
+		failed();
+		return;
+	}
+	dyl_rt.spool_size = dyl_rt.spool_alloc = 0;
+	dyl_rt.spool_names = dyl_rt.spool_knots = 0;
+	dyl_rt.nwindows = dyl_rt.nfree_windows = 0;
+	struct iovec iov = { &h, sizeof(h) };
+	reserve(sizeof(h));
+	if (write_at(&iov, 1, 0) != 0) {
+		failed();
+		return;
+	}
+	dyl_rt.spool_size = sizeof(h);
+	dyl_spool_meta();
+	put_names();
+	put_clock(1);
+}
+
+/* A window for thread TID: one a finished thread left, or a new one at the end of
+ * the spool (on a page: it is mapped).  NULL when there is no spool or no room. */
+struct dyl_window *dyl_spool_window(pid_t tid)
+{
+	struct dyl_window *w;
+
+	if (dyl_rt.spool_fd < 0 || DYL_DISABLED())
+		return NULL;
+	if (dyl_rt.nfree_windows) {
+		w = dyl_rt.free_windows[--dyl_rt.nfree_windows];
+		w->tid = tid;
+		return w;
+	}
+	uint64_t at = (dyl_rt.spool_size + PAGE - 1) & ~(uint64_t)(PAGE - 1);
+	if (at > dyl_rt.spool_size) {
+		/* the gap: a PAD chunk (a header that says how far to skip) */
+		struct dyl_chunk pad = { DYL_CH_PAD, (uint32_t)(at - dyl_rt.spool_size - sizeof(pad)) };
+		struct iovec iov = { &pad, sizeof(pad) };
+		if (write_at(&iov, 1, dyl_rt.spool_size) != 0)
+			return NULL;
+		dyl_rt.spool_size = at;
+	}
+	if (fallocate(dyl_rt.spool_fd, 0, (off_t)at, DYL_WINDOW_SIZE) != 0)
+		return NULL;	/* no room (or no fallocate): the thread keeps its own buffer */
+	w = mmap(NULL, DYL_WINDOW_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE,
+		 dyl_rt.spool_fd, (off_t)at);
+	if (w == MAP_FAILED) {
+		/* the space stays, skipped by a PAD chunk */
+		struct dyl_chunk pad = { DYL_CH_PAD, DYL_WINDOW_SIZE - sizeof(pad) };
+		struct iovec iov = { &pad, sizeof(pad) };
+		if (write_at(&iov, 1, at) == 0)
+			dyl_rt.spool_size = at + DYL_WINDOW_SIZE;
+		return NULL;
+	}
+	w->tid = tid;
+	w->id = dyl_rt.nwindows++;
+	w->gen = 0;
+	w->len = 0;
+	w->size = (uint32_t)DYL_WINDOW_DATA;
+	__atomic_store_n(&w->ch.len, DYL_WINDOW_SIZE - (uint32_t)sizeof(w->ch), __ATOMIC_RELAXED);
+	__atomic_store_n(&w->ch.kind, DYL_CH_WINDOW, __ATOMIC_RELEASE);
+	dyl_rt.spool_size = at + DYL_WINDOW_SIZE;
+	if (dyl_rt.spool_alloc != UINT64_MAX && dyl_rt.spool_alloc < dyl_rt.spool_size)
+		dyl_rt.spool_alloc = dyl_rt.spool_size;
+	return w;
+}
+
+int dyl_spool_window_is_shared(const struct dyl_thread *t)
+{
+	return t->win != DYL_OWN_WINDOW(t);
+}
+
+/* T's thread ended, its window empty: the next thread takes it. */
+void dyl_spool_window_done(struct dyl_window *w)
+{
+	if (dyl_rt.nfree_windows < sizeof(dyl_rt.free_windows) / sizeof(dyl_rt.free_windows[0]))
+		dyl_rt.free_windows[dyl_rt.nfree_windows++] = w;
+	else
+		munmap(w, DYL_WINDOW_SIZE);	/* its space is lost to the spool; still read */
+}
+
+/* Writes out T's records in [FROM, TO) of its window.  OPEN: the levels of T's open
+ * calls (the owner writes out from inside nested calls); those not listed in an
+ * earlier block are listed in this one, at their place in start order. */
 void dyl_spool_out(struct dyl_thread *t, uint32_t from, uint32_t to, uint32_t open)
 {
 	struct dyl_open opens[DYL_MAX_FRAMES];
-	uint32_t nopen = 0, fresh = 0;
+	struct dyl_block b = { { DYL_CH_BLOCK, 0 }, t->tid, DYL_NO_WINDOW, 0, from, to, 0, UINT64_MAX };
+	struct dyl_window *w = t->win;
 	int saved = errno;
 
 	if (open > DYL_MAX_FRAMES)
@@ -91,115 +282,106 @@ void dyl_spool_out(struct dyl_thread *t, uint32_t from, uint32_t to, uint32_t op
 			continue;
 		/* alive: an ancestor of the call being left, its dyl_call on the stack */
 		const struct dyl_call *c = (const struct dyl_call *)t->frames[l];
-		opens[nopen++] = (struct dyl_open){ c->t_start, (uint16_t)l, { 0, 0, 0 } };
+		opens[b.nopen++] = (struct dyl_open){ c->t_start, (uint16_t)l, { 0, 0, 0 } };
+		t->reserved[l] = 1;
+		if (c->t_start < b.min_start)
+			b.min_start = c->t_start;
 	}
 	for (uint32_t off = from; off < to;) {
-		const struct dyl_rec *r = (const struct dyl_rec *)(t->buf + off);
-		uint64_t seq;
-		fresh += !dyl_rec_seq(r, &seq);
+		const struct dyl_rec *r = (const struct dyl_rec *)(w->data + off);
+		if (r->t_start < b.min_start)
+			b.min_start = r->t_start;
 		off += dyl_rec_size(r);
-	}
-	uint64_t base = __atomic_fetch_add(&dyl_rt.seq, fresh + nopen, __ATOMIC_RELAXED);
-	/* an open call's number: its place in start order among the block's rows */
-	for (uint32_t i = 0; i < nopen; i++) {
-		uint64_t place = 0;
-		for (uint32_t j = 0; j < nopen; j++)
-			place += dyl_rec_before(opens[j].start, opens[j].level, opens[i].start,
-						opens[i].level);
-		for (uint32_t off = from; off < to;) {
-			const struct dyl_rec *r = (const struct dyl_rec *)(t->buf + off);
-			/* at equal keys a record sorts first (conversion lists records
-			 * before open calls, and sorts stably) */
-			uint64_t seq;
-			if (!dyl_rec_seq(r, &seq))
-				place += !dyl_rec_before(opens[i].start, opens[i].level,
-							 r->t_start, dyl_rec_depth(r));
-			off += dyl_rec_size(r);
-		}
-		t->reserved[opens[i].level] = base + place + 1;
 	}
 	if (!dyl_trace_lock()) {
 		errno = saved;
 		return;
 	}
-	/* After the footer (threads still running while exit writes it) rows go straight
-	 * into the trace: no spool would be converted any more. */
-	if (dyl_rt.spool_fd < 0 && !__atomic_load_n(&dyl_rt.finished, __ATOMIC_ACQUIRE))
-		open_spool();
-	/* Space reserved ahead in large steps: the file system then does its per-block
-	 * bookkeeping once per step (up to 64 MiB), not on every write (a few ns a call). */
-	if (dyl_rt.spool_fd >= 0 && dyl_rt.spool_size + DYL_THREAD_BUF + 65536 > dyl_rt.spool_alloc &&
-	    dyl_rt.spool_alloc != UINT64_MAX) {
-		/* doubling from 1 MiB: a short run reserves little */
-		uint64_t step = dyl_rt.spool_alloc < (1 << 20) ? (1 << 20) : dyl_rt.spool_alloc;
-		if (step > SPOOL_STEP)
-			step = SPOOL_STEP;
-		if (fallocate(dyl_rt.spool_fd, FALLOC_FL_KEEP_SIZE, (off_t)dyl_rt.spool_alloc,
-			      (off_t)step) == 0)
-			dyl_rt.spool_alloc += step;
-		else
-			dyl_rt.spool_alloc = UINT64_MAX;	/* not supported: never again */
-	}
-	if (dyl_rt.spool_fd >= 0) {
-		struct block b = { BLOCK_MAGIC, to - from, t->tid, nopen, base };
-		struct iovec iov[3] = { { &b, sizeof(b) },
-					{ opens, nopen * sizeof(opens[0]) },
-					{ t->buf + from, to - from } };
-		if (write_full(dyl_rt.spool_fd, iov, 3) != 0) {
-			dyl_warn_once("write", "cannot write the trace %s (%s: %s); the program goes on untraced",
-				      dyl_rt.path, dyl_rt.spool_path, strerror(errno ? errno : ENOSPC));
-			DYL_DISABLE();
+	/* After the footer (threads still running while exit writes it) there is no spool
+	 * any more: calls that end then are not in the trace. */
+	if (dyl_rt.spool_fd >= 0 && !__atomic_load_n(&dyl_rt.finished, __ATOMIC_ACQUIRE)) {
+		if (dyl_spool_window_is_shared(t)) {
+			b.window = w->id;
+			b.gen = w->gen;
 		}
-	} else {
 		dyl_clock_mark();
-		dyl_rec_convert(t->tid, t->buf + from, to - from, opens, nopen, base);
+		put_clock(0);
+		put_names();
+		struct iovec iov[5] = { { 0 },
+					{ (char *)&b + sizeof(b.ch), sizeof(b) - sizeof(b.ch) },
+					{ opens, b.nopen * sizeof(opens[0]) },
+					{ w->data + from, to - from } };
+		if (append(DYL_CH_BLOCK, iov, 4) == 0)
+			__atomic_fetch_add(&dyl_rt.blocks, 1, __ATOMIC_RELAXED);
 	}
 	dyl_trace_unlock();
 	errno = saved;
 }
 
-/* Every block spooled so far becomes CSV rows in the trace; the spool goes.  Called
- * with dyl_rt.io held when the image ends.  Blocks are read one at a time, so that
- * memory stays that of one buffer whatever the run's length. */
+/* Every row spooled so far into the trace, then the spool goes.  The converter reads
+ * the spool only (its names, knots and blocks): the same code dyl-trace runs after a
+ * crash, checked by every run. */
 void dyl_spool_convert(void)
 {
-	static char buf[sizeof(struct block) + DYL_MAX_FRAMES * sizeof(struct dyl_open) +
-			DYL_THREAD_BUF];
-	uint64_t off = 0;
+	static char out[64 * 1024];
+	const char *why;
 
 	if (dyl_rt.spool_fd < 0)
 		return;
 	dyl_clock_mark();
-	while (off + sizeof(struct block) <= dyl_rt.spool_size && !DYL_DISABLED()) {
-		struct block b;
-		if (pread(dyl_rt.spool_fd, &b, sizeof(b), (off_t)off) != (ssize_t)sizeof(b) ||
-		    b.magic != BLOCK_MAGIC || b.nopen > DYL_MAX_FRAMES || b.len > DYL_THREAD_BUF)
-			break;
-		size_t n = b.nopen * sizeof(struct dyl_open) + b.len;
-		if (pread(dyl_rt.spool_fd, buf, n, (off_t)(off + sizeof(b))) != (ssize_t)n)
-			break;
-		dyl_rec_convert(b.tid, buf + b.nopen * sizeof(struct dyl_open), b.len,
-				(const struct dyl_open *)buf, b.nopen, b.base);
-		off += sizeof(b) + n;
+	put_clock(0);
+	put_names();
+	size_t size = dyl_rt.spool_size;
+	const char *map = mmap(NULL, size, PROT_READ, MAP_SHARED, dyl_rt.spool_fd, 0);
+	if (map == MAP_FAILED) {
+		failed();
+		dyl_spool_drop();
+		return;
 	}
+	struct dyl_conv *c = dyl_conv_open(map, size, 0, &why);
+	if (c) {
+		struct dyl_row row;
+		size_t o = 0;
+		unsigned ncol = dyl_conv_ncolumns(c);
+		dyl_conv_set_seq(c, dyl_rt.seq);
+		while (!DYL_DISABLED() && dyl_conv_next(c, &row)) {
+			if (o + DYL_ROW_MAX > sizeof(out)) {
+				dyl_trace_put(out, o);
+				o = 0;
+			}
+			o += dyl_format_row(out + o, DYL_ROW_MAX, &row, ncol);
+		}
+		dyl_trace_put(out, o);
+		dyl_rt.seq = dyl_conv_seq(c);
+		dyl_conv_close(c);
+	}
+	munmap((void *)map, size);
 	dyl_spool_drop();
 }
 
-/* The trace cannot be written: the spool goes too.  dyl_rt.io held. */
+/* The spool goes (converted, or the trace cannot be written). */
 void dyl_spool_drop(void)
 {
 	if (dyl_rt.spool_fd < 0)
 		return;
+	for (uint32_t i = 0; i < dyl_rt.nfree_windows; i++)
+		munmap(dyl_rt.free_windows[i], DYL_WINDOW_SIZE);
+	dyl_rt.nfree_windows = 0;
+	if (!dyl_rt.spool_memfd)
+		unlink(dyl_rt.spool_path);
 	close(dyl_rt.spool_fd);
-	unlink(dyl_rt.spool_path);
 	dyl_rt.spool_fd = -1;
 	dyl_rt.spool_size = dyl_rt.spool_alloc = 0;
 }
 
 /* A forked child writes its own trace, and so its own spool: the parent's stays the
- * parent's (not converted, not removed by the child). */
+ * parent's (not converted, not removed by the child).  The windows mapped from it are
+ * the parent's too (runtime.c unmaps them). */
 void dyl_spool_after_fork(void)
 {
+	for (uint32_t i = 0; i < dyl_rt.nfree_windows; i++)
+		munmap(dyl_rt.free_windows[i], DYL_WINDOW_SIZE);
+	dyl_rt.nfree_windows = 0;
 	if (dyl_rt.spool_fd >= 0)
 		close(dyl_rt.spool_fd);
 	dyl_rt.spool_fd = -1;

@@ -145,20 +145,18 @@ static void write_all(int fd, const char *data, size_t len)
 	}
 }
 
-/* Called with dyl_rt.io held, the file open. */
-static void write_header(void)
+/* The header: '#' lines and the column line, '\n'-terminated.  dyl_rt.meta held. */
+size_t dyl_trace_header_text(char *buf, size_t room)
 {
-	char buf[8192];
 	size_t o = 0;
 	int fd;
 	ssize_t n;
 
-	o += (size_t)snprintf(buf + o, sizeof(buf) - o, "# dyliberator trace 1\n# pid=%d\n",
+	o += (size_t)snprintf(buf + o, room - o, "# dyliberator trace 1\n# pid=%d\n",
 			      (int)dyl_rt.pid);
 	if (dyl_rt.start_ticks)
-		o += (size_t)snprintf(buf + o, sizeof(buf) - o, "# pid_start=%llu\n",
-				      dyl_rt.start_ticks);
-	o += (size_t)snprintf(buf + o, sizeof(buf) - o, "# start_ns=%llu\n",
+		o += (size_t)snprintf(buf + o, room - o, "# pid_start=%llu\n", dyl_rt.start_ticks);
+	o += (size_t)snprintf(buf + o, room - o, "# start_ns=%llu\n",
 			      (unsigned long long)dyl_rt.start_ns);
 	/* the command line, NUL-separated in /proc */
 	fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
@@ -171,24 +169,36 @@ static void write_header(void)
 				if (cmd[i] == '\0' || cmd[i] == '\n')
 					cmd[i] = ' ';
 			cmd[n] = '\0';
-			o += (size_t)snprintf(buf + o, sizeof(buf) - o, "# cmdline=%s\n", cmd);
+			o += (size_t)snprintf(buf + o, room - o, "# cmdline=%s\n", cmd);
 		}
 	}
+	/* the clock's own cost is reported, never subtracted */
+	if (o < room)
+		o += (size_t)snprintf(buf + o, room - o, "# clock=%s\n# clock_cost_ns=%llu\n%s",
+				      dyl_clock_name(), (unsigned long long)dyl_clock_cost_ns(),
+				      dyl_rt.notes);
+	if (o >= room)
+		o = room - 1;
+	o += (size_t)snprintf(buf + o, room - o, "%s", HEADER);
+	for (unsigned i = 0; i < dyl_rt.ncolumns && o < room; i++)
+		o += (size_t)snprintf(buf + o, room - o, ",%s", dyl_rt.columns[i]);
+	if (o >= room - 1)
+		o = room - 2;
+	buf[o++] = '\n';
+	return o;
+}
+
+/* Called with dyl_rt.io held, the file open. */
+static void write_header(void)
+{
+	char buf[8192];
+
 	pthread_mutex_lock(&dyl_rt.meta);	/* notes and columns are fixed from now on */
 	dyl_rt.header_done = 1;
-	/* the clock's own cost is reported, never subtracted */
-	o += (size_t)snprintf(buf + o, sizeof(buf) - o, "# clock=%s\n# clock_cost_ns=%llu\n%s",
-			      dyl_clock_name(), (unsigned long long)dyl_clock_cost_ns(), dyl_rt.notes);
-	if (o >= sizeof(buf))
-		o = sizeof(buf) - 1;
-	o += (size_t)snprintf(buf + o, sizeof(buf) - o, "%s", HEADER);
-	for (unsigned i = 0; i < dyl_rt.ncolumns && o < sizeof(buf); i++)
-		o += (size_t)snprintf(buf + o, sizeof(buf) - o, ",%s", dyl_rt.columns[i]);
+	size_t o = dyl_trace_header_text(buf, sizeof(buf));
 	pthread_mutex_unlock(&dyl_rt.meta);
-	if (o >= sizeof(buf) - 1)
-		o = sizeof(buf) - 2;
-	buf[o++] = '\n';
 	write_all(dyl_rt.fd, buf, o);
+	dyl_spool_meta();	/* the spool's copy, for dyl-trace after a crash */
 }
 
 /* Chooses the name and claims it (see the top of the file).  Called with dyl_rt.io
@@ -229,7 +239,8 @@ static void open_trace_as(int only_path)
 		return;
 	}
 	dyl_rt.header_done = 0;
-	DYL_SET_FD(fd);	/* last: a thread that sees the fd sees the rest */
+	DYL_SET_FD(fd);	/* a thread that sees the fd sees the rest */
+	dyl_spool_open();
 }
 
 static void open_trace(void)
@@ -342,6 +353,7 @@ void dyl_trace_drop_unused(void)
 
 	pthread_mutex_lock(&dyl_rt.io);
 	if (dyl_rt.fd >= 0 && !dyl_rt.header_done) {
+		dyl_spool_drop();
 		unlink(dyl_rt.path);
 		close(dyl_rt.fd);	/* and with it the lock */
 		DYL_SET_FD(-1);
@@ -357,108 +369,4 @@ void dyl_trace_reset_after_fork(void)
 	DYL_SET_FD(-1);
 	dyl_rt.header_done = 0;	/* the child's own header; notes and columns stay */
 	dyl_rt.start_ticks = 0;
-}
-
-/* --- row formatting (at write-out and at the end; no stdio) --- */
-
-/* Two digits per division: the rows' numbers (seq, times) have 6 to 12 digits and
- * formatting them is most of converting a record. */
-static const char DIGITS2[] =
-	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-	"8081828384858687888990919293949596979899";
-
-static char *put_u64(char *p, uint64_t v)
-{
-	char tmp[24], *e = tmp + sizeof(tmp), *b = e;
-	size_t n;
-
-	while (v >= 100) {
-		unsigned d = (unsigned)(v % 100) * 2;
-		v /= 100;
-		*--b = DIGITS2[d + 1];
-		*--b = DIGITS2[d];
-	}
-	if (v >= 10) {
-		*--b = DIGITS2[v * 2 + 1];
-		*--b = DIGITS2[v * 2];
-	} else {
-		*--b = (char)('0' + v);
-	}
-	n = (size_t)(e - b);
-	memcpy(p, b, n);
-	return p + n;
-}
-
-static char *put_i64_opt(char *p, int64_t v)
-{
-	if (v == DYL_NONE)
-		return p;
-	if (v < 0) {
-		*p++ = '-';
-		return put_u64(p, (uint64_t)0 - (uint64_t)v);
-	}
-	return put_u64(p, (uint64_t)v);
-}
-
-/* A CSV field, quoted when it holds a comma, quote or newline. */
-static char *put_field(char *p, char *end, const char *s, size_t n)
-{
-	const char *e = s + n;
-	int quote = 0;
-
-	for (const char *q = s; q < e; q++)
-		if (*q == ',' || *q == '"' || *q == '\n' || *q == '\r')
-			quote = 1;
-	if (quote)
-		*p++ = '"';
-	for (; s < e && p < end - 3; s++) {
-		if (*s == '"')
-			*p++ = '"';
-		*p++ = (*s == '\n' || *s == '\r') ? ' ' : *s;
-	}
-	if (quote)
-		*p++ = '"';
-	return p;
-}
-
-size_t dyl_format_row(char *out, size_t room, const struct dyl_row *r)
-{
-	char *p = out, *end = out + room - 32 * (DYL_MAX_COUNTERS + DYL_MAX_COLUMNS);
-	int64_t work = r->work;
-
-	if (work == DYL_NONE && (r->in_bytes != DYL_NONE || r->out_bytes != DYL_NONE))
-		work = (r->in_bytes == DYL_NONE ? 0 : r->in_bytes) +
-		       (r->out_bytes == DYL_NONE ? 0 : r->out_bytes);
-	p = put_u64(p, r->seq);
-	*p++ = ',';
-	p = put_u64(p, (uint64_t)r->tid);
-	*p++ = ',';
-	p = put_field(p, end, r->func, strlen(r->func));
-	*p++ = ',';
-	if (r->timed) {
-		p = put_u64(p, r->t_start_ns);
-		*p++ = ',';
-		p = put_u64(p, r->t_ns);
-	} else {
-		*p++ = ',';
-	}
-	*p++ = ',';
-	p = put_i64_opt(p, r->in_bytes);
-	*p++ = ',';
-	p = put_i64_opt(p, r->out_bytes);
-	*p++ = ',';
-	p = put_i64_opt(p, work);
-	*p++ = ',';
-	p = put_u64(p, r->depth);
-	*p++ = ',';
-	if (r->args)
-		p = put_field(p, end, r->args, r->args_len);
-	for (unsigned i = 0; i < dyl_rt.ncolumns; i++) {
-		*p++ = ',';
-		if (i >= r->counter_base && i < r->counter_base + r->ncounters)
-			p = put_i64_opt(p, r->counters[i - r->counter_base]);
-	}
-	*p++ = '\n';
-	return (size_t)(p - out);
 }

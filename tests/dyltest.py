@@ -191,3 +191,10 @@ def parent_of(tr, row):
     if not hasattr(tr, 'parent_map'):
         tr.parent_map = parents(tr)
     return tr.parent_map[row['seq']]
+
+
+def write_text(path, text):
+    """Writes TEXT to PATH; returns PATH."""
+    with open(path, 'w') as f:
+        f.write(text)
+    return path

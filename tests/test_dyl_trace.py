@@ -365,8 +365,6 @@ def test_real_trace_cat_and_chrome(blas_trace):
     parents(tr)   # the trace's own nesting, by dyltest's independent reading
 
 
-@pytest.mark.xfail(strict=True, reason='issue 3: after SIGKILL the rows written out are in the '
-                   "runtime's binary spool (.NAME.dylspool), which dyl-trace cannot read yet")
 def test_real_trace_of_a_killed_process(blas_trace, tmp_path):
     """SIGKILL: the trace holds what was written before; dyl-trace reads it with warnings."""
     d, wrapper, app, _ = blas_trace

@@ -255,6 +255,62 @@ static int wait_stdin(void)
 	return 0;
 }
 
+/* --- killed with calls in every thread's buffer: NT threads make N calls each and
+ * stay alive, the main thread makes N; "ready", then it waits for its SIGKILL --- */
+static pthread_barrier_t made;
+
+static void *make_then_stay(void *p)
+{
+	struct worker *w = p;
+	w->sum = adds(w->n, w->id);
+	pthread_barrier_wait(&made);
+	for (;;)
+		pause();
+	return NULL;
+}
+
+static int kill_me(long nt, long n)
+{
+	struct worker w[64];
+	char line[16];
+	if (nt > 64)
+		nt = 64;
+	pthread_barrier_init(&made, NULL, (unsigned)nt + 1);
+	for (int i = 0; i < nt; i++) {
+		w[i].id = i + 1;
+		w[i].n = n;
+		pthread_create(&w[i].th, NULL, make_then_stay, &w[i]);
+	}
+	long s = adds(n, 0);
+	pthread_barrier_wait(&made);
+	printf("ready %ld\n", s);
+	fflush(stdout);
+	if (!fgets(line, sizeof(line), stdin))
+		return 1;
+	return 0;
+}
+
+/* --- a forked child killed: the parent makes N calls, forks; the child makes N,
+ * says "ready PID" and waits for its SIGKILL; the parent waits for the child --- */
+static int fork_kill_me(long n)
+{
+	char line[16];
+	long s = adds(n, 0);
+	pid_t pid = fork();
+	if (pid == 0) {
+		s += adds(n, 1);
+		printf("ready %d\n", (int)getpid());
+		fflush(stdout);
+		if (!fgets(line, sizeof(line), stdin))
+			_exit(1);
+		_exit(0);
+	}
+	int status;
+	waitpid(pid, &status, 0);
+	printf("child %s\n", WIFSIGNALED(status) ? "killed" : "exited");
+	return s == 0;
+}
+
 /* --- longjmp out of a wrapped call (libjpeg's error handling does this from a
  * callback): the calls after it are at depth 0 again --- */
 static jmp_buf escape;
@@ -328,6 +384,10 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(mode, "wait"))
 		return wait_stdin();
+	if (!strcmp(mode, "fork-kill-me"))
+		return fork_kill_me(arg(argv, argc, 2, 100));
+	if (!strcmp(mode, "kill-me"))
+		return kill_me(arg(argv, argc, 2, 2), arg(argv, argc, 3, 1000));
 	fprintf(stderr, "tinyapp: unknown mode %s\n", mode);
 	return 2;
 }

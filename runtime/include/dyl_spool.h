@@ -1,0 +1,179 @@
+/* dyl_spool.h - the spool: what the runtime keeps on disk beside a trace while the
+ * process runs, and the converter that turns it into the trace's CSV rows.
+ *
+ * The spool of DIR/NAME is DIR/.NAME.dylspool (or a memfd when the trace is not a
+ * regular file).  It is written so that a process killed at any moment (SIGKILL) leaves
+ * every call it completed readable:
+ *   - each recording thread appends its records to a window: 256 KiB of the spool
+ *     mapped MAP_SHARED, so a record is in the file (the page cache) once stored;
+ *   - a full window is copied out as a block, appended to the spool, and reused;
+ *   - the function names, the clock's calibration and the CSV header are chunks too.
+ * At exit the runtime converts the spool into CSV rows (convert.c) and removes it;
+ * after a crash `dyl-trace` runs the same converter over it.
+ *
+ * Layout: struct dyl_spool_head, then chunks, each 8-byte aligned, each starting with
+ * struct dyl_chunk.  Windows start on a page (they are mapped); a PAD chunk fills the
+ * gap before one.  A reader stops at the first chunk that is not whole.
+ *
+ * seq is given by the converter: every thread's records in start order (outer call
+ * first at equal start), merged across threads by start (then tid).  A call still open
+ * when its window was copied out started before rows of that block: the block lists
+ * it as an open call (struct dyl_open) at its place, and its record, written in a later
+ * block, carries DYL_X_SEQ ("numbered at an earlier place").
+ */
+#ifndef DYL_SPOOL_H
+#define DYL_SPOOL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define DYL_SPOOL_MAGIC "DYLSPOOL"
+#define DYL_SPOOL_VERSION 2u
+#define DYL_WINDOW_SIZE (256u * 1024)	/* a window, header included */
+
+struct dyl_spool_head {
+	char magic[8];
+	uint32_t version;
+	uint32_t zero;
+};
+
+struct dyl_chunk {
+	uint32_t kind;		/* DYL_CH_* */
+	uint32_t len;		/* bytes after this header (a multiple of 8) */
+};
+enum {
+	DYL_CH_META = 0x4154454du,	/* "META": u32 ncolumns, u32 text length, the CSV header text */
+	DYL_CH_NAMES = 0x454d414eu,	/* "NAME": u32 first id, u32 count, NUL-terminated names */
+	DYL_CH_CLOCK = 0x4b4c4f43u,	/* "CLOK": struct dyl_spool_clock, then knots */
+	DYL_CH_WINDOW = 0x4e495757u,	/* "WWIN": struct dyl_window */
+	DYL_CH_BLOCK = 0x4b4c4242u,	/* "BBLK": struct dyl_block, opens, records */
+	DYL_CH_PAD = 0x44415050u,	/* "PPAD" */
+};
+
+/* A thread's window.  Only its owner stores into data and len; len is stored after the
+ * record it covers, so a reader of the file sees whole records only. */
+struct dyl_window {
+	struct dyl_chunk ch;
+	int32_t tid;		/* the thread writing into it now */
+	uint32_t id;		/* blocks name their window by it */
+	uint32_t gen;		/* times it was emptied: blocks name the generation they copied */
+	uint32_t len;		/* bytes of whole records in data */
+	uint32_t size;		/* bytes of data */
+	uint32_t pad[9];
+	char data[] __attribute__((aligned(64)));
+};
+#define DYL_WINDOW_DATA (DYL_WINDOW_SIZE - sizeof(struct dyl_window))
+#define DYL_NO_WINDOW UINT32_MAX
+
+/* A block: records copied out of a window (data[from..to) of generation gen). */
+struct dyl_block {
+	struct dyl_chunk ch;
+	int32_t tid;
+	uint32_t window;	/* DYL_NO_WINDOW: from a thread's private buffer */
+	uint32_t gen;
+	uint32_t from, to;
+	uint32_t nopen;		/* struct dyl_open entries after this header */
+	uint64_t min_start;	/* the least start of its records and open calls (ticks) */
+};
+
+/* A call open when its thread's records were copied out (see the top). */
+struct dyl_open {
+	uint64_t start;		/* ticks */
+	uint16_t level;		/* its depth */
+	uint16_t pad[3];
+};
+
+/* The clock's calibration: knots (tsc, CLOCK_MONOTONIC ns) follow; with fewer than two,
+ * the provisional pair gives the slope (a killed process may leave no second knot). */
+struct dyl_spool_clock {
+	uint32_t tsc;		/* ticks are TSC ticks (else they are ns already) */
+	uint32_t nknots;
+	uint64_t t0;		/* the process's start, ticks */
+	uint64_t prov_tsc, prov_ns;	/* 0 when none */
+};
+struct dyl_knot {
+	uint64_t tsc, ns;
+};
+
+/* One call as the per-call path leaves it: 16 bytes, most of the cost of writing it
+ * out.  Calls that need more (byte counts, counters, argument text, a value too big for
+ * its field here) set DYL_REC_EXT and carry a payload, in 8-byte words:
+ *   header: u8 words (the payload's, this one included), u8 DYL_X_*, u16 0, u32 depth
+ *   u64 t_end (or the duration in ns, DYL_REC_DUR_NS), u64 function id
+ *   DYL_X_SIZES: i64 in_bytes, out_bytes, work
+ *   DYL_X_EXTRA: u16 args_len, u8 ncounters, u8 counter_base, u32 0,
+ *                ncounters x i64, then args_len bytes of text (padded to 8)
+ * Times are clock ticks. */
+struct dyl_rec {
+	uint64_t t_start;
+	uint32_t dur;		/* t_end - t_start in ticks (in ns with DYL_REC_DUR_NS) */
+	uint32_t meta;		/* function id (bits 0-19), depth (20-27), flags (28-31) */
+};
+#define DYL_REC_FUNC_BITS 20
+#define DYL_REC_DEPTH_MAX 255
+#define DYL_REC_DUR_NS 1u	/* the duration is in ns (DYL_CALL_DUR_NS) */
+#define DYL_REC_EXT 2u		/* a payload follows */
+#define DYL_X_SEQ 1u		/* numbered at its place in an earlier block (no word) */
+#define DYL_X_SIZES 2u		/* in_bytes, out_bytes, work */
+#define DYL_X_EXTRA 4u		/* counters and/or args */
+
+static inline uint32_t dyl_rec_size(const struct dyl_rec *r)
+{
+	const uint64_t *w = (const uint64_t *)(r + 1);
+	return (uint32_t)sizeof(*r) + ((r->meta >> 28 & DYL_REC_EXT) ? 8u * (uint32_t)(w[0] & 0xff) : 0);
+}
+static inline uint32_t dyl_rec_depth(const struct dyl_rec *r)
+{
+	const uint64_t *w = (const uint64_t *)(r + 1);
+	return (r->meta >> 28 & DYL_REC_EXT) ? (uint32_t)(w[0] >> 32) : (r->meta >> 20 & 0xff);
+}
+
+/* --- the converter (convert.c): spool -> rows, in seq order --- */
+
+#define DYL_NONE_I64 INT64_MIN	/* an empty in_bytes, out_bytes or work */
+
+struct dyl_row {
+	uint64_t seq;
+	int32_t tid;
+	const char *func;
+	int timed;		/* t_start_ns and t_ns known */
+	uint64_t t_start_ns, t_ns;
+	int64_t in_bytes, out_bytes, work;
+	uint32_t depth;
+	const char *args;	/* NULL or ARGS_LEN bytes */
+	uint32_t args_len;
+	uint32_t counter_base, ncounters;
+	const int64_t *counters;
+};
+
+struct dyl_conv;	/* opaque; its memory comes from mmap, never malloc */
+
+/* Opens the spool in DATA (SIZE bytes, mapped by the caller).  WINDOWS: also the records
+ * still in windows, not copied out (a reader after a crash; the runtime itself copies
+ * them out first).  NULL when DATA is not a spool, with *WHY set. */
+struct dyl_conv *dyl_conv_open(const char *data, size_t size, int windows, const char **why);
+/* Numbers from SEQ on (an image converting a second spool after a failed exec); the
+ * next free number after the rows so far. */
+void dyl_conv_set_seq(struct dyl_conv *c, uint64_t seq);
+uint64_t dyl_conv_seq(const struct dyl_conv *c);
+/* The next row in seq order (a call numbered at an earlier place may come late): 1, or
+ * 0 at the end. */
+int dyl_conv_next(struct dyl_conv *c, struct dyl_row *row);
+/* What the spool says of itself: the CSV header text (comment lines and the column
+ * line, '\n'-terminated), the number of extra counter columns, the end of the last call
+ * (ns since the process started), whether the spool was cut short. */
+const char *dyl_conv_header(const struct dyl_conv *c, size_t *len);
+unsigned dyl_conv_ncolumns(const struct dyl_conv *c);
+uint64_t dyl_conv_last_end_ns(const struct dyl_conv *c);
+int dyl_conv_cut_short(const struct dyl_conv *c);
+void dyl_conv_close(struct dyl_conv *c);
+
+/* One CSV row (no stdio); ROOM must be at least DYL_ROW_MAX.  NCOLUMNS: the counter
+ * columns after args. */
+#define DYL_ROW_MAX 4096
+size_t dyl_format_row(char *out, size_t room, const struct dyl_row *r, unsigned ncolumns);
+
+/* The spool's path for the trace PATH: DIR/.NAME.dylspool.  0, or -1 if too long. */
+int dyl_spool_name(char *out, size_t room, const char *path);
+
+#endif
