@@ -13,8 +13,10 @@
  * items per thread whose blocks overlap in time, whatever the run's length.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 #include "dyl_spool.h"
 
 #define MAX_LEVELS 64	/* the runtime's DYL_MAX_FRAMES: deeper calls are never open calls */
@@ -46,7 +48,7 @@ static void release(void *p, size_t cap, size_t elsize)
 
 /* --- the state --- */
 
-struct item {		/* a record (at OFF in its block) or an open call (OFF == NONE) */
+struct item {		/* a record (at OFF in its stream's bytes) or an open call (OFF == NONE) */
 	uint64_t start;
 	uint32_t off;
 	uint16_t depth;
@@ -54,39 +56,48 @@ struct item {		/* a record (at OFF in its block) or an open call (OFF == NONE) *
 };
 
 struct blk {
-	const char *recs;
-	uint32_t len;
-	uint32_t nopen;
-	const struct dyl_open *open;
+	uint64_t at;		/* file offset of its open calls, then its records */
+	uint32_t nopen, len;	/* open calls, bytes of records */
 	uint64_t min_start;
 	int32_t tid;
 	uint32_t next;		/* the stream's next block */
+	uint32_t window, gen, to;	/* what it copied out (DYL_NO_WINDOW: nothing) */
+};
+
+struct window {
+	int32_t tid;
+	uint32_t gen, len, present;
+	uint64_t data;		/* file offset of its records */
 };
 
 struct stream {
 	int32_t tid;
 	uint32_t first, last, cur;	/* blocks */
 	int loaded;
+	char *bytes;		/* the current block, read */
+	size_t bytes_cap;
 	struct item *items, *tmp;
 	size_t nitems, pos, cap;
 	uint64_t reserved[MAX_LEVELS];	/* seq + 1 given to the open call at each level */
 };
 
 struct dyl_conv {
-	const char *data;
-	size_t size, valid;	/* VALID: the end of the last whole chunk */
+	int fd;
+	uint64_t size;
 	int cut_short;
-	const char *header;	/* the last META chunk */
-	uint32_t header_len, ncolumns;
-	const struct dyl_spool_clock *clock;
-	const struct dyl_knot *knots;
+	/* the small chunks, kept: META text, names, knots (offsets into KEEP) */
+	char *keep;
+	size_t kept, keep_cap;
+	size_t header, header_len;
+	uint32_t ncolumns;
+	int have_clock;
+	struct dyl_spool_clock clock;
+	struct dyl_knot *knots;
+	size_t knots_cap;
 	uint32_t nknots;
-	struct dyl_knot two[2];	/* the first knot and the provisional pair */
-	/* names by id */
-	const char **names;
+	size_t *names;		/* offset in KEEP + 1; 0: none */
 	size_t nnames, names_cap;
-	/* windows by id, and how much of each blocks cover */
-	const struct dyl_window **windows;
+	struct window *windows;
 	uint32_t *covered;
 	size_t nwindows, windows_cap, covered_cap;
 	struct blk *blks;
@@ -100,6 +111,20 @@ struct dyl_conv {
 	uint32_t seg;
 	unsigned __int128 seg_mult;
 };
+
+static int read_at(const struct dyl_conv *c, void *buf, size_t n, uint64_t off)
+{
+	char *p = buf;
+	while (n > 0) {
+		ssize_t r = pread(c->fd, p, n, (off_t)off);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return -1;
+		p += r, off += (uint64_t)r, n -= (size_t)r;
+	}
+	return 0;
+}
 
 /* --- ticks to ns: the piecewise linear map of the knots (clock.c takes them) --- */
 
@@ -126,7 +151,7 @@ static uint64_t to_ns(struct dyl_conv *c, uint64_t t)
 {
 	const struct dyl_knot *k = c->knots;
 
-	if (!c->clock || !c->clock->tsc || c->nknots < 2)
+	if (!c->have_clock || !c->clock.tsc || c->nknots < 2)
 		return t;
 	if (c->seg >= c->nknots - 1 || t < k[c->seg].tsc ||
 	    (t >= k[c->seg + 1].tsc && c->seg + 2 < c->nknots)) {
@@ -141,47 +166,63 @@ static uint64_t to_ns(struct dyl_conv *c, uint64_t t)
 	return a->ns + (uint64_t)(((unsigned __int128)(t - a->tsc) * c->seg_mult) >> 40);
 }
 
-/* --- reading the chunks --- */
+/* --- reading the chunks (headers and small chunks only: blocks are read when their
+ * turn comes, so that converting a spool of any size keeps a few blocks in memory) --- */
 
-static int add_names(struct dyl_conv *c, const char *p, uint32_t len)
+/* The body of a small chunk, into KEEP; its offset there, or -1. */
+static ssize_t keep(struct dyl_conv *c, uint64_t at, uint32_t len)
 {
-	if (len < 8)
+	if (!(c->keep = grow(c->keep, &c->keep_cap, c->kept + len + 1, 1)) ||
+	    read_at(c, c->keep + c->kept, len, at) != 0)
+		return -1;
+	size_t o = c->kept;
+	c->kept += len;
+	c->keep[c->kept++] = '\0';
+	return (ssize_t)o;
+}
+
+static int add_names(struct dyl_conv *c, uint64_t at, uint32_t len)
+{
+	ssize_t o = len >= 8 ? keep(c, at, len) : -1;
+	if (o < 0)
 		return -1;
 	uint32_t first, count;
+	const char *p = c->keep + o, *s = p + 8, *end = p + len;
 	memcpy(&first, p, 4);
 	memcpy(&count, p + 4, 4);
-	const char *s = p + 8, *end = p + len;
-	if (!(c->names = grow(c->names, &c->names_cap, (size_t)first + count, sizeof(char *))))
+	if ((size_t)first + count > (1u << 24) ||
+	    !(c->names = grow(c->names, &c->names_cap, (size_t)first + count, sizeof(size_t))))
 		return -1;
+	for (size_t i = c->nnames; i < (size_t)first + count; i++)
+		c->names[i] = 0;
 	for (uint32_t i = 0; i < count; i++) {
 		const char *z = memchr(s, '\0', (size_t)(end - s));
 		if (!z)
 			return -1;
-		c->names[first + i] = s;
+		c->names[first + i] = (size_t)(s - c->keep) + 1;
 		s = z + 1;
 	}
-	if (first + count > c->nnames) {
-		for (size_t i = c->nnames; i < first; i++)
-			c->names[i] = NULL;
+	if (first + count > c->nnames)
 		c->nnames = first + count;
-	}
 	return 0;
 }
 
-static int add_window(struct dyl_conv *c, const struct dyl_window *w, uint32_t len)
+static int add_window(struct dyl_conv *c, uint64_t at, uint32_t len)
 {
-	if (len + sizeof(struct dyl_chunk) < sizeof(*w) ||
-	    w->size > len + sizeof(struct dyl_chunk) - sizeof(*w) || w->id > (1u << 24))
+	struct dyl_window w;
+	if (len + sizeof(struct dyl_chunk) < sizeof(w) || read_at(c, &w, sizeof(w), at) != 0 ||
+	    w.size > len + sizeof(struct dyl_chunk) - sizeof(w) || w.id > (1u << 24))
 		return -1;
-	size_t need = (size_t)w->id + 1;
+	size_t need = (size_t)w.id + 1;
 	if (!(c->windows = grow(c->windows, &c->windows_cap, need, sizeof(*c->windows))) ||
 	    !(c->covered = grow(c->covered, &c->covered_cap, need, sizeof(*c->covered))))
 		return -1;
 	for (size_t i = c->nwindows; i < need; i++)
-		c->windows[i] = NULL, c->covered[i] = 0;
+		c->windows[i].present = 0, c->covered[i] = 0;
 	if (need > c->nwindows)
 		c->nwindows = need;
-	c->windows[w->id] = w;
+	c->windows[w.id] = (struct window){ w.tid, w.gen, w.len <= w.size ? w.len : w.size, 1,
+					    at + sizeof(w) };
 	return 0;
 }
 
@@ -192,22 +233,19 @@ static struct blk *new_blk(struct dyl_conv *c)
 	return &c->blks[c->nblks++];
 }
 
-static int add_block(struct dyl_conv *c, const struct dyl_block *b, uint32_t len)
+static int add_block(struct dyl_conv *c, uint64_t at, uint32_t len)
 {
-	size_t head = sizeof(*b) - sizeof(struct dyl_chunk);
-	if (len < head || b->to < b->from || b->nopen > MAX_LEVELS ||
-	    head + b->nopen * sizeof(struct dyl_open) + (b->to - b->from) > len)
+	struct dyl_block b;
+	size_t head = sizeof(b) - sizeof(struct dyl_chunk);
+	if (len < head || read_at(c, &b, sizeof(b), at) != 0 || b.to < b.from ||
+	    b.nopen > MAX_LEVELS || b.to - b.from > DYL_WINDOW_SIZE ||
+	    head + b.nopen * sizeof(struct dyl_open) + (b.to - b.from) > len)
 		return -1;
 	struct blk *k = new_blk(c);
 	if (!k)
 		return -1;
-	k->open = (const struct dyl_open *)(b + 1);
-	k->nopen = b->nopen;
-	k->recs = (const char *)(k->open + b->nopen);
-	k->len = b->to - b->from;
-	k->min_start = b->min_start;
-	k->tid = b->tid;
-	k->next = NONE;
+	*k = (struct blk){ at + sizeof(b), b.nopen, b.to - b.from, b.min_start, b.tid, NONE,
+			   b.window, b.gen, b.to };
 	return 0;
 }
 
@@ -215,92 +253,81 @@ static int add_block(struct dyl_conv *c, const struct dyl_block *b, uint32_t len
  * generation are in it only. */
 static void cover(struct dyl_conv *c)
 {
-	/* a second pass over the blocks: windows may come after blocks naming them */
-	for (size_t off = sizeof(struct dyl_spool_head); off < c->valid;) {
-		const struct dyl_chunk *ch = (const struct dyl_chunk *)(c->data + off);
-		if (ch->kind == DYL_CH_BLOCK) {
-			const struct dyl_block *b = (const struct dyl_block *)ch;
-			if (b->window < c->nwindows && c->windows[b->window] &&
-			    b->gen == c->windows[b->window]->gen && b->to > c->covered[b->window])
-				c->covered[b->window] = b->to;
-		}
-		off += sizeof(*ch) + ch->len;
+	for (size_t i = 0; i < c->nblks; i++) {
+		const struct blk *k = &c->blks[i];
+		if (k->window < c->nwindows && c->windows[k->window].present &&
+		    k->gen == c->windows[k->window].gen && k->to > c->covered[k->window])
+			c->covered[k->window] = k->to;
 	}
 }
 
 static int window_blocks(struct dyl_conv *c)
 {
 	for (size_t i = 0; i < c->nwindows; i++) {
-		const struct dyl_window *w = c->windows[i];
-		if (!w)
-			continue;
-		uint32_t len = w->len <= w->size ? w->len : w->size;
-		if (len <= c->covered[i])
+		const struct window *w = &c->windows[i];
+		if (!w->present || w->len <= c->covered[i])
 			continue;
 		struct blk *k = new_blk(c);
 		if (!k)
 			return -1;
-		k->recs = w->data + c->covered[i];
-		k->len = len - c->covered[i];
-		k->open = NULL;
-		k->nopen = 0;
-		k->tid = w->tid;
-		k->next = NONE;
-		k->min_start = UINT64_MAX;
-		for (uint32_t off = 0; off + sizeof(struct dyl_rec) <= k->len;) {
-			const struct dyl_rec *r = (const struct dyl_rec *)(k->recs + off);
-			if (r->t_start < k->min_start)
-				k->min_start = r->t_start;
-			off += dyl_rec_size(r);
-		}
+		/* min_start 0: read at once (a crash leaves one per thread at most) */
+		*k = (struct blk){ w->data + c->covered[i], 0, w->len - c->covered[i], 0, w->tid,
+				   NONE, DYL_NO_WINDOW, 0, 0 };
 	}
 	return 0;
 }
 
 static int read_chunks(struct dyl_conv *c, int windows)
 {
-	size_t off = sizeof(struct dyl_spool_head);
+	uint64_t off = sizeof(struct dyl_spool_head);
 
 	while (off + sizeof(struct dyl_chunk) <= c->size) {
-		const struct dyl_chunk *ch = (const struct dyl_chunk *)(c->data + off);
-		const char *body = (const char *)(ch + 1);
+		struct dyl_chunk ch;
+		uint64_t body = off + sizeof(ch);
 		int bad = 0;
-		if ((ch->len & 7) || ch->len > c->size - off - sizeof(*ch))
+		if (read_at(c, &ch, sizeof(ch), off) != 0 || (ch.len & 7) ||
+		    ch.len > c->size - body)
 			break;
-		switch (ch->kind) {
+		switch (ch.kind) {
 		case DYL_CH_META: {
+			ssize_t o = ch.len >= 8 ? keep(c, body, ch.len) : -1;
 			uint32_t n[2];
-			if (ch->len < 8)
+			if (o < 0) {
+				bad = 1;
 				break;
-			memcpy(n, body, 8);
-			if (n[1] > ch->len - 8) {
+			}
+			memcpy(n, c->keep + o, 8);
+			if (n[1] > ch.len - 8) {
 				bad = 1;
 				break;
 			}
 			c->ncolumns = n[0];
-			c->header = body + 8;
+			c->header = (size_t)o + 8;
 			c->header_len = n[1];
 			break;
 		}
 		case DYL_CH_NAMES:
-			bad = add_names(c, body, ch->len) != 0;
+			bad = add_names(c, body, ch.len) != 0;
 			break;
 		case DYL_CH_CLOCK: {
-			const struct dyl_spool_clock *k = (const struct dyl_spool_clock *)body;
-			if (ch->len < sizeof(*k) || k->nknots > (ch->len - sizeof(*k)) / sizeof(struct dyl_knot)) {
+			struct dyl_spool_clock k;
+			if (ch.len < sizeof(k) || read_at(c, &k, sizeof(k), body) != 0 ||
+			    k.nknots > (ch.len - sizeof(k)) / sizeof(struct dyl_knot) || k.nknots > 4096 ||
+			    !(c->knots = grow(c->knots, &c->knots_cap, k.nknots + 2, sizeof(struct dyl_knot))) ||
+			    read_at(c, c->knots, k.nknots * sizeof(struct dyl_knot), body + sizeof(k)) != 0) {
 				bad = 1;
 				break;
 			}
 			c->clock = k;
-			c->knots = (const struct dyl_knot *)(k + 1);
-			c->nknots = k->nknots;
+			c->have_clock = 1;
+			c->nknots = k.nknots;
 			break;
 		}
 		case DYL_CH_WINDOW:
-			bad = add_window(c, (const struct dyl_window *)ch, ch->len) != 0;
+			bad = add_window(c, off, ch.len) != 0;
 			break;
 		case DYL_CH_BLOCK:
-			bad = add_block(c, (const struct dyl_block *)ch, ch->len) != 0;
+			bad = add_block(c, off, ch.len) != 0;
 			break;
 		case DYL_CH_PAD:
 			break;
@@ -309,27 +336,18 @@ static int read_chunks(struct dyl_conv *c, int windows)
 		}
 		if (bad)
 			break;
-		off += sizeof(*ch) + ch->len;
+		off += sizeof(ch) + ch.len;
 	}
-	c->valid = off;
-	/* whatever follows the last whole chunk: a write cut short, or the zeros of space
-	 * reserved ahead */
-	for (size_t i = off; i < c->size; i++)
-		if (c->data[i]) {
-			c->cut_short = 1;
-			break;
-		}
+	/* whatever follows the last whole chunk: a write cut short (the zeros of space
+	 * reserved ahead are not in SIZE) */
+	c->cut_short = off < c->size;
 	cover(c);
 	if (windows && window_blocks(c) != 0)
 		return -1;
 	/* a provisional slope when the process died before a second knot */
-	if (c->clock && c->clock->tsc && c->nknots == 1 && c->clock->prov_tsc) {
-		c->two[0] = c->knots[0];
-		c->two[1] = (struct dyl_knot){ c->clock->prov_tsc, c->clock->prov_ns };
-		if (c->two[1].tsc > c->two[0].tsc) {
-			c->knots = c->two;
-			c->nknots = 2;
-		}
+	if (c->have_clock && c->clock.tsc && c->nknots == 1 && c->clock.prov_tsc > c->knots[0].tsc) {
+		c->knots[1] = (struct dyl_knot){ c->clock.prov_tsc, c->clock.prov_ns };
+		c->nknots = 2;
 	}
 	return 0;
 }
@@ -388,35 +406,38 @@ static void sort_items(struct item *items, struct item *tmp, size_t n)
 	}
 }
 
-/* Sorts the stream's current block into items. */
-static int load(struct stream *s, const struct blk *b)
+/* Reads the stream's current block and sorts its records and open calls. */
+static int load(const struct dyl_conv *c, struct stream *s, const struct blk *b)
 {
-	size_t n = b->len / sizeof(struct dyl_rec) + b->nopen, cap = s->cap;
+	size_t n = b->len / sizeof(struct dyl_rec) + b->nopen;
+	size_t opens = b->nopen * sizeof(struct dyl_open);
 
+	if (!(s->bytes = grow(s->bytes, &s->bytes_cap, opens + b->len, 1)) ||
+	    read_at(c, s->bytes, opens + b->len, b->at) != 0)
+		return -1;
 	if (n > s->cap) {
-		release(s->items, s->cap, sizeof(struct item));
-		release(s->tmp, s->cap, sizeof(struct item));
-		s->items = s->tmp = NULL;
-		s->cap = 0;
-		cap = 0;
-		if (!(s->items = grow(NULL, &cap, n, sizeof(struct item))))
+		size_t cap = s->cap;
+		if (!(s->items = grow(s->items, &cap, n, sizeof(struct item))))
 			return -1;
-		size_t cap2 = 0;
-		if (!(s->tmp = grow(NULL, &cap2, n, sizeof(struct item))))
+		cap = s->cap;
+		if (!(s->tmp = grow(s->tmp, &cap, n, sizeof(struct item))))
 			return -1;
-		s->cap = cap < cap2 ? cap : cap2;
+		s->cap = cap;
 	}
+	const char *recs = s->bytes + opens;
 	n = 0;
 	for (uint32_t off = 0; off + sizeof(struct dyl_rec) <= b->len;) {
-		const struct dyl_rec *r = (const struct dyl_rec *)(b->recs + off);
+		const struct dyl_rec *r = (const struct dyl_rec *)(recs + off);
 		uint32_t size = dyl_rec_size(r), d = dyl_rec_depth(r);
 		if (size > b->len - off)
 			break;	/* a damaged record: the rest of the block is not readable */
-		s->items[n++] = (struct item){ r->t_start, off, (uint16_t)(d < 0xffff ? d : 0xffff), 0 };
+		s->items[n++] = (struct item){ r->t_start, (uint32_t)opens + off,
+					       (uint16_t)(d < 0xffff ? d : 0xffff), 0 };
 		off += size;
 	}
+	const struct dyl_open *open = (const struct dyl_open *)s->bytes;
 	for (uint32_t l = 0; l < b->nopen; l++)
-		s->items[n++] = (struct item){ b->open[l].start, NONE, b->open[l].level, b->open[l].level };
+		s->items[n++] = (struct item){ open[l].start, NONE, open[l].level, open[l].level };
 	sort_items(s->items, s->tmp, n);
 	s->nitems = n;
 	s->pos = 0;
@@ -467,6 +488,16 @@ static void sift_down(struct dyl_conv *c, size_t i)
 	}
 }
 
+static void free_stream(struct stream *s)
+{
+	release(s->items, s->cap, sizeof(struct item));
+	release(s->tmp, s->cap, sizeof(struct item));
+	release(s->bytes, s->bytes_cap, 1);
+	s->items = s->tmp = NULL;
+	s->bytes = NULL;
+	s->cap = s->bytes_cap = 0;
+}
+
 /* The top stream moved on: past its block's last item, to its next block (unloaded),
  * or out of the heap. */
 static void advance(struct dyl_conv *c)
@@ -480,26 +511,24 @@ static void advance(struct dyl_conv *c)
 	s->loaded = 0;
 	s->cur = c->blks[s->cur].next;
 	if (s->cur == NONE) {
-		release(s->items, s->cap, sizeof(struct item));
-		release(s->tmp, s->cap, sizeof(struct item));
-		s->items = s->tmp = NULL;
-		s->cap = 0;
+		free_stream(s);
 		c->heap[0] = c->heap[--c->nheap];
 	}
 	sift_down(c, 0);
 }
 
-struct dyl_conv *dyl_conv_open(const char *data, size_t size, int windows, const char **why)
+struct dyl_conv *dyl_conv_open(int fd, uint64_t size, int flags, const char **why)
 {
 	struct dyl_conv *c;
-	const struct dyl_spool_head *h = (const struct dyl_spool_head *)data;
+	struct dyl_spool_head h;
 
 	*why = NULL;
-	if (size < sizeof(*h) || memcmp(h->magic, DYL_SPOOL_MAGIC, 8) != 0) {
+	if (size < sizeof(h) || pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) ||
+	    memcmp(h.magic, DYL_SPOOL_MAGIC, 8) != 0) {
 		*why = "not a dyliberator spool";
 		return NULL;
 	}
-	if (h->version != DYL_SPOOL_VERSION) {
+	if (h.version != DYL_SPOOL_VERSION) {
 		*why = "a spool of another dyliberator version";
 		return NULL;
 	}
@@ -509,16 +538,16 @@ struct dyl_conv *dyl_conv_open(const char *data, size_t size, int windows, const
 		return NULL;
 	}
 	memset(c, 0, sizeof(*c));
-	c->data = data;
+	c->fd = fd;
 	c->size = size;
 	c->seg = NONE;
-	if (read_chunks(c, windows) != 0 || group_streams(c) != 0 ||
+	if (read_chunks(c, flags & DYL_CONV_WINDOWS) != 0 || group_streams(c) != 0 ||
 	    !(c->heap = grow(NULL, &c->heap_cap, c->nstreams + 1, sizeof(uint32_t)))) {
 		dyl_conv_close(c);
-		*why = "out of memory";
+		*why = "out of memory, or the spool cannot be read";
 		return NULL;
 	}
-	c->t0_ns = c->clock ? to_ns(c, c->clock->t0) : 0;
+	c->t0_ns = c->have_clock ? to_ns(c, c->clock.t0) : 0;
 	for (uint32_t i = 0; i < c->nstreams; i++)
 		c->heap[c->nheap++] = i;
 	for (size_t i = c->nheap / 2 + 1; i-- > 0;)
@@ -543,7 +572,7 @@ static void decode(struct dyl_conv *c, struct dyl_row *row, const struct dyl_rec
 		id = (uint32_t)w[2];
 		w += 3;
 	}
-	row->func = id < c->nnames && c->names[id] ? c->names[id] : "?";
+	row->func = id < c->nnames && c->names[id] ? c->keep + c->names[id] - 1 : "?";
 	row->timed = r->t_start != 0;
 	if (row->timed) {
 		uint64_t s = to_ns(c, r->t_start);
@@ -583,7 +612,7 @@ int dyl_conv_next(struct dyl_conv *c, struct dyl_row *row)
 		struct stream *s = &c->streams[c->heap[0]];
 		const struct blk *b = &c->blks[s->cur];
 		if (!s->loaded) {
-			if (load(s, b) != 0)
+			if (load(c, s, b) != 0)
 				return 0;	/* no memory for it: the rows so far */
 			if (s->nitems == 0)
 				advance(c);
@@ -601,7 +630,7 @@ int dyl_conv_next(struct dyl_conv *c, struct dyl_row *row)
 			advance(c);
 			continue;
 		}
-		const struct dyl_rec *r = (const struct dyl_rec *)(b->recs + it->off);
+		const struct dyl_rec *r = (const struct dyl_rec *)(s->bytes + it->off);
 		const uint64_t *w = (const uint64_t *)(r + 1);
 		uint32_t d = it->depth;
 		if ((r->meta >> 28 & DYL_REC_EXT) && (w[0] >> 8 & DYL_X_SEQ) && d < MAX_LEVELS &&
@@ -632,7 +661,7 @@ uint64_t dyl_conv_seq(const struct dyl_conv *c)
 const char *dyl_conv_header(const struct dyl_conv *c, size_t *len)
 {
 	*len = c->header_len;
-	return c->header;
+	return c->header_len ? c->keep + c->header : NULL;
 }
 
 unsigned dyl_conv_ncolumns(const struct dyl_conv *c)
@@ -654,11 +683,11 @@ void dyl_conv_close(struct dyl_conv *c)
 {
 	if (!c)
 		return;
-	for (size_t i = 0; i < c->nstreams; i++) {
-		release(c->streams[i].items, c->streams[i].cap, sizeof(struct item));
-		release(c->streams[i].tmp, c->streams[i].cap, sizeof(struct item));
-	}
-	release(c->names, c->names_cap, sizeof(char *));
+	for (size_t i = 0; i < c->nstreams; i++)
+		free_stream(&c->streams[i]);
+	release(c->keep, c->keep_cap, 1);
+	release(c->knots, c->knots_cap, sizeof(struct dyl_knot));
+	release(c->names, c->names_cap, sizeof(size_t));
 	release(c->windows, c->windows_cap, sizeof(*c->windows));
 	release(c->covered, c->covered_cap, sizeof(*c->covered));
 	release(c->blks, c->blks_cap, sizeof(struct blk));

@@ -331,14 +331,7 @@ void dyl_spool_convert(void)
 	dyl_clock_mark();
 	put_clock(0);
 	put_names();
-	size_t size = dyl_rt.spool_size;
-	const char *map = mmap(NULL, size, PROT_READ, MAP_SHARED, dyl_rt.spool_fd, 0);
-	if (map == MAP_FAILED) {
-		failed();
-		dyl_spool_drop();
-		return;
-	}
-	struct dyl_conv *c = dyl_conv_open(map, size, 0, &why);
+	struct dyl_conv *c = dyl_conv_open(dyl_rt.spool_fd, dyl_rt.spool_size, 0, &why);
 	if (c) {
 		struct dyl_row row;
 		size_t o = 0;
@@ -354,8 +347,9 @@ void dyl_spool_convert(void)
 		dyl_trace_put(out, o);
 		dyl_rt.seq = dyl_conv_seq(c);
 		dyl_conv_close(c);
+	} else {
+		dyl_warn_once("spool", "cannot convert the spool %s: %s", dyl_rt.spool_path, why);
 	}
-	munmap((void *)map, size);
 	dyl_spool_drop();
 }
 

@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "dyl_spool.h"
@@ -61,12 +60,11 @@ static int put(struct text *t, const char *s, size_t n)
 	return 0;
 }
 
-/* The CSV of the spool in DATA (SIZE bytes), for F; 0, or -1 after one message. */
-static int convert(struct input_file *f, const char *spool, const char *data, size_t size,
-		   long want_pid)
+/* The CSV of the spool FD (SIZE bytes), for F; 0, or -1 after one message. */
+static int convert(struct input_file *f, const char *spool, int fd, uint64_t size, long want_pid)
 {
 	const char *why;
-	struct dyl_conv *c = dyl_conv_open(data, size, 1, &why);
+	struct dyl_conv *c = dyl_conv_open(fd, size, DYL_CONV_WINDOWS, &why);
 	struct text t = { 0 };
 	char row[DYL_ROW_MAX], note[256];
 	size_t hlen;
@@ -123,12 +121,8 @@ static int map_and_convert(struct input_file *f, const char *spool, long want_pi
 		close(fd);
 		return 1;
 	}
-	void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	int rc = convert(f, spool, fd, (uint64_t)st.st_size, want_pid);
 	close(fd);
-	if (p == MAP_FAILED)
-		return 1;
-	int rc = convert(f, spool, p, (size_t)st.st_size, want_pid);
-	munmap(p, (size_t)st.st_size);
 	return rc;
 }
 
@@ -137,17 +131,11 @@ int spool_recover(struct input_file *f)
 	char spool[4096 + 16];
 
 	if (f->data && is_spool(f->data, f->size)) {
-		/* given the spool itself: its bytes are F's (copied out before F's go) */
-		char *copy = malloc(f->size);
-		if (!copy) {
-			input_error(f->path, 0, "out of memory");
-			return -1;
-		}
-		memcpy(copy, f->data, f->size);
-		size_t size = f->size;
-		int rc = convert(f, f->path, copy, size, -1);
-		free(copy);
-		return rc < 0 ? -1 : 0;
+		/* the spool itself: read again from its file */
+		int rc = strcmp(f->path, "-") ? map_and_convert(f, f->path, -1) : 1;
+		if (rc > 0)
+			input_error(f->path, 0, "a spool is read from its file, not from a pipe");
+		return rc != 0 ? -1 : 0;
 	}
 	if (!strcmp(f->path, "-") || (f->data && finished(f->data, f->size)))
 		return 0;

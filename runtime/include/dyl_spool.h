@@ -148,10 +148,13 @@ struct dyl_row {
 
 struct dyl_conv;	/* opaque; its memory comes from mmap, never malloc */
 
-/* Opens the spool in DATA (SIZE bytes, mapped by the caller).  WINDOWS: also the records
- * still in windows, not copied out (a reader after a crash; the runtime itself copies
- * them out first).  NULL when DATA is not a spool, with *WHY set. */
-struct dyl_conv *dyl_conv_open(const char *data, size_t size, int windows, const char **why);
+/* Opens the spool FD (its first SIZE bytes: the runtime's own spool may have space
+ * reserved beyond).  Read with pread, a block at a time when its turn comes: memory
+ * stays a block per thread whatever the spool's size.  FLAGS: DYL_CONV_WINDOWS: also
+ * the records still in windows, not copied out (a reader after a crash; the runtime
+ * itself copies them out first).  NULL when FD is not a spool, with *WHY set. */
+#define DYL_CONV_WINDOWS 1
+struct dyl_conv *dyl_conv_open(int fd, uint64_t size, int flags, const char **why);
 /* Numbers from SEQ on (an image converting a second spool after a failed exec); the
  * next free number after the rows so far. */
 void dyl_conv_set_seq(struct dyl_conv *c, uint64_t seq);
