@@ -16,11 +16,12 @@ make -s all
 [ -s "$trace" ] || /usr/bin/python3 bench/gen_trace.py -n "$rows" -o "$trace" --model "$model"
 cat "$trace" > /dev/null
 declare -A cpu wall
-cmds=("dyl-speedup" "dyl-trace summary" "dyl-trace cat")
+cmds=("dyl-speedup" "dyl-model" "dyl-trace summary" "dyl-trace cat")
 for _ in $(seq "$runs"); do
 	for c in "${cmds[@]}"; do
 		case $c in
 		dyl-speedup) args=(bin/dyl-speedup "$trace" "$model") ;;
+		dyl-model) args=(bin/dyl-model "$trace") ;;
 		*) args=(bin/$c "$trace") ;;
 		esac
 		t=$( { /usr/bin/time -f '%e %U %S' "${args[@]}" > /dev/null; } 2>&1 | tail -1)

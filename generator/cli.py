@@ -38,6 +38,10 @@ examples:
   dyliberator --lib libcrypto.so.3 -g std.args -g std.time:clock=thread -o /tmp/crypto.so
   dyliberator --lib libblas.so.3 --header examples/blas.h --defs examples/blas.defs
       Exact bytes in and out of dgemm_ from user C expressions (see --defs).
+  dyliberator --lib /usr/lib/x86_64-linux-gnu/blas/libblas.so.3 --header examples/blas.h \
+      -f dgemm_ -g std.redirect:lib=libopenblas.so.0 -o alt.so
+      The calls go to OpenBLAS's dgemm_ and are traced: dyl-model makes a model of them.
+      --list-microgens says what std.redirect does when a function or LIB is missing.
 
 --defs FILE holds user C code, in the paper's form:
   libblas*::dgemm_::postfix { output_size = (int64_t)*m * *n * sizeof(double); }
@@ -112,9 +116,12 @@ def _list_microgens(available):
         print(f'{name}{mark}\n    {mg.summary}')
         if mg.requires:
             print(f'    requires: {", ".join(mg.requires)}')
+        if mg.replaces:
+            print(f'    replaces: {", ".join(mg.replaces)}')
         for p in mg.params.values():
             choices = f' [{"|".join(p.choices)}]' if p.choices else ''
-            print(f'    {p.name}={p.default}{choices}  {p.help}')
+            value = p.default if p.default is not None else '(required)'
+            print(f'    {p.name}={value}{choices}  {p.help}')
 
 
 def _requested(args, have_defs):
@@ -165,6 +172,9 @@ def run(argv):
     libs = [elf.read_library(elf.find_library(name)) for name in args.lib]
     definitions = defsmod.load(args.defs)
     gens = microgen.compose(available, _requested(args, bool(definitions)))
+    gens = microgen.resolve_library_params(
+        gens, lambda name: elf.read_library(elf.find_library(name)), elf.ElfProblem,
+        wrapped_paths=[lib.path for lib in libs])
 
     wanted = set()
     for lib in libs:
@@ -189,6 +199,16 @@ def run(argv):
             imports |= elf.read_imports(app)
     sel = select.select(libs, protos, args.patterns, imports, declared)
 
+    active = {mg.name for mg, _ in gens}
+    libviews = {}
+    for i, lib in enumerate(libs):
+        libviews[id(lib)] = emit.LibView(f'dyl_lib_{i}', lib.soname, lib.path)
+    functions = [emit.function_view(c, libviews[id(c.lib)], macros, definitions, active)
+                 for c in sel.wrapped]
+    renderer = emit.Renderer(gens)
+    for c, f in zip(sel.wrapped, functions):
+        c.notes = f.notes = c.notes + renderer.notes(f)   # std.redirect: where calls go
+
     if args.list:
         _print_list(sel, libs, sel.declared_only, notes)
         return 0
@@ -198,12 +218,6 @@ def run(argv):
     out = os.path.abspath(args.out)
     out_dir = (out[:-3] if out.endswith('.so') else out) + '.d'
     os.makedirs(out_dir, exist_ok=True)
-    active = {mg.name for mg, _ in gens}
-    libviews = {}
-    for i, lib in enumerate(libs):
-        libviews[id(lib)] = emit.LibView(f'dyl_lib_{i}', lib.soname, lib.path)
-    functions = [emit.function_view(c, libviews[id(c.lib)], macros, definitions, active)
-                 for c in sel.wrapped]
     command = 'dyliberator ' + ' '.join(shlex.quote(a) for a in argv)
     link = []
     for mg, _ in gens:
@@ -215,7 +229,6 @@ def run(argv):
         'runtime_lib_dir': RUNTIME_LIB_DIR, 'runtime_include': RUNTIME_INCLUDE,
         'include_dirs': [os.path.abspath(d) for d in args.include_dirs], 'link': link,
     }
-    renderer = emit.Renderer(gens)
     _write(os.path.join(out_dir, 'wrap.c'), renderer.render(w))
     _write(os.path.join(out_dir, 'Makefile'), emit.makefile(w))
     t_gen = time.monotonic() - t0

@@ -174,7 +174,9 @@ class Renderer:
         if len(callee) != 1:
             raise mgmod.MicrogenProblem(
                 'exactly one micro-generator must provide the call (callee); '
-                + (f'several do: {", ".join(callee)}' if callee else 'none does'))
+                + (f'several do: {", ".join(callee)} (one that calls something else than the '
+                   'original declares replaces = ["std.caller"] in its microgen.toml)'
+                   if callee else 'none does'))
 
     def _run(self, point, *args, mg_filter=None):
         out = []
@@ -186,6 +188,20 @@ class Renderer:
                 except jinja2.TemplateError as e:
                     raise mgmod.MicrogenProblem(f'{mg.template}: {point}: {e}') from None
                 if text.strip():
+                    out.append(text)
+        return out
+
+    def notes(self, f):
+        """The micro-generators' remarks on F (macro note), for --list and the comment
+        above its wrapper."""
+        out = []
+        for mg, params, macros in self.gens:
+            if 'note' in macros:
+                try:
+                    text = ' '.join(str(macros['note'](f, params)).split())
+                except jinja2.TemplateError as e:
+                    raise mgmod.MicrogenProblem(f'{mg.template}: note: {e}') from None
+                if text:
                     out.append(text)
         return out
 

@@ -10,10 +10,15 @@ A micro-generator is a folder NAME/ holding microgen.toml (metadata) and templat
   prefix    before the call                       macro prefix(f, p)
   postfix   after the call                        macro postfix(f, p)
   callee    the function actually called          macro callee(f, p) (one provider)
+  note      a remark on f for --list and the      macro note(f, p)
+            comment above its wrapper
 
 Metadata keys: summary, requires (added automatically), around (soft order: if those
-are present, this one's code encloses theirs), link (extra -l flags), and [params.X]
-tables with default, choices and help.
+are present, this one's code encloses theirs), link (extra -l flags), replaces (takes
+the place of those micro-generators: what requires them gets this one instead; std.redirect
+replaces std.caller to provide the callee), and [params.X] tables with default (or
+required = true), choices, help and type ("library": the value names a shared library,
+found as --lib finds one, and the template sees a LibraryParam instead of the text).
 
 Order: what a micro-generator requires encloses it, and it encloses what it lists in
 'around'.  Prefix code runs outermost first, postfix code innermost first, like nested
@@ -24,7 +29,8 @@ import os
 import tomllib
 from dataclasses import dataclass, field
 
-POINTS = ('file', 'function', 'init', 'fini', 'prefix', 'postfix', 'callee')
+POINTS = ('file', 'function', 'init', 'fini', 'prefix', 'postfix', 'callee', 'note')
+PARAM_TYPES = ('string', 'library')
 DEFAULT_SET = ['std.time', 'std.trace']
 CORE = ['std.funcptr', 'std.loader', 'std.caller']
 
@@ -36,9 +42,37 @@ class MicrogenProblem(Exception):
 @dataclass
 class Param:
     name: str
-    default: str
+    default: str         # None: required
     choices: list = None
     help: str = ''
+    type: str = 'string'
+
+
+@dataclass
+class LibraryParam:
+    """What a template sees of a parameter of type "library": the library the value
+    names, read at generation time, so that a template can decide per function."""
+    given: str           # the value as the user gave it
+    load_name: str       # what dlopen gets: the soname as given, or an absolute path
+    path: str            # the file read (symlinks resolved)
+    soname: str
+    exports: dict        # name -> elf.Export
+
+    def __str__(self):
+        return self.given
+
+    def has(self, name):
+        """Does the library export a function NAME (in any version)?"""
+        e = self.exports.get(name)
+        return e is not None and e.kind in ('func', 'ifunc')
+
+    def version_for(self, name, version):
+        """The version of NAME to look up: VERSION if the library defines NAME@VERSION
+        (as default or older version), else its default version (None: unversioned)."""
+        e = self.exports[name]
+        if version is not None and (version == e.version or version in e.hidden_versions):
+            return version
+        return e.version
 
 
 @dataclass
@@ -49,6 +83,7 @@ class Microgen:
     requires: list = field(default_factory=list)
     around: list = field(default_factory=list)
     link: list = field(default_factory=list)
+    replaces: list = field(default_factory=list)
     params: dict = field(default_factory=dict)
     points: tuple = ()   # filled in once the template is loaded
 
@@ -67,17 +102,22 @@ def _load_one(folder):
     name = os.path.basename(folder.rstrip('/'))
     params = {}
     for pname, spec in meta.get('params', {}).items():
-        if not isinstance(spec, dict) or 'default' not in spec:
-            raise MicrogenProblem(f'{meta_path}: params.{pname} needs a default')
-        params[pname] = Param(pname, str(spec['default']),
+        if not isinstance(spec, dict) or ('default' not in spec) == (spec.get('required') is not True):
+            raise MicrogenProblem(f'{meta_path}: params.{pname} needs a default (or required = true)')
+        ptype = spec.get('type', 'string')
+        if ptype not in PARAM_TYPES:
+            raise MicrogenProblem(f'{meta_path}: params.{pname}: type {ptype!r} is not one of '
+                                  + ', '.join(PARAM_TYPES))
+        params[pname] = Param(pname, str(spec['default']) if 'default' in spec else None,
                               [str(c) for c in spec['choices']] if 'choices' in spec else None,
-                              spec.get('help', ''))
-    unknown = set(meta) - {'summary', 'requires', 'around', 'link', 'params'}
+                              spec.get('help', ''), ptype)
+    unknown = set(meta) - {'summary', 'requires', 'around', 'link', 'replaces', 'params'}
     if unknown:
         raise MicrogenProblem(f'{meta_path}: unknown key(s) {", ".join(sorted(unknown))}')
     mg = Microgen(name=name, folder=folder, summary=meta.get('summary', ''),
                   requires=list(meta.get('requires', [])), around=list(meta.get('around', [])),
-                  link=list(meta.get('link', [])), params=params)
+                  link=list(meta.get('link', [])), replaces=list(meta.get('replaces', [])),
+                  params=params)
     if not os.path.isfile(mg.template):
         raise MicrogenProblem(f'{folder}: no template.c.j2')
     return mg
@@ -110,25 +150,43 @@ def parse_spec(spec):
 
 def compose(available, requested):
     """REQUESTED: [(name, {param: value})].  Adds prerequisites, checks parameters, and
-    returns [(Microgen, params)] outermost first.  Raises on a missing one or a cycle."""
+    returns [(Microgen, params)] outermost first.  Raises on a missing one, a cycle, two
+    values for one parameter, or two micro-generators replacing the same one."""
     chosen, given = {}, {}
     for name, params in requested:
-        given.setdefault(name, {}).update(params)
+        mine = given.setdefault(name, {})
+        for key, value in params.items():
+            if mine.get(key, value) != value:
+                raise MicrogenProblem(f'{name}:{key} is given twice ({mine[key]} and {value}): '
+                                      'one value per parameter')
+            mine[key] = value
 
-    def need(name, why):
-        if name in chosen:
-            return
-        if name not in available:
-            raise MicrogenProblem(f'micro-generator {name} ({why}) not found; known: '
-                                  + ', '.join(sorted(available)))
-        chosen[name] = available[name]
-        for r in available[name].requires:
-            need(r, f'required by {name}')
+    def closure(instead):
+        chosen.clear()
 
-    for name, _ in requested:
-        need(name, 'requested')
-    for name in CORE:
-        need(name, 'the forwarding core')
+        def need(name, why):
+            name = instead.get(name, name)
+            if name in chosen:
+                return
+            if name not in available:
+                raise MicrogenProblem(f'micro-generator {name} ({why}) not found; known: '
+                                      + ', '.join(sorted(available)))
+            chosen[name] = available[name]
+            for r in available[name].requires:
+                need(r, f'required by {name}')
+
+        for name, _ in requested:
+            need(name, 'requested')
+        for name in CORE:
+            need(name, 'the forwarding core')
+
+    # A micro-generator that 'replaces' another takes its place for everything that
+    # requires it (std.redirect provides the callee instead of std.caller).  Who replaces
+    # what is known once the closure is; a second closure then leaves the replaced out.
+    closure({})
+    instead = _replacements(chosen)
+    if instead:
+        closure(instead)
 
     resolved = {}
     for name, mg in chosen.items():
@@ -141,15 +199,21 @@ def compose(available, requested):
             if choices and value not in choices:
                 raise MicrogenProblem(f'{name}:{key}={value}: choose one of {", ".join(choices)}')
             values[key] = value
+        missing = [k for k, v in values.items()
+                   if v is None or (v == '' and mg.params[k].default is None)]
+        if missing:
+            p = mg.params[missing[0]]
+            raise MicrogenProblem(f'{name} needs {p.name}= (-g {name}:{p.name}=...): {p.help}'.rstrip(': '))
         resolved[name] = values
 
     # X encloses Y when Y requires X, or X lists Y in 'around'.
     encloses = {n: set() for n in chosen}
     for n, mg in chosen.items():
         for r in mg.requires:
-            encloses[r].add(n)
+            encloses[instead.get(r, r)].add(n)
         for a in mg.around:
-            if a in chosen:
+            a = instead.get(a, a)
+            if a in chosen and a != n:
                 encloses[n].add(a)
     order, state = [], {}
 
@@ -171,3 +235,45 @@ def compose(available, requested):
         visit(n, [])
     order.reverse()  # outermost first
     return [(chosen[n], resolved[n]) for n in order]
+
+
+def _replacements(chosen):
+    """replaced name -> the chosen micro-generator that replaces it; two for one name is
+    an error (two redirections of one call cannot both happen)."""
+    instead = {}
+    for name in sorted(chosen):
+        for r in chosen[name].replaces:
+            if r in instead:
+                raise MicrogenProblem(f'{instead[r]} and {name} both replace {r}: '
+                                      'use one of them')
+            instead[r] = name
+    for name, mg in chosen.items():
+        for r in mg.requires:
+            if instead.get(r) == name:
+                raise MicrogenProblem(f'{name} both requires and replaces {r}')
+    return instead
+
+
+def resolve_library_params(gens, load, problem=Exception, wrapped_paths=()):
+    """GENS as compose returns them.  Each parameter of type "library" becomes a
+    LibraryParam: LOAD(value) -> elf.Library, raising PROBLEM with the reason when the
+    library cannot be found or read.  A library parameter may not name a library that is
+    being wrapped (WRAPPED_PATHS, resolved)."""
+    out = []
+    for mg, params in gens:
+        params = dict(params)
+        for key, p in mg.params.items():
+            if p.type != 'library':
+                continue
+            value = params[key]
+            try:
+                lib = load(value)
+            except problem as e:
+                raise MicrogenProblem(f'{mg.name}:{key}={value}: {e}') from None
+            if lib.path in {os.path.realpath(w) for w in wrapped_paths}:
+                raise MicrogenProblem(f'{mg.name}:{key}={value} is {lib.path}, the library being '
+                                      'wrapped: name another library')
+            load_name = os.path.abspath(value) if '/' in value else value
+            params[key] = LibraryParam(value, load_name, lib.path, lib.soname, lib.exports)
+        out.append((mg, params))
+    return out

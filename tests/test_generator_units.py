@@ -323,3 +323,28 @@ def test_prefix_outermost_first_postfix_reversed():
     # the clock starts after the trace row is opened and stops before it is closed
     assert prefix.index('dyl_enter(') < prefix.index('dyl_now()')
     assert postfix.index('dyl_now()') < postfix.index('dyl_leave(')
+
+
+def test_compose_replaces_the_caller(tmp_path):
+    """A micro-generator that declares 'replaces' takes the replaced one's place: what
+    requires std.caller (std.trace) is enclosed by it, and std.caller is left out."""
+    _mg(tmp_path, 'x.call', 'requires = ["std.loader"]\nreplaces = ["std.caller"]\n',
+        '{% macro callee(f, p) %}other_fn{% endmacro %}\n')
+    _mg(tmp_path, 'x.call2', 'requires = ["std.loader"]\nreplaces = ["std.caller"]\n')
+    av = microgen.discover([STD, str(tmp_path)])
+    order = [mg.name for mg, _ in microgen.compose(av, [('std.time', {}), ('x.call', {})])]
+    assert order == ['std.funcptr', 'std.loader', 'x.call', 'std.trace', 'std.time']
+    assert 'other_fn(x)' in _render_one(av, [('std.time', {}), ('x.call', {})])
+    with pytest.raises(microgen.MicrogenProblem,
+                       match=r'^x\.call and x\.call2 both replace std\.caller: use one of them$'):
+        microgen.compose(av, [('x.call', {}), ('x.call2', {})])
+
+
+def test_compose_one_value_per_parameter_and_required_ones():
+    av = microgen.discover([STD])
+    with pytest.raises(microgen.MicrogenProblem,
+                       match=r'^std\.redirect:lib is given twice \(a\.so and b\.so\): one value per parameter$'):
+        microgen.compose(av, [('std.redirect', {'lib': 'a.so'}), ('std.redirect', {'lib': 'b.so'})])
+    microgen.compose(av, [('std.redirect', {'lib': 'a.so'}), ('std.redirect', {'lib': 'a.so'})])
+    with pytest.raises(microgen.MicrogenProblem, match=r'^std\.redirect needs lib= \(-g std\.redirect:lib=\.\.\.\): '):
+        microgen.compose(av, [('std.redirect', {})])

@@ -1,0 +1,289 @@
+/* dyl-model.c - dyl-model: an accelerator model from traces of the alternative
+ * implementation (a run redirected with std.redirect, say).
+ *
+ * Each trace is read through rows.h (the one trace reader, with its FILE:LINE messages);
+ * every kept call's time goes to its (func, work) group (samples.h); the model is one
+ * row per group, in the order of the function names, then the work sizes.
+ */
+#define _GNU_SOURCE
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "funcs.h"
+#include "input.h"
+#include "model.h"
+#include "rows.h"
+#include "samples.h"
+
+#define EXIT_NOTHING 1
+#define EXIT_BAD_INPUT 2
+
+static const char usage[] =
+"usage: dyl-model TRACE... [-f PATTERN]... [--stat median|mean|min] [--min-samples N]\n"
+"                 [--all-depths] > model.csv\n";
+
+static const char help[] =
+"\n"
+"Builds an accelerator model (func,work,t_ns: see dyl-speedup --help) from traces of the\n"
+"accelerated implementation itself: a run of the program, or of a sweep over work sizes,\n"
+"with its library calls redirected to that implementation (std.redirect) and traced.\n"
+"\n"
+"Reads:  TRACE  traces written by a dyliberator wrapper ('-': standard input); all of\n"
+"               them are pooled (several runs, several processes).  A trace cut short\n"
+"               by a killed process is read up to its last full row, with a warning.\n"
+"Writes: on standard output, a '#' line saying how it was made, then\n"
+"           func,work,t_ns,samples\n"
+"         one row per (func, work) pair met: t_ns is the median time of those calls\n"
+"         (of an even count: the mean of the two middle ones), samples how many there\n"
+"         were.  Rows are in the order of the function names, then the work sizes.\n"
+"         dyl-speedup reads the extra samples column and the '#' line as they are.\n"
+"\n"
+"Left out, and counted on stderr:\n"
+"  - calls made from inside another traced call (depth >= 1): the model stands for the\n"
+"    calls the program makes itself, with its data, where dyl-speedup replaces them; a\n"
+"    redirected call's nested calls are the other implementation's own business\n"
+"    (--all-depths keeps them);\n"
+"  - calls with an empty work column (no work size to key the model on: give one with\n"
+"    --defs when generating the wrapper);\n"
+"  - with --min-samples N, (func, work) pairs with fewer than N calls.\n"
+"\n"
+"Options:\n"
+"  -f PATTERN        only functions matching PATTERN (a shell wildcard; repeatable;\n"
+"                    '!PATTERN' excludes; the last match wins)\n"
+"  --stat S          median (default: robust to the odd slow call), mean, or min\n"
+"  --min-samples N   leave out pairs with fewer than N calls (default 1)\n"
+"  --all-depths      keep nested calls too\n"
+"  -h, --help        this text\n"
+"\n"
+"Exit status: 0 done; 1 no call left to model; 2 bad usage or bad input (a missing file,\n"
+"a malformed row, a negative or non-numeric field: the message names FILE:LINE).\n"
+"\n"
+"Example: what would OpenBLAS make of the dgemm_ calls of ./app (reference BLAS)?\n"
+"  G='--lib /usr/lib/x86_64-linux-gnu/blas/libblas.so.3 --header examples/blas.h\n"
+"     --defs examples/blas.defs -f dgemm_'\n"
+"  dyliberator $G -o base.so\n"
+"  dyliberator $G -g std.redirect:lib=libopenblas.so.0 -o alt.so\n"
+"  LD_PRELOAD=./alt.so DYL_TRACE=alt.csv ./sweep         # the model's own run\n"
+"  dyl-model alt.csv > openblas.csv\n"
+"  LD_PRELOAD=./base.so DYL_TRACE=base.csv ./app\n"
+"  dyl-speedup base.csv openblas.csv\n"
+"(Make the model from another run than the one it predicts: a sweep over the sizes.)\n";
+
+/* -f patterns, as dyliberator's -f: with only exclusions, everything else is in. */
+static const char **patterns;
+static int npatterns;
+
+static int selected(const char *name)
+{
+	int verdict = -1, only_excl = 1;
+
+	for (int i = 0; i < npatterns; i++) {
+		int neg = patterns[i][0] == '!';
+		only_excl &= neg;
+		if (fnmatch(patterns[i] + neg, name, 0) == 0)
+			verdict = !neg;
+	}
+	return verdict >= 0 ? verdict : only_excl;
+}
+
+struct counts {
+	uint64_t rows, nested, no_work, filtered, kept;
+};
+
+/* By funcs.h id: 0 not decided, 1 selected, 2 not (names are shared by all traces). */
+static unsigned char *decided;
+static size_t decided_room;
+
+static int is_selected(uint32_t func)
+{
+	if (func >= decided_room) {
+		size_t room = decided_room ? decided_room : 256;
+		while (room <= func)
+			room *= 2;
+		unsigned char *bigger = realloc(decided, room);
+		if (!bigger)
+			return -1;
+		memset(bigger + decided_room, 0, room - decided_room);
+		decided = bigger;
+		decided_room = room;
+	}
+	if (!decided[func])
+		decided[func] = selected(funcs_get((int)func)->name) ? 1 : 2;
+	return decided[func] == 1;
+}
+
+static int read_trace(const char *path, int all_depths, struct samples *s, struct counts *c)
+{
+	struct input_file f;
+	struct trace_src src;
+	struct trace_row r;
+	int rc, sel;
+
+	if (input_open(&f, strcmp(path, "-") == 0 ? "/dev/stdin" : path) != 0)
+		return -1;
+	/* a model needs times; a cut-short trace is fine (its full rows are samples) */
+	if (rows_open_file(&src, &f, ROWS_NEED_TIMES) != 0) {
+		input_close(&f);
+		return -1;
+	}
+	while ((rc = rows_next(&src, &r)) > 0) {
+		c->rows++;
+		if (r.depth > 0 && !all_depths) {
+			c->nested++;
+			continue;
+		}
+		if (r.work == ROWS_NONE) {
+			c->no_work++;
+			continue;
+		}
+		if ((sel = is_selected(r.func)) <= 0) {
+			if (sel < 0)
+				goto oom;
+			c->filtered++;
+			continue;
+		}
+		if (samples_add(s, r.func, r.work, r.t_ns) != 0)
+			goto oom;
+		c->kept++;
+	}
+	if (rc == 0)
+		rows_warn_truncated(&src);
+	rows_close(&src);
+	input_close(&f);
+	return rc < 0 ? -1 : 0;
+oom:
+	input_error(path, src.lineno, "out of memory");
+	rows_close(&src);
+	input_close(&f);
+	return -1;
+}
+
+/* A func name as a CSV field (quoted when it must be). */
+static void put_name(const char *name)
+{
+	if (!strpbrk(name, ",\"\n\r")) {
+		fputs(name, stdout);
+		return;
+	}
+	putchar('"');
+	for (; *name; name++) {
+		if (*name == '"')
+			putchar('"');
+		putchar(*name);
+	}
+	putchar('"');
+}
+
+static const char *stat_names[] = { "median", "mean", "min" };
+
+int main(int argc, char **argv)
+{
+	const char **paths = calloc((size_t)argc + 1, sizeof(*paths));
+	struct samples s = { 0 };
+	struct counts c = { 0 };
+	enum sample_stat stat = STAT_MEDIAN;
+	unsigned long min_samples = 1, dropped = 0;
+	int npaths = 0, all_depths = 0, options_done = 0;
+
+	input_prog = "dyl-model";
+	input_what = "trace";
+	patterns = calloc((size_t)argc + 1, sizeof(*patterns));
+	if (!paths || !patterns) {
+		input_error(NULL, 0, "out of memory");
+		return EXIT_BAD_INPUT;
+	}
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (options_done || a[0] != '-' || a[1] == '\0') {
+			paths[npaths++] = a;
+		} else if (!strcmp(a, "--")) {
+			options_done = 1;
+		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			fputs(usage, stdout);
+			fputs(help, stdout);
+			return 0;
+		} else if (!strcmp(a, "-f") && v) {
+			patterns[npatterns++] = v;
+			i++;
+		} else if (!strcmp(a, "--all-depths")) {
+			all_depths = 1;
+		} else if (!strcmp(a, "--stat") && v) {
+			int k = 0;
+			while (k < 3 && strcmp(v, stat_names[k]) != 0)
+				k++;
+			if (k == 3) {
+				input_error(NULL, 0, "--stat %s: choose median, mean or min", v);
+				return EXIT_BAD_INPUT;
+			}
+			stat = (enum sample_stat)k;
+			i++;
+		} else if (!strcmp(a, "--min-samples") && v) {
+			char *end;
+			min_samples = strtoul(v, &end, 10);
+			if (*v < '0' || *v > '9' || *end || min_samples < 1) {
+				input_error(NULL, 0, "--min-samples %s: give a whole number >= 1", v);
+				return EXIT_BAD_INPUT;
+			}
+			i++;
+		} else {
+			input_error(NULL, 0, "%s '%s' (see --help)",
+				    v || a[1] != '-' ? "unknown option" : "a value must follow", a);
+			return EXIT_BAD_INPUT;
+		}
+	}
+	if (!npaths) {
+		input_error(NULL, 0, "no trace given (see --help)");
+		fputs(usage, stderr);
+		return EXIT_BAD_INPUT;
+	}
+	for (int i = 0; i < npaths; i++)
+		if (read_trace(paths[i], all_depths, &s, &c) != 0)
+			return EXIT_BAD_INPUT;
+
+	for (size_t i = 0; i < s.n; i++)
+		dropped += s.groups[i].n < min_samples;
+	if (dropped)
+		fprintf(stderr, "dyl-model: left out %lu (func, work) pairs with fewer than %lu samples "
+			"(--min-samples)\n", dropped, min_samples);
+	if (c.nested)
+		fprintf(stderr, "dyl-model: left out %llu nested calls (depth >= 1; --all-depths keeps them)\n",
+			(unsigned long long)c.nested);
+	if (c.no_work)
+		fprintf(stderr, "dyl-model: left out %llu calls without a work size (empty work column)\n",
+			(unsigned long long)c.no_work);
+	if (dropped == s.n) {
+		input_error(NULL, 0, "nothing to model: of %llu calls read, none is kept%s",
+			    (unsigned long long)c.rows,
+			    c.filtered ? " (not selected by -f, or left out above)" :
+			    c.rows ? " (see above)" : "");
+		return EXIT_NOTHING;
+	}
+
+	samples_sort(&s);
+	printf("# dyl-model: %s t_ns per (func, work) of %s calls, from", stat_names[stat],
+	       all_depths ? "all" : "depth-0");
+	for (int i = 0; i < npaths; i++)
+		printf(" %s", paths[i]);
+	printf("\n%s,samples\n", MODEL_HEADER);
+	for (size_t i = 0; i < s.n; i++) {
+		struct sample_group *g = &s.groups[i];
+		if (g->n < min_samples)
+			continue;
+		double t = samples_stat(g, stat);
+		put_name(funcs_get((int)g->func)->name);
+		/* medians of even counts end in .5; means are rounded to 0.1 ns */
+		printf(t == (double)(int64_t)t ? ",%lld,%.0f,%zu\n" : ",%lld,%.1f,%zu\n",
+		       (long long)g->work, t, g->n);
+	}
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		input_error(NULL, 0, "cannot write the output");
+		return EXIT_BAD_INPUT;
+	}
+
+	samples_free(&s);
+	free(decided);
+	free(patterns);
+	free(paths);
+	return 0;
+}

@@ -1,0 +1,170 @@
+/* samples.c - call times grouped by (function, work size).
+ *
+ * Traces reach 10^7 rows and usually hold few distinct (func, work) pairs, so a row
+ * costs one hash probe and one append; the median is then found by selection (Hoare's
+ * quickselect, linear on average) rather than by sorting each group.
+ */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+#include "funcs.h"
+#include "samples.h"
+
+static inline size_t hash(uint32_t func, int64_t work)
+{
+	uint64_t h = ((uint64_t)work ^ ((uint64_t)func << 40)) * UINT64_C(0x9e3779b97f4a7c15);
+	return (size_t)(h >> 17);
+}
+
+static int grow_slots(struct samples *s)
+{
+	size_t nslots = s->nslots ? s->nslots * 2 : 1024;
+	uint32_t *slots = calloc(nslots, sizeof(*slots));
+
+	if (!slots)
+		return -1;
+	for (size_t i = 0; i < s->n; i++) {
+		size_t j = hash(s->groups[i].func, s->groups[i].work) & (nslots - 1);
+		while (slots[j])
+			j = (j + 1) & (nslots - 1);
+		slots[j] = (uint32_t)i + 1;
+	}
+	free(s->slots);
+	s->slots = slots;
+	s->nslots = nslots;
+	return 0;
+}
+
+static struct sample_group *group_of(struct samples *s, uint32_t func, int64_t work)
+{
+	size_t j;
+
+	if (2 * (s->n + 1) > s->nslots && grow_slots(s) != 0)
+		return NULL;
+	j = hash(func, work) & (s->nslots - 1);
+	for (; s->slots[j]; j = (j + 1) & (s->nslots - 1)) {
+		struct sample_group *g = &s->groups[s->slots[j] - 1];
+		if (g->func == func && g->work == work)
+			return g;
+	}
+	if (s->n == s->room) {
+		size_t room = s->room ? s->room * 2 : 256;
+		struct sample_group *bigger = realloc(s->groups, room * sizeof(*bigger));
+		if (!bigger)
+			return NULL;
+		s->groups = bigger;
+		s->room = room;
+	}
+	s->slots[j] = (uint32_t)s->n + 1;
+	s->groups[s->n] = (struct sample_group){ .func = func, .work = work };
+	return &s->groups[s->n++];
+}
+
+int samples_add(struct samples *s, uint32_t func, int64_t work, int64_t t_ns)
+{
+	struct sample_group *g = group_of(s, func, work);
+
+	if (!g)
+		return -1;
+	if (g->n == g->room) {
+		size_t room = g->room ? g->room * 2 : 8;
+		int64_t *bigger = realloc(g->t, room * sizeof(*bigger));
+		if (!bigger)
+			return -1;
+		g->t = bigger;
+		g->room = room;
+	}
+	g->t[g->n++] = t_ns;
+	return 0;
+}
+
+static int by_name_then_work(const void *x, const void *y)
+{
+	const struct sample_group *a = x, *b = y;
+	int c = a->func == b->func ? 0 : strcmp(funcs_get((int)a->func)->name,
+						funcs_get((int)b->func)->name);
+
+	if (c)
+		return c;
+	return a->work < b->work ? -1 : a->work > b->work;
+}
+
+void samples_sort(struct samples *s)
+{
+	qsort(s->groups, s->n, sizeof(*s->groups), by_name_then_work);
+	/* the hash slots point at the old order: lookups are over once sorting is asked for */
+	free(s->slots);
+	s->slots = NULL;
+	s->nslots = 0;
+}
+
+/* Puts the K-th smallest of T[0..N) at T[K], smaller ones before it, larger after. */
+static void select_kth(int64_t *t, size_t n, size_t k)
+{
+	size_t lo = 0, hi = n - 1;
+
+	while (lo < hi) {
+		int64_t pivot = t[lo + (hi - lo) / 2];
+		size_t i = lo, j = hi;
+		while (i <= j) {
+			while (t[i] < pivot)
+				i++;
+			while (t[j] > pivot)
+				j--;
+			if (i <= j) {
+				int64_t x = t[i];
+				t[i] = t[j];
+				t[j] = x;
+				i++;
+				if (j == 0)
+					break;
+				j--;
+			}
+		}
+		/* now t[lo..j] <= pivot <= t[i..hi], and j < i */
+		if (k <= j)
+			hi = j;
+		else if (k >= i)
+			lo = i;
+		else
+			return;	/* between j and i: equal to the pivot, in place */
+	}
+}
+
+double samples_stat(struct sample_group *g, enum sample_stat stat)
+{
+	size_t n = g->n, half = n / 2;
+	int64_t lo;
+	double sum = 0;
+
+	switch (stat) {
+	case STAT_MIN:
+		lo = g->t[0];
+		for (size_t i = 1; i < n; i++)
+			lo = g->t[i] < lo ? g->t[i] : lo;
+		return (double)lo;
+	case STAT_MEAN:
+		for (size_t i = 0; i < n; i++)
+			sum += (double)g->t[i];
+		return sum / (double)n;
+	case STAT_MEDIAN:
+	default:
+		select_kth(g->t, n, half);
+		if (n % 2)
+			return (double)g->t[half];
+		/* even: the largest of the lower half is the other middle time */
+		lo = g->t[0];
+		for (size_t i = 1; i < half; i++)
+			lo = g->t[i] > lo ? g->t[i] : lo;
+		return ((double)lo + (double)g->t[half]) / 2;
+	}
+}
+
+void samples_free(struct samples *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		free(s->groups[i].t);
+	free(s->groups);
+	free(s->slots);
+	memset(s, 0, sizeof(*s));
+}
