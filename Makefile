@@ -20,7 +20,7 @@ RT_SRC := $(wildcard runtime/*.c)
 # speedup/dyl-NAME.c is the main of bin/dyl-NAME; the rest of speedup/ is shared
 COMMANDS := $(patsubst speedup/%.c,bin/%,$(wildcard speedup/dyl-*.c))
 SHARED_SRC := $(filter-out speedup/dyl-%.c,$(wildcard speedup/*.c))
-RT_HDR := runtime/include/dyl.h runtime/include/dyl_spool.h runtime/internal.h
+RT_HDR := runtime/include/dyl.h runtime/include/dyl_spool.h runtime/internal.h runtime/elfsym.h
 
 .PHONY: all deps install-packages runtime test demo bench install clean
 

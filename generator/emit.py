@@ -254,6 +254,7 @@ class Renderer:
                                file_parts=self._run('file', w),
                                init_parts=[_indent(x) for x in self._run('init', w)],
                                fini_parts=[_indent(x) for x in self._run('fini', w)],
+                               end_parts=self._run('end', w),
                                functions=functions)
         return _resolve_line_resets(text, w['c_name'])
 

@@ -7,6 +7,7 @@ A micro-generator is a folder NAME/ holding microgen.toml (metadata) and templat
   function  file scope, before each wrapper       macro function(f, p)
   init      the wrapper's constructor             macro init(w, p)
   fini      the wrapper's destructor              macro fini(w, p)
+  end       file scope, once, after every wrapper macro end(w, p)
   prefix    before the call                       macro prefix(f, p)
   postfix   after the call                        macro postfix(f, p)
   callee    the function actually called          macro callee(f, p) (one provider)
@@ -29,7 +30,7 @@ import os
 import tomllib
 from dataclasses import dataclass, field
 
-POINTS = ('file', 'function', 'init', 'fini', 'prefix', 'postfix', 'callee', 'note')
+POINTS = ('file', 'function', 'init', 'fini', 'end', 'prefix', 'postfix', 'callee', 'note')
 PARAM_TYPES = ('string', 'library')
 DEFAULT_SET = ['std.time', 'std.trace']
 CORE = ['std.funcptr', 'std.loader', 'std.caller']

@@ -107,6 +107,7 @@ struct dyl_conv {
 	uint32_t *heap;
 	size_t nheap, heap_cap;
 	uint64_t seq, t0_ns, last_end_ns;
+	int advance_due;	/* the last row's stream moves on at the next call */
 	/* the knot segment of the last conversion, its slope in 24.40 fixed point */
 	uint32_t seg;
 	unsigned __int128 seg_mult;
@@ -608,6 +609,10 @@ static void decode(struct dyl_conv *c, struct dyl_row *row, const struct dyl_rec
 
 int dyl_conv_next(struct dyl_conv *c, struct dyl_row *row)
 {
+	if (c->advance_due) {
+		c->advance_due = 0;
+		advance(c);
+	}
 	while (c->nheap) {
 		struct stream *s = &c->streams[c->heap[0]];
 		const struct blk *b = &c->blks[s->cur];
@@ -642,7 +647,7 @@ int dyl_conv_next(struct dyl_conv *c, struct dyl_row *row)
 		}
 		row->tid = s->tid;
 		decode(c, row, r);
-		advance(c);
+		c->advance_due = 1;	/* the row points into the block: moved on next time */
 		return 1;
 	}
 	return 0;

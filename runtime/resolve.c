@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 #include "internal.h"
+#include "elfsym.h"
 
 static void *lookup(void *handle, const char *name, const char *version)
 {
@@ -115,6 +116,104 @@ static void *global_next(const char *name, const char *version, const void *self
 }
 
 static TLS int resolving;
+
+/* The loaded objects, as dl_iterate_phdr lists them (load order). */
+struct loaded {
+	int n;
+	struct dl_phdr_info info[MAX_OBJECTS];
+};
+
+static int collect_info(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct loaded *o = data;
+
+	if (o->n < MAX_OBJECTS)
+		o->info[o->n++] = *info;
+	return 0;
+}
+
+/* NAME's address in object K of O (its own definition), or NULL; E: its symbol table,
+ * or NULL to ask dlsym. */
+static void *find_in(const struct dl_phdr_info *info, const struct dyl_elf *e, const char *name,
+		     const char *version)
+{
+	if (!e)
+		return defined_in(info->dlpi_name, name, version);
+	const ElfW(Sym) *s = dyl_elf_find(e, name, version);
+	if (!s && version)
+		s = dyl_elf_find(e, name, NULL);
+	if (!s)
+		return NULL;
+	if (ELF64_ST_TYPE(s->st_info) == STT_FUNC)
+		return (void *)(e->base + s->st_value);
+	/* an IFUNC: its resolver chooses, through dlsym on the object (itself first in its
+	 * own scope) */
+	void *h = dlopen(info->dlpi_name, RTLD_LAZY | RTLD_NOLOAD), *fn = NULL;
+	if (h) {
+		fn = lookup(h, name, version);
+		if (!fn && version)
+			fn = dlsym(h, name);
+		dlclose(h);
+	}
+	return fn;
+}
+
+/* Every original of a wrapper, at once, from its constructor: the same first step as
+ * dyl_resolve (the first definition after the wrapper in load order, past other
+ * wrappers), read from the objects' own symbol tables (elfsym.c).  What is not found
+ * (a library not loaded yet) is left to dyl_resolve at the first call.  So a first
+ * call made from a signal handler, which may have interrupted the dynamic linker or
+ * malloc, finds its original already there. */
+void dyl_resolve_all(const struct dyl_sym *syms, unsigned n, const void *self)
+{
+	/* constructors run one at a time (under the loader's lock): static, not on a
+	 * constructor's stack */
+	static struct loaded o;
+	static struct dyl_elf elf[MAX_OBJECTS];
+	static int use[MAX_OBJECTS], has_elf[MAX_OBJECTS];
+	sigset_t all, old;
+	int masked = 0, after = 0;
+	Dl_info me;
+
+	dyl_busy++;
+	if (resolving++ == 0) {
+		sigfillset(&all);
+		masked = pthread_sigmask(SIG_SETMASK, &all, &old) == 0;
+	}
+	o.n = 0;
+	if (dladdr(self, &me) && me.dli_fname)
+		dl_iterate_phdr(collect_info, &o);
+	for (int k = 1; k < o.n; k++) {	/* 0 is the program: it comes before any wrapper */
+		const char *file = o.info[k].dlpi_name;
+		use[k] = 0;
+		if (!file || !*file)
+			continue;	/* the vDSO */
+		if (!after) {
+			after = same(file, me.dli_fname);
+			continue;
+		}
+		has_elf[k] = dyl_elf_open(&elf[k], &o.info[k]) == 0;
+		use[k] = !find_in(&o.info[k], has_elf[k] ? &elf[k] : NULL, "dyl_wrapper_next", NULL);
+	}
+	for (unsigned i = 0; i < n; i++) {
+		if (__atomic_load_n(syms[i].slot, __ATOMIC_ACQUIRE))
+			continue;
+		for (int k = 1; k < o.n; k++) {
+			if (!use[k])
+				continue;
+			void *fn = find_in(&o.info[k], has_elf[k] ? &elf[k] : NULL, syms[i].name,
+					   syms[i].version);
+			if (fn) {
+				__atomic_store_n(syms[i].slot, fn, __ATOMIC_RELEASE);
+				break;
+			}
+		}
+	}
+	if (masked)
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+	resolving--;
+	dyl_busy--;
+}
 
 void *dyl_resolve(struct dyl_lib *lib, const char *name, const char *version,
 		  dyl_next_fn next, const void *self)

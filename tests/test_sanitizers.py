@@ -69,6 +69,11 @@ def _tops(rep):
 # each struct dyl_func, for dyl_rt.fd and for dyl_rt.disabled): no longer tolerated, so
 # any report of them fails the scenario tests; each keeps its reproduction below.
 FIXED = {
+    'resolve-in-handler': (
+        "resolve.c dyl_resolve: the first call of a wrapped function made from a signal "
+        "handler resolved it there, with dlopen/dlsym/dladdr (malloc, the loader lock): "
+        "not async-signal-safe (fixed: the wrapper's constructor resolves them all)",
+        lambda rep: 'signal-unsafe call inside of a signal' in rep and 'dyl_resolve' in rep),
     'func-state-race': (
         "runtime.c dyl_enter: f->state (the DYL_FILTER verdict cached in the wrapper's "
         "struct dyl_func) is read and written by every thread with plain accesses",
@@ -99,13 +104,7 @@ FIXED = {
 
 # name -> (what the bug is, predicate on one report's text): tolerated, each pinned by
 # a strict xfail on a reproduction
-KNOWN = {
-    'resolve-in-handler': (
-        "resolve.c dyl_resolve: the first call of a wrapped function made from a signal "
-        "handler resolves it there, with dlopen/dlsym/dladdr (malloc, the loader lock): "
-        "not async-signal-safe",
-        lambda rep: 'signal-unsafe call inside of a signal' in rep and 'dyl_resolve' in rep),
-}
+KNOWN = {}
 
 
 def reports(stderr):
@@ -408,8 +407,7 @@ def test_tsan_no_race_on_disabled(tsan, repro, tmp_path):
     assert _seen(tsan, repro, tmp_path, 'disabled-race', 'race', '/nonexistent/dir/t.csv') is None
 
 
-@pytest.mark.xfail(strict=True, raises=KnownBug, reason=KNOWN['resolve-in-handler'][0])
 def test_tsan_first_call_in_a_signal_handler(tsan, repro, tmp_path):
-    rep = _seen(tsan, repro, tmp_path, 'resolve-in-handler', 'handler')
-    if rep:
-        raise KnownBug(rep)
+    """The wrapper's constructor resolved every original (dyl_resolve_all): a first call
+    from a signal handler runs no dlopen/dlsym/malloc there."""
+    assert _seen(tsan, repro, tmp_path, 'resolve-in-handler', 'handler') is None

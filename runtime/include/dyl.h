@@ -65,6 +65,17 @@ struct dyl_call {
 DYL_API void *dyl_resolve(struct dyl_lib *lib, const char *name, const char *version,
 			  dyl_next_fn next, const void *self);
 
+/* One original to look up ahead (dyl_resolve_all): the wrapper's pointer to it. */
+struct dyl_sym {
+	const char *name;
+	const char *version;	/* NULL: the default one */
+	void **slot;		/* set when found; left NULL otherwise */
+};
+/* Looks up every original of a wrapper from its constructor (SELF: an address in the
+ * wrapper), so that no first call resolves inside a signal handler.  Those not found
+ * (their library is not loaded yet) stay NULL: dyl_resolve finds them at their first call. */
+DYL_API void dyl_resolve_all(const struct dyl_sym *syms, unsigned n, const void *self);
+
 /* Starts recording a call.  Returns 0 when the call must simply be forwarded: recording
  * is off, the function is filtered out, or the runtime itself is the caller. */
 DYL_API int dyl_enter(struct dyl_call *c, struct dyl_func *f);

@@ -1,0 +1,21 @@
+/* elfsym.h - a loaded object's own dynamic symbols (elfsym.c). */
+#ifndef DYL_ELFSYM_H
+#define DYL_ELFSYM_H
+
+#include <link.h>
+
+struct dyl_elf {
+	uintptr_t base;
+	const uint32_t *gnu_hash;
+	const ElfW(Sym) *symtab;
+	const char *strtab;
+	const ElfW(Half) *versym;
+	const ElfW(Verdef) *verdef;
+};
+
+/* 0, or -1 when the object has no GNU hash table (then ask dlsym). */
+HIDDEN int dyl_elf_open(struct dyl_elf *e, const struct dl_phdr_info *info);
+/* The function NAME of VERSION (NULL: the default version) defined in the object, or NULL. */
+HIDDEN const ElfW(Sym) *dyl_elf_find(const struct dyl_elf *e, const char *name, const char *version);
+
+#endif
