@@ -64,6 +64,7 @@ bench: all
 	@$(MAKE) -s install-packages PACKAGES="$(BENCH_PACKAGES)"
 	bench/percall/run.sh 5 10000000
 	bench/readers.sh 10000000 5
+	bench/killed.sh 2500000 3 5
 	bench/generate.sh 3
 
 install: all
