@@ -529,6 +529,44 @@ def test_sigkill_keeps_every_call_made(tiny, tmp_path, calls, clock):
     assert tr.meta['clock'] == clock and 'total_ns' not in tr.meta
 
 
+def test_damaged_spool_read_up_to_the_damage(tiny, tmp_path):
+    """A spool cut short or with bytes changed (a disk error, a copy cut short) is read up
+    to the damage or refused with a one-line message, never a crash."""
+    path = str(tmp_path / 'trace.csv')
+    kill_when_ready([tiny.app, 'kill-me', '2', '30000'],
+                    {'LD_PRELOAD': tiny.wrap, 'DYL_TRACE': path}, tmp_path)
+    data = open(str(tmp_path / '.trace.csv.dylspool'), 'rb').read()
+    dyl_trace = os.path.join(dyltest.ROOT, 'bin', 'dyl-trace')
+    full = None
+    for i, cut in enumerate([len(data), len(data) * 3 // 4, len(data) // 2, 5000, 100, 10]):
+        spool = tmp_path / f'cut{i}.dylspool'
+        spool.write_bytes(data[:cut])
+        r = subprocess.run([dyl_trace, str(spool)], capture_output=True, text=True, timeout=60)
+        assert r.returncode in (0, 2), r
+        assert r.returncode == 2 or cut > 100, 'a spool without its header is refused'
+        if r.returncode:
+            assert len(r.stderr.splitlines()) == 1 and str(spool) in r.stderr, r.stderr
+            continue
+        rows = [ln for ln in r.stdout.splitlines() if ln[:1].isdigit()]
+        seqs = [int(ln.split(',')[0]) for ln in rows]
+        assert len(set(seqs)) == len(seqs)
+        if full is None:
+            full = len(rows)
+            assert full == 90000
+        assert len(rows) <= full
+    # bytes changed all over: never a crash
+    import random
+    rnd = random.Random(3)
+    for i in range(20):
+        b = bytearray(data)
+        for _ in range(10):
+            b[rnd.randrange(len(b))] = rnd.randrange(256)
+        spool = tmp_path / f'flip{i}.dylspool'
+        spool.write_bytes(bytes(b))
+        r = subprocess.run([dyl_trace, str(spool)], capture_output=True, timeout=60)
+        assert r.returncode in (0, 2), r
+
+
 def test_sigkill_of_a_forked_child(tiny, tmp_path):
     """A forked child killed before its first write-out: its calls are in its own
     spool (not in the window it inherited, which is its parent's), and its parent's
