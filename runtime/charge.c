@@ -24,6 +24,7 @@ struct charge {
 	struct dyl_frames fr;
 	uintptr_t stack_lo, stack_hi;
 	int have_stack;
+	int incomplete;		/* some pointer could not be looked up: no estimate */
 	unsigned ngroups;
 	int64_t in, out;	/* regions past GROUPS, counted without deduplication */
 	struct group g[GROUPS];
@@ -34,13 +35,15 @@ struct charge {
 static TLS struct charge scratch;
 static TLS int busy;
 
+/* 1: found; 0: in no known region; -1: the table cannot be used now */
 static int locate(struct charge *c, uintptr_t p, uintptr_t maxp, struct dyl_region *r)
 {
 	if (!p)
 		return 0;
 	if (c->have_stack && p >= c->stack_lo && p < c->stack_hi)
 		return dyl_stack_frame(p, maxp, &c->fr, r);
-	return dyl_table_find(p, r) || dyl_static_find(p, r);
+	int found = dyl_table_find(p, r);
+	return found ? found : dyl_static_find(p, r);
 }
 
 static void add(struct charge *c, uintptr_t p, const struct dyl_region *r, int is_const)
@@ -80,7 +83,10 @@ static void follow(struct charge *c, uintptr_t p, const struct dyl_region *r, in
 	unsigned n = 0;
 	for (uintptr_t q = p; q + sizeof(void *) <= r->end && n < FOLLOW_MAX; q += sizeof(void *), n++) {
 		uintptr_t elem = *(const uintptr_t *)q;
-		if (!locate(c, elem, maxp, &e))
+		int found = locate(c, elem, maxp, &e);
+		if (found < 0)
+			c->incomplete = 1;
+		if (found <= 0)
 			break;
 		add(c, elem, &e, inner_const);
 	}
@@ -104,6 +110,7 @@ void dyl_regions_charge(const struct dyl_rarg *args, unsigned n, int64_t scalar_
 	c->in = scalar_bytes;
 	c->out = 0;
 	c->fr.n = -1;
+	c->incomplete = 0;
 	c->have_stack = dyl_stack_bounds(&c->stack_lo, &c->stack_hi);
 	/* unwind only as far as the highest stack argument */
 	for (unsigned i = 0; i < n; i++) {
@@ -113,8 +120,11 @@ void dyl_regions_charge(const struct dyl_rarg *args, unsigned n, int64_t scalar_
 	}
 	for (unsigned i = 0; i < n; i++) {
 		uintptr_t p = (uintptr_t)args[i].p;
-		if (!locate(c, p, maxp, &r)) {
-			unknown += p != 0;
+		int found = locate(c, p, maxp, &r);
+		if (found < 0)
+			c->incomplete = 1;
+		if (found <= 0) {
+			unknown += p != 0 && found == 0;
 			continue;
 		}
 		add(c, p, &r, args[i].flags & DYL_RA_CONST);
@@ -131,8 +141,10 @@ void dyl_regions_charge(const struct dyl_rarg *args, unsigned n, int64_t scalar_
 		if (g->min_out != UINTPTR_MAX)
 			total_out += (int64_t)(g->end - g->min_out);
 	}
-	*in = total_in;
-	*out = total_out;
+	if (!c->incomplete) {
+		*in = total_in;
+		*out = total_out;
+	}
 	__atomic_fetch_add(&dyl_reg.pointers, n, __ATOMIC_RELAXED);
 	if (unknown)
 		__atomic_fetch_add(&dyl_reg.unknown, unknown, __ATOMIC_RELAXED);

@@ -274,7 +274,7 @@ static int find_locked(uintptr_t p, struct dyl_region *r)
 int dyl_table_find(uintptr_t p, struct dyl_region *r)
 {
 	if (!enter())
-		return 0;
+		return -1;
 	int found = find_locked(p, r);
 	leave();
 	return found;

@@ -48,7 +48,8 @@ struct dyl_regions {
 
 HIDDEN extern struct dyl_regions dyl_reg;
 
-/* regions.c: the heap and mmap region holding P (0: none) */
+/* regions.c: the heap and mmap region holding P (0: none; -1: the table cannot be
+ * used now, from a signal handler that interrupted this thread inside it) */
 HIDDEN int dyl_table_find(uintptr_t p, struct dyl_region *r);
 /* memory for the region code itself: never through the (interposed) mmap or malloc */
 HIDDEN void *dyl_raw_map(size_t n);
