@@ -29,13 +29,13 @@ int dyl_regions_check_allocator(void)
 	int ours = 0;
 	const char *who = "?";
 
-	if (m && dladdr(m, &info) && info.dli_fname) {
-		who = info.dli_fname;
-		void *h = dlopen(info.dli_fname, RTLD_NOLOAD | RTLD_LAZY);
-		if (h) {
-			ours = dlsym(h, "dyl_alloc_next") != NULL;
-			dlclose(h);
-		}
+	/* the first wrapper with allocator interposers is the first to define dyl_alloc_next */
+	void *w = dlsym(RTLD_DEFAULT, "dyl_alloc_next");
+	Dl_info wi;
+
+	if (m && dladdr(m, &info)) {
+		who = info.dli_fname ? info.dli_fname : "?";
+		ours = w && dladdr(w, &wi) && wi.dli_fbase == info.dli_fbase;
 	}
 	if (!__atomic_exchange_n(&dyl_reg.heap_note, 1, __ATOMIC_RELAXED)) {
 		char note[4200];

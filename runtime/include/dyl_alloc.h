@@ -91,21 +91,17 @@ static int dyl_in_arena(const void *p)
 /* --- resolving the next allocator --- */
 
 /* NAME's next definition after this wrapper; if that is another dyliberator wrapper's
- * interposer, the one after it (that wrapper looks past itself). */
+ * interposer (the object that defines the next dyl_alloc_next), the one after it: that
+ * wrapper looks past itself.  No dlopen here: a sanitizer intercepts it, and its
+ * start-up may call these functions. */
 static void *dyl_alloc_lookup(const char *name)
 {
 	void *fn = dlsym(RTLD_NEXT, name);
-	Dl_info info;
+	void *(*next)(const char *) = (void *(*)(const char *))dlsym(RTLD_NEXT, "dyl_alloc_next");
+	Dl_info a, b;
 
-	if (fn && dladdr(fn, &info) && info.dli_fname) {
-		void *h = dlopen(info.dli_fname, RTLD_NOLOAD | RTLD_LAZY);
-		if (h) {
-			void *(*next)(const char *) = (void *(*)(const char *))dlsym(h, "dyl_alloc_next");
-			dlclose(h);
-			if (next)
-				fn = next(name);
-		}
-	}
+	if (fn && next && dladdr(fn, &a) && dladdr((void *)next, &b) && a.dli_fbase == b.dli_fbase)
+		fn = next(name);
 	return fn;
 }
 
@@ -130,9 +126,6 @@ static __attribute__((noinline)) void dyl_alloc_resolve(void)
 	DYL_ALLOC_FIND(memalign);
 	DYL_ALLOC_FIND(valloc);
 	DYL_ALLOC_FIND(pvalloc);
-	DYL_ALLOC_FIND(mmap);
-	DYL_ALLOC_FIND(munmap);
-	DYL_ALLOC_FIND(mremap);
 #undef DYL_ALLOC_FIND
 	__atomic_store_n(&a->ready, 1, __ATOMIC_RELEASE);
 	dyl_alloc_resolving = 0;
@@ -150,6 +143,19 @@ static inline int dyl_alloc_on(void)
 }
 
 #define DYL_NEXT(f) (__atomic_load_n(&dyl_alloc.f, __ATOMIC_RELAXED))
+
+/* mmap, munmap and mremap go to the next definition, looked up alone: they are called
+ * by sanitizers' and allocators' start-up code, before anything else is ready; a second
+ * wrapper recording a mapping again only replaces it. */
+#define DYL_MAP_NEXT(f)                                                              \
+	({                                                                            \
+		void *fn_ = __atomic_load_n((void **)&dyl_alloc.f, __ATOMIC_ACQUIRE);       \
+		if (dyl_unlikely(!fn_)) {                                             \
+			fn_ = dlsym(RTLD_NEXT, #f);                                   \
+			__atomic_store_n((void **)&dyl_alloc.f, fn_, __ATOMIC_RELEASE);     \
+		}                                                                     \
+		(__typeof__(dyl_alloc.f))fn_;                                         \
+	})
 
 /* --- the interposers --- */
 
@@ -260,8 +266,7 @@ DYL_ALLOC_ALIGNED(pvalloc, (size_t n), (n), n, 4096)
 
 DYL_ALLOC_HOOK void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
-	dyl_alloc_on();	/* mmap is no allocator of the bootstrap: resolve now */
-	void *p = DYL_NEXT(mmap)(addr, len, prot, flags, fd, off);
+	void *p = DYL_MAP_NEXT(mmap)(addr, len, prot, flags, fd, off);
 	if (p != MAP_FAILED)
 		dyl_region_add(p, len, DYL_REGION_MMAP);
 	return p;
@@ -269,9 +274,9 @@ DYL_ALLOC_HOOK void *mmap(void *addr, size_t len, int prot, int flags, int fd, o
 
 DYL_ALLOC_HOOK int munmap(void *addr, size_t len)
 {
-	dyl_alloc_on();
+	int (*next)(void *, size_t) = DYL_MAP_NEXT(munmap);
 	dyl_region_unmap(addr, len);
-	return DYL_NEXT(munmap)(addr, len);
+	return next(addr, len);
 }
 
 DYL_ALLOC_HOOK void *mremap(void *old, size_t old_len, size_t len, int flags, ...)
@@ -282,9 +287,9 @@ DYL_ALLOC_HOOK void *mremap(void *old, size_t old_len, size_t len, int flags, ..
 	va_start(ap, flags);
 	to = (flags & MREMAP_FIXED) ? va_arg(ap, void *) : NULL;
 	va_end(ap);
-	dyl_alloc_on();
+	void *(*next)(void *, size_t, size_t, int, ...) = DYL_MAP_NEXT(mremap);
 	int64_t was = dyl_region_del(old);
-	void *p = DYL_NEXT(mremap)(old, old_len, len, flags, to);
+	void *p = next(old, old_len, len, flags, to);
 	if (p != MAP_FAILED)
 		dyl_region_add(p, len, DYL_REGION_MMAP);
 	else if (was >= 0)
@@ -293,6 +298,7 @@ DYL_ALLOC_HOOK void *mremap(void *old, size_t old_len, size_t len, int flags, ..
 }
 
 #undef DYL_NEXT
+#undef DYL_MAP_NEXT
 #undef DYL_ARENA_SIZE
 #undef DYL_ALLOC_HOOK
 
