@@ -63,6 +63,7 @@ bench: all
 	bench/percall/run.sh 5 10000000
 	bench/readers.sh 10000000 5
 	bench/generate.sh 3
+	bench/malloc/run.sh 7 4000000
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/dyliberator

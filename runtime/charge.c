@@ -27,7 +27,8 @@ struct charge {
 	int incomplete;		/* some pointer could not be looked up: no estimate */
 	unsigned ngroups;
 	int64_t in, out;	/* regions past GROUPS, counted without deduplication */
-	struct group g[GROUPS];
+	struct group g[GROUPS];	/* empty (end 0) between calls: only used ones are cleared */
+	uint16_t used[GROUPS];
 };
 
 /* per thread (a charge's 8 KiB should not land on a signal handler's small stack); busy:
@@ -57,7 +58,7 @@ static void add(struct charge *c, uintptr_t p, const struct dyl_region *r, int i
 			if (c->ngroups >= GROUPS * 3 / 4)
 				break;
 			*g = (struct group){ r->start, r->end, UINTPTR_MAX, UINTPTR_MAX };
-			c->ngroups++;
+			c->used[c->ngroups++] = (uint16_t)i;
 		} else if (g->start != r->start || g->end != r->end) {
 			continue;
 		}
@@ -104,8 +105,6 @@ void dyl_regions_charge(const struct dyl_rarg *args, unsigned n, int64_t scalar_
 		return;
 	busy = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	for (unsigned i = 0; i < GROUPS; i++)
-		c->g[i].end = 0;
 	c->ngroups = 0;
 	c->in = scalar_bytes;
 	c->out = 0;
@@ -132,14 +131,13 @@ void dyl_regions_charge(const struct dyl_rarg *args, unsigned n, int64_t scalar_
 			follow(c, p, &r, !!(args[i].flags & DYL_RA_INNER_CONST), maxp);
 	}
 	int64_t total_in = c->in, total_out = c->out;
-	for (unsigned i = 0; i < GROUPS; i++) {
-		const struct group *g = &c->g[i];
-		if (!g->end)
-			continue;
+	for (unsigned i = 0; i < c->ngroups; i++) {
+		struct group *g = &c->g[c->used[i]];
 		if (g->min_in != UINTPTR_MAX)
 			total_in += (int64_t)(g->end - g->min_in);
 		if (g->min_out != UINTPTR_MAX)
 			total_out += (int64_t)(g->end - g->min_out);
+		g->end = 0;
 	}
 	if (!c->incomplete) {
 		*in = total_in;
