@@ -14,13 +14,13 @@ DEB_PACKAGES := gcc make python3 python3-clang-14 libclang1-14 python3-jinja2 \
 	libopenblas0-serial
 
 # What the benchmarks compare against and use (make bench installs them)
-BENCH_PACKAGES := uftrace ltrace bc
+BENCH_PACKAGES := uftrace ltrace bc heaptrack
 
 RT_SRC := $(wildcard runtime/*.c)
 # speedup/dyl-NAME.c is the main of bin/dyl-NAME; the rest of speedup/ is shared
 COMMANDS := $(patsubst speedup/%.c,bin/%,$(wildcard speedup/dyl-*.c))
 SHARED_SRC := $(filter-out speedup/dyl-%.c,$(wildcard speedup/*.c))
-RT_HDR := runtime/include/dyl.h runtime/include/dyl_spool.h runtime/internal.h runtime/elfsym.h
+RT_HDR := $(wildcard runtime/include/*.h runtime/*.h)
 
 .PHONY: all deps install-packages runtime test demo bench install clean
 
@@ -45,7 +45,7 @@ install-packages:
 runtime: $(B)/libdylrt.so
 $(B)/libdylrt.so: $(RT_SRC) $(RT_HDR) | $(B)/.deps
 	$(CC) $(CFLAGS) $(WARN) -std=gnu11 -fPIC -shared -fvisibility=hidden \
-		-Iruntime/include -Wl,-soname,libdylrt.so -o $@ $(RT_SRC) -ldl -lpthread
+		-Iruntime/include -Wl,-soname,libdylrt.so -o $@ $(RT_SRC) -lunwind -ldl -lpthread
 
 # The C commands over traces and models: speedup/dyl-NAME.c holds the main of
 # bin/dyl-NAME; the other files of speedup/ are shared (the trace and model readers).
@@ -66,6 +66,7 @@ bench: all
 	bench/readers.sh 10000000 5
 	bench/killed.sh 2500000 3 5
 	bench/generate.sh 3
+	bench/malloc/run.sh 7 4000000
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/dyliberator

@@ -51,6 +51,9 @@ class ParamView:
     deref_format: str = None
     deref_value: str = None
     label: str = ''  # the name the header gives it (name may be a renamed dyl_aN)
+    pointee_kind: str = None  # for a pointer: what it points to (kinds as above; 'pointer':
+                              # an array of pointers such as char ** or JSAMPARRAY)
+    inner_const: bool = False  # for a pointer to pointers: their targets are const
 
 
 @dataclass
@@ -120,7 +123,8 @@ def function_view(choice, libview, macros, defs, active):
             tname = f'dyl_{name}_a{i}'
             typedefs.append(f'typedef __typeof__({p.type}) {tname};')
         a = ParamView(pname, tname, p.kind, p.pointer, p.const_pointee, p.pointee_size,
-                      p.scalar_size, p.type, label=p.name)
+                      p.scalar_size, p.type, label=p.name, pointee_kind=p.pointee_kind,
+                      inner_const=p.inner_const)
         _deref(a, p)
         params.append(a)
     result = None

@@ -32,6 +32,7 @@ class Param:
     scalar_size: int = -1   # sizeof(p) for a value of arithmetic type
     kind: str = 'other'     # signed, unsigned, float, char, pointer, record, other
     pointee_kind: str = None
+    inner_const: bool = False  # a pointer to pointers whose targets are const (const char **)
     canonical: str = ''     # the canonical type without top-level qualifiers (comparisons)
 
 
@@ -371,6 +372,11 @@ def _param(i, cur, name):
         size = pointee.get_size() if pointee.kind not in _FUNCTIONS else -1
         p.pointee_size = size if size > 0 else -1
         p.pointee_kind = 'other' if pointee.kind in _FUNCTIONS else _kind(pointee)
+        inner = pointee.get_canonical()
+        if inner.kind == ci.TypeKind.POINTER:
+            p.inner_const = _const_deep(inner.get_pointee())
+        elif inner.kind in _ARRAYS:
+            p.inner_const = _const_deep(inner.element_type)
     else:
         size = canon.get_size()
         p.scalar_size = size if size > 0 else -1

@@ -1,0 +1,39 @@
+/* callbench - N calls of a library function with three heap pointers (three), or with
+ * one pointer to a 64-byte array in the caller's stack frame (one: std.regions unwinds
+ * for it); prints the loop's CPU time per call.   callbench heap|stack N */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "args.h"
+
+static double cpu_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+	return t.tv_sec * 1e9 + t.tv_nsec;
+}
+
+__attribute__((noinline)) static long stack_call(void)
+{
+	char buf[64];
+	memset(buf, 1, sizeof(buf));
+	long r = one(buf);
+	__asm__ volatile("" : : "r"(buf) : "memory");
+	return r;
+}
+
+int main(int argc, char **argv)
+{
+	int stack = !strcmp(argv[1], "stack");
+	long n = atol(argv[2]), s = 0;
+	double *a = malloc(4096), *b = malloc(8192), *c = malloc(1024);
+
+	a[0] = b[0] = 1;
+	double t0 = cpu_ns();
+	for (long i = 0; i < n; i++)
+		s += stack ? stack_call() : three(a, b, c);
+	printf("cpu_ns_per_call %.2f\n", (cpu_ns() - t0) / (double)n);
+	return s == 42;
+}

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# The cost of std.regions: malloc/free pairs with its allocator tracking, beside plain
+# runs and heaptrack; and the per-call cost of charging pointer arguments.
+#   bench/malloc/run.sh [ROUNDS [N]]      (defaults: 7 rounds, N = 4*10^6 pairs or calls)
+# Rounds interleave the configurations; each figure is the median over the rounds of the
+# CPU time per pair (per call) that the program measures around its loop, with the range.
+set -euo pipefail
+cd "$(dirname "$0")"
+ROUNDS=${1:-7}
+N=${2:-4000000}
+ROOT=$(cd ../.. && pwd)
+W=$(mktemp -d)
+trap 'rm -rf "$W"' EXIT
+cc -O2 -o "$W/mallocbench" mallocbench.c -lpthread
+cc -O2 -fPIC -shared -Wl,-soname,libargs.so -o "$W/libargs.so" libargs.c
+cc -O2 -o "$W/callbench" callbench.c -I. "$W/libargs.so" -Wl,-rpath,"$W"
+gen() { "$ROOT/bin/dyliberator" -q --lib "$W/libargs.so" --header args.h -o "$W/$1.so" "${@:2}"; }
+gen trace			# std.time + std.trace
+gen regions -g std.regions	# + the allocator interposers and the charge
+gen forward --no-default	# no interposers: the forwarding core alone
+
+declare -A res
+med() { tr ' ' '\n' | grep . | sort -g | awk '{a[NR]=$1} END {m=(NR%2)?a[(NR+1)/2]:(a[NR/2]+a[NR/2+1])/2; printf "%.1f (%.1f-%.1f)", m, a[1], a[NR]}'; }
+one() {	# key, command...: appends the figure the program prints, and (key+) the CPU
+	# time of the whole command, its child processes included, per pair
+	local key=$1 out; shift
+	out=$(/usr/bin/time -f "TIME %U %S" "$@" 2>&1)
+	res[$key]+="$(awk '/_per_/ {print $2}' <<<"$out") "
+	res[$key+]+="$(awk -v n="$N" '/^TIME/ {printf "%.1f", ($2 + $3) * 1e9 / n}' <<<"$out") "
+}
+configs=(plain regions)
+command -v heaptrack >/dev/null && configs+=(heaptrack)
+for r in $(seq "$ROUNDS"); do
+	for t in 1 2; do
+		for c in "${configs[@]}"; do
+			case $c in
+			plain) one "$c/$t" "$W/mallocbench" "$N" "$t" ;;
+			regions) one "$c/$t" env LD_PRELOAD="$W/regions.so" DYL_TRACE="$W/t.csv" "$W/mallocbench" "$N" "$t" ;;
+			heaptrack) one "$c/$t" heaptrack -o "$W/ht" "$W/mallocbench" "$N" "$t"; rm -f "$W"/ht* ;;
+			esac
+		done
+	done
+	for k in heap stack; do
+		one "trace/$k" env LD_PRELOAD="$W/trace.so" DYL_TRACE="$W/t.csv" "$W/callbench" "$k" "$N"
+		one "regions/$k" env LD_PRELOAD="$W/regions.so" DYL_TRACE="$W/t.csv" "$W/callbench" "$k" "$((N / 10))"
+	done
+done
+printf '%-11s %-24s %-24s %-24s %-24s\n' "malloc" "loop CPU ns/pair, 1 thr" "2 threads" \
+	"all CPU ns/pair, 1 thr" "2 threads"
+for c in "${configs[@]}"; do
+	printf '%-11s %-24s %-24s %-24s %-24s\n' "$c" "$(med <<<"${res[$c/1]}")" "$(med <<<"${res[$c/2]}")" \
+		"$(med <<<"${res[$c/1+]}")" "$(med <<<"${res[$c/2+]}")"
+done
+printf '\n%-11s %-26s %-26s\n' "calls" "CPU ns/call, 3 heap ptrs" "CPU ns/call, 1 stack ptr"
+for c in trace regions; do
+	printf '%-11s %-26s %-26s\n' "$c" "$(med <<<"${res[$c/heap]}")" "$(med <<<"${res[$c/stack]}")"
+done
+echo "(N = $N pairs; loop CPU: the traced process's own, measured around its loop; all CPU:"
+echo " user+sys of the command and its children, start-up included: heaptrack's separate"
+echo " heaptrack_interpret process counts there; calls: $N with std.time+std.trace, N/10 with std.regions)"

@@ -1,0 +1,78 @@
+/* dyl_regions.h - the process's memory regions, as wrappers see them (std.regions).
+ *
+ * A region is a range [start, end) the application owns as one piece: a heap block (as
+ * malloc and friends returned it), an mmap'ed range, a loaded object's data segment, or a
+ * stack frame.  The table lives in libdylrt.so, one per process however many wrappers are
+ * preloaded; the allocator interposers that fill it are in dyl_alloc.h, compiled into the
+ * preloaded wrapper itself (see there why).  Every region gets an id, unique in the
+ * process, so that a later method (std.diff) can keep one snapshot per region.
+ */
+#ifndef DYL_REGIONS_H
+#define DYL_REGIONS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "dyl.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum dyl_region_kind {
+	DYL_REGION_NONE = 0,	/* in no known region */
+	DYL_REGION_HEAP,	/* malloc, calloc, realloc, posix_memalign, ... */
+	DYL_REGION_MMAP,	/* mmap, mremap */
+	DYL_REGION_STATIC,	/* a loaded object's non-executable PT_LOAD segment */
+	DYL_REGION_STACK,	/* a stack frame (or the thread's stack when unwinding fails) */
+};
+
+struct dyl_region {
+	uintptr_t start, end;
+	uint32_t kind;		/* enum dyl_region_kind */
+	uint64_t id;		/* unique per heap block and mapping; 0 for statics and stacks */
+};
+
+/* The allocator interposers (dyl_alloc.h) report here.  DEL returns the size the
+ * region had, or -1 when P was not tracked; UNMAP removes (or trims) the mapping that
+ * holds [P, P+N). */
+DYL_API void dyl_region_add(const void *p, size_t n, unsigned kind);
+DYL_API int64_t dyl_region_del(const void *p);
+DYL_API void dyl_region_unmap(const void *p, size_t n);
+
+/* The heap or mmap region holding P, else the static segment, else the calling thread's
+ * whole stack (no frames: see dyl_regions_charge).  0 when P lies in none of them. */
+DYL_API int dyl_region_find(const void *p, struct dyl_region *r);
+
+/* One argument as std.regions passes it. */
+struct dyl_rarg {
+	const void *p;
+	unsigned flags;		/* DYL_RA_* */
+};
+#define DYL_RA_CONST 1u		/* the pointee is const: input (else output) */
+#define DYL_RA_FOLLOW 2u	/* the pointee is a pointer: follow the array's elements */
+#define DYL_RA_INNER_CONST 4u	/* what those elements point to is const */
+
+/* The fast method (paper, IV.C): each pointer is charged from itself to the end of its
+ * region; pointers into one region count once (from the lowest one), const pointers as
+ * input, the others as output.  SCALAR_BYTES (arguments passed by value) is added to the
+ * input.  Sets *IN and *OUT; leaves them alone when it cannot run (called from a signal
+ * handler that interrupted the same thread inside it). */
+DYL_API void dyl_regions_charge(const struct dyl_rarg *args, unsigned n, int64_t scalar_bytes,
+				int64_t *in, int64_t *out);
+
+/* Which malloc the process uses: 1 if a dyliberator wrapper's (the heap is tracked), 0
+ * if another one comes first (a sanitizer or an allocator preloaded before the wrapper);
+ * notes it in the trace (# regions_heap=...). */
+DYL_API int dyl_regions_check_allocator(void);
+
+/* Counters for tests and benchmarks: regions in the table, pointers charged, pointers
+ * found in no region, stack unwinds done. */
+struct dyl_regions_stats {
+	uint64_t regions, pointers, unknown, unwinds;
+};
+DYL_API void dyl_regions_stats(struct dyl_regions_stats *s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,89 @@
+/* regions_storm - the region table under threads, for the sanitizer runs: 8 threads add,
+ * look up and delete their own blocks through the runtime's API (as the allocator
+ * interposers do), charge pointer arguments (heap, stack: the unwinder, static) as
+ * std.regions does, and check every answer.  Prints "ok" and the number of checks.
+ *   regions_storm [ROUNDS]       (linked against libdylrt.so) */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "dyl_regions.h"
+
+#define BLOCKS 64
+static char statics[4096];
+static int rounds = 2000;
+
+static void fail(const char *what, long a, long b)
+{
+	fprintf(stderr, "regions_storm: %s: %ld != %ld\n", what, a, b);
+	exit(1);
+}
+
+__attribute__((noinline)) static long charge_stack(const char *heap, size_t n)
+{
+	char local[48];
+	struct dyl_rarg args[3] = { { heap, DYL_RA_CONST }, { local, 0 }, { statics + 4000, DYL_RA_CONST } };
+	int64_t in = -1, out = -1;
+
+	local[0] = 1;
+	dyl_regions_charge(args, 3, 4, &in, &out);
+	if (in < (int64_t)(n + 96 + 4) || in > (int64_t)(n + 96 + 4 + 64))	/* statics: what follows */
+		fail("charged input", (long)in, (long)(n + 100));
+	/* the frame also holds ARGS, IN, OUT and saved registers above LOCAL, not kilobytes */
+	if (out < 48 || out > 256)
+		fail("charged stack frame", (long)out, 48);
+	__asm__ volatile("" : : "r"(local) : "memory");
+	return in;
+}
+
+static void *worker(void *arg)
+{
+	long id = (long)arg, checks = 0;
+	char *blocks[BLOCKS] = { 0 };
+	size_t sizes[BLOCKS] = { 0 };
+	struct dyl_region r;
+
+	for (int round = 0; round < rounds; round++) {
+		int i = (int)((round * 7 + id) % BLOCKS);
+		if (blocks[i]) {
+			if (dyl_region_del(blocks[i]) != (int64_t)sizes[i])
+				fail("del", (long)dyl_region_del(blocks[i]), (long)sizes[i]);
+			free(blocks[i]);
+		}
+		sizes[i] = 1 + (size_t)((round * 131 + id * 17) % 5000);
+		blocks[i] = malloc(sizes[i]);
+		dyl_region_add(blocks[i], sizes[i], DYL_REGION_HEAP);
+		size_t off = sizes[i] / 2;
+		if (!dyl_region_find(blocks[i] + off, &r) || r.start != (uintptr_t)blocks[i] ||
+		    r.end != (uintptr_t)blocks[i] + sizes[i] || r.kind != DYL_REGION_HEAP)
+			fail("find", (long)(r.end - r.start), (long)sizes[i]);
+		if (round % 16 == 0)
+			charge_stack(blocks[i], sizes[i]);
+		checks++;
+	}
+	for (int i = 0; i < BLOCKS; i++)
+		if (blocks[i]) {
+			dyl_region_del(blocks[i]);
+			free(blocks[i]);
+		}
+	return (void *)checks;
+}
+
+int main(int argc, char **argv)
+{
+	pthread_t t[8];
+	long checks = 0;
+
+	if (argc > 1)
+		rounds = atoi(argv[1]);
+	for (long i = 0; i < 8; i++)
+		pthread_create(&t[i], NULL, worker, (void *)i);
+	for (int i = 0; i < 8; i++) {
+		void *n;
+		pthread_join(t[i], &n);
+		checks += (long)n;
+	}
+	struct dyl_regions_stats s;
+	dyl_regions_stats(&s);
+	printf("ok %ld %s\n", checks, s.unwinds > 0 ? "unwound" : "no-unwind");
+	return 0;
+}
