@@ -37,8 +37,11 @@ REF_BLAS = LIBDIR + "/blas/libblas.so.3"          # reference BLAS, by path (lib
 SERIAL = LIBDIR + "/openblas-serial/libblas.so.3"   # libopenblas0-serial
 PTHREAD = LIBDIR + "/openblas-pthread/libblas.so.3"  # libopenblas0-pthread
 # AES-NI off: OPENSSL_ia32cap's first word is CPUID(1).EDX | CPUID(1).ECX << 32; ECX bit 25
-# is AES-NI (bit 57), ECX bit 1 PCLMULQDQ (bit 33; GCM only, off as the usual recipe does)
-AESNI_OFF = "~0x200000200000000"
+# is AES-NI (bit 57), ECX bit 1 PCLMULQDQ (bit 33; GCM only, off as the usual recipe does).
+# ":~0" keeps the second word (CPUID(7): AVX2, SHA-NI, VAES, AVX-512...) as the CPU says:
+# without a ':' part OpenSSL 3.0 zeroes it, and SHA-256 alone gets 3.4 times slower.
+AESNI_OFF = "~0x200000200000000:~0"
+AESNI_OFF_NAIVE = "~0x200000200000000"
 
 
 def cpu_flags():
@@ -126,27 +129,30 @@ def build(out):
 
 # ---------------------------------------------------------------- scenarios
 
-def square_sweep(scale, cold=False):
+def square_sweep(scale, mode="refill"):
     """dgemm_ on square matrices over a grid of sizes (not the apps' sizes only), enough
-    calls at each for a steady median."""
+    calls at each for a steady median.  mode: refill (the operands rewritten before each
+    call, as the apps do: data warm, caches stirred), warm (calls back to back on the same
+    data, as most micro-benchmarks), cold (64 MiB streamed before each call)."""
     shapes = []
     for n in (4, 8, 12, 16, 20, 24, 28, 32, 40, 48, 56, 64, 80, 96, 128, 160, 192, 256, 320, 384,
               448, 512, 576, 640):
         t = 2.0 * n ** 3 / 40e9 + 0.5e-6                      # about OpenBLAS's time, s
         count = min(2000, max(5, int(0.02 / t)))
-        if cold:
+        if mode == "cold":
             count = min(count, 40)
         shapes.append("%d:%dx%dx%d" % (scaled(count, scale, 3), n, n, n))
-    return ["--sweep"] + (["--cold"] if cold else []) + shapes
+    return {"refill": [], "warm": ["--sweep"], "cold": ["--sweep", "--cold"]}[mode] + shapes
 
 
-def panel_sweep(scale, k=32):
-    """dgemm_ of the skinny family: m = n over a grid, k fixed."""
+def thin_sweep(scale, n=8):
+    """dgemm_ of the thin family (a big square A times n columns): m = k over a grid,
+    operands rewritten before each call."""
     shapes = []
-    for n in (32, 64, 96, 128, 192, 256, 384, 512, 640, 768, 1024):
-        t = 2.0 * n * n * k / 30e9 + 0.5e-6
-        shapes.append("%d:%dx%dx%d" % (scaled(min(2000, max(5, int(0.02 / t))), scale, 3), n, n, k))
-    return ["--sweep"] + shapes
+    for m in (64, 128, 256, 384, 512, 768, 1024, 1536, 2560, 3072):
+        t = 2.0 * m * m * n / 20e9 + 0.5e-6 + 3e-9 * m * m
+        shapes.append("%d:%dx%dx%d" % (scaled(min(2000, max(5, int(0.05 / t))), scale, 3), m, n, m))
+    return shapes
 
 
 def evp_sweep(scale):
@@ -164,10 +170,14 @@ def scenarios(scale, out):
     gs = os.path.join(out, "gemm_shapes")
     s = lambda n: scaled(n, scale)  # noqa: E731
     square = {"kind": "gemm", "args": square_sweep(scale), "wrap": "blas-serial.so", "env": blas}
-    square_cold = {"kind": "gemm", "args": square_sweep(scale, cold=True), "wrap": "blas-serial.so", "env": blas}
-    panel = {"kind": "gemm", "args": panel_sweep(scale), "wrap": "blas-serial.so", "env": blas}
+    square_warm = {"kind": "gemm", "args": square_sweep(scale, "warm"), "wrap": "blas-serial.so", "env": blas}
+    square_cold = {"kind": "gemm", "args": square_sweep(scale, "cold"), "wrap": "blas-serial.so", "env": blas}
+    thin = {"kind": "gemm", "args": thin_sweep(scale), "wrap": "blas-serial.so", "env": blas}
+    three = {"square sweep": square, "square sweep, back to back": square_warm,
+             "square sweep, cold caches": square_cold}
     square_p2 = {"kind": "gemm", "args": square_sweep(scale), "wrap": "blas-pthread.so",
                  "env": dict(blas, OPENBLAS_NUM_THREADS="2")}
+    square_p2_warm = dict(square_p2, args=square_sweep(scale, "warm"))
     evp = {"kind": "evp", "runs": evp_sweep(scale), "wrap": "evp.so", "env": {}}
     common_blas = {"base_wrap": "blas-base.so", "base_env": {}, "funcs": ["dgemm_"], "work": "flops (2mnk)"}
     return [
@@ -175,28 +185,35 @@ def scenarios(scale, out):
              desc="100000 products 16^3..40^3 (ref BLAS -> OpenBLAS serial)",
              cmd=[gs] + ["%d:%dx%dx%d" % (s(25000), n, n, n) for n in (16, 24, 32, 40)],
              accel_wrap="blas-serial.so", accel_env=blas,
-             models={"square sweep": square, "square sweep, cold caches": square_cold}),
+             models=three),
         dict(common_blas, name="dgemm large", clock="cpu",
              desc="16 products 512^3 (ref BLAS -> OpenBLAS serial)",
              cmd=[gs, "%d:512x512x512" % s(16)], accel_wrap="blas-serial.so", accel_env=blas,
-             models={"square sweep": square, "square sweep, cold caches": square_cold}),
+             models=three),
         dict(common_blas, name="dgemm mix (matmul_mix)", clock="cpu",
              desc="matmul_mix 20000 500: 20000 products 16^3..40^3 and 3 of 500^3",
              cmd=[os.path.join(out, "matmul_mix"), str(s(20000)), str(max(8, int(500 * min(1, scale ** (1 / 3)))))],
              accel_wrap="blas-serial.so", accel_env=blas,
-             models={"square sweep": square, "square sweep, cold caches": square_cold}),
-        dict(common_blas, name="dgemm panels 700x500x32", clock="cpu",
-             desc="150 products m=700 n=500 k=32 (ref BLAS -> OpenBLAS serial)",
-             cmd=[gs, "%d:700x500x32" % s(150)], accel_wrap="blas-serial.so", accel_env=blas,
-             models={"square sweep": square, "panel sweep (k=32)": panel}),
+             models=three),
+        dict(common_blas, name="dgemm thin 2000x8x2000", clock="cpu",
+             desc="40 products m=2000 n=8 k=2000: a matrix times 8 vectors (ref BLAS -> OpenBLAS serial)",
+             cmd=[gs, "%d:2000x8x2000" % s(40)], accel_wrap="blas-serial.so", accel_env=blas,
+             models={"square sweep": square, "thin sweep (n=8)": thin}),
         dict(common_blas, name="dgemm large, 2 threads", clock="wall",
              desc="16 products 512^3 (ref BLAS -> OpenBLAS pthread, OPENBLAS_NUM_THREADS=2)",
              cmd=[gs, "%d:512x512x512" % s(16)], accel_wrap="blas-pthread.so",
-             accel_env=dict(blas, OPENBLAS_NUM_THREADS="2"), models={"square sweep": square_p2}),
+             accel_env=dict(blas, OPENBLAS_NUM_THREADS="2"), models={"square sweep": square_p2, "square sweep, back to back": square_p2_warm}),
         dict(name="AES-256-CBC 4 KiB", clock="cpu", base_wrap="evp.so",
              desc="evp_encrypt 2000 4096 8: AES-NI masked off -> on",
              cmd=[os.path.join(out, "evp_encrypt"), str(s(2000)), "4096", "8"],
              base_env={"OPENSSL_ia32cap": AESNI_OFF}, accel_wrap=None, accel_env={},
+             funcs=["EVP_EncryptUpdate", "EVP_DecryptUpdate"], work="bytes in + out",
+             models={"size sweep": evp}),
+        dict(name="AES-256-CBC 4 KiB, mask without ':'", clock="cpu", base_wrap="evp.so",
+             desc="as AES-256-CBC 4 KiB, the baseline with OPENSSL_ia32cap=" + AESNI_OFF_NAIVE +
+             " (CPUID(7) features off too: SHA-NI, AVX2...)",
+             cmd=[os.path.join(out, "evp_encrypt"), str(s(2000)), "4096", "8"],
+             base_env={"OPENSSL_ia32cap": AESNI_OFF_NAIVE}, accel_wrap=None, accel_env={},
              funcs=["EVP_EncryptUpdate", "EVP_DecryptUpdate"], work="bytes in + out",
              models={"size sweep": evp}),
         dict(name="AES-256-CBC 256 B", clock="cpu", base_wrap="evp.so",
@@ -210,27 +227,27 @@ def scenarios(scale, out):
 
 # ---------------------------------------------------------------- models
 
-def make_model(sweep, funcs, out, cache):
-    key = json.dumps([sweep, funcs], sort_keys=True)
-    if key in cache:
-        return cache[key]
-    i = len(cache)
+def sweep_once(sweep, i, r, out):
+    """Runs sweep i (round r) under its tracing wrapper; returns its traces."""
     traces = []
     env = dict(sweep["env"], LD_PRELOAD=os.path.join(out, sweep["wrap"]))
     if sweep["kind"] == "gemm":
-        tr = os.path.join(out, "sweep%d.csv" % i)
+        tr = os.path.join(out, "sweep%d.%d.csv" % (i, r))
         run([os.path.join(out, "gemm_shapes")] + sweep["args"], dict(env, DYL_TRACE=tr), out)
         traces.append(tr)
     else:
         for j, args in enumerate(sweep["runs"]):
-            tr = os.path.join(out, "sweep%d-%d.csv" % (i, j))
+            tr = os.path.join(out, "sweep%d-%d.%d.csv" % (i, j, r))
             run([os.path.join(out, "evp_encrypt")] + args, dict(env, DYL_TRACE=tr), out)
             traces.append(tr)
+    return traces
+
+
+def make_model(i, traces, funcs, out):
     model = os.path.join(out, "model%d.csv" % i)
     fl = [a for f in funcs for a in ("-f", f)]
     with open(model, "w") as f:
         sh([os.path.join(BIN, "dyl-model")] + fl + traces, stdout=f, stderr=subprocess.DEVNULL)
-    cache[key] = model
     return model
 
 
@@ -284,20 +301,50 @@ def accel_startup(sc, out, runs):
     return med(acc) - med(base)
 
 
+def call_cost(out, runs, scale):
+    """What tracing costs per recorded call, in all (both clock reads, the record, the
+    wrapper): traced total_ns against the untraced run's wall time, of a program making
+    N and 3N cheap dgemm_ calls (1x1x1), so that the fixed costs (start-up, exec) cancel:
+    c = ((T_traced(3N) - T(3N)) - (T_traced(N) - T(N))) / 2N, medians of interleaved runs."""
+    n = scaled(200000, scale, 1000)
+    cmd = lambda k: [os.path.join(out, "gemm_shapes"), "%d:1x1x1" % (k * n)]  # noqa: E731
+    tr = os.path.join(out, "calibrate.csv")
+    got = {(k, t): [] for k in (1, 3) for t in (0, 1)}
+    for _ in range(max(3, runs)):
+        for k in (1, 3):
+            got[k, 0].append(run(cmd(k), {}, out)[0])
+            run(cmd(k), {"LD_PRELOAD": os.path.join(out, "blas-base.so"), "DYL_TRACE": tr}, out)
+            got[k, 1].append(summary(tr)[0] / 1e9)
+    d = {k: med(got[k, 1]) - med(got[k, 0]) for k in (1, 3)}
+    return max(0.0, (d[3] - d[1]) / (2 * n) * 1e9), clock_cost(tr)
+
+
 def validate(args):
     out = os.path.abspath(args.out)
     build(out)
     scs = [s for s in scenarios(args.scale, out) if not args.only or s["name"] in args.only]
-    models = {}
+    # every distinct sweep runs once per round, among the other runs (a model made at one
+    # moment of a shared machine carries that moment's load); a cold-cache sweep, slow and
+    # a study only, runs in the first round alone.  dyl-model pools the rounds' traces.
+    sweeps, sweep_traces = [], []
     for sc in scs:
-        sc["model_files"] = {name: make_model(sw, sc["funcs"], out, models) for name, sw in sc["models"].items()}
+        sc["sweep_ids"] = {}
+        for name, sw in sc["models"].items():
+            if sw not in sweeps:
+                sweeps.append(sw)
+                sweep_traces.append([])
+            sc["sweep_ids"][name] = sweeps.index(sw)
     res = {sc["name"]: {"base_traced": [], "base": [], "accel": [], "accel_traced": []} for sc in scs}
     kinds = ["base_traced", "base", "accel", "accel_traced"]
     for r in range(args.runs):
+        for i, sw in enumerate(sweeps):
+            if r == 0 or "--cold" not in sw.get("args", []):
+                sweep_traces[i] += sweep_once(sw, i, r, out)
         for sc in scs:
             d = res[sc["name"]]
             for k in kinds[r % 4:] + kinds[:r % 4]:          # interleaved, order rotated
                 tag = sc["name"].replace(" ", "_").replace(",", "").replace("(", "").replace(")", "")
+                tag = tag.replace("'", "").replace(":", "")
                 env = dict(sc["base_env"] if k.startswith("base") else sc["accel_env"])
                 wrap = sc["base_wrap"] if k.startswith("base") else sc["accel_wrap"]
                 tr = None
@@ -310,13 +357,21 @@ def validate(args):
                 wall, cpu = run(sc["cmd"], env, out)
                 d[k].append({"wall": wall, "cpu": cpu, "trace": tr})
         print("validate: round %d of %d done" % (r + 1, args.runs), file=sys.stderr)
+    cost, clock = call_cost(out, args.runs, args.scale)
+    funcs = {}
+    for sc in scs:
+        for name, i in sc["sweep_ids"].items():
+            funcs.setdefault(i, set()).update(sc["funcs"])
+    files = {i: make_model(i, sweep_traces[i], sorted(funcs[i]), out) for i in range(len(sweeps))}
+    for sc in scs:
+        sc["model_files"] = {name: files[i] for name, i in sc["sweep_ids"].items()}
     results = []
     for sc in scs:
-        results.append(analyse(sc, res[sc["name"]], out, args.runs))
-    return results
+        results.append(analyse(sc, res[sc["name"]], out, args.runs, cost))
+    return results, cost, clock
 
 
-def analyse(sc, d, out, runs):
+def analyse(sc, d, out, runs, cost):
     c = sc["clock"]
     funcs = set(sc["funcs"])
     T_base = [x[c] for x in d["base"]]
@@ -354,13 +409,20 @@ def analyse(sc, d, out, runs):
                     "change_of_T_accel": (med(out_a) - med(out_b)) / med(tot_a)}
     r["kernel"] = {"base_s": med(kern_b), "accel_s": med(kern_a)}
     r["startup_s"] = accel_startup(sc, out, runs)
-    Tu = med(T_base)
+    # the start-up falls outside the calls' measured times (std.redirect loads the library
+    # before the clock starts): what is left is the change of the program's own code
+    r["outside"]["net_of_startup_s"] = med(out_a) - med(out_b) - (r["startup_s"] or 0)
     for name, model in sc["model_files"].items():
         preds = [predict(x["trace"], model) for x in d["base_traced"]]
         raw = [p["S_G"] for p in preds]
-        # T from the untraced baseline (same clock as the measured speedup) instead of the
-        # traced total_ns: removes what tracing adds outside the calls' own times
-        corr = [Tu / (Tu - (p["t_ns"] - p["predicted_ns"]) / 1e9) for p in preds]
+        # Tracing costs `cost` ns per recorded call (in t_ns or around it).  The part inside
+        # the kernels' t_ns is in the model's f(work) too (the model was traced alike) and
+        # cancels in sum t - sum f; the rest is in T and, unchanged, in T' = T - sum t + sum f.
+        # Take all of it out of both: T_c = total_ns - rows * cost.
+        corr = []
+        for p, (_, rows, _) in zip(preds, bs):
+            tc = p["total_ns"] - rows * cost
+            corr.append(tc / (tc - p["t_ns"] + p["predicted_ns"]))
         f_sum = med([p["predicted_ns"] / 1e9 for p in preds])
         r["models"][name] = {
             "file": os.path.relpath(model, out), "raw": mrange(raw), "corrected": mrange(corr),
@@ -401,8 +463,8 @@ def fmt(t, digits=3):
 
 
 def table(results):
-    lines = ["| scenario | calls | P | model | predicted S_G: dyl-speedup | predicted S_G: T untraced | "
-             "measured S_G (%s) | error | error, T untraced |" % "CPU or wall",
+    lines = ["| scenario | calls | P | model | predicted S_G: dyl-speedup | predicted S_G: tracing cost out | "
+             "measured S_G (%s) | error | error, tracing cost out |" % "CPU or wall",
              "| --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: |"]
     for r in results:
         for i, (name, m) in enumerate(r["models"].items()):
@@ -414,15 +476,16 @@ def table(results):
 
 
 def sources(results):
-    lines = ["| scenario | T base untraced | tracing adds (wall) | per traced call | model kernel time vs the accelerated kernel in the app | time outside the kernels, accel vs base | accelerator start-up |",
+    lines = ["| scenario | T base untraced | tracing adds (wall) | per traced call | model kernel time vs the accelerated kernel in the app | time outside the kernels, accel vs base (start-up excluded) | accelerator start-up |",
              "| --- | ---: | ---: | ---: | --- | ---: | ---: |"]
     for r in results:
         t = r["tracing"]
         mv = ", ".join("%s %+.1f %%" % (n, 100 * m["model_vs_app"]) for n, m in r["models"].items())
-        lines.append("| %s | %.3f s %s | %+.1f ms (%+.1f %%) | %.0f ns | %s | %+.1f ms (%+.1f %%; %+.1f %% of T_accel) | %s |" % (
+        o = r["outside"]
+        lines.append("| %s | %.3f s %s | %+.1f ms (%+.1f %%) | %.0f ns | %s | %.1f -> %.1f ms: %+.1f ms (%+.1f %% of T_accel) | %s |" % (
             r["name"], r["T_base_s"][0], r["clock"], 1e3 * t["added_s"], 100 * t["added_s"] / t["untraced_wall_s"],
-            t["added_per_row_ns"], mv, 1e3 * (r["outside"]["accel_s"] - r["outside"]["base_s"]),
-            100 * r["outside"]["change"], 100 * r["outside"]["change_of_T_accel"],
+            t["added_per_row_ns"], mv, 1e3 * o["base_s"], 1e3 * o["accel_s"], 1e3 * o["net_of_startup_s"],
+            100 * o["net_of_startup_s"] / r["T_accel_s"][0],
             "-" if r["startup_s"] is None else "%.1f ms (%.1f %% of T_accel)" % (
                 1e3 * r["startup_s"], 100 * r["startup_s"] / r["T_accel_s"][0])))
     return "\n".join(lines)
@@ -430,28 +493,30 @@ def sources(results):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--runs", type=int, default=5, help="rounds of interleaved runs (default 5)")
+    ap.add_argument("--runs", type=int, default=7, help="rounds of interleaved runs (default 7)")
     ap.add_argument("--scale", type=float, default=1.0, help="scale every app and sweep (default 1)")
     ap.add_argument("--out", default=os.path.join(ROOT, "build/validate"))
     ap.add_argument("--only", action="append", help="only this scenario (repeatable)")
     args = ap.parse_args()
     t0 = time.time()
-    results = validate(args)
+    results, cost, clock = validate(args)
     det = subprocess.run(["/bin/sh", "-c", "OPENBLAS_VERBOSE=2 LD_PRELOAD=%s DYL_OFF=1 %s 1:2x2x2 2>&1" % (
         os.path.join(os.path.abspath(args.out), "blas-serial.so"), os.path.join(os.path.abspath(args.out), "gemm_shapes"))],
         capture_output=True, text=True, env={k: v for k, v in os.environ.items() if k != "OPENBLAS_CORETYPE"}).stdout
     det = " ".join(x.split(":", 1)[1].strip() for x in det.splitlines() if x.startswith("Core:"))
     meta = {"runs": args.runs, "scale": args.scale, "OPENBLAS_CORETYPE": coretype(),
             "openblas_detects": det.strip(), "OPENSSL_ia32cap_baseline": AESNI_OFF,
+            "call_cost_ns": cost, "clock_cost_ns": clock,
             "seconds": time.time() - t0}
     out = os.path.abspath(args.out)
     with open(os.path.join(out, "results.json"), "w") as f:
         json.dump({"meta": meta, "scenarios": results}, f, indent=1)
-    svg.speedups(os.path.join(out, "speedups.svg"), "Predicted (dyl-speedup, T untraced) vs measured S_G",
+    svg.speedups(os.path.join(out, "speedups.svg"), "Predicted (tracing cost out) vs measured S_G, first model",
                  [{"name": r["name"], "pred": next(iter(r["models"].values()))["corrected"], "meas": r["measured"],
                    "err": next(iter(r["models"].values()))["err_corrected"]} for r in results])
-    text = ("%d rounds, scale %g, OPENBLAS_CORETYPE=%s (OpenBLAS alone detects: %s), %.0f s\n\n%s\n\nError sources:\n\n%s\n"
-            % (args.runs, args.scale, meta["OPENBLAS_CORETYPE"], meta["openblas_detects"] or "?",
+    text = ("%d rounds, scale %g, OPENBLAS_CORETYPE=%s (OpenBLAS alone detects: %s), "
+            "tracing costs %.1f ns a call (clock_cost_ns=%g), %.0f s\n\n%s\n\nError sources:\n\n%s\n"
+            % (args.runs, args.scale, meta["OPENBLAS_CORETYPE"], meta["openblas_detects"] or "?", cost, clock,
                meta["seconds"], table(results), sources(results)))
     with open(os.path.join(out, "table.md"), "w") as f:
         f.write(text)
