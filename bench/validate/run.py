@@ -21,6 +21,7 @@ charts.  --scale shrinks every app and sweep (a quick check of the harness itsel
 import argparse
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -454,7 +455,7 @@ def plot(sc, d, out):
         for fn in funcs:
             series.append({"label": "model: %s%s" % (name, " " + fn[4:] if len(funcs) > 1 else ""),
                            "style": "line", "points": [(w, t) for f, w, t in read_model(model) if f == fn]})
-    tag = sc["name"].split(" (")[0].replace(" ", "-").replace(",", "").lower()
+    tag = re.sub("[^a-z0-9]+", "-", sc["name"].split(" (")[0].lower()).strip("-")
     svg.loglog(os.path.join(out, "model-%s.svg" % tag), "%s: model and traced calls (medians per work size)"
                % sc["name"], "work: " + sc["work"], series)
 
