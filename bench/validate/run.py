@@ -511,6 +511,7 @@ def main():
     meta = {"runs": args.runs, "scale": args.scale, "OPENBLAS_CORETYPE": coretype(),
             "openblas_detects": det.strip(), "OPENSSL_ia32cap_baseline": AESNI_OFF,
             "call_cost_ns": cost, "clock_cost_ns": clock,
+            "inherited_env": {k: v for k, v in os.environ.items() if k.startswith(("OPENBLAS_", "GOTO", "OMP_"))},
             "seconds": time.time() - t0}
     out = os.path.abspath(args.out)
     with open(os.path.join(out, "results.json"), "w") as f:
@@ -522,6 +523,8 @@ def main():
             "tracing costs %.1f ns a call (clock_cost_ns=%g), %.0f s\n\n%s\n\nError sources:\n\n%s\n"
             % (args.runs, args.scale, meta["OPENBLAS_CORETYPE"], meta["openblas_detects"] or "?", cost, clock,
                meta["seconds"], table(results), sources(results)))
+    if meta["inherited_env"]:
+        text = "inherited: %s\n%s" % (" ".join("%s=%s" % kv for kv in sorted(meta["inherited_env"].items())), text)
     with open(os.path.join(out, "table.md"), "w") as f:
         f.write(text)
     print(text)
