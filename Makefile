@@ -11,7 +11,7 @@ B := build
 DEB_PACKAGES := gcc make python3 python3-clang-14 libclang1-14 python3-jinja2 \
 	python3-pyelftools python3-pytest libpapi-dev papi-tools libunwind-dev \
 	libblas3 libblas-dev liblapack3 libssl-dev openssl libjpeg-turbo-progs libjpeg-dev \
-	libopenblas0-serial
+	libopenblas0-serial libopenblas0-pthread
 
 # What the benchmarks compare against and use (make bench installs them)
 BENCH_PACKAGES := uftrace ltrace bc heaptrack
@@ -22,7 +22,7 @@ COMMANDS := $(patsubst speedup/%.c,bin/%,$(wildcard speedup/dyl-*.c))
 SHARED_SRC := $(filter-out speedup/dyl-%.c,$(wildcard speedup/*.c))
 RT_HDR := $(wildcard runtime/include/*.h runtime/*.h)
 
-.PHONY: all deps install-packages runtime test demo bench install clean
+.PHONY: all deps install-packages runtime test demo bench validate install clean
 
 all: runtime $(COMMANDS)
 
@@ -67,6 +67,16 @@ bench: all
 	bench/killed.sh 2500000 3 5
 	bench/generate.sh 3
 	bench/malloc/run.sh 7 4000000
+
+# dyl-speedup's predictions against accelerated runs that really happen here (issue 5):
+# OpenBLAS for reference BLAS's dgemm_, AES-NI for OpenSSL's software AES.  Not part of
+# make test; a few minutes (make validate RUNS=3 for a quicker, rougher look).
+# Writes build/validate/ (table.md, results.json, SVG charts).
+RUNS ?= 11
+VALIDATE_PACKAGES := libopenblas0-serial libopenblas0-pthread libssl-dev
+validate: all
+	@$(MAKE) -s install-packages PACKAGES="$(VALIDATE_PACKAGES)"
+	$(PY) bench/validate/run.py --runs $(RUNS)
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/dyliberator

@@ -1,0 +1,535 @@
+#!/usr/bin/python3
+"""make validate: dyl-speedup's predictions checked against accelerated runs that really
+happen on this machine (issue 5; the paper's Tables II and III).
+
+    bench/validate/run.py [--runs N] [--scale F] [--out DIR] [--only NAME]...
+
+For every scenario:
+  model      a SEPARATE sweep (other sizes, or another run of the app), run with the
+             accelerated implementation under a tracing wrapper, then dyl-model;
+  predicted  dyl-speedup on each of N traced baseline runs (--json): S_G;
+  measured   N untraced baseline and N untraced accelerated runs, interleaved with the
+             rest: S_G = T_base / T_accel, per round (CPU time user+sys of the process
+             for the one-thread scenarios, wall time for the two-thread one);
+  error      predicted / measured - 1, of the medians.
+Also per scenario, to take the error apart: N traced accelerated runs (the accelerated
+kernel's own time in the app, and the time outside the kernels), the time tracing adds
+(traced total_ns against the untraced run) and the accelerator's one-off start-up.
+
+Everything goes to DIR (build/validate): traces, models, results.json, table.md and SVG
+charts.  --scale shrinks every app and sweep (a quick check of the harness itself)."""
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+import svg  # noqa: E402
+
+BIN = os.path.join(ROOT, "bin")
+LIBDIR = "/usr/lib/x86_64-linux-gnu"
+REF_BLAS = LIBDIR + "/blas/libblas.so.3"          # reference BLAS, by path (libblas3)
+SERIAL = LIBDIR + "/openblas-serial/libblas.so.3"   # libopenblas0-serial
+PTHREAD = LIBDIR + "/openblas-pthread/libblas.so.3"  # libopenblas0-pthread
+# AES-NI off: OPENSSL_ia32cap's first word is CPUID(1).EDX | CPUID(1).ECX << 32; ECX bit 25
+# is AES-NI (bit 57), ECX bit 1 PCLMULQDQ (bit 33; GCM only, off as the usual recipe does).
+# ":~0" keeps the second word (CPUID(7): AVX2, SHA-NI, VAES, AVX-512...) as the CPU says:
+# without a ':' part OpenSSL 3.0 zeroes it, and SHA-256 alone gets 3.4 times slower.
+AESNI_OFF = "~0x200000200000000:~0"
+AESNI_OFF_NAIVE = "~0x200000200000000"
+
+
+def cpu_flags():
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("flags"):
+                return set(line.split(":", 1)[1].split())
+    return set()
+
+
+def coretype():
+    """OpenBLAS 0.3.21 may not know this CPU model and then falls back to generic kernels:
+    name the kernels after the CPU's flags (what OpenBLAS itself detects on this VM is
+    printed with OPENBLAS_VERBOSE=2, and recorded in results.json)."""
+    f = cpu_flags()
+    if {"avx512f", "avx512dq", "avx512bw", "avx512vl"} <= f:
+        return "SkylakeX"
+    if {"avx2", "fma"} <= f:
+        return "Haswell"
+    return "Sandybridge" if "avx" in f else "Nehalem"
+
+
+def sh(cmd, **kw):
+    return subprocess.run(cmd, check=True, **kw)
+
+
+def run(cmd, env, cwd):
+    """Runs cmd; returns (wall s, CPU s) of the process, from wait4."""
+    full = dict(os.environ)
+    for k in ("LD_PRELOAD", "DYL_TRACE", "DYL_OFF", "OPENSSL_ia32cap", "OPENBLAS_NUM_THREADS",
+              "OPENBLAS_CORETYPE", "OMP_NUM_THREADS"):
+        full.pop(k, None)
+    full.update(env)
+    t0 = time.perf_counter()
+    p = subprocess.Popen(cmd, env=full, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, ru = os.wait4(p.pid, 0)
+    wall = time.perf_counter() - t0
+    err = p.stderr.read().decode(errors="replace")
+    p.stderr.close()
+    if status != 0:
+        sys.exit("validate: %s failed (status %d): %s" % (" ".join(cmd), status, err.strip()))
+    return wall, ru.ru_utime + ru.ru_stime
+
+
+def med(xs):
+    return statistics.median(xs) if xs else float("nan")
+
+
+def mrange(xs):
+    return (med(xs), min(xs), max(xs))
+
+
+def scaled(n, scale, lo=1):
+    return max(lo, int(round(n * scale)))
+
+
+# ---------------------------------------------------------------- build
+
+def build(out):
+    os.makedirs(out, exist_ok=True)
+    apps = {
+        "gemm_shapes": (os.path.join(HERE, "gemm_shapes.c"), [REF_BLAS, "-Wl,-rpath," + os.path.dirname(REF_BLAS)]),
+        "matmul_mix": (os.path.join(ROOT, "examples/apps/matmul_mix.c"), [REF_BLAS, "-Wl,-rpath," + os.path.dirname(REF_BLAS)]),
+        "evp_encrypt": (os.path.join(ROOT, "examples/apps/evp_encrypt.c"), ["-lcrypto"]),
+    }
+    for name, (src, libs) in apps.items():
+        exe = os.path.join(out, name)
+        if not os.path.exists(exe) or os.path.getmtime(exe) < os.path.getmtime(src):
+            sh(["cc", "-O2", "-o", exe, src] + libs)
+    g = ["--lib", REF_BLAS, "--header", os.path.join(ROOT, "examples/blas.h"),
+         "--defs", os.path.join(ROOT, "examples/blas.defs"), "-f", "dgemm_"]
+    wrappers = {
+        "blas-base.so": g,
+        "blas-serial.so": g + ["-g", "std.redirect:lib=" + SERIAL],
+        "blas-pthread.so": g + ["-g", "std.redirect:lib=" + PTHREAD],
+        "evp.so": ["--lib", "libcrypto.so.3", "-f", "EVP_EncryptUpdate", "-f", "EVP_DecryptUpdate",
+                   "-f", "EVP_DigestUpdate", "--defs", os.path.join(ROOT, "examples/openssl.defs")],
+    }
+    for so, args in wrappers.items():
+        path = os.path.join(out, so)
+        if not os.path.exists(path):
+            sh([os.path.join(BIN, "dyliberator")] + args + ["-o", path], stdout=subprocess.DEVNULL,
+               stderr=subprocess.DEVNULL)
+
+
+# ---------------------------------------------------------------- scenarios
+
+def square_sweep(scale, mode="refill"):
+    """dgemm_ on square matrices over a grid of sizes (not the apps' sizes only), enough
+    calls at each for a steady median.  mode: refill (the operands rewritten before each
+    call, as the apps do: data warm, caches stirred), warm (calls back to back on the same
+    data, as most micro-benchmarks), cold (64 MiB streamed before each call)."""
+    shapes = []
+    for n in (4, 8, 12, 16, 20, 24, 28, 32, 40, 48, 56, 64, 80, 96, 128, 160, 192, 256, 320, 384,
+              448, 512, 576, 640):
+        t = 2.0 * n ** 3 / 40e9 + 0.5e-6                      # about OpenBLAS's time, s
+        count = min(2000, max(5, int(0.02 / t)))
+        if mode == "cold":
+            count = min(count, 40)
+        shapes.append("%d:%dx%dx%d" % (scaled(count, scale, 3), n, n, n))
+    return {"refill": [], "warm": ["--sweep"], "cold": ["--sweep", "--cold"]}[mode] + shapes
+
+
+def thin_sweep(scale, n=8):
+    """dgemm_ of the thin family (a big square A times n columns): m = k over a grid,
+    operands rewritten before each call."""
+    shapes = []
+    for m in (64, 128, 256, 384, 512, 768, 1024, 1536, 2560, 3072):
+        t = 2.0 * m * m * n / 20e9 + 0.5e-6 + 3e-9 * m * m
+        shapes.append("%d:%dx%dx%d" % (scaled(min(2000, max(5, int(0.05 / t))), scale, 3), m, n, m))
+    return shapes
+
+
+def evp_sweep(scale):
+    """evp_encrypt runs at other buffer sizes, AES-NI on: one run per size, pooled.  Four
+    streams each, so that most calls write into pages touched before, as in the apps
+    (with one stream, every 4 KiB call's output lands on a page never touched: a page
+    fault inside the call, and the 4 KiB model 40 % slower than the calls in the app)."""
+    runs = []
+    for size in (16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 65536):
+        n = scaled(min(10000, max(10, (1 << 20) // size)), scale, 5)
+        runs.append([str(n), str(size), "4"])
+    return runs
+
+
+def scenarios(scale, out):
+    ct = coretype()
+    blas = {"OPENBLAS_CORETYPE": ct}
+    gs = os.path.join(out, "gemm_shapes")
+    s = lambda n: scaled(n, scale)  # noqa: E731
+    square = {"kind": "gemm", "args": square_sweep(scale), "wrap": "blas-serial.so", "env": blas}
+    square_warm = {"kind": "gemm", "args": square_sweep(scale, "warm"), "wrap": "blas-serial.so", "env": blas}
+    square_cold = {"kind": "gemm", "args": square_sweep(scale, "cold"), "wrap": "blas-serial.so", "env": blas}
+    thin = {"kind": "gemm", "args": thin_sweep(scale), "wrap": "blas-serial.so", "env": blas}
+    three = {"square sweep": square, "square sweep, back to back": square_warm,
+             "square sweep, cold caches": square_cold}
+    square_p2 = {"kind": "gemm", "args": square_sweep(scale), "wrap": "blas-pthread.so",
+                 "env": dict(blas, OPENBLAS_NUM_THREADS="2")}
+    square_p2_warm = dict(square_p2, args=square_sweep(scale, "warm"))
+    evp = {"kind": "evp", "runs": evp_sweep(scale), "wrap": "evp.so", "env": {}}
+    common_blas = {"base_wrap": "blas-base.so", "base_env": {}, "funcs": ["dgemm_"], "work": "flops (2mnk)"}
+    return [
+        dict(common_blas, name="dgemm small", clock="cpu",
+             desc="100000 products 16^3..40^3 (ref BLAS -> OpenBLAS serial)",
+             cmd=[gs] + ["%d:%dx%dx%d" % (s(25000), n, n, n) for n in (16, 24, 32, 40)],
+             accel_wrap="blas-serial.so", accel_env=blas,
+             models=three),
+        dict(common_blas, name="dgemm large", clock="cpu",
+             desc="16 products 512^3 (ref BLAS -> OpenBLAS serial)",
+             cmd=[gs, "%d:512x512x512" % s(16)], accel_wrap="blas-serial.so", accel_env=blas,
+             models=three),
+        dict(common_blas, name="dgemm mix (matmul_mix)", clock="cpu",
+             desc="matmul_mix 20000 500: 20000 products 16^3..40^3 and 3 of 500^3",
+             cmd=[os.path.join(out, "matmul_mix"), str(s(20000)), str(max(8, int(500 * min(1, scale ** (1 / 3)))))],
+             accel_wrap="blas-serial.so", accel_env=blas,
+             models=three),
+        dict(common_blas, name="dgemm thin 2000x8x2000", clock="cpu",
+             desc="40 products m=2000 n=8 k=2000: a matrix times 8 vectors (ref BLAS -> OpenBLAS serial)",
+             cmd=[gs, "%d:2000x8x2000" % s(40)], accel_wrap="blas-serial.so", accel_env=blas,
+             models={"square sweep": square, "thin sweep (n=8)": thin}),
+        dict(common_blas, name="dgemm large, 2 threads", clock="wall",
+             desc="16 products 512^3 (ref BLAS -> OpenBLAS pthread, OPENBLAS_NUM_THREADS=2)",
+             cmd=[gs, "%d:512x512x512" % s(16)], accel_wrap="blas-pthread.so",
+             accel_env=dict(blas, OPENBLAS_NUM_THREADS="2"), models={"square sweep": square_p2, "square sweep, back to back": square_p2_warm}),
+        dict(name="AES-256-CBC 4 KiB", clock="cpu", base_wrap="evp.so",
+             desc="evp_encrypt 2000 4096 8: AES-NI masked off -> on",
+             cmd=[os.path.join(out, "evp_encrypt"), str(s(2000)), "4096", "8"],
+             base_env={"OPENSSL_ia32cap": AESNI_OFF}, accel_wrap=None, accel_env={},
+             funcs=["EVP_EncryptUpdate", "EVP_DecryptUpdate"], work="bytes in + out",
+             models={"size sweep": evp}),
+        dict(name="AES-256-CBC 4 KiB, mask without ':'", clock="cpu", base_wrap="evp.so",
+             desc="as AES-256-CBC 4 KiB, the baseline with OPENSSL_ia32cap=" + AESNI_OFF_NAIVE +
+             " (CPUID(7) features off too: SHA-NI, AVX2...)",
+             cmd=[os.path.join(out, "evp_encrypt"), str(s(2000)), "4096", "8"],
+             base_env={"OPENSSL_ia32cap": AESNI_OFF_NAIVE}, accel_wrap=None, accel_env={},
+             funcs=["EVP_EncryptUpdate", "EVP_DecryptUpdate"], work="bytes in + out",
+             models={"size sweep": evp}),
+        dict(name="AES-256-CBC 256 B", clock="cpu", base_wrap="evp.so",
+             desc="evp_encrypt 40000 256 6: AES-NI masked off -> on",
+             cmd=[os.path.join(out, "evp_encrypt"), str(s(40000)), "256", "6"],
+             base_env={"OPENSSL_ia32cap": AESNI_OFF}, accel_wrap=None, accel_env={},
+             funcs=["EVP_EncryptUpdate", "EVP_DecryptUpdate"], work="bytes in + out",
+             models={"size sweep": evp}),
+    ]
+
+
+# ---------------------------------------------------------------- models
+
+def sweep_once(sweep, i, r, out):
+    """Runs sweep i (round r) under its tracing wrapper; returns its traces."""
+    traces = []
+    env = dict(sweep["env"], LD_PRELOAD=os.path.join(out, sweep["wrap"]))
+    if sweep["kind"] == "gemm":
+        tr = os.path.join(out, "sweep%d.%d.csv" % (i, r))
+        run([os.path.join(out, "gemm_shapes")] + sweep["args"], dict(env, DYL_TRACE=tr), out)
+        traces.append(tr)
+    else:
+        for j, args in enumerate(sweep["runs"]):
+            tr = os.path.join(out, "sweep%d-%d.%d.csv" % (i, j, r))
+            run([os.path.join(out, "evp_encrypt")] + args, dict(env, DYL_TRACE=tr), out)
+            traces.append(tr)
+    return traces
+
+
+def make_model(i, traces, funcs, out):
+    model = os.path.join(out, "model%d.csv" % i)
+    fl = [a for f in funcs for a in ("-f", f)]
+    with open(model, "w") as f:
+        sh([os.path.join(BIN, "dyl-model")] + fl + traces, stdout=f, stderr=subprocess.DEVNULL)
+    return model
+
+
+def read_model(path):
+    rows = []
+    with open(path) as f:
+        for line in f:
+            if line.startswith("#") or line.startswith("func,") or not line.strip():
+                continue
+            func, work, t = line.split(",")[:3]
+            rows.append((func, float(work), float(t)))
+    return rows
+
+
+def predict(trace, model):
+    p = subprocess.run([os.path.join(BIN, "dyl-speedup"), trace, model, "--json"], check=True,
+                       capture_output=True, text=True)
+    return json.loads(p.stdout)
+
+
+def summary(trace):
+    p = subprocess.run([os.path.join(BIN, "dyl-trace"), "summary", "--json", trace], check=True,
+                       capture_output=True, text=True)
+    t = json.loads(p.stdout)["traces"][0]
+    return t["total_ns"], t["rows"], {f["func"]: f for f in t["funcs"]}
+
+
+def clock_cost(trace):
+    with open(trace) as f:
+        for line in f:
+            if line.startswith("# clock_cost_ns="):
+                return float(line.split("=", 1)[1])
+            if not line.startswith("#"):
+                break
+    return float("nan")
+
+
+# ---------------------------------------------------------------- the runs
+
+def accel_startup(sc, out, runs):
+    """The accelerator's one-off start-up (std.redirect loads OpenBLAS at the first call,
+    outside the call's measured time): one tiny product, plain and redirected."""
+    if not sc["accel_wrap"]:
+        return None
+    cmd = [os.path.join(out, "gemm_shapes"), "1:2x2x2"]
+    env = dict(sc["accel_env"], LD_PRELOAD=os.path.join(out, sc["accel_wrap"]), DYL_OFF="1")
+    base, acc = [], []
+    for _ in range(max(3, runs)):
+        base.append(run(cmd, sc["base_env"], out)[0])
+        acc.append(run(cmd, env, out)[0])
+    return med(acc) - med(base)
+
+
+def call_cost(out, runs, scale):
+    """What tracing costs per recorded call, in all (both clock reads, the record, the
+    wrapper): traced total_ns against the untraced run's wall time, of a program making
+    N and 3N cheap dgemm_ calls (1x1x1), so that the fixed costs (start-up, exec) cancel:
+    c = ((T_traced(3N) - T(3N)) - (T_traced(N) - T(N))) / 2N, medians of interleaved runs."""
+    n = scaled(200000, scale, 1000)
+    cmd = lambda k: [os.path.join(out, "gemm_shapes"), "%d:1x1x1" % (k * n)]  # noqa: E731
+    tr = os.path.join(out, "calibrate.csv")
+    got = {(k, t): [] for k in (1, 3) for t in (0, 1)}
+    for _ in range(max(3, runs)):
+        for k in (1, 3):
+            got[k, 0].append(run(cmd(k), {}, out)[0])
+            run(cmd(k), {"LD_PRELOAD": os.path.join(out, "blas-base.so"), "DYL_TRACE": tr}, out)
+            got[k, 1].append(summary(tr)[0] / 1e9)
+    d = {k: med(got[k, 1]) - med(got[k, 0]) for k in (1, 3)}
+    return max(0.0, (d[3] - d[1]) / (2 * n) * 1e9), clock_cost(tr)
+
+
+def validate(args):
+    out = os.path.abspath(args.out)
+    build(out)
+    scs = [s for s in scenarios(args.scale, out) if not args.only or s["name"] in args.only]
+    # every distinct sweep runs once per round, among the other runs (a model made at one
+    # moment of a shared machine carries that moment's load); a cold-cache sweep, slow and
+    # a study only, runs in the first round alone.  dyl-model pools the rounds' traces.
+    sweeps, sweep_traces = [], []
+    for sc in scs:
+        sc["sweep_ids"] = {}
+        for name, sw in sc["models"].items():
+            if sw not in sweeps:
+                sweeps.append(sw)
+                sweep_traces.append([])
+            sc["sweep_ids"][name] = sweeps.index(sw)
+    res = {sc["name"]: {"base_traced": [], "base": [], "accel": [], "accel_traced": []} for sc in scs}
+    kinds = ["base_traced", "base", "accel", "accel_traced"]
+    for r in range(args.runs):
+        for i, sw in enumerate(sweeps):
+            if r == 0 or "--cold" not in sw.get("args", []):
+                sweep_traces[i] += sweep_once(sw, i, r, out)
+        for sc in scs:
+            d = res[sc["name"]]
+            for k in kinds[r % 4:] + kinds[:r % 4]:          # interleaved, order rotated
+                tag = sc["name"].replace(" ", "_").replace(",", "").replace("(", "").replace(")", "")
+                tag = tag.replace("'", "").replace(":", "")
+                env = dict(sc["base_env"] if k.startswith("base") else sc["accel_env"])
+                wrap = sc["base_wrap"] if k.startswith("base") else sc["accel_wrap"]
+                tr = None
+                if k.endswith("traced"):
+                    tr = os.path.join(out, "%s.%s.%d.csv" % (tag, k, r))
+                    env.update(LD_PRELOAD=os.path.join(out, sc["accel_wrap"] or sc["base_wrap"])
+                               if k == "accel_traced" else os.path.join(out, sc["base_wrap"]), DYL_TRACE=tr)
+                elif wrap and k == "accel":
+                    env.update(LD_PRELOAD=os.path.join(out, wrap), DYL_OFF="1")
+                wall, cpu = run(sc["cmd"], env, out)
+                d[k].append({"wall": wall, "cpu": cpu, "trace": tr})
+        print("validate: round %d of %d done" % (r + 1, args.runs), file=sys.stderr)
+    cost, clock = call_cost(out, args.runs, args.scale)
+    funcs = {}
+    for sc in scs:
+        for name, i in sc["sweep_ids"].items():
+            funcs.setdefault(i, set()).update(sc["funcs"])
+    files = {i: make_model(i, sweep_traces[i], sorted(funcs[i]), out) for i in range(len(sweeps))}
+    for sc in scs:
+        sc["model_files"] = {name: files[i] for name, i in sc["sweep_ids"].items()}
+    results = []
+    for sc in scs:
+        results.append(analyse(sc, res[sc["name"]], out, args.runs, cost))
+    return results, cost, clock
+
+
+def analyse(sc, d, out, runs, cost):
+    c = sc["clock"]
+    funcs = set(sc["funcs"])
+    T_base = [x[c] for x in d["base"]]
+    T_acc = [x[c] for x in d["accel"]]
+    measured = [b / a for b, a in zip(T_base, T_acc)]
+    r = {"name": sc["name"], "desc": sc["desc"], "clock": c, "work": sc["work"], "runs": runs,
+         "T_base_s": mrange(T_base), "T_accel_s": mrange(T_acc), "measured": mrange(measured),
+         "models": {}}
+    # the baseline traces: what tracing adds, the kernels' share
+    bs = [summary(x["trace"]) for x in d["base_traced"]]
+    tot_b = [s[0] / 1e9 for s in bs]
+    kern_b = [sum(f["total_ns"] for n, f in s[2].items() if n in funcs) / 1e9 for s in bs]
+    calls_b = [sum(f["calls"] for n, f in s[2].items() if n in funcs) for s in bs]
+    rows_b = [s[1] for s in bs]
+    wall_base = med([x["wall"] for x in d["base"]])
+    r["calls"] = int(med(calls_b))
+    r["rows"] = int(med(rows_b))
+    r["P"] = med([k / t for k, t in zip(kern_b, tot_b)])
+    r["tracing"] = {
+        "traced_total_s": med(tot_b), "untraced_wall_s": wall_base,
+        "untraced_cpu_s": med([x["cpu"] for x in d["base"]]),
+        "traced_wall_s": med([x["wall"] for x in d["base_traced"]]),
+        "added_s": med([x["wall"] for x in d["base_traced"]]) - wall_base,
+        "added_per_row_ns": (med([x["wall"] for x in d["base_traced"]]) - wall_base) / max(1, med(rows_b)) * 1e9,
+        "clock_cost_ns": clock_cost(d["base_traced"][0]["trace"]),
+    }
+    # the accelerated traces: the kernel's real time in the app, and the rest
+    as_ = [summary(x["trace"]) for x in d["accel_traced"]]
+    tot_a = [s[0] / 1e9 for s in as_]
+    kern_a = [sum(f["total_ns"] for n, f in s[2].items() if n in funcs) / 1e9 for s in as_]
+    out_b = [t - k for t, k in zip(tot_b, kern_b)]
+    out_a = [t - k for t, k in zip(tot_a, kern_a)]
+    r["outside"] = {"base_s": med(out_b), "accel_s": med(out_a),
+                    "change": med(out_a) / med(out_b) - 1,
+                    "change_of_T_accel": (med(out_a) - med(out_b)) / med(tot_a)}
+    r["kernel"] = {"base_s": med(kern_b), "accel_s": med(kern_a)}
+    r["startup_s"] = accel_startup(sc, out, runs)
+    # the start-up falls outside the calls' measured times (std.redirect loads the library
+    # before the clock starts): what is left is the change of the program's own code
+    r["outside"]["net_of_startup_s"] = med(out_a) - med(out_b) - (r["startup_s"] or 0)
+    for name, model in sc["model_files"].items():
+        preds = [predict(x["trace"], model) for x in d["base_traced"]]
+        raw = [p["S_G"] for p in preds]
+        # Tracing costs `cost` ns per recorded call (in t_ns or around it).  The part inside
+        # the kernels' t_ns is in the model's f(work) too (the model was traced alike) and
+        # cancels in sum t - sum f; the rest is in T and, unchanged, in T' = T - sum t + sum f.
+        # Take all of it out of both: T_c = total_ns - rows * cost.
+        corr = []
+        for p, (_, rows, _) in zip(preds, bs):
+            tc = p["total_ns"] - rows * cost
+            corr.append(tc / (tc - p["t_ns"] + p["predicted_ns"]))
+        f_sum = med([p["predicted_ns"] / 1e9 for p in preds])
+        r["models"][name] = {
+            "file": os.path.relpath(model, out), "raw": mrange(raw), "corrected": mrange(corr),
+            "err_raw": (med(raw) / med(measured) - 1) * 100,
+            "err_corrected": (med(corr) / med(measured) - 1) * 100,
+            "model_kernel_s": f_sum, "model_vs_app": f_sum / med(kern_a) - 1,
+            "out_of_range_calls": int(med([p["out_of_range_calls"] for p in preds])),
+        }
+    plot(sc, d, out)
+    return r
+
+
+def plot(sc, d, out):
+    series = []
+    funcs = sc["funcs"]
+    for label, trace in (("baseline, in the app", d["base_traced"][0]["trace"]),
+                         ("accelerated, in the app", d["accel_traced"][0]["trace"])):
+        m = os.path.join(out, "tmp-medians.csv")
+        with open(m, "w") as f:
+            sh([os.path.join(BIN, "dyl-model")] + [a for fn in funcs for a in ("-f", fn)] + [trace],
+               stdout=f, stderr=subprocess.DEVNULL)
+        for fn in funcs:
+            series.append({"label": "%s%s" % (label, " " + fn[4:] if len(funcs) > 1 else ""),
+                           "points": [(w, t) for f, w, t in read_model(m) if f == fn]})
+    for name, model in sc["model_files"].items():
+        for fn in funcs:
+            series.append({"label": "model: %s%s" % (name, " " + fn[4:] if len(funcs) > 1 else ""),
+                           "style": "line", "points": [(w, t) for f, w, t in read_model(model) if f == fn]})
+    tag = re.sub("[^a-z0-9]+", "-", sc["name"].split(" (")[0].lower()).strip("-")
+    svg.loglog(os.path.join(out, "model-%s.svg" % tag), "%s: model and traced calls (medians per work size)"
+               % sc["name"], "work: " + sc["work"], series)
+
+
+# ---------------------------------------------------------------- report
+
+def fmt(t, digits=3):
+    return "%.*g (%.*g-%.*g)" % (digits, t[0], digits, t[1], digits, t[2])
+
+
+def table(results):
+    lines = ["| scenario | calls | P | model | predicted S_G: dyl-speedup | predicted S_G: tracing cost out | "
+             "measured S_G (%s) | error | error, tracing cost out |" % "CPU or wall",
+             "| --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: |"]
+    for r in results:
+        for i, (name, m) in enumerate(r["models"].items()):
+            lines.append("| %s | %s | %s | %s | %s | %s | %s | %+.1f %% | %+.1f %% |" % (
+                r["name"] if i == 0 else "", r["calls"] if i == 0 else "",
+                "%.1f %%" % (100 * r["P"]) if i == 0 else "", name, fmt(m["raw"]), fmt(m["corrected"]),
+                fmt(r["measured"]) + (" " + r["clock"] if i == 0 else ""), m["err_raw"], m["err_corrected"]))
+    return "\n".join(lines)
+
+
+def sources(results):
+    lines = ["| scenario | T base untraced | tracing adds (wall) | per traced call | model kernel time vs the accelerated kernel in the app | time outside the kernels, accel vs base (start-up excluded) | accelerator start-up |",
+             "| --- | ---: | ---: | ---: | --- | ---: | ---: |"]
+    for r in results:
+        t = r["tracing"]
+        mv = ", ".join("%s %+.1f %%" % (n, 100 * m["model_vs_app"]) for n, m in r["models"].items())
+        o = r["outside"]
+        lines.append("| %s | %.3f s %s | %+.1f ms (%+.1f %%) | %.0f ns | %s | %.1f -> %.1f ms: %+.1f ms (%+.1f %% of T_accel) | %s |" % (
+            r["name"], r["T_base_s"][0], r["clock"], 1e3 * t["added_s"], 100 * t["added_s"] / t["untraced_wall_s"],
+            t["added_per_row_ns"], mv, 1e3 * o["base_s"], 1e3 * o["accel_s"], 1e3 * o["net_of_startup_s"],
+            100 * o["net_of_startup_s"] / r["T_accel_s"][0],
+            "-" if r["startup_s"] is None else "%.1f ms (%.1f %% of T_accel)" % (
+                1e3 * r["startup_s"], 100 * r["startup_s"] / r["T_accel_s"][0])))
+    return "\n".join(lines)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--runs", type=int, default=11, help="rounds of interleaved runs (default 11)")
+    ap.add_argument("--scale", type=float, default=1.0, help="scale every app and sweep (default 1)")
+    ap.add_argument("--out", default=os.path.join(ROOT, "build/validate"))
+    ap.add_argument("--only", action="append", help="only this scenario (repeatable)")
+    args = ap.parse_args()
+    t0 = time.time()
+    results, cost, clock = validate(args)
+    det = subprocess.run(["/bin/sh", "-c", "OPENBLAS_VERBOSE=2 LD_PRELOAD=%s DYL_OFF=1 %s 1:2x2x2 2>&1" % (
+        os.path.join(os.path.abspath(args.out), "blas-serial.so"), os.path.join(os.path.abspath(args.out), "gemm_shapes"))],
+        capture_output=True, text=True, env={k: v for k, v in os.environ.items() if k != "OPENBLAS_CORETYPE"}).stdout
+    det = " ".join(x.split(":", 1)[1].strip() for x in det.splitlines() if x.startswith("Core:"))
+    meta = {"runs": args.runs, "scale": args.scale, "OPENBLAS_CORETYPE": coretype(),
+            "openblas_detects": det.strip(), "OPENSSL_ia32cap_baseline": AESNI_OFF,
+            "call_cost_ns": cost, "clock_cost_ns": clock,
+            "inherited_env": {k: v for k, v in os.environ.items() if k.startswith(("OPENBLAS_", "GOTO", "OMP_"))},
+            "seconds": time.time() - t0}
+    out = os.path.abspath(args.out)
+    with open(os.path.join(out, "results.json"), "w") as f:
+        json.dump({"meta": meta, "scenarios": results}, f, indent=1)
+    svg.speedups(os.path.join(out, "speedups.svg"), "Predicted (tracing cost out) vs measured S_G, first model",
+                 [{"name": r["name"], "pred": next(iter(r["models"].values()))["corrected"], "meas": r["measured"],
+                   "err": next(iter(r["models"].values()))["err_corrected"]} for r in results])
+    text = ("%d rounds, scale %g, OPENBLAS_CORETYPE=%s (OpenBLAS alone detects: %s), "
+            "tracing costs %.1f ns a call (clock_cost_ns=%g), %.0f s\n\n%s\n\nError sources:\n\n%s\n"
+            % (args.runs, args.scale, meta["OPENBLAS_CORETYPE"], meta["openblas_detects"] or "?", cost, clock,
+               meta["seconds"], table(results), sources(results)))
+    if meta["inherited_env"]:
+        text = "inherited: %s\n%s" % (" ".join("%s=%s" % kv for kv in sorted(meta["inherited_env"].items())), text)
+    with open(os.path.join(out, "table.md"), "w") as f:
+        f.write(text)
+    print(text)
+    print("(results.json, table.md and SVG charts in %s)" % out)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,38 @@
+"""make validate's harness (bench/validate/run.py) runs end to end on a tiny configuration
+(one round, every app and sweep scaled down): the table names every scenario with numbers,
+results.json holds them, the charts are written.  Nothing here asserts a time or an
+accuracy: the full harness's numbers are in BENCHMARKS.md."""
+import json
+import math
+import os
+import re
+
+from dyltest import ROOT, run
+
+RUN = os.path.join(ROOT, 'bench', 'validate', 'run.py')
+NUM = r'-?[0-9.]+(e[-+]?[0-9]+)?'
+
+
+def test_validate_tiny(tmp_path):
+    out = tmp_path / 'validate'
+    r = run(['/usr/bin/python3', RUN, '--runs', '1', '--scale', '0.01', '--out', str(out)])
+    data = json.loads((out / 'results.json').read_text())
+    names = [s['name'] for s in data['scenarios']]
+    assert len(names) >= 7
+    assert any(n.startswith('dgemm') for n in names) and any(n.startswith('AES') for n in names)
+    table = r.stdout.split('Error sources:')[0]
+    for s in data['scenarios']:
+        # the scenario's first row: predicted, corrected, measured (median (range)), errors
+        row = next(line for line in table.splitlines() if line.startswith('| ' + s['name'] + ' |'))
+        cells = [c.strip() for c in row.strip('|').split('|')]
+        for c in cells[4:7]:
+            assert re.fullmatch(f'{NUM} \\({NUM}-{NUM}\\)( cpu| wall)?', c), row
+        for c in cells[7:9]:
+            assert re.fullmatch(f'[-+]{NUM} %', c), row
+        assert s['models'], s['name']
+        for m in s['models'].values():
+            assert all(math.isfinite(x) for x in m['raw'] + m['corrected'])
+            assert os.path.exists(out / m['file'])
+        assert math.isfinite(s['measured'][0]) and s['measured'][0] > 0
+    assert (out / 'speedups.svg').read_text().startswith('<svg')
+    assert len(list(out.glob('model-*.svg'))) == len(names)
