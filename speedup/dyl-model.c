@@ -38,6 +38,9 @@ static const char help[] =
 "         (of an even count: the mean of the two middle ones), samples how many there\n"
 "         were.  Rows are in the order of the function names, then the work sizes.\n"
 "         dyl-speedup reads the extra samples column and the '#' line as they are.\n"
+"         When the traces say what loading the alternative library took (std.redirect\n"
+"         writes '# redirect_load_ns='), a line '# setup_ns=N' (their median) comes first:\n"
+"         dyl-speedup adds N once to each process that uses the model.\n"
 "\n"
 "Left out, and counted on stderr:\n"
 "  - calls made from inside another traced call (depth >= 1): the model stands for the\n"
@@ -89,6 +92,10 @@ static int selected(const char *name)
 
 struct counts {
 	uint64_t rows, nested, no_work, filtered, kept;
+	/* '# redirect_load_ns=' of each trace that has one: loading the alternative
+	 * library, a cost paid once per process (std.redirect) */
+	double load_ns[256];
+	int nload;
 };
 
 /* By funcs.h id: 0 not decided, 1 selected, 2 not (names are shared by all traces). */
@@ -126,6 +133,11 @@ static int read_trace(const char *path, int all_depths, struct samples *s, struc
 	if (rows_open_file(&src, &f, ROWS_NEED_TIMES) != 0) {
 		input_close(&f);
 		return -1;
+	}
+	for (size_t i = 0; i < src.nnotes && c->nload < 256; i++) {
+		const struct trace_note *n = &src.notes[i];
+		if (n->len > 17 && !strncmp(n->text, "redirect_load_ns=", 17))
+			c->load_ns[c->nload++] = strtod(n->text + 17, NULL);
 	}
 	while ((rc = rows_next(&src, &r)) > 0) {
 		c->rows++;
@@ -265,7 +277,21 @@ int main(int argc, char **argv)
 	       all_depths ? "all" : "depth-0");
 	for (int i = 0; i < npaths; i++)
 		printf(" %s", paths[i]);
-	printf("\n%s,samples\n", MODEL_HEADER);
+	printf("\n");
+	if (c.nload) {
+		/* the median over the traces: loading is a once-per-process cost */
+		for (int i = 1; i < c.nload; i++)
+			for (int j = i; j > 0 && c.load_ns[j - 1] > c.load_ns[j]; j--) {
+				double t = c.load_ns[j];
+				c.load_ns[j] = c.load_ns[j - 1];
+				c.load_ns[j - 1] = t;
+			}
+		double med = c.nload % 2 ? c.load_ns[c.nload / 2]
+					 : (c.load_ns[c.nload / 2 - 1] + c.load_ns[c.nload / 2]) / 2;
+		printf("# setup_ns=%.0f  (loading the alternative library, median of %d traces: "
+		       "dyl-speedup adds it once per process that uses this model)\n", med, c.nload);
+	}
+	printf("%s,samples\n", MODEL_HEADER);
 	for (size_t i = 0; i < s.n; i++) {
 		struct sample_group *g = &s.groups[i];
 		if (g->n < min_samples)

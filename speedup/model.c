@@ -28,6 +28,8 @@ struct model *models_get(int i)
 	return &models[i];
 }
 
+static int nfiles;	/* model files loaded */
+
 static struct model *new_model(char *pattern, const char *file, unsigned long line)
 {
 	if (nmodels == models_room) {
@@ -129,13 +131,30 @@ int models_load(const struct input_file *f)
 	const char *line;
 	size_t len;
 	int ncolumns = 0, first = nmodels;
+	double setup = 0;
 
 	input_lines_init(&it, f);
 	while (input_next_line(&it, &line, &len)) {
 		double w, t;
 		int n, why;
 
-		if (len == 0 || line[0] == '#')
+		if (len > 0 && line[0] == '#') {
+			/* '# setup_ns=N': the accelerator's once-per-process cost (loading it) */
+			const char *p = line + 1, *end = line + len;
+			while (p < end && (*p == ' ' || *p == '\t'))
+				p++;
+			if (end - p > 9 && !strncmp(p, "setup_ns=", 9)) {
+				struct csv_field v = { p + 9, 0, 0 };
+				while (p + 9 + v.len < end && p[9 + v.len] != ' ' && p[9 + v.len] != '\t')
+					v.len++;
+				if ((why = parse_double(&v, &setup)) != NUM_OK) {
+					input_number_error(f->path, it.lineno, "setup_ns", &v, why);
+					return -1;
+				}
+			}
+			continue;
+		}
+		if (len == 0)
 			continue;
 		n = csv_split(line, len, fld, MAX_FIELDS);
 		if (!ncolumns) {
@@ -184,9 +203,13 @@ int models_load(const struct input_file *f)
 	}
 	if (nmodels == first)
 		input_warning(f->path, 0, "a model with no samples (only the header)");
-	for (int i = first; i < nmodels; i++)
+	nfiles++;
+	for (int i = first; i < nmodels; i++) {
+		models[i].setup_ns = setup;
+		models[i].file_id = nfiles - 1;
 		if (finish_model(&models[i]) != 0)
 			goto oom;
+	}
 	return 0;
 oom:
 	input_error(f->path, it.lineno, "out of memory");

@@ -18,6 +18,10 @@ struct model {
 	int used;		/* it is the model of at least one traced function */
 	int shadowed_by;	/* an earlier model that took a function this one matches, or -1 */
 	const char *shadowed_func;	/* that function */
+	/* its file's '# setup_ns=N': a cost paid once by a process that uses the file's
+	 * models (loading the accelerator's library); 0 when none */
+	double setup_ns;
+	int file_id;		/* which file, in the order given */
 };
 
 /* Reads a model file (its header already recognised) and appends its models.

@@ -88,6 +88,8 @@ static void walk_thread(struct thread *th, int only_faster, struct prediction *p
 		k->calls++;
 		k->t_ns += (uint64_t)c->t_ns;
 		k->predicted_ns += f;
+		if (m->setup_ns > 0)
+			p->setup_files |= 1ull << (m->file_id & 63);
 		if (oor) {
 			k->out_of_range++;
 			k->out_of_range_t_ns += (uint64_t)c->t_ns;
@@ -136,6 +138,15 @@ int predict_trace(struct trace *tr, int only_faster, struct prediction *p)
 	}
 	for (size_t t = 0; t < tr->tids.n; t++)
 		walk_thread(tids_item(&tr->tids, t), only_faster, p);
+	/* each accelerator this process used is set up once (its model file's setup_ns) */
+	for (int i = 0; i < models_count(); i++) {
+		const struct model *m = models_get(i);
+		uint64_t bit = 1ull << (m->file_id & 63);
+		if ((p->setup_files & bit) && !(p->setup_counted & bit)) {
+			p->setup_counted |= bit;
+			p->setup_ns += m->setup_ns;
+		}
+	}
 	sum_kernels(p);
 	predict_finish(p);
 	return 0;
@@ -174,6 +185,7 @@ int predict_add(struct prediction *run, const struct prediction *p)
 	/* processes that ran one after another: their run times add up */
 	run->processes += p->processes;
 	run->total_ns += p->total_ns;
+	run->setup_ns += p->setup_ns;
 	run->rows += p->rows;
 	if (p->threads > run->threads)
 		run->threads = p->threads;
@@ -184,7 +196,8 @@ int predict_add(struct prediction *run, const struct prediction *p)
 
 void predict_finish(struct prediction *p)
 {
-	double T = (double)p->total_ns, t = (double)p->t_ns, f = p->predicted_ns;
+	/* the accelerator's set-up is part of the accelerated kernels' cost */
+	double T = (double)p->total_ns, t = (double)p->t_ns, f = p->predicted_ns + p->setup_ns;
 
 	p->predicted_total_ns = T - t + f;
 	/* S_P: NAN when nothing is replaced (0/0), INFINITY when the model says 0 ns */

@@ -3,7 +3,9 @@
  *   P   = sum t_ki / T                        the share of the run spent in the kernels
  *   S_P = sum t_ki / sum f_k(w_ki)            the kernels' own speedup
  *   S_G = 1 / ((1 - P) + P / S_P)             Amdahl: the whole program's speedup
- *   predicted T' = T - sum t_ki + sum f_k(w_ki)   (S_G = T / T')
+ *   predicted T' = T - sum t_ki + sum f_k(w_ki) + setup   (S_G = T / T')
+ * where setup is the once-per-process cost of each accelerator used ('# setup_ns=' in
+ * its model file), counted with the kernels' modelled time (in S_P too)
  * where the sums run over the replaced calls. */
 #ifndef SPEEDUP_PREDICT_H
 #define SPEEDUP_PREDICT_H
@@ -31,6 +33,8 @@ struct prediction {
 	uint64_t rows;
 	uint64_t calls, t_ns;	/* replaced calls, sum t_ki */
 	double predicted_ns;	/* sum f_k(w_ki) */
+	double setup_ns;	/* accelerators' set-up, once per process each */
+	uint64_t setup_files, setup_counted;	/* model files (bit file_id) used, counted */
 	uint64_t out_of_range, no_work, nested, slower;
 	int threads;		/* threads with a replaced call (max over processes) */
 	double P, S_P, S_G, predicted_total_ns;

@@ -224,12 +224,19 @@ static void print_table(FILE *out, const struct report *r, const int *kern, int 
 	fprintf(out, "%-*s %-*s %10llu %12s %6.2f%% %12s %8s\n", w, "all kernels", w, "",
 		(unsigned long long)run->calls, fmt_ns(a, sizeof(a), (double)run->t_ns), 100 * run->P,
 		fmt_ns(b, sizeof(b), run->predicted_ns), fmt_ratio(c, sizeof(c), run->S_P));
+	if (run->setup_ns > 0)
+		fprintf(out, "%-*s %-*s %10s %12s %7s %12s\n", w, "accelerator set-up", w, "", "", "", "",
+			fmt_ns(b, sizeof(b), run->setup_ns));
 	fprintf(out, "  calls: calls replaced by the model; measured: their sum of t_ns; P: measured / T;\n"
-		"  predicted: their sum of f(work) from the model; S_P: measured / predicted\n");
+		"  predicted: their sum of f(work) from the model; S_P: measured / predicted%s\n",
+		run->setup_ns > 0 ? "\n  accelerator set-up: '# setup_ns=' of the model files used, once per "
+		"process (loading the\n  accelerator), counted with the predicted time (S_P = measured / "
+		"(predicted + set-up))" : "");
 
 	fprintf(out, "\nS_G = 1 / ((1 - P) + P / S_P) = %s   (the whole %s's speedup, Amdahl)\n",
 		fmt_ratio(a, sizeof(a), run->S_G), r->nprocs > 1 ? "run" : "program");
-	fprintf(out, "predicted T' = T - measured + predicted = %s   (T = %s)\n",
+	fprintf(out, "predicted T' = T - measured + predicted%s = %s   (T = %s)\n",
+		run->setup_ns > 0 ? " + set-up" : "",
 		fmt_ns(b, sizeof(b), run->predicted_total_ns), fmt_ns(d, sizeof(d), (double)run->total_ns));
 
 	if (nother) {
@@ -343,6 +350,7 @@ static void json_totals(FILE *out, const struct prediction *p)
 	json_u64(out, "t_ns", p->t_ns);
 	json_double(out, "P", p->P);
 	json_double(out, "predicted_ns", p->predicted_ns);
+	json_double(out, "setup_ns", p->setup_ns);
 	json_double(out, "S_P", p->S_P);
 	json_double(out, "S_G", p->S_G);
 	json_double(out, "predicted_total_ns", p->predicted_total_ns);
@@ -460,6 +468,8 @@ static void print_csv(FILE *out, const struct report *r, const int *kern, int nk
 	csv_number(out, run->P);
 	fputs("\n# predicted_ns=", out);
 	csv_number(out, run->predicted_ns);
+	fputs("\n# setup_ns=", out);
+	csv_number(out, run->setup_ns);
 	fputs("\n# S_P=", out);
 	csv_number(out, run->S_P);
 	fputs("\n# S_G=", out);

@@ -195,3 +195,24 @@ def test_round_trip_from_a_redirected_run(tmp_path):
     at = {int(w): float(t) for _, w, t, _ in model}
     assert k['calls'] == 43 and k['out_of_range_calls'] == 0
     assert k['predicted_ns'] == pytest.approx(sum(at[int(row['work'])] for row in base.rows))
+
+
+def test_setup_from_the_traces_load_times(tmp_path):
+    """std.redirect's '# redirect_load_ns=' (loading the alternative library) becomes the
+    model's '# setup_ns=', the median over the traces; dyl-speedup reads it back."""
+    paths = []
+    for i, load in enumerate([3000, 1000, 2000, 9000]):
+        p = trace(tmp_path, f't{i}.csv', [('f', 10, 5, 0)])
+        text = open(p).read().replace('# dyliberator trace 1\n',
+                                      f'# dyliberator trace 1\n# redirect_load_ns={load}\n')
+        open(p, 'w').write(text)
+        paths.append(p)
+    out = dyl_model(*paths).stdout
+    assert re.search(r'^# setup_ns=2500 ', out, re.M), out   # median of 1000 2000 3000 9000
+    m = tmp_path / 'm.csv'
+    m.write_text(out)
+    r = subprocess.run([os.path.join(ROOT, 'bin', 'dyl-speedup'), '--json', paths[0], str(m)],
+                       capture_output=True, text=True)
+    assert json.loads(r.stdout)['setup_ns'] == 2500
+    # without the note, no setup line
+    assert 'setup_ns' not in dyl_model(trace(tmp_path, 'plain.csv', [('f', 10, 5, 0)])).stdout

@@ -100,6 +100,34 @@ def test_worked_example(tmp_path):
     assert len(res['processes']) == 1 and close(res['processes'][0]['S_G'], 1.5625)
 
 
+def test_accelerator_setup_once_per_process(tmp_path):
+    # The worked example with '# setup_ns=60' in the model file: the accelerator is set
+    # up once per process that uses it.  Per process: predicted = 40 + 60 = 100;
+    # S_P = 400/100 = 4; T' = 1000 - 400 + 100 = 700; S_G = 1000/700.
+    # Two such processes: T = 2000, T' = 1400, setup 120.
+    m = write(tmp_path, 'm.csv', '# made by hand\n#  setup_ns=60  (loading it)\n'
+              'func,work,t_ns\ndgemm_,0,0\ndgemm_,40,40\n')
+    rows = [(7, 'dgemm_', 0, 100, 10), (7, 'dgemm_', 200, 300, 30)]
+    t1 = trace(tmp_path, rows, 1000, name='a.csv')
+    res, _ = predict(t1, m)
+    assert close(res['setup_ns'], 60) and close(res['predicted_ns'], 40)
+    assert close(res['S_P'], 4) and close(res['predicted_total_ns'], 700)
+    assert close(res['S_G'], 1000 / 700)
+    t2 = trace(tmp_path, rows, 1000, name='b.csv')
+    res, _ = predict(t1, t2, m)
+    assert close(res['setup_ns'], 120) and close(res['predicted_total_ns'], 1400)
+    # a process that replaces no call sets nothing up
+    t3 = trace(tmp_path, [(7, 'other', 0, 100, 10)], 1000, name='c.csv')
+    res, _ = predict(t1, t3, m, line_model(tmp_path, 'other', name='o.csv'))
+    assert close(res['setup_ns'], 60)
+    # the table says so
+    assert 'accelerator set-up' in run(t1, m).stdout
+    # a bad value: one line naming the file and line
+    bad = write(tmp_path, 'bad.csv', 'func,work,t_ns\n# setup_ns=fast\ndgemm_,0,0\n')
+    r = run(t1, bad, check=False)
+    assert r.returncode != 0 and f'{bad}:2:' in r.stderr and len(r.stderr.splitlines()) == 1
+
+
 def test_table_and_csv_show_the_same_numbers(tmp_path):
     t = trace(tmp_path, [(7, 'dgemm_', 0, 100, 10), (7, 'dgemm_', 200, 300, 30),
                          (7, 'daxpy_', 600, 50, None)], 1000)

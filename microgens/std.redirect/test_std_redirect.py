@@ -230,6 +230,10 @@ def test_redirected_calls_are_traced_and_faster(blas):
         assert t.count('dgemm_') == 3
         assert {r['work'] for r in t.rows} == {str(2 * N ** 3)}    # blas.defs: flops
     assert red.meta['redirect'].startswith(f'{OPENBLAS} (') and red.meta['redirect'].endswith(': 1 of 1 functions')
+    # loaded before main, what it took said (a model's set-up cost): more than nothing,
+    # less than the run
+    assert 0 < int(red.meta['redirect_load_ns']) < int(red.meta['total_ns'])
+    assert 'redirect_load_ns' not in plain.meta
     # CPU time of the calling thread (serial OpenBLAS): a loaded machine does not inflate
     # it.  Reference BLAS takes ~8 ms per 300x300 product here and OpenBLAS ~0.6 ms: 2x is
     # far inside the margin.
