@@ -409,6 +409,29 @@ def test_full_disk(tiny, tmp_path, args, out):
     one_warning(plain, wrapped, '/dev/full')
 
 
+@pytest.fixture
+def small_fs(tmp_path):
+    """A 512 KiB file system (tmpfs; needs root): the disk fills up mid-run."""
+    d = tmp_path / 'small'
+    d.mkdir()
+    if subprocess.run(['mount', '-t', 'tmpfs', '-o', 'size=512k', 'tmpfs', str(d)],
+                      capture_output=True).returncode != 0:
+        pytest.skip('cannot mount a small tmpfs here (not root?)')
+    yield d
+    subprocess.run(['umount', str(d)], capture_output=True)
+
+
+def test_disk_fills_up_mid_run(tiny, tmp_path, small_fs):
+    """The spool grows until the file system is full (its windows are reserved with
+    fallocate, so a full disk is an error, never a SIGBUS): one warning, the program and
+    its output unchanged, no spool left behind."""
+    trace = str(small_fs / 't.csv')
+    plain, wrapped = run_pair([tiny.app, 'threads', '4', '100000'], tiny.wrap, tmp_path,
+                              {'DYL_TRACE': trace})
+    one_warning(plain, wrapped, trace, 'No space left')
+    assert os.listdir(str(small_fs)) == ['t.csv']
+
+
 def test_dyl_off(tiny, tmp_path):
     r, path = run_both([tiny.app, 'nest', '50'], tiny.wrap, tmp_path, env={'DYL_OFF': '1'})
     assert traces(path) == {}
