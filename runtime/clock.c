@@ -5,9 +5,8 @@
  * or DYL_CLOCK=monotonic chooses.  Ticks become CLOCK_MONOTONIC ns only when the spool
  * is converted (convert.c), through a piecewise linear map whose knots are (tsc, ns)
  * pairs read together here: at start-up, and at write-outs spaced out as the run grows
- * (so a handful of knots cover any run); each new knot goes into the spool.  A piecewise linear map with rising knots is monotonic, and a
- * tick converts to the same ns whenever it is converted: rows written out at different
- * moments never swap order.
+ * (so a handful of knots cover any run); each new knot goes into the spool.  A
+ * piecewise linear map with rising knots is monotonic: rows never swap order.
  *
  * The knots are guarded by dyl_rt.io: only write-out code adds them.
  */
