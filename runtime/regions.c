@@ -8,9 +8,12 @@
  * any pointer into it, so its start lies in the pointer's 2^L granule or the one before),
  * so it costs O(number of size classes), at most 44 levels, whatever the block count.
  *
- * Threads: one spin lock, held only over the table (no call out, no allocation inside:
- * the table's memory comes from the mmap system call directly), so holding it is short
- * and fork can take it.  Signals: a handler that frees while its thread is inside the
+ * Threads: the table is 16 shards, each under its own spin lock; an entry lives in the
+ * shard of its key, so two threads allocating at once mostly take different locks (one
+ * lock over the whole table cost +120 ns a pair with two threads allocating nonstop:
+ * its cache line went back and forth).  A lock is held only over one shard (no call
+ * out, no allocation inside: the memory comes from the mmap system call directly), so
+ * holding it is short and fork can take them all.  Signals: a handler that frees while its thread is inside the
  * table must not wait for itself; such frees are queued per thread and applied at the
  * thread's next table operation (a full queue leaves a stale entry, which the next block
  * at that address replaces).
@@ -74,27 +77,46 @@ static unsigned level_of(uint64_t size)
 	return l < MIN_LEVEL ? MIN_LEVEL : l;
 }
 
-static inline uint64_t home(uint64_t key)
+static inline uint64_t mix(uint64_t key)
 {
-	return (key * 0x9E3779B97F4A7C15ull >> 29) & dyl_reg.mask;
+	return key * 0x9E3779B97F4A7C15ull;
 }
 
-/* table lock held */
-static void put(uint64_t key, uintptr_t start, uint64_t size, uint64_t id_kind)
+/* The shard of KEY: by the 64 MiB granule of the block starts the key stands for.  Each
+ * thread's blocks come from its own malloc arena (glibc gives threads arenas of their
+ * own, 64 MiB aligned), so a thread mostly meets its own shard's lock and lines. */
+static inline struct dyl_shard *shard_of(uint64_t key)
 {
-	uint64_t i = home(key);
+	uint64_t granule;
 
-	while (dyl_reg.slots[i].key)
-		i = (i + 1) & dyl_reg.mask;
-	dyl_reg.slots[i] = (struct dyl_slot){ key, start, size, id_kind };
-	dyl_reg.used++;
+	if (key >> 63)	/* START_KEY */
+		granule = (key & ~(1ull << 63)) >> 26;
+	else		/* LEVEL_KEY: (start >> l) << 6 | l */
+		granule = ((key >> 6) << (key & 63)) >> 26;
+	return &dyl_reg.shards[mix(granule) >> 60 & (DYL_SHARDS - 1)];
+}
+
+static inline uint64_t home(const struct dyl_shard *sh, uint64_t key)
+{
+	return (mix(key) >> 29) & sh->mask;
+}
+
+/* shard lock held */
+static void put(struct dyl_shard *sh, uint64_t key, uintptr_t start, uint64_t size, uint64_t id_kind)
+{
+	uint64_t i = home(sh, key);
+
+	while (sh->slots[i].key)
+		i = (i + 1) & sh->mask;
+	sh->slots[i] = (struct dyl_slot){ key, start, size, id_kind };
+	sh->used++;
 }
 
 /* backward-shift deletion: keeps every entry reachable from its home without tombstones */
-static void erase_at(uint64_t i)
+static void erase_at(struct dyl_shard *sh, uint64_t i)
 {
-	struct dyl_slot *s = dyl_reg.slots;
-	uint64_t m = dyl_reg.mask;
+	struct dyl_slot *s = sh->slots;
+	uint64_t m = sh->mask;
 
 	for (;;) {
 		uint64_t j = i;
@@ -102,10 +124,10 @@ static void erase_at(uint64_t i)
 			j = (j + 1) & m;
 			if (!s[j].key) {
 				s[i].key = 0;
-				dyl_reg.used--;
+				sh->used--;
 				return;
 			}
-			uint64_t h = home(s[j].key);
+			uint64_t h = home(sh, s[j].key);
 			int stays = i <= j ? (i < h && h <= j) : (i < h || h <= j);
 			if (!stays) {
 				s[i] = s[j];
@@ -116,83 +138,176 @@ static void erase_at(uint64_t i)
 	}
 }
 
-static uint64_t find_slot(uint64_t key, uintptr_t start)
+static uint64_t find_slot(const struct dyl_shard *sh, uint64_t key, uintptr_t start)
 {
-	for (uint64_t i = home(key);; i = (i + 1) & dyl_reg.mask) {
-		if (!dyl_reg.slots[i].key)
+	for (uint64_t i = home(sh, key);; i = (i + 1) & sh->mask) {
+		if (!sh->slots[i].key)
 			return UINT64_MAX;
-		if (dyl_reg.slots[i].key == key && dyl_reg.slots[i].start == start)
+		if (sh->slots[i].key == key && sh->slots[i].start == start)
 			return i;
 	}
 }
 
-static int grow(void)
+/* shard lock held: room for one more entry (half full at most) */
+static int room(struct dyl_shard *sh)
 {
-	uint64_t n = (dyl_reg.mask + 1) * 2;
-	uint64_t oldn = dyl_reg.mask + 1;
+	if ((sh->used + 1) * 2 <= sh->mask + 1)
+		return 0;
+	uint64_t n = (sh->mask + 1) * 2, oldn = sh->mask + 1;
 	int e = errno;
-	struct dyl_slot *old = dyl_reg.slots, *s = dyl_raw_map(n * sizeof(*s));
+	struct dyl_slot *old = sh->slots, *s = dyl_raw_map(n * sizeof(*s));
 
 	errno = e;
 	if (!s)
 		return -1;
-	dyl_reg.slots = s;
-	dyl_reg.mask = n - 1;
-	dyl_reg.used = 0;
+	sh->slots = s;
+	sh->mask = n - 1;
+	sh->used = 0;
 	for (uint64_t i = 0; i < oldn; i++)
 		if (old[i].key)
-			put(old[i].key, old[i].start, old[i].size, old[i].id_kind);
+			put(sh, old[i].key, old[i].start, old[i].size, old[i].id_kind);
 	dyl_raw_unmap(old, oldn * sizeof(*old));
 	return 0;
 }
 
-/* table lock held; removes the block starting at START; its size, or -1 */
-static int64_t del_locked(uintptr_t start)
+/* shard lock held: removes KEY's entry for START; its size, or -1 */
+static int64_t take_locked(struct dyl_shard *sh, uint64_t key, uintptr_t start)
 {
-	uint64_t i = find_slot(START_KEY(start), start);
+	uint64_t i = find_slot(sh, key, start);
 
 	if (i == UINT64_MAX)
 		return -1;
-	uint64_t size = dyl_reg.slots[i].size;
-	erase_at(i);
-	unsigned l = level_of(size);
-	i = find_slot(LEVEL_KEY(start, l), start);
-	if (i != UINT64_MAX)
-		erase_at(i);
-	if (--dyl_reg.per_level[l] == 0)
-		dyl_reg.levels &= ~(1ull << l);
-	dyl_reg.regions--;
-	return (int64_t)size;
+	int64_t size = (int64_t)sh->slots[i].size;
+	erase_at(sh, i);
+	sh->regions -= key >> 63;
+	return size;
 }
 
-static void add_locked(uintptr_t start, uint64_t size, unsigned kind)
+/* Removes KEY's entry for START from its shard; its size, or -1. */
+static int64_t take(uint64_t key, uintptr_t start)
 {
-	/* a block the table still holds at this address was freed unseen (by a signal
-	 * handler, say): the new one replaces it */
-	del_locked(start);
-	if ((dyl_reg.used + 2) * 2 > dyl_reg.mask + 1 && grow() < 0)
-		return;
-	unsigned l = level_of(size);
-	uint64_t idk = ++dyl_reg.next_id << 8 | kind;
-	put(START_KEY(start), start, size, idk);
-	put(LEVEL_KEY(start, l), start, size, idk);
-	dyl_reg.per_level[l]++;
-	dyl_reg.levels |= 1ull << l;
-	dyl_reg.regions++;
+	struct dyl_shard *sh = shard_of(key);
+
+	dyl_spin_lock(&sh->lock);
+	int64_t size = take_locked(sh, key, start);
+	dyl_spin_unlock(&sh->lock);
+	return size;
 }
 
-static int init_locked(void)
+/* shard lock held: puts KEY's entry for START; *OLD: the size of an entry it replaced
+ * (a block freed unseen, by a signal handler say), else -1.  0, or -1 without memory. */
+static int give_locked(struct dyl_shard *sh, uint64_t key, uintptr_t start, uint64_t size,
+		       uint64_t id_kind, int64_t *old)
 {
-	if (dyl_reg.state == 0) {
-		dyl_reg.slots = dyl_raw_map(FIRST_SLOTS * sizeof(struct dyl_slot));
-		dyl_reg.mask = FIRST_SLOTS - 1;
-		dyl_reg.state = dyl_reg.slots ? 1 : 2;
+	uint64_t i = find_slot(sh, key, start);
+
+	*old = -1;
+	if (i != UINT64_MAX) {
+		*old = (int64_t)sh->slots[i].size;
+		sh->slots[i] = (struct dyl_slot){ key, start, size, id_kind };
+		return 0;
 	}
-	return dyl_reg.state == 1;
+	if (room(sh) != 0)
+		return -1;
+	put(sh, key, start, size, id_kind);
+	sh->regions += key >> 63;
+	return 0;
 }
 
-/* 1: the table is locked for this thread; 0: it cannot be used now (re-entered from a
- * signal handler, or no memory) */
+/* Removes the block starting at START; its size, or -1.  Its two entries share a shard
+ * but for blocks of 64 MiB and more; otherwise they are taken one after the other: a
+ * lookup meanwhile may still find the block by a pointer inside it, which is right until
+ * free() returns (it removes the block first). */
+static int64_t del(uintptr_t start)
+{
+	struct dyl_shard *sh = shard_of(START_KEY(start));
+
+	dyl_spin_lock(&sh->lock);
+	int64_t size = take_locked(sh, START_KEY(start), start);
+	if (size >= 0) {
+		uint64_t lk = LEVEL_KEY(start, level_of((uint64_t)size));
+		if (shard_of(lk) == sh) {
+			take_locked(sh, lk, start);
+		} else {
+			dyl_spin_unlock(&sh->lock);
+			take(lk, start);
+			return size;
+		}
+	}
+	dyl_spin_unlock(&sh->lock);
+	return size;
+}
+
+/* A process-unique id without an atomic operation per block: each thread takes them
+ * 4096 at a time. */
+static uint64_t new_id(void)
+{
+	static TLS uint64_t next, end;
+
+	if (next == end) {
+		next = __atomic_fetch_add(&dyl_reg.next_id, 4096, __ATOMIC_RELAXED) + 1;
+		end = next + 4096;
+	}
+	return next++;
+}
+
+static void add(uintptr_t start, uint64_t size, unsigned kind)
+{
+	unsigned l = level_of(size);
+	uint64_t idk = new_id() << 8 | kind, sk = START_KEY(start), lk = LEVEL_KEY(start, l);
+	struct dyl_shard *sh = shard_of(sk), *sh2 = shard_of(lk);
+	int64_t old, old2;
+
+	/* the level's bit first: a lookup that finds the entry must probe its level.  Bits
+	 * are never cleared: clearing races with another thread's add at the same level,
+	 * and a level with no block left costs a lookup two empty probes */
+	if (!(__atomic_load_n(&dyl_reg.levels, __ATOMIC_RELAXED) & (1ull << l)))
+		__atomic_fetch_or(&dyl_reg.levels, 1ull << l, __ATOMIC_RELAXED);
+	dyl_spin_lock(&sh->lock);
+	if (give_locked(sh, sk, start, size, idk, &old) != 0) {
+		dyl_spin_unlock(&sh->lock);
+		return;
+	}
+	/* an entry replaced: the unseen block's level entry goes too */
+	uint64_t oldk = old >= 0 ? LEVEL_KEY(start, level_of((uint64_t)old)) : 0;
+	if (oldk && oldk != lk && shard_of(oldk) == sh)
+		take_locked(sh, oldk, start), oldk = 0;
+	int fail = 0;
+	if (sh2 == sh)
+		fail = give_locked(sh, lk, start, size, idk, &old2) != 0;
+	dyl_spin_unlock(&sh->lock);
+	if (oldk && oldk != lk)
+		take(oldk, start);
+	if (sh2 != sh) {
+		dyl_spin_lock(&sh2->lock);
+		fail = give_locked(sh2, lk, start, size, idk, &old2) != 0;
+		dyl_spin_unlock(&sh2->lock);
+	}
+	if (fail)
+		take(sk, start);	/* no memory: not tracked at all */
+}
+
+static int init(void)
+{
+	if (__atomic_load_n(&dyl_reg.state, __ATOMIC_ACQUIRE) == 0) {
+		dyl_spin_lock(&dyl_reg.lock);
+		if (dyl_reg.state == 0) {
+			int ok = 1;
+			for (int i = 0; i < DYL_SHARDS && ok; i++) {
+				struct dyl_shard *sh = &dyl_reg.shards[i];
+				sh->slots = dyl_raw_map(FIRST_SLOTS / DYL_SHARDS * sizeof(struct dyl_slot));
+				sh->mask = FIRST_SLOTS / DYL_SHARDS - 1;
+				ok = sh->slots != NULL;
+			}
+			__atomic_store_n(&dyl_reg.state, ok ? 1 : 2, __ATOMIC_RELEASE);
+		}
+		dyl_spin_unlock(&dyl_reg.lock);
+	}
+	return __atomic_load_n(&dyl_reg.state, __ATOMIC_ACQUIRE) == 1;
+}
+
+/* 1: this thread may use the table; 0: not now (re-entered from a signal handler that
+ * interrupted it inside the table, or no memory) */
 static int enter(void)
 {
 	if (in_table)
@@ -200,9 +315,8 @@ static int enter(void)
 	in_table = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	int e = errno;
-	dyl_spin_lock(&dyl_reg.lock);
-	if (!init_locked()) {
-		dyl_spin_unlock(&dyl_reg.lock);
+	if (!init()) {
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		in_table = 0;
 		errno = e;
 		return 0;
@@ -211,7 +325,7 @@ static int enter(void)
 		unsigned k = npending - 1;
 		uintptr_t p = pending[k];
 		npending = k;
-		del_locked(p);
+		del(p);
 	}
 	errno = e;
 	return 1;
@@ -219,7 +333,6 @@ static int enter(void)
 
 static void leave(void)
 {
-	dyl_spin_unlock(&dyl_reg.lock);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	in_table = 0;
 }
@@ -228,7 +341,7 @@ void dyl_region_add(const void *p, size_t n, unsigned kind)
 {
 	if (!p || !n || !enter())
 		return;
-	add_locked((uintptr_t)p, n, kind);
+	add((uintptr_t)p, n, kind);
 	leave();
 }
 
@@ -241,16 +354,16 @@ int64_t dyl_region_del(const void *p)
 			pending[npending++] = (uintptr_t)p;
 		return -1;
 	}
-	int64_t size = del_locked((uintptr_t)p);
+	int64_t size = del((uintptr_t)p);
 	leave();
 	return size;
 }
 
-/* table lock held: the block holding P, the smallest if blocks overlap (a heap block
- * inside an allocator's own mapping) */
-static int find_locked(uintptr_t p, struct dyl_region *r)
+/* The block holding P, the smallest if blocks overlap (a heap block inside an
+ * allocator's own mapping): two probes per level in use, each under its shard's lock. */
+static int find(uintptr_t p, struct dyl_region *r)
 {
-	uint64_t levels = dyl_reg.levels;
+	uint64_t levels = __atomic_load_n(&dyl_reg.levels, __ATOMIC_RELAXED);
 
 	while (levels) {
 		unsigned l = (unsigned)__builtin_ctzll(levels);
@@ -258,14 +371,21 @@ static int find_locked(uintptr_t p, struct dyl_region *r)
 		uint64_t g = p >> l;
 		for (int back = 0; back < 2 && (back == 0 || g > 0); back++) {
 			uint64_t key = ((g - (uint64_t)back) << 6) | l;
-			for (uint64_t i = home(key); dyl_reg.slots[i].key; i = (i + 1) & dyl_reg.mask) {
-				const struct dyl_slot *s = &dyl_reg.slots[i];
+			struct dyl_shard *sh = shard_of(key);
+			int found = 0;
+			dyl_spin_lock(&sh->lock);
+			for (uint64_t i = home(sh, key); sh->slots[i].key; i = (i + 1) & sh->mask) {
+				const struct dyl_slot *s = &sh->slots[i];
 				if (s->key == key && s->start <= p && p - s->start < s->size) {
 					*r = (struct dyl_region){ s->start, s->start + s->size,
 								  (uint32_t)(s->id_kind & 0xff), s->id_kind >> 8 };
-					return 1;
+					found = 1;
+					break;
 				}
 			}
+			dyl_spin_unlock(&sh->lock);
+			if (found)
+				return 1;
 		}
 	}
 	return 0;
@@ -275,7 +395,7 @@ int dyl_table_find(uintptr_t p, struct dyl_region *r)
 {
 	if (!enter())
 		return -1;
-	int found = find_locked(p, r);
+	int found = find(p, r);
 	leave();
 	return found;
 }
@@ -288,21 +408,23 @@ void dyl_region_unmap(const void *p, size_t n)
 	if (!n || !enter())
 		return;
 	/* the common cases: the whole mapping, its head, its tail, a hole in it */
-	while (find_locked(a, &r) || find_locked(e - 1, &r)) {
+	while (find(a, &r) || find(e - 1, &r)) {
 		if (r.kind != DYL_REGION_MMAP)
 			break;
-		del_locked(r.start);
+		del(r.start);
 		if (r.start < a)
-			add_locked(r.start, a - r.start, DYL_REGION_MMAP);
+			add(r.start, a - r.start, DYL_REGION_MMAP);
 		if (r.end > e)
-			add_locked(e, r.end - e, DYL_REGION_MMAP);
+			add(e, r.end - e, DYL_REGION_MMAP);
 	}
 	leave();
 }
 
 void dyl_regions_stats(struct dyl_regions_stats *s)
 {
-	s->regions = __atomic_load_n(&dyl_reg.regions, __ATOMIC_RELAXED);
+	s->regions = 0;
+	for (int i = 0; i < DYL_SHARDS; i++)
+		s->regions += __atomic_load_n(&dyl_reg.shards[i].regions, __ATOMIC_RELAXED);
 	s->pointers = __atomic_load_n(&dyl_reg.pointers, __ATOMIC_RELAXED);
 	s->unknown = __atomic_load_n(&dyl_reg.unknown, __ATOMIC_RELAXED);
 	s->unwinds = __atomic_load_n(&dyl_reg.unwinds, __ATOMIC_RELAXED);
@@ -313,12 +435,16 @@ static void before_fork(void)
 {
 	in_table++;
 	dyl_spin_lock(&dyl_reg.lock);
+	for (int i = 0; i < DYL_SHARDS; i++)
+		dyl_spin_lock(&dyl_reg.shards[i].lock);
 	dyl_spin_lock(&dyl_reg.seg_lock);
 }
 
 static void after_fork(void)
 {
 	dyl_spin_unlock(&dyl_reg.seg_lock);
+	for (int i = DYL_SHARDS; i-- > 0;)
+		dyl_spin_unlock(&dyl_reg.shards[i].lock);
 	dyl_spin_unlock(&dyl_reg.lock);
 	in_table--;
 }
@@ -326,4 +452,5 @@ static void after_fork(void)
 __attribute__((constructor)) static void regions_constructor(void)
 {
 	pthread_atfork(before_fork, after_fork, after_fork);
+	dyl_unwind_warm();
 }

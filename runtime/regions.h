@@ -26,16 +26,24 @@ struct dyl_seg {		/* a static segment */
 /* The region tracker's whole state: one per process, apart from dyl_rt so that it can
  * be used before the runtime is initialised (the first malloc comes before any
  * constructor). */
-struct dyl_regions {
-	int lock;		/* spin lock over the table; never held around a call out */
-	int state;		/* 0: not yet, 1: ready, 2: off (no memory for the table) */
+/* One shard of the table: an open-addressing hash table of its own, under its own lock
+ * (on a cache line of its own: two threads allocating at once mostly meet different
+ * shards). */
+struct dyl_shard {
+	int lock;		/* spin lock; never held around a call out */
 	struct dyl_slot *slots;
 	uint64_t mask;		/* slots - 1 */
 	uint64_t used;		/* occupied slots */
-	uint64_t regions;	/* blocks and mappings */
-	uint64_t next_id;
-	uint32_t per_level[64];	/* blocks per level */
-	uint64_t levels;	/* bit L: some block has level L */
+	uint64_t regions;	/* blocks and mappings (their START entries) */
+} __attribute__((aligned(64)));
+#define DYL_SHARDS 16
+
+struct dyl_regions {
+	int lock;		/* first use: the shards' memory */
+	int state;		/* 0: not yet, 1: ready, 2: off (no memory for the table) */
+	struct dyl_shard shards[DYL_SHARDS];	/* an entry lives in the shard of its key */
+	uint64_t next_id;	/* ids handed out, 4096 at a time per thread (atomic) */
+	uint64_t levels;	/* bit L: some block had level L (atomic; never cleared) */
 	/* statics.c */
 	int seg_lock;
 	struct dyl_seg *segs;
@@ -68,6 +76,7 @@ struct dyl_frames {		/* the stack pointers of the calling frames, innermost firs
 HIDDEN int dyl_stack_bounds(uintptr_t *lo, uintptr_t *hi);	/* the calling thread's stack */
 /* The frame holding P (P in the thread's stack): unwinds into FR once, from the caller
  * of the charge up to the frame above MAXP. */
+HIDDEN void dyl_unwind_warm(void);	/* libunwind's own set-up, once, early */
 HIDDEN int dyl_stack_frame(uintptr_t p, uintptr_t maxp, struct dyl_frames *fr,
 			   struct dyl_region *r);
 

@@ -60,14 +60,31 @@ static __attribute__((noinline)) void unwind(struct dyl_frames *fr, uintptr_t ma
 	} while (fr->n < cap && unw_step(&cur) > 0);
 }
 
+/* libunwind sets itself up at its first use (unw_init_local), with a once-flag that two
+ * threads unwinding for the first time together race on (TSan says so): done once,
+ * before the program's threads, from the runtime's constructor.  Costs a few us. */
+void dyl_unwind_warm(void)
+{
+	unw_context_t uc;
+	unw_cursor_t cur;
+
+	dyl_busy++;	/* its calls into libc (a wrapped libc) are not the program's */
+	if (unw_getcontext(&uc) == 0)
+		unw_init_local(&cur, &uc);
+	dyl_busy--;
+}
+
 int dyl_stack_frame(uintptr_t p, uintptr_t maxp, struct dyl_frames *fr, struct dyl_region *r)
 {
 	uintptr_t lo, hi;
 
 	if (!dyl_stack_bounds(&lo, &hi) || p < lo || p >= hi)
 		return 0;
-	if (fr->n < 0)
+	if (fr->n < 0) {
+		dyl_busy++;	/* libunwind's calls into a wrapped libc are not the program's */
 		unwind(fr, maxp);
+		dyl_busy--;
+	}
 	for (int i = 0; i + 1 < fr->n; i++)
 		if (fr->sp[i] <= p && p < fr->sp[i + 1]) {
 			*r = (struct dyl_region){ fr->sp[i], fr->sp[i + 1], DYL_REGION_STACK, 0 };
