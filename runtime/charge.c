@@ -12,32 +12,15 @@
 #define _GNU_SOURCE
 #include "regions.h"
 
-#define GROUPS 256		/* distinct regions per call with deduplication */
 #define FOLLOW_MAX (1u << 20)	/* elements of one pointer array */
 
-struct group {
-	uintptr_t start, end;
-	uintptr_t min_in, min_out;	/* UINTPTR_MAX: no pointer of that class */
-};
-
-struct charge {
-	struct dyl_frames fr;
-	uintptr_t stack_lo, stack_hi;
-	int have_stack;
-	int incomplete;		/* some pointer could not be looked up: no estimate */
-	unsigned ngroups;
-	int64_t in, out;	/* regions past GROUPS, counted without deduplication */
-	struct group g[GROUPS];	/* empty (end 0) between calls: only used ones are cleared */
-	uint16_t used[GROUPS];
-};
-
-/* per thread (a charge's 8 KiB should not land on a signal handler's small stack); busy:
- * a signal handler interrupted this thread's charge and must not reuse it */
-static TLS struct charge scratch;
+/* per thread (a grouping's 12 KiB should not land on a signal handler's small stack);
+ * busy: a signal handler interrupted this thread's grouping and must not reuse it */
+static TLS struct dyl_groups scratch;
 static TLS int busy;
 
 /* 1: found; 0: in no known region; -1: the table cannot be used now */
-static int locate(struct charge *c, uintptr_t p, uintptr_t maxp, struct dyl_region *r)
+static int locate(struct dyl_groups *c, uintptr_t p, uintptr_t maxp, struct dyl_region *r)
 {
 	if (!p)
 		return 0;
@@ -47,19 +30,19 @@ static int locate(struct charge *c, uintptr_t p, uintptr_t maxp, struct dyl_regi
 	return found ? found : dyl_static_find(p, r);
 }
 
-static void add(struct charge *c, uintptr_t p, const struct dyl_region *r, int is_const)
+static void add(struct dyl_groups *c, uintptr_t p, const struct dyl_region *r, int is_const)
 {
 	/* a small open-addressing set keyed by the region's start */
-	unsigned i = (unsigned)((r->start * 0x9E3779B97F4A7C15ull) >> 56) % GROUPS;
+	unsigned i = (unsigned)((r->start * 0x9E3779B97F4A7C15ull) >> 56) % DYL_GROUPS;
 
-	for (unsigned probes = 0; probes < GROUPS; probes++, i = (i + 1) % GROUPS) {
-		struct group *g = &c->g[i];
-		if (g->end == 0) {
-			if (c->ngroups >= GROUPS * 3 / 4)
+	for (unsigned probes = 0; probes < DYL_GROUPS; probes++, i = (i + 1) % DYL_GROUPS) {
+		struct dyl_group *g = &c->g[i];
+		if (g->r.end == 0) {
+			if (c->ngroups >= DYL_GROUPS * 3 / 4)
 				break;
-			*g = (struct group){ r->start, r->end, UINTPTR_MAX, UINTPTR_MAX };
+			*g = (struct dyl_group){ *r, UINTPTR_MAX, UINTPTR_MAX };
 			c->used[c->ngroups++] = (uint16_t)i;
-		} else if (g->start != r->start || g->end != r->end) {
+		} else if (g->r.start != r->start || g->r.end != r->end) {
 			continue;
 		}
 		uintptr_t *m = is_const ? &g->min_in : &g->min_out;
@@ -73,7 +56,7 @@ static void add(struct charge *c, uintptr_t p, const struct dyl_region *r, int i
 
 /* the elements of the pointer array at P (in region R), up to the first that lies in
  * no known region */
-static void follow(struct charge *c, uintptr_t p, const struct dyl_region *r, int inner_const,
+static void follow(struct dyl_groups *c, uintptr_t p, const struct dyl_region *r, int inner_const,
 		   uintptr_t maxp)
 {
 	struct dyl_region e;
@@ -93,20 +76,19 @@ static void follow(struct charge *c, uintptr_t p, const struct dyl_region *r, in
 	}
 }
 
-void dyl_regions_charge(const struct dyl_rarg *args, unsigned n, int64_t scalar_bytes,
-			int64_t *in, int64_t *out)
+struct dyl_groups *dyl_groups_collect(const struct dyl_rarg *args, unsigned n)
 {
-	struct charge *c = &scratch;
+	struct dyl_groups *c = &scratch;
 	struct dyl_region r;
 	uintptr_t maxp = 0;
 	uint64_t unknown = 0;
 
 	if (busy)
-		return;
+		return NULL;
 	busy = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	c->ngroups = 0;
-	c->in = scalar_bytes;
+	c->in = 0;
 	c->out = 0;
 	c->fr.n = -1;
 	c->incomplete = 0;
@@ -130,22 +112,38 @@ void dyl_regions_charge(const struct dyl_rarg *args, unsigned n, int64_t scalar_
 		if (args[i].flags & DYL_RA_FOLLOW)
 			follow(c, p, &r, !!(args[i].flags & DYL_RA_INNER_CONST), maxp);
 	}
-	int64_t total_in = c->in, total_out = c->out;
+	__atomic_fetch_add(&dyl_reg.pointers, n, __ATOMIC_RELAXED);
+	if (unknown)
+		__atomic_fetch_add(&dyl_reg.unknown, unknown, __ATOMIC_RELAXED);
+	return c;
+}
+
+void dyl_groups_release(struct dyl_groups *c)
+{
+	for (unsigned i = 0; i < c->ngroups; i++)
+		c->g[c->used[i]].r.end = 0;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	busy = 0;
+}
+
+void dyl_regions_charge(const struct dyl_rarg *args, unsigned n, int64_t scalar_bytes,
+			int64_t *in, int64_t *out)
+{
+	struct dyl_groups *c = dyl_groups_collect(args, n);
+
+	if (!c)
+		return;
+	int64_t total_in = scalar_bytes + c->in, total_out = c->out;
 	for (unsigned i = 0; i < c->ngroups; i++) {
-		struct group *g = &c->g[c->used[i]];
+		const struct dyl_group *g = &c->g[c->used[i]];
 		if (g->min_in != UINTPTR_MAX)
-			total_in += (int64_t)(g->end - g->min_in);
+			total_in += (int64_t)(g->r.end - g->min_in);
 		if (g->min_out != UINTPTR_MAX)
-			total_out += (int64_t)(g->end - g->min_out);
-		g->end = 0;
+			total_out += (int64_t)(g->r.end - g->min_out);
 	}
 	if (!c->incomplete) {
 		*in = total_in;
 		*out = total_out;
 	}
-	__atomic_fetch_add(&dyl_reg.pointers, n, __ATOMIC_RELAXED);
-	if (unknown)
-		__atomic_fetch_add(&dyl_reg.unknown, unknown, __ATOMIC_RELAXED);
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	busy = 0;
+	dyl_groups_release(c);
 }

@@ -80,4 +80,39 @@ HIDDEN void dyl_unwind_warm(void);	/* libunwind's own set-up, once, early */
 HIDDEN int dyl_stack_frame(uintptr_t p, uintptr_t maxp, struct dyl_frames *fr,
 			   struct dyl_region *r);
 
+/* charge.c: one call's pointer arguments grouped by the region they point into, for
+ * the fast method (charge.c) and the full one (diff.c).  A region reached through
+ * several pointers is one group, with the lowest const (input) pointer and the lowest
+ * other (output) pointer into it. */
+#define DYL_GROUPS 256		/* distinct regions per call with deduplication */
+struct dyl_group {
+	struct dyl_region r;	/* a stack frame for stack pointers; end 0: slot free */
+	uintptr_t min_in, min_out;	/* UINTPTR_MAX: no pointer of that class */
+};
+struct dyl_groups {
+	struct dyl_frames fr;
+	uintptr_t stack_lo, stack_hi;	/* the calling thread's stack */
+	int have_stack;
+	int incomplete;		/* some pointer could not be looked up: no estimate */
+	unsigned ngroups;
+	int64_t in, out;	/* regions past DYL_GROUPS, charged the fast way as they came */
+	struct dyl_group g[DYL_GROUPS];	/* empty between calls: only used ones are cleared */
+	uint16_t used[DYL_GROUPS];	/* the slots in use, in the order they were taken */
+};
+/* The calling thread's grouping of ARGS (arrays of pointers followed), or NULL when a
+ * signal handler interrupted this thread inside a grouping; release it after use. */
+HIDDEN struct dyl_groups *dyl_groups_collect(const struct dyl_rarg *args, unsigned n);
+HIDDEN void dyl_groups_release(struct dyl_groups *c);
+
+/* watch.c: which heap pages were written since they were last looked at */
+HIDDEN int dyl_watch_on(void);		/* 1 when pages can be watched (tried once) */
+HIDDEN const char *dyl_watch_how(void);	/* how, or why not */
+/* Calls FN for each run of pages of [A, B) (page-aligned) written since they were last
+ * protected, and protects them again; -1: the range could not be read that way (it is
+ * protected now, if it could be): compare all of it */
+HIDDEN int dyl_watch_written(uintptr_t a, uintptr_t b, void (*fn)(uintptr_t, uintptr_t, void *),
+			     void *arg);
+HIDDEN void dyl_watch_protect(uintptr_t a, uintptr_t b, int on);	/* page-aligned */
+HIDDEN void dyl_watch_after_fork(void);
+
 #endif

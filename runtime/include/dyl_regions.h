@@ -60,6 +60,29 @@ struct dyl_rarg {
 DYL_API void dyl_regions_charge(const struct dyl_rarg *args, unsigned n, int64_t scalar_bytes,
 				int64_t *in, int64_t *out);
 
+/* The full method (paper, IV.C.2; diff.c): the bytes of the same buffers that changed.
+ * BEFORE, called before the call: *IN = SCALAR_BYTES + the bytes changed since the last
+ * look; returns a mark for AFTER (UINT32_MAX: nothing to do after, *IN left alone).
+ * AFTER, called after the call with that mark: *OUT = the bytes of the non-const
+ * buffers that the call changed.  BLOCK (a power of two): changes are judged in aligned
+ * blocks of that many bytes, clipped to the buffer.  SETUP, once: notes in the trace
+ * how changes are found (# diff=). */
+DYL_API void dyl_diff_setup(void);
+DYL_API uint32_t dyl_diff_before(const struct dyl_rarg *args, unsigned n, int64_t scalar_bytes,
+				 unsigned block, int64_t *in);
+DYL_API void dyl_diff_after(uint32_t mark, unsigned block, int64_t *out);
+
+struct dyl_diff_stats {
+	uint64_t calls, looks;
+	uint64_t bytes_tracked;		/* buffer bytes the looks covered */
+	uint64_t bytes_compared;	/* of which compared (the rest: pages not written) */
+	uint64_t watched_bytes_compared;	/* compared because their page was written */
+	uint64_t snapshot_bytes, snapshot_bytes_max;
+	uint64_t sweeps;
+	int watching;
+};
+DYL_API void dyl_diff_stats(struct dyl_diff_stats *s);
+
 /* Which malloc the process uses: 1 if a dyliberator wrapper's (the heap is tracked), 0
  * if another one comes first (a sanitizer or an allocator preloaded before the wrapper);
  * notes it in the trace (# regions_heap=...). */

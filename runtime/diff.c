@@ -1,0 +1,567 @@
+/* diff.c - the full method (paper, section IV.C.2): bytes in and out of a call are the
+ * bytes of its buffers that changed, judged against a copy (snapshot) of each region.
+ *
+ * Before the call, the buffers' bytes that changed since the last look are its input
+ * (the program put them there for it); after the call, the bytes its non-const buffers
+ * changed during it are its output.  A buffer is what the fast method charges: from the
+ * lowest pointer into a region to the region's end (a heap block, a mapping, a static
+ * object or segment, a stack frame).  Changes are judged in aligned blocks of BLOCK
+ * bytes clipped to the buffer: a refilled array of doubles counts whole even where a
+ * byte (an exponent) happens to repeat.
+ *
+ * A region seen for the first time is compared against zeros: memory fresh from the
+ * kernel is zero, so the data the program wrote counts, and an output buffer it never
+ * touched is not charged as input.
+ *
+ * Cost.  Heap pages are watched (watch.c): only the pages written since the last look
+ * are compared, plus the partial pages at a buffer's two ends (a page shared with
+ * another block is never protected, so that a look at one block never hides a write
+ * to another).  The output buffers are unprotected during the call, so that the call
+ * itself takes no page fault of ours (its time stays right), and compared whole after
+ * it.  Statics, stacks and mappings are compared whole (mappings read through
+ * process_vm_readv: an unreadable page is an error, not a crash).  Comparison runs in
+ * 4 KiB chunks (memcmp; equal chunks cost one read of each side) and 64-byte lines
+ * (SSE2, a bit per byte).
+ *
+ * Memory: one snapshot byte per byte of each region looked at (heap blocks whole, a
+ * thread's stack as far as it was looked at), freed once its heap block is freed.
+ * Calls made inside another wrapped call (depth >= 1) are not estimated: their buffers
+ * are the outer call's, and one snapshot cannot serve two nested "befores".
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#if defined(__x86_64__)
+#include <emmintrin.h>
+#endif
+#include "regions.h"
+
+#define PAGE 4096ul
+#define CHUNK 4096ul
+#define KEY_STATIC (1ull << 63)
+#define KEY_STACK (1ull << 62)
+#define SMALL_MAX 2048		/* snapshots up to this size come from slabs */
+#define PENDING_MAX 4096	/* output buffers of calls in flight, per thread */
+
+struct snap {
+	uint64_t key;		/* region id, or a tagged start for statics and stacks; 0: free */
+	uintptr_t start, end;	/* the region (a stack: the thread's whole stack) */
+	unsigned char *mem;	/* the byte at address a is mem[a - start + (start & 63)] */
+	size_t cap;
+};
+
+/* an output buffer of a call in flight; key 0: the call's first entry, whose 'lo'
+ * holds the output charged without a snapshot (regions past DYL_GROUPS) */
+struct pending {
+	uint64_t key;
+	uintptr_t start, end;	/* the snapshot's region */
+	uintptr_t lo, hi;	/* the buffer */
+	uint32_t kind;
+};
+
+struct diff {
+	int lock;		/* the table and the snapshots; the call's comparisons run under it */
+	struct snap *tab;
+	uint64_t mask, used;
+	uint64_t bytes, next_sweep;	/* snapshot bytes held; sweep dead ones past this */
+	void *free_small[6];	/* slab free lists: 64, 128, ..., 2048 bytes */
+	unsigned char *slab, *slab_end;
+	int noted;
+	struct dyl_diff_stats st;
+};
+static struct diff d;
+
+static TLS struct pending *pend;
+static TLS uint32_t npend;
+
+/* --- snapshot memory ------------------------------------------------------------- */
+
+static unsigned small_class(size_t n)
+{
+	unsigned c = 0;
+	while ((64u << c) < n)
+		c++;
+	return c;
+}
+
+static unsigned char *snap_alloc(size_t n, size_t *cap)
+{
+	if (n <= SMALL_MAX) {
+		unsigned c = small_class(n);
+		size_t sz = 64u << c;
+		void *p = d.free_small[c];
+		if (p) {
+			d.free_small[c] = *(void **)p;
+			memset(p, 0, sz);
+		} else {
+			if (d.slab + sz > d.slab_end) {
+				d.slab = dyl_raw_map(1 << 20);
+				if (!d.slab)
+					return NULL;
+				d.slab_end = d.slab + (1 << 20);
+			}
+			p = d.slab;	/* fresh from the kernel: zero */
+			d.slab += sz;
+		}
+		*cap = sz;
+		return p;
+	}
+	*cap = (n + PAGE - 1) & ~(PAGE - 1);
+	return dyl_raw_map(*cap);
+}
+
+static void snap_free(unsigned char *p, size_t cap)
+{
+	if (cap <= SMALL_MAX) {
+		unsigned c = small_class(cap);
+		*(void **)p = d.free_small[c];
+		d.free_small[c] = p;
+	} else {
+		dyl_raw_unmap(p, cap);
+	}
+}
+
+/* --- the table of snapshots (d.lock held) --------------------------------------- */
+
+static inline uint64_t slot_of(uint64_t key, uint64_t mask)
+{
+	return (key * 0x9E3779B97F4A7C15ull >> 20) & mask;
+}
+
+static int alive(const struct snap *s)
+{
+	struct dyl_region r;
+
+	if (s->key & (KEY_STATIC | KEY_STACK))
+		return 1;
+	return dyl_table_find(s->start, &r) > 0 && r.id == s->key && r.start == s->start;
+}
+
+/* a new table of CAP slots with the live snapshots of the old one (dead ones: their
+ * heap block or mapping is gone) */
+static int rebuild(uint64_t cap)
+{
+	struct snap *old = d.tab, *t = dyl_raw_map(cap * sizeof(*t));
+	uint64_t omask = d.mask;
+
+	if (!t)
+		return -1;
+	d.tab = t;
+	d.mask = cap - 1;
+	d.used = 0;
+	if (old) {
+		for (uint64_t i = 0; i <= omask; i++) {
+			struct snap *s = &old[i];
+			if (!s->key)
+				continue;
+			if (!alive(s)) {
+				snap_free(s->mem, s->cap);
+				d.bytes -= s->cap;
+				continue;
+			}
+			uint64_t j = slot_of(s->key, d.mask);
+			while (t[j].key)
+				j = (j + 1) & d.mask;
+			t[j] = *s;
+			d.used++;
+		}
+		dyl_raw_unmap(old, (omask + 1) * sizeof(*old));
+	}
+	d.next_sweep = 2 * d.bytes + (64u << 20);
+	d.st.sweeps++;
+	return 0;
+}
+
+static struct snap *lookup(uint64_t key)
+{
+	if (!d.tab)
+		return NULL;
+	for (uint64_t i = slot_of(key, d.mask);; i = (i + 1) & d.mask) {
+		if (d.tab[i].key == key)
+			return &d.tab[i];
+		if (!d.tab[i].key)
+			return NULL;
+	}
+}
+
+/* the snapshot of the region [START, END) known by KEY; *FRESH: made now (all zero) */
+static struct snap *snap_get(uint64_t key, uintptr_t start, uintptr_t end, int *fresh)
+{
+	struct snap *s = lookup(key);
+
+	*fresh = 0;
+	if (s && s->start == start && s->end == end)
+		return s;
+	if (s) {	/* a static object or stack of another size at that place */
+		snap_free(s->mem, s->cap);
+		d.bytes -= s->cap;
+	} else {
+		if (!d.tab || d.used + 1 > (d.mask + 1) / 2 || d.bytes > d.next_sweep) {
+			uint64_t cap = d.tab ? d.mask + 1 : 1024;
+			while (d.used + 1 > cap / 4)
+				cap *= 2;
+			if (rebuild(cap) != 0)
+				return NULL;
+		}
+		uint64_t i = slot_of(key, d.mask);
+		while (d.tab[i].key)
+			i = (i + 1) & d.mask;
+		s = &d.tab[i];
+		d.used++;
+	}
+	size_t cap;
+	unsigned char *mem = snap_alloc((start & 63) + (end - start) + 63, &cap);
+	if (!mem) {
+		s->key = 0;	/* an empty slot in a probe chain breaks it: rebuild next time */
+		d.used--;
+		rebuild(d.mask + 1);
+		return NULL;
+	}
+	*s = (struct snap){ key, start, end, mem, cap };
+	d.bytes += cap;
+	if (d.bytes > d.st.snapshot_bytes_max)
+		d.st.snapshot_bytes_max = d.bytes;
+	*fresh = 1;
+	return s;
+}
+
+/* --- comparison ------------------------------------------------------------------ */
+
+/* bit i set: byte i of the 64-byte line differs */
+static inline uint64_t line_diff(const unsigned char *a, const unsigned char *b)
+{
+#if defined(__x86_64__)
+	uint64_t m = 0;
+	for (int i = 0; i < 4; i++) {
+		__m128i x = _mm_loadu_si128((const __m128i *)(a + 16 * i));
+		__m128i y = _mm_loadu_si128((const __m128i *)(b + 16 * i));
+		m |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(x, y)) << (16 * i);
+	}
+	return ~m;
+#else
+	uint64_t m = 0;
+	for (int i = 0; i < 64; i++)
+		m |= (uint64_t)(a[i] != b[i]) << i;
+	return m;
+#endif
+}
+
+struct cmp {
+	unsigned block;
+	uintptr_t last_block;	/* blocks over 64 bytes: the last one counted (+1) */
+	uint64_t bytes;		/* changed, in whole blocks clipped to the buffer */
+};
+
+/* counts line L's (address LA) changed blocks: D the changed bytes, V the bytes of the
+ * buffer (both masks over the line) */
+static inline void count_line(struct cmp *c, uintptr_t la, uint64_t dm, uint64_t vm,
+			      uintptr_t a, uintptr_t b)
+{
+	unsigned bs = c->block;
+
+	if (!dm)
+		return;
+	if (bs >= 64) {
+		uintptr_t blk = la & ~(uintptr_t)(bs - 1);
+		if (blk + 1 == c->last_block)
+			return;
+		c->last_block = blk + 1;
+		uintptr_t s = blk > a ? blk : a, e = blk + bs < b ? blk + bs : b;
+		c->bytes += e - s;
+		return;
+	}
+	if (dm == vm) {
+		c->bytes += (uint64_t)__builtin_popcountll(vm);
+		return;
+	}
+	/* a bit per block that has a changed byte, spread back over its bytes */
+	uint64_t any = dm, ones = (1ull << bs) - 1, base = ~0ull / ones;
+	for (unsigned s = 1; s < bs; s <<= 1)
+		any |= any >> s;
+	c->bytes += (uint64_t)__builtin_popcountll(((any & base) * ones) & vm);
+}
+
+/* compares [A, B) (the bytes at CUR) with the snapshot bytes at SNAP, counts the
+ * changed blocks and updates the snapshot; bytes outside [A, B) are neither read nor
+ * written */
+static void compare(struct cmp *c, const unsigned char *cur, unsigned char *snap, uintptr_t a, uintptr_t b)
+{
+	uintptr_t la = a & ~(uintptr_t)63;
+
+	while (la < b) {
+		uintptr_t s = la > a ? la : a, e = la + 64 < b ? la + 64 : b;
+		const unsigned char *x = cur + (s - a);
+		unsigned char *y = snap + (s - a);
+		if (s == la && e == la + 64) {
+			/* whole lines: equal chunks are skipped with memcmp */
+			uintptr_t run = (b - la) & ~(uintptr_t)63;
+			if (run > CHUNK)
+				run = CHUNK - (la & (CHUNK - 1));
+			if (run >= 256 && memcmp(x, y, run) == 0) {
+				la += run;
+				continue;
+			}
+			uint64_t dm = line_diff(x, y);
+			count_line(c, la, dm, ~0ull, a, b);
+			if (dm)
+				memcpy(y, x, 64);
+		} else {
+			uint64_t dm = 0, vm = 0;
+			for (uintptr_t i = s; i < e; i++) {
+				unsigned bit = (unsigned)(i - la);
+				vm |= 1ull << bit;
+				if (x[i - s] != y[i - s]) {
+					dm |= 1ull << bit;
+					y[i - s] = x[i - s];
+				}
+			}
+			count_line(c, la, dm, vm, a, b);
+		}
+		la += 64;
+	}
+}
+
+static inline unsigned char *mirror(const struct snap *s, uintptr_t a)
+{
+	return s->mem + (s->start & 63) + (a - s->start);
+}
+
+/* [A, B) of a mapping, through process_vm_readv (unreadable pages end it) */
+static void compare_mapping(struct cmp *c, const struct snap *s, uintptr_t a, uintptr_t b)
+{
+	static TLS unsigned char *bounce;
+
+	if (!bounce && !(bounce = dyl_raw_map(CHUNK)))
+		return;
+	while (a < b) {
+		size_t n = b - a < CHUNK ? b - a : CHUNK - (a & (CHUNK - 1));
+		struct iovec local = { bounce, n }, remote = { (void *)a, n };
+		if (syscall(SYS_process_vm_readv, getpid(), &local, 1ul, &remote, 1ul, 0ul) != (long)n)
+			return;
+		compare(c, bounce, mirror(s, a), a, a + n);
+		a += n;
+	}
+}
+
+struct look {
+	struct cmp *c;
+	struct snap *s;
+	uintptr_t a, b;
+};
+
+static void written_run(uintptr_t ra, uintptr_t rb, void *arg)
+{
+	struct look *l = arg;
+	uintptr_t a = ra > l->a ? ra : l->a, b = rb < l->b ? rb : l->b;
+
+	if (a < b) {
+		compare(l->c, (const unsigned char *)a, mirror(l->s, a), a, b);
+		d.st.watched_bytes_compared += b - a;
+	}
+}
+
+/* the whole pages of [A, B): the ones std.diff may write-protect (none: *PA = *PB = B) */
+static inline void inner_pages(uintptr_t a, uintptr_t b, uintptr_t *pa, uintptr_t *pb)
+{
+	*pa = (a + PAGE - 1) & ~(PAGE - 1);
+	*pb = b & ~(PAGE - 1);
+	if (*pa >= *pb)
+		*pa = *pb = b;
+}
+
+/* the changed bytes of [A, B) in region snapshot S since the last look */
+static uint64_t look(struct snap *s, uint32_t kind, uintptr_t a, uintptr_t b, unsigned block, int fresh)
+{
+	struct cmp c = { block, 0, 0 };
+
+	d.st.looks++;
+	d.st.bytes_tracked += b - a;
+	if (kind == DYL_REGION_MMAP) {
+		compare_mapping(&c, s, a, b);
+	} else if (kind == DYL_REGION_HEAP && dyl_watch_on()) {
+		uintptr_t pa, pb;
+		inner_pages(a, b, &pa, &pb);
+		struct look l = { &c, s, pa, pb };
+		/* protected (and listed) first, compared after: a write in between is seen
+		 * at the next look */
+		if (dyl_watch_written(pa, pb, written_run, &l) != 0 || fresh) {
+			c = (struct cmp){ block, 0, 0 };
+			compare(&c, (const unsigned char *)a, mirror(s, a), a, b);
+			d.st.bytes_compared += b - a;
+		} else {
+			compare(&c, (const unsigned char *)a, mirror(s, a), a, pa);
+			compare(&c, (const unsigned char *)pb, mirror(s, pb), pb, b);
+			d.st.bytes_compared += (pa - a) + (b - pb);
+		}
+	} else {
+		compare(&c, (const unsigned char *)a, mirror(s, a), a, b);
+		d.st.bytes_compared += b - a;
+	}
+	return c.bytes;
+}
+
+/* --- the calls ------------------------------------------------------------------- */
+
+static uint64_t key_of(const struct dyl_region *r, uintptr_t *start, uintptr_t *end,
+		       const struct dyl_groups *c)
+{
+	*start = r->start;
+	*end = r->end;
+	switch (r->kind) {
+	case DYL_REGION_STATIC:
+		return KEY_STATIC | r->start;
+	case DYL_REGION_STACK:
+		/* the frame's snapshot is a part of its thread's stack's */
+		if (c->have_stack && r->start >= c->stack_lo && r->end <= c->stack_hi) {
+			*start = c->stack_lo;
+			*end = c->stack_hi;
+		}
+		return KEY_STACK | *start;
+	default:
+		return r->id;
+	}
+}
+
+/* room for a call's first pending entry */
+static int pend_ready(void)
+{
+	if (!pend && !(pend = dyl_raw_map(PENDING_MAX * sizeof(*pend))))
+		return 0;
+	return npend < PENDING_MAX;
+}
+
+static int push(const struct pending *p)
+{
+	if (npend >= PENDING_MAX)
+		return -1;
+	pend[npend++] = *p;
+	return 0;
+}
+
+/* fork: the child keeps the snapshots (its memory is a copy) but not the protection;
+ * a lock another thread held is nobody's in the child */
+static void after_fork_child(void)
+{
+	d.lock = 0;
+	npend = 0;
+	dyl_watch_after_fork();
+}
+
+void dyl_diff_setup(void)
+{
+	if (__atomic_exchange_n(&d.noted, 1, __ATOMIC_RELAXED))
+		return;
+	char note[256];
+	const char *how = dyl_watch_how();
+	if (dyl_watch_on())
+		snprintf(note, sizeof(note), "watched pages (%s)", how);
+	else
+		snprintf(note, sizeof(note), "whole buffers compared (%s)", how);
+	dyl_note("diff", note);
+	pthread_atfork(NULL, NULL, after_fork_child);
+}
+
+uint32_t dyl_diff_before(const struct dyl_rarg *args, unsigned n, int64_t scalar_bytes,
+			 unsigned block, int64_t *in)
+{
+	uint32_t mark = UINT32_MAX;
+	int saved = errno;
+
+	dyl_busy++;	/* its calls into a wrapped libc are not the program's */
+	struct dyl_groups *c = dyl_groups_collect(args, n);
+	if (!c)
+		goto out;
+	if (c->incomplete || !pend_ready()) {
+		dyl_groups_release(c);
+		goto out;
+	}
+	mark = npend;
+	struct pending head = { 0, 0, 0, (uintptr_t)c->out, 0, 0 };
+	push(&head);
+	int64_t total = scalar_bytes + c->in;
+	dyl_spin_lock(&d.lock);
+	d.st.calls++;
+	for (unsigned i = 0; i < c->ngroups; i++) {
+		const struct dyl_group *g = &c->g[c->used[i]];
+		uintptr_t start, end, lo = g->min_in < g->min_out ? g->min_in : g->min_out;
+		uint64_t key = key_of(&g->r, &start, &end, c);
+		int fresh;
+		struct snap *s = snap_get(key, start, end, &fresh);
+		if (!s) {	/* no memory for a snapshot: the fast method's charge */
+			total += (int64_t)(g->r.end - lo);
+			continue;
+		}
+		total += (int64_t)look(s, g->r.kind, lo, g->r.end, block, fresh);
+		if (g->min_out == UINTPTR_MAX)
+			continue;
+		struct pending p = { key, start, end, g->min_out, g->r.end, g->r.kind };
+		if (push(&p) != 0) {
+			pend[mark].lo += g->r.end - g->min_out;
+			continue;
+		}
+		if (g->r.kind == DYL_REGION_HEAP && dyl_watch_on()) {
+			/* the call writes its outputs without faulting: they are compared whole
+			 * after it */
+			uintptr_t pa, pb;
+			inner_pages(g->min_out, g->r.end, &pa, &pb);
+			dyl_watch_protect(pa, pb, 0);
+		}
+	}
+	dyl_spin_unlock(&d.lock);
+	dyl_groups_release(c);
+	*in = total;
+out:
+	dyl_busy--;
+	errno = saved;
+	return mark;
+}
+
+void dyl_diff_after(uint32_t mark, unsigned block, int64_t *out)
+{
+	int saved = errno;
+
+	if (mark >= npend)
+		return;	/* a longjmp skipped this call's end, or nothing is pending */
+	dyl_busy++;
+	int64_t total = (int64_t)pend[mark].lo;
+	dyl_spin_lock(&d.lock);
+	for (uint32_t i = mark + 1; i < npend; i++) {
+		const struct pending *p = &pend[i];
+		struct snap *s = lookup(p->key);
+		if (!s || s->start != p->start || s->end != p->end || !alive(s))
+			continue;	/* freed during the call */
+		struct cmp c = { block, 0, 0 };
+		if (p->kind == DYL_REGION_MMAP) {
+			compare_mapping(&c, s, p->lo, p->hi);
+		} else {
+			if (p->kind == DYL_REGION_HEAP && dyl_watch_on()) {
+				uintptr_t pa, pb;
+				inner_pages(p->lo, p->hi, &pa, &pb);
+				dyl_watch_protect(pa, pb, 1);	/* before the comparison */
+			}
+			compare(&c, (const unsigned char *)p->lo, mirror(s, p->lo), p->lo, p->hi);
+		}
+		d.st.bytes_compared += p->hi - p->lo;
+		d.st.bytes_tracked += p->hi - p->lo;
+		total += (int64_t)c.bytes;
+	}
+	dyl_spin_unlock(&d.lock);
+	npend = mark;
+	*out = total;
+	dyl_busy--;
+	errno = saved;
+}
+
+void dyl_diff_stats(struct dyl_diff_stats *s)
+{
+	dyl_spin_lock(&d.lock);
+	*s = d.st;
+	s->snapshot_bytes = d.bytes;
+	s->watching = dyl_watch_on();
+	dyl_spin_unlock(&d.lock);
+}

@@ -1,0 +1,251 @@
+/* watch.c - which heap pages were written since std.diff last looked at them, so that
+ * only those are compared (the full method's cost follows the data that changed, not
+ * the data it tracks).
+ *
+ * The pages are write-protected with userfaultfd in its asynchronous mode
+ * (UFFD_FEATURE_WP_ASYNC, Linux 6.7): a write to a protected page is resolved by the
+ * kernel itself, which lifts the protection and goes on, with no handler thread and no
+ * signal; the PAGEMAP_SCAN ioctl then lists the pages written since they were protected
+ * and protects them again, in one walk of the page tables.  Unlike mprotect and a
+ * SIGSEGV handler this is invisible to the program: its own SIGSEGV handler never runs,
+ * a read(2) into a protected page succeeds (the kernel's write is tracked like any
+ * other), and fork gives the child unprotected, unregistered memory.  The file
+ * descriptor is opened with UFFD_USER_MODE_ONLY, which needs no privilege.
+ *
+ * Registration is per VMA (the kernel splits VMAs at the edges of a registered range):
+ * the whole VMA holding a region is registered, found with the PROCMAP_QUERY ioctl
+ * (Linux 6.11), so that the program's VMA count does not grow with its heap blocks.
+ *
+ * Everything is tried at the first use, on a scratch mapping, and any failure (an older
+ * kernel, a seccomp filter, DYL_DIFF_WATCH=0) leaves std.diff comparing whole buffers,
+ * with the reason in the trace (# diff=).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/userfaultfd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include "regions.h"
+
+/* Debian bookworm's kernel headers are older than these interfaces */
+#ifndef UFFD_USER_MODE_ONLY
+#define UFFD_USER_MODE_ONLY 1
+#endif
+#ifndef UFFD_FEATURE_WP_UNPOPULATED
+#define UFFD_FEATURE_WP_UNPOPULATED (1 << 13)
+#endif
+#ifndef UFFD_FEATURE_WP_ASYNC
+#define UFFD_FEATURE_WP_ASYNC (1 << 15)
+#endif
+#ifndef PAGEMAP_SCAN
+struct page_region {
+	uint64_t start, end, categories;
+};
+struct pm_scan_arg {
+	uint64_t size, flags, start, end, walk_end, vec, vec_len, max_pages, category_inverted,
+		category_mask, category_anyof_mask, return_mask;
+};
+#define PAGEMAP_SCAN _IOWR('f', 16, struct pm_scan_arg)
+#define PAGE_IS_WRITTEN (1 << 1)
+#define PM_SCAN_WP_MATCHING (1 << 0)
+#define PM_SCAN_CHECK_WPASYNC (1 << 1)
+#endif
+#ifndef PROCMAP_QUERY
+struct procmap_query {
+	uint64_t size, query_flags, query_addr, vma_start, vma_end, vma_flags, vma_page_size,
+		vma_offset, inode;
+	uint32_t dev_major, dev_minor, vma_name_size, build_id_size;
+	uint64_t vma_name_addr, build_id_addr;
+};
+#define PROCMAP_QUERY _IOWR('f', 17, struct procmap_query)
+#define PROCMAP_QUERY_COVERING_OR_NEXT_VMA 0x10
+#endif
+
+#define PAGE 4096ul
+#define FD_FLOOR 900		/* our descriptors sit above the program's usual ones */
+#define RUNS 128		/* written runs per ioctl */
+
+struct watch {
+	int state;		/* 0: not tried, 1: on, 2: off */
+	int lock;		/* the first use */
+	int uffd, pagemap, maps;
+	char why[160];		/* on: how; off: why not */
+};
+static struct watch w = { .uffd = -1, .pagemap = -1, .maps = -1 };
+
+static int high_fd(int fd)
+{
+	if (fd < 0)
+		return fd;
+	int h = (int)syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, FD_FLOOR);
+	if (h < 0)
+		return fd;
+	syscall(SYS_close, fd);
+	return h;
+}
+
+static void close_all(void)
+{
+	int *fds[] = { &w.uffd, &w.pagemap, &w.maps };
+	for (unsigned i = 0; i < 3; i++)
+		if (*fds[i] >= 0) {
+			syscall(SYS_close, *fds[i]);
+			*fds[i] = -1;
+		}
+}
+
+/* registers every VMA that overlaps [a, b) for write protection */
+static int register_vmas(uintptr_t a, uintptr_t b)
+{
+	while (a < b) {
+		struct procmap_query q = { .size = sizeof(q), .query_addr = a,
+					   .query_flags = PROCMAP_QUERY_COVERING_OR_NEXT_VMA };
+		if (ioctl(w.maps, PROCMAP_QUERY, &q) != 0 || q.vma_start >= b)
+			return -1;
+		struct uffdio_register r = { .range = { q.vma_start, q.vma_end - q.vma_start },
+					     .mode = UFFDIO_REGISTER_MODE_WP };
+		if (ioctl(w.uffd, UFFDIO_REGISTER, &r) != 0)
+			return -1;
+		a = q.vma_end;
+	}
+	return 0;
+}
+
+static long scan_once(uintptr_t a, uintptr_t b, struct page_region *v, unsigned nv, uint64_t *walk_end)
+{
+	struct pm_scan_arg s = {
+		.size = sizeof(s), .flags = PM_SCAN_WP_MATCHING | PM_SCAN_CHECK_WPASYNC,
+		.start = a, .end = b, .vec = (uintptr_t)v, .vec_len = nv,
+		.category_mask = PAGE_IS_WRITTEN, .return_mask = PAGE_IS_WRITTEN,
+	};
+	long n = ioctl(w.pagemap, PAGEMAP_SCAN, &s);
+	*walk_end = s.walk_end;
+	return n;
+}
+
+static void off(const char *why, int err)
+{
+	snprintf(w.why, sizeof(w.why), "%s%s%s", why, err ? ": " : "", err ? strerror(err) : "");
+	close_all();
+	__atomic_store_n(&w.state, 2, __ATOMIC_RELEASE);
+}
+
+static void setup(void)
+{
+	const char *e = getenv("DYL_DIFF_WATCH");
+
+	if (e && !strcmp(e, "0"))
+		return off("DYL_DIFF_WATCH=0", 0);
+	w.uffd = high_fd((int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK | UFFD_USER_MODE_ONLY));
+	if (w.uffd < 0)
+		return off("no userfaultfd", errno);
+	struct uffdio_api api = { .api = UFFD_API,
+				  .features = UFFD_FEATURE_WP_ASYNC | UFFD_FEATURE_WP_UNPOPULATED };
+	if (ioctl(w.uffd, UFFDIO_API, &api) != 0)
+		return off("no asynchronous write protection (Linux 6.7)", errno);
+	w.pagemap = high_fd((int)syscall(SYS_openat, AT_FDCWD, "/proc/self/pagemap", O_RDONLY | O_CLOEXEC));
+	w.maps = high_fd((int)syscall(SYS_openat, AT_FDCWD, "/proc/self/maps", O_RDONLY | O_CLOEXEC));
+	if (w.pagemap < 0 || w.maps < 0)
+		return off("cannot open /proc/self/pagemap or maps", errno);
+
+	/* the whole path on two scratch pages: register, protect, write one, scan */
+	unsigned char *t = dyl_raw_map(2 * PAGE);
+	struct page_region v[4];
+	uint64_t end;
+	long n = -1;
+	if (!t)
+		return off("no memory", ENOMEM);
+	t[0] = t[PAGE] = 1;
+	if (register_vmas((uintptr_t)t, (uintptr_t)t + 2 * PAGE) != 0)
+		goto fail;
+	if (scan_once((uintptr_t)t, (uintptr_t)t + 2 * PAGE, v, 4, &end) < 0)
+		goto fail;
+	t[PAGE + 5] = 2;
+	n = scan_once((uintptr_t)t, (uintptr_t)t + 2 * PAGE, v, 4, &end);
+	if (n != 1 || v[0].start != (uintptr_t)t + PAGE || v[0].end != (uintptr_t)t + 2 * PAGE) {
+		errno = 0;
+		goto fail;
+	}
+	dyl_raw_unmap(t, 2 * PAGE);
+	snprintf(w.why, sizeof(w.why), "userfaultfd asynchronous write protection + PAGEMAP_SCAN");
+	__atomic_store_n(&w.state, 1, __ATOMIC_RELEASE);
+	return;
+fail:
+	dyl_raw_unmap(t, 2 * PAGE);
+	off("write protection does not work here (PROCMAP_QUERY, Linux 6.11, or PAGEMAP_SCAN)", errno);
+}
+
+int dyl_watch_on(void)
+{
+	int s = __atomic_load_n(&w.state, __ATOMIC_ACQUIRE);
+
+	if (dyl_likely(s))
+		return s == 1;
+	dyl_spin_lock(&w.lock);
+	if (!w.state)
+		setup();
+	dyl_spin_unlock(&w.lock);
+	return w.state == 1;
+}
+
+const char *dyl_watch_how(void)
+{
+	dyl_watch_on();
+	return w.why;
+}
+
+int dyl_watch_written(uintptr_t a, uintptr_t b, void (*fn)(uintptr_t, uintptr_t, void *), void *arg)
+{
+	struct page_region v[RUNS];
+	uint64_t end;
+
+	if (a >= b)
+		return 0;
+	for (uintptr_t at = a; at < b; at = end) {
+		long n = scan_once(at, b, v, RUNS, &end);
+		if (n < 0) {
+			/* a page of [a, b) is not registered yet (a VMA new since the last look,
+			 * or the heap grew): register, protect all, and say "compare it all";
+			 * how far the failed walk went (and protected) is not told */
+			int err = errno;
+			if (err == EBADF || err == ENOTTY) {	/* the program closed our fd */
+				off("the program closed the descriptors", err);
+				return -1;
+			}
+			if (register_vmas(a, b) != 0)
+				return -1;
+			for (at = a; at < b; at = end)
+				if (scan_once(at, b, v, RUNS, &end) < 0 || end <= at)
+					return -1;
+			return -1;
+		}
+		for (long i = 0; i < n; i++)
+			fn(v[i].start, v[i].end, arg);
+		if (end <= at)
+			return -1;	/* no progress: never spin */
+	}
+	return 0;
+}
+
+void dyl_watch_protect(uintptr_t a, uintptr_t b, int on)
+{
+	if (a >= b)
+		return;
+	struct uffdio_writeprotect p = { .range = { a, b - a },
+					 .mode = on ? UFFDIO_WRITEPROTECT_MODE_WP : 0 };
+	ioctl(w.uffd, UFFDIO_WRITEPROTECT, &p);
+}
+
+/* fork: the child's memory is unregistered, and our descriptors are the parent's (its
+ * userfaultfd context and its /proc/self, resolved at open): start again when needed */
+void dyl_watch_after_fork(void)
+{
+	close_all();
+	w.lock = 0;
+	w.state = 0;
+}
