@@ -53,7 +53,15 @@ struct snap {
 	uintptr_t start, end;	/* the region (a stack: the thread's whole stack) */
 	unsigned char *mem;	/* the byte at address a is mem[a - start + (start & 63)] */
 	size_t cap;
+	/* watched heap only: most of its pages were written at the last scan, so it is
+	 * compared whole and left unprotected (a page fault per page would cost more than
+	 * the comparison it saves); scanned again every HOT_PROBE-th look */
+	uint32_t hot, looks;
 };
+#define HOT_PROBE 16
+/* below this many whole pages a buffer is compared whole: the three ioctls of a watched
+ * look and call (about 6 us) cost more than comparing 128 KiB */
+#define WATCH_MIN_PAGES 32
 
 /* an output buffer of a call in flight; key 0: the call's first entry, whose 'lo'
  * holds the output charged without a snapshot (regions past DYL_GROUPS) */
@@ -222,7 +230,7 @@ static struct snap *snap_get(uint64_t key, uintptr_t start, uintptr_t end, int *
 		rebuild(d.mask + 1);
 		return NULL;
 	}
-	*s = (struct snap){ key, start, end, mem, cap };
+	*s = (struct snap){ key, start, end, mem, cap, 0, 0 };
 	d.bytes += cap;
 	if (d.bytes > d.st.snapshot_bytes_max)
 		d.st.snapshot_bytes_max = d.bytes;
@@ -352,6 +360,7 @@ struct look {
 	struct cmp *c;
 	struct snap *s;
 	uintptr_t a, b;
+	uint64_t written;	/* bytes of the pages listed */
 };
 
 static void written_run(uintptr_t ra, uintptr_t rb, void *arg)
@@ -362,34 +371,43 @@ static void written_run(uintptr_t ra, uintptr_t rb, void *arg)
 	if (a < b) {
 		compare(l->c, (const unsigned char *)a, mirror(l->s, a), a, b);
 		d.st.watched_bytes_compared += b - a;
+		l->written += b - a;
 	}
 }
 
-/* the whole pages of [A, B): the ones std.diff may write-protect (none: *PA = *PB = B) */
-static inline void inner_pages(uintptr_t a, uintptr_t b, uintptr_t *pa, uintptr_t *pb)
+/* the whole pages of [A, B): the ones std.diff may write-protect (none: *PA = *PB = B);
+ * 0 when there are too few to be worth watching */
+static inline int inner_pages(uintptr_t a, uintptr_t b, uintptr_t *pa, uintptr_t *pb)
 {
 	*pa = (a + PAGE - 1) & ~(PAGE - 1);
 	*pb = b & ~(PAGE - 1);
 	if (*pa >= *pb)
 		*pa = *pb = b;
+	return *pb - *pa >= WATCH_MIN_PAGES * PAGE;
+}
+
+static inline int watched(uint32_t kind, uintptr_t a, uintptr_t b, uintptr_t *pa, uintptr_t *pb)
+{
+	return kind == DYL_REGION_HEAP && inner_pages(a, b, pa, pb) && dyl_watch_on();
 }
 
 /* the changed bytes of [A, B) in region snapshot S since the last look */
 static uint64_t look(struct snap *s, uint32_t kind, uintptr_t a, uintptr_t b, unsigned block, int fresh)
 {
 	struct cmp c = { block, 0, 0 };
+	uintptr_t pa, pb;
 
 	d.st.looks++;
 	d.st.bytes_tracked += b - a;
 	if (kind == DYL_REGION_MMAP) {
 		compare_mapping(&c, s, a, b);
-	} else if (kind == DYL_REGION_HEAP && dyl_watch_on()) {
-		uintptr_t pa, pb;
-		inner_pages(a, b, &pa, &pb);
-		struct look l = { &c, s, pa, pb };
+	} else if (watched(kind, a, b, &pa, &pb) && !(s->hot && ++s->looks % HOT_PROBE)) {
+		struct look l = { &c, s, pa, pb, 0 };
 		/* protected (and listed) first, compared after: a write in between is seen
 		 * at the next look */
-		if (dyl_watch_written(pa, pb, written_run, &l) != 0 || fresh) {
+		int all = dyl_watch_written(pa, pb, written_run, &l) != 0;
+		s->hot = !all && l.written * 2 > pb - pa;
+		if (all || fresh) {
 			c = (struct cmp){ block, 0, 0 };
 			compare(&c, (const unsigned char *)a, mirror(s, a), a, b);
 			d.st.bytes_compared += b - a;
@@ -504,13 +522,10 @@ uint32_t dyl_diff_before(const struct dyl_rarg *args, unsigned n, int64_t scalar
 			pend[mark].lo += g->r.end - g->min_out;
 			continue;
 		}
-		if (g->r.kind == DYL_REGION_HEAP && dyl_watch_on()) {
-			/* the call writes its outputs without faulting: they are compared whole
-			 * after it */
-			uintptr_t pa, pb;
-			inner_pages(g->min_out, g->r.end, &pa, &pb);
-			dyl_watch_protect(pa, pb, 0);
-		}
+		uintptr_t pa, pb;
+		if (watched(g->r.kind, g->min_out, g->r.end, &pa, &pb))
+			dyl_watch_protect(pa, pb, 0);	/* the call writes its outputs without
+							 * faulting: they are compared whole after it */
 	}
 	dyl_spin_unlock(&d.lock);
 	dyl_groups_release(c);
@@ -539,11 +554,9 @@ void dyl_diff_after(uint32_t mark, unsigned block, int64_t *out)
 		if (p->kind == DYL_REGION_MMAP) {
 			compare_mapping(&c, s, p->lo, p->hi);
 		} else {
-			if (p->kind == DYL_REGION_HEAP && dyl_watch_on()) {
-				uintptr_t pa, pb;
-				inner_pages(p->lo, p->hi, &pa, &pb);
+			uintptr_t pa, pb;
+			if (!s->hot && watched(p->kind, p->lo, p->hi, &pa, &pb))
 				dyl_watch_protect(pa, pb, 1);	/* before the comparison */
-			}
 			compare(&c, (const unsigned char *)p->lo, mirror(s, p->lo), p->lo, p->hi);
 		}
 		d.st.bytes_compared += p->hi - p->lo;
