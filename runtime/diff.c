@@ -361,6 +361,7 @@ struct look {
 	struct snap *s;
 	uintptr_t a, b;
 	uint64_t written;	/* bytes of the pages listed */
+	int fresh;		/* a first look: the listed pages are compared with the rest */
 };
 
 static void written_run(uintptr_t ra, uintptr_t rb, void *arg)
@@ -369,9 +370,11 @@ static void written_run(uintptr_t ra, uintptr_t rb, void *arg)
 	uintptr_t a = ra > l->a ? ra : l->a, b = rb < l->b ? rb : l->b;
 
 	if (a < b) {
+		l->written += b - a;
+		if (l->fresh)
+			return;
 		compare(l->c, (const unsigned char *)a, mirror(l->s, a), a, b);
 		d.st.watched_bytes_compared += b - a;
-		l->written += b - a;
 	}
 }
 
@@ -402,13 +405,12 @@ static uint64_t look(struct snap *s, uint32_t kind, uintptr_t a, uintptr_t b, un
 	if (kind == DYL_REGION_MMAP) {
 		compare_mapping(&c, s, a, b);
 	} else if (watched(kind, a, b, &pa, &pb) && !(s->hot && ++s->looks % HOT_PROBE)) {
-		struct look l = { &c, s, pa, pb, 0 };
+		struct look l = { &c, s, pa, pb, 0, fresh };
 		/* protected (and listed) first, compared after: a write in between is seen
 		 * at the next look */
 		int all = dyl_watch_written(pa, pb, written_run, &l) != 0;
 		s->hot = !all && l.written * 2 > pb - pa;
 		if (all || fresh) {
-			c = (struct cmp){ block, 0, 0 };
 			compare(&c, (const unsigned char *)a, mirror(s, a), a, b);
 			d.st.bytes_compared += b - a;
 		} else {

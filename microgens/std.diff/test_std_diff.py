@@ -335,3 +335,83 @@ def test_modes_agree_on_reference_blas(tmp_path):
         got[mode] = sizes(Trace(tp).by_seq())
     assert got['watch'] == got['compare']
     assert got['watch'], 'dgemm_ was called'
+
+
+# --- real libraries -----------------------------------------------------------------
+
+GEMM_APP = r'''
+#include <stdio.h>
+#include <stdlib.h>
+#include "blas.h"
+/* every scalar of the call in one heap block, so that the expected bytes are exact */
+struct scalars { char ta, tb; int m, n, k, lda, ldb, ldc; double alpha, beta; };
+int main(int argc, char **argv)
+{
+	int m = atoi(argv[1]), n = atoi(argv[2]), k = atoi(argv[3]);
+	struct scalars *s = malloc(sizeof(*s));
+	*s = (struct scalars){ 'N', 'N', m, n, k, m, k, m, 1.0, 0.0 };
+	double *a = malloc(sizeof(double) * m * k), *b = malloc(sizeof(double) * k * n);
+	double *c = malloc(sizeof(double) * m * n);
+	for (int i = 0; i < m * k; i++) a[i] = i % 7 + 1;
+	for (int i = 0; i < k * n; i++) b[i] = i % 5 + 1;
+	for (int round = 0; round < 3; round++) {
+		if (round == 2)
+			for (int i = 0; i < m * k; i++) a[i] += 0.5;	/* new A, new C */
+		dgemm_(&s->ta, &s->tb, &s->m, &s->n, &s->k, &s->alpha, a, &s->lda, b, &s->ldb,
+		       &s->beta, c, &s->ldc, 1, 1);
+	}
+	printf("%g\n", c[m * n - 1]);
+	return 0;
+}
+'''
+
+
+@pytest.mark.parametrize('mode', MODES)
+def test_blas_dgemm_exact_and_unchanged_data_not_counted(tmp_path, mode):
+    app = build_c(tmp_path, GEMM_APP, 'gemm', f'-I{EXAMPLES}', REF_BLAS)
+    w = wrap(tmp_path, '--lib', REF_BLAS, '--header', os.path.join(EXAMPLES, 'blas.h'),
+             '-f', 'dgemm_', '-g', 'std.diff')
+    m, n, k = 137, 123, 151     # A, B and C over 32 pages each: watched
+    _, tp = run_both([app, str(m), str(n), str(k)], w, tmp_path, env=MODES[mode])
+    first, again, new_a = sizes(Trace(tp).by_seq())
+    # the scalars block: 8-byte blocks of (ta tb pad m) (n k) (lda ldb) (ldc pad) alpha,
+    # not beta (0.0: zero bytes, as fresh memory is); two hidden lengths by value
+    scalars, hidden = 5 * 8, 2 * 8
+    assert first == (8 * (m * k + k * n) + scalars + hidden, 8 * m * n)
+    assert again == (hidden, 0)              # the same operands, the same product
+    assert new_a == (8 * m * k + hidden, 8 * m * n)
+
+
+@pytest.mark.skipif(not os.path.exists('/usr/include/openssl/evp.h'), reason='needs libssl-dev')
+def test_openssl_evp_unchanged(tmp_path):
+    app = build_c(tmp_path, os.path.join(EXAMPLES, 'apps', 'evp_encrypt.c'), 'evp', '-lcrypto')
+    w = wrap(tmp_path, '--lib', 'libcrypto.so.3', '--app', app, '-f', 'EVP_EncryptUpdate',
+             '-g', 'std.diff')
+    _, tp = run_both([app, '6', '4096', '2'], w, tmp_path)
+    rows = Trace(tp).by_seq()
+    assert len(rows) == 12
+    # EVP_EncryptUpdate(ctx, out, &outl, in, inl): fresh plaintext in, ciphertext out,
+    # plus what changes in the context (IV, buffered bytes) and outl
+    for r in rows:
+        assert 4096 + 4 <= int(r['in_bytes']) <= 4096 + 4 + 512, r
+        assert 4096 <= int(r['out_bytes']) <= 4096 + 256, r
+
+
+@pytest.mark.skipif(not (os.path.exists('/usr/bin/cjpeg') and os.path.exists('/usr/bin/djpeg')),
+                    reason='needs libjpeg-turbo-progs')
+def test_cjpeg_djpeg_unchanged(tmp_path):
+    w = wrap(tmp_path, '--lib', 'libjpeg.so.62', '--app', '/usr/bin/cjpeg', '--app', '/usr/bin/djpeg',
+             '-f', 'jpeg_write_scanlines', '-f', 'jpeg_read_scanlines', '-g', 'std.diff')
+    width, height = 64, 48
+    ppm = b'P6\n%d %d\n255\n' % (width, height) + bytes((x * 7 + y) % 256 for y in range(height)
+                                                        for x in range(width * 3))
+    (tmp_path / 'in.ppm').write_bytes(ppm)
+    r, tp = run_both(['/usr/bin/cjpeg', '-quality', '80', 'in.ppm'], w, tmp_path, trace='c.csv')
+    (tmp_path / 'out.jpg').write_bytes(r.stdout)
+    rows = Trace(tp).by_seq()
+    assert len(rows) == height
+    # each call gets one new row through the row-pointer array: its bytes are input
+    assert all(width * 3 <= int(x['in_bytes']) for x in rows)
+    _, tp = run_both(['/usr/bin/djpeg', 'out.jpg'], w, tmp_path, trace='d.csv')
+    rows = Trace(tp).by_seq()
+    assert rows and sum(int(x['out_bytes']) for x in rows) >= width * 3 * height * 0.9
