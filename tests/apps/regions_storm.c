@@ -1,11 +1,13 @@
 /* regions_storm - the region table under threads, for the sanitizer runs: 8 threads add,
  * look up and delete their own blocks through the runtime's API (as the allocator
  * interposers do), charge pointer arguments (heap, stack: the unwinder, static) as
- * std.regions does, and check every answer.  Prints "ok" and the number of checks.
+ * std.regions does, look at changed bytes as std.diff does (small blocks compared, a
+ * 512 KiB one watched), and check every answer.  Prints "ok" and the number of checks.
  *   regions_storm [ROUNDS]       (linked against libdylrt.so) */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "dyl_regions.h"
 
 #define BLOCKS 64
@@ -35,13 +37,41 @@ __attribute__((noinline)) static long charge_stack(const char *heap, size_t n)
 	return in;
 }
 
+/* std.diff on P (a block of N bytes, one-byte blocks): K bytes changed before the call
+ * are its input, the 3 bytes the "call" changes its output */
+static void diff_check(unsigned char *p, size_t n, size_t k, int round)
+{
+	struct dyl_rarg arg = { p, 0 };
+	int64_t in = -1, out = -1;
+
+	for (size_t j = 0; j < k; j++)
+		p[(j * 4099) % n] = (unsigned char)(round + 1 + j);	/* never the old value */
+	size_t distinct = 0;	/* positions (j * 4099) % n may repeat */
+	for (size_t j = 0; j < k; j++) {
+		size_t at = (j * 4099) % n, dup = 0;
+		for (size_t q = 0; q < j && !dup; q++)
+			dup = (q * 4099) % n == at;
+		distinct += !dup;
+	}
+	uint32_t mark = dyl_diff_before(&arg, 1, 0, 1, &in);
+	if (mark == UINT32_MAX || in != (int64_t)distinct)
+		fail("diff input", (long)in, (long)distinct);
+	p[0] ^= 0x5a, p[n / 2] ^= 0x5a, p[n - 1] ^= 0x5a;
+	dyl_diff_after(mark, 1, &out);
+	if (out != 3)
+		fail("diff output", (long)out, 3);
+}
+
 static void *worker(void *arg)
 {
 	long id = (long)arg, checks = 0;
 	char *blocks[BLOCKS] = { 0 };
 	size_t sizes[BLOCKS] = { 0 };
 	struct dyl_region r;
+	size_t bign = 512 << 10;
+	unsigned char *big = calloc(1, bign);
 
+	dyl_region_add(big, bign, DYL_REGION_HEAP);
 	for (int round = 0; round < rounds; round++) {
 		int i = (int)((round * 7 + id) % BLOCKS);
 		if (blocks[i]) {
@@ -58,6 +88,12 @@ static void *worker(void *arg)
 			fail("find", (long)(r.end - r.start), (long)sizes[i]);
 		if (round % 16 == 0)
 			charge_stack(blocks[i], sizes[i]);
+		if (round % 8 == 0 && sizes[i] >= 8) {
+			memset(blocks[i], 0, sizes[i]);	/* fresh to std.diff: compared with zeros */
+			diff_check((unsigned char *)blocks[i], sizes[i], 5, round);
+		}
+		if (round % 32 == 0)
+			diff_check(big, bign, 1 + round % 40, round);
 		checks++;
 	}
 	for (int i = 0; i < BLOCKS; i++)
@@ -65,6 +101,8 @@ static void *worker(void *arg)
 			dyl_region_del(blocks[i]);
 			free(blocks[i]);
 		}
+	dyl_region_del(big);
+	free(big);
 	return (void *)checks;
 }
 
@@ -84,6 +122,9 @@ int main(int argc, char **argv)
 	}
 	struct dyl_regions_stats s;
 	dyl_regions_stats(&s);
-	printf("ok %ld %s\n", checks, s.unwinds > 0 ? "unwound" : "no-unwind");
+	struct dyl_diff_stats ds;
+	dyl_diff_stats(&ds);
+	printf("ok %ld %s %s\n", checks, s.unwinds > 0 ? "unwound" : "no-unwind",
+	       ds.watching ? "watched" : "compared");
 	return 0;
 }
