@@ -53,10 +53,13 @@ struct snap {
 	uintptr_t start, end;	/* the region (a stack: the thread's whole stack) */
 	unsigned char *mem;	/* the byte at address a is mem[a - start + (start & 63)] */
 	size_t cap;
-	/* watched heap only: most of its pages were written at the last scan, so it is
-	 * compared whole and left unprotected (a page fault per page would cost more than
-	 * the comparison it saves); scanned again every HOT_PROBE-th look */
-	uint32_t hot, looks;
+	/* watched heap only.  hot: the program rewrote most of its pages between two
+	 * looks, so it is compared whole and left unprotected between calls (a page fault
+	 * per page would cost more than the comparison it saves), and scanned again every
+	 * HOT_PROBE-th look.  out_hot: the last call that wrote it changed most of it, so it
+	 * is unprotected during calls (no fault in the timed call) and compared whole
+	 * after them; a cold output stays protected and only its written pages are compared */
+	uint32_t hot, looks, out_hot;
 };
 #define HOT_PROBE 16
 /* below this many whole pages a buffer is compared whole: the three ioctls of a watched
@@ -230,7 +233,7 @@ static struct snap *snap_get(uint64_t key, uintptr_t start, uintptr_t end, int *
 		rebuild(d.mask + 1);
 		return NULL;
 	}
-	*s = (struct snap){ key, start, end, mem, cap, 0, 0 };
+	*s = (struct snap){ key, start, end, mem, cap, 0, 0, 0 };
 	d.bytes += cap;
 	if (d.bytes > d.st.snapshot_bytes_max)
 		d.st.snapshot_bytes_max = d.bytes;
@@ -525,9 +528,8 @@ uint32_t dyl_diff_before(const struct dyl_rarg *args, unsigned n, int64_t scalar
 			continue;
 		}
 		uintptr_t pa, pb;
-		if (watched(g->r.kind, g->min_out, g->r.end, &pa, &pb))
-			dyl_watch_protect(pa, pb, 0);	/* the call writes its outputs without
-							 * faulting: they are compared whole after it */
+		if (s->out_hot && watched(g->r.kind, g->min_out, g->r.end, &pa, &pb))
+			dyl_watch_protect(pa, pb, 0);
 	}
 	dyl_spin_unlock(&d.lock);
 	dyl_groups_release(c);
@@ -553,16 +555,34 @@ void dyl_diff_after(uint32_t mark, unsigned block, int64_t *out)
 		if (!s || s->start != p->start || s->end != p->end || !alive(s))
 			continue;	/* freed during the call */
 		struct cmp c = { block, 0, 0 };
+		uintptr_t pa, pb;
+		d.st.bytes_tracked += p->hi - p->lo;
 		if (p->kind == DYL_REGION_MMAP) {
 			compare_mapping(&c, s, p->lo, p->hi);
+			d.st.bytes_compared += p->hi - p->lo;
+		} else if (watched(p->kind, p->lo, p->hi, &pa, &pb) && !s->out_hot) {
+			/* protected during the call: its written pages, and the partial ones */
+			struct look l = { &c, s, pa, pb, 0, 0 };
+			if (dyl_watch_written(pa, pb, written_run, &l) != 0) {
+				compare(&c, (const unsigned char *)p->lo, mirror(s, p->lo), p->lo, p->hi);
+				d.st.bytes_compared += p->hi - p->lo;
+			} else {
+				compare(&c, (const unsigned char *)p->lo, mirror(s, p->lo), p->lo, pa);
+				compare(&c, (const unsigned char *)pb, mirror(s, pb), pb, p->hi);
+				d.st.bytes_compared += (pa - p->lo) + (p->hi - pb);
+				s->out_hot = l.written * 2 > pb - pa;
+			}
 		} else {
-			uintptr_t pa, pb;
-			if (!s->hot && watched(p->kind, p->lo, p->hi, &pa, &pb))
-				dyl_watch_protect(pa, pb, 1);	/* before the comparison */
+			if (watched(p->kind, p->lo, p->hi, &pa, &pb)) {
+				if (!s->hot)
+					dyl_watch_protect(pa, pb, 1);	/* before the comparison */
+				s->out_hot = 0;
+			}
 			compare(&c, (const unsigned char *)p->lo, mirror(s, p->lo), p->lo, p->hi);
+			d.st.bytes_compared += p->hi - p->lo;
+			if (c.bytes * 2 > p->hi - p->lo)
+				s->out_hot = 1;	/* still mostly rewritten by each call */
 		}
-		d.st.bytes_compared += p->hi - p->lo;
-		d.st.bytes_tracked += p->hi - p->lo;
 		total += (int64_t)c.bytes;
 	}
 	dyl_spin_unlock(&d.lock);
