@@ -42,6 +42,10 @@ examples:
       -f dgemm_ -g std.redirect:lib=libopenblas.so.0 -o alt.so
       The calls go to OpenBLAS's dgemm_ and are traced: dyl-model makes a model of them.
       --list-microgens says what std.redirect does when a function or LIB is missing.
+  dyliberator --lib libblas.so.3 --header examples/blas.h -f dgemm_ -g std.diff
+      Bytes in and out of each call from what changed in its buffers (the full method:
+      it keeps a copy of every buffer it sees, as much memory again); -g std.regions is
+      the fast method (pointer to the end of its heap block, no copy).
 
 --defs FILE holds user C code, in the paper's form:
   libblas*::dgemm_::postfix { output_size = (int64_t)*m * *n * sizeof(double); }
@@ -57,6 +61,8 @@ environment of the wrapped program:
                       excludes (e.g. 'EVP_*,!EVP_MD_*').
   DYL_OFF=1           forward every call without recording.
   DYL_PAPI_EVENTS=A+B PAPI events for std.papi, overriding its events= parameter.
+  DYL_DIFF_WATCH=0    std.diff compares whole buffers instead of watching written
+                      pages (userfaultfd); the trace's '# diff=' line says which ran.
 
 files written: OUT.so and OUT.d/ (wrap.c, Makefile: `make -C OUT.d` rebuilds).
 """

@@ -17,6 +17,7 @@ cc -O2 -o "$W/callbench" callbench.c -I. "$W/libargs.so" -Wl,-rpath,"$W"
 gen() { "$ROOT/bin/dyliberator" -q --lib "$W/libargs.so" --header args.h -o "$W/$1.so" "${@:2}"; }
 gen trace			# std.time + std.trace
 gen regions -g std.regions	# + the allocator interposers and the charge
+gen diff -g std.diff		# the full method instead
 gen forward --no-default	# no interposers: the forwarding core alone
 
 declare -A res
@@ -43,6 +44,7 @@ for r in $(seq "$ROUNDS"); do
 	for k in heap stack; do
 		one "trace/$k" env LD_PRELOAD="$W/trace.so" DYL_TRACE="$W/t.csv" "$W/callbench" "$k" "$N"
 		one "regions/$k" env LD_PRELOAD="$W/regions.so" DYL_TRACE="$W/t.csv" "$W/callbench" "$k" "$((N / 10))"
+		one "diff/$k" env LD_PRELOAD="$W/diff.so" DYL_TRACE="$W/t.csv" "$W/callbench" "$k" "$((N / 10))"
 	done
 done
 printf '%-11s %-24s %-24s %-24s %-24s\n' "malloc" "loop CPU ns/pair, 1 thr" "2 threads" \
@@ -52,9 +54,9 @@ for c in "${configs[@]}"; do
 		"$(med <<<"${res[$c/1+]}")" "$(med <<<"${res[$c/2+]}")"
 done
 printf '\n%-11s %-26s %-26s\n' "calls" "CPU ns/call, 3 heap ptrs" "CPU ns/call, 1 stack ptr"
-for c in trace regions; do
+for c in trace regions diff; do
 	printf '%-11s %-26s %-26s\n' "$c" "$(med <<<"${res[$c/heap]}")" "$(med <<<"${res[$c/stack]}")"
 done
 echo "(N = $N pairs; loop CPU: the traced process's own, measured around its loop; all CPU:"
 echo " user+sys of the command and its children, start-up included: heaptrack's separate"
-echo " heaptrack_interpret process counts there; calls: $N with std.time+std.trace, N/10 with std.regions)"
+echo " heaptrack_interpret process counts there; calls: $N with std.time+std.trace, N/10 with std.regions or std.diff)"
