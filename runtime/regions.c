@@ -364,16 +364,27 @@ int64_t dyl_region_del(const void *p)
 static int find(uintptr_t p, struct dyl_region *r)
 {
 	uint64_t levels = __atomic_load_n(&dyl_reg.levels, __ATOMIC_RELAXED);
+	struct dyl_shard *held = NULL;
+	int found = 0;
 
-	while (levels) {
+	/* the probes of all levels up to 64 MiB fall in P's granule's shard (the one before,
+	 * at most, for a pointer near a granule's start): the lock is kept from one probe
+	 * to the next while the shard stays the same (a lock per probe cost 2 x 10 lock
+	 * round trips for a pointer in a program with ten size classes), and only one is
+	 * ever held */
+	while (levels && !found) {
 		unsigned l = (unsigned)__builtin_ctzll(levels);
 		levels &= levels - 1;
 		uint64_t g = p >> l;
-		for (int back = 0; back < 2 && (back == 0 || g > 0); back++) {
+		for (int back = 0; back < 2 && (back == 0 || g > 0) && !found; back++) {
 			uint64_t key = ((g - (uint64_t)back) << 6) | l;
 			struct dyl_shard *sh = shard_of(key);
-			int found = 0;
-			dyl_spin_lock(&sh->lock);
+			if (sh != held) {
+				if (held)
+					dyl_spin_unlock(&held->lock);
+				dyl_spin_lock(&sh->lock);
+				held = sh;
+			}
 			for (uint64_t i = home(sh, key); sh->slots[i].key; i = (i + 1) & sh->mask) {
 				const struct dyl_slot *s = &sh->slots[i];
 				if (s->key == key && s->start <= p && p - s->start < s->size) {
@@ -383,12 +394,11 @@ static int find(uintptr_t p, struct dyl_region *r)
 					break;
 				}
 			}
-			dyl_spin_unlock(&sh->lock);
-			if (found)
-				return 1;
 		}
 	}
-	return 0;
+	if (held)
+		dyl_spin_unlock(&held->lock);
+	return found;
 }
 
 int dyl_table_find(uintptr_t p, struct dyl_region *r)
