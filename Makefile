@@ -67,6 +67,7 @@ bench: all
 	bench/killed.sh 2500000 3 5
 	bench/generate.sh 3
 	bench/malloc/run.sh 7 4000000
+	bench/diff/run.sh 7
 
 # dyl-speedup's predictions against accelerated runs that really happen here (issue 5):
 # OpenBLAS for reference BLAS's dgemm_, AES-NI for OpenSSL's software AES.  Not part of
