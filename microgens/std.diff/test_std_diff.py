@@ -415,3 +415,20 @@ def test_cjpeg_djpeg_unchanged(tmp_path):
     _, tp = run_both(['/usr/bin/djpeg', 'out.jpg'], w, tmp_path, trace='d.csv')
     rows = Trace(tp).by_seq()
     assert rows and sum(int(x['out_bytes']) for x in rows) >= width * 3 * height * 0.9
+
+
+def test_defs_win_over_the_estimate(built):
+    d, app, _ = built
+    (d / 'fill.defs').write_text('libdd*::fill::postfix { output_size = 8 * (int64_t)n; work_size = n; }\n')
+    w = wrap(d, '--lib', os.path.join(d, 'libdd.so'), '--header', os.path.join(d, 'dd.h'),
+             '-g', 'std.diff', '--defs', str(d / 'fill.defs'), name='defs.so')
+    r, tp = run_both([app, 'static', 'x'], w, d, trace='defs.csv')
+    rows = Trace(tp).by_seq()
+    fills = [x for x in rows if x['func'] == 'fill']
+    # out: the user's n * 8 (not what changed: 0 for the second call); in: std.diff's
+    assert [(int(x['in_bytes']), int(x['out_bytes']), int(x['work'])) for x in fills] == \
+        [(12, 2400, 300), (12, 8, 1), (12, 8, 1)]
+    body = open(os.path.join(d, 'defs.d', 'wrap.c')).read()
+    body = body[body.index('DYL_EXPORT void (fill)'):]
+    # the estimate's end comes before the user's code, which has the last word
+    assert body.index('dyl_diff_after') < body.index('output_size != DYL_NONE')
