@@ -11,7 +11,9 @@
  *
  * A region seen for the first time is compared against zeros: memory fresh from the
  * kernel is zero, so the data the program wrote counts, and an output buffer it never
- * touched is not charged as input.
+ * touched is not charged as input.  Where pages are watched, only the pages written
+ * since an earlier look protected them count (malloc reuses memory: what another block
+ * left there is no input); comparing whole buffers cannot tell and counts it.
  *
  * Cost.  Heap pages are watched (watch.c): only the pages written since the last look
  * are compared, plus the partial pages at a buffer's two ends (a page shared with
@@ -364,7 +366,8 @@ struct look {
 	struct snap *s;
 	uintptr_t a, b;
 	uint64_t written;	/* bytes of the pages listed */
-	int fresh;		/* a first look: the listed pages are compared with the rest */
+	int fresh;		/* a first look: see look() */
+	uintptr_t next;		/* a first look: the end of the last page run listed */
 };
 
 static void written_run(uintptr_t ra, uintptr_t rb, void *arg)
@@ -374,10 +377,11 @@ static void written_run(uintptr_t ra, uintptr_t rb, void *arg)
 
 	if (a < b) {
 		l->written += b - a;
-		if (l->fresh)
-			return;
+		if (l->fresh && a > l->next)	/* pages not written: taken as they are */
+			memcpy(mirror(l->s, l->next), (const void *)l->next, a - l->next);
 		compare(l->c, (const unsigned char *)a, mirror(l->s, a), a, b);
 		d.st.watched_bytes_compared += b - a;
+		l->next = b;
 	}
 }
 
@@ -408,15 +412,23 @@ static uint64_t look(struct snap *s, uint32_t kind, uintptr_t a, uintptr_t b, un
 	if (kind == DYL_REGION_MMAP) {
 		compare_mapping(&c, s, a, b);
 	} else if (watched(kind, a, b, &pa, &pb) && !(s->hot && ++s->looks % HOT_PROBE)) {
-		struct look l = { &c, s, pa, pb, 0, fresh };
+		/* A first look counts what the program wrote, compared with zeros (fresh memory),
+		 * but only on pages written since they were last protected: a block malloc
+		 * made of memory an earlier look protected still holds, where the program
+		 * did not write, what was there before (another block's data, which is no
+		 * input of this call).  Pages never protected (memory new to std.diff, or
+		 * with no watching at all) are compared whole. */
+		struct look l = { &c, s, pa, pb, 0, fresh, pa };
 		/* protected (and listed) first, compared after: a write in between is seen
 		 * at the next look */
 		int all = dyl_watch_written(pa, pb, written_run, &l) != 0;
 		s->hot = !all && l.written * 2 > pb - pa;
-		if (all || fresh) {
+		if (all) {	/* (pages of runs listed before a failure are counted already) */
 			compare(&c, (const unsigned char *)a, mirror(s, a), a, b);
 			d.st.bytes_compared += b - a;
 		} else {
+			if (fresh && l.next < pb)
+				memcpy(mirror(s, l.next), (const void *)l.next, pb - l.next);
 			compare(&c, (const unsigned char *)a, mirror(s, a), a, pa);
 			compare(&c, (const unsigned char *)pb, mirror(s, pb), pb, b);
 			d.st.bytes_compared += (pa - a) + (b - pb);
@@ -562,7 +574,7 @@ void dyl_diff_after(uint32_t mark, unsigned block, int64_t *out)
 			d.st.bytes_compared += p->hi - p->lo;
 		} else if (watched(p->kind, p->lo, p->hi, &pa, &pb) && !s->out_hot) {
 			/* protected during the call: its written pages, and the partial ones */
-			struct look l = { &c, s, pa, pb, 0, 0 };
+			struct look l = { &c, s, pa, pb, 0, 0, pa };
 			if (dyl_watch_written(pa, pb, written_run, &l) != 0) {
 				compare(&c, (const unsigned char *)p->lo, mirror(s, p->lo), p->lo, p->hi);
 				d.st.bytes_compared += p->hi - p->lo;
