@@ -47,6 +47,9 @@ def test_errors_arithmetic():
     assert [(p[2], p[4] - p[3]) for p in points] == [('input', 2), ('output', 0)]
     with pytest.raises(SystemExit):     # other calls in the estimating run
         h.compare(expected, {('f', 0): (1, 1, ''), ('g', 2): (1, 1, '')})
+    assert h.case_of_call('x\ncase a 0 2\ncase b 2 1\nchecksum=1\n', 3) == {0: 'a', 1: 'a', 2: 'b'}
+    with pytest.raises(SystemExit):     # the app's own count of its calls differs from the trace
+        h.case_of_call('case a 0 2\n', 3)
     assert h.short_args("m=0x7ffc1(*=4) c=0x5555 k=0x7ffc2(*=9) inl=16", ('m', 'inl')) == 'm=4 inl=16'
 
 

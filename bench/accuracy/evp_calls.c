@@ -16,8 +16,9 @@
  *
  * The plaintext is new pseudo-random bytes before every encrypting call; the decrypted
  * text is compared with it.  outl is a local of the calling function (on its stack).  It
- * prints the bytes of ciphertext and a checksum; the calls and their data are the same on
- * every run. */
+ * prints a line per case, "case CASE FIRST COUNT" (the number of its first EVP_*Update or
+ * EVP_*Final_ex call, from 0, and how many it made), then the bytes of ciphertext and a
+ * checksum; the calls and their data are the same on every run. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +28,7 @@
 
 static uint64_t state = 0x243f6a8885a308d3ull;
 static uint64_t checksum, ct_total;
+static long calls;	/* EVP_*Update and EVP_*Final_ex calls made */
 static const unsigned char key[32] = "0123456789abcdef0123456789abcde";
 static const unsigned char iv[16] = "fedcba987654321";
 
@@ -69,9 +71,11 @@ static void message(EVP_CIPHER_CTX *ctx, size_t size)
 	produce(in, size);
 	if (!EVP_EncryptInit_ex(ctx, EVP_aes_256_cbc(), NULL, key, iv))
 		die("EVP_EncryptInit_ex");
+	calls++;
 	if (!EVP_EncryptUpdate(ctx, ct, &outl, in, (int)size))
 		die("EVP_EncryptUpdate");
 	len = outl;
+	calls++;
 	if (!EVP_EncryptFinal_ex(ctx, ct + len, &outl))
 		die("EVP_EncryptFinal_ex");
 	len += outl;
@@ -82,9 +86,11 @@ static void message(EVP_CIPHER_CTX *ctx, size_t size)
 	memcpy(rx, ct, (size_t)len);
 	if (!EVP_DecryptInit_ex(ctx, EVP_aes_256_cbc(), NULL, key, iv))
 		die("EVP_DecryptInit_ex");
+	calls++;
 	if (!EVP_DecryptUpdate(ctx, pt, &outl, rx, len))
 		die("EVP_DecryptUpdate");
 	int plen = outl;
+	calls++;
 	if (!EVP_DecryptFinal_ex(ctx, pt + plen, &outl))
 		die("EVP_DecryptFinal_ex");
 	plen += outl;
@@ -108,10 +114,12 @@ static void stream(EVP_CIPHER_CTX *ctx, size_t size, long n)
 	for (long i = 0; i < n; i++) {
 		produce(in, size);
 		memcpy(plain + (size_t)i * size, in, size);
+		calls++;
 		if (!EVP_EncryptUpdate(ctx, ct + len, &outl, in, (int)size))
 			die("EVP_EncryptUpdate");
 		len += (size_t)outl;
 	}
+	calls++;
 	if (!EVP_EncryptFinal_ex(ctx, ct + len, &outl))
 		die("EVP_EncryptFinal_ex");
 	len += (size_t)outl;
@@ -124,10 +132,12 @@ static void stream(EVP_CIPHER_CTX *ctx, size_t size, long n)
 		die("EVP_DecryptInit_ex");
 	for (size_t off = 0; off < len; off += size) {
 		size_t piece = len - off < size ? len - off : size;
+		calls++;
 		if (!EVP_DecryptUpdate(ctx, pt + plen, &outl, rx + off, (int)piece))
 			die("EVP_DecryptUpdate");
 		plen += (size_t)outl;
 	}
+	calls++;
 	if (!EVP_DecryptFinal_ex(ctx, pt + plen, &outl))
 		die("EVP_DecryptFinal_ex");
 	plen += (size_t)outl;
@@ -150,7 +160,7 @@ int main(int argc, char **argv)
 	if (!ctx)
 		die("EVP_CIPHER_CTX_new");
 	for (int i = 1; i < argc; i++) {
-		long size = 0, n = 0;
+		long size = 0, n = 0, first = calls;
 		if (sscanf(argv[i], "msg:%ld", &size) == 1 && size > 0 && size <= (1 << 26))
 			message(ctx, (size_t)size);
 		else if (sscanf(argv[i], "stream:%ld:%ld", &size, &n) == 2 && size > 0 && n > 0
@@ -160,6 +170,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "evp_calls: bad case '%s' (msg:SIZE or stream:SIZE:N)\n", argv[i]);
 			return 2;
 		}
+		printf("case %s %ld %ld\n", argv[i], first, calls - first);
 	}
 	EVP_CIPHER_CTX_free(ctx);
 	printf("ciphertext_bytes=%llu checksum=%llu\n", (unsigned long long)ct_total,

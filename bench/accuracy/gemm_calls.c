@@ -21,8 +21,10 @@
  *
  * Before every call the program writes fresh pseudo-random nonzero doubles into the parts
  * of A and B the call reads, and into C when beta != 0, as an application producing new
- * data would: the full (content) method counts only what changed.  It prints one checksum
- * over every C; the calls and their data are the same on every run. */
+ * data would: the full (content) method counts only what changed.  It prints a line per
+ * case, "case CASE FIRST COUNT" (the number of its first dgemm_ call, from 0, and how many
+ * it made), then one checksum over every C; the calls and their data are the same on
+ * every run. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -196,8 +198,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: %s STORAGE:TT:MxNxK:BETA...\n", argv[0]);
 		return 2;
 	}
-	for (int i = 1; i < argc; i++)
+	for (int i = 1; i < argc; i++) {
 		run_case(argv[i]);
+		printf("case %s %d 1\n", argv[i], i - 1);
+	}
 	printf("calls=%d checksum=%.17g\n", argc - 1, checksum);
 	return 0;
 }

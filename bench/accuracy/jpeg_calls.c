@@ -12,8 +12,10 @@
  * strip of DL rows: BUF = app (allocated by the program as above) or pool (by libjpeg's
  * alloc_sarray, as djpeg does).  The compressed stream goes through a FILE (libjpeg's stdio
  * destination and source, as cjpeg and djpeg use): it never passes through the program's
- * memory.  The compress and decompress objects are locals (on the stack).  Prints a checksum
- * of every decompressed row; the calls and their data are the same on every run. */
+ * memory.  The compress and decompress objects are locals (on the stack).  Prints a line
+ * per case, "case CASE FIRST COUNT" (the number of its first jpeg_write_scanlines or
+ * jpeg_read_scanlines call, from 0, and how many it made), then a checksum of every
+ * decompressed row; the calls and their data are the same on every run. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +27,7 @@
 
 static uint64_t state = 0x452821e638d01377ull;
 static uint64_t checksum;
+static long calls;	/* jpeg_write_scanlines and jpeg_read_scanlines calls made */
 
 static void die(const char *what)
 {
@@ -83,6 +86,7 @@ static __attribute__((noinline)) void compress(int w, int h, int c, int lines)
 		int y = (int)cinfo.next_scanline, n = h - y < lines ? h - y : lines;
 		for (int i = 0; i < n; i++)
 			produce_row(rows[i], y + i, w, c);
+		calls++;
 		if (jpeg_write_scanlines(&cinfo, rows, (JDIMENSION)n) == 0)
 			die("jpeg_write_scanlines wrote nothing");
 	}
@@ -122,6 +126,7 @@ static __attribute__((noinline)) void decompress(int lines, int scale, int pool)
 			rows[i] = pixels + (size_t)i * stride;
 	}
 	while (dinfo.output_scanline < dinfo.output_height) {
+		calls++;
 		JDIMENSION n = jpeg_read_scanlines(&dinfo, rows, (JDIMENSION)lines);
 		for (JDIMENSION i = 0; i < n; i++)
 			for (size_t x = 0; x < stride; x++)
@@ -151,8 +156,10 @@ int main(int argc, char **argv)
 			fprintf(stderr, "jpeg_calls: bad case '%s' (WxHxC:CL:DL:S:app|pool)\n", argv[i]);
 			return 2;
 		}
+		long first = calls;
 		compress(w, h, c, cl);
 		decompress(dl, s, buf[0] == 'p');
+		printf("case %s %ld %ld\n", argv[i], first, calls - first);
 	}
 	printf("images=%d checksum=%llu\n", argc - 1, (unsigned long long)checksum);
 	return 0;
