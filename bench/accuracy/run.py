@@ -6,14 +6,16 @@
 
 Three programs of ours call three real libraries, the same deterministic calls on every
 run, with new data before every call:
-  blas     gemm_calls: dgemm_ of reference BLAS over ~75 shapes (1x1x1 to 512^3, thin ones,
-           transposes, beta 0 and 1; heap blocks, tiles of bigger blocks, one workspace
-           block, the stack, static arrays; scalars as locals or literals);
+  blas     gemm_calls: dgemm_ of reference BLAS, 176 shapes, 76 chosen and 100 drawn
+           (1x1x1 to 512^3, thin ones, transposes, beta 0 and 1; heap blocks, tiles of
+           bigger blocks, one workspace block, the stack, static arrays; scalars as
+           locals or as literals and static constants);
   openssl  evp_calls: AES-256-CBC EVP_{En,De}cryptUpdate and _Final_ex, 16 B to 256 KiB,
-           one message per buffer and streams into one big buffer;
+           one message per buffer or streams into one big buffer (89 cases, ~600 calls);
   jpeg     jpeg_calls: jpeg_write_scanlines and jpeg_read_scanlines (libjpeg62-turbo),
-           images 8x8 to 1024x768, gray and RGB, 1 to 64 rows per call, scaled output,
-           row arrays of the program's and of libjpeg's pool.
+           24 images of 8x8 to 1024x768, gray and RGB, 1 to 64 rows per call, scaled
+           output, row arrays of the program's and of libjpeg's pool (~3000 calls).
+The cases are in this file; the "drawn" ones come from a seeded random.Random.
 Each runs once under every wrapper of the same functions:
   expected   --defs bench/accuracy/LIB.defs: the exact bytes each call reads and writes
              (the convention is written at the top of each .defs file), with std.args;
@@ -22,13 +24,16 @@ Each runs once under every wrapper of the same functions:
              bin/dyliberator --list-microgens does not list it.
 Rows are paired by (func, seq) at depth 0; the error of a point is estimated - expected
 bytes.  Per library, method and direction (input, output, both: the two points of every
-call together) it reports the points, the RMS error, the mean error, the largest |error|
-and the share of exact points; then the same per function and the worst points.
+call together) it reports the points, the RMS error, the mean error, the median and the
+largest |error| and the share of exact points; then the same per function and kind of
+case (the storage of dgemm_'s matrices, msg or stream), and the worst points with their
+case and arguments.  Each app prints which calls each case made, and must print the
+same under every wrapper.
 
 Writes DIR (default build/accuracy): table.md, results.json, one LIB-METHOD.svg scatter
 plot per library and method (expected x, estimated y, log-log, identity line), and its
-work folders apps/, wrappers/, traces/, work/.  Nothing outside DIR.  A few minutes;
---quick runs a handful of calls per library (the harness's own test, seconds)."""
+work folders apps/, wrappers/, traces/, work/.  Nothing outside DIR.  About 10 s;
+--quick runs a handful of calls per library (the harness's own test)."""
 import argparse
 import csv
 import json
@@ -153,7 +158,7 @@ def microgens():
     return {line.split()[0] for line in out.splitlines() if line and not line[0].isspace()}
 
 
-def build_app(name, lib, out):
+def build_app(lib, out):
     exe = os.path.join(out, "apps", lib["app"])
     src = os.path.join(HERE, lib["app"] + ".c")
     check(["cc", "-O2", "-g", "-Wall", "-o", exe, src] + lib["link"], "building " + lib["app"])
@@ -332,13 +337,13 @@ def plot(name, lib, method, m, points, out):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--out", default=os.path.join(ROOT, "build", "accuracy"),
+    ap.add_argument("--out", metavar="DIR", default=os.path.join(ROOT, "build", "accuracy"),
                     help="where everything goes (default build/accuracy)")
     ap.add_argument("--quick", action="store_true", help="a handful of small calls per library (seconds)")
-    ap.add_argument("--only", action="append", choices=sorted(LIBRARIES), help="only this library (repeatable)")
-    ap.add_argument("--method", action="append", choices=sorted(METHODS),
-                    help="only this estimate (repeatable; default: all)")
-    ap.add_argument("--block", type=int, help="std.diff's block=N (default: its own default)")
+    ap.add_argument("--only", action="append", choices=sorted(LIBRARIES), metavar="LIB", help="only this library: blas, openssl or jpeg (repeatable)")
+    ap.add_argument("--method", action="append", choices=sorted(METHODS), metavar="M",
+                    help="only this estimate: regions or diff (repeatable; default: both)")
+    ap.add_argument("--block", type=int, metavar="N", help="std.diff's block=N (default: its own default)")
     args = ap.parse_args()
     t0 = time.time()
     out = os.path.abspath(args.out)
@@ -356,7 +361,7 @@ def main():
         lib = LIBRARIES[name]
         t1 = time.time()
         cases = lib["cases"](args.quick)
-        exe = build_app(name, lib, out)
+        exe = build_app(lib, out)
         plain = run_app(exe, cases, None, None, os.path.join(out, "work"))
         print("%s: %s, %d cases" % (name, lib["app"], len(cases)), file=sys.stderr)
         traces = {}
