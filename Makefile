@@ -22,7 +22,7 @@ COMMANDS := $(patsubst speedup/%.c,bin/%,$(wildcard speedup/dyl-*.c))
 SHARED_SRC := $(filter-out speedup/dyl-%.c,$(wildcard speedup/*.c))
 RT_HDR := $(wildcard runtime/include/*.h runtime/*.h)
 
-.PHONY: all deps install-packages runtime test demo bench validate install clean
+.PHONY: all deps install-packages runtime test demo bench validate accuracy install clean
 
 all: runtime $(COMMANDS)
 
@@ -78,6 +78,14 @@ VALIDATE_PACKAGES := libopenblas0-serial libopenblas0-pthread libssl-dev
 validate: all
 	@$(MAKE) -s install-packages PACKAGES="$(VALIDATE_PACKAGES)"
 	$(PY) bench/validate/run.py --runs $(RUNS)
+
+# How exact the automatic estimates of bytes per call are (issue 4; the paper's Figs.
+# 5-7): std.regions (and std.diff, once there) against exact --defs sizes, on reference
+# BLAS, OpenSSL and libjpeg.  Not part of make test; well under a minute.  Writes
+# build/accuracy/ (table.md, results.json, SVG charts); ACCURACY_ARGS='--block 16' etc.
+ACCURACY_ARGS ?=
+accuracy: all
+	$(PY) bench/accuracy/run.py $(ACCURACY_ARGS)
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/dyliberator

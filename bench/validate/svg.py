@@ -1,7 +1,9 @@
-"""Plain SVG charts for the validation harness (no plotting library needed).
+"""Plain SVG charts for the validation and accuracy harnesses (no plotting library needed).
 
 loglog(): work size against time, markers and lines, both axes logarithmic.
-speedups(): predicted against measured speedup per scenario, with their ranges."""
+speedups(): predicted against measured speedup per scenario, with their ranges.
+scatter(): expected against estimated bytes per call, log-log, with the identity line
+(bench/accuracy, the paper's Figs. 5-7)."""
 import math
 from xml.sax.saxutils import escape
 
@@ -115,6 +117,70 @@ def speedups(path, title, rows):
     for j, (c, lab) in enumerate(((COLORS[0], "predicted (median, range)"), (COLORS[1], "measured (median, range)"))):
         out.append('<rect x="%d" y="%d" width="10" height="10" fill="%s" opacity="0.7"/>' % (W - 230 + 120 * j, 28, c))
         out.append('<text x="%d" y="%d" font-size="9">%s</text>' % (W - 216 + 120 * j, 37, lab))
+    out.append("</svg>")
+    with open(path, "w") as f:
+        f.write("\n".join(out) + "\n")
+
+
+def scatter(path, title, xlabel, ylabel, series, note=""):
+    """series: dicts with label and points [(x, y)]: one marker per point, x and y both
+    logarithmic.  Zeros (which a log axis has no place for) go on a '0' line below the
+    smallest decade of their axis; the dashed line is y = x."""
+    vals = [v for s in series for p in s["points"] for v in p if v >= 1]
+    if not vals:
+        return
+    lo = 10.0 ** math.floor(math.log10(min(vals)))
+    hi = 10.0 ** math.ceil(math.log10(max(vals) * 1.01))
+    zero = lo / 10 ** 0.6                       # where a 0 is drawn, on both axes
+    size = H - T - B                            # a square plot: the identity is the diagonal
+
+    def pos(v):
+        v = max(v, zero)
+        return (math.log10(v) - math.log10(zero)) / (math.log10(hi) - math.log10(zero)) * size
+
+    def px(x):
+        return L + pos(x)
+
+    def py(y):
+        return H - B - pos(y)
+
+    out = _head(title)
+    out.append('<rect x="%d" y="%d" width="%d" height="%d" fill="none" stroke="#888"/>' % (L, T, size, size))
+    ticks = _ticks(lo, hi)
+    for t in ticks:
+        out.append('<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#eee"/>' % (px(t), T, px(t), H - B))
+        out.append('<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#eee"/>' % (L, py(t), L + size, py(t)))
+        out.append('<text x="%.1f" y="%d" text-anchor="middle">%s</text>' % (px(t), H - B + 14, _label(t, "")))
+        out.append('<text x="%d" y="%.1f" text-anchor="end">%s</text>' % (L - 4, py(t) + 4, _label(t, "")))
+    # the zero lines, apart from the decades by a gap
+    out.append('<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#ccc" stroke-dasharray="2,2"/>'
+               % (px(zero), T, px(zero), H - B))
+    out.append('<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#ccc" stroke-dasharray="2,2"/>'
+               % (L, py(zero), L + size, py(zero)))
+    out.append('<text x="%.1f" y="%d" text-anchor="middle">0</text>' % (px(zero), H - B + 14))
+    out.append('<text x="%d" y="%.1f" text-anchor="end">0</text>' % (L - 4, py(zero) + 4))
+    out.append('<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#444" stroke-dasharray="5,4"/>'
+               % (px(lo), py(lo), px(hi), py(hi)))
+    out.append('<text x="%d" y="%d" text-anchor="middle">%s</text>' % (L + size // 2, H - 12, escape(xlabel)))
+    out.append('<text x="14" y="%d" transform="rotate(-90 14 %d)" text-anchor="middle">%s</text>'
+               % ((T + H - B) // 2, (T + H - B) // 2, escape(ylabel)))
+    def marker(x, y, i):
+        c = COLORS[i % len(COLORS)]
+        if i % 2:   # squares for the second series, circles for the first
+            return '<rect x="%.1f" y="%.1f" width="6" height="6" fill="none" stroke="%s"/>' % (x - 3, y - 3, c)
+        return '<circle cx="%.1f" cy="%.1f" r="3" fill="none" stroke="%s"/>' % (x, y, c)
+
+    for i, s in enumerate(series):
+        out.extend(marker(px(x), py(y), i) for x, y in sorted(set(s["points"])))
+        ly = T + 12 + 16 * i
+        out.append(marker(L + size + 24, ly - 4, i))
+        out.append('<text x="%d" y="%d">%s</text>' % (L + size + 34, ly, escape(s["label"])))
+    ly = T + 12 + 16 * len(series)
+    out.append('<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#444" stroke-dasharray="5,4"/>'
+               % (L + size + 16, ly - 4, L + size + 32, ly - 4))
+    out.append('<text x="%d" y="%d">estimate = expected</text>' % (L + size + 34, ly))
+    for j, line in enumerate(note.splitlines()):
+        out.append('<text x="%d" y="%d" font-size="10">%s</text>' % (L + size + 16, ly + 24 + 14 * j, escape(line)))
     out.append("</svg>")
     with open(path, "w") as f:
         f.write("\n".join(out) + "\n")
