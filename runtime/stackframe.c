@@ -32,6 +32,7 @@
  */
 #define _GNU_SOURCE
 #define UNW_LOCAL_ONLY
+#include <errno.h>
 #include <libunwind.h>
 #include <link.h>
 #include <pthread.h>
@@ -241,7 +242,9 @@ static void list_self(void)
 int dyl_stack_bounds(uintptr_t *lo, uintptr_t *hi)
 {
 	if (dyl_unlikely(listed != 1)) {
-		/* once per thread: glibc's calls (and libunwind's) are not the program's */
+		/* once per thread: glibc's calls (and libunwind's) are not the program's, nor
+		 * the errno they leave */
+		int e = errno;
 		dyl_busy++;
 		uintptr_t here = (uintptr_t)__builtin_frame_address(0);
 		if (!stack_hi && main_lo <= here && here < main_hi) {	/* the main thread */
@@ -265,6 +268,7 @@ int dyl_stack_bounds(uintptr_t *lo, uintptr_t *hi)
 		if (stack_hi && !listed)
 			list_self();
 		dyl_busy--;
+		errno = e;
 		if (!stack_hi)
 			return 0;
 	}
