@@ -7,7 +7,8 @@
  * carved out of one block, gives input from the const pointer and output from the other).
  * A pointer to pointers (char **, libjpeg's JSAMPARRAY) is followed: its elements, up to
  * the first that lies in no known region, are charged as pointers too.  Pointers into no
- * known region (NULL, a function, memory of another thread's stack) count nothing.
+ * known region (NULL, a function) count nothing.  A pointer into another thread's stack
+ * is charged up to the top of that thread's frames (stackframe.c says why).
  */
 #define _GNU_SOURCE
 #include "regions.h"
@@ -27,7 +28,9 @@ static int locate(struct dyl_groups *c, uintptr_t p, uintptr_t maxp, struct dyl_
 	if (c->have_stack && p >= c->stack_lo && p < c->stack_hi)
 		return dyl_stack_frame(p, maxp, &c->fr, r);
 	int found = dyl_table_find(p, r);
-	return found ? found : dyl_static_find(p, r);
+	if (!found)
+		found = dyl_static_find(p, r);
+	return found ? found : dyl_stack_other(p, r);
 }
 
 static void add(struct dyl_groups *c, uintptr_t p, const struct dyl_region *r, int is_const)

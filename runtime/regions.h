@@ -21,6 +21,7 @@ struct dyl_slot {
 
 struct dyl_seg {		/* a static segment */
 	uintptr_t start, end;
+	uint32_t obj;		/* its object's index in statics.c's list */
 };
 
 /* The region tracker's whole state: one per process, apart from dyl_rt so that it can
@@ -65,7 +66,7 @@ HIDDEN void dyl_raw_unmap(void *p, size_t n);
 HIDDEN void dyl_spin_lock(int *l);
 HIDDEN void dyl_spin_unlock(int *l);
 
-/* statics.c: the static segment holding P (0: none) */
+/* statics.c: the static object (or gap between objects) holding P (0: none) */
 HIDDEN int dyl_static_find(uintptr_t p, struct dyl_region *r);
 
 /* stackframe.c */
@@ -79,6 +80,9 @@ HIDDEN int dyl_stack_bounds(uintptr_t *lo, uintptr_t *hi);	/* the calling thread
 HIDDEN void dyl_unwind_warm(void);	/* libunwind's own set-up, once, early */
 HIDDEN int dyl_stack_frame(uintptr_t p, uintptr_t maxp, struct dyl_frames *fr,
 			   struct dyl_region *r);
+/* P in another thread's stack: up to the top of its frames (1; 0: none; -1: cannot look
+ * now, from a signal handler that interrupted this thread changing the list) */
+HIDDEN int dyl_stack_other(uintptr_t p, struct dyl_region *r);
 
 /* charge.c: one call's pointer arguments grouped by the region they point into, for
  * the fast method (charge.c) and the full one (diff.c).  A region reached through

@@ -17,7 +17,7 @@ int dyl_region_find(const void *p, struct dyl_region *r)
 		*r = (struct dyl_region){ lo, hi, DYL_REGION_STACK, 0 };
 		return 1;
 	}
-	return 0;
+	return dyl_stack_other(a, r) > 0;
 }
 
 int dyl_regions_check_allocator(void)

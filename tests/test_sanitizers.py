@@ -296,7 +296,8 @@ def run_scenario(b, apps, tmp_path, name):
 @pytest.mark.parametrize('san', ['asan', 'tsan'])
 def test_region_table_storm(san, apps, tmp_path, request):
     """The region table (regions.c, charge.c, stackframe.c, statics.c) under 8 threads
-    adding, finding and deleting blocks and charging heap, stack and static pointers.
+    adding, finding and deleting blocks and charging heap, stack and static pointers and
+    the main thread's stack (the list of stacks read while workers join and leave it).
     (In the scenarios above the sanitizer's own malloc comes first, so the wrapper's
     allocator interposers are not what the program calls.)"""
     b = request.getfixturevalue(san)

@@ -41,7 +41,7 @@ for r in $(seq "$ROUNDS"); do
 			esac
 		done
 	done
-	for k in heap stack; do
+	for k in heap stack static; do
 		one "trace/$k" env LD_PRELOAD="$W/trace.so" DYL_TRACE="$W/t.csv" "$W/callbench" "$k" "$N"
 		one "regions/$k" env LD_PRELOAD="$W/regions.so" DYL_TRACE="$W/t.csv" "$W/callbench" "$k" "$((N / 10))"
 		one "diff/$k" env LD_PRELOAD="$W/diff.so" DYL_TRACE="$W/t.csv" "$W/callbench" "$k" "$((N / 10))"
@@ -53,10 +53,27 @@ for c in "${configs[@]}"; do
 	printf '%-11s %-24s %-24s %-24s %-24s\n' "$c" "$(med <<<"${res[$c/1]}")" "$(med <<<"${res[$c/2]}")" \
 		"$(med <<<"${res[$c/1+]}")" "$(med <<<"${res[$c/2+]}")"
 done
-printf '\n%-11s %-26s %-26s\n' "calls" "CPU ns/call, 3 heap ptrs" "CPU ns/call, 1 stack ptr"
+printf '\n%-11s %-26s %-26s %-26s\n' "calls" "CPU ns/call, 3 heap ptrs" "CPU ns/call, 1 stack ptr" \
+	"CPU ns/call, 1 static ptr"
 for c in trace regions diff; do
-	printf '%-11s %-26s %-26s\n' "$c" "$(med <<<"${res[$c/heap]}")" "$(med <<<"${res[$c/stack]}")"
+	printf '%-11s %-26s %-26s %-26s\n' "$c" "$(med <<<"${res[$c/heap]}")" "$(med <<<"${res[$c/stack]}")" \
+		"$(med <<<"${res[$c/static]}")"
 done
+# static objects: the first lookup into an object reads its symbols (staticbench.c)
+cc -O2 -I"$ROOT/runtime/include" -o "$W/staticbench" staticbench.c "$ROOT/build/libdylrt.so" \
+	-Wl,-rpath,"$ROOT/build" -ldl
+libs="exe libc.so.6 libcrypto.so.3 libssl.so.3 libm.so.6"
+for r in $(seq "$ROUNDS"); do "$W/staticbench" "$N" $libs | tail -n +2; done >"$W/static.txt"
+echo
+"$W/staticbench" 1 exe | head -1
+for o in $libs; do
+	printf '%-16s' "$o"
+	for c in 2 3 4; do printf ' %10s' "$(awk -v o="$o" -v c="$c" '$1 == o {print $c}' "$W/static.txt" | sort -g \
+		| awk '{a[NR]=$1} END {printf "%.1f", (NR%2)?a[(NR+1)/2]:(a[NR/2]+a[NR/2+1])/2}')"; done
+	awk -v o="$o" '$1 == o {printf " %14s %8s %10s\n", $5, $6, $7; exit}' "$W/static.txt"
+done
+echo "(static: median of $ROUNDS runs; rescan: the list of loaded objects read again after the"
+echo " dlopen; first: the first lookup into the object, its symbols read; next: a lookup after)"
 echo "(N = $N pairs; loop CPU: the traced process's own, measured around its loop; all CPU:"
 echo " user+sys of the command and its children, start-up included: heaptrack's separate"
 echo " heaptrack_interpret process counts there; calls: $N with std.time+std.trace, N/10 with std.regions or std.diff)"

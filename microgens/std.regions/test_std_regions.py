@@ -1,7 +1,9 @@
 """std.regions: bytes in and out from the regions pointer arguments point into (the fast
 method), on real code: heap blocks of every allocator function, mappings, a stack array
-in a caller's frame, a static array, pointer arrays, const vs non-const, --defs winning,
-threads, signals and fork; then reference BLAS, OpenSSL and libjpeg with unchanged output."""
+in a caller's frame, static objects sized by their symbols (the program's, a library's,
+a stripped one's, a library gone from disk), a string literal, another thread's stack,
+pointer arrays, const vs non-const, --defs winning, threads, signals and fork; then
+reference BLAS, OpenSSL and libjpeg with unchanged output."""
 import os
 import pytest
 
@@ -14,6 +16,7 @@ long both(const double *a, const double *b, double *c, int n);
 int rows(const char *const *lines, int n);
 int bump(char **lines, int n);
 long two(const double *x, const double *y);
+int letter(const char *s);
 '''
 SOURCE = r'''
 long sum(const double *x, int n) { double s = 0; for (int i = 0; i < n; i++) s += x[i]; return (long)s; }
@@ -22,6 +25,24 @@ long both(const double *a, const double *b, double *c, int n) { for (int i = 0; 
 int rows(const char *const *lines, int n) { int t = 0; for (int i = 0; i < n; i++) t += lines[i][0]; return t; }
 int bump(char **lines, int n) { for (int i = 0; i < n; i++) lines[i][0]++; return n; }
 long two(const double *x, const double *y) { return (long)(*x + *y); }
+int letter(const char *s) { return s[0]; }
+'''
+# Static objects in libraries that are not the wrapped one: libstat.so keeps its .symtab
+# (its static arrays are local symbols, there only), libstats.so is stripped (.dynsym
+# only); libstat2.so is libstat.so with another size of stat_priv (a "new version").
+STAT_SOURCE = r'''
+#define PRIV %d
+double stat_pub[40] = { 1 };
+__attribute__((used)) static double stat_priv[PRIV] = { 2 };
+double stat_after[3] = { 3 };
+__attribute__((used)) static double stat_priv_after[5] = { 4 };
+double *stat_pub_ptr(void) { return stat_pub; }
+double *stat_priv_ptr(void) { return stat_priv; }
+'''
+STATS_SOURCE = r'''
+double sts_pub[40] = { 1 };
+double sts_after[6] = { 2 };
+double *sts_pub_ptr(void) { return sts_pub; }
 '''
 # Each scenario prints its name and the sizes the trace must show, so that the test
 # compares the trace with what the program itself knows (its allocation sizes).
@@ -37,9 +58,97 @@ APP = r'''
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <dlfcn.h>
+#include <fcntl.h>
 #include "regs.h"
 
 static double stat_arr[300];
+/* static objects with others after them: .data, .rodata */
+static double data_arr[100] = { 1 };
+__attribute__((used)) static double data_next[7] = { 2 };
+static const double table[50] = { 1, 2, 3 };
+__attribute__((used)) static const double table_next[5] = { 4 };
+double *stat_pub_ptr(void);
+double *stat_priv_ptr(void);
+double *sts_pub_ptr(void);
+
+/* facts the trace is checked against that may differ from run to run (addresses): in a
+ * file, since the plain and the wrapped runs must print the same */
+static void fact(const char *name, long v)
+{
+	FILE *f = fopen("facts.txt", "a");
+	fprintf(f, "%s %ld\n", name, v);
+	fclose(f);
+}
+
+static void copy_file(const char *from, const char *to)
+{
+	char buf[65536];
+	int in = open(from, O_RDONLY), out = open(to, O_WRONLY | O_CREAT | O_TRUNC, 0755);
+	ssize_t n;
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		write(out, buf, (size_t)n);
+	close(in);
+	close(out);
+}
+
+static double *main_arr;
+static void *stack_worker(void *arg)
+{
+	fill(main_arr, 50, 1.0);		/* the main thread's stack array */
+	fill(main_arr + 10, 1, 1.0);		/* from its middle */
+	return NULL;
+}
+
+/* a worker that lists its stack (its first charge) and lends a stack array to another */
+static double *lent;
+static pthread_mutex_t lend_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t lend_cv = PTHREAD_COND_INITIALIZER;
+static int lend_state;
+static void *lender(void *arg)
+{
+	double arr[50];
+	double *h = malloc(64);
+	fill(h, 1, 0);			/* its first charge: its stack is listed */
+	memset(arr, 0, sizeof(arr));
+	pthread_attr_t a; void *lo; size_t size;
+	pthread_getattr_np(pthread_self(), &a);
+	pthread_attr_getstack(&a, &lo, &size);
+	pthread_attr_destroy(&a);
+	fact("lender_to_stack_end", (long)((char *)lo + size - (char *)arr));
+	pthread_mutex_lock(&lend_mu);
+	lent = arr;
+	lend_state = 1;
+	pthread_cond_broadcast(&lend_cv);
+	while (lend_state != 2)
+		pthread_cond_wait(&lend_cv, &lend_mu);
+	pthread_mutex_unlock(&lend_mu);
+	__asm__ volatile("" : : "r"(arr) : "memory");
+	free(h);
+	return NULL;
+}
+static void *borrower(void *arg)
+{
+	pthread_mutex_lock(&lend_mu);
+	while (lend_state != 1)
+		pthread_cond_wait(&lend_cv, &lend_mu);
+	pthread_mutex_unlock(&lend_mu);
+	fill(lent, 50, 2.0);
+	pthread_mutex_lock(&lend_mu);
+	lend_state = 2;
+	pthread_cond_broadcast(&lend_cv);
+	pthread_mutex_unlock(&lend_mu);
+	return NULL;
+}
+extern void *__libc_stack_end;	/* ld.so's: where main's frames end */
+static void *dead_stack;
+static void *short_lived(void *arg)
+{
+	double arr[8];
+	fill(arr, 8, 0);		/* listed... */
+	dead_stack = arr;		/* ...and gone once the thread has ended */
+	return NULL;
+}
 
 /* one 60-byte array in this frame, nothing else worth keeping there */
 __attribute__((noinline)) static long stack_user(void)
@@ -101,6 +210,63 @@ int main(int argc, char **argv)
 		fill(stat_arr, 300, 3);
 		fill(stat_arr + 200, 1, 3);
 		printf("2400 800\n");
+	} else if (!strcmp(what, "statics")) {
+		/* the program's own, sized by its .symtab (they are local symbols) */
+		fill(data_arr, 100, 3);		/* .data, data_next after it */
+		fill(data_arr + 37, 1, 3);	/* from its middle */
+		fill(data_next, 1, 3);
+		sum(table, 50);			/* .rodata, const: input */
+		sum(table + 10, 1);
+		/* a library's: its .dynsym (global) and .symtab (static), stripped: .dynsym */
+		fill(stat_pub_ptr(), 40, 1);
+		fill(stat_priv_ptr(), 24, 1);
+		fill(stat_priv_ptr() + 4, 1, 1);
+		fill(sts_pub_ptr(), 40, 1);
+		printf("800 504 56 %d %d 320 192 160 320\n", 400 + 4, 320 + 4);
+	} else if (!strcmp(what, "literal")) {
+		const char *lit = "N";
+		letter(lit);
+		fact("literal_from_table", (long)(lit - (const char *)table));
+		printf("%d\n", letter(lit));
+	} else if (!strcmp(what, "gone")) {
+		/* libraries no longer on disk as they were loaded: one deleted, one replaced by
+		 * another version (another size of stat_priv): .dynsym (in memory) only */
+		copy_file(argv[2], "deleted.so");
+		void *h = dlopen("./deleted.so", RTLD_NOW | RTLD_LOCAL);
+		unlink("deleted.so");
+		double *(*pub)(void) = (double *(*)(void))dlsym(h, "stat_pub_ptr");
+		double *(*priv)(void) = (double *(*)(void))dlsym(h, "stat_priv_ptr");
+		fill(pub(), 40, 1);
+		fill(priv(), 24, 1);
+		copy_file(argv[2], "replaced.so");
+		h = dlopen("./replaced.so", RTLD_NOW | RTLD_LOCAL);
+		copy_file(argv[3], "replaced.tmp");
+		rename("replaced.tmp", "replaced.so");
+		pub = (double *(*)(void))dlsym(h, "stat_pub_ptr");
+		priv = (double *(*)(void))dlsym(h, "stat_priv_ptr");
+		fill(pub(), 40, 1);
+		fill(priv(), 24, 1);
+		printf("320 320\n");
+	} else if (!strcmp(what, "stackthread")) {
+		double arr[50];
+		memset(arr, 0, sizeof(arr));
+		main_arr = arr;
+		fact("main_to_frames_end", (long)((char *)__libc_stack_end - (char *)arr));
+		pthread_t t;
+		pthread_create(&t, NULL, stack_worker, NULL);
+		pthread_join(t, NULL);
+		/* a worker's stack array lent to another worker */
+		pthread_t l, b;
+		pthread_create(&l, NULL, lender, NULL);
+		pthread_create(&b, NULL, borrower, NULL);
+		pthread_join(l, NULL);
+		pthread_join(b, NULL);
+		/* the stack of a thread that ended is no region any more */
+		pthread_create(&t, NULL, short_lived, NULL);
+		pthread_join(t, NULL);
+		fill(dead_stack, 0, 0);
+		__asm__ volatile("" : : "r"(arr) : "memory");
+		printf("%d %d %d 0\n", 400, 320, 400);
 	} else if (!strcmp(what, "classes")) {
 		double *x = malloc(800), *y = malloc(1600), *z = malloc(240);
 		memset(x, 0, 800); memset(y, 0, 1600);
@@ -155,14 +321,18 @@ int main(int argc, char **argv)
 def built(tmp_path_factory):
     d = tmp_path_factory.mktemp('regions')
     lib, h = c_library(d, 'regs', HEADER, SOURCE)
-    app = build_c(d, APP, 'app', f'-I{d}', lib, f'-Wl,-rpath,{d}', '-lpthread')
+    stat = build_c(d, STAT_SOURCE % 24, 'libstat.so', '-shared', '-fPIC')
+    build_c(d, STAT_SOURCE % 200, 'libstat2.so', '-shared', '-fPIC')
+    build_c(d, STATS_SOURCE, 'libstats.so', '-shared', '-fPIC', '-s')
+    app = build_c(d, APP, 'app', f'-I{d}', lib, stat, str(d / 'libstats.so'),
+                  f'-Wl,-rpath,{d}', '-lpthread', '-ldl')
     w = wrap(d, '--lib', lib, '--header', h, '-g', 'std.regions')
     return d, lib, h, app, w
 
 
-def run_scenario(built, what, trace=None):
+def run_scenario(built, what, trace=None, extra=()):
     d, _, _, app, w = built
-    r, tp = run_both([app, what], w, d, trace=trace or f'{what}.csv')
+    r, tp = run_both([app, what, *extra], w, d, trace=trace or f'{what}.csv')
     t = Trace(tp)
     assert t.meta['regions_heap'] == 'tracked'
     return [int(x) for x in r.stdout.split()], t.by_seq()
@@ -193,11 +363,101 @@ def test_stack_array_charged_by_its_frame(built):
 
 def test_static_array(built):
     want, rows = run_scenario(built, 'static')
+    # the array (in .bss) is charged to its own end: its symbol's size, not what the
+    # linker put after it
+    assert [int(r['out_bytes']) for r in rows] == want
+
+
+def facts(d):
+    """name -> value, from the facts.txt the last run wrote (then removed)."""
+    p = d / 'facts.txt'
+    out = {k: int(v) for k, v in (line.split() for line in p.read_text().splitlines())}
+    p.unlink()
+    return out
+
+
+def test_static_objects_sized_by_symbols(built):
+    # the program's .data and .rodata arrays (local symbols: its .symtab), followed by
+    # other objects; a library's global (.dynsym) and static (.symtab) arrays; a stripped
+    # library's global one (.dynsym only); each from its start and from its middle
+    want, rows = run_scenario(built, 'statics')
+    fills = [int(r['out_bytes']) for r in rows if r['func'] == 'fill']
+    sums = [int(r['in_bytes']) for r in rows if r['func'] == 'sum']
+    assert fills == want[:3] + want[5:], rows
+    assert sums == want[3:5], rows
+    assert all(int(r['in_bytes']) == 12 for r in rows if r['func'] == 'fill')
+
+
+def _literal_bound(exe, vaddr):
+    """Where the fast method should stop for a pointer at VADDR in no object of EXE: the
+    next object above it, else the end of its section (pyelftools); and the end of its
+    segment, and its section's name."""
+    from elftools.elf.elffile import ELFFile
+    with open(exe, 'rb') as f:
+        elf = ELFFile(f)
+        sec = next(s for s in elf.iter_sections()
+                   if s['sh_flags'] & 2 and s['sh_addr'] <= vaddr < s['sh_addr'] + s['sh_size'])
+        end = sec['sh_addr'] + sec['sh_size']
+        for tab in ('.symtab', '.dynsym'):
+            t = elf.get_section_by_name(tab)
+            for sym in (t.iter_symbols() if t else ()):
+                if sym['st_info']['type'] in ('STT_OBJECT', 'STT_COMMON') and \
+                        sym['st_shndx'] != 'SHN_UNDEF':
+                    v = sym['st_value']
+                    assert not (v <= vaddr < v + sym['st_size']), sym.name
+                    if vaddr < v < end:
+                        end = v
+        seg = next(s for s in elf.iter_segments()
+                   if s['p_type'] == 'PT_LOAD' and s['p_vaddr'] <= vaddr < s['p_vaddr'] + s['p_memsz'])
+        return end, seg['p_vaddr'] + seg['p_memsz'], sec.name
+
+
+def _symbol(exe, name):
+    from elftools.elf.elffile import ELFFile
+    with open(exe, 'rb') as f:
+        return ELFFile(f).get_section_by_name('.symtab').get_symbol_by_name(name)[0]['st_value']
+
+
+def test_string_literal_charged_to_the_next_object_or_section_end(built):
+    d, _, _, app, _ = built
+    _, rows = run_scenario(built, 'literal')
+    # the literal's address in the file: table's, plus the distance the program saw
+    lit = _symbol(app, 'table') + facts(d)['literal_from_table']
+    end, seg_end, sec = _literal_bound(app, lit)
+    assert sec.startswith('.rodata'), sec
+    got = [int(r['in_bytes']) for r in rows]
+    assert got == [end - lit] * 2, (got, end - lit, seg_end - lit)
+    assert end < seg_end    # the segment's end, charged before, is further
+
+
+def test_static_objects_of_libraries_gone_from_disk(built):
+    d = built[0]
+    _, rows = run_scenario(built, 'gone', extra=[str(d / 'libstat.so'), str(d / 'libstat2.so')])
     got = [int(r['out_bytes']) for r in rows]
-    # the array is charged to its data segment's end: what the linker put after it (the
-    # program's other bss objects, a few bytes here) is charged too
-    for g, w in zip(got, want):
-        assert w <= g <= w + 64, (got, want)
+    # the global array from .dynsym in memory, exact; the static one is in no symbol
+    # read (the file is not the one loaded): charged to the next global object or the
+    # segment's end, at least its own size, but never with the size the replacing file's
+    # .symtab gives it (1600)
+    assert got[0] == 320 and got[2] == 320, got
+    assert got[1] >= 192 and got[3] >= 192 and 1600 not in got, got
+
+
+def test_other_threads_stacks(built):
+    d = built[0]
+    want, rows = run_scenario(built, 'stackthread')
+    f = facts(d)
+    got = [int(r['out_bytes']) for r in rows if r['func'] == 'fill']
+    # the main thread's array, charged by a worker: up to the top of main's frames
+    # (__libc_stack_end), not its argv and environment above; from its middle too
+    to_end = f['main_to_frames_end']
+    assert to_end > want[0]
+    assert got[:2] == [to_end, to_end - 80], (got, to_end)
+    # lender: its first charge (64), then the borrower's charge of its stack array: up to
+    # its outermost frame, below its thread descriptor and TLS (8 KiB of libdylrt's)
+    assert got[2] == 64
+    assert want[2] <= got[3] <= want[2] + 1024 and got[3] < f['lender_to_stack_end'] - 4096, (got, f)
+    # short_lived's own charge (its frame), then its stack once it ended: nothing
+    assert 64 <= got[4] <= 64 + 64 and got[5] == want[3], got
 
 
 def test_const_is_input_and_one_region_counts_once(built):

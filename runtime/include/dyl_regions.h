@@ -22,8 +22,10 @@ enum dyl_region_kind {
 	DYL_REGION_NONE = 0,	/* in no known region */
 	DYL_REGION_HEAP,	/* malloc, calloc, realloc, posix_memalign, ... */
 	DYL_REGION_MMAP,	/* mmap, mremap */
-	DYL_REGION_STATIC,	/* a loaded object's non-executable PT_LOAD segment */
-	DYL_REGION_STACK,	/* a stack frame (or the thread's stack when unwinding fails) */
+	DYL_REGION_STATIC,	/* a static object (an ELF symbol's extent), else the gap between
+				 * two in a loaded object's non-executable PT_LOAD segment */
+	DYL_REGION_STACK,	/* a stack frame (or the thread's stack when unwinding fails), or
+				 * another thread's stack up to the top of its frames */
 };
 
 struct dyl_region {
@@ -39,8 +41,9 @@ DYL_API void dyl_region_add(const void *p, size_t n, unsigned kind);
 DYL_API int64_t dyl_region_del(const void *p);
 DYL_API void dyl_region_unmap(const void *p, size_t n);
 
-/* The heap or mmap region holding P, else the static segment, else the calling thread's
- * whole stack (no frames: see dyl_regions_charge).  0 when P lies in none of them. */
+/* The heap or mmap region holding P, else the static object (or gap), else the calling
+ * thread's whole stack (no frames: see dyl_regions_charge), else another thread's stack.
+ * 0 when P lies in none of them. */
 DYL_API int dyl_region_find(const void *p, struct dyl_region *r);
 
 /* One argument as std.regions passes it. */
@@ -94,6 +97,14 @@ struct dyl_regions_stats {
 	uint64_t regions, pointers, unknown, unwinds;
 };
 DYL_API void dyl_regions_stats(struct dyl_regions_stats *s);
+
+/* The loaded objects whose symbols were read so far (at the first pointer into each),
+ * the ranges kept for them (static objects and section boundaries) and the bytes those
+ * take. */
+struct dyl_statics_stats {
+	uint64_t objects, ranges, bytes;
+};
+DYL_API void dyl_statics_stats(struct dyl_statics_stats *s);
 
 #ifdef __cplusplus
 }

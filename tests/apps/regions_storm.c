@@ -1,8 +1,9 @@
 /* regions_storm - the region table under threads, for the sanitizer runs: 8 threads add,
  * look up and delete their own blocks through the runtime's API (as the allocator
- * interposers do), charge pointer arguments (heap, stack: the unwinder, static) as
- * std.regions does, look at changed bytes as std.diff does (small blocks compared, a
- * 512 KiB one watched), and check every answer.  Prints "ok" and the number of checks.
+ * interposers do), charge pointer arguments (heap, stack: the unwinder, static: the
+ * symbols, the main thread's stack while threads come and go) as std.regions does, look
+ * at changed bytes as std.diff does (small blocks compared, a 512 KiB one watched), and
+ * check every answer.  Prints "ok" and the number of checks.
  *   regions_storm [ROUNDS]       (linked against libdylrt.so) */
 #include <pthread.h>
 #include <stdio.h>
@@ -13,6 +14,9 @@
 #define BLOCKS 64
 static char statics[4096];
 static int rounds = 2000;
+extern void *__libc_stack_end;	/* where the main thread's frames end */
+static const char *main_arr;	/* an array on the main thread's stack */
+static long main_to_end;
 
 static void fail(const char *what, long a, long b)
 {
@@ -28,7 +32,7 @@ __attribute__((noinline)) static long charge_stack(const char *heap, size_t n)
 
 	local[0] = 1;
 	dyl_regions_charge(args, 3, 4, &in, &out);
-	if (in < (int64_t)(n + 96 + 4) || in > (int64_t)(n + 96 + 4 + 64))	/* statics: what follows */
+	if (in != (int64_t)(n + 96 + 4))	/* statics: to its end, by its symbol */
 		fail("charged input", (long)in, (long)(n + 100));
 	/* the frame also holds ARGS, IN, OUT and saved registers above LOCAL, not kilobytes */
 	if (out < 48 || out > 256)
@@ -94,6 +98,13 @@ static void *worker(void *arg)
 		}
 		if (round % 32 == 0)
 			diff_check(big, bign, 1 + round % 40, round);
+		if (round % 16 == 8) {	/* another thread's stack: up to its frames' top */
+			struct dyl_rarg a = { main_arr, DYL_RA_CONST };
+			int64_t in = -1, out = -1;
+			dyl_regions_charge(&a, 1, 0, &in, &out);
+			if (in != main_to_end || out != 0)
+				fail("charged the main thread's stack", (long)in, main_to_end);
+		}
 		checks++;
 	}
 	for (int i = 0; i < BLOCKS; i++)
@@ -110,7 +121,10 @@ int main(int argc, char **argv)
 {
 	pthread_t t[8];
 	long checks = 0;
+	char arr[256] = { 1 };
 
+	main_arr = arr;
+	main_to_end = (char *)__libc_stack_end - arr;
 	if (argc > 1)
 		rounds = atoi(argv[1]);
 	for (long i = 0; i < 8; i++)
@@ -122,6 +136,7 @@ int main(int argc, char **argv)
 	}
 	struct dyl_regions_stats s;
 	dyl_regions_stats(&s);
+	__asm__ volatile("" : : "r"(arr) : "memory");
 	struct dyl_diff_stats ds;
 	dyl_diff_stats(&ds);
 	printf("ok %ld %s %s\n", checks, s.unwinds > 0 ? "unwound" : "no-unwind",
