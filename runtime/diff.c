@@ -12,8 +12,9 @@
  * A region seen for the first time is compared against zeros: memory fresh from the
  * kernel is zero, so the data the program wrote counts, and an output buffer it never
  * touched is not charged as input.  Where pages are watched, only the pages written
- * since an earlier look protected them count (malloc reuses memory: what another block
- * left there is no input); comparing whole buffers cannot tell and counts it.
+ * since an earlier look or a free protected them count (malloc reuses memory: what
+ * another block left there is no input; blocks of 128 KiB and more are protected when
+ * freed, one ioctl each); comparing whole buffers cannot tell and counts it.
  *
  * Cost.  Heap pages are watched (watch.c): only the pages written since the last look
  * are compared, plus the partial pages at a buffer's two ends (a page shared with
@@ -421,8 +422,9 @@ static uint64_t look(struct snap *s, uint32_t kind, uintptr_t a, uintptr_t b, un
 		struct look l = { &c, s, pa, pb, 0, fresh, pa };
 		/* protected (and listed) first, compared after: a write in between is seen
 		 * at the next look */
-		int all = dyl_watch_written(pa, pb, written_run, &l) != 0;
-		s->hot = !all && l.written * 2 > pb - pa;
+		int got = dyl_watch_written(pa, pb, written_run, &l), all = got < 0;
+		if (got == 0 && !fresh)	/* (pages new to watching read as all written) */
+			s->hot = l.written * 2 > pb - pa;
 		if (all) {	/* (pages of runs listed before a failure are counted already) */
 			compare(&c, (const unsigned char *)a, mirror(s, a), a, b);
 			d.st.bytes_compared += b - a;
@@ -478,6 +480,16 @@ static int push(const struct pending *p)
 	return 0;
 }
 
+void dyl_diff_freed(uintptr_t start, uint64_t size)
+{
+	uintptr_t pa, pb;
+	int saved = errno;
+
+	if (inner_pages(start, start + size, &pa, &pb))
+		dyl_watch_protect_registering(pa, pb);
+	errno = saved;
+}
+
 /* fork: the child keeps the snapshots (its memory is a copy) but not the protection;
  * a lock another thread held is nobody's in the child */
 static void after_fork_child(void)
@@ -493,8 +505,10 @@ void dyl_diff_setup(void)
 		return;
 	char note[256];
 	const char *how = dyl_watch_how();
-	if (dyl_watch_on())
+	if (dyl_watch_on()) {
 		snprintf(note, sizeof(note), "watched pages (%s)", how);
+		__atomic_store_n(&dyl_reg.diff_watching, 1, __ATOMIC_RELAXED);
+	}
 	else
 		snprintf(note, sizeof(note), "whole buffers compared (%s)", how);
 	dyl_note("diff", note);
@@ -575,14 +589,16 @@ void dyl_diff_after(uint32_t mark, unsigned block, int64_t *out)
 		} else if (watched(p->kind, p->lo, p->hi, &pa, &pb) && !s->out_hot) {
 			/* protected during the call: its written pages, and the partial ones */
 			struct look l = { &c, s, pa, pb, 0, 0, pa };
-			if (dyl_watch_written(pa, pb, written_run, &l) != 0) {
+			int got = dyl_watch_written(pa, pb, written_run, &l);
+			if (got < 0) {
 				compare(&c, (const unsigned char *)p->lo, mirror(s, p->lo), p->lo, p->hi);
 				d.st.bytes_compared += p->hi - p->lo;
 			} else {
 				compare(&c, (const unsigned char *)p->lo, mirror(s, p->lo), p->lo, pa);
 				compare(&c, (const unsigned char *)pb, mirror(s, pb), pb, p->hi);
 				d.st.bytes_compared += (pa - p->lo) + (p->hi - pb);
-				s->out_hot = l.written * 2 > pb - pa;
+				if (got == 0)
+					s->out_hot = l.written * 2 > pb - pa;
 			}
 		} else {
 			if (watched(p->kind, p->lo, p->hi, &pa, &pb)) {

@@ -356,6 +356,8 @@ int64_t dyl_region_del(const void *p)
 	}
 	int64_t size = del((uintptr_t)p);
 	leave();
+	if (size >= DYL_DIFF_FREED_MIN && __atomic_load_n(&dyl_reg.diff_watching, __ATOMIC_RELAXED))
+		dyl_diff_freed((uintptr_t)p, (uint64_t)size);
 	return size;
 }
 

@@ -53,6 +53,7 @@ struct dyl_regions {
 	/* charge.c */
 	uint64_t pointers, unknown, unwinds;
 	int heap_note;		/* dyl_regions_check_allocator ran */
+	int diff_watching;	/* std.diff watches pages: big blocks freed are protected */
 };
 
 HIDDEN extern struct dyl_regions dyl_reg;
@@ -112,11 +113,20 @@ HIDDEN void dyl_groups_release(struct dyl_groups *c);
 HIDDEN int dyl_watch_on(void);		/* 1 when pages can be watched (tried once) */
 HIDDEN const char *dyl_watch_how(void);	/* how, or why not */
 /* Calls FN for each run of pages of [A, B) (page-aligned) written since they were last
- * protected, and protects them again; -1: the range could not be read that way (it is
- * protected now, if it could be): compare all of it */
+ * protected, and protects them again; 0: done; 1: done, and some pages were new to it
+ * (listed as written: nothing is known of their past); -1: the range could not be read
+ * that way (it is protected now, if it could be): compare all of it */
 HIDDEN int dyl_watch_written(uintptr_t a, uintptr_t b, void (*fn)(uintptr_t, uintptr_t, void *),
 			     void *arg);
 HIDDEN void dyl_watch_protect(uintptr_t a, uintptr_t b, int on);	/* page-aligned */
+/* protects [A, B) (page-aligned), registering its VMAs first where needed */
+HIDDEN void dyl_watch_protect_registering(uintptr_t a, uintptr_t b);
+
+/* diff.c: a heap block of SIZE bytes at START was freed (blocks of DYL_DIFF_FREED_MIN
+ * bytes and more, while pages are watched): its whole pages are protected, so that
+ * what it leaves there is no input of a later block made of that memory */
+#define DYL_DIFF_FREED_MIN (32 * 4096)
+HIDDEN void dyl_diff_freed(uintptr_t start, uint64_t size);
 HIDDEN void dyl_watch_after_fork(void);
 
 #endif

@@ -199,30 +199,72 @@ const char *dyl_watch_how(void)
 	return w.why;
 }
 
+/* the runs a failed scan wrote into V before it stopped (the kernel writes what it found
+ * and protected before it returns the error; V was zeroed) */
+static void deliver_partial(const struct page_region *v, unsigned nv,
+			    void (*fn)(uintptr_t, uintptr_t, void *), void *arg)
+{
+	for (unsigned i = 0; i < nv && v[i].end > v[i].start; i++)
+		fn(v[i].start, v[i].end, arg);
+}
+
+/* [A, B) one VMA at a time, after a scan stopped at a page not registered (a VMA new
+ * since the last look: the heap grew, a block was mapped): the registered ones are
+ * scanned as usual (pages the failed scan protected now read as not written), a new
+ * one is registered, protected, and listed whole: nothing is known of its past */
+static int by_vma(uintptr_t a, uintptr_t b, void (*fn)(uintptr_t, uintptr_t, void *), void *arg)
+{
+	struct page_region v[RUNS];
+	uint64_t end;
+	int news = 0;
+
+	while (a < b) {
+		struct procmap_query q = { .size = sizeof(q), .query_addr = a };
+		if (ioctl(w.maps, PROCMAP_QUERY, &q) != 0)
+			return -1;
+		uintptr_t e = q.vma_end < b ? q.vma_end : b;
+		for (uintptr_t at = a; at < e; at = end) {
+			long n = scan_once(at, e, v, RUNS, &end);
+			if (n < 0) {
+				struct uffdio_register r = { .range = { q.vma_start, q.vma_end - q.vma_start },
+							     .mode = UFFDIO_REGISTER_MODE_WP };
+				if (ioctl(w.uffd, UFFDIO_REGISTER, &r) != 0)
+					return -1;
+				for (uintptr_t p = at; p < e; p = end)
+					if (scan_once(p, e, v, RUNS, &end) < 0 || end <= p)
+						return -1;
+				fn(at, e, arg);
+				news = 1;
+				break;
+			}
+			for (long i = 0; i < n; i++)
+				fn(v[i].start, v[i].end, arg);
+			if (end <= at)
+				return -1;
+		}
+		a = e;
+	}
+	return news;
+}
+
 int dyl_watch_written(uintptr_t a, uintptr_t b, void (*fn)(uintptr_t, uintptr_t, void *), void *arg)
 {
 	struct page_region v[RUNS];
 	uint64_t end;
 
-	if (a >= b)
-		return 0;
 	for (uintptr_t at = a; at < b; at = end) {
+		memset(v, 0, sizeof(v));
 		long n = scan_once(at, b, v, RUNS, &end);
 		if (n < 0) {
-			/* a page of [a, b) is not registered yet (a VMA new since the last look,
-			 * or the heap grew): register, protect all, and say "compare it all";
-			 * how far the failed walk went (and protected) is not told */
 			int err = errno;
 			if (err == EBADF || err == ENOTTY) {	/* the program closed our fd */
 				off("the program closed the descriptors", err);
 				return -1;
 			}
-			if (register_vmas(a, b) != 0)
+			if (err != EPERM)
 				return -1;
-			for (at = a; at < b; at = end)
-				if (scan_once(at, b, v, RUNS, &end) < 0 || end <= at)
-					return -1;
-			return -1;
+			deliver_partial(v, RUNS, fn, arg);
+			return by_vma(at, b, fn, arg);
 		}
 		for (long i = 0; i < n; i++)
 			fn(v[i].start, v[i].end, arg);
@@ -239,6 +281,17 @@ void dyl_watch_protect(uintptr_t a, uintptr_t b, int on)
 	struct uffdio_writeprotect p = { .range = { a, b - a },
 					 .mode = on ? UFFDIO_WRITEPROTECT_MODE_WP : 0 };
 	ioctl(w.uffd, UFFDIO_WRITEPROTECT, &p);
+}
+
+void dyl_watch_protect_registering(uintptr_t a, uintptr_t b)
+{
+	if (a >= b)
+		return;
+	struct uffdio_writeprotect p = { .range = { a, b - a }, .mode = UFFDIO_WRITEPROTECT_MODE_WP };
+	if (ioctl(w.uffd, UFFDIO_WRITEPROTECT, &p) == 0)
+		return;
+	if (register_vmas(a, b) == 0)
+		ioctl(w.uffd, UFFDIO_WRITEPROTECT, &p);
 }
 
 /* fork: the child's memory is unregistered, and our descriptors are the parent's (its
