@@ -198,3 +198,10 @@ def write_text(path, text):
     with open(path, 'w') as f:
         f.write(text)
     return path
+
+
+def write_ppm(path, width, height):
+    """A deterministic RGB test image (binary PPM) at PATH, for cjpeg."""
+    pixels = bytes((x * 7 + y) % 256 for y in range(height) for x in range(width * 3))
+    with open(path, 'wb') as f:
+        f.write(b'P6\n%d %d\n255\n' % (width, height) + pixels)

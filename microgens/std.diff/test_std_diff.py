@@ -6,7 +6,7 @@ reference BLAS, with its output unchanged."""
 import os
 import pytest
 
-from dyltest import EXAMPLES, REF_BLAS, Trace, build_c, c_library, run_both, wrap
+from dyltest import EXAMPLES, REF_BLAS, Trace, build_c, c_library, run_both, wrap, write_ppm
 
 HEADER = r'''
 long sum(const double *x, int n);
@@ -431,9 +431,7 @@ def test_cjpeg_djpeg_unchanged(tmp_path):
     w = wrap(tmp_path, '--lib', 'libjpeg.so.62', '--app', '/usr/bin/cjpeg', '--app', '/usr/bin/djpeg',
              '-f', 'jpeg_write_scanlines', '-f', 'jpeg_read_scanlines', '-g', 'std.diff')
     width, height = 64, 48
-    ppm = b'P6\n%d %d\n255\n' % (width, height) + bytes((x * 7 + y) % 256 for y in range(height)
-                                                        for x in range(width * 3))
-    (tmp_path / 'in.ppm').write_bytes(ppm)
+    write_ppm(tmp_path / 'in.ppm', width, height)
     r, tp = run_both(['/usr/bin/cjpeg', '-quality', '80', 'in.ppm'], w, tmp_path, trace='c.csv')
     (tmp_path / 'out.jpg').write_bytes(r.stdout)
     rows = Trace(tp).by_seq()
