@@ -402,42 +402,56 @@ static inline int watched(uint32_t kind, uintptr_t a, uintptr_t b, uintptr_t *pa
 	return kind == DYL_REGION_HEAP && inner_pages(a, b, pa, pb) && dyl_watch_on();
 }
 
+/* all of [A, B) */
+static void compare_all(struct cmp *c, struct snap *s, uintptr_t a, uintptr_t b)
+{
+	compare(c, (const unsigned char *)a, mirror(s, a), a, b);
+	d.st.bytes_compared += b - a;
+}
+
+/* [A, B) with its whole pages [PA, PB) watched: the pages written since they were last
+ * protected (protected again first, compared after: a write in between is seen at the
+ * next look), and the partial pages at the two ends.  A first look (FRESH) counts what
+ * the program wrote, compared with zeros (fresh memory), but only on pages written
+ * since they were last protected: a block malloc made of memory an earlier look or a
+ * free protected still holds, where the program did not write, what was there before
+ * (another block's data, which is no input of this call); pages never protected are
+ * listed as written.  Returns dyl_watch_written's answer; *WRITTEN: bytes listed. */
+static int compare_watched(struct cmp *c, struct snap *s, uintptr_t a, uintptr_t b,
+			   uintptr_t pa, uintptr_t pb, int fresh, uint64_t *written)
+{
+	struct look l = { c, s, pa, pb, 0, fresh, pa };
+	int got = dyl_watch_written(pa, pb, written_run, &l);
+
+	*written = l.written;
+	if (got < 0) {	/* (pages of runs listed before a failure are counted already) */
+		compare_all(c, s, a, b);
+		return got;
+	}
+	if (fresh && l.next < pb)
+		memcpy(mirror(s, l.next), (const void *)l.next, pb - l.next);
+	compare_all(c, s, a, pa);
+	compare_all(c, s, pb, b);
+	return got;
+}
+
 /* the changed bytes of [A, B) in region snapshot S since the last look */
 static uint64_t look(struct snap *s, uint32_t kind, uintptr_t a, uintptr_t b, unsigned block, int fresh)
 {
 	struct cmp c = { block, 0, 0 };
 	uintptr_t pa, pb;
+	uint64_t written;
 
 	d.st.looks++;
 	d.st.bytes_tracked += b - a;
 	if (kind == DYL_REGION_MMAP) {
 		compare_mapping(&c, s, a, b);
 	} else if (watched(kind, a, b, &pa, &pb) && !(s->hot && ++s->looks % HOT_PROBE)) {
-		/* A first look counts what the program wrote, compared with zeros (fresh memory),
-		 * but only on pages written since they were last protected: a block malloc
-		 * made of memory an earlier look protected still holds, where the program
-		 * did not write, what was there before (another block's data, which is no
-		 * input of this call).  Pages never protected (memory new to std.diff, or
-		 * with no watching at all) are compared whole. */
-		struct look l = { &c, s, pa, pb, 0, fresh, pa };
-		/* protected (and listed) first, compared after: a write in between is seen
-		 * at the next look */
-		int got = dyl_watch_written(pa, pb, written_run, &l), all = got < 0;
-		if (got == 0 && !fresh)	/* (pages new to watching read as all written) */
-			s->hot = l.written * 2 > pb - pa;
-		if (all) {	/* (pages of runs listed before a failure are counted already) */
-			compare(&c, (const unsigned char *)a, mirror(s, a), a, b);
-			d.st.bytes_compared += b - a;
-		} else {
-			if (fresh && l.next < pb)
-				memcpy(mirror(s, l.next), (const void *)l.next, pb - l.next);
-			compare(&c, (const unsigned char *)a, mirror(s, a), a, pa);
-			compare(&c, (const unsigned char *)pb, mirror(s, pb), pb, b);
-			d.st.bytes_compared += (pa - a) + (b - pb);
-		}
+		/* (pages new to watching read as all written: no sign of a hot region) */
+		if (compare_watched(&c, s, a, b, pa, pb, fresh, &written) == 0 && !fresh)
+			s->hot = written * 2 > pb - pa;
 	} else {
-		compare(&c, (const unsigned char *)a, mirror(s, a), a, b);
-		d.st.bytes_compared += b - a;
+		compare_all(&c, s, a, b);
 	}
 	return c.bytes;
 }
@@ -588,28 +602,16 @@ void dyl_diff_after(uint32_t mark, unsigned block, int64_t *out)
 			d.st.bytes_compared += p->hi - p->lo;
 		} else if (watched(p->kind, p->lo, p->hi, &pa, &pb) && !s->out_hot) {
 			/* protected during the call: its written pages, and the partial ones */
-			struct look l = { &c, s, pa, pb, 0, 0, pa };
-			int got = dyl_watch_written(pa, pb, written_run, &l);
-			if (got < 0) {
-				compare(&c, (const unsigned char *)p->lo, mirror(s, p->lo), p->lo, p->hi);
-				d.st.bytes_compared += p->hi - p->lo;
-			} else {
-				compare(&c, (const unsigned char *)p->lo, mirror(s, p->lo), p->lo, pa);
-				compare(&c, (const unsigned char *)pb, mirror(s, pb), pb, p->hi);
-				d.st.bytes_compared += (pa - p->lo) + (p->hi - pb);
-				if (got == 0)
-					s->out_hot = l.written * 2 > pb - pa;
-			}
+			uint64_t written;
+			if (compare_watched(&c, s, p->lo, p->hi, pa, pb, 0, &written) == 0)
+				s->out_hot = written * 2 > pb - pa;
 		} else {
-			if (watched(p->kind, p->lo, p->hi, &pa, &pb)) {
-				if (!s->hot)
-					dyl_watch_protect(pa, pb, 1);	/* before the comparison */
-				s->out_hot = 0;
-			}
-			compare(&c, (const unsigned char *)p->lo, mirror(s, p->lo), p->lo, p->hi);
-			d.st.bytes_compared += p->hi - p->lo;
-			if (c.bytes * 2 > p->hi - p->lo)
-				s->out_hot = 1;	/* still mostly rewritten by each call */
+			int w = watched(p->kind, p->lo, p->hi, &pa, &pb);
+			if (w && !s->hot)
+				dyl_watch_protect(pa, pb, 1);	/* before the comparison */
+			compare_all(&c, s, p->lo, p->hi);
+			if (w)	/* still mostly rewritten by each call? */
+				s->out_hot = c.bytes * 2 > p->hi - p->lo;
 		}
 		total += (int64_t)c.bytes;
 	}

@@ -99,17 +99,21 @@ static void close_all(void)
 		}
 }
 
+/* registers the whole VMA [S, E) for write protection */
+static int register_vma(uint64_t s, uint64_t e)
+{
+	struct uffdio_register r = { .range = { s, e - s }, .mode = UFFDIO_REGISTER_MODE_WP };
+	return ioctl(w.uffd, UFFDIO_REGISTER, &r);
+}
+
 /* registers every VMA that overlaps [a, b) for write protection */
 static int register_vmas(uintptr_t a, uintptr_t b)
 {
 	while (a < b) {
 		struct procmap_query q = { .size = sizeof(q), .query_addr = a,
 					   .query_flags = PROCMAP_QUERY_COVERING_OR_NEXT_VMA };
-		if (ioctl(w.maps, PROCMAP_QUERY, &q) != 0 || q.vma_start >= b)
-			return -1;
-		struct uffdio_register r = { .range = { q.vma_start, q.vma_end - q.vma_start },
-					     .mode = UFFDIO_REGISTER_MODE_WP };
-		if (ioctl(w.uffd, UFFDIO_REGISTER, &r) != 0)
+		if (ioctl(w.maps, PROCMAP_QUERY, &q) != 0 || q.vma_start >= b ||
+		    register_vma(q.vma_start, q.vma_end) != 0)
 			return -1;
 		a = q.vma_end;
 	}
@@ -226,9 +230,7 @@ static int by_vma(uintptr_t a, uintptr_t b, void (*fn)(uintptr_t, uintptr_t, voi
 		for (uintptr_t at = a; at < e; at = end) {
 			long n = scan_once(at, e, v, RUNS, &end);
 			if (n < 0) {
-				struct uffdio_register r = { .range = { q.vma_start, q.vma_end - q.vma_start },
-							     .mode = UFFDIO_REGISTER_MODE_WP };
-				if (ioctl(w.uffd, UFFDIO_REGISTER, &r) != 0)
+				if (register_vma(q.vma_start, q.vma_end) != 0)
 					return -1;
 				for (uintptr_t p = at; p < e; p = end)
 					if (scan_once(p, e, v, RUNS, &end) < 0 || end <= p)
