@@ -47,8 +47,8 @@ static const char help[] =
 "                   add up to more than 100 %; the self shares do not.\n"
 "      --csv        one CSV table (trace,pid,func,calls,total_ns,self_ns,mean_ns,min_ns,\n"
 "                   median_ns,max_ns,share,self_share), times in ns\n"
-"      --json       {\"traces\": [{\"path\", \"pid\", \"cmdline\", \"total_ns\", \"truncated\",\n"
-"                   \"rows\", \"untimed_calls\", \"threads\", \"nested_calls\", \"funcs\":\n"
+"      --json       {\"traces\": [{\"path\", \"pid\", \"cmdline\", \"total_ns\", \"cpu_ns\",\n"
+"                   \"truncated\", \"rows\", \"untimed_calls\", \"threads\", \"nested_calls\", \"funcs\":\n"
 "                   [{\"func\", \"calls\", \"total_ns\", \"self_ns\", \"mean_ns\", \"min_ns\",\n"
 "                   \"median_ns\", \"max_ns\", \"share\", \"self_share\"}...]}...]}; a value the\n"
 "                   trace cannot give (share without total_ns) is null\n"
@@ -391,6 +391,8 @@ static void summary_json(const struct trace_src *src, const struct trace_summary
 		puts_("null");
 	puts_(", \"total_ns\": ");
 	put_int(src->total_ns, "null");
+	puts_(", \"cpu_ns\": ");
+	put_int(src->cpu_ns, "null");
 	fprintf(out, ", \"truncated\": %s, \"rows\": %" PRIu64 ", \"untimed_calls\": %" PRIu64
 		", \"threads\": %zu, \"nested_calls\": %" PRIu64 ", \"funcs\": [",
 		src->truncated ? "true" : "false", s->rows, s->untimed, s->nthreads, s->nested);

@@ -125,6 +125,7 @@ int predict_trace(struct trace *tr, int only_faster, struct prediction *p)
 	p->path = tr->path;
 	p->processes = 1;
 	p->total_ns = tr->total_ns;
+	p->t_cpu = tr->t_cpu;
 	p->rows = tr->rows;
 	p->nk = funcs_count();
 	p->k = calloc((size_t)p->nk + 1, sizeof(*p->k));
@@ -182,7 +183,8 @@ int predict_add(struct prediction *run, const struct prediction *p)
 		r->slower_t_ns += k->slower_t_ns;
 		r->slower_predicted_ns += k->slower_predicted_ns;
 	}
-	/* processes that ran one after another: their run times add up */
+	/* processes that ran one after another: their run times add up (in one clock) */
+	run->t_cpu = run->processes == 0 || run->t_cpu == p->t_cpu ? p->t_cpu : -1;
 	run->processes += p->processes;
 	run->total_ns += p->total_ns;
 	run->setup_ns += p->setup_ns;

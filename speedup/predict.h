@@ -30,6 +30,7 @@ struct prediction {
 	const char *path;	/* the trace; NULL for a whole run */
 	int processes;
 	uint64_t total_ns;	/* T */
+	int t_cpu;		/* as struct trace's: 1 CPU time, -1 mixed, 0 wall */
 	uint64_t rows;
 	uint64_t calls, t_ns;	/* replaced calls, sum t_ki */
 	double predicted_ns;	/* sum f_k(w_ki) */

@@ -201,9 +201,17 @@ static void print_table(FILE *out, const struct report *r, const int *kern, int 
 		fprintf(out, "%-*s %12s  (the sum of the processes' total_ns)\n", wp, "run",
 			fmt_ns(a, sizeof(a), (double)run->total_ns));
 	} else {
-		fprintf(out, "trace %s: T = %s (total_ns), %llu calls\n", r->procs[0].path,
-			fmt_ns(a, sizeof(a), (double)run->total_ns), (unsigned long long)run->rows);
+		fprintf(out, "trace %s: T = %s (%s), %llu calls\n", r->procs[0].path,
+			fmt_ns(a, sizeof(a), (double)run->total_ns),
+			run->t_cpu == 1 ? "cpu_ns: the process's CPU time" : "total_ns",
+			(unsigned long long)run->rows);
 	}
+	if (run->t_cpu == 1)
+		fprintf(out, "  the calls were timed in thread CPU time (std.time clock=thread), so T is the "
+			"process's\n  CPU time ('# cpu_ns=') rather than its wall time\n");
+	else if (run->t_cpu == -1)
+		fprintf(out, "  warning: some calls were timed in thread CPU time and set against a wall-clock "
+			"T\n  (a trace without '# cpu_ns=', or traces of both kinds): P mixes two clocks\n");
 
 	fprintf(out, "\n%-*s %-*s %10s %12s %7s %12s %8s  %s\n", w, "kernel", w, "model", "calls",
 		"measured", "P", "predicted", "S_P", "out of range");
@@ -347,6 +355,7 @@ static void json_kernels(FILE *out, const struct prediction *p, const int *kern,
 static void json_totals(FILE *out, const struct prediction *p)
 {
 	json_u64(out, "total_ns", p->total_ns);
+	fprintf(out, ", \"T_clock\": \"%s\"", p->t_cpu == 1 ? "cpu" : p->t_cpu ? "mixed" : "wall");
 	json_u64(out, "t_ns", p->t_ns);
 	json_double(out, "P", p->P);
 	json_double(out, "predicted_ns", p->predicted_ns);
@@ -463,8 +472,8 @@ static void print_csv(FILE *out, const struct report *r, const int *kern, int nk
 			(unsigned long long)k->all_t_ns);
 	}
 	/* the totals as metadata lines, the way traces carry theirs */
-	fprintf(out, "# total_ns=%llu\n# t_ns=%llu\n# P=", (unsigned long long)run->total_ns,
-		(unsigned long long)run->t_ns);
+	fprintf(out, "# total_ns=%llu\n# T_clock=%s\n# t_ns=%llu\n# P=", (unsigned long long)run->total_ns,
+		run->t_cpu == 1 ? "cpu" : run->t_cpu ? "mixed" : "wall", (unsigned long long)run->t_ns);
 	csv_number(out, run->P);
 	fputs("\n# predicted_ns=", out);
 	csv_number(out, run->predicted_ns);

@@ -94,6 +94,16 @@ static int read_note(struct trace_src *src, const char *line, size_t len, int af
 			return -1;
 		}
 		src->total_ns = (int64_t)n;	/* written twice: the last one wins */
+	} else if (note_value(line, len, "cpu_ns", &v)) {
+		if ((why = parse_u64(&v, &n)) == NUM_OK && n >= MAX_TIME)
+			why = NUM_TOO_LARGE;
+		if (why != NUM_OK) {
+			input_number_error(src->path, src->lineno, "cpu_ns", &v, why);
+			return -1;
+		}
+		src->cpu_ns = (int64_t)n;
+	} else if (note_value(line, len, "time_clock", &v)) {
+		src->thread_clock = v.len == 14 && !memcmp(v.s, "thread-cputime", 14);
 	} else if (note_value(line, len, "pid", &v)) {
 		if (parse_u64(&v, &n) == NUM_OK && n < MAX_TIME)
 			src->pid = (int64_t)n;
@@ -456,7 +466,7 @@ static void init(struct trace_src *src, const char *path)
 {
 	memset(src, 0, sizeof(*src));
 	src->path = path;
-	src->pid = src->total_ns = src->start_ns = -1;
+	src->pid = src->total_ns = src->cpu_ns = src->start_ns = -1;
 	src->depth_col = -1;
 }
 

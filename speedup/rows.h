@@ -63,6 +63,8 @@ struct trace_src {
 	/* what the trace says of itself (from '#' lines; -1/NULL when it does not say) */
 	int64_t pid;
 	int64_t total_ns;	/* known once the rows are read: the footer comes last */
+	int64_t cpu_ns;		/* the process's CPU time, beside total_ns */
+	int thread_clock;	/* t_ns are thread CPU times ('# time_clock=thread-cputime') */
 	int64_t start_ns;	/* wall-clock start of the process, ns since the epoch */
 	char *cmdline;
 	struct trace_note *notes;

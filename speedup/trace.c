@@ -105,6 +105,14 @@ int trace_read(struct trace *tr, const struct input_file *f)
 	}
 	tr->total_ns = (uint64_t)src.total_ns;
 	tr->has_total = 1;
+	/* Calls timed in thread CPU time (std.time clock=thread) are set against the
+	 * process's CPU time: the wall time would count waiting, which no t_ns holds, and P
+	 * would shrink with the machine's load. */
+	if (src.thread_clock) {
+		tr->t_cpu = src.cpu_ns >= 0 ? 1 : -1;
+		if (src.cpu_ns >= 0)
+			tr->total_ns = (uint64_t)src.cpu_ns;
+	}
 	match_new_funcs();
 	if (grow_funcs(tr, (size_t)funcs_count()) != 0)
 		goto oom;

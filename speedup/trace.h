@@ -33,8 +33,10 @@ struct func_total {
 
 struct trace {
 	const char *path;
-	uint64_t total_ns;
+	uint64_t total_ns;	/* T: wall-clock total_ns, or cpu_ns when t_cpu */
 	int has_total;
+	int t_cpu;		/* t_ns are thread CPU times: 1, T is the process's cpu_ns;
+				 * -1, the trace has no cpu_ns, T is wall time (clocks mixed) */
 	int has_depth;
 	uint64_t rows;
 	struct func_total *funcs;	/* by func id, every row */

@@ -128,6 +128,41 @@ def test_accelerator_setup_once_per_process(tmp_path):
     assert r.returncode != 0 and f'{bad}:2:' in r.stderr and len(r.stderr.splitlines()) == 1
 
 
+def test_thread_cpu_times_are_set_against_the_process_cpu_time(tmp_path):
+    # The worked example's calls, timed in thread CPU time (std.time clock=thread): T is
+    # the process's CPU time (cpu_ns = 800), not its wall time (total_ns = 1000).
+    # P = 400/800 = 0.5; T' = 800 - 400 + 40 = 440; S_G = 800/440.
+    rows = [(7, 'dgemm_', 0, 100, 10), (7, 'dgemm_', 200, 300, 30)]
+    t = trace(tmp_path, rows, 1000)
+    with open(t, 'a') as f:
+        f.write('# cpu_ns=800\n')
+    plain, _ = predict(t, line_model(tmp_path))
+    assert plain['total_ns'] == 1000 and plain['T_clock'] == 'wall'  # wall-clock t_ns
+    text = open(t).read().replace('# dyliberator trace 1\n', '# dyliberator trace 1\n# time_clock=thread-cputime\n')
+    cpu = write(tmp_path, 'cpu.csv', text)
+    res, err = predict(cpu, line_model(tmp_path))
+    assert err == ''
+    assert res['total_ns'] == 800 and res['T_clock'] == 'cpu'
+    assert close(res['P'], 0.5) and close(res['predicted_total_ns'], 440)
+    assert close(res['S_G'], 800 / 440)
+    table = run(cpu, line_model(tmp_path)).stdout
+    assert "T = 800.0 ns (cpu_ns: the process's CPU time)" in table
+    assert '# T_clock=cpu' in run('--csv', cpu, line_model(tmp_path)).stdout
+    # thread CPU times without the process's CPU time: the wall T, with a warning
+    old = write(tmp_path, 'old.csv', text.replace('# cpu_ns=800\n', ''))
+    res, _ = predict(old, line_model(tmp_path))
+    assert res['total_ns'] == 1000 and res['T_clock'] == 'mixed'
+    assert 'P mixes two clocks' in run(old, line_model(tmp_path)).stdout
+    # a CPU-time trace and a wall-time trace in one run: mixed as well
+    res, _ = predict(cpu, t, line_model(tmp_path))
+    assert res['total_ns'] == 1800 and res['T_clock'] == 'mixed'
+
+
+def test_bad_cpu_ns(tmp_path):
+    t = write(tmp_path, 't.csv', f'{HEADER}\n# total_ns=5\n# cpu_ns=-3\n')
+    assert bad(t, line_model(tmp_path)).startswith(f"dyl-speedup: {t}:3: cpu_ns ")
+
+
 def test_table_and_csv_show_the_same_numbers(tmp_path):
     t = trace(tmp_path, [(7, 'dgemm_', 0, 100, 10), (7, 'dgemm_', 200, 300, 30),
                          (7, 'daxpy_', 600, 50, None)], 1000)

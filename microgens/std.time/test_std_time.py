@@ -50,6 +50,10 @@ def test_thread_clock_ignores_sleep(built):
     # CPU time of a 20 ms sleep is microseconds; a 2e7-iteration loop is milliseconds
     assert all(s < 5_000_000 for s in durations(t, 'sleepy'))
     assert durations(t, 'spin')[0] > 1_000_000
+    # T for these t_ns is the process's CPU time: more than the calls' CPU time, less
+    # than the wall time, which holds the sleeps (3 x 20 ms)
+    cpu = int(t.meta['cpu_ns'])
+    assert sum(durations(t, 'sleepy')) + durations(t, 'spin')[0] < cpu < int(t.meta['total_ns']) - 50_000_000
 
 
 def test_bad_clock_is_a_clear_error(built):
