@@ -60,6 +60,11 @@ uint64_t dyl_clock_read(void)
 	return read_clock(CLOCK_MONOTONIC);
 }
 
+uint64_t dyl_cpu_ns(void)
+{
+	return read_clock(CLOCK_PROCESS_CPUTIME_ID);
+}
+
 uint64_t dyl_realtime_ns(void)
 {
 	return read_clock(CLOCK_REALTIME);

@@ -51,6 +51,8 @@ struct dyl_runtime {
 	uint64_t start_ns;	/* CLOCK_REALTIME when this image (or forked child) started */
 	uint64_t t0;		/* clock at start, ticks */
 	uint64_t t0_ns;		/* CLOCK_MONOTONIC at start (for total_ns) */
+	uint64_t startup_ns;	/* the process's CPU time at start: exec, the dynamic loader
+				 * and the constructors before ours, which total_ns misses */
 	uint64_t blocks;	/* blocks written out to the spool */
 	uint64_t seq;		/* the first call number of the next conversion */
 	int pending;		/* a forked child's thread keeps its private window until the
@@ -108,6 +110,7 @@ HIDDEN void dyl_fatal_setup(void);	/* write the trace out on a fatal signal */
 HIDDEN void dyl_clock_setup(void);
 HIDDEN uint64_t dyl_monotonic_ns(void);
 HIDDEN uint64_t dyl_realtime_ns(void);
+HIDDEN uint64_t dyl_cpu_ns(void);	/* the process's CPU time */
 HIDDEN void dyl_clock_mark(void);	/* a calibration point; dyl_rt.io held */
 /* the knots (tsc, ns) so far, for the spool's converter (dyl_rt.io held) */
 HIDDEN const struct dyl_knot *dyl_clock_knots(uint32_t *n);

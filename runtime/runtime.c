@@ -148,6 +148,7 @@ static void after_fork_child(void)
 	dyl_rt.pid = getpid();
 	dyl_rt.t0 = dyl_now();
 	dyl_rt.t0_ns = dyl_monotonic_ns();
+	dyl_rt.startup_ns = 0;	/* a child's run starts at the fork */
 	dyl_rt.start_ns = dyl_realtime_ns();
 	dyl_rt.threads = NULL;
 	dyl_rt.blocks = 0;
@@ -261,6 +262,7 @@ void dyl_init(void)
 	dyl_clock_setup();
 	dyl_rt.t0 = dyl_now();
 	dyl_rt.t0_ns = dyl_monotonic_ns();
+	dyl_rt.startup_ns = dyl_cpu_ns();
 	dyl_rt.start_ns = dyl_realtime_ns();
 	e = getenv("DYL_OFF");
 	dyl_rt.off = e && *e && strcmp(e, "0") != 0;

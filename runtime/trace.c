@@ -313,8 +313,7 @@ void dyl_trace_write(const char *data, size_t len)
 
 void dyl_trace_footer(void)
 {
-	struct timespec cpu;
-	char buf[96];
+	char buf[128];
 	int n, saved = errno;
 
 	if (DYL_DISABLED()) {
@@ -341,10 +340,9 @@ void dyl_trace_footer(void)
 	/* cpu_ns: the process's CPU time, start-up before our constructor included; the T
 	 * of a trace whose t_ns are thread CPU times (std.time clock=thread), for which the
 	 * wall-clock total_ns would count time the process spent waiting. */
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu);
-	n = snprintf(buf, sizeof(buf), "# total_ns=%llu\n# cpu_ns=%llu\n",
+	n = snprintf(buf, sizeof(buf), "# total_ns=%llu\n# startup_ns=%llu\n# cpu_ns=%llu\n",
 		     (unsigned long long)(dyl_monotonic_ns() - dyl_rt.t0_ns),
-		     (unsigned long long)cpu.tv_sec * 1000000000ull + (unsigned long long)cpu.tv_nsec);
+		     (unsigned long long)dyl_rt.startup_ns, (unsigned long long)dyl_cpu_ns());
 	if (dyl_trace_lock()) {
 		dyl_spool_convert();	/* the rows written out in binary */
 		dyl_trace_put(buf, (size_t)n);

@@ -47,8 +47,9 @@ static const char help[] =
 "                   add up to more than 100 %; the self shares do not.\n"
 "      --csv        one CSV table (trace,pid,func,calls,total_ns,self_ns,mean_ns,min_ns,\n"
 "                   median_ns,max_ns,share,self_share), times in ns\n"
-"      --json       {\"traces\": [{\"path\", \"pid\", \"cmdline\", \"total_ns\", \"cpu_ns\",\n"
-"                   \"truncated\", \"rows\", \"untimed_calls\", \"threads\", \"nested_calls\", \"funcs\":\n"
+"      --json       {\"traces\": [{\"path\", \"pid\", \"cmdline\", \"total_ns\",\n"
+"                   \"startup_ns\", \"cpu_ns\", \"truncated\", \"rows\", \"untimed_calls\",\n"
+"                   \"threads\", \"nested_calls\", \"funcs\":\n"
 "                   [{\"func\", \"calls\", \"total_ns\", \"self_ns\", \"mean_ns\", \"min_ns\",\n"
 "                   \"median_ns\", \"max_ns\", \"share\", \"self_share\"}...]}...]}; a value the\n"
 "                   trace cannot give (share without total_ns) is null\n"
@@ -391,6 +392,8 @@ static void summary_json(const struct trace_src *src, const struct trace_summary
 		puts_("null");
 	puts_(", \"total_ns\": ");
 	put_int(src->total_ns, "null");
+	puts_(", \"startup_ns\": ");
+	put_int(src->startup_ns, "null");
 	puts_(", \"cpu_ns\": ");
 	put_int(src->cpu_ns, "null");
 	fprintf(out, ", \"truncated\": %s, \"rows\": %" PRIu64 ", \"untimed_calls\": %" PRIu64

@@ -126,6 +126,7 @@ int predict_trace(struct trace *tr, int only_faster, struct prediction *p)
 	p->processes = 1;
 	p->total_ns = tr->total_ns;
 	p->t_cpu = tr->t_cpu;
+	p->has_startup = tr->has_startup;
 	p->rows = tr->rows;
 	p->nk = funcs_count();
 	p->k = calloc((size_t)p->nk + 1, sizeof(*p->k));
@@ -185,6 +186,7 @@ int predict_add(struct prediction *run, const struct prediction *p)
 	}
 	/* processes that ran one after another: their run times add up (in one clock) */
 	run->t_cpu = run->processes == 0 || run->t_cpu == p->t_cpu ? p->t_cpu : -1;
+	run->has_startup |= p->has_startup;
 	run->processes += p->processes;
 	run->total_ns += p->total_ns;
 	run->setup_ns += p->setup_ns;

@@ -203,7 +203,8 @@ static void print_table(FILE *out, const struct report *r, const int *kern, int 
 	} else {
 		fprintf(out, "trace %s: T = %s (%s), %llu calls\n", r->procs[0].path,
 			fmt_ns(a, sizeof(a), (double)run->total_ns),
-			run->t_cpu == 1 ? "cpu_ns: the process's CPU time" : "total_ns",
+			run->t_cpu == 1 ? "cpu_ns: the process's CPU time"
+			: run->has_startup ? "total_ns + startup_ns" : "total_ns",
 			(unsigned long long)run->rows);
 	}
 	if (run->t_cpu == 1)

@@ -102,6 +102,14 @@ static int read_note(struct trace_src *src, const char *line, size_t len, int af
 			return -1;
 		}
 		src->cpu_ns = (int64_t)n;
+	} else if (note_value(line, len, "startup_ns", &v)) {
+		if ((why = parse_u64(&v, &n)) == NUM_OK && n >= MAX_TIME)
+			why = NUM_TOO_LARGE;
+		if (why != NUM_OK) {
+			input_number_error(src->path, src->lineno, "startup_ns", &v, why);
+			return -1;
+		}
+		src->startup_ns = (int64_t)n;
 	} else if (note_value(line, len, "time_clock", &v)) {
 		src->thread_clock = v.len == 14 && !memcmp(v.s, "thread-cputime", 14);
 	} else if (note_value(line, len, "pid", &v)) {
@@ -466,7 +474,7 @@ static void init(struct trace_src *src, const char *path)
 {
 	memset(src, 0, sizeof(*src));
 	src->path = path;
-	src->pid = src->total_ns = src->cpu_ns = src->start_ns = -1;
+	src->pid = src->total_ns = src->cpu_ns = src->startup_ns = src->start_ns = -1;
 	src->depth_col = -1;
 }
 

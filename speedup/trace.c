@@ -113,6 +113,12 @@ int trace_read(struct trace *tr, const struct input_file *f)
 		if (src.cpu_ns >= 0)
 			tr->total_ns = (uint64_t)src.cpu_ns;
 	}
+	/* The process ran before the wrapper's clock started (exec, the dynamic loader:
+	 * about a millisecond, a few per cent of a short accelerated run); cpu_ns has it. */
+	if (tr->t_cpu != 1 && src.startup_ns >= 0) {
+		tr->total_ns += (uint64_t)src.startup_ns;
+		tr->has_startup = 1;
+	}
 	match_new_funcs();
 	if (grow_funcs(tr, (size_t)funcs_count()) != 0)
 		goto oom;

@@ -33,7 +33,8 @@ struct func_total {
 
 struct trace {
 	const char *path;
-	uint64_t total_ns;	/* T: wall-clock total_ns, or cpu_ns when t_cpu */
+	uint64_t total_ns;	/* T: total_ns + startup_ns, or cpu_ns when t_cpu */
+	int has_startup;	/* T includes the start-up before the wrapper's clock */
 	int has_total;
 	int t_cpu;		/* t_ns are thread CPU times: 1, T is the process's cpu_ns;
 				 * -1, the trace has no cpu_ns, T is wall time (clocks mixed) */

@@ -158,6 +158,21 @@ def test_thread_cpu_times_are_set_against_the_process_cpu_time(tmp_path):
     assert res['total_ns'] == 1800 and res['T_clock'] == 'mixed'
 
 
+def test_startup_before_the_wrapper_counts_in_T(tmp_path):
+    # The worked example with '# startup_ns=250' (exec and the dynamic loader, before the
+    # wrapper's clock started): T = 1000 + 250; T' = 1250 - 400 + 40 = 890.
+    t = trace(tmp_path, [(7, 'dgemm_', 0, 100, 10), (7, 'dgemm_', 200, 300, 30)], 1000)
+    with open(t, 'a') as f:
+        f.write('# startup_ns=250\n# cpu_ns=1100\n')
+    res, err = predict(t, line_model(tmp_path))
+    assert err == '' and res['T_clock'] == 'wall'
+    assert res['total_ns'] == 1250 and close(res['predicted_total_ns'], 890)
+    assert close(res['S_G'], 1250 / 890) and close(res['P'], 400 / 1250)
+    assert 'T = 1.250 us (total_ns + startup_ns)' in run(t, line_model(tmp_path)).stdout
+    bad_t = write(tmp_path, 'b.csv', f'{HEADER}\n# total_ns=5\n# startup_ns=x\n')
+    assert bad(bad_t, line_model(tmp_path)) == f"dyl-speedup: {bad_t}:3: startup_ns is not a number ('x')"
+
+
 def test_bad_cpu_ns(tmp_path):
     t = write(tmp_path, 't.csv', f'{HEADER}\n# total_ns=5\n# cpu_ns=-3\n')
     assert bad(t, line_model(tmp_path)).startswith(f"dyl-speedup: {t}:3: cpu_ns ")

@@ -65,6 +65,16 @@ def coretype():
     return "Sandybridge" if "avx" in f else "Nehalem"
 
 
+THREAD_CLOCK = False     # --thread-clock
+
+
+def traced(so, clock):
+    """The tracing wrapper: the calls timed with the TSC (blas-base.so), or with
+    --thread-clock, for the one-thread scenarios, in thread CPU time (blas-base-cpu.so:
+    steady under load, but 2 x 190 ns a call here, too much for short calls)."""
+    return so.replace(".so", "-cpu.so") if clock == "cpu" and THREAD_CLOCK else so
+
+
 def sh(cmd, **kw):
     return subprocess.run(cmd, check=True, **kw)
 
@@ -114,12 +124,21 @@ def build(out):
             sh(["cc", "-O2", "-o", exe, src] + libs)
     g = ["--lib", REF_BLAS, "--header", os.path.join(ROOT, "examples/blas.h"),
          "--defs", os.path.join(ROOT, "examples/blas.defs"), "-f", "dgemm_"]
+    # the kernels only, as a user would wrap them: every other traced function (the app's
+    # EVP_DigestUpdate calls) adds its tracing cost to T and nothing to the answer
+    evp = ["--lib", "libcrypto.so.3", "-f", "EVP_EncryptUpdate", "-f", "EVP_DecryptUpdate",
+           "--defs", os.path.join(ROOT, "examples/openssl.defs")]
+    # *-cpu.so time the calls in thread CPU time (std.time clock=thread): the one-thread
+    # scenarios' traces, whose T is then the process's CPU time too (dyl-speedup)
+    cpu = ["-g", "std.time:clock=thread"]
     wrappers = {
         "blas-base.so": g,
         "blas-serial.so": g + ["-g", "std.redirect:lib=" + SERIAL],
         "blas-pthread.so": g + ["-g", "std.redirect:lib=" + PTHREAD],
-        "evp.so": ["--lib", "libcrypto.so.3", "-f", "EVP_EncryptUpdate", "-f", "EVP_DecryptUpdate",
-                   "-f", "EVP_DigestUpdate", "--defs", os.path.join(ROOT, "examples/openssl.defs")],
+        "evp.so": evp,
+        "blas-base-cpu.so": g + cpu,
+        "blas-serial-cpu.so": g + cpu + ["-g", "std.redirect:lib=" + SERIAL],
+        "evp-cpu.so": evp + cpu,
     }
     for so, args in wrappers.items():
         path = os.path.join(out, so)
@@ -139,7 +158,9 @@ def square_sweep(scale, mode="refill"):
     for n in (4, 8, 12, 16, 20, 24, 28, 32, 40, 48, 56, 64, 80, 96, 128, 160, 192, 256, 320, 384,
               448, 512, 576, 640):
         t = 2.0 * n ** 3 / 40e9 + 0.5e-6                      # about OpenBLAS's time, s
-        count = min(2000, max(5, int(0.02 / t)))
+        # at least 12 calls: a model of means needs them where a size's first call pays
+        # for OpenBLAS's buffers (3 calls of 512^3 had made the model 10 % slow)
+        count = min(2000, max(12, int(0.02 / t)))
         if mode == "cold":
             count = min(count, 40)
         shapes.append("%d:%dx%dx%d" % (scaled(count, scale, 3), n, n, n))
@@ -173,17 +194,22 @@ def scenarios(scale, out):
     blas = {"OPENBLAS_CORETYPE": ct}
     gs = os.path.join(out, "gemm_shapes")
     s = lambda n: scaled(n, scale)  # noqa: E731
-    square = {"kind": "gemm", "args": square_sweep(scale), "wrap": "blas-serial.so", "env": blas}
-    square_warm = {"kind": "gemm", "args": square_sweep(scale, "warm"), "wrap": "blas-serial.so", "env": blas}
-    square_cold = {"kind": "gemm", "args": square_sweep(scale, "cold"), "wrap": "blas-serial.so", "env": blas}
-    thin = {"kind": "gemm", "args": thin_sweep(scale), "wrap": "blas-serial.so", "env": blas}
+    square = {"kind": "gemm", "args": square_sweep(scale), "wrap": "blas-serial.so", "env": blas,
+             "clock": "cpu"}
+    square_warm = {"kind": "gemm", "args": square_sweep(scale, "warm"), "wrap": "blas-serial.so", "env": blas,
+             "clock": "cpu"}
+    square_cold = {"kind": "gemm", "args": square_sweep(scale, "cold"), "wrap": "blas-serial.so", "env": blas,
+             "clock": "cpu"}
+    thin = {"kind": "gemm", "args": thin_sweep(scale), "wrap": "blas-serial.so", "env": blas,
+             "clock": "cpu"}
     three = {"square sweep": square, "square sweep, back to back": square_warm,
-             "square sweep, cold caches": square_cold}
-    square_p2 = {"kind": "gemm", "args": square_sweep(scale), "wrap": "blas-pthread.so",
+             "square sweep, cold caches": square_cold, "square sweep, median model": (square, "median")}
+    square_p2 = {"kind": "gemm", "args": square_sweep(scale), "wrap": "blas-pthread.so", "clock": "wall",
                  "env": dict(blas, OPENBLAS_NUM_THREADS="2")}
     square_p2_warm = dict(square_p2, args=square_sweep(scale, "warm"))
-    evp = {"kind": "evp", "runs": evp_sweep(scale), "wrap": "evp.so", "env": {}}
-    common_blas = {"base_wrap": "blas-base.so", "base_env": {}, "funcs": ["dgemm_"], "work": "flops (2mnk)"}
+    evp = {"kind": "evp", "runs": evp_sweep(scale), "wrap": "evp.so", "env": {}, "clock": "cpu"}
+    common_blas = {"base_wrap": "blas-base.so", "base_env": {}, "funcs": ["dgemm_"], "work": "flops (2mnk)",
+                   "calibrate": "blas"}
     return [
         dict(common_blas, name="dgemm small", clock="cpu",
              desc="100000 products 16^3..40^3 (ref BLAS -> OpenBLAS serial)",
@@ -207,20 +233,20 @@ def scenarios(scale, out):
              desc="16 products 512^3 (ref BLAS -> OpenBLAS pthread, OPENBLAS_NUM_THREADS=2)",
              cmd=[gs, "%d:512x512x512" % s(16)], accel_wrap="blas-pthread.so",
              accel_env=dict(blas, OPENBLAS_NUM_THREADS="2"), models={"square sweep": square_p2, "square sweep, back to back": square_p2_warm}),
-        dict(name="AES-256-CBC 4 KiB", clock="cpu", base_wrap="evp.so",
+        dict(name="AES-256-CBC 4 KiB", clock="cpu", base_wrap="evp.so", calibrate="evp",
              desc="evp_encrypt 2000 4096 8: AES-NI masked off -> on",
              cmd=[os.path.join(out, "evp_encrypt"), str(s(2000)), "4096", "8"],
              base_env={"OPENSSL_ia32cap": AESNI_OFF}, accel_wrap=None, accel_env={},
              funcs=["EVP_EncryptUpdate", "EVP_DecryptUpdate"], work="bytes in + out",
              models={"size sweep": evp}),
-        dict(name="AES-256-CBC 4 KiB, mask without ':'", clock="cpu", base_wrap="evp.so",
+        dict(name="AES-256-CBC 4 KiB, mask without ':'", clock="cpu", base_wrap="evp.so", calibrate="evp",
              desc="as AES-256-CBC 4 KiB, the baseline with OPENSSL_ia32cap=" + AESNI_OFF_NAIVE +
              " (CPUID(7) features off too: SHA-NI, AVX2...)",
              cmd=[os.path.join(out, "evp_encrypt"), str(s(2000)), "4096", "8"],
              base_env={"OPENSSL_ia32cap": AESNI_OFF_NAIVE}, accel_wrap=None, accel_env={},
              funcs=["EVP_EncryptUpdate", "EVP_DecryptUpdate"], work="bytes in + out",
              models={"size sweep": evp}),
-        dict(name="AES-256-CBC 256 B", clock="cpu", base_wrap="evp.so",
+        dict(name="AES-256-CBC 256 B", clock="cpu", base_wrap="evp.so", calibrate="evp",
              desc="evp_encrypt 40000 256 6: AES-NI masked off -> on",
              cmd=[os.path.join(out, "evp_encrypt"), str(s(40000)), "256", "6"],
              base_env={"OPENSSL_ia32cap": AESNI_OFF}, accel_wrap=None, accel_env={},
@@ -234,7 +260,7 @@ def scenarios(scale, out):
 def sweep_once(sweep, i, r, out):
     """Runs sweep i (round r) under its tracing wrapper; returns its traces."""
     traces = []
-    env = dict(sweep["env"], LD_PRELOAD=os.path.join(out, sweep["wrap"]))
+    env = dict(sweep["env"], LD_PRELOAD=os.path.join(out, traced(sweep["wrap"], sweep["clock"])))
     if sweep["kind"] == "gemm":
         tr = os.path.join(out, "sweep%d.%d.csv" % (i, r))
         run([os.path.join(out, "gemm_shapes")] + sweep["args"], dict(env, DYL_TRACE=tr), out)
@@ -247,11 +273,15 @@ def sweep_once(sweep, i, r, out):
     return traces
 
 
-def make_model(i, traces, funcs, out):
-    model = os.path.join(out, "model%d.csv" % i)
+def make_model(key, traces, funcs, out):
+    """The model of sweep key[0] with dyl-model --stat key[1]: the mean by default, since
+    a prediction sums calls (dgemm_'s small products here take about twice their median
+    time in one call of ten, in the apps and the sweeps alike: median-based models came
+    out 20-25 % below the calls' sum)."""
+    model = os.path.join(out, "model%d-%s.csv" % key)
     fl = [a for f in funcs for a in ("-f", f)]
     with open(model, "w") as f:
-        sh([os.path.join(BIN, "dyl-model")] + fl + traces, stdout=f, stderr=subprocess.DEVNULL)
+        sh([os.path.join(BIN, "dyl-model"), "--stat", key[1]] + fl + traces, stdout=f, stderr=subprocess.DEVNULL)
     return model
 
 
@@ -272,11 +302,15 @@ def predict(trace, model):
     return json.loads(p.stdout)
 
 
-def summary(trace):
+def summary(trace, clock):
+    """(T, rows, per function), T as dyl-speedup takes it: the process's CPU time (cpu_ns)
+    for a trace timed in thread CPU time, else total_ns + startup_ns (the start-up before
+    the wrapper's clock)."""
     p = subprocess.run([os.path.join(BIN, "dyl-trace"), "summary", "--json", trace], check=True,
                        capture_output=True, text=True)
     t = json.loads(p.stdout)["traces"][0]
-    return t["total_ns"], t["rows"], {f["func"]: f for f in t["funcs"]}
+    T = t["cpu_ns"] if traced("x.so", clock) != "x.so" else t["total_ns"] + (t["startup_ns"] or 0)
+    return T, t["rows"], {f["func"]: f for f in t["funcs"]}
 
 
 def clock_cost(trace):
@@ -299,28 +333,37 @@ def accel_startup(sc, out, runs):
     cmd = [os.path.join(out, "gemm_shapes"), "1:2x2x2"]
     env = dict(sc["accel_env"], LD_PRELOAD=os.path.join(out, sc["accel_wrap"]), DYL_OFF="1")
     base, acc = [], []
+    c = 1 if sc["clock"] == "cpu" else 0
     for _ in range(max(3, runs)):
-        base.append(run(cmd, sc["base_env"], out)[0])
-        acc.append(run(cmd, env, out)[0])
+        base.append(run(cmd, sc["base_env"], out)[c])
+        acc.append(run(cmd, env, out)[c])
     return med(acc) - med(base)
 
 
-def call_cost(out, runs, scale):
+def call_cost(out, runs, scale, clock, kind):
     """What tracing costs per recorded call, in all (both clock reads, the record, the
-    wrapper): traced total_ns against the untraced run's wall time, of a program making
-    N and 3N cheap dgemm_ calls (1x1x1), so that the fixed costs (start-up, exec) cancel:
+    wrapper): the traced T (total_ns, or cpu_ns for clock cpu) against the untraced run's
+    wall (or CPU) time, of a program making N and 3N cheap dgemm_ calls (1x1x1), so that
+    the fixed costs (start-up, exec) cancel:
     c = ((T_traced(3N) - T(3N)) - (T_traced(N) - T(N))) / 2N, medians of interleaved runs."""
-    n = scaled(200000, scale, 1000)
-    cmd = lambda k: [os.path.join(out, "gemm_shapes"), "%d:1x1x1" % (k * n)]  # noqa: E731
-    tr = os.path.join(out, "calibrate.csv")
+    n = scaled(200000 if kind == "blas" else 20000, scale, 1000)
+    if kind == "blas":       # dgemm_ 1x1x1 through blas-base.so
+        cmd = lambda k: [os.path.join(out, "gemm_shapes"), "%d:1x1x1" % (k * n)]  # noqa: E731
+        so = "blas-base.so"
+    else:                    # 16-byte EVP calls (their wrapper runs --defs code too)
+        cmd = lambda k: [os.path.join(out, "evp_encrypt"), str(k * n), "16", "1"]  # noqa: E731
+        so = "evp.so"
+    tr = os.path.join(out, "calibrate-%s.csv" % kind)
     got = {(k, t): [] for k in (1, 3) for t in (0, 1)}
+    rows = {}
     for _ in range(max(3, runs)):
         for k in (1, 3):
-            got[k, 0].append(run(cmd(k), {}, out)[0])
-            run(cmd(k), {"LD_PRELOAD": os.path.join(out, "blas-base.so"), "DYL_TRACE": tr}, out)
-            got[k, 1].append(summary(tr)[0] / 1e9)
+            got[k, 0].append(run(cmd(k), {}, out)[1 if clock == "cpu" else 0])
+            run(cmd(k), {"LD_PRELOAD": os.path.join(out, traced(so, clock)), "DYL_TRACE": tr}, out)
+            T, rows[k], _ = summary(tr, clock)
+            got[k, 1].append(T / 1e9)
     d = {k: med(got[k, 1]) - med(got[k, 0]) for k in (1, 3)}
-    return max(0.0, (d[3] - d[1]) / (2 * n) * 1e9), clock_cost(tr)
+    return max(0.0, (d[3] - d[1]) / (rows[3] - rows[1]) * 1e9), clock_cost(tr)
 
 
 def validate(args):
@@ -333,11 +376,12 @@ def validate(args):
     sweeps, sweep_traces = [], []
     for sc in scs:
         sc["sweep_ids"] = {}
-        for name, sw in sc["models"].items():
+        for name, m in sc["models"].items():
+            sw, stat = m if isinstance(m, tuple) else (m, "mean")     # (sweep, dyl-model --stat)
             if sw not in sweeps:
                 sweeps.append(sw)
                 sweep_traces.append([])
-            sc["sweep_ids"][name] = sweeps.index(sw)
+            sc["sweep_ids"][name] = (sweeps.index(sw), stat)
     res = {sc["name"]: {"base_traced": [], "base": [], "accel": [], "accel_traced": []} for sc in scs}
     kinds = ["base_traced", "base", "accel", "accel_traced"]
     for r in range(args.runs):
@@ -354,25 +398,27 @@ def validate(args):
                 tr = None
                 if k.endswith("traced"):
                     tr = os.path.join(out, "%s.%s.%d.csv" % (tag, k, r))
-                    env.update(LD_PRELOAD=os.path.join(out, sc["accel_wrap"] or sc["base_wrap"])
-                               if k == "accel_traced" else os.path.join(out, sc["base_wrap"]), DYL_TRACE=tr)
+                    so = (sc["accel_wrap"] or sc["base_wrap"]) if k == "accel_traced" else sc["base_wrap"]
+                    env.update(LD_PRELOAD=os.path.join(out, traced(so, sc["clock"])), DYL_TRACE=tr)
                 elif wrap and k == "accel":
                     env.update(LD_PRELOAD=os.path.join(out, wrap), DYL_OFF="1")
                 wall, cpu = run(sc["cmd"], env, out)
                 d[k].append({"wall": wall, "cpu": cpu, "trace": tr})
         print("validate: round %d of %d done" % (r + 1, args.runs), file=sys.stderr)
-    cost, clock = call_cost(out, args.runs, args.scale)
+    cost = {key: call_cost(out, args.runs, args.scale, *key)
+            for key in sorted({(sc["clock"], sc["calibrate"]) for sc in scs})}
     funcs = {}
     for sc in scs:
-        for name, i in sc["sweep_ids"].items():
+        for name, (i, _) in sc["sweep_ids"].items():
             funcs.setdefault(i, set()).update(sc["funcs"])
-    files = {i: make_model(i, sweep_traces[i], sorted(funcs[i]), out) for i in range(len(sweeps))}
+    files = {key: make_model(key, sweep_traces[key[0]], sorted(funcs[key[0]]), out)
+             for sc in scs for key in sc["sweep_ids"].values()}
     for sc in scs:
-        sc["model_files"] = {name: files[i] for name, i in sc["sweep_ids"].items()}
+        sc["model_files"] = {name: files[key] for name, key in sc["sweep_ids"].items()}
     results = []
     for sc in scs:
-        results.append(analyse(sc, res[sc["name"]], out, args.runs, cost))
-    return results, cost, clock
+        results.append(analyse(sc, res[sc["name"]], out, args.runs, cost[sc["clock"], sc["calibrate"]][0]))
+    return results, cost
 
 
 def analyse(sc, d, out, runs, cost):
@@ -385,12 +431,13 @@ def analyse(sc, d, out, runs, cost):
          "T_base_s": mrange(T_base), "T_accel_s": mrange(T_acc), "measured": mrange(measured),
          "models": {}}
     # the baseline traces: what tracing adds, the kernels' share
-    bs = [summary(x["trace"]) for x in d["base_traced"]]
+    bs = [summary(x["trace"], c) for x in d["base_traced"]]
     tot_b = [s[0] / 1e9 for s in bs]
     kern_b = [sum(f["total_ns"] for n, f in s[2].items() if n in funcs) / 1e9 for s in bs]
     calls_b = [sum(f["calls"] for n, f in s[2].items() if n in funcs) for s in bs]
     rows_b = [s[1] for s in bs]
     wall_base = med([x["wall"] for x in d["base"]])
+    traced_c = [x[c] for x in d["base_traced"]]
     r["calls"] = int(med(calls_b))
     r["rows"] = int(med(rows_b))
     r["P"] = med([k / t for k, t in zip(kern_b, tot_b)])
@@ -398,12 +445,13 @@ def analyse(sc, d, out, runs, cost):
         "traced_total_s": med(tot_b), "untraced_wall_s": wall_base,
         "untraced_cpu_s": med([x["cpu"] for x in d["base"]]),
         "traced_wall_s": med([x["wall"] for x in d["base_traced"]]),
-        "added_s": med([x["wall"] for x in d["base_traced"]]) - wall_base,
-        "added_per_row_ns": (med([x["wall"] for x in d["base_traced"]]) - wall_base) / max(1, med(rows_b)) * 1e9,
+        # what tracing adds to the run, in the scenario's clock (CPU or wall)
+        "added_s": med(traced_c) - med(T_base),
+        "added_per_row_ns": (med(traced_c) - med(T_base)) / max(1, med(rows_b)) * 1e9,
         "clock_cost_ns": clock_cost(d["base_traced"][0]["trace"]),
     }
     # the accelerated traces: the kernel's real time in the app, and the rest
-    as_ = [summary(x["trace"]) for x in d["accel_traced"]]
+    as_ = [summary(x["trace"], c) for x in d["accel_traced"]]
     tot_a = [s[0] / 1e9 for s in as_]
     kern_a = [sum(f["total_ns"] for n, f in s[2].items() if n in funcs) / 1e9 for s in as_]
     out_b = [t - k for t, k in zip(tot_b, kern_b)]
@@ -423,13 +471,21 @@ def analyse(sc, d, out, runs, cost):
         # the kernels' t_ns is in the model's f(work) too (the model was traced alike) and
         # cancels in sum t - sum f; the rest is in T and, unchanged, in T' = T - sum t + sum f.
         # Take all of it out of both: T_c = total_ns - rows * cost.
-        corr = []
+        corr, tcs, pts = [], [], []
         for p, (_, rows, _) in zip(preds, bs):
             tc = p["total_ns"] - rows * cost
-            corr.append(tc / (tc - p["t_ns"] + p["predicted_ns"]))
+            tcs.append(tc / 1e9)
+            pts.append((p["predicted_total_ns"] - rows * cost) / 1e9)     # set-up included
+            corr.append(tcs[-1] / pts[-1])
         f_sum = med([p["predicted_ns"] / 1e9 for p in preds])
+        # The error taken apart: S_G error = (1 + T error) / (1 + T' error) - 1, with the
+        # trace's T (tracing cost out) against the untraced baseline run, and the predicted
+        # T' against the untraced accelerated run (medians over the rounds).
+        r["T_vs_run"] = med(tcs) / med(T_base) - 1
         r["models"][name] = {
             "file": os.path.relpath(model, out), "raw": mrange(raw), "corrected": mrange(corr),
+            "predicted_T_s": med(pts), "T_pred_vs_run": med(pts) / med(T_acc) - 1,
+            "setup_s": med([p.get("setup_ns", 0) for p in preds]) / 1e9,
             "err_raw": (med(raw) / med(measured) - 1) * 100,
             "err_corrected": (med(corr) / med(measured) - 1) * 100,
             "model_kernel_s": f_sum, "model_vs_app": f_sum / med(kern_a) - 1,
@@ -467,27 +523,28 @@ def fmt(t, digits=3):
 
 
 def table(results):
-    lines = ["| scenario | calls | P | model | predicted S_G: dyl-speedup | predicted S_G: tracing cost out | "
-             "measured S_G (%s) | error | error, tracing cost out |" % "CPU or wall",
-             "| --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: |"]
+    lines = ["| scenario | calls | P | model | predicted S_G | measured S_G | error | T of the trace vs the baseline run | "
+             "predicted T' vs the accelerated run | error, tracing cost left in |",
+             "| --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for r in results:
         for i, (name, m) in enumerate(r["models"].items()):
-            lines.append("| %s | %s | %s | %s | %s | %s | %s | %+.1f %% | %+.1f %% |" % (
+            lines.append("| %s | %s | %s | %s | %s | %s | %+.1f %% | %s | %+.1f %% | %+.1f %% |" % (
                 r["name"] if i == 0 else "", r["calls"] if i == 0 else "",
-                "%.1f %%" % (100 * r["P"]) if i == 0 else "", name, fmt(m["raw"]), fmt(m["corrected"]),
-                fmt(r["measured"]) + (" " + r["clock"] if i == 0 else ""), m["err_raw"], m["err_corrected"]))
+                "%.1f %%" % (100 * r["P"]) if i == 0 else "", name, fmt(m["corrected"]),
+                fmt(r["measured"]) + (" " + r["clock"] if i == 0 else ""), m["err_corrected"],
+                "%+.1f %%" % (100 * r["T_vs_run"]) if i == 0 else "", 100 * m["T_pred_vs_run"], m["err_raw"]))
     return "\n".join(lines)
 
 
 def sources(results):
-    lines = ["| scenario | T base untraced | tracing adds (wall) | per traced call | model kernel time vs the accelerated kernel in the app | time outside the kernels, accel vs base (start-up excluded) | accelerator start-up |",
+    lines = ["| scenario | T base untraced | tracing adds (same clock) | per traced call | model kernel time vs the accelerated kernel in the app | time outside the kernels, accel vs base (start-up excluded) | accelerator start-up |",
              "| --- | ---: | ---: | ---: | --- | ---: | ---: |"]
     for r in results:
         t = r["tracing"]
         mv = ", ".join("%s %+.1f %%" % (n, 100 * m["model_vs_app"]) for n, m in r["models"].items())
         o = r["outside"]
         lines.append("| %s | %.3f s %s | %+.1f ms (%+.1f %%) | %.0f ns | %s | %.1f -> %.1f ms: %+.1f ms (%+.1f %% of T_accel) | %s |" % (
-            r["name"], r["T_base_s"][0], r["clock"], 1e3 * t["added_s"], 100 * t["added_s"] / t["untraced_wall_s"],
+            r["name"], r["T_base_s"][0], r["clock"], 1e3 * t["added_s"], 100 * t["added_s"] / r["T_base_s"][0],
             t["added_per_row_ns"], mv, 1e3 * o["base_s"], 1e3 * o["accel_s"], 1e3 * o["net_of_startup_s"],
             100 * o["net_of_startup_s"] / r["T_accel_s"][0],
             "-" if r["startup_s"] is None else "%.1f ms (%.1f %% of T_accel)" % (
@@ -501,16 +558,21 @@ def main():
     ap.add_argument("--scale", type=float, default=1.0, help="scale every app and sweep (default 1)")
     ap.add_argument("--out", default=os.path.join(ROOT, "build/validate"))
     ap.add_argument("--only", action="append", help="only this scenario (repeatable)")
+    ap.add_argument("--thread-clock", action="store_true",
+                    help="trace the one-thread scenarios in thread CPU time (std.time clock=thread)")
     args = ap.parse_args()
+    global THREAD_CLOCK
+    THREAD_CLOCK = args.thread_clock
     t0 = time.time()
-    results, cost, clock = validate(args)
+    results, cost = validate(args)
     det = subprocess.run(["/bin/sh", "-c", "OPENBLAS_VERBOSE=2 LD_PRELOAD=%s DYL_OFF=1 %s 1:2x2x2 2>&1" % (
         os.path.join(os.path.abspath(args.out), "blas-serial.so"), os.path.join(os.path.abspath(args.out), "gemm_shapes"))],
         capture_output=True, text=True, env={k: v for k, v in os.environ.items() if k != "OPENBLAS_CORETYPE"}).stdout
     det = " ".join(x.split(":", 1)[1].strip() for x in det.splitlines() if x.startswith("Core:"))
     meta = {"runs": args.runs, "scale": args.scale, "OPENBLAS_CORETYPE": coretype(),
             "openblas_detects": det.strip(), "OPENSSL_ia32cap_baseline": AESNI_OFF,
-            "call_cost_ns": cost, "clock_cost_ns": clock,
+            "call_cost_ns": {"%s/%s" % k: v[0] for k, v in cost.items()},
+            "clock_cost_ns": {"%s/%s" % k: v[1] for k, v in cost.items()},
             "inherited_env": {k: v for k, v in os.environ.items() if k.startswith(("OPENBLAS_", "GOTO", "OMP_"))},
             "seconds": time.time() - t0}
     out = os.path.abspath(args.out)
@@ -520,8 +582,9 @@ def main():
                  [{"name": r["name"], "pred": next(iter(r["models"].values()))["corrected"], "meas": r["measured"],
                    "err": next(iter(r["models"].values()))["err_corrected"]} for r in results])
     text = ("%d rounds, scale %g, OPENBLAS_CORETYPE=%s (OpenBLAS alone detects: %s), "
-            "tracing costs %.1f ns a call (clock_cost_ns=%g), %.0f s\n\n%s\n\nError sources:\n\n%s\n"
-            % (args.runs, args.scale, meta["OPENBLAS_CORETYPE"], meta["openblas_detects"] or "?", cost, clock,
+            "tracing costs %s a row, %.0f s\n\n%s\n\nError sources:\n\n%s\n"
+            % (args.runs, args.scale, meta["OPENBLAS_CORETYPE"], meta["openblas_detects"] or "?",
+               ", ".join("%.1f ns (%s, %s clock; clock_cost_ns=%g)" % (v[0], k[1], k[0], v[1]) for k, v in cost.items()),
                meta["seconds"], table(results), sources(results)))
     if meta["inherited_env"]:
         text = "inherited: %s\n%s" % (" ".join("%s=%s" % kv for kv in sorted(meta["inherited_env"].items())), text)
