@@ -7,6 +7,8 @@ import math
 import os
 import re
 
+import pytest
+
 from dyltest import ROOT, run
 
 RUN = os.path.join(ROOT, 'bench', 'validate', 'run.py')
@@ -22,13 +24,17 @@ def test_validate_tiny(tmp_path):
     assert any(n.startswith('dgemm') for n in names) and any(n.startswith('AES') for n in names)
     table = r.stdout.split('Error sources:')[0]
     for s in data['scenarios']:
-        # the scenario's first row: predicted, corrected, measured (median (range)), errors
+        # the scenario's first row: predicted and measured (median (range)), then the
+        # error, the error taken apart (T, T') and the error with tracing's cost left in
         row = next(line for line in table.splitlines() if line.startswith('| ' + s['name'] + ' |'))
         cells = [c.strip() for c in row.strip('|').split('|')]
-        for c in cells[4:7]:
+        for c in cells[4:6]:
             assert re.fullmatch(f'{NUM} \\({NUM}-{NUM}\\)( cpu| wall)?', c), row
-        for c in cells[7:9]:
+        for c in cells[6:10]:
             assert re.fullmatch(f'[-+]{NUM} %', c), row
+        # the parts multiply back to the error (of the medians over the rounds)
+        m = next(iter(s['models'].values()))
+        assert (1 + s['T_vs_run']) / (1 + m['T_pred_vs_run']) == pytest.approx(1 + m['err_corrected'] / 100, rel=1e-6)
         assert s['models'], s['name']
         for m in s['models'].values():
             assert all(math.isfinite(x) for x in m['raw'] + m['corrected'])
