@@ -30,8 +30,9 @@ def test_validate_tiny(tmp_path):
         cells = [c.strip() for c in row.strip('|').split('|')]
         for c in cells[4:6]:
             assert re.fullmatch(f'{NUM} \\({NUM}-{NUM}\\)( cpu| wall)?', c), row
-        for c in cells[6:10]:
+        for c in cells[6:7] + cells[8:11]:
             assert re.fullmatch(f'[-+]{NUM} %', c), row
+        assert re.fullmatch(f'[-+]{NUM} % \\([-+]{NUM}..[-+]{NUM}\\)', cells[7]), row
         # the parts multiply back to the error (of the medians over the rounds)
         m = next(iter(s['models'].values()))
         assert (1 + s['T_vs_run']) / (1 + m['T_pred_vs_run']) == pytest.approx(1 + m['err_corrected'] / 100, rel=1e-6)

@@ -173,7 +173,7 @@ def thin_sweep(scale, n=8):
     shapes = []
     for m in (64, 128, 256, 384, 512, 768, 1024, 1536, 2560, 3072):
         t = 2.0 * m * m * n / 20e9 + 0.5e-6 + 3e-9 * m * m
-        shapes.append("%d:%dx%dx%d" % (scaled(min(2000, max(5, int(0.05 / t))), scale, 3), m, n, m))
+        shapes.append("%d:%dx%dx%d" % (scaled(min(2000, max(12, int(0.05 / t))), scale, 3), m, n, m))
     return shapes
 
 
@@ -482,7 +482,12 @@ def analyse(sc, d, out, runs, cost):
         # trace's T (tracing cost out) against the untraced baseline run, and the predicted
         # T' against the untraced accelerated run (medians over the rounds).
         r["T_vs_run"] = med(tcs) / med(T_base) - 1
+        # per round: the prediction from that round's traced baseline against the speedup
+        # measured in the same round (the runs next to it), so that slow drifts of the
+        # machine's load cancel; the spread of these is the harness's own uncertainty
+        paired = sorted(p / m - 1 for p, m in zip(corr, measured))
         r["models"][name] = {
+            "paired_err": (100 * med(paired), 100 * paired[len(paired) // 4], 100 * paired[(3 * len(paired)) // 4]),
             "file": os.path.relpath(model, out), "raw": mrange(raw), "corrected": mrange(corr),
             "predicted_T_s": med(pts), "T_pred_vs_run": med(pts) / med(T_acc) - 1,
             "setup_s": med([p.get("setup_ns", 0) for p in preds]) / 1e9,
@@ -523,16 +528,18 @@ def fmt(t, digits=3):
 
 
 def table(results):
-    lines = ["| scenario | calls | P | model | predicted S_G | measured S_G | error | T of the trace vs the baseline run | "
-             "predicted T' vs the accelerated run | error, tracing cost left in |",
-             "| --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    lines = ["| scenario | calls | P | model | predicted S_G | measured S_G | error | error per round (quartiles) | "
+             "T of the trace vs the baseline run | predicted T' vs the accelerated run | error, tracing cost left in |",
+             "| --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for r in results:
         for i, (name, m) in enumerate(r["models"].items()):
-            lines.append("| %s | %s | %s | %s | %s | %s | %+.1f %% | %s | %+.1f %% | %+.1f %% |" % (
-                r["name"] if i == 0 else "", r["calls"] if i == 0 else "",
-                "%.1f %%" % (100 * r["P"]) if i == 0 else "", name, fmt(m["corrected"]),
-                fmt(r["measured"]) + (" " + r["clock"] if i == 0 else ""), m["err_corrected"],
-                "%+.1f %%" % (100 * r["T_vs_run"]) if i == 0 else "", 100 * m["T_pred_vs_run"], m["err_raw"]))
+            cells = ((r["name"] if i == 0 else "", r["calls"] if i == 0 else "",
+                      "%.1f %%" % (100 * r["P"]) if i == 0 else "", name, fmt(m["corrected"]),
+                      fmt(r["measured"]) + (" " + r["clock"] if i == 0 else ""), m["err_corrected"])
+                     + tuple(m["paired_err"])
+                     + ("%+.1f %%" % (100 * r["T_vs_run"]) if i == 0 else "", 100 * m["T_pred_vs_run"], m["err_raw"]))
+            lines.append("| %s | %s | %s | %s | %s | %s | %+.1f %% | %+.1f %% (%+.1f..%+.1f) | %s | %+.1f %% | %+.1f %% |"
+                         % cells)
     return "\n".join(lines)
 
 
