@@ -20,8 +20,8 @@
 #define EXIT_BAD_INPUT 2
 
 static const char usage[] =
-"usage: dyl-model TRACE... [-f PATTERN]... [--stat median|mean|min] [--min-samples N]\n"
-"                 [--all-depths] > model.csv\n";
+"usage: dyl-model TRACE... [-f PATTERN]... [--stat median|mean|clipped|min]\n"
+"                 [--min-samples N] [--all-depths] > model.csv\n";
 
 static const char help[] =
 "\n"
@@ -55,7 +55,9 @@ static const char help[] =
 "  -f PATTERN        only functions matching PATTERN (a shell wildcard; repeatable;\n"
 "                    '!PATTERN' excludes; the last match wins)\n"
 "  --stat S          median (default: robust to the odd slow call), mean (what a sum of\n"
-"                    calls costs: right where times are spread or bimodal), or min\n"
+"                    calls costs: right where times are spread or bimodal), clipped (the\n"
+"                    mean of the calls at most 10 x the median: a kernel's own slow mode\n"
+"                    counts, a short call that was preempted does not), or min\n"
 "  --min-samples N   leave out pairs with fewer than N calls (default 1)\n"
 "  --all-depths      keep nested calls too\n"
 "  -h, --help        this text\n"
@@ -188,7 +190,7 @@ static void put_name(const char *name)
 	putchar('"');
 }
 
-static const char *stat_names[] = { "median", "mean", "min" };
+static const char *stat_names[] = { "median", "mean", "min", "clipped" };
 
 int main(int argc, char **argv)
 {
@@ -223,10 +225,10 @@ int main(int argc, char **argv)
 			all_depths = 1;
 		} else if (!strcmp(a, "--stat") && v) {
 			int k = 0;
-			while (k < 3 && strcmp(v, stat_names[k]) != 0)
+			while (k < 4 && strcmp(v, stat_names[k]) != 0)
 				k++;
-			if (k == 3) {
-				input_error(NULL, 0, "--stat %s: choose median, mean or min", v);
+			if (k == 4) {
+				input_error(NULL, 0, "--stat %s: choose median, mean, clipped or min", v);
 				return EXIT_BAD_INPUT;
 			}
 			stat = (enum sample_stat)k;

@@ -6,7 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum sample_stat { STAT_MEDIAN, STAT_MEAN, STAT_MIN };
+#define SAMPLES_CLIP 10	/* --stat clipped: calls over 10 x the median are left out */
+enum sample_stat { STAT_MEDIAN, STAT_MEAN, STAT_MIN, STAT_CLIPPED };
 
 /* One (func, work) pair and the times of its calls. */
 struct sample_group {

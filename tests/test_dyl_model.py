@@ -85,6 +85,13 @@ def test_half_nanoseconds_all_depths_and_statistics(two, tmp_path):
     assert mean[('dgemm_', '100')] == '25' and mean[('dgemm_', '200')] == '60.3'
     low = dict(((f, w), t) for f, w, t, _ in rows(dyl_model('--stat', 'min', a, b).stdout))
     assert low[('dgemm_', '100')] == '10' and low[('dgemm_', '200')] == '50'
+    # clipped: the mean of the calls at most 10 x the median.  10 10 20 10 5000: the
+    # median is 10, 5000 (a preempted call) is left out, the slow 20 is kept: 50/4 = 12.5
+    # (mean 1010, median 10)
+    spiky = trace(tmp_path, 'spiky.csv', [('f', t, 1, 0) for t in (10, 10, 20, 10, 5000)])
+    assert rows(dyl_model('--stat', 'clipped', spiky).stdout) == [('f', '1', '12.5', '5')]
+    assert rows(dyl_model('--stat', 'mean', spiky).stdout) == [('f', '1', '1010', '5')]
+    assert dyl_model('--stat', 'clipped', spiky).stdout.startswith('# dyl-model: clipped t_ns per')
 
 
 def test_function_filter_and_min_samples(two):
@@ -130,7 +137,7 @@ def test_bad_files_and_options(tmp_path, two):
     m.write_text('func,work,t_ns\ndgemm_,1,2\n')
     r = dyl_model(str(m), check=False)
     assert r.returncode == 2 and re.match(rf'^dyl-model: {re.escape(str(m))}:1: not a trace', r.stderr)
-    for args, text in [(('--stat', 'mode'), '--stat mode: choose median, mean or min'),
+    for args, text in [(('--stat', 'mode'), '--stat mode: choose median, mean, clipped or min'),
                        (('--min-samples', '0'), '--min-samples 0: give a whole number >= 1'),
                        (('--frobnicate',), "unknown option '--frobnicate'"),
                        ((), 'no trace given')]:
