@@ -16,8 +16,12 @@ struct dyl_slot {
 	uint64_t key;
 	uintptr_t start;
 	uint64_t size;
-	uint64_t id_kind;	/* id << 8 | kind */
+	uint64_t id_kind;	/* id << 8 | kind (| DYL_SLOT_SNAP in the start entry) */
 };
+/* std.diff keeps a snapshot of the block: its free tells std.diff (dyl_diff_died), so
+ * that what it last saw there outlives the block (only the start entry, which free
+ * reads anyway, carries it: the hot path pays one test) */
+#define DYL_SLOT_SNAP 0x80u
 
 struct dyl_seg {		/* a static segment */
 	uintptr_t start, end;
@@ -61,6 +65,8 @@ HIDDEN extern struct dyl_regions dyl_reg;
 /* regions.c: the heap and mmap region holding P (0: none; -1: the table cannot be
  * used now, from a signal handler that interrupted this thread inside it) */
 HIDDEN int dyl_table_find(uintptr_t p, struct dyl_region *r);
+/* marks the heap block at START, if it still has id ID, with DYL_SLOT_SNAP */
+HIDDEN void dyl_table_mark_snapshot(uintptr_t start, uint64_t id);
 /* memory for the region code itself: never through the (interposed) mmap or malloc */
 HIDDEN void *dyl_raw_map(size_t n);
 HIDDEN void dyl_raw_unmap(void *p, size_t n);
@@ -127,6 +133,9 @@ HIDDEN void dyl_watch_protect_registering(uintptr_t a, uintptr_t b);
  * what it leaves there is no input of a later block made of that memory */
 #define DYL_DIFF_FREED_MIN (32 * 4096)
 HIDDEN void dyl_diff_freed(uintptr_t start, uint64_t size);
+/* diff.c: the heap block at START with id ID, marked DYL_SLOT_SNAP, was freed: its
+ * snapshot goes to the graveyard (what was last seen at those addresses) */
+HIDDEN void dyl_diff_died(uintptr_t start, uint64_t id);
 HIDDEN void dyl_watch_after_fork(void);
 
 #endif
