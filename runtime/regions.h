@@ -80,6 +80,8 @@ HIDDEN int dyl_static_find(uintptr_t p, struct dyl_region *r);
 struct dyl_frames {		/* the stack pointers of the calling frames, innermost first */
 	int n;			/* -1: not unwound yet */
 	uintptr_t sp[64];
+	uintptr_t data_end[64];	/* frame i's data: [sp[i], data_end[i]); above it, up to
+				 * sp[i + 1], the registers it saved and its return address */
 };
 HIDDEN int dyl_stack_bounds(uintptr_t *lo, uintptr_t *hi);	/* the calling thread's stack */
 /* The frame holding P (P in the thread's stack): unwinds into FR once, from the caller
