@@ -401,7 +401,7 @@ static int find(uintptr_t p, struct dyl_region *r)
 				const struct dyl_slot *s = &sh->slots[i];
 				if (s->key == key && s->start <= p && p - s->start < s->size) {
 					*r = (struct dyl_region){ s->start, s->start + s->size,
-								  (uint32_t)(s->id_kind & 0xff), s->id_kind >> 8 };
+								  (uint32_t)(s->id_kind & 0xff), s->id_kind >> 8, 0 };
 					found = 1;
 					break;
 				}

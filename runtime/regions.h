@@ -26,6 +26,7 @@ struct dyl_slot {
 struct dyl_seg {		/* a static segment */
 	uintptr_t start, end;
 	uint32_t obj;		/* its object's index in statics.c's list */
+	uint32_t ro;		/* read-only (no PF_W) */
 };
 
 /* The region tracker's whole state: one per process, apart from dyl_rt so that it can

@@ -190,9 +190,9 @@ int dyl_stack_other(uintptr_t p, struct dyl_region *r)
 		if (!(t.lo <= p && p < t.hi))
 			return 0;
 		if (p < t.top)
-			*r = (struct dyl_region){ t.lo, t.top, DYL_REGION_STACK, 0 };
+			*r = (struct dyl_region){ t.lo, t.top, DYL_REGION_STACK, 0, 0 };
 		else
-			*r = (struct dyl_region){ t.top, t.hi, DYL_REGION_STACK, 0 };
+			*r = (struct dyl_region){ t.top, t.hi, DYL_REGION_STACK, 0, 0 };
 		return 1;
 	}
 }
@@ -360,17 +360,17 @@ int dyl_stack_frame(uintptr_t p, uintptr_t maxp, struct dyl_frames *fr, struct d
 		if (fr->sp[i] <= p && p < fr->sp[i + 1]) {
 			uintptr_t e = fr->data_end[i];
 			/* (a pointer to the saved registers: those, as a region of their own) */
-			*r = p < e ? (struct dyl_region){ fr->sp[i], e, DYL_REGION_STACK, 0 }
-				   : (struct dyl_region){ e, fr->sp[i + 1], DYL_REGION_STACK, 0 };
+			*r = p < e ? (struct dyl_region){ fr->sp[i], e, DYL_REGION_STACK, 0, 0 }
+				   : (struct dyl_region){ e, fr->sp[i + 1], DYL_REGION_STACK, 0, 0 };
 			return 1;
 		}
 	if (fr->n > 0 && p >= fr->sp[fr->n - 1]) {
 		/* above the frames unwound (the walk stopped early): up to the stack's top */
-		*r = (struct dyl_region){ fr->sp[fr->n - 1], hi, DYL_REGION_STACK, 0 };
+		*r = (struct dyl_region){ fr->sp[fr->n - 1], hi, DYL_REGION_STACK, 0, 0 };
 		return 1;
 	}
 	if (fr->n == 0) {	/* no unwinding at all: the paper's whole stack */
-		*r = (struct dyl_region){ lo, hi, DYL_REGION_STACK, 0 };
+		*r = (struct dyl_region){ lo, hi, DYL_REGION_STACK, 0, 0 };
 		return 1;
 	}
 	return 0;	/* below the innermost frame: no live buffer */

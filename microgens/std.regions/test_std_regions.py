@@ -224,9 +224,10 @@ int main(int argc, char **argv)
 		fill(sts_pub_ptr(), 40, 1);
 		printf("800 504 56 %d %d 320 192 160 320\n", 400 + 4, 320 + 4);
 	} else if (!strcmp(what, "literal")) {
-		const char *lit = "N";
-		letter(lit);
-		fact("literal_from_table", (long)(lit - (const char *)table));
+		const char *lit = "N", *word = "nameless";
+		letter(lit);			/* a string literal: "N" and its NUL */
+		sum((const double *)(const void *)word, 0);	/* nameless data, not as a string */
+		fact("literal_from_table", (long)(word - (const char *)table));
 		printf("%d\n", letter(lit));
 	} else if (!strcmp(what, "gone")) {
 		/* libraries no longer on disk as they were loaded: one deleted, one replaced by
@@ -419,15 +420,19 @@ def _symbol(exe, name):
         return ELFFile(f).get_section_by_name('.symtab').get_symbol_by_name(name)[0]['st_value']
 
 
-def test_string_literal_charged_to_the_next_object_or_section_end(built):
+def test_string_literal_charged_its_string_other_nameless_data_to_the_next_object(built):
     d, _, _, app, _ = built
     _, rows = run_scenario(built, 'literal')
-    # the literal's address in the file: table's, plus the distance the program saw
-    lit = _symbol(app, 'table') + facts(d)['literal_from_table']
-    end, seg_end, sec = _literal_bound(app, lit)
+    # a char pointer into nameless read-only data: a string literal, charged up to its NUL
+    # (not the literals after it); a double pointer there: to the next object above it
+    # or the end of its section.  Its address in the file: table's, plus the distance the
+    # program saw.
+    word = _symbol(app, 'table') + facts(d)['literal_from_table']
+    end, seg_end, sec = _literal_bound(app, word)
     assert sec.startswith('.rodata'), sec
     got = [int(r['in_bytes']) for r in rows]
-    assert got == [end - lit] * 2, (got, end - lit, seg_end - lit)
+    assert got == [2, end - word + 4, 2], (got, end - word, seg_end - word)
+    assert end - word > len('nameless') + 1   # more literals follow it
     assert end < seg_end    # the segment's end, charged before, is further
 
 
