@@ -44,7 +44,8 @@ examples:
       --list-microgens says what std.redirect does when a function or LIB is missing.
   dyliberator --lib libblas.so.3 --header examples/blas.h -f dgemm_ -g std.diff
       Bytes in and out of each call from what changed in its buffers (the full method:
-      it keeps a copy of every buffer it sees, as much memory again); -g std.regions is
+      it keeps a copy of every buffer it sees, as much memory again, and of the newest
+      256 freed heap blocks it saw, 64 MiB at most); -g std.regions is
       the fast method (pointer to the end of its heap block, no copy).
 
 --defs FILE holds user C code, in the paper's form:

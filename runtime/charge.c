@@ -9,11 +9,19 @@
  * the first that lies in no known region, are charged as pointers too.  Pointers into no
  * known region (NULL, a function) count nothing.  A pointer into another thread's stack
  * is charged up to the top of that thread's frames (stackframe.c says why).
+ *
+ * A char pointer into read-only static data that no symbol covers points into a string
+ * literal (compilers emit them nameless, in .rodata): it is charged the string, up to
+ * its NUL, not the literals after it up to the next symbol.  Other nameless read-only
+ * data (a compound literal, the local arrays of a stripped object) has no extent to be
+ * read there: the next symbol or the section's end stays the (upper) bound.
  */
 #define _GNU_SOURCE
+#include <string.h>
 #include "regions.h"
 
 #define FOLLOW_MAX (1u << 20)	/* elements of one pointer array */
+#define STRING_BACK 4096	/* how far back a string literal's start is looked for */
 
 /* per thread (a grouping's 12 KiB should not land on a signal handler's small stack);
  * busy: a signal handler interrupted this thread's grouping and must not reuse it */
@@ -31,6 +39,23 @@ static int locate(struct dyl_groups *c, uintptr_t p, uintptr_t maxp, struct dyl_
 	if (!found)
 		found = dyl_static_find(p, r);
 	return found ? found : dyl_stack_other(p, r);
+}
+
+/* R: the string literal P points into, [its start, its NUL], within the gap R was (the
+ * start: the byte after the NUL before P, so that pointers into one string share it) */
+static void string_literal(uintptr_t p, struct dyl_region *r)
+{
+	const char *s = (const char *)p;
+	const char *nul = memchr(s, 0, r->end - p);
+	uintptr_t lo = p - r->start < STRING_BACK ? r->start : p - STRING_BACK, a = p;
+
+	while (a > lo && *(const char *)(a - 1))
+		a--;
+	if (a == lo && a != r->start)
+		a = p;	/* no NUL in reach: from P */
+	r->start = a;
+	if (nul)
+		r->end = (uintptr_t)nul + 1;
 }
 
 static void add(struct dyl_groups *c, uintptr_t p, const struct dyl_region *r, int is_const)
@@ -111,6 +136,8 @@ struct dyl_groups *dyl_groups_collect(const struct dyl_rarg *args, unsigned n)
 			unknown += p != 0 && found == 0;
 			continue;
 		}
+		if ((args[i].flags & DYL_RA_CHAR) && (r.flags & DYL_REGION_UNNAMED))
+			string_literal(p, &r);
 		add(c, p, &r, args[i].flags & DYL_RA_CONST);
 		if (args[i].flags & DYL_RA_FOLLOW)
 			follow(c, p, &r, !!(args[i].flags & DYL_RA_INNER_CONST), maxp);

@@ -9,12 +9,17 @@
  * bytes clipped to the buffer: a refilled array of doubles counts whole even where a
  * byte (an exponent) happens to repeat.
  *
- * A region seen for the first time is compared against zeros: memory fresh from the
- * kernel is zero, so the data the program wrote counts, and an output buffer it never
- * touched is not charged as input.  Where pages are watched, only the pages written
- * since an earlier look or a free protected them count (malloc reuses memory: what
- * another block left there is no input; blocks of 128 KiB and more are protected when
- * freed, one ioctl each); comparing whole buffers cannot tell and counts it.
+ * A region seen for the first time counts the blocks that are neither zero (memory fresh
+ * from the kernel is zero) nor what std.diff last saw at those addresses (malloc reuses
+ * memory: what a freed block left there is no input of a later one): so the data the
+ * program wrote counts, and an output buffer it never touched is not charged as input.
+ * What was last seen is kept by address when a heap block with a snapshot is freed (the
+ * graveyard: the newest GRAVES such snapshots, GRAVE_BYTES at most); free pays for it
+ * only for those blocks (regions.c: DYL_SLOT_SNAP).  Where pages are watched, also only
+ * the pages written since an earlier look or a free protected them count (blocks of
+ * 128 KiB and more are protected when freed, one ioctl each).  Memory another block
+ * used that std.diff never saw (malloc's own headers and free lists, blocks no call
+ * was given) still counts as input.
  *
  * Cost.  Heap pages are watched (watch.c): only the pages written since the last look
  * are compared, plus the partial pages at a buffer's two ends (a page shared with
@@ -27,7 +32,8 @@
  * (SSE2, a bit per byte).
  *
  * Memory: one snapshot byte per byte of each region looked at (heap blocks whole, a
- * thread's stack as far as it was looked at), freed once its heap block is freed.
+ * thread's stack as far as it was looked at); once its heap block is freed, it goes to
+ * the graveyard, which keeps at most GRAVES of them and GRAVE_BYTES (the oldest go).
  * Calls made inside another wrapped call (depth >= 1) are not estimated: their buffers
  * are the outer call's, and one snapshot cannot serve two nested "befores".
  */
@@ -50,6 +56,8 @@
 #define KEY_STACK (1ull << 62)
 #define SMALL_MAX 2048		/* snapshots up to this size come from slabs */
 #define PENDING_MAX 4096	/* output buffers of calls in flight, per thread */
+#define GRAVES 256		/* snapshots of freed heap blocks kept, the newest ones */
+#define GRAVE_BYTES (64ul << 20)	/* and the snapshot bytes they may hold */
 
 struct snap {
 	uint64_t key;		/* region id, or a tagged start for statics and stacks; 0: free */
@@ -78,11 +86,23 @@ struct pending {
 	uint32_t kind;
 };
 
+/* what was last seen in a freed heap block: a snapshot out of the table */
+struct grave {
+	uintptr_t start, end;
+	unsigned char *mem;	/* as struct snap's; NULL: dropped */
+	size_t cap;
+};
+
 struct diff {
 	int lock;		/* the table and the snapshots; the call's comparisons run under it */
 	struct snap *tab;
 	uint64_t mask, used;
 	uint64_t bytes, next_sweep;	/* snapshot bytes held; sweep dead ones past this */
+	/* the graveyard: a ring of GRAVES, oldest first; freed blocks' snapshots may
+	 * overlap (a block made and freed where a bigger one was): the newer one wins */
+	struct grave *graves;
+	uint32_t gfirst, ngraves;
+	uint64_t grave_bytes;
 	void *free_small[6];	/* slab free lists: 64, 128, ..., 2048 bytes */
 	unsigned char *slab, *slab_end;
 	int noted;
@@ -92,6 +112,22 @@ static struct diff d;
 
 static TLS struct pending *pend;
 static TLS uint32_t npend;
+/* this thread holds d.lock: a free from its signal handler must not wait for it */
+static TLS int holding;
+
+static void lock(void)
+{
+	holding = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	dyl_spin_lock(&d.lock);
+}
+
+static void unlock(void)
+{
+	dyl_spin_unlock(&d.lock);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	holding = 0;
+}
 
 /* --- snapshot memory ------------------------------------------------------------- */
 
@@ -191,6 +227,25 @@ static int rebuild(uint64_t cap)
 	return 0;
 }
 
+/* backward-shift deletion: every other entry stays reachable from its home slot */
+static void erase(struct snap *s)
+{
+	uint64_t i = (uint64_t)(s - d.tab), j = i;
+
+	for (;;) {
+		j = (j + 1) & d.mask;
+		if (!d.tab[j].key)
+			break;
+		uint64_t h = slot_of(d.tab[j].key, d.mask);
+		if (i <= j ? (i < h && h <= j) : (i < h || h <= j))
+			continue;	/* its home lies in (i, j]: it stays */
+		d.tab[i] = d.tab[j];
+		i = j;
+	}
+	d.tab[i].key = 0;
+	d.used--;
+}
+
 static struct snap *lookup(uint64_t key)
 {
 	if (!d.tab)
@@ -244,6 +299,70 @@ static struct snap *snap_get(uint64_t key, uintptr_t start, uintptr_t end, int *
 	return s;
 }
 
+/* --- the graveyard (d.lock held) ------------------------------------------------- */
+
+static void grave_drop(struct grave *g)
+{
+	if (g->mem) {
+		snap_free(g->mem, g->cap);
+		d.grave_bytes -= g->cap;
+		g->mem = NULL;
+	}
+}
+
+/* S (out of the table) is a freed block's: kept as what was last seen there.  Older
+ * graves it covers whole are dropped (so a block freed and made again at one place
+ * many times is one grave); the oldest go first when the ring or the bytes are full. */
+static void bury(const struct snap *s)
+{
+	d.bytes -= s->cap;
+	if (s->cap > GRAVE_BYTES || (!d.graves && !(d.graves = dyl_raw_map(GRAVES * sizeof(*d.graves))))) {
+		snap_free(s->mem, s->cap);
+		return;
+	}
+	for (uint32_t n = 0; n < d.ngraves; n++) {
+		struct grave *g = &d.graves[(d.gfirst + n) % GRAVES];
+		if (g->start >= s->start && g->end <= s->end)
+			grave_drop(g);
+	}
+	while (d.ngraves == GRAVES || d.grave_bytes + s->cap > GRAVE_BYTES) {
+		grave_drop(&d.graves[d.gfirst]);
+		d.gfirst = (d.gfirst + 1) % GRAVES;
+		d.ngraves--;
+	}
+	d.graves[(d.gfirst + d.ngraves++) % GRAVES] = (struct grave){ s->start, s->end, s->mem, s->cap };
+	d.grave_bytes += s->cap;
+}
+
+/* a new heap region's snapshot S (all zero) gets what was last seen at its addresses,
+ * oldest first so that the newest wins */
+static void seed(struct snap *s)
+{
+	for (uint32_t n = 0; n < d.ngraves; n++) {
+		const struct grave *g = &d.graves[(d.gfirst + n) % GRAVES];
+		uintptr_t a = g->start > s->start ? g->start : s->start, b = g->end < s->end ? g->end : s->end;
+		if (g->mem && a < b)
+			memcpy(s->mem + (s->start & 63) + (a - s->start), g->mem + (g->start & 63) + (a - g->start),
+			       b - a);
+	}
+}
+
+void dyl_diff_died(uintptr_t start, uint64_t id)
+{
+	if (holding)
+		return;	/* a signal handler's free inside std.diff: the sweep frees it */
+	int saved = errno;
+	lock();
+	struct snap *s = lookup(id);
+	if (s && s->start == start) {
+		struct snap dead = *s;
+		erase(s);
+		bury(&dead);
+	}
+	unlock();
+	errno = saved;
+}
+
 /* --- comparison ------------------------------------------------------------------ */
 
 /* bit i set: byte i of the 64-byte line differs */
@@ -265,10 +384,29 @@ static inline uint64_t line_diff(const unsigned char *a, const unsigned char *b)
 #endif
 }
 
+/* bit i set: byte i of the 64-byte line is not zero */
+static inline uint64_t line_nonzero(const unsigned char *a)
+{
+#if defined(__x86_64__)
+	uint64_t m = 0;
+	for (int i = 0; i < 4; i++) {
+		__m128i x = _mm_loadu_si128((const __m128i *)(a + 16 * i));
+		m |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_setzero_si128())) << (16 * i);
+	}
+	return ~m;
+#else
+	uint64_t m = 0;
+	for (int i = 0; i < 64; i++)
+		m |= (uint64_t)(a[i] != 0) << i;
+	return m;
+#endif
+}
+
 struct cmp {
 	unsigned block;
 	uintptr_t last_block;	/* blocks over 64 bytes: the last one counted (+1) */
 	uint64_t bytes;		/* changed, in whole blocks clipped to the buffer */
+	int first;		/* a first look: a byte that is zero now is no change either */
 };
 
 /* counts line L's (address LA) changed blocks: D the changed bytes, V the bytes of the
@@ -321,7 +459,7 @@ static void compare(struct cmp *c, const unsigned char *cur, unsigned char *snap
 				continue;
 			}
 			uint64_t dm = line_diff(x, y);
-			count_line(c, la, dm, ~0ull, a, b);
+			count_line(c, la, c->first ? dm & line_nonzero(x) : dm, ~0ull, a, b);
 			if (dm)
 				memcpy(y, x, 64);
 		} else {
@@ -330,7 +468,8 @@ static void compare(struct cmp *c, const unsigned char *cur, unsigned char *snap
 				unsigned bit = (unsigned)(i - la);
 				vm |= 1ull << bit;
 				if (x[i - s] != y[i - s]) {
-					dm |= 1ull << bit;
+					if (!c->first || x[i - s])
+						dm |= (1ull << bit);
 					y[i - s] = x[i - s];
 				}
 			}
@@ -438,7 +577,7 @@ static int compare_watched(struct cmp *c, struct snap *s, uintptr_t a, uintptr_t
 /* the changed bytes of [A, B) in region snapshot S since the last look */
 static uint64_t look(struct snap *s, uint32_t kind, uintptr_t a, uintptr_t b, unsigned block, int fresh)
 {
-	struct cmp c = { block, 0, 0 };
+	struct cmp c = { block, 0, 0, fresh };
 	uintptr_t pa, pb;
 	uint64_t written;
 
@@ -509,6 +648,7 @@ void dyl_diff_freed(uintptr_t start, uint64_t size)
 static void after_fork_child(void)
 {
 	d.lock = 0;
+	holding = 0;
 	npend = 0;
 	dyl_watch_after_fork();
 }
@@ -547,7 +687,7 @@ uint32_t dyl_diff_before(const struct dyl_rarg *args, unsigned n, int64_t scalar
 	struct pending head = { 0, 0, 0, (uintptr_t)c->out, 0, 0 };
 	push(&head);
 	int64_t total = scalar_bytes + c->in;
-	dyl_spin_lock(&d.lock);
+	lock();
 	d.st.calls++;
 	for (unsigned i = 0; i < c->ngroups; i++) {
 		const struct dyl_group *g = &c->g[c->used[i]];
@@ -558,6 +698,10 @@ uint32_t dyl_diff_before(const struct dyl_rarg *args, unsigned n, int64_t scalar
 		if (!s) {	/* no memory for a snapshot: the fast method's charge */
 			total += (int64_t)(g->r.end - lo);
 			continue;
+		}
+		if (fresh && g->r.kind == DYL_REGION_HEAP) {
+			seed(s);
+			dyl_table_mark_snapshot(start, key);	/* its free buries it */
 		}
 		total += (int64_t)look(s, g->r.kind, lo, g->r.end, block, fresh);
 		if (g->min_out == UINTPTR_MAX)
@@ -571,7 +715,7 @@ uint32_t dyl_diff_before(const struct dyl_rarg *args, unsigned n, int64_t scalar
 		if (s->out_hot && watched(g->r.kind, g->min_out, g->r.end, &pa, &pb))
 			dyl_watch_protect(pa, pb, 0);
 	}
-	dyl_spin_unlock(&d.lock);
+	unlock();
 	dyl_groups_release(c);
 	*in = total;
 out:
@@ -588,13 +732,13 @@ void dyl_diff_after(uint32_t mark, unsigned block, int64_t *out)
 		return;	/* a longjmp skipped this call's end, or nothing is pending */
 	dyl_busy++;
 	int64_t total = (int64_t)pend[mark].lo;
-	dyl_spin_lock(&d.lock);
+	lock();
 	for (uint32_t i = mark + 1; i < npend; i++) {
 		const struct pending *p = &pend[i];
 		struct snap *s = lookup(p->key);
 		if (!s || s->start != p->start || s->end != p->end || !alive(s))
 			continue;	/* freed during the call */
-		struct cmp c = { block, 0, 0 };
+		struct cmp c = { block, 0, 0, 0 };
 		uintptr_t pa, pb;
 		d.st.bytes_tracked += p->hi - p->lo;
 		if (p->kind == DYL_REGION_MMAP) {
@@ -615,7 +759,7 @@ void dyl_diff_after(uint32_t mark, unsigned block, int64_t *out)
 		}
 		total += (int64_t)c.bytes;
 	}
-	dyl_spin_unlock(&d.lock);
+	unlock();
 	npend = mark;
 	*out = total;
 	dyl_busy--;
@@ -624,9 +768,9 @@ void dyl_diff_after(uint32_t mark, unsigned block, int64_t *out)
 
 void dyl_diff_stats(struct dyl_diff_stats *s)
 {
-	dyl_spin_lock(&d.lock);
+	lock();
 	*s = d.st;
-	s->snapshot_bytes = d.bytes;
+	s->snapshot_bytes = d.bytes + d.grave_bytes;
 	s->watching = dyl_watch_on();
-	dyl_spin_unlock(&d.lock);
+	unlock();
 }

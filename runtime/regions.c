@@ -170,14 +170,15 @@ static int room(struct dyl_shard *sh)
 	return 0;
 }
 
-/* shard lock held: removes KEY's entry for START; its size, or -1 */
-static int64_t take_locked(struct dyl_shard *sh, uint64_t key, uintptr_t start)
+/* shard lock held: removes KEY's entry for START; its size, or -1; *IDK: its id_kind */
+static int64_t take_locked(struct dyl_shard *sh, uint64_t key, uintptr_t start, uint64_t *idk)
 {
 	uint64_t i = find_slot(sh, key, start);
 
 	if (i == UINT64_MAX)
 		return -1;
 	int64_t size = (int64_t)sh->slots[i].size;
+	*idk = sh->slots[i].id_kind;
 	erase_at(sh, i);
 	sh->regions -= key >> 63;
 	return size;
@@ -187,9 +188,10 @@ static int64_t take_locked(struct dyl_shard *sh, uint64_t key, uintptr_t start)
 static int64_t take(uint64_t key, uintptr_t start)
 {
 	struct dyl_shard *sh = shard_of(key);
+	uint64_t idk;
 
 	dyl_spin_lock(&sh->lock);
-	int64_t size = take_locked(sh, key, start);
+	int64_t size = take_locked(sh, key, start, &idk);
 	dyl_spin_unlock(&sh->lock);
 	return size;
 }
@@ -214,20 +216,23 @@ static int give_locked(struct dyl_shard *sh, uint64_t key, uintptr_t start, uint
 	return 0;
 }
 
-/* Removes the block starting at START; its size, or -1.  Its two entries share a shard
+/* Removes the block starting at START; its size, or -1; *IDK: its start entry's id_kind
+ * (with DYL_SLOT_SNAP).  Its two entries share a shard
  * but for blocks of 64 MiB and more; otherwise they are taken one after the other: a
  * lookup meanwhile may still find the block by a pointer inside it, which is right until
  * free() returns (it removes the block first). */
-static int64_t del(uintptr_t start)
+static int64_t del(uintptr_t start, uint64_t *idk)
 {
 	struct dyl_shard *sh = shard_of(START_KEY(start));
+	uint64_t lidk;
 
+	*idk = 0;
 	dyl_spin_lock(&sh->lock);
-	int64_t size = take_locked(sh, START_KEY(start), start);
+	int64_t size = take_locked(sh, START_KEY(start), start, idk);
 	if (size >= 0) {
 		uint64_t lk = LEVEL_KEY(start, level_of((uint64_t)size));
 		if (shard_of(lk) == sh) {
-			take_locked(sh, lk, start);
+			take_locked(sh, lk, start, &lidk);
 		} else {
 			dyl_spin_unlock(&sh->lock);
 			take(lk, start);
@@ -270,8 +275,9 @@ static void add(uintptr_t start, uint64_t size, unsigned kind)
 	}
 	/* an entry replaced: the unseen block's level entry goes too */
 	uint64_t oldk = old >= 0 ? LEVEL_KEY(start, level_of((uint64_t)old)) : 0;
+	uint64_t oidk;
 	if (oldk && oldk != lk && shard_of(oldk) == sh)
-		take_locked(sh, oldk, start), oldk = 0;
+		take_locked(sh, oldk, start, &oidk), oldk = 0;
 	int fail = 0;
 	if (sh2 == sh)
 		fail = give_locked(sh, lk, start, size, idk, &old2) != 0;
@@ -324,8 +330,9 @@ static int enter(void)
 	while (npending) {
 		unsigned k = npending - 1;
 		uintptr_t p = pending[k];
+		uint64_t idk;
 		npending = k;
-		del(p);
+		del(p, &idk);	/* (a snapshot of it is not kept: std.diff's sweep frees it) */
 	}
 	errno = e;
 	return 1;
@@ -354,8 +361,11 @@ int64_t dyl_region_del(const void *p)
 			pending[npending++] = (uintptr_t)p;
 		return -1;
 	}
-	int64_t size = del((uintptr_t)p);
+	uint64_t idk;
+	int64_t size = del((uintptr_t)p, &idk);
 	leave();
+	if (dyl_unlikely(idk & DYL_SLOT_SNAP))
+		dyl_diff_died((uintptr_t)p, idk >> 8);
 	if (size >= DYL_DIFF_FREED_MIN && __atomic_load_n(&dyl_reg.diff_watching, __ATOMIC_RELAXED))
 		dyl_diff_freed((uintptr_t)p, (uint64_t)size);
 	return size;
@@ -391,7 +401,7 @@ static int find(uintptr_t p, struct dyl_region *r)
 				const struct dyl_slot *s = &sh->slots[i];
 				if (s->key == key && s->start <= p && p - s->start < s->size) {
 					*r = (struct dyl_region){ s->start, s->start + s->size,
-								  (uint32_t)(s->id_kind & 0xff), s->id_kind >> 8 };
+								  (uint32_t)(s->id_kind & 0xff), s->id_kind >> 8, 0 };
 					found = 1;
 					break;
 				}
@@ -412,6 +422,20 @@ int dyl_table_find(uintptr_t p, struct dyl_region *r)
 	return found;
 }
 
+void dyl_table_mark_snapshot(uintptr_t start, uint64_t id)
+{
+	if (!enter())
+		return;
+	struct dyl_shard *sh = shard_of(START_KEY(start));
+	dyl_spin_lock(&sh->lock);
+	uint64_t i = find_slot(sh, START_KEY(start), start);
+	/* (the id: the block may have been freed and another made there meanwhile) */
+	if (i != UINT64_MAX && sh->slots[i].id_kind >> 8 == id)
+		sh->slots[i].id_kind |= DYL_SLOT_SNAP;
+	dyl_spin_unlock(&sh->lock);
+	leave();
+}
+
 void dyl_region_unmap(const void *p, size_t n)
 {
 	uintptr_t a = (uintptr_t)p, e = a + n;
@@ -421,9 +445,10 @@ void dyl_region_unmap(const void *p, size_t n)
 		return;
 	/* the common cases: the whole mapping, its head, its tail, a hole in it */
 	while (find(a, &r) || find(e - 1, &r)) {
+		uint64_t idk;
 		if (r.kind != DYL_REGION_MMAP)
 			break;
-		del(r.start);
+		del(r.start, &idk);
 		if (r.start < a)
 			add(r.start, a - r.start, DYL_REGION_MMAP);
 		if (r.end > e)

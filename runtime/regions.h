@@ -16,12 +16,17 @@ struct dyl_slot {
 	uint64_t key;
 	uintptr_t start;
 	uint64_t size;
-	uint64_t id_kind;	/* id << 8 | kind */
+	uint64_t id_kind;	/* id << 8 | kind (| DYL_SLOT_SNAP in the start entry) */
 };
+/* std.diff keeps a snapshot of the block: its free tells std.diff (dyl_diff_died), so
+ * that what it last saw there outlives the block (only the start entry, which free
+ * reads anyway, carries it: the hot path pays one test) */
+#define DYL_SLOT_SNAP 0x80u
 
 struct dyl_seg {		/* a static segment */
 	uintptr_t start, end;
 	uint32_t obj;		/* its object's index in statics.c's list */
+	uint32_t ro;		/* read-only (no PF_W) */
 };
 
 /* The region tracker's whole state: one per process, apart from dyl_rt so that it can
@@ -61,6 +66,8 @@ HIDDEN extern struct dyl_regions dyl_reg;
 /* regions.c: the heap and mmap region holding P (0: none; -1: the table cannot be
  * used now, from a signal handler that interrupted this thread inside it) */
 HIDDEN int dyl_table_find(uintptr_t p, struct dyl_region *r);
+/* marks the heap block at START, if it still has id ID, with DYL_SLOT_SNAP */
+HIDDEN void dyl_table_mark_snapshot(uintptr_t start, uint64_t id);
 /* memory for the region code itself: never through the (interposed) mmap or malloc */
 HIDDEN void *dyl_raw_map(size_t n);
 HIDDEN void dyl_raw_unmap(void *p, size_t n);
@@ -74,6 +81,8 @@ HIDDEN int dyl_static_find(uintptr_t p, struct dyl_region *r);
 struct dyl_frames {		/* the stack pointers of the calling frames, innermost first */
 	int n;			/* -1: not unwound yet */
 	uintptr_t sp[64];
+	uintptr_t data_end[64];	/* frame i's data: [sp[i], data_end[i]); above it, up to
+				 * sp[i + 1], the registers it saved and its return address */
 };
 HIDDEN int dyl_stack_bounds(uintptr_t *lo, uintptr_t *hi);	/* the calling thread's stack */
 /* The frame holding P (P in the thread's stack): unwinds into FR once, from the caller
@@ -127,6 +136,9 @@ HIDDEN void dyl_watch_protect_registering(uintptr_t a, uintptr_t b);
  * what it leaves there is no input of a later block made of that memory */
 #define DYL_DIFF_FREED_MIN (32 * 4096)
 HIDDEN void dyl_diff_freed(uintptr_t start, uint64_t size);
+/* diff.c: the heap block at START with id ID, marked DYL_SLOT_SNAP, was freed: its
+ * snapshot goes to the graveyard (what was last seen at those addresses) */
+HIDDEN void dyl_diff_died(uintptr_t start, uint64_t id);
 HIDDEN void dyl_watch_after_fork(void);
 
 #endif

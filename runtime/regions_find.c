@@ -14,7 +14,7 @@ int dyl_region_find(const void *p, struct dyl_region *r)
 	if (dyl_table_find(a, r) > 0 || dyl_static_find(a, r))
 		return 1;
 	if (dyl_stack_bounds(&lo, &hi) && a >= lo && a < hi) {
-		*r = (struct dyl_region){ lo, hi, DYL_REGION_STACK, 0 };
+		*r = (struct dyl_region){ lo, hi, DYL_REGION_STACK, 0, 0 };
 		return 1;
 	}
 	return dyl_stack_other(a, r) > 0;

@@ -4,9 +4,13 @@
  * The paper took the whole stack as one region, so a pointer to a 60-byte array was
  * charged all the stack above it.  Here libunwind walks the caller frames (their stack
  * pointers; optimised code keeps no frame pointer, but its .eh_frame says where each
- * frame ends), and a pointer is charged up to the end of the frame holding it: the
- * frame of function F is [F's SP, its caller's SP).  Walking costs microseconds, so it
- * is done at most once per call and only when an argument points into the stack.
+ * frame ends), and a pointer is charged up to the end of the data of the frame holding
+ * it: the frame of function F is [F's SP, its caller's SP), and its data ends below the
+ * lowest of the slots where F saved its caller's registers and the return address
+ * (.eh_frame says where those are too).  Those slots are no data of the program's: they
+ * change from call to call with the callers' registers, and no function is given them.
+ * Walking costs microseconds, so it is done at most once per call and only when an
+ * argument points into the stack.
  *
  * Another thread's stack (the main thread hands an array on its stack to a worker that
  * calls the library): that thread's frames cannot be unwound from here (its registers
@@ -186,9 +190,9 @@ int dyl_stack_other(uintptr_t p, struct dyl_region *r)
 		if (!(t.lo <= p && p < t.hi))
 			return 0;
 		if (p < t.top)
-			*r = (struct dyl_region){ t.lo, t.top, DYL_REGION_STACK, 0 };
+			*r = (struct dyl_region){ t.lo, t.top, DYL_REGION_STACK, 0, 0 };
 		else
-			*r = (struct dyl_region){ t.top, t.hi, DYL_REGION_STACK, 0 };
+			*r = (struct dyl_region){ t.top, t.hi, DYL_REGION_STACK, 0, 0 };
 		return 1;
 	}
 }
@@ -277,8 +281,31 @@ int dyl_stack_bounds(uintptr_t *lo, uintptr_t *hi)
 	return 1;
 }
 
+/* where the data of the frame [LO, HI) ends: below the lowest slot in it that holds a
+ * register value or the return address of its caller, the frame CUR is at */
+static uintptr_t data_end(unw_cursor_t *cur, uintptr_t lo, uintptr_t hi)
+{
+#if defined(__x86_64__)
+	static const int regs[] = { UNW_X86_64_RBX, UNW_X86_64_RBP, UNW_X86_64_R12, UNW_X86_64_R13,
+				    UNW_X86_64_R14, UNW_X86_64_R15, UNW_X86_64_RIP };
+	uintptr_t end = hi;
+
+	for (unsigned i = 0; i < sizeof(regs) / sizeof(regs[0]); i++) {
+		unw_save_loc_t loc;
+		if (unw_get_save_loc(cur, regs[i], &loc) == 0 && loc.type == UNW_SLT_MEMORY &&
+		    loc.u.addr >= lo && loc.u.addr < end)
+			end = loc.u.addr;
+	}
+	return end;
+#else
+	(void)cur;
+	(void)lo;
+	return hi;
+#endif
+}
+
 /* the stack pointers of this function's callers, innermost first, up to the first frame
- * that lies wholly above MAXP */
+ * that lies wholly above MAXP, and where their data ends */
 static __attribute__((noinline)) void unwind(struct dyl_frames *fr, uintptr_t maxp)
 {
 	unw_context_t uc;
@@ -295,6 +322,9 @@ static __attribute__((noinline)) void unwind(struct dyl_frames *fr, uintptr_t ma
 			break;
 		if (fr->n > 0 && sp <= fr->sp[fr->n - 1])
 			break;	/* a confused unwind: the stack grows down, SPs only go up */
+		/* the caller's registers, as the frame below saved them: in that frame */
+		if (fr->n > 0)
+			fr->data_end[fr->n - 1] = data_end(&cur, fr->sp[fr->n - 1], sp);
 		fr->sp[fr->n++] = sp;
 		if (sp > maxp)
 			break;
@@ -328,16 +358,19 @@ int dyl_stack_frame(uintptr_t p, uintptr_t maxp, struct dyl_frames *fr, struct d
 	}
 	for (int i = 0; i + 1 < fr->n; i++)
 		if (fr->sp[i] <= p && p < fr->sp[i + 1]) {
-			*r = (struct dyl_region){ fr->sp[i], fr->sp[i + 1], DYL_REGION_STACK, 0 };
+			uintptr_t e = fr->data_end[i];
+			/* (a pointer to the saved registers: those, as a region of their own) */
+			*r = p < e ? (struct dyl_region){ fr->sp[i], e, DYL_REGION_STACK, 0, 0 }
+				   : (struct dyl_region){ e, fr->sp[i + 1], DYL_REGION_STACK, 0, 0 };
 			return 1;
 		}
 	if (fr->n > 0 && p >= fr->sp[fr->n - 1]) {
 		/* above the frames unwound (the walk stopped early): up to the stack's top */
-		*r = (struct dyl_region){ fr->sp[fr->n - 1], hi, DYL_REGION_STACK, 0 };
+		*r = (struct dyl_region){ fr->sp[fr->n - 1], hi, DYL_REGION_STACK, 0, 0 };
 		return 1;
 	}
 	if (fr->n == 0) {	/* no unwinding at all: the paper's whole stack */
-		*r = (struct dyl_region){ lo, hi, DYL_REGION_STACK, 0 };
+		*r = (struct dyl_region){ lo, hi, DYL_REGION_STACK, 0, 0 };
 		return 1;
 	}
 	return 0;	/* below the innermost frame: no live buffer */

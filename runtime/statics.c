@@ -108,7 +108,7 @@ static int collect(struct dl_phdr_info *info, size_t size, void *data)
 			return 1;
 		s->segs[s->n++] = (struct dyl_seg){ info->dlpi_addr + ph->p_vaddr,
 						    info->dlpi_addr + ph->p_vaddr + ph->p_memsz,
-						    s->nobj };
+						    s->nobj, !(ph->p_flags & PF_W) };
 	}
 	if (s->n == first)
 		return 0;
@@ -554,6 +554,7 @@ static void in_object(const struct dyl_obj *o, const struct dyl_seg *seg, uintpt
 	uint64_t off = p - o->base;
 	uint32_t lo = 0, hi = o->nsym;
 	uintptr_t start = seg->start, end = seg->end;
+	uint32_t flags = 0;
 
 	while (lo < hi) {	/* the first range starting above p */
 		uint32_t mid = lo + (hi - lo) / 2;
@@ -570,12 +571,13 @@ static void in_object(const struct dyl_obj *o, const struct dyl_seg *seg, uintpt
 			start = o->base + (uint32_t)o->sym[lo - 1];
 		if (lo < o->nsym)
 			end = o->base + (o->sym[lo] >> 32);
+		flags = seg->ro ? DYL_REGION_UNNAMED : 0;
 	}
 	if (start < seg->start)
 		start = seg->start;
 	if (end > seg->end)
 		end = seg->end;
-	*r = (struct dyl_region){ start, end, DYL_REGION_STATIC, 0 };
+	*r = (struct dyl_region){ start, end, DYL_REGION_STATIC, 0, flags };
 }
 
 enum { MISS, FOUND, PARSE, BUSY };
@@ -611,7 +613,7 @@ static int search(uintptr_t p, struct dyl_region *r, unsigned long long *adds,
 		} else if (o->state == SYMS_PARSING && !parsing && !nowait) {
 			res = BUSY;
 		} else {	/* no symbols, or this thread's parse interrupted: the segment */
-			*r = (struct dyl_region){ seg->start, seg->end, DYL_REGION_STATIC, 0 };
+			*r = (struct dyl_region){ seg->start, seg->end, DYL_REGION_STATIC, 0, 0 };
 		}
 	}
 	dyl_spin_unlock(&dyl_reg.seg_lock);

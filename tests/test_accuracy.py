@@ -87,6 +87,11 @@ def test_accuracy_quick(tmp_path):
             assert s['points'] == (2 * lib['calls'] if d == 'both' else lib['calls']) - reg['no_estimate']
             assert all(math.isfinite(s[k]) for k in ('rms', 'mean', 'median_abs', 'max_abs', 'exact')), (name, d, s)
             assert s['rms'] <= s['max_abs'] and abs(s['mean']) <= s['rms'] + 1e-9
+            # the kinds of buffer split the points: whole regions and region-end cases
+            parts = [reg['by_buffer'][g][d] for g in ('whole', 'region_end')]
+            assert sum(x['points'] for x in parts) == s['points'], (name, d, parts)
+            assert abs(math.sqrt(sum(x['points'] * (x['rms'] or 0) ** 2 for x in parts) / s['points'])
+                       - s['rms']) < 1e-6 * (1 + s['rms'])
         assert (out / reg['svg']).read_text().startswith('<svg')
         assert lib['methods']['diff']['status'] == ('ok' if diff else 'not available')
 

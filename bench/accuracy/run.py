@@ -26,7 +26,9 @@ Rows are paired by (func, seq) at depth 0; the error of a point is estimated - e
 bytes.  Per library, method and direction (input, output, both: the two points of every
 call together) it reports the points, the RMS error, the mean error, the median and the
 largest |error| and the share of exact points; then the same per function and kind of
-case (the storage of dgemm_'s matrices, msg or stream), and the worst points with their
+case (the storage of dgemm_'s matrices, msg or stream), per kind of buffer (whole regions,
+or region-end cases: a part of a region, which a region method charges to the region's
+end; each library's "region_end" says which cases), and the worst points with their
 case and arguments.  Each app prints which calls each case made, and must print the
 same under every wrapper.
 
@@ -129,17 +131,20 @@ LIBRARIES = {
              "gen": ["--header", os.path.join(ROOT, "examples", "blas.h")], "funcs": ["dgemm_"],
              "app": "gemm_calls", "link": [REF_BLAS, "-Wl,-rpath," + os.path.dirname(REF_BLAS)],
              "cases": blas_cases, "kind": lambda case: case.split(":")[0],
+             "region_end": lambda case, func: case.split(":")[0] in ("sub", "pool", "stack"),
              "show": ("transa", "transb", "m", "n", "k", "lda", "beta")},
     "openssl": {"title": "OpenSSL EVP AES-256-CBC", "lib": "libcrypto.so.3",
                 "gen": ["--header", "/usr/include/openssl/evp.h"],
                 "funcs": ["EVP_EncryptUpdate", "EVP_DecryptUpdate", "EVP_EncryptFinal_ex",
                           "EVP_DecryptFinal_ex"],
                 "app": "evp_calls", "link": ["-lcrypto"], "cases": openssl_cases,
-                "kind": lambda case: case.split(":")[0], "show": ("inl",)},
+                "kind": lambda case: case.split(":")[0], "show": ("inl",),
+                "region_end": lambda case, func: case.startswith("stream:")},
     "jpeg": {"title": "libjpeg scanlines (libjpeg62-turbo)", "lib": "libjpeg.so.62", "gen": [],
              "funcs": ["jpeg_write_scanlines", "jpeg_read_scanlines"],
              "app": "jpeg_calls", "link": ["-ljpeg"], "cases": jpeg_cases,
-             "kind": lambda case: "", "show": ("num_lines", "max_lines")},
+             "kind": lambda case: "", "show": ("num_lines", "max_lines"),
+             "region_end": lambda case, func: func == "jpeg_read_scanlines" and case.endswith(":pool")},
 }
 
 
@@ -264,6 +269,10 @@ def summarize(points, lib, case):
     for g in sorted({group(p) for p in points}):
         mine = [p for p in points if group(p) == g]
         res["by_kind"][g] = {d: stats(errors(mine, d)) for d in DIRECTIONS}
+    res["by_buffer"] = {}
+    for label, want in (("whole", False), ("region_end", True)):
+        mine = [p for p in points if lib["region_end"](case[p[1]], p[0]) == want]
+        res["by_buffer"][label] = {d: stats(errors(mine, d)) for d in DIRECTIONS}
     worst = sorted(points, key=lambda p: (-abs(p[4] - p[3]), p[1], p[2]))[:5]
     res["worst"] = [{"func": p[0], "seq": p[1], "direction": p[2], "expected": p[3], "estimated": p[4],
                      "error": p[4] - p[3], "case": case[p[1]], "args": short_args(p[5], lib["show"])}
@@ -307,6 +316,23 @@ def by_kind(results):
                 lines.append("| %s | %s | %s | %d | %s | %s | %s | %s | %s | %s |" % (
                     name, METHODS[method][0], g, i["points"], num(i["rms"]), num(o["rms"]), num(i["mean"], "%+.0f"),
                     num(o["mean"], "%+.0f"), num(i["median_abs"]), num(o["median_abs"])))
+    return "\n".join(lines)
+
+
+BUFFERS = {"whole": "buffers that are whole regions",
+           "region_end": "region-end cases (the call's buffer is part of a region)"}
+
+
+def by_buffer(results):
+    lines = ["| library | method | calls with | calls | RMS input (B) | RMS output (B) | RMS both (B) "
+             "| median abs both (B) |",
+             "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: |"]
+    for name, lib in results.items():
+        for method, m in lib["methods"].items():
+            for g, st in m.get("by_buffer", {}).items():
+                lines.append("| %s | %s | %s | %d | %s | %s | %s | %s |" % (
+                    name, METHODS[method][0], BUFFERS[g], st["input"]["points"], num(st["input"]["rms"]),
+                    num(st["output"]["rms"]), num(st["both"]["rms"]), num(st["both"]["median_abs"])))
     return "\n".join(lines)
 
 
@@ -392,8 +418,13 @@ def main():
     text = ("Bytes per call: automatic estimate - exact (--defs)%s.  The paper's full method: RMS 284 B\n"
             "(BLAS), 335 B (OpenSSL), 482 B (libjpeg); the goal here: 64 B.\n\n%s\n\n"
             "Per function and kind of case:\n\n%s\n\n"
+            "By kind of buffer: region-end cases are those where the buffer a call uses is a part of\n"
+            "the region that holds it, which a region method charges to the region's end: BLAS tiles\n"
+            "(sub), a workspace block (pool) and the three stack matrices in one frame (stack); EVP\n"
+            "stream pieces; libjpeg's output rows in its own pool.  The rest are whole regions.\n\n%s\n\n"
             "Worst points (the app's case; arguments from the expected run's std.args):\n\n%s\n"
-            % (", --quick" if args.quick else "", table(results), by_kind(results), worst(results)))
+            % (", --quick" if args.quick else "", table(results), by_kind(results), by_buffer(results),
+               worst(results)))
     for name, r in results.items():
         if any(m.get("no_estimate") for m in r["methods"].values()):
             text += "\n%s: calls without an estimate (left out): %s\n" % (name, ", ".join(

@@ -32,7 +32,10 @@ struct dyl_region {
 	uintptr_t start, end;
 	uint32_t kind;		/* enum dyl_region_kind */
 	uint64_t id;		/* unique per heap block and mapping; 0 for statics and stacks */
+	uint32_t flags;		/* DYL_REGION_UNNAMED */
 };
+/* a static gap (no symbol covers it) in a read-only segment: string literals live there */
+#define DYL_REGION_UNNAMED 1u
 
 /* The allocator interposers (dyl_alloc.h) report here.  DEL returns the size the
  * region had, or -1 when P was not tracked; UNMAP removes (or trims) the mapping that
@@ -54,6 +57,8 @@ struct dyl_rarg {
 #define DYL_RA_CONST 1u		/* the pointee is const: input (else output) */
 #define DYL_RA_FOLLOW 2u	/* the pointee is a pointer: follow the array's elements */
 #define DYL_RA_INNER_CONST 4u	/* what those elements point to is const */
+#define DYL_RA_CHAR 8u		/* the pointee is a char: into unnamed read-only data, a string
+				 * literal, charged up to its NUL */
 
 /* The fast method (paper, IV.C): each pointer is charged from itself to the end of its
  * region; pointers into one region count once (from the lowest one), const pointers as

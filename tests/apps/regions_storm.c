@@ -42,8 +42,11 @@ __attribute__((noinline)) static long charge_stack(const char *heap, size_t n)
 }
 
 /* std.diff on P (a block of N bytes, one-byte blocks): K bytes changed before the call
- * are its input, the 3 bytes the "call" changes its output */
-static void diff_check(unsigned char *p, size_t n, size_t k, int round)
+ * are its input, the 3 bytes the "call" changes its output.  ZERO: then P is zeroed and
+ * looked at again, so that what std.diff last saw there is zero (it keeps that after
+ * the block is freed, by address: a later block made of this memory and zeroed by the
+ * program is then new to it as fresh memory is) */
+static void diff_check(unsigned char *p, size_t n, size_t k, int round, int zero)
 {
 	struct dyl_rarg arg = { p, 0 };
 	int64_t in = -1, out = -1;
@@ -64,6 +67,18 @@ static void diff_check(unsigned char *p, size_t n, size_t k, int round)
 	dyl_diff_after(mark, 1, &out);
 	if (out != 3)
 		fail("diff output", (long)out, 3);
+	if (!zero)
+		return;
+	size_t nonzero = 0;
+	for (size_t j = 0; j < n; j++)
+		nonzero += p[j] != 0;
+	memset(p, 0, n);
+	mark = dyl_diff_before(&arg, 1, 0, 1, &in);
+	if (mark == UINT32_MAX || in != (int64_t)nonzero)
+		fail("diff input, zeroed", (long)in, (long)nonzero);
+	dyl_diff_after(mark, 1, &out);
+	if (out != 0)
+		fail("diff output, nothing changed", (long)out, 0);
 }
 
 static void *worker(void *arg)
@@ -93,11 +108,11 @@ static void *worker(void *arg)
 		if (round % 16 == 0)
 			charge_stack(blocks[i], sizes[i]);
 		if (round % 8 == 0 && sizes[i] >= 8) {
-			memset(blocks[i], 0, sizes[i]);	/* fresh to std.diff: compared with zeros */
-			diff_check((unsigned char *)blocks[i], sizes[i], 5, round);
+			memset(blocks[i], 0, sizes[i]);	/* as std.diff last saw this memory, if it did */
+			diff_check((unsigned char *)blocks[i], sizes[i], 5, round, 1);
 		}
 		if (round % 32 == 0)
-			diff_check(big, bign, 1 + round % 40, round);
+			diff_check(big, bign, 1 + round % 40, round, 0);
 		if (round % 16 == 8) {	/* another thread's stack: up to its frames' top */
 			struct dyl_rarg a = { main_arr, DYL_RA_CONST };
 			int64_t in = -1, out = -1;
