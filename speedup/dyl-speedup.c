@@ -46,7 +46,7 @@ static const char help[] =
 "kernels whose time depends on the shape of the data, not on one number.  Over the\n"
 "Delaunay triangulation of its samples in (ln(1 + work), ln(1 + bytes)), ln(1 + t) is\n"
 "interpolated linearly in the triangle that holds the call (a power law between samples);\n"
-"outside the triangles (by more than 0.1 %), along the nearest edge between two samples,\n"
+"outside the triangles (by more than 1 %), along the nearest edge between two samples,\n"
 "extrapolated along it beyond them, and reported as out of range.  Collinear samples are a\n"
 "chain.  A call with neither in_bytes nor out_bytes keeps its measured time (said in the\n"
 "notes).  Rows with bytes empty: that function is keyed on work alone, as without it.\n"

@@ -103,7 +103,7 @@ static void build_notes(struct notes *ns, const struct report *r, const int *ker
 				b0 = m->b[j] < b0 ? m->b[j] : b0, b1 = m->b[j] > b1 ? m->b[j] : b1;
 			note(ns, "%s: %llu replaced call%s (%.2f%% of its measured time, %.2f%% of its predicted "
 			     "time) outside the model's samples in (work, bytes) (work %.17g..%.17g, bytes "
-			     "%.17g..%.17g; outside the triangles between them by more than 0.1%%): %s", name,
+			     "%.17g..%.17g; outside the triangles between them by more than 1%%): %s", name,
 			     (unsigned long long)k->out_of_range, k->out_of_range == 1 ? "" : "s",
 			     100 * share((double)k->out_of_range_t_ns, (double)k->t_ns),
 			     100 * share(k->out_of_range_predicted_ns, k->predicted_ns), m->w[0], m->w[m->n - 1],

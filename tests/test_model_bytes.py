@@ -328,3 +328,70 @@ def test_help_texts():
     assert 'bytes' in h and 'Delaunay' in h
     h = subprocess.run([MODEL, '--help'], capture_output=True, text=True).stdout
     assert '--bytes' in h and 'func,work,t_ns,samples,bytes' in h
+
+
+# --- end to end, on real libraries ------------------------------------------------
+
+SERIAL = '/usr/lib/x86_64-linux-gnu/openblas-serial/libblas.so.3'
+
+
+def test_thin_products_end_to_end(tmp_path):
+    """The program's dgemm_ runs on reference BLAS (traced); the accelerator is OpenBLAS
+    serial, reached through a std.redirect wrapper, swept over square products and thin
+    ones (m = k, n = 8 and 32).  dyl-model --bytes makes one model keyed on (flops, bytes)
+    of both sweeps; dyl-model alone, one keyed on flops of the squares.  Against the
+    program's 1000x8x1000 products (memory-bound on OpenBLAS: a fraction of the flop rate
+    of a square product), the square model is far too fast, the 2-D one is not.  Timings
+    are checked loosely (a shared machine); the model's structure exactly."""
+    from dyltest import EXAMPLES, REF_BLAS, run as run_cmd, wrap
+    d = str(tmp_path)
+    common = ('--lib', REF_BLAS, '--header', os.path.join(EXAMPLES, 'blas.h'),
+              '--defs', os.path.join(EXAMPLES, 'blas.defs'), '-f', 'dgemm_')
+    base_so = wrap(d, *common, name='base.so')
+    alt_so = wrap(d, *common, '-g', f'std.redirect:lib={SERIAL}', name='alt.so')
+    app = build_c(d, os.path.join(ROOT, 'bench', 'validate', 'gemm_shapes.c'), 'gemm_shapes',
+                  REF_BLAS, f'-Wl,-rpath,{os.path.dirname(REF_BLAS)}')
+
+    def traced(so, name, *shapes):
+        path = os.path.join(d, name)
+        run_cmd([app, *shapes], env=dict(os.environ, LD_PRELOAD=so, DYL_TRACE=path), cwd=d)
+        return path
+
+    squares = [(16, 200), (32, 200), (64, 100), (128, 30), (256, 10), (384, 5)]
+    thin = [(m, nv, c) for nv in (8, 32) for m, c in
+            ((128, 50), (256, 30), (512, 10), (768, 6), (1536, 4), (2048, 3))]
+    sq = traced(alt_so, 'sweep-squares.csv', *(f'{c}:{n}x{n}x{n}' for n, c in squares))
+    th = traced(alt_so, 'sweep-thin.csv', *(f'{c}:{m}x{nv}x{m}' for m, nv, c in thin))
+    model_2d = write(tmp_path, 'model-2d.csv', subprocess.run(
+        [MODEL, '--bytes', sq, th], capture_output=True, text=True, check=True).stdout)
+    model_1d = write(tmp_path, 'model-1d.csv', subprocess.run(
+        [MODEL, sq], capture_output=True, text=True, check=True).stdout)
+
+    # one row per shape, keyed on the exact flops and bytes of examples/blas.defs
+    # (C = A B + C: A, B and C in, C out)
+    rows = [r.split(',') for r in open(model_2d).read().splitlines() if not r.startswith('#')]
+    assert rows[0] == ['func', 'work', 't_ns', 'samples', 'bytes']
+    shapes = [(n, n, n, c) for n, c in squares] + [(m, nv, m, c) for m, nv, c in thin]
+    want = sorted((2 * m * n * k, c, 8 * (m * k + k * n + 2 * m * n)) for m, n, k, c in shapes)
+    assert sorted((int(w), int(s), int(b)) for _, w, _, s, b in rows[1:]) == want
+
+    def predicted(trace, model):
+        k = json.loads(speedup(trace, model).stdout)['kernels'][0]
+        return k
+
+    for shape, thin_call in (('1000x8x1000', True), ('200x200x200', False)):
+        base = traced(base_so, f'base-{shape}.csv', '5:' + shape)
+        accel = traced(alt_so, f'accel-{shape}.csv', '5:' + shape)
+        real = json.loads(speedup(accel, model_2d).stdout)['kernels'][0]['t_ns']
+        k2, k1 = predicted(base, model_2d), predicted(base, model_1d)
+        assert k2['model_keys'] == 'work,bytes' and k1['model_keys'] == 'work'
+        assert k2['calls'] == k1['calls'] == 5
+        assert k2['out_of_range_calls'] == 0 and k1['out_of_range_calls'] == 0
+        f2, f1 = k2['predicted_ns'], k1['predicted_ns']
+        if thin_call:
+            # the square model sees flops only: a fraction of the thin calls' real time
+            assert f2 > 2 * f1, (f2, f1, real)
+            assert abs(math.log(f2 / real)) < abs(math.log(f1 / real)), (f2, f1, real)
+        else:
+            # squares: the two models come from the same square sweep
+            assert 0.7 < f2 / f1 < 1.4 and 0.33 < f2 / real < 3, (f2, f1, real)
