@@ -9,8 +9,13 @@ top-level dgemm_ (modelled), daxpy_, ddot_.
 
     /usr/bin/python3 bench/gen_trace.py -n 10000000 -o /tmp/big.csv --model /tmp/big-model.csv
     time bin/dyl-speedup /tmp/big.csv /tmp/big-model.csv models/example-pcie-gpu-dgemm.csv
+
+--model2d writes a dgetrf_ model keyed on work and bytes (func,work,t_ns,bytes: the same
+work sizes, each at bytes = work / 4, work and 4 work, the calls' in + out being their
+work); without -o only the models are written.
 """
 import argparse
+import os
 import random
 
 HEADER = 'seq,tid,func,t_start_ns,t_ns,in_bytes,out_bytes,work,depth,args'
@@ -19,9 +24,10 @@ HEADER = 'seq,tid,func,t_start_ns,t_ns,in_bytes,out_bytes,work,depth,args'
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('-n', '--rows', type=int, default=10_000_000, help='rows (about; whole blocks of 8)')
-    ap.add_argument('-o', '--output', required=True, help='the trace to write')
+    ap.add_argument('-o', '--output', help='the trace to write')
     ap.add_argument('--threads', type=int, default=4)
     ap.add_argument('--model', help='also write a dgetrf_ model here')
+    ap.add_argument('--model2d', help='also write a dgetrf_ model keyed on work and bytes here')
     ap.add_argument('--seed', type=int, default=1)
     args = ap.parse_args()
     rnd = random.Random(args.seed)
@@ -32,10 +38,10 @@ def main():
     clock = {tid: 1000 for tid in tids}
     seq = 0
     out = []
-    with open(args.output, 'w') as f:
+    with open(args.output or os.devnull, 'w') as f:
         f.write('# dyliberator trace 1\n# pid=4000\n# cmdline=./lu-bench\n# clock=monotonic\n')
         f.write(HEADER + '\n')
-        for b in range(blocks):
+        for b in range(blocks if args.output else 0):
             tid = tids[b % len(tids)]
             t = clock[tid]
             w = sizes[b % len(sizes)]
@@ -69,6 +75,13 @@ def main():
             f.write('# synthetic dgetrf_ model for bench/gen_trace.py\nfunc,work,t_ns\n')
             for w in sizes:
                 f.write(f'dgetrf_,{w},{2000 + w / 100:.1f}\n')
+    if args.model2d:
+        with open(args.model2d, 'w') as f:
+            f.write('# synthetic dgetrf_ model keyed on work and bytes for bench/gen_trace.py\n'
+                    'func,work,t_ns,bytes\n')
+            for w in sizes:
+                for b in (w // 4, w, 4 * w):
+                    f.write(f'dgetrf_,{w},{2000 + w / 200 + b / 200:.1f},{b}\n')
 
 
 if __name__ == '__main__':

@@ -12,16 +12,20 @@ rows=${1:-10000000}
 runs=${2:-5}
 trace=/tmp/dyl-bench-$rows.csv
 model=/tmp/dyl-bench-$rows-model.csv
+model2d=/tmp/dyl-bench-$rows-model2d.csv	# the same kernels, keyed on work and bytes
 make -s all
 [ -s "$trace" ] || /usr/bin/python3 bench/gen_trace.py -n "$rows" -o "$trace" --model "$model"
+[ -s "$model2d" ] || /usr/bin/python3 bench/gen_trace.py -n "$rows" --model2d "$model2d"
 cat "$trace" > /dev/null
 declare -A cpu wall
-cmds=("dyl-speedup" "dyl-model" "dyl-trace summary" "dyl-trace cat")
+cmds=("dyl-speedup" "dyl-speedup 2-D" "dyl-model" "dyl-model --bytes" "dyl-trace summary" "dyl-trace cat")
 for _ in $(seq "$runs"); do
 	for c in "${cmds[@]}"; do
 		case $c in
 		dyl-speedup) args=(bin/dyl-speedup "$trace" "$model") ;;
+		"dyl-speedup 2-D") args=(bin/dyl-speedup "$trace" "$model2d") ;;
 		dyl-model) args=(bin/dyl-model "$trace") ;;
+		"dyl-model --bytes") args=(bin/dyl-model --bytes "$trace") ;;
 		*) args=(bin/$c "$trace") ;;
 		esac
 		t=$( { /usr/bin/time -f '%e %U %S' "${args[@]}" > /dev/null; } 2>&1 | tail -1)

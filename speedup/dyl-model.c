@@ -21,7 +21,7 @@
 
 static const char usage[] =
 "usage: dyl-model TRACE... [-f PATTERN]... [--stat median|mean|clipped|min]\n"
-"                 [--min-samples N] [--all-depths] > model.csv\n";
+"                 [--min-samples N] [--all-depths] [--bytes] > model.csv\n";
 
 static const char help[] =
 "\n"
@@ -38,6 +38,8 @@ static const char help[] =
 "         (of an even count: the mean of the two middle ones), samples how many there\n"
 "         were.  Rows are in the order of the function names, then the work sizes.\n"
 "         dyl-speedup reads the extra samples column and the '#' line as they are.\n"
+"         With --bytes: func,work,t_ns,samples,bytes, one row per (func, work, bytes)\n"
+"         met, bytes being the calls' in_bytes + out_bytes (an empty one counts 0).\n"
 "         When the traces say what loading the alternative library took (std.redirect\n"
 "         writes '# redirect_load_ns='), a line '# setup_ns=N' (their median) comes first:\n"
 "         dyl-speedup adds N once to each process that uses the model.\n"
@@ -49,6 +51,7 @@ static const char help[] =
 "    (--all-depths keeps them);\n"
 "  - calls with an empty work column (no work size to key the model on: give one with\n"
 "    --defs when generating the wrapper);\n"
+"  - with --bytes, calls with neither in_bytes nor out_bytes;\n"
 "  - with --min-samples N, (func, work) pairs with fewer than N calls.\n"
 "\n"
 "Options:\n"
@@ -60,6 +63,13 @@ static const char help[] =
 "                    counts, a short call that was preempted does not), or min\n"
 "  --min-samples N   leave out pairs with fewer than N calls (default 1)\n"
 "  --all-depths      keep nested calls too\n"
+"  --bytes           key the model on the bytes each call moves as well as on its work:\n"
+"                    for a function whose time depends on the shape of its data, not on\n"
+"                    one number (dgemm_ of a matrix times 8 vectors is memory-bound: 4x\n"
+"                    the time of a square product of the same flops).  dyl-speedup then\n"
+"                    interpolates over the (work, bytes) plane (see models/README.md).\n"
+"                    Sweep the family of shapes the program uses (for dgemm_: squares and\n"
+"                    m = k with a few n), or the samples between them are guesses.\n"
 "  -h, --help        this text\n"
 "\n"
 "Exit status: 0 done; 1 no call left to model; 2 bad usage or bad input (a missing file,\n"
@@ -94,7 +104,7 @@ static int selected(const char *name)
 }
 
 struct counts {
-	uint64_t rows, nested, no_work, filtered, kept;
+	uint64_t rows, nested, no_work, no_bytes, filtered, kept;
 	/* '# redirect_load_ns=' of each trace that has one: loading the alternative
 	 * library, a cost paid once per process (std.redirect) */
 	double load_ns[256];
@@ -123,7 +133,9 @@ static int is_selected(uint32_t func)
 	return decided[func] == 1;
 }
 
-static int read_trace(const char *path, int all_depths, struct samples *s, struct counts *c)
+/* BY_BYTES: group by (func, work, in_bytes + out_bytes) rather than (func, work). */
+static int read_trace(const char *path, int all_depths, int by_bytes, struct samples *s,
+		      struct counts *c)
 {
 	struct input_file f;
 	struct trace_src src;
@@ -158,7 +170,16 @@ static int read_trace(const char *path, int all_depths, struct samples *s, struc
 			c->filtered++;
 			continue;
 		}
-		if (samples_add(s, r.func, r.work, r.t_ns) != 0)
+		int64_t bytes = -1;
+		if (by_bytes) {
+			if (r.in_bytes == ROWS_NONE && r.out_bytes == ROWS_NONE) {
+				c->no_bytes++;
+				continue;
+			}
+			/* as the runtime adds them up for work: an empty one counts 0 */
+			bytes = (r.in_bytes > 0 ? r.in_bytes : 0) + (r.out_bytes > 0 ? r.out_bytes : 0);
+		}
+		if (samples_add(s, r.func, r.work, bytes, r.t_ns) != 0)
 			goto oom;
 		c->kept++;
 	}
@@ -199,7 +220,7 @@ int main(int argc, char **argv)
 	struct counts c = { 0 };
 	enum sample_stat stat = STAT_MEDIAN;
 	unsigned long min_samples = 1, dropped = 0;
-	int npaths = 0, all_depths = 0, options_done = 0;
+	int npaths = 0, all_depths = 0, by_bytes = 0, options_done = 0;
 
 	input_prog = "dyl-model";
 	input_what = "trace";
@@ -223,6 +244,8 @@ int main(int argc, char **argv)
 			i++;
 		} else if (!strcmp(a, "--all-depths")) {
 			all_depths = 1;
+		} else if (!strcmp(a, "--bytes")) {
+			by_bytes = 1;
 		} else if (!strcmp(a, "--stat") && v) {
 			int k = 0;
 			while (k < 4 && strcmp(v, stat_names[k]) != 0)
@@ -253,20 +276,24 @@ int main(int argc, char **argv)
 		return EXIT_BAD_INPUT;
 	}
 	for (int i = 0; i < npaths; i++)
-		if (read_trace(paths[i], all_depths, &s, &c) != 0)
+		if (read_trace(paths[i], all_depths, by_bytes, &s, &c) != 0)
 			return EXIT_BAD_INPUT;
 
 	for (size_t i = 0; i < s.n; i++)
 		dropped += s.groups[i].n < min_samples;
 	if (dropped)
-		fprintf(stderr, "dyl-model: left out %lu (func, work) pairs with fewer than %lu samples "
-			"(--min-samples)\n", dropped, min_samples);
+		fprintf(stderr, "dyl-model: left out %lu (func, work%s) %s with fewer than %lu samples "
+			"(--min-samples)\n", dropped, by_bytes ? ", bytes" : "", by_bytes ? "triples" : "pairs",
+			min_samples);
 	if (c.nested)
 		fprintf(stderr, "dyl-model: left out %llu nested calls (depth >= 1; --all-depths keeps them)\n",
 			(unsigned long long)c.nested);
 	if (c.no_work)
 		fprintf(stderr, "dyl-model: left out %llu calls without a work size (empty work column)\n",
 			(unsigned long long)c.no_work);
+	if (c.no_bytes)
+		fprintf(stderr, "dyl-model: left out %llu calls without bytes (in_bytes and out_bytes "
+			"empty; --bytes)\n", (unsigned long long)c.no_bytes);
 	if (dropped == s.n) {
 		input_error(NULL, 0, "nothing to model: of %llu calls read, none is kept%s",
 			    (unsigned long long)c.rows,
@@ -276,8 +303,8 @@ int main(int argc, char **argv)
 	}
 
 	samples_sort(&s);
-	printf("# dyl-model: %s t_ns per (func, work) of %s calls, from", stat_names[stat],
-	       all_depths ? "all" : "depth-0");
+	printf("# dyl-model: %s t_ns per (func, work%s) of %s calls, from", stat_names[stat],
+	       by_bytes ? ", bytes" : "", all_depths ? "all" : "depth-0");
 	for (int i = 0; i < npaths; i++)
 		printf(" %s", paths[i]);
 	printf("\n");
@@ -294,7 +321,8 @@ int main(int argc, char **argv)
 		printf("# setup_ns=%.0f  (loading the alternative library, median of %d traces: "
 		       "dyl-speedup adds it once per process that uses this model)\n", med, c.nload);
 	}
-	printf("%s,samples\n", MODEL_HEADER);
+	/* bytes last: new columns go at the end, so samples stays the fourth either way */
+	printf(by_bytes ? "%s,samples," MODEL_BYTES "\n" : "%s,samples\n", MODEL_HEADER);
 	for (size_t i = 0; i < s.n; i++) {
 		struct sample_group *g = &s.groups[i];
 		if (g->n < min_samples)
@@ -302,8 +330,11 @@ int main(int argc, char **argv)
 		double t = samples_stat(g, stat);
 		put_name(funcs_get((int)g->func)->name);
 		/* medians of even counts end in .5; means are rounded to 0.1 ns */
-		printf(t == (double)(int64_t)t ? ",%lld,%.0f,%zu\n" : ",%lld,%.1f,%zu\n",
+		printf(t == (double)(int64_t)t ? ",%lld,%.0f,%zu" : ",%lld,%.1f,%zu",
 		       (long long)g->work, t, g->n);
+		if (by_bytes)
+			printf(",%lld", (long long)g->bytes);
+		putchar('\n');
 	}
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		input_error(NULL, 0, "cannot write the output");

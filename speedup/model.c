@@ -1,6 +1,8 @@
 /* model.c - loading models and evaluating f_k(w).
  *
- * A model file is a CSV table func,work,t_ns (more columns are allowed and ignored).
+ * A model file is a CSV table func,work,t_ns (more columns are allowed and ignored, but
+ * one named bytes: then a function's samples are keyed on (work, bytes), see model2d.h;
+ * a function whose bytes fields are all empty is keyed on work alone, as before).
  * Extension to the contract: lines starting with '#' and blank lines are comments, so a
  * model can say where its numbers come from.  Rows of one func may be spread over the
  * file and unsorted; they are sorted by work, and samples at the same work are averaged
@@ -12,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "model.h"
+#include "model2d.h"
 
 #define MAX_FIELDS 64
 
@@ -49,7 +52,8 @@ static struct model *new_model(char *pattern, const char *file, unsigned long li
 	return m;
 }
 
-static int add_sample(struct model *m, double w, double t, unsigned long line)
+/* B: the sample's bytes, used when the model is keyed on them (M->keyed == 2). */
+static int add_sample(struct model *m, double w, double b, double t, unsigned long line)
 {
 	if (m->n == m->room) {
 		size_t room = m->room ? m->room * 2 : 16;
@@ -59,35 +63,43 @@ static int add_sample(struct model *m, double w, double t, unsigned long line)
 		double *t2 = realloc(m->t, room * sizeof(double));
 		if (t2)
 			m->t = t2;
+		double *b2 = m->keyed == 2 ? realloc(m->b, room * sizeof(double)) : NULL;
+		if (b2)
+			m->b = b2;
 		unsigned long *l2 = realloc(m->lines, room * sizeof(unsigned long));
 		if (l2)
 			m->lines = l2;
-		if (!w2 || !t2 || !l2)
+		if (!w2 || !t2 || !l2 || (m->keyed == 2 && !b2))
 			return -1;
 		m->room = room;
 	}
 	m->w[m->n] = w;
 	m->t[m->n] = t;
+	if (m->b)
+		m->b[m->n] = b;
 	m->lines[m->n] = line;
 	m->n++;
 	return 0;
 }
 
 struct sample {
-	double w, t;
+	double w, b, t;
 	unsigned long line;
 };
 
-static int by_work_then_line(const void *a, const void *b)
+static int by_work_bytes_line(const void *a, const void *b)
 {
 	const struct sample *x = a, *y = b;
 
 	if (x->w != y->w)
 		return x->w < y->w ? -1 : 1;
+	if (x->b != y->b)
+		return x->b < y->b ? -1 : 1;
 	return x->line < y->line ? -1 : x->line > y->line;
 }
 
-/* Sorts M's samples by work and averages each group of equal work sizes. */
+/* Sorts M's samples by work (then bytes) and averages each group of equal work sizes
+ * (and bytes); a model keyed on bytes is then triangulated. */
 static int finish_model(struct model *m)
 {
 	struct sample *s = malloc(m->n * sizeof(*s));
@@ -96,20 +108,27 @@ static int finish_model(struct model *m)
 	if (!s)
 		return -1;
 	for (size_t i = 0; i < m->n; i++)
-		s[i] = (struct sample){ m->w[i], m->t[i], m->lines[i] };
-	qsort(s, m->n, sizeof(*s), by_work_then_line);
+		s[i] = (struct sample){ m->w[i], m->b ? m->b[i] : 0, m->t[i], m->lines[i] };
+	qsort(s, m->n, sizeof(*s), by_work_bytes_line);
 	for (size_t i = 0; i < m->n;) {
 		size_t j = i + 1;
 		double sum = s[i].t;
 		int differ = 0;
-		while (j < m->n && s[j].w == s[i].w) {
+		while (j < m->n && s[j].w == s[i].w && s[j].b == s[i].b) {
 			differ |= s[j].t != s[i].t;
 			sum += s[j].t;
 			j++;
 		}
 		m->w[out] = s[i].w;
+		if (m->b)
+			m->b[out] = s[i].b;
 		m->t[out] = sum / (double)(j - i);
-		if (differ)
+		if (differ && m->b)
+			input_warning(m->file, s[i + 1].line,
+				      "model '%s' has %zu samples at work=%.17g bytes=%.17g (first at line "
+				      "%lu) with different t_ns: their mean %.17g is used",
+				      m->pattern, j - i, s[i].w, s[i].b, s[i].line, m->t[out]);
+		else if (differ)
 			input_warning(m->file, s[i + 1].line,
 				      "model '%s' has %zu samples at work=%.17g (first at line %lu) "
 				      "with different t_ns: their mean %.17g is used",
@@ -121,7 +140,18 @@ static int finish_model(struct model *m)
 	free(s);
 	free(m->lines);
 	m->lines = NULL;
-	return 0;
+	return m->b ? model2d_build(m) : 0;
+}
+
+/* Which column, after t_ns, is named bytes; -1 if none. */
+static int bytes_column(const struct csv_field *fld, int n)
+{
+	size_t len = strlen(MODEL_BYTES);
+
+	for (int i = 3; i < n && i < MAX_FIELDS; i++)
+		if (fld[i].len == len && !memcmp(fld[i].s, MODEL_BYTES, len))
+			return i;
+	return -1;
 }
 
 int models_load(const struct input_file *f)
@@ -130,13 +160,13 @@ int models_load(const struct input_file *f)
 	struct csv_field fld[MAX_FIELDS];
 	const char *line;
 	size_t len;
-	int ncolumns = 0, first = nmodels;
+	int ncolumns = 0, first = nmodels, bcol = -1;
 	double setup = 0;
 
 	input_lines_init(&it, f);
 	while (input_next_line(&it, &line, &len)) {
-		double w, t;
-		int n, why;
+		double w, t, b = 0;
+		int n, why, keyed;
 
 		if (len > 0 && line[0] == '#') {
 			/* '# setup_ns=N': the accelerator's once-per-process cost (loading it) */
@@ -164,6 +194,7 @@ int models_load(const struct input_file *f)
 				return -1;
 			}
 			ncolumns = n;
+			bcol = bytes_column(fld, n);
 			continue;
 		}
 		if (n != ncolumns) {
@@ -183,6 +214,12 @@ int models_load(const struct input_file *f)
 			input_number_error(f->path, it.lineno, "t_ns", &fld[2], why);
 			return -1;
 		}
+		/* an empty bytes field: this sample is keyed on work alone */
+		keyed = bcol >= 0 && fld[bcol].len > 0 ? 2 : 1;
+		if (keyed == 2 && (why = parse_double(&fld[bcol], &b)) != NUM_OK) {
+			input_number_error(f->path, it.lineno, MODEL_BYTES, &fld[bcol], why);
+			return -1;
+		}
 		char *pattern = csv_strdup(&fld[0]);
 		struct model *m = NULL;
 		if (!pattern)
@@ -194,7 +231,18 @@ int models_load(const struct input_file *f)
 			free(pattern);
 		else if (!(m = new_model(pattern, f->path, it.lineno)))
 			goto oom;
-		if (add_sample(m, w, t, it.lineno) != 0)
+		if (!m->keyed) {
+			m->keyed = keyed;
+			m->keyed_line = it.lineno;
+		} else if (m->keyed != keyed) {
+			/* half the samples on a plane, half on a line: no f would make sense */
+			input_error(f->path, it.lineno, "model '%s': bytes is %s here but %s on line %lu "
+				    "(a model is keyed on work alone or on work and bytes, in every sample)",
+				    m->pattern, keyed == 2 ? "given" : "empty", keyed == 2 ? "empty" : "given",
+				    m->keyed_line);
+			return -1;
+		}
+		if (add_sample(m, w, b, t, it.lineno) != 0)
 			goto oom;
 	}
 	if (!ncolumns) {

@@ -1,5 +1,7 @@
 /* model.h - accelerator models: per function (or shell wildcard), samples (work, t_ns) of
- * the accelerated implementation's time, and the piecewise-linear f_k(w) through them. */
+ * the accelerated implementation's time, and the piecewise-linear f_k(w) through them;
+ * or, when the file has a bytes column, samples (work, bytes, t_ns) and f_k(w, b) over
+ * their triangulation (model2d.h). */
 #ifndef SPEEDUP_MODEL_H
 #define SPEEDUP_MODEL_H
 
@@ -7,13 +9,20 @@
 #include "input.h"
 
 #define MODEL_HEADER "func,work,t_ns"
+/* An optional column after t_ns, found by its name: in_bytes + out_bytes of the call */
+#define MODEL_BYTES "bytes"
 
 struct model {
 	char *pattern;		/* the func column: a name or an fnmatch(3) wildcard */
 	const char *file;
 	unsigned long line;	/* where the pattern first appears */
 	double *w, *t;		/* samples, sorted by w, one per distinct w */
+	double *b;		/* keyed on bytes too: each sample's bytes (sorted by w, then b;
+				 * one sample per distinct (w, b)); NULL: keyed on work alone */
+	struct model2d *twod;	/* with b: the triangulation and the call shapes met */
 	size_t n, room;
+	int keyed;		/* while loading: 0 no sample yet, 1 work, 2 work and bytes */
+	unsigned long keyed_line;	/* the first sample, which decided it */
 	unsigned long *lines;	/* the sample's line, while loading (duplicate warnings) */
 	int used;		/* it is the model of at least one traced function */
 	int shadowed_by;	/* an earlier model that took a function this one matches, or -1 */
@@ -33,7 +42,8 @@ struct model *models_get(int i);
  * -1 if none.  Records the match in the models (NAME must outlive them). */
 int models_match(const char *name);
 
-/* f_k(w).  *OUT_OF_RANGE is set when W lies outside the samples (extrapolated). */
+/* f_k(w) of a model keyed on work alone (M->b NULL).  *OUT_OF_RANGE is set when W lies
+ * outside the samples (extrapolated).  Keyed on bytes too: model2d.h. */
 double model_eval(const struct model *m, double w, int *out_of_range);
 
 #endif

@@ -1,9 +1,10 @@
 /* predict.c - which calls are replaced, and the arithmetic of section III.
  *
- * A call is replaced by its model's time f_k(w) unless
+ * A call is replaced by its model's time f_k(w) (or f_k(w, bytes), model2d.h) unless
  *  - it starts inside a call already replaced on the same thread (a nested call: its
  *    time is part of the outer call's t_ns, which the outer call's f(w) replaces whole),
- *  - the trace has no work size for it (its measured time is kept), or
+ *  - the trace has no work size for it, or no bytes when its model is keyed on them
+ *    (its measured time is kept), or
  *  - with --only-faster, f(w) >= t (the CPU implementation is kept).
  * Calls of functions without a model are never replaced.  A call that is kept (no work
  * size, or slower) does not hide its inner calls: they run on their own and may be
@@ -15,6 +16,7 @@
 #include "funcs.h"
 #include "input.h"
 #include "model.h"
+#include "model2d.h"
 #include "predict.h"
 
 /* Start order; at the same start the longer (outer) call first, then the shallower. */
@@ -72,13 +74,19 @@ static void walk_thread(struct thread *th, int only_faster, struct prediction *p
 			k->nested++;
 			continue;
 		}
+		if (c->work == CALL_NO_BYTES) {
+			k->no_bytes++;
+			k->no_bytes_t_ns += (uint64_t)c->t_ns;
+			continue;
+		}
 		if (c->work < 0) {
 			k->no_work++;
 			k->no_work_t_ns += (uint64_t)c->t_ns;
 			continue;
 		}
 		m = models_get(funcs_get((int)c->func)->model);
-		f = model_eval(m, (double)c->work, &oor);
+		/* keyed on bytes too: work is the call's shape, f computed when the trace was read */
+		f = m->b ? model2d_f(m, c->work, &oor) : model_eval(m, (double)c->work, &oor);
 		if (only_faster && !(f < (double)c->t_ns)) {
 			k->slower++;
 			k->slower_t_ns += (uint64_t)c->t_ns;
@@ -106,7 +114,7 @@ static void sum_kernels(struct prediction *p)
 {
 	p->calls = p->t_ns = 0;
 	p->predicted_ns = 0;
-	p->out_of_range = p->no_work = p->nested = p->slower = 0;
+	p->out_of_range = p->no_work = p->no_bytes = p->nested = p->slower = 0;
 	for (int id = 0; id < p->nk; id++) {
 		const struct kernel *k = &p->k[id];
 		p->calls += k->calls;
@@ -114,6 +122,7 @@ static void sum_kernels(struct prediction *p)
 		p->predicted_ns += k->predicted_ns;
 		p->out_of_range += k->out_of_range;
 		p->no_work += k->no_work;
+		p->no_bytes += k->no_bytes;
 		p->nested += k->nested;
 		p->slower += k->slower;
 	}
@@ -179,6 +188,8 @@ int predict_add(struct prediction *run, const struct prediction *p)
 		r->out_of_range_predicted_ns += k->out_of_range_predicted_ns;
 		r->no_work += k->no_work;
 		r->no_work_t_ns += k->no_work_t_ns;
+		r->no_bytes += k->no_bytes;
+		r->no_bytes_t_ns += k->no_bytes_t_ns;
 		r->nested += k->nested;
 		r->slower += k->slower;
 		r->slower_t_ns += k->slower_t_ns;

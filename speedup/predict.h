@@ -21,6 +21,7 @@ struct kernel {
 	uint64_t out_of_range, out_of_range_t_ns;	/* replaced calls outside the samples */
 	double out_of_range_predicted_ns;
 	uint64_t no_work, no_work_t_ns;	/* kept: the trace has no work size for them */
+	uint64_t no_bytes, no_bytes_t_ns;	/* kept: no bytes, and the model is keyed on them */
 	uint64_t nested;		/* inside a replaced call: replaced with it */
 	uint64_t slower, slower_t_ns;	/* kept by --only-faster: f(w) >= t */
 	double slower_predicted_ns;
@@ -37,7 +38,7 @@ struct prediction {
 	double predicted_ns;	/* sum f_k(w_ki) */
 	double setup_ns;	/* accelerators' set-up, once per process each */
 	uint64_t setup_files, setup_counted;	/* model files (bit file_id) used, counted */
-	uint64_t out_of_range, no_work, nested, slower;
+	uint64_t out_of_range, no_work, no_bytes, nested, slower;
 	int threads;		/* threads with a replaced call (max over processes) */
 	double P, S_P, S_G, predicted_total_ns;
 	struct kernel *k;	/* by func id */

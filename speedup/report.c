@@ -97,7 +97,20 @@ static void build_notes(struct notes *ns, const struct report *r, const int *ker
 		const char *name = funcs_get(kern[i])->name;
 		const struct model *m = models_get(funcs_get(kern[i])->model);
 
-		if (k->out_of_range)
+		if (k->out_of_range && m->b) {
+			double b0 = m->b[0], b1 = m->b[0];
+			for (size_t j = 1; j < m->n; j++)
+				b0 = m->b[j] < b0 ? m->b[j] : b0, b1 = m->b[j] > b1 ? m->b[j] : b1;
+			note(ns, "%s: %llu replaced call%s (%.2f%% of its measured time, %.2f%% of its predicted "
+			     "time) outside the model's samples in (work, bytes) (work %.17g..%.17g, bytes "
+			     "%.17g..%.17g; outside the triangles between them by more than 1%%): %s", name,
+			     (unsigned long long)k->out_of_range, k->out_of_range == 1 ? "" : "s",
+			     100 * share((double)k->out_of_range_t_ns, (double)k->t_ns),
+			     100 * share(k->out_of_range_predicted_ns, k->predicted_ns), m->w[0], m->w[m->n - 1],
+			     b0, b1, m->n == 1 ? "the model has one sample, taken as a constant"
+				: "taken along the nearest edge between two samples, extrapolated along it "
+				  "beyond them (in logarithms: a power law)");
+		} else if (k->out_of_range)
 			note(ns, "%s: %llu replaced call%s (%.2f%% of its measured time, %.2f%% of its predicted "
 			     "time) outside the model's samples (work %.17g..%.17g): %s", name,
 			     (unsigned long long)k->out_of_range, k->out_of_range == 1 ? "" : "s",
@@ -105,6 +118,12 @@ static void build_notes(struct notes *ns, const struct report *r, const int *ker
 			     100 * share(k->out_of_range_predicted_ns, k->predicted_ns), m->w[0], m->w[m->n - 1],
 			     m->n == 1 ? "the model has one sample, taken as a constant"
 				       : "extrapolated linearly from the two nearest samples (never below 0)");
+		if (k->no_bytes)
+			note(ns, "%s: %llu call%s (%.2f%% of T) without in_bytes or out_bytes in the trace, which "
+			     "model '%s' (%s:%lu) is keyed on: not replaced, their measured time is kept", name,
+			     (unsigned long long)k->no_bytes, k->no_bytes == 1 ? "" : "s",
+			     100 * share((double)k->no_bytes_t_ns, (double)run->total_ns), m->pattern, m->file,
+			     m->line);
 		if (k->no_work)
 			note(ns, "%s: %llu call%s (%.2f%% of T) without a work size in the trace: not replaced, "
 			     "their measured time is kept%s", name, (unsigned long long)k->no_work,
@@ -332,6 +351,7 @@ static void json_kernels(FILE *out, const struct prediction *p, const int *kern,
 		fputs(", \"model_file\": ", out);
 		json_string(out, m->file);
 		json_u64(out, "model_line", m->line);
+		fputs(m->b ? ", \"model_keys\": \"work,bytes\"" : ", \"model_keys\": \"work\"", out);
 		json_u64(out, "calls", k->calls);
 		json_u64(out, "t_ns", k->t_ns);
 		json_double(out, "P", p->total_ns ? (double)k->t_ns / (double)p->total_ns : 0);
@@ -343,6 +363,8 @@ static void json_kernels(FILE *out, const struct prediction *p, const int *kern,
 		json_double(out, "out_of_range_share", share((double)k->out_of_range_t_ns, (double)k->t_ns));
 		json_u64(out, "no_work_calls", k->no_work);
 		json_u64(out, "no_work_t_ns", k->no_work_t_ns);
+		json_u64(out, "no_bytes_calls", k->no_bytes);
+		json_u64(out, "no_bytes_t_ns", k->no_bytes_t_ns);
 		json_u64(out, "nested_calls", k->nested);
 		json_u64(out, "slower_calls", k->slower);
 		json_u64(out, "slower_t_ns", k->slower_t_ns);
@@ -368,6 +390,7 @@ static void json_totals(FILE *out, const struct prediction *p)
 	json_u64(out, "calls", p->calls);
 	json_u64(out, "out_of_range_calls", p->out_of_range);
 	json_u64(out, "no_work_calls", p->no_work);
+	json_u64(out, "no_bytes_calls", p->no_bytes);
 	json_u64(out, "nested_calls", p->nested);
 	json_u64(out, "slower_calls", p->slower);
 }
@@ -452,7 +475,7 @@ static void print_csv(FILE *out, const struct report *r, const int *kern, int nk
 
 	fputs("func,model,calls,t_ns,P,predicted_ns,S_P,out_of_range_calls,out_of_range_t_ns,"
 	      "out_of_range_predicted_ns,no_work_calls,no_work_t_ns,nested_calls,slower_calls,"
-	      "all_calls,all_t_ns\n", out);
+	      "all_calls,all_t_ns,no_bytes_calls,no_bytes_t_ns\n", out);
 	for (int i = 0; i < nkern; i++) {
 		const struct kernel *k = &run->k[kern[i]];
 		csv_string(out, funcs_get(kern[i])->name);
@@ -467,10 +490,11 @@ static void print_csv(FILE *out, const struct report *r, const int *kern, int nk
 		fprintf(out, ",%llu,%llu,", (unsigned long long)k->out_of_range,
 			(unsigned long long)k->out_of_range_t_ns);
 		csv_number(out, k->out_of_range_predicted_ns);
-		fprintf(out, ",%llu,%llu,%llu,%llu,%llu,%llu\n", (unsigned long long)k->no_work,
+		fprintf(out, ",%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu\n", (unsigned long long)k->no_work,
 			(unsigned long long)k->no_work_t_ns, (unsigned long long)k->nested,
 			(unsigned long long)k->slower, (unsigned long long)k->all_calls,
-			(unsigned long long)k->all_t_ns);
+			(unsigned long long)k->all_t_ns, (unsigned long long)k->no_bytes,
+			(unsigned long long)k->no_bytes_t_ns);
 	}
 	/* the totals as metadata lines, the way traces carry theirs */
 	fprintf(out, "# total_ns=%llu\n# T_clock=%s\n# t_ns=%llu\n# P=", (unsigned long long)run->total_ns,

@@ -1,4 +1,4 @@
-/* samples.c - call times grouped by (function, work size).
+/* samples.c - call times grouped by (function, work size[, bytes]).
  *
  * Traces reach 10^7 rows and usually hold few distinct (func, work) pairs, so a row
  * costs one hash probe and one append; the median is then found by selection (Hoare's
@@ -10,9 +10,10 @@
 #include "funcs.h"
 #include "samples.h"
 
-static inline size_t hash(uint32_t func, int64_t work)
+static inline size_t hash(uint32_t func, int64_t work, int64_t bytes)
 {
 	uint64_t h = ((uint64_t)work ^ ((uint64_t)func << 40)) * UINT64_C(0x9e3779b97f4a7c15);
+	h ^= (uint64_t)bytes * UINT64_C(0xc2b2ae3d27d4eb4f);
 	return (size_t)(h >> 17);
 }
 
@@ -24,7 +25,7 @@ static int grow_slots(struct samples *s)
 	if (!slots)
 		return -1;
 	for (size_t i = 0; i < s->n; i++) {
-		size_t j = hash(s->groups[i].func, s->groups[i].work) & (nslots - 1);
+		size_t j = hash(s->groups[i].func, s->groups[i].work, s->groups[i].bytes) & (nslots - 1);
 		while (slots[j])
 			j = (j + 1) & (nslots - 1);
 		slots[j] = (uint32_t)i + 1;
@@ -35,16 +36,17 @@ static int grow_slots(struct samples *s)
 	return 0;
 }
 
-static struct sample_group *group_of(struct samples *s, uint32_t func, int64_t work)
+static struct sample_group *group_of(struct samples *s, uint32_t func, int64_t work,
+				     int64_t bytes)
 {
 	size_t j;
 
 	if (2 * (s->n + 1) > s->nslots && grow_slots(s) != 0)
 		return NULL;
-	j = hash(func, work) & (s->nslots - 1);
+	j = hash(func, work, bytes) & (s->nslots - 1);
 	for (; s->slots[j]; j = (j + 1) & (s->nslots - 1)) {
 		struct sample_group *g = &s->groups[s->slots[j] - 1];
-		if (g->func == func && g->work == work)
+		if (g->func == func && g->work == work && g->bytes == bytes)
 			return g;
 	}
 	if (s->n == s->room) {
@@ -56,13 +58,13 @@ static struct sample_group *group_of(struct samples *s, uint32_t func, int64_t w
 		s->room = room;
 	}
 	s->slots[j] = (uint32_t)s->n + 1;
-	s->groups[s->n] = (struct sample_group){ .func = func, .work = work };
+	s->groups[s->n] = (struct sample_group){ .func = func, .work = work, .bytes = bytes };
 	return &s->groups[s->n++];
 }
 
-int samples_add(struct samples *s, uint32_t func, int64_t work, int64_t t_ns)
+int samples_add(struct samples *s, uint32_t func, int64_t work, int64_t bytes, int64_t t_ns)
 {
-	struct sample_group *g = group_of(s, func, work);
+	struct sample_group *g = group_of(s, func, work, bytes);
 
 	if (!g)
 		return -1;
@@ -86,7 +88,9 @@ static int by_name_then_work(const void *x, const void *y)
 
 	if (c)
 		return c;
-	return a->work < b->work ? -1 : a->work > b->work;
+	if (a->work != b->work)
+		return a->work < b->work ? -1 : 1;
+	return a->bytes < b->bytes ? -1 : a->bytes > b->bytes;
 }
 
 void samples_sort(struct samples *s)

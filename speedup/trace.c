@@ -12,6 +12,7 @@
 #include <string.h>
 #include "funcs.h"
 #include "model.h"
+#include "model2d.h"
 #include "rows.h"
 #include "tids.h"
 #include "trace.h"
@@ -81,6 +82,7 @@ int trace_read(struct trace *tr, const struct input_file *f)
 	tr->has_depth = src.depth_col >= 0;
 	while ((rc = rows_next(&src, &r)) > 0) {
 		struct call c = { r.t_start, r.t_ns, r.work, r.func, r.depth };
+		int mi;
 
 		if (r.func >= (uint32_t)matched)
 			match_new_funcs();
@@ -89,8 +91,16 @@ int trace_read(struct trace *tr, const struct input_file *f)
 		tr->funcs[r.func].calls++;
 		tr->funcs[r.func].t_ns += (uint64_t)r.t_ns;
 		tr->rows++;
-		if (funcs_get((int)r.func)->model < 0)
+		if ((mi = funcs_get((int)r.func)->model) < 0)
 			continue;	/* never replaced, never the outer call of a replaced one */
+		if (models_get(mi)->b && c.work >= 0) {
+			/* bytes as the runtime adds them up for work: an empty one counts 0 */
+			int64_t bytes = (r.in_bytes > 0 ? r.in_bytes : 0) + (r.out_bytes > 0 ? r.out_bytes : 0);
+			if (r.in_bytes == ROWS_NONE && r.out_bytes == ROWS_NONE)
+				c.work = CALL_NO_BYTES;
+			else if ((c.work = model2d_shape(models_get(mi), r.work, bytes)) < 0)
+				goto oom;
+		}
 		if ((!th || th->tid != r.tid) && !(th = thread_of(tr, r.tid)))
 			goto oom;
 		if (keep_call(th, &c) != 0)

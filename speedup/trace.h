@@ -15,10 +15,15 @@
 struct call {
 	int64_t t_start;
 	int64_t t_ns;
-	int64_t work;	/* -1: the trace has no work size for the call */
+	/* the work size; for a model keyed on bytes too (model2d.h), the index of the
+	 * call's (work, bytes) among the shapes that model has met.  < 0: see CALL_NO_* */
+	int64_t work;
 	uint32_t func;	/* id in funcs.h */
 	uint32_t depth;	/* 0 when the trace has no depth column */
 };
+
+#define CALL_NO_WORK (-1)	/* the trace has no work size for the call */
+#define CALL_NO_BYTES (-2)	/* nor in_bytes or out_bytes, which its model is keyed on */
 
 struct thread {
 	uint64_t tid;
