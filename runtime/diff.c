@@ -352,6 +352,8 @@ void dyl_diff_died(uintptr_t start, uint64_t id)
 	if (holding)
 		return;	/* a signal handler's free inside std.diff: the sweep frees it */
 	int saved = errno;
+	dyl_busy++;	/* a wrapped call from a signal handler meanwhile is not estimated
+			 * (it would wait for the lock this thread holds) */
 	lock();
 	struct snap *s = lookup(id);
 	if (s && s->start == start) {
@@ -360,6 +362,7 @@ void dyl_diff_died(uintptr_t start, uint64_t id)
 		bury(&dead);
 	}
 	unlock();
+	dyl_busy--;
 	errno = saved;
 }
 

@@ -149,7 +149,11 @@ static void unmap_syms(uint64_t *sym, size_t bytes)
 static void rescan(void)
 {
 	struct scan s = { 0 };
-	uint32_t cap = dyl_reg.seg_cap ? dyl_reg.seg_cap : 256;
+	/* (a hint read without the lock: another thread's rescan may store it meanwhile) */
+	uint32_t cap = __atomic_load_n(&dyl_reg.seg_cap, __ATOMIC_RELAXED);
+
+	if (!cap)
+		cap = 256;
 
 	for (;;) {
 		s.segs = dyl_raw_map(cap * sizeof(*s.segs));
@@ -189,7 +193,7 @@ static void rescan(void)
 	uint32_t oldcap = dyl_reg.seg_cap, oldobjcap = obj_cap, oldn = nobjs;
 	dyl_reg.segs = s.segs;
 	dyl_reg.nsegs = s.n;
-	dyl_reg.seg_cap = cap;
+	__atomic_store_n(&dyl_reg.seg_cap, cap, __ATOMIC_RELAXED);
 	objs = s.objs;
 	nobjs = s.nobj;
 	obj_cap = cap;
