@@ -20,7 +20,12 @@ the rounds and its range, and the same with each round's own model (model noise 
 Also the 1-D model made from the 2-D sweep (flops alone, mixed shapes), to show why the
 second key is needed rather than a wider sweep.
 
-Writes DIR (build/twod): traces, models, results.json, table.md."""
+Writes DIR (build/twod): traces, models, results.json, table.md.  Results: BENCHMARKS.md.
+
+For make validate: the 2-D model's sweep is square_shapes() + thin_shapes() below, in one
+gemm_shapes run (operands rewritten before each call, no --sweep) under the std.redirect
+wrapper; the model is `dyl-model -f dgemm_ --bytes TRACES...`; dyl-speedup needs no flag
+(the model's bytes column says it is keyed on bytes; --json kernels[].model_keys tells)."""
 import argparse
 import json
 import os
