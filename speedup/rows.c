@@ -73,12 +73,27 @@ static int note_value(const char *line, size_t len, const char *key, struct csv_
 	return 1;
 }
 
+/* '# KEY=N', a time T is made of: *OUT = N, or -1 after an error naming the line. */
+static int time_note(struct trace_src *src, struct csv_field *v, const char *key, int64_t *out)
+{
+	uint64_t n;
+	int why;
+
+	if ((why = parse_u64(v, &n)) == NUM_OK && n >= MAX_TIME)
+		why = NUM_TOO_LARGE;
+	if (why != NUM_OK) {
+		input_number_error(src->path, src->lineno, key, v, why);
+		return -1;
+	}
+	*out = (int64_t)n;
+	return 0;
+}
+
 /* A '#' line (LINE without its '#'): kept as a note; the ones we know are read. */
 static int read_note(struct trace_src *src, const char *line, size_t len, int after)
 {
 	struct csv_field v;
 	uint64_t n;
-	int why;
 
 	while (len > 0 && (*line == ' ' || *line == '\t'))
 		line++, len--;
@@ -87,29 +102,15 @@ static int read_note(struct trace_src *src, const char *line, size_t len, int af
 		return -1;
 	}
 	if (note_value(line, len, "total_ns", &v)) {
-		if ((why = parse_u64(&v, &n)) == NUM_OK && n >= MAX_TIME)
-			why = NUM_TOO_LARGE;
-		if (why != NUM_OK) {
-			input_number_error(src->path, src->lineno, "total_ns", &v, why);
+		/* written twice (an exec that failed): the last one wins */
+		if (time_note(src, &v, "total_ns", &src->total_ns) != 0)
 			return -1;
-		}
-		src->total_ns = (int64_t)n;	/* written twice: the last one wins */
 	} else if (note_value(line, len, "cpu_ns", &v)) {
-		if ((why = parse_u64(&v, &n)) == NUM_OK && n >= MAX_TIME)
-			why = NUM_TOO_LARGE;
-		if (why != NUM_OK) {
-			input_number_error(src->path, src->lineno, "cpu_ns", &v, why);
+		if (time_note(src, &v, "cpu_ns", &src->cpu_ns) != 0)
 			return -1;
-		}
-		src->cpu_ns = (int64_t)n;
 	} else if (note_value(line, len, "startup_ns", &v)) {
-		if ((why = parse_u64(&v, &n)) == NUM_OK && n >= MAX_TIME)
-			why = NUM_TOO_LARGE;
-		if (why != NUM_OK) {
-			input_number_error(src->path, src->lineno, "startup_ns", &v, why);
+		if (time_note(src, &v, "startup_ns", &src->startup_ns) != 0)
 			return -1;
-		}
-		src->startup_ns = (int64_t)n;
 	} else if (note_value(line, len, "time_clock", &v)) {
 		src->thread_clock = v.len == 14 && !memcmp(v.s, "thread-cputime", 14);
 	} else if (note_value(line, len, "pid", &v)) {

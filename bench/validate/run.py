@@ -68,11 +68,16 @@ def coretype():
 THREAD_CLOCK = False     # --thread-clock
 
 
+def thread_timed(clock):
+    """Whether a scenario's calls are traced in thread CPU time: with --thread-clock, the
+    one-thread scenarios (steady under load, but 2 x 190 ns a call here, too much for
+    short calls); else with the TSC."""
+    return clock == "cpu" and THREAD_CLOCK
+
+
 def traced(so, clock):
-    """The tracing wrapper: the calls timed with the TSC (blas-base.so), or with
-    --thread-clock, for the one-thread scenarios, in thread CPU time (blas-base-cpu.so:
-    steady under load, but 2 x 190 ns a call here, too much for short calls)."""
-    return so.replace(".so", "-cpu.so") if clock == "cpu" and THREAD_CLOCK else so
+    """The tracing wrapper: blas-base.so, or blas-base-cpu.so when thread_timed."""
+    return so.replace(".so", "-cpu.so") if thread_timed(clock) else so
 
 
 def sh(cmd, **kw):
@@ -312,7 +317,7 @@ def summary(trace, clock):
     p = subprocess.run([os.path.join(BIN, "dyl-trace"), "summary", "--json", trace], check=True,
                        capture_output=True, text=True)
     t = json.loads(p.stdout)["traces"][0]
-    T = t["cpu_ns"] if traced("x.so", clock) != "x.so" else t["total_ns"] + (t["startup_ns"] or 0)
+    T = t["cpu_ns"] if thread_timed(clock) else t["total_ns"] + (t["startup_ns"] or 0)
     return T, t["rows"], {f["func"]: f for f in t["funcs"]}
 
 
