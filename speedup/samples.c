@@ -144,12 +144,18 @@ double samples_stat(struct sample_group *g, enum sample_stat stat)
 
 	switch (stat) {
 	case STAT_CLIPPED:
-		/* The mean of the calls at most CLIP times the median.  A prediction sums calls,
-		 * so a kernel's own slow mode (OpenBLAS's small products: twice the median, one
-		 * call in ten) must count; a preempted call of a short kernel (a time slice,
-		 * milliseconds, on a call of microseconds) is the machine, not the kernel. */
+		/* The mean of the calls left after the machine's own delays.  A prediction sums
+		 * calls, so a kernel's own slow mode must count (OpenBLAS's small products: 3 to
+		 * 6 x the median, one call in ten).  A preempted call is the machine: a time slice
+		 * (milliseconds) on a call of microseconds is over CLIP x its median; on a 3.6 ms
+		 * product, 30 ms were 9.3 x, and one such call in 108 made a model 9 % slow, so a
+		 * call over CLIP_LONG x the median by more than a time slice is left out too. */
 		med = samples_stat(g, STAT_MEDIAN);
 		cap = med * SAMPLES_CLIP;
+		if (med * SAMPLES_CLIP_LONG > med + SAMPLES_CLIP_SLICE_NS)
+			cap = med * SAMPLES_CLIP_LONG;
+		else if (med + SAMPLES_CLIP_SLICE_NS < cap)
+			cap = med + SAMPLES_CLIP_SLICE_NS;
 		for (size_t i = 0; i < n; i++)
 			if ((double)g->t[i] <= cap)
 				sum += (double)g->t[i], kept++;

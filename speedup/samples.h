@@ -7,7 +7,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SAMPLES_CLIP 10	/* --stat clipped: calls over 10 x the median are left out */
+/* --stat clipped leaves out a call over CLIP x the median, or over CLIP_LONG x the median
+ * and a time slice (CLIP_SLICE_NS) above it */
+#define SAMPLES_CLIP 10
+#define SAMPLES_CLIP_LONG 3
+#define SAMPLES_CLIP_SLICE_NS 1000000.0
 enum sample_stat { STAT_MEDIAN, STAT_MEAN, STAT_MIN, STAT_CLIPPED };
 
 /* One (func, work, bytes) and the times of its calls. */

@@ -85,13 +85,20 @@ def test_half_nanoseconds_all_depths_and_statistics(two, tmp_path):
     assert mean[('dgemm_', '100')] == '25' and mean[('dgemm_', '200')] == '60.3'
     low = dict(((f, w), t) for f, w, t, _ in rows(dyl_model('--stat', 'min', a, b).stdout))
     assert low[('dgemm_', '100')] == '10' and low[('dgemm_', '200')] == '50'
-    # clipped: the mean of the calls at most 10 x the median.  10 10 20 10 5000: the
+    # clipped: short calls, the mean of the calls at most 10 x the median.  10 10 20 10 5000: the
     # median is 10, 5000 (a preempted call) is left out, the slow 20 is kept: 50/4 = 12.5
     # (mean 1010, median 10)
     spiky = trace(tmp_path, 'spiky.csv', [('f', t, 1, 0) for t in (10, 10, 20, 10, 5000)])
     assert rows(dyl_model('--stat', 'clipped', spiky).stdout) == [('f', '1', '12.5', '5')]
     assert rows(dyl_model('--stat', 'mean', spiky).stdout) == [('f', '1', '1010', '5')]
     assert dyl_model('--stat', 'clipped', spiky).stdout.startswith('# dyl-model: clipped t_ns per')
+    # long calls: a time slice is left out where it is under 10 x the median.  Median 3.6 ms:
+    # over 3 x (10.8 ms) goes, a slow 7.2 ms stays: (5 * 3.6 + 7.2) / 6 = 4.2 ms.  Median
+    # 200 us: over 1 ms above it (1.2 ms) goes, 5 x (1 ms) stays: (4 * 200 + 1000) / 5 = 360 us
+    ms = 1000000
+    slice_ = trace(tmp_path, 'slice.csv', [('g', t, 1, 0) for t in (36 * ms // 10,) * 5 + (72 * ms // 10, 34 * ms)] +
+                   [('h', t, 2, 0) for t in (200000,) * 4 + (1000000, 1500000)])
+    assert rows(dyl_model('--stat', 'clipped', slice_).stdout) == [('g', '1', '4200000', '7'), ('h', '2', '360000', '6')]
 
 
 def test_function_filter_and_min_samples(two):
