@@ -34,6 +34,7 @@ class Param:
     pointee_kind: str = None  # the kinds above, and void
     inner_const: bool = False  # a pointer to pointers whose targets are const (const char **)
     inner_kind: str = None  # a pointer to pointers: the kind of their targets (char **: char)
+    integer: bool = False   # an integer by value, not _Bool, an enum or a char (a count)
     canonical: str = ''     # the canonical type without top-level qualifiers (comparisons)
 
 
@@ -383,6 +384,7 @@ def _param(i, cur, name):
     else:
         size = canon.get_size()
         p.scalar_size = size if size > 0 else -1
+        p.integer = p.kind in ('signed', 'unsigned') and canon.kind not in (ci.TypeKind.BOOL, ci.TypeKind.ENUM)
     p.canonical = _unqualified(canon.spelling)
     return p, problem
 

@@ -55,11 +55,6 @@ def _full(pattern, name):
     return re.fullmatch(pattern, name, re.IGNORECASE) is not None
 
 
-def _is_integer(p):
-    return (not p.pointer and p.kind in ('signed', 'unsigned')
-            and p.canonical != '_Bool' and not p.canonical.startswith('enum '))
-
-
 def _names_length(ptr, name):
     """Does NAME say it is the length of the pointer named PTR?  (the kind of length:
     'bytes', 'count' or 'any', and whether it is PTR's own name; None: not a length)"""
@@ -79,7 +74,7 @@ def _names_word(name, words=(LENGTH_WORDS, COUNT_WORDS, BYTE_WORDS)):
 
 
 def _is_length_or_stride(p):
-    return _is_integer(p) and _names_word(p.name, (STRIDE_WORDS, LENGTH_WORDS, COUNT_WORDS, BYTE_WORDS))
+    return p.integer and _names_word(p.name, (STRIDE_WORDS, LENGTH_WORDS, COUNT_WORDS, BYTE_WORDS))
 
 
 def pairs(params):
@@ -87,7 +82,7 @@ def pairs(params):
     (headers.Param), by the rule above."""
     found = {}
     for i, (p, l) in enumerate(zip(params, params[1:])):
-        if not (p.pointer and _is_integer(l)) or _names_word(p.name):
+        if not (p.pointer and l.integer) or _names_word(p.name):
             continue
         rows = p.pointee_kind == 'pointer'
         if not (p.pointee_kind in _DATA or (rows and p.inner_kind in _DATA - {'void'})):
