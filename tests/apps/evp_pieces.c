@@ -21,11 +21,31 @@ static void die(const char *what)
 	exit(1);
 }
 
+/* LEN bytes of IN through CTX (set up to encrypt, ENC, or decrypt) in pieces of SIZE into
+ * OUT, and the Final call; a line per call; returns the bytes written */
+static int pieces(EVP_CIPHER_CTX *ctx, int enc, const unsigned char *in, int len, int size,
+		  unsigned char *out)
+{
+	int done = 0, outl;
+
+	for (int off = 0; off < len; off += size) {
+		int piece = len - off < size ? len - off : size;
+		if (!(enc ? EVP_EncryptUpdate : EVP_DecryptUpdate)(ctx, out + done, &outl, in + off, piece))
+			die(enc ? "EVP_EncryptUpdate" : "EVP_DecryptUpdate");
+		done += outl;
+		printf("update %d\n", piece);
+	}
+	if (!(enc ? EVP_EncryptFinal_ex : EVP_DecryptFinal_ex)(ctx, out + done, &outl))
+		die(enc ? "EVP_EncryptFinal_ex" : "EVP_DecryptFinal_ex");
+	printf("final\n");
+	return done + outl;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 3)
 		return 2;
-	int size = atoi(argv[1]), n = atoi(argv[2]), outl, len = 0, plen = 0;
+	int size = atoi(argv[1]), n = atoi(argv[2]);
 	unsigned char *pt = malloc((size_t)size * n), *ct = malloc((size_t)size * n + 16);
 	unsigned char *rx = malloc((size_t)size * n + 16), *back = malloc((size_t)size * n + 16);
 	EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
@@ -34,30 +54,11 @@ int main(int argc, char **argv)
 		pt[i] = (unsigned char)(i * 31 + 7);
 	if (!ctx || !EVP_EncryptInit_ex(ctx, EVP_aes_256_cbc(), NULL, key, iv))
 		die("EVP_EncryptInit_ex");
-	for (int i = 0; i < n; i++) {
-		if (!EVP_EncryptUpdate(ctx, ct + len, &outl, pt + (size_t)i * size, size))
-			die("EVP_EncryptUpdate");
-		len += outl;
-		printf("update %d\n", size);
-	}
-	if (!EVP_EncryptFinal_ex(ctx, ct + len, &outl))
-		die("EVP_EncryptFinal_ex");
-	len += outl;
-	printf("final\n");
+	int len = pieces(ctx, 1, pt, size * n, size, ct);
 	memcpy(rx, ct, (size_t)len);
 	if (!EVP_DecryptInit_ex(ctx, EVP_aes_256_cbc(), NULL, key, iv))
 		die("EVP_DecryptInit_ex");
-	for (int off = 0; off < len; off += size) {
-		int piece = len - off < size ? len - off : size;
-		if (!EVP_DecryptUpdate(ctx, back + plen, &outl, rx + off, piece))
-			die("EVP_DecryptUpdate");
-		plen += outl;
-		printf("update %d\n", piece);
-	}
-	if (!EVP_DecryptFinal_ex(ctx, back + plen, &outl))
-		die("EVP_DecryptFinal_ex");
-	plen += outl;
-	printf("final\n");
+	int plen = pieces(ctx, 0, rx, len, size, back);
 	if (plen != size * n || memcmp(back, pt, (size_t)plen))
 		die("round trip");
 	EVP_CIPHER_CTX_free(ctx);
