@@ -47,6 +47,10 @@ examples:
       it keeps a copy of every buffer it sees, as much memory again, and of the newest
       256 freed heap blocks it saw, 64 MiB at most); -g std.regions is
       the fast method (pointer to the end of its heap block, no copy).
+  dyliberator --lib libcrypto.so.3 -f 'EVP_*Update' -g std.diff --list
+      Which pointers an integer after them bounds (lengths: in/inl): EVP_DecryptUpdate
+      given a piece of a buffer is charged the piece, not the rest of the buffer;
+      -g std.diff:lengths=off (or std.regions:lengths=off) charges to the region's end.
 
 --defs FILE holds user C code, in the paper's form:
   libblas*::dgemm_::postfix { output_size = (int64_t)*m * *n * sizeof(double); }

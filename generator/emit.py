@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 import jinja2
 
+from . import lengths
 from . import microgen as mgmod
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -54,6 +55,10 @@ class ParamView:
     pointee_kind: str = None  # for a pointer: what it points to (kinds as above; 'pointer':
                               # an array of pointers such as char ** or JSAMPARRAY)
     inner_const: bool = False  # for a pointer to pointers: their targets are const
+    length: str = None         # for a data pointer: the parameter that is its length
+                               # (lengths.py), by the name it has in the wrapper
+    length_label: str = ''     # and by the header's
+    elem: str = '1'            # what one unit of that length is: sizeof(*p), 1 for void
 
 
 @dataclass
@@ -77,6 +82,16 @@ class FuncView:
     forward: str = ''
     typedefs: list = field(default_factory=list)
     fn_typedef: str = ''
+
+    @property
+    def length_pairs(self):
+        """The pointers bounded by a length (lengths.py), for --list: 'in/inl, x/n (8-byte
+        elements), scanlines/num_lines (rows)'; '' when none."""
+        def unit(a):
+            if a.pointee_kind == 'pointer':
+                return ' (rows)'
+            return '' if a.elem == '1' or a.pointee_size == 1 else f' ({a.pointee_size}-byte elements)'
+        return ', '.join(f'{a.label}/{a.length_label}{unit(a)}' for a in self.params if a.length)
 
 
 @dataclass
@@ -127,6 +142,10 @@ def function_view(choice, libview, macros, defs, active):
                       inner_const=p.inner_const)
         _deref(a, p)
         params.append(a)
+    for i, j in lengths.pairs(proto.params).items():
+        a = params[i]
+        a.length, a.length_label = params[j].name, params[j].label
+        a.elem = '1' if a.pointee_kind == 'void' else f'sizeof(*{a.name})'
     result = None
     if proto.result != 'void':
         result = proto.result if _plain(proto.result) else f'dyl_{name}_r'
@@ -205,7 +224,7 @@ class Renderer:
                     text = ' '.join(str(macros['note'](f, params)).split())
                 except jinja2.TemplateError as e:
                     raise mgmod.MicrogenProblem(f'{mg.template}: note: {e}') from None
-                if text:
+                if text and text not in out:   # (std.regions and std.diff name the same lengths)
                     out.append(text)
         return out
 

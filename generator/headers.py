@@ -31,8 +31,10 @@ class Param:
     pointee_size: int = -1  # sizeof(*p), -1 if unknown or void
     scalar_size: int = -1   # sizeof(p) for a value of arithmetic type
     kind: str = 'other'     # signed, unsigned, float, char, pointer, record, other
-    pointee_kind: str = None
+    pointee_kind: str = None  # the kinds above, and void
     inner_const: bool = False  # a pointer to pointers whose targets are const (const char **)
+    inner_kind: str = None  # a pointer to pointers: the kind of their targets (char **: char)
+    integer: bool = False   # an integer by value, not _Bool, an enum or a char (a count)
     canonical: str = ''     # the canonical type without top-level qualifiers (comparisons)
 
 
@@ -259,6 +261,7 @@ _KINDS = {
     'pointer': {'POINTER', 'CONSTANTARRAY', 'INCOMPLETEARRAY', 'VARIABLEARRAY', 'BLOCKPOINTER',
                 'FUNCTIONPROTO', 'FUNCTIONNOPROTO'},
     'record': {'RECORD'},
+    'void': {'VOID'},
 }
 _ARRAYS = (ci.TypeKind.CONSTANTARRAY, ci.TypeKind.INCOMPLETEARRAY, ci.TypeKind.VARIABLEARRAY)
 _FUNCTIONS = (ci.TypeKind.FUNCTIONPROTO, ci.TypeKind.FUNCTIONNOPROTO)
@@ -375,11 +378,13 @@ def _param(i, cur, name):
         inner = pointee.get_canonical()
         if inner.kind == ci.TypeKind.POINTER:
             p.inner_const = _const_deep(inner.get_pointee())
+            p.inner_kind = _kind(inner.get_pointee())
         elif inner.kind in _ARRAYS:
             p.inner_const = _const_deep(inner.element_type)
     else:
         size = canon.get_size()
         p.scalar_size = size if size > 0 else -1
+        p.integer = p.kind in ('signed', 'unsigned') and canon.kind not in (ci.TypeKind.BOOL, ci.TypeKind.ENUM)
     p.canonical = _unqualified(canon.spelling)
     return p, problem
 

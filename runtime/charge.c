@@ -1,5 +1,7 @@
 /* charge.c - the fast method (paper, section IV.C.1): each pointer argument is charged
- * from itself to the end of the region it points into.
+ * from itself to the end of the region it points into, or to the end of its bound (a
+ * length argument the generator paired with it, lengths.py): a piece of a big buffer
+ * is charged the piece.
  *
  * Pointers into one region count once, from the lowest of them (the union of their
  * ranges); const pointers are input, the others output, each class on its own (a
@@ -58,7 +60,15 @@ static void string_literal(uintptr_t p, struct dyl_region *r)
 		r->end = (uintptr_t)nul + 1;
 }
 
-static void add(struct dyl_groups *c, uintptr_t p, const struct dyl_region *r, int is_const)
+/* where the buffer at P (in R) ends: its bound, clipped to the region */
+static uintptr_t end_of(uintptr_t p, const struct dyl_region *r, const struct dyl_rarg *a)
+{
+	if (!(a->flags & DYL_RA_BOUNDED) || a->bound >= r->end - p)
+		return r->end;
+	return p + a->bound;
+}
+
+static void add(struct dyl_groups *c, uintptr_t p, uintptr_t end, const struct dyl_region *r, int is_const)
 {
 	/* a small open-addressing set keyed by the region's start */
 	unsigned i = (unsigned)((r->start * 0x9E3779B97F4A7C15ull) >> 56) % DYL_GROUPS;
@@ -68,24 +78,27 @@ static void add(struct dyl_groups *c, uintptr_t p, const struct dyl_region *r, i
 		if (g->r.end == 0) {
 			if (c->ngroups >= DYL_GROUPS * 3 / 4)
 				break;
-			*g = (struct dyl_group){ *r, UINTPTR_MAX, UINTPTR_MAX };
+			*g = (struct dyl_group){ *r, UINTPTR_MAX, UINTPTR_MAX, 0, 0 };
 			c->used[c->ngroups++] = (uint16_t)i;
 		} else if (g->r.start != r->start || g->r.end != r->end) {
 			continue;
 		}
 		uintptr_t *m = is_const ? &g->min_in : &g->min_out;
+		uintptr_t *e = is_const ? &g->end_in : &g->end_out;
 		if (p < *m)
 			*m = p;
+		if (end > *e)
+			*e = end;
 		return;
 	}
 	/* too many distinct regions: the rest are counted as they come */
-	*(is_const ? &c->in : &c->out) += (int64_t)(r->end - p);
+	*(is_const ? &c->in : &c->out) += (int64_t)(end - p);
 }
 
-/* the elements of the pointer array at P (in region R), up to the first that lies in
- * no known region */
-static void follow(struct dyl_groups *c, uintptr_t p, const struct dyl_region *r, int inner_const,
-		   uintptr_t maxp)
+/* the elements of the pointer array [P, END) (in region R), up to the first that lies
+ * in no known region; each to its region's end (an element has no length of its own) */
+static void follow(struct dyl_groups *c, uintptr_t p, uintptr_t end, const struct dyl_region *r,
+		   int inner_const, uintptr_t maxp)
 {
 	struct dyl_region e;
 
@@ -93,14 +106,14 @@ static void follow(struct dyl_groups *c, uintptr_t p, const struct dyl_region *r
 	if (r->kind == DYL_REGION_MMAP || (p & (sizeof(void *) - 1)))
 		return;
 	unsigned n = 0;
-	for (uintptr_t q = p; q + sizeof(void *) <= r->end && n < FOLLOW_MAX; q += sizeof(void *), n++) {
+	for (uintptr_t q = p; q + sizeof(void *) <= end && n < FOLLOW_MAX; q += sizeof(void *), n++) {
 		uintptr_t elem = *(const uintptr_t *)q;
 		int found = locate(c, elem, maxp, &e);
 		if (found < 0)
 			c->incomplete = 1;
 		if (found <= 0)
 			break;
-		add(c, elem, &e, inner_const);
+		add(c, elem, e.end, &e, inner_const);
 	}
 }
 
@@ -138,9 +151,10 @@ struct dyl_groups *dyl_groups_collect(const struct dyl_rarg *args, unsigned n)
 		}
 		if ((args[i].flags & DYL_RA_CHAR) && (r.flags & DYL_REGION_UNNAMED))
 			string_literal(p, &r);
-		add(c, p, &r, args[i].flags & DYL_RA_CONST);
+		uintptr_t end = end_of(p, &r, &args[i]);
+		add(c, p, end, &r, args[i].flags & DYL_RA_CONST);
 		if (args[i].flags & DYL_RA_FOLLOW)
-			follow(c, p, &r, !!(args[i].flags & DYL_RA_INNER_CONST), maxp);
+			follow(c, p, end, &r, !!(args[i].flags & DYL_RA_INNER_CONST), maxp);
 	}
 	__atomic_fetch_add(&dyl_reg.pointers, n, __ATOMIC_RELAXED);
 	if (unknown)
@@ -167,9 +181,9 @@ void dyl_regions_charge(const struct dyl_rarg *args, unsigned n, int64_t scalar_
 	for (unsigned i = 0; i < c->ngroups; i++) {
 		const struct dyl_group *g = &c->g[c->used[i]];
 		if (g->min_in != UINTPTR_MAX)
-			total_in += (int64_t)(g->r.end - g->min_in);
+			total_in += (int64_t)(g->end_in - g->min_in);
 		if (g->min_out != UINTPTR_MAX)
-			total_out += (int64_t)(g->r.end - g->min_out);
+			total_out += (int64_t)(g->end_out - g->min_out);
 	}
 	if (!c->incomplete) {
 		*in = total_in;

@@ -5,14 +5,18 @@
  * (the program put them there for it); after the call, the bytes its non-const buffers
  * changed during it are its output.  A buffer is what the fast method charges: from the
  * lowest pointer into a region to the region's end (a heap block, a mapping, a static
- * object or segment, a stack frame).  Changes are judged in aligned blocks of BLOCK
- * bytes clipped to the buffer: a refilled array of doubles counts whole even where a
- * byte (an exponent) happens to repeat.
+ * object or segment, a stack frame), or to the end of the pointers' bounds (their
+ * length arguments): the rest of the region is neither compared nor taken into the
+ * snapshot, so the next piece of a buffer a program hands out piece by piece is judged
+ * against what was there before and counts its own bytes.  Changes are judged in
+ * aligned blocks of BLOCK bytes clipped to the buffer: a refilled array of doubles
+ * counts whole even where a byte (an exponent) happens to repeat.
  *
- * A region seen for the first time counts the blocks that are neither zero (memory fresh
- * from the kernel is zero) nor what std.diff last saw at those addresses (malloc reuses
- * memory: what a freed block left there is no input of a later one): so the data the
- * program wrote counts, and an output buffer it never touched is not charged as input.
+ * A region (or a part of one) seen for the first time counts the blocks that are neither
+ * zero (memory fresh from the kernel is zero) nor what std.diff last saw at those
+ * addresses (malloc reuses memory: what a freed block left there is no input of a later
+ * one): so the data the program wrote counts, and an output buffer it never touched is
+ * not charged as input.
  * What was last seen is kept by address when a heap block with a snapshot is freed (the
  * graveyard: the newest GRAVES such snapshots, GRAVE_BYTES at most); free pays for it
  * only for those blocks (regions.c: DYL_SLOT_SNAP).  Where pages are watched, also only
@@ -71,6 +75,10 @@ struct snap {
 	 * is unprotected during calls (no fault in the timed call) and compared whole
 	 * after them; a cold output stays protected and only its written pages are compared */
 	uint32_t hot, looks, out_hot;
+	/* the part of the region looked at so far (seen_lo == seen_hi: none).  A call with
+	 * a bounded buffer looks at a piece of the region; a later piece is new to std.diff
+	 * as a new region is (a first look, see look_range) */
+	uintptr_t seen_lo, seen_hi;
 };
 #define HOT_PROBE 16
 /* below this many whole pages a buffer is compared whole: the three ioctls of a watched
@@ -291,7 +299,7 @@ static struct snap *snap_get(uint64_t key, uintptr_t start, uintptr_t end, int *
 		rebuild(d.mask + 1);
 		return NULL;
 	}
-	*s = (struct snap){ key, start, end, mem, cap, 0, 0, 0 };
+	*s = (struct snap){ key, start, end, mem, cap, 0, 0, 0, 0, 0 };
 	d.bytes += cap;
 	if (d.bytes > d.st.snapshot_bytes_max)
 		d.st.snapshot_bytes_max = d.bytes;
@@ -584,8 +592,6 @@ static uint64_t look(struct snap *s, uint32_t kind, uintptr_t a, uintptr_t b, un
 	uintptr_t pa, pb;
 	uint64_t written;
 
-	d.st.looks++;
-	d.st.bytes_tracked += b - a;
 	if (kind == DYL_REGION_MMAP) {
 		compare_mapping(&c, s, a, b);
 	} else if (watched(kind, a, b, &pa, &pb) && !(s->hot && ++s->looks % HOT_PROBE)) {
@@ -596,6 +602,39 @@ static uint64_t look(struct snap *s, uint32_t kind, uintptr_t a, uintptr_t b, un
 		compare_all(&c, s, a, b);
 	}
 	return c.bytes;
+}
+
+/* look() at [A, B) of S: what lies outside the part looked at before is a first look
+ * (a piece of a region never looked at is new, as a new region is: what the program
+ * wrote there since the memory was fresh or last seen counts, not what is left there);
+ * the part looked at before gets an ordinary look.  The part looked at becomes the
+ * span of both (a gap between two pieces looked at in a jump forward: ordinary looks
+ * later, as before pieces existed). */
+static uint64_t look_range(struct snap *s, uint32_t kind, uintptr_t a, uintptr_t b, unsigned block)
+{
+	uintptr_t lo = s->seen_lo, hi = s->seen_hi;
+	uint64_t n = 0;
+
+	d.st.looks++;
+	d.st.bytes_tracked += b - a;
+	if (lo >= hi) {
+		n = look(s, kind, a, b, block, 1);
+		s->seen_lo = a;
+		s->seen_hi = b;
+		return n;
+	}
+	uintptr_t ma = a > lo ? a : lo, mb = b < hi ? b : hi;
+	if (a < lo)
+		n += look(s, kind, a, b < lo ? b : lo, block, 1);
+	if (ma < mb)
+		n += look(s, kind, ma, mb, block, 0);
+	if (b > hi)
+		n += look(s, kind, a > hi ? a : hi, b, block, 1);
+	if (a < lo)
+		s->seen_lo = a;
+	if (b > hi)
+		s->seen_hi = b;
+	return n;
 }
 
 /* --- the calls ------------------------------------------------------------------- */
@@ -695,27 +734,29 @@ uint32_t dyl_diff_before(const struct dyl_rarg *args, unsigned n, int64_t scalar
 	for (unsigned i = 0; i < c->ngroups; i++) {
 		const struct dyl_group *g = &c->g[c->used[i]];
 		uintptr_t start, end, lo = g->min_in < g->min_out ? g->min_in : g->min_out;
+		uintptr_t hi = g->end_in > g->end_out ? g->end_in : g->end_out;
 		uint64_t key = key_of(&g->r, &start, &end, c);
 		int fresh;
 		struct snap *s = snap_get(key, start, end, &fresh);
 		if (!s) {	/* no memory for a snapshot: the fast method's charge */
-			total += (int64_t)(g->r.end - lo);
+			total += (int64_t)(hi - lo);
 			continue;
 		}
 		if (fresh && g->r.kind == DYL_REGION_HEAP) {
 			seed(s);
 			dyl_table_mark_snapshot(start, key);	/* its free buries it */
 		}
-		total += (int64_t)look(s, g->r.kind, lo, g->r.end, block, fresh);
+		/* only the call's buffers: the rest of the region is judged when a call uses it */
+		total += (int64_t)look_range(s, g->r.kind, lo, hi, block);
 		if (g->min_out == UINTPTR_MAX)
 			continue;
-		struct pending p = { key, start, end, g->min_out, g->r.end, g->r.kind };
+		struct pending p = { key, start, end, g->min_out, g->end_out, g->r.kind };
 		if (push(&p) != 0) {
-			pend[mark].lo += g->r.end - g->min_out;
+			pend[mark].lo += g->end_out - g->min_out;
 			continue;
 		}
 		uintptr_t pa, pb;
-		if (s->out_hot && watched(g->r.kind, g->min_out, g->r.end, &pa, &pb))
+		if (s->out_hot && watched(g->r.kind, g->min_out, g->end_out, &pa, &pb))
 			dyl_watch_protect(pa, pb, 0);
 	}
 	unlock();

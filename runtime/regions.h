@@ -97,11 +97,13 @@ HIDDEN int dyl_stack_other(uintptr_t p, struct dyl_region *r);
 /* charge.c: one call's pointer arguments grouped by the region they point into, for
  * the fast method (charge.c) and the full one (diff.c).  A region reached through
  * several pointers is one group, with the lowest const (input) pointer and the lowest
- * other (output) pointer into it. */
+ * other (output) pointer into it, and where each class's buffers end: the highest end
+ * of its pointers' bounds, the region's end as soon as one of them has none. */
 #define DYL_GROUPS 256		/* distinct regions per call with deduplication */
 struct dyl_group {
 	struct dyl_region r;	/* a stack frame for stack pointers; end 0: slot free */
 	uintptr_t min_in, min_out;	/* UINTPTR_MAX: no pointer of that class */
+	uintptr_t end_in, end_out;	/* at most r.end; 0: no pointer of that class */
 };
 struct dyl_groups {
 	struct dyl_frames fr;

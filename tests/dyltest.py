@@ -9,6 +9,7 @@ import subprocess
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DYLIBERATOR = os.path.join(ROOT, 'bin', 'dyliberator')
 EXAMPLES = os.path.join(ROOT, 'examples')
+TEST_APPS = os.path.join(ROOT, 'tests', 'apps')
 REF_BLAS = '/usr/lib/x86_64-linux-gnu/blas/libblas.so.3'
 REF_LAPACK = '/usr/lib/x86_64-linux-gnu/lapack/liblapack.so.3'
 
@@ -205,3 +206,15 @@ def write_ppm(path, width, height):
     pixels = bytes((x * 7 + y) % 256 for y in range(height) for x in range(width * 3))
     with open(path, 'wb') as f:
         f.write(b'P6\n%d %d\n255\n' % (width, height) + pixels)
+
+
+def pieces_build(tmp_path):
+    """libpieces.so and pieces_app (tests/apps: calls given a buffer and its length, one
+    big block handed over piece by piece) built in TMP_PATH; returns (library, header,
+    app)."""
+    d = str(tmp_path)
+    lib = build_c(d, os.path.join(TEST_APPS, 'libpieces.c'), 'libpieces.so', '-shared', '-fPIC',
+                  '-Wl,-soname,libpieces.so', f'-I{TEST_APPS}')
+    app = build_c(d, os.path.join(TEST_APPS, 'pieces_app.c'), 'pieces_app', f'-I{TEST_APPS}', lib,
+                  f'-Wl,-rpath,{d}')
+    return lib, os.path.join(TEST_APPS, 'pieces.h'), app

@@ -116,7 +116,8 @@ def test_accuracy_measures_std_diff_when_there(tmp_path):
     mg.mkdir(parents=True)
     (mg / 'microgen.toml').write_text(
         'summary = "a stand-in: std.regions under another name"\nrequires = ["std.trace"]\n'
-        'around = ["std.time", "std.papi"]\n[params.block]\ndefault = "8"\nhelp = "bytes"\n')
+        'around = ["std.time", "std.papi"]\n[params.block]\ndefault = "8"\nhelp = "bytes"\n'
+        '[params.lengths]\ndefault = "auto"\nhelp = "as std.regions"\n')
     template = open(os.path.join(ROOT, 'microgens', 'std.regions', 'template.c.j2')).read()
     (mg / 'template.c.j2').write_text(template.replace(
         '{% macro prefix(f, p) %}', '{% macro prefix(f, p) %}\n/* stand-in block={{ p.block }} */', 1))

@@ -1,11 +1,12 @@
 """Unit tests of the generator's pure functions: -f patterns, the va_list twin search,
-header helpers, C string escaping, --defs parsing, micro-generator composition."""
+header helpers, pointer-length pairing, C string escaping, --defs parsing, micro-generator
+composition."""
 import os
 import subprocess
 
 import pytest
 
-from generator import defs, elf, emit, headers, microgen, select
+from generator import defs, elf, emit, headers, lengths, microgen, select
 from generator.headers import Param, Prototype
 
 STD = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), 'microgens')
@@ -146,6 +147,65 @@ def test_header_rename_by_macro_is_reported_for_wanted_names(tmp_path):
     assert P['u_open'].problem == ('no prototype of its own: the headers #define u_open u_open64, '
                                    'so programs built with them call u_open64')
     assert 'u_open' not in _parse(tmp_path, text, wanted={'u_open64'})
+
+
+# --- lengths.pairs ------------------------------------------------------------------------
+
+def _pairs(protos):
+    """{function: ['pointer/length', ...]} as lengths.pairs finds them"""
+    return {name: [f'{p.params[i].name}/{p.params[j].name}' for i, j in lengths.pairs(p.params).items()]
+            for name, p in protos.items()}
+
+
+def test_lengths_on_real_headers():
+    evp = headers.parse_headers(['/usr/include/openssl/evp.h'], wanted={
+        'EVP_EncryptUpdate', 'EVP_DecryptUpdate', 'EVP_DigestUpdate', 'EVP_DigestSignUpdate',
+        'EVP_EncryptFinal_ex'})[0]
+    assert _pairs(evp) == {'EVP_EncryptUpdate': ['in/inl'], 'EVP_DecryptUpdate': ['in/inl'],
+                           'EVP_DigestUpdate': ['d/cnt'],
+                           'EVP_DigestSignUpdate': [],      # dsize: no rule says d's size
+                           'EVP_EncryptFinal_ex': []}       # (out, int *outl): no length by value
+    jpeg = headers.parse_headers(['/usr/include/jpeglib.h'], wanted={
+        'jpeg_write_scanlines', 'jpeg_read_scanlines', 'jpeg_read_raw_data', 'jpeg_write_marker'})[0]
+    assert _pairs(jpeg) == {'jpeg_write_scanlines': ['scanlines/num_lines'],
+                            'jpeg_read_scanlines': ['scanlines/max_lines'],
+                            'jpeg_read_raw_data': [],       # JSAMPIMAGE: pointers to pointer arrays
+                            'jpeg_write_marker': []}        # dataptr/datalen: not its own name
+    protos, _, _, _, declared = headers.parse_headers([os.path.join(os.path.dirname(STD), 'examples', 'blas.h')])
+    blas = {name: protos[name] for name in declared}
+    # Fortran: every argument by pointer; the hidden CHARACTER lengths follow ldc and
+    # incx, not the characters they measure
+    assert 'dgemm_' in blas and not any(_pairs(blas).values())
+
+
+def test_lengths_rule(tmp_path):
+    P = _parse(tmp_path, '''
+#include <stddef.h>
+typedef enum { A, B } mode_t_;
+void l_own(const unsigned char *key, int keylen, const char *data, size_t data_len, double *x, int nx,
+           const char *in, long inl);
+void l_word(const void *buf, size_t n, int flags);
+void l_glibc(void *__dest, const void *__src, size_t __n);
+void l_void_count(void *base, size_t nmemb);
+void l_fread(void *ptr, size_t size, size_t nmemb);
+void l_stride(const double *x, int n, int incx);
+void l_rows(const char *const *lines, int n, char **buf, int num, unsigned char **rows, unsigned num_rows);
+void l_rows_bytes(unsigned char **out, size_t outlen);
+void l_not(const int *a, _Bool n, const int *b, mode_t_ len, const int *c, double len2, int *cnt, int size);
+void l_upper(unsigned char *aiv, unsigned long long N, struct s *sp, int len);
+''')
+    assert {name: pairs for name, pairs in _pairs(P).items() if name.startswith('l_')} == {
+        'l_own': ['key/keylen', 'data/data_len', 'x/nx', 'in/inl'],
+        'l_word': ['buf/n'],
+        'l_glibc': ['__src/__n'],                       # the dest: not adjacent
+        'l_void_count': [],                             # nmemb elements of unknown size
+        'l_fread': [],                                  # size, then nmemb: a product
+        'l_stride': [],                                 # n elements incx apart
+        'l_rows': ['lines/n', 'rows/num_rows'],         # buf/num: an out parameter's size
+        'l_rows_bytes': [],                             # outlen: what *out points to
+        'l_not': [],            # _Bool, enum, double; a pointer named as a length (cnt)
+        'l_upper': [],          # N: scrypt's cost, not a length; a struct is no data
+    }
 
 
 # --- emit.c_str -------------------------------------------------------------------------

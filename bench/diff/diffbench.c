@@ -9,15 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+#include "../cputime.h"
 #include "buf.h"
-
-static double cpu_ns(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-	return t.tv_sec * 1e9 + t.tv_nsec;
-}
 
 int main(int argc, char **argv)
 {

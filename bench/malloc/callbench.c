@@ -6,15 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+#include "../cputime.h"
 #include "args.h"
-
-static double cpu_ns(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-	return t.tv_sec * 1e9 + t.tv_nsec;
-}
 
 __attribute__((noinline)) static long stack_call(void)
 {

@@ -5,7 +5,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
+#include "../cputime.h"
 
 static long n_pairs;
 
@@ -24,13 +24,6 @@ static void *loop(void *arg)
 	for (int i = 0; i < 8; i++)
 		free(live[i]);
 	return NULL;
-}
-
-static double cpu_ns(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-	return t.tv_sec * 1e9 + t.tv_nsec;
 }
 
 int main(int argc, char **argv)

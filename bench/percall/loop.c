@@ -2,15 +2,8 @@
  * (user+sys, ns per call) so that start-up and trace writing at exit are left out. */
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
+#include "../cputime.h"
 #include "nop.h"
-
-static double cpu_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
 
 int main(int argc, char **argv)
 {

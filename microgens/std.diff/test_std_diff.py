@@ -245,10 +245,12 @@ int main(int argc, char **argv)
 
 @pytest.fixture(scope='module')
 def built(tmp_path_factory):
+    # the regions' extents are what these scenarios are about: every pointer to its
+    # region's end, as before lengths (their n would bound x: test_std_diff_lengths.py)
     d = tmp_path_factory.mktemp('diff')
     lib, h = c_library(d, 'dd', HEADER, SOURCE)
     app = build_c(d, APP, 'app', f'-I{d}', lib, f'-Wl,-rpath,{d}', '-lpthread', '-ldl')
-    w = wrap(d, '--lib', lib, '--header', h, '-g', 'std.diff')
+    w = wrap(d, '--lib', lib, '--header', h, '-g', 'std.diff:lengths=off')
     return d, app, w
 
 
@@ -465,7 +467,7 @@ def test_defs_win_over_the_estimate(built):
     d, app, _ = built
     (d / 'fill.defs').write_text('libdd*::fill::postfix { output_size = 8 * (int64_t)n; work_size = n; }\n')
     w = wrap(d, '--lib', os.path.join(d, 'libdd.so'), '--header', os.path.join(d, 'dd.h'),
-             '-g', 'std.diff', '--defs', str(d / 'fill.defs'), name='defs.so')
+             '-g', 'std.diff:lengths=off', '--defs', str(d / 'fill.defs'), name='defs.so')
     r, tp = run_both([app, 'static', 'x'], w, d, trace='defs.csv')
     rows = Trace(tp).by_seq()
     fills = [x for x in rows if x['func'] == 'fill']

@@ -327,7 +327,9 @@ def built(tmp_path_factory):
     build_c(d, STATS_SOURCE, 'libstats.so', '-shared', '-fPIC', '-s')
     app = build_c(d, APP, 'app', f'-I{d}', lib, stat, str(d / 'libstats.so'),
                   f'-Wl,-rpath,{d}', '-lpthread', '-ldl')
-    w = wrap(d, '--lib', lib, '--header', h, '-g', 'std.regions')
+    # the regions' extents are what these scenarios are about: every pointer to its
+    # region's end, as before lengths (their n would bound x: test_std_regions_lengths.py)
+    w = wrap(d, '--lib', lib, '--header', h, '-g', 'std.regions:lengths=off')
     return d, lib, h, app, w
 
 
@@ -514,7 +516,7 @@ def test_fork_child_tracks_its_own_blocks(built):
 def test_defs_win_over_the_estimate(built):
     d, lib, h, app, _ = built
     (d / 'fill.defs').write_text('libregs*::fill::postfix { input_size = 8 * (int64_t)n; work_size = n; }\n')
-    w = wrap(d, '--lib', lib, '--header', h, '-g', 'std.regions', '--defs', str(d / 'fill.defs'),
+    w = wrap(d, '--lib', lib, '--header', h, '-g', 'std.regions:lengths=off', '--defs', str(d / 'fill.defs'),
              name='defs.so')
     r, tp = run_both([app, 'heap'], w, d, trace='defs.csv')
     rows = Trace(tp).by_seq()

@@ -53,16 +53,30 @@ DYL_API int dyl_region_find(const void *p, struct dyl_region *r);
 struct dyl_rarg {
 	const void *p;
 	unsigned flags;		/* DYL_RA_* */
+	uint64_t bound;		/* with DYL_RA_BOUNDED: the bytes from p the call uses (its length
+				 * argument's); else the region's end bounds it */
 };
 #define DYL_RA_CONST 1u		/* the pointee is const: input (else output) */
-#define DYL_RA_FOLLOW 2u	/* the pointee is a pointer: follow the array's elements */
+#define DYL_RA_FOLLOW 2u	/* the pointee is a pointer: follow the array's elements (with
+				 * a bound: only the elements it covers) */
 #define DYL_RA_INNER_CONST 4u	/* what those elements point to is const */
 #define DYL_RA_CHAR 8u		/* the pointee is a char: into unnamed read-only data, a string
 				 * literal, charged up to its NUL */
+#define DYL_RA_BOUNDED 16u	/* bound holds the buffer's extent */
+
+/* The bytes of N elements of ELEM bytes each, a length argument's bound: 0 for N <= 0,
+ * UINT64_MAX (the region's end) when the product overflows. */
+static inline uint64_t dyl_ra_bytes(uint64_t n, uint64_t elem)
+{
+	uint64_t b;
+	return __builtin_mul_overflow(n, elem, &b) ? UINT64_MAX : b;
+}
+#define DYL_RA_BYTES(n, elem) dyl_ra_bytes((n) > 0 ? (uint64_t)(n) : 0, (elem))
 
 /* The fast method (paper, IV.C): each pointer is charged from itself to the end of its
- * region; pointers into one region count once (from the lowest one), const pointers as
- * input, the others as output.  SCALAR_BYTES (arguments passed by value) is added to the
+ * region, or to its bound where it has one (where every pointer of its class into that
+ * region has one: the highest bounded end); pointers into one region count once (from
+ * the lowest one), const pointers as input, the others as output.  SCALAR_BYTES (arguments passed by value) is added to the
  * input.  Sets *IN and *OUT; leaves them alone when it cannot run (called from a signal
  * handler that interrupted the same thread inside it). */
 DYL_API void dyl_regions_charge(const struct dyl_rarg *args, unsigned n, int64_t scalar_bytes,

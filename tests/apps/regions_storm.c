@@ -1,9 +1,10 @@
 /* regions_storm - the region table under threads, for the sanitizer runs: 8 threads add,
  * look up and delete their own blocks through the runtime's API (as the allocator
  * interposers do), charge pointer arguments (heap, stack: the unwinder, static: the
- * symbols, the main thread's stack while threads come and go) as std.regions does, look
- * at changed bytes as std.diff does (small blocks compared, a 512 KiB one watched), and
- * check every answer.  Prints "ok" and the number of checks.
+ * symbols, the main thread's stack while threads come and go; pointers bounded by a
+ * length) as std.regions does, look at changed bytes as std.diff does (small blocks
+ * compared, a 512 KiB one watched, and in two bounded pieces), and check every answer.
+ * Prints "ok" and the number of checks.
  *   regions_storm [ROUNDS]       (linked against libdylrt.so) */
 #include <pthread.h>
 #include <stdio.h>
@@ -81,6 +82,25 @@ static void diff_check(unsigned char *p, size_t n, size_t k, int round, int zero
 		fail("diff output, nothing changed", (long)out, 0);
 }
 
+/* two bounded pieces of BIG (its halves, as length arguments bound them): a byte changed
+ * in the second half is no input of the first, and is the second's */
+static void diff_pieces(unsigned char *big, size_t n)
+{
+	struct dyl_rarg half[2] = { { big, DYL_RA_CONST | DYL_RA_BOUNDED, n / 2 },
+				    { big + n / 2, DYL_RA_CONST | DYL_RA_BOUNDED, n / 2 } };
+	int64_t in = -1, out = -1;
+
+	big[n / 2 + 5] ^= 0x5a;
+	for (int h = 0; h < 2; h++) {
+		uint32_t mark = dyl_diff_before(&half[h], 1, 0, 1, &in);
+		if (mark == UINT32_MAX || in != h)
+			fail("diff input of a piece", (long)in, h);
+		dyl_diff_after(mark, 1, &out);
+		if (out != 0)
+			fail("diff output of a const piece", (long)out, 0);
+	}
+}
+
 static void *worker(void *arg)
 {
 	long id = (long)arg, checks = 0;
@@ -113,6 +133,15 @@ static void *worker(void *arg)
 		}
 		if (round % 32 == 0)
 			diff_check(big, bign, 1 + round % 40, round, 0);
+		if (round % 32 == 16)
+			diff_pieces(big, bign);
+		if (round % 16 == 4 && sizes[i] >= 8) {	/* a length bounds the charge */
+			struct dyl_rarg a = { blocks[i] + 1, DYL_RA_CONST | DYL_RA_BOUNDED, sizes[i] / 3 };
+			int64_t in = -1, out = -1;
+			dyl_regions_charge(&a, 1, 0, &in, &out);
+			if (in != (int64_t)(sizes[i] / 3) || out != 0)
+				fail("charged a bounded pointer", (long)in, (long)(sizes[i] / 3));
+		}
 		if (round % 16 == 8) {	/* another thread's stack: up to its frames' top */
 			struct dyl_rarg a = { main_arr, DYL_RA_CONST };
 			int64_t in = -1, out = -1;
