@@ -39,6 +39,24 @@ def printf_args(a):
     return f', (int){a.name}' if a.kind == 'char' else ''
 
 
+def region_arg(a, lengths):
+    """The struct dyl_rarg initializer of pointer parameter A (dyl_regions.h), as std.regions
+    and std.diff pass their pointers to the runtime; LENGTHS: their lengths= parameter
+    ('auto': a paired length bounds the buffer)."""
+    flags = ['DYL_RA_CONST' if a.const_pointee else '0']
+    if a.pointee_kind == 'pointer':
+        flags.append('DYL_RA_FOLLOW')
+    if a.inner_const:
+        flags.append('DYL_RA_INNER_CONST')
+    if a.pointee_kind == 'char':
+        flags.append('DYL_RA_CHAR')
+    bound = ''
+    if a.length and lengths == 'auto':
+        flags.append('DYL_RA_BOUNDED')
+        bound = f', DYL_RA_BYTES({a.length}, {a.elem})'
+    return f'{{ (const void *){a.name}, {" | ".join(flags)}{bound} }}'
+
+
 @dataclass
 class ParamView:
     name: str
@@ -180,6 +198,7 @@ class Renderer:
                                       keep_trailing_newline=True, undefined=jinja2.StrictUndefined,
                                       autoescape=False)
         self.env.filters.update(c_str=c_str, printf_format=printf_format, printf_args=printf_args,
+                                region_arg=region_arg,
                                 tab=lambda text: _indent(str(text)).lstrip('\t'))
         self.gens = []
         callee = []
