@@ -207,6 +207,15 @@ struct dyl_knot dyl_clock_provisional(void)
 	return k;
 }
 
+/* The ticks' rate over the run so far: from the first knot to a pair read now. */
+double dyl_clock_ns_per_tick(void)
+{
+	if (!dyl_tsc_on || nknots == 0)
+		return 1.0;
+	struct dyl_knot k = dyl_clock_provisional();
+	return (double)(k.ns - knots[0].ns) / (double)(k.tsc - knots[0].tsc);
+}
+
 uint64_t dyl_clock_cost_ns(void)
 {
 	if (!cost_ns) {

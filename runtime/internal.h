@@ -20,6 +20,23 @@
 		     DYL_ARGS_MAX + 8)
 #define DYL_ARGS_MAX 1023	/* argument text kept per call */
 
+/* What tracing itself costs the process (runtime.c): the runtime times every
+ * DYL_COST_EVERY-th call whole, from dyl_enter to the end of dyl_leave, less its own
+ * t_ns (the first DYL_COST_FIRST calls of a thread all), each sample weighted by the
+ * calls it stands for; write-outs and set-up are timed whole.  Sums, in clock ticks
+ * unless named _ns. */
+#define DYL_COST_EVERY 32
+#define DYL_COST_FIRST 64
+struct dyl_cost {
+	uint64_t outer;		/* dyl_enter to the end of dyl_leave, weighted */
+	uint64_t outer_ns;	/* the same in thread CPU ns, when calls are timed so */
+	uint64_t inner;		/* the same calls' t_end - t_start, weighted */
+	uint64_t inner_ns;	/* their durations kept in ns (DYL_CALL_DUR_NS), weighted */
+	uint64_t whole;		/* write-outs and set-up, timed every time */
+	uint64_t samples;	/* calls timed whole */
+	uint64_t weight;	/* calls they stand for */
+};
+
 /* Per-thread state: allocated with mmap, so that no malloc is needed on any path. */
 struct dyl_thread {
 	struct dyl_thread *next;	/* in dyl_rt.threads */
@@ -28,11 +45,16 @@ struct dyl_thread {
 	struct dyl_window *win;
 	pid_t tid;
 	uint32_t depth;
+	uint32_t cost_left;	/* calls until the next one timed whole (beside depth: the
+				 * per-call path touches one line of this struct) */
+	uint32_t cost_period;	/* the calls between two timed whole, the last one included */
+	uint64_t cost_taken;	/* calls timed whole so far */
 	uintptr_t frames[DYL_MAX_FRAMES];	/* where each open call's dyl_call lies on the stack */
 	/* 1 at each level whose open call a write-out listed (it started before rows
 	 * already written out: it is numbered at that place, dyl_spool.h) */
 	uint64_t reserved[DYL_MAX_FRAMES];
 	uint32_t flushed;	/* bytes of the window already written by another thread's flush */
+	struct dyl_cost cost;	/* this thread's (dyl_rt.cost once it ends) */
 	pthread_mutex_t flush_lock;	/* one flusher at a time (the owner or dyl_finish) */
 	char args[DYL_ARGS_LEVELS][1024];	/* std.args text, one per nesting level in flight */
 	char own_window[DYL_WINDOW_SIZE] __attribute__((aligned(4096)));
@@ -54,6 +76,9 @@ struct dyl_runtime {
 	uint64_t startup_ns;	/* the process's CPU time at start: exec, the dynamic loader
 				 * and the constructors before ours, which total_ns misses */
 	uint64_t blocks;	/* blocks written out to the spool */
+	struct dyl_cost cost;	/* of threads that ended, and the process's set-up; lock */
+	int cost_cpu;		/* calls timed in thread CPU time (std.time clock=thread): the
+				 * calls timed whole are too, or a call's sleep would count */
 	uint64_t seq;		/* the first call number of the next conversion */
 	int pending;		/* a forked child's thread keeps its private window until the
 				 * child claims its own trace: the next call does */
@@ -101,6 +126,10 @@ HIDDEN struct dyl_thread *dyl_thread_get(void);
  * before some of them and must be numbered before them. */
 HIDDEN void dyl_flush_thread(struct dyl_thread *t, uint32_t open);
 HIDDEN int dyl_recorded_any(void);
+/* Tracing's own cost (struct dyl_cost): TICKS of it timed whole (set-up, write-outs);
+ * and the process's total in ns so far, with the count of calls timed whole. */
+HIDDEN void dyl_cost_add(uint64_t ticks);
+HIDDEN uint64_t dyl_cost_ns(uint64_t *samples);
 HIDDEN void dyl_resume(void);	/* a failed exec: recording goes on after the footer */	/* has this image recorded a call? */
 
 /* fatal.c */
@@ -116,6 +145,7 @@ HIDDEN void dyl_clock_mark(void);	/* a calibration point; dyl_rt.io held */
 HIDDEN const struct dyl_knot *dyl_clock_knots(uint32_t *n);
 HIDDEN struct dyl_knot dyl_clock_provisional(void);
 HIDDEN uint64_t dyl_clock_cost_ns(void);
+HIDDEN double dyl_clock_ns_per_tick(void);	/* 1 on the monotonic clock */
 HIDDEN const char *dyl_clock_name(void);
 
 /* funcs.c */

@@ -174,6 +174,9 @@ void dyl_resolve_all(const struct dyl_sym *syms, unsigned n, const void *self)
 	sigset_t all, old;
 	int masked = 0, after = 0;
 	Dl_info me;
+	/* a wrapper's constructor runs after the runtime's: its lookups are tracing's cost */
+	int timed = __atomic_load_n(&dyl_rt.initialized, __ATOMIC_ACQUIRE) == 2;
+	uint64_t t0 = timed ? dyl_now() : 0;
 
 	dyl_busy++;
 	if (resolving++ == 0) {
@@ -213,6 +216,8 @@ void dyl_resolve_all(const struct dyl_sym *syms, unsigned n, const void *self)
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
 	resolving--;
 	dyl_busy--;
+	if (timed)
+		dyl_cost_add(dyl_now() - t0);
 }
 
 void *dyl_resolve(struct dyl_lib *lib, const char *name, const char *version,

@@ -27,6 +27,7 @@
 
 struct dyl_runtime dyl_rt = { .fd = -1, .spool_fd = -1, .lock = PTHREAD_MUTEX_INITIALIZER,
 			      .io = PTHREAD_MUTEX_INITIALIZER, .meta = PTHREAD_MUTEX_INITIALIZER };
+const int dyl_abi_2 = 2;
 TLS struct dyl_thread *dyl_self;
 TLS int dyl_busy;
 
@@ -34,6 +35,46 @@ TLS int dyl_busy;
  * moving the buffer's accesses out of the guarded region. */
 #define BUSY_IN() (dyl_busy++, __atomic_signal_fence(__ATOMIC_SEQ_CST))
 #define BUSY_OUT() (__atomic_signal_fence(__ATOMIC_SEQ_CST), dyl_busy--)
+
+/* A thread's cost sums have one writer, the thread, and are read from another thread
+ * (dyl_cost_ns) while it runs: relaxed atomics, plain moves on x86. */
+#define COST_BUMP(field, x) \
+	__atomic_store_n(&(field), __atomic_load_n(&(field), __ATOMIC_RELAXED) + (x), __ATOMIC_RELAXED)
+
+static void add_cost(struct dyl_cost *to, const struct dyl_cost *c)
+{
+#define ADD(f) __atomic_fetch_add(&to->f, __atomic_load_n(&c->f, __ATOMIC_RELAXED), __ATOMIC_RELAXED)
+	ADD(outer);
+	ADD(outer_ns);
+	ADD(inner);
+	ADD(inner_ns);
+	ADD(whole);
+	ADD(samples);
+	ADD(weight);
+#undef ADD
+}
+
+void dyl_cost_add(uint64_t ticks)
+{
+	__atomic_fetch_add(&dyl_rt.cost.whole, ticks, __ATOMIC_RELAXED);
+}
+
+/* The process's tracing cost so far, ns: the calls timed whole scaled to all calls,
+ * and what was timed every time. */
+uint64_t dyl_cost_ns(uint64_t *samples)
+{
+	struct dyl_cost c = { 0 };
+
+	pthread_mutex_lock(&dyl_rt.lock);
+	add_cost(&c, &dyl_rt.cost);
+	for (struct dyl_thread *t = dyl_rt.threads; t; t = t->next)
+		add_cost(&c, &t->cost);	/* a running thread's: a moment's view is enough */
+	pthread_mutex_unlock(&dyl_rt.lock);
+	*samples = c.samples;
+	double ticks = (double)c.whole + (double)c.outer - (double)c.inner;
+	double ns = ticks * dyl_clock_ns_per_tick() + (double)c.outer_ns - (double)c.inner_ns;
+	return ns > 0 ? (uint64_t)ns : 0;
+}
 
 static void thread_exit(void *arg)
 {
@@ -43,7 +84,9 @@ static void thread_exit(void *arg)
 	/* flush_lock keeps a concurrent dyl_finish from writing these rows twice; taking T
 	 * off the list under 'lock' (which dyl_finish holds while it walks the list) keeps
 	 * it from touching T once unmapped. */
+	uint64_t a = dyl_now();
 	dyl_flush_thread(t, 0);
+	COST_BUMP(t->cost.whole, dyl_now() - a);
 	if (dyl_spool_window_is_shared(t)) {
 		pthread_mutex_lock(&dyl_rt.io);
 		dyl_spool_window_done(t->win);	/* empty now: the next thread's */
@@ -55,6 +98,7 @@ static void thread_exit(void *arg)
 			*p = t->next;
 			break;
 		}
+	add_cost(&dyl_rt.cost, &t->cost);
 	pthread_mutex_unlock(&dyl_rt.lock);
 	dyl_self = NULL;
 	munmap(t, sizeof(*t));
@@ -102,6 +146,7 @@ struct dyl_thread *dyl_thread_get(void)
 	if (t == MAP_FAILED)
 		return NULL;
 	t->tid = (pid_t)syscall(SYS_gettid);
+	t->cost_left = t->cost_period = 1;
 	pthread_mutex_init(&t->flush_lock, NULL);
 	init_own_window(t);
 	pthread_mutex_lock(&dyl_rt.io);
@@ -154,6 +199,7 @@ static void after_fork_child(void)
 	dyl_rt.blocks = 0;
 	dyl_rt.seq = 0;
 	dyl_rt.forked = 1;
+	memset(&dyl_rt.cost, 0, sizeof(dyl_rt.cost));	/* the child's run starts here */
 	dyl_rt.finished = 0;
 	pthread_mutex_init(&dyl_rt.lock, NULL);
 	pthread_mutex_init(&dyl_rt.io, NULL);
@@ -164,6 +210,7 @@ static void after_fork_child(void)
 		init_own_window(t);	/* empty: the parent's rows are the parent's */
 		t->flushed = 0;
 		memset(t->reserved, 0, sizeof(t->reserved));	/* listed in the parent's blocks */
+		memset(&t->cost, 0, sizeof(t->cost));
 		pthread_mutex_init(&t->flush_lock, NULL);
 		t->next = NULL;
 		dyl_rt.threads = t;
@@ -209,10 +256,12 @@ static void flush_all(void)
 	struct dyl_thread *t;
 
 	BUSY_IN();
+	uint64_t a = dyl_now();
 	pthread_mutex_lock(&dyl_rt.lock);
 	for (t = dyl_rt.threads; t; t = t->next)
 		dyl_flush_thread(t, 0);
 	pthread_mutex_unlock(&dyl_rt.lock);
+	dyl_cost_add(dyl_now() - a);
 	BUSY_OUT();
 }
 
@@ -279,6 +328,7 @@ void dyl_init(void)
 	 * after it); a process that records nothing (a shell, /usr/bin/time in front of
 	 * the program) leaves no trace and does not take PATH from the one that does. */
 	dyl_trace_setup();
+	dyl_cost_add(dyl_now() - dyl_rt.t0);
 	errno = saved;
 	BUSY_OUT();
 	__atomic_store_n(&dyl_rt.initialized, 2, __ATOMIC_RELEASE);
@@ -370,6 +420,7 @@ static __attribute__((noinline)) int enter_slow(struct dyl_call *c, struct dyl_f
 		return 0;
 	t = dyl_self;
 	if (t == NULL || __atomic_load_n(&dyl_rt.pending, __ATOMIC_RELAXED)) {
+		uint64_t a = dyl_now();
 		dyl_busy++;
 		dyl_trace_claim();	/* the process's first recorded call takes the name */
 		if (t == NULL)
@@ -378,10 +429,30 @@ static __attribute__((noinline)) int enter_slow(struct dyl_call *c, struct dyl_f
 			use_spool_window(t);	/* a forked child's thread */
 		__atomic_store_n(&dyl_rt.pending, 0, __ATOMIC_RELAXED);
 		dyl_busy--;
+		dyl_cost_add(dyl_now() - a);
 		if (t == NULL)
 			return 0;
 	}
 	return open_call(c, f, t);
+}
+
+/* A call timed whole (struct dyl_cost), out of line: the clock read and its call keep
+ * dyl_enter's common path free of a stack frame. */
+static __attribute__((noinline)) int open_timed(struct dyl_call *c, struct dyl_func *f,
+						struct dyl_thread *t)
+{
+	uint64_t t_enter = __atomic_load_n(&dyl_rt.cost_cpu, __ATOMIC_RELAXED) ? dyl_thread_cpu_ns()
+										: dyl_now();
+	uint32_t weight = t->cost_period;
+
+	/* the next period is set now: calls nested in this one count down too */
+	t->cost_period = ++t->cost_taken < DYL_COST_FIRST ? 1 : DYL_COST_EVERY;
+	t->cost_left = t->cost_period;
+	open_call(c, f, t);
+	c->t_enter = t_enter;
+	c->cost_weight = weight;
+	c->flags = DYL_CALL_COST;
+	return 1;
 }
 
 int dyl_enter(struct dyl_call *c, struct dyl_func *f)
@@ -392,15 +463,45 @@ int dyl_enter(struct dyl_call *c, struct dyl_func *f)
 	if (dyl_likely(!dyl_busy && t != NULL &&
 		       __atomic_load_n(&f->state, __ATOMIC_ACQUIRE) == 1 &&
 		       !(dyl_rt.off | DYL_DISABLED() |
-			 __atomic_load_n(&dyl_rt.pending, __ATOMIC_RELAXED))))
+			 __atomic_load_n(&dyl_rt.pending, __ATOMIC_RELAXED)))) {
+		if (dyl_unlikely(--t->cost_left == 0))
+			return open_timed(c, f, t);
 		return open_call(c, f, t);
+	}
 	return enter_slow(c, f);
 }
 
 /* The buffer is full: write it out (from dyl_leave, with the levels still open). */
 static __attribute__((noinline)) void buffer_full(struct dyl_thread *t, uint32_t open)
 {
+	uint64_t a = dyl_now();
+
 	dyl_flush_thread(t, open);
+	COST_BUMP(t->cost.whole, dyl_now() - a);
+}
+
+/* The end of a call timed whole: what it cost beyond its own t_ns.  The two extra
+ * clock reads are not free either, but the part of each that falls inside the
+ * measure (about one read) stands for the part of the t_start and t_end reads that
+ * falls inside t_ns, which is tracing's cost too. */
+static __attribute__((noinline)) void cost_sample(struct dyl_thread *t, const struct dyl_call *c,
+						  uint64_t dur)
+{
+	int cpu = __atomic_load_n(&dyl_rt.cost_cpu, __ATOMIC_RELAXED);
+	uint64_t w = c->cost_weight, end = cpu ? dyl_thread_cpu_ns() : dyl_now();
+
+	if (c->t_end == 0)
+		return;		/* not timed (no std.time): nothing to take apart */
+	if (cpu)
+		COST_BUMP(t->cost.outer_ns, (end - c->t_enter) * w);
+	else
+		COST_BUMP(t->cost.outer, (end - c->t_enter) * w);
+	if (c->flags & DYL_CALL_DUR_NS)
+		COST_BUMP(t->cost.inner_ns, dur * w);
+	else
+		COST_BUMP(t->cost.inner, dur * w);
+	COST_BUMP(t->cost.samples, 1);
+	COST_BUMP(t->cost.weight, w);
 }
 
 void dyl_leave(struct dyl_call *c)
@@ -435,6 +536,8 @@ void dyl_leave(struct dyl_call *c)
 	/* after the record: a reader of the spool (another thread, or dyl-trace after a
 	 * SIGKILL) sees whole records only */
 	__atomic_store_n(&w->len, len, __ATOMIC_RELEASE);
+	if (dyl_unlikely(c->flags & DYL_CALL_COST))
+		cost_sample(t, c, dur);
 	if (dyl_unlikely(len > DYL_WINDOW_DATA - DYL_REC_MAX))
 		buffer_full(t, d);
 	BUSY_OUT();
@@ -530,6 +633,8 @@ void dyl_note(const char *key, const char *value)
 	dyl_init();
 	BUSY_IN();
 	pthread_mutex_lock(&dyl_rt.meta);
+	if (!strcmp(key, "time_clock"))
+		__atomic_store_n(&dyl_rt.cost_cpu, !strcmp(value, "thread-cputime"), __ATOMIC_RELAXED);
 	used = strlen(dyl_rt.notes);
 	if (!dyl_rt.header_done)
 		snprintf(dyl_rt.notes + used, sizeof(dyl_rt.notes) - used, "# %s=%s\n", key, value);

@@ -313,7 +313,7 @@ void dyl_trace_write(const char *data, size_t len)
 
 void dyl_trace_footer(void)
 {
-	char buf[128];
+	char buf[256];
 	int n, saved = errno;
 
 	if (DYL_DISABLED()) {
@@ -343,6 +343,13 @@ void dyl_trace_footer(void)
 	n = snprintf(buf, sizeof(buf), "# total_ns=%llu\n# startup_ns=%llu\n# cpu_ns=%llu\n",
 		     (unsigned long long)(dyl_monotonic_ns() - dyl_rt.t0_ns),
 		     (unsigned long long)dyl_rt.startup_ns, (unsigned long long)dyl_cpu_ns());
+	/* overhead_ns: what tracing cost the process up to total_ns (dyl_cost_ns), which
+	 * dyl-speedup takes out of T; the conversion that follows comes after total_ns */
+	uint64_t timed, cost = dyl_cost_ns(&timed);
+	if (timed || cost)
+		n += snprintf(buf + n, sizeof(buf) - (size_t)n,
+			      "# overhead_ns=%llu\n# overhead_calls_timed=%llu\n",
+			      (unsigned long long)cost, (unsigned long long)timed);
 	if (dyl_trace_lock()) {
 		dyl_spool_convert();	/* the rows written out in binary */
 		dyl_trace_put(buf, (size_t)n);

@@ -48,7 +48,8 @@ static const char help[] =
 "      --csv        one CSV table (trace,pid,func,calls,total_ns,self_ns,mean_ns,min_ns,\n"
 "                   median_ns,max_ns,share,self_share), times in ns\n"
 "      --json       {\"traces\": [{\"path\", \"pid\", \"cmdline\", \"total_ns\",\n"
-"                   \"startup_ns\", \"cpu_ns\", \"truncated\", \"rows\", \"untimed_calls\",\n"
+"                   \"startup_ns\", \"cpu_ns\", \"overhead_ns\" (what tracing cost the\n"
+"                   process, the wrapper's measure), \"truncated\", \"rows\", \"untimed_calls\",\n"
 "                   \"threads\", \"nested_calls\", \"funcs\":\n"
 "                   [{\"func\", \"calls\", \"total_ns\", \"self_ns\", \"mean_ns\", \"min_ns\",\n"
 "                   \"median_ns\", \"max_ns\", \"share\", \"self_share\"}...]}...]}; a value the\n"
@@ -396,6 +397,8 @@ static void summary_json(const struct trace_src *src, const struct trace_summary
 	put_int(src->startup_ns, "null");
 	puts_(", \"cpu_ns\": ");
 	put_int(src->cpu_ns, "null");
+	puts_(", \"overhead_ns\": ");
+	put_int(src->overhead_ns, "null");
 	fprintf(out, ", \"truncated\": %s, \"rows\": %" PRIu64 ", \"untimed_calls\": %" PRIu64
 		", \"threads\": %zu, \"nested_calls\": %" PRIu64 ", \"funcs\": [",
 		src->truncated ? "true" : "false", s->rows, s->untimed, s->nthreads, s->nested);

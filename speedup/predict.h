@@ -33,6 +33,7 @@ struct prediction {
 	uint64_t total_ns;	/* T */
 	int t_cpu;		/* as struct trace's: 1 CPU time, -1 mixed, 0 wall */
 	int has_startup;	/* T includes a start-up ('# startup_ns=') */
+	uint64_t overhead_ns;	/* tracing's own cost, already out of T */
 	uint64_t rows;
 	uint64_t calls, t_ns;	/* replaced calls, sum t_ki */
 	double predicted_ns;	/* sum f_k(w_ki) */

@@ -226,6 +226,11 @@ static void print_table(FILE *out, const struct report *r, const int *kern, int 
 			: run->has_startup ? "total_ns + startup_ns" : "total_ns",
 			(unsigned long long)run->rows);
 	}
+	if (run->overhead_ns > 0)
+		fprintf(out, "  tracing's own cost, %s, is taken out of T (the wrapper's measure, '# "
+			"overhead_ns='; --keep-overhead keeps it)\n", fmt_ns(a, sizeof(a), (double)run->overhead_ns));
+	else if (r->keep_overhead)
+		fprintf(out, "  --keep-overhead: T keeps tracing's own cost\n");
 	if (run->t_cpu == 1)
 		fprintf(out, "  the calls were timed in thread CPU time (std.time clock=thread), so T is the "
 			"process's\n  CPU time ('# cpu_ns=') rather than its wall time\n");
@@ -378,6 +383,7 @@ static void json_kernels(FILE *out, const struct prediction *p, const int *kern,
 static void json_totals(FILE *out, const struct prediction *p)
 {
 	json_u64(out, "total_ns", p->total_ns);
+	json_u64(out, "overhead_ns", p->overhead_ns);
 	fprintf(out, ", \"T_clock\": \"%s\"", p->t_cpu == 1 ? "cpu" : p->t_cpu ? "mixed" : "wall");
 	json_u64(out, "t_ns", p->t_ns);
 	json_double(out, "P", p->P);
@@ -497,7 +503,8 @@ static void print_csv(FILE *out, const struct report *r, const int *kern, int nk
 			(unsigned long long)k->no_bytes_t_ns);
 	}
 	/* the totals as metadata lines, the way traces carry theirs */
-	fprintf(out, "# total_ns=%llu\n# T_clock=%s\n# t_ns=%llu\n# P=", (unsigned long long)run->total_ns,
+	fprintf(out, "# total_ns=%llu\n# overhead_ns=%llu\n# T_clock=%s\n# t_ns=%llu\n# P=",
+		(unsigned long long)run->total_ns, (unsigned long long)run->overhead_ns,
 		run->t_cpu == 1 ? "cpu" : run->t_cpu ? "mixed" : "wall", (unsigned long long)run->t_ns);
 	csv_number(out, run->P);
 	fputs("\n# predicted_ns=", out);

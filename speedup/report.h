@@ -10,6 +10,7 @@ enum report_format { REPORT_TABLE, REPORT_JSON, REPORT_CSV };
 struct report {
 	enum report_format format;
 	int only_faster;
+	int keep_overhead;	/* --keep-overhead: T as the trace says, tracing's cost in it */
 	const struct prediction *procs;	/* one per trace */
 	int nprocs;
 	const struct prediction *run;	/* their sum */

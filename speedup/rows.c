@@ -108,6 +108,9 @@ static int read_note(struct trace_src *src, const char *line, size_t len, int af
 	} else if (note_value(line, len, "cpu_ns", &v)) {
 		if (time_note(src, &v, "cpu_ns", &src->cpu_ns) != 0)
 			return -1;
+	} else if (note_value(line, len, "overhead_ns", &v)) {
+		if (time_note(src, &v, "overhead_ns", &src->overhead_ns) != 0)
+			return -1;
 	} else if (note_value(line, len, "startup_ns", &v)) {
 		if (time_note(src, &v, "startup_ns", &src->startup_ns) != 0)
 			return -1;
@@ -476,6 +479,7 @@ static void init(struct trace_src *src, const char *path)
 	memset(src, 0, sizeof(*src));
 	src->path = path;
 	src->pid = src->total_ns = src->cpu_ns = src->startup_ns = src->start_ns = -1;
+	src->overhead_ns = -1;
 	src->depth_col = -1;
 }
 

@@ -67,11 +67,12 @@ static void match_new_funcs(void)
 		funcs_get(matched)->model = models_match(funcs_get(matched)->name);
 }
 
-int trace_read(struct trace *tr, const struct input_file *f)
+int trace_read(struct trace *tr, const struct input_file *f, int keep_overhead)
 {
 	struct trace_src src;
 	struct trace_row r;
 	struct thread *th = NULL;
+	uint64_t top_t_ns = 0;	/* the outermost calls' time: what T holds at least */
 	int rc;
 
 	memset(tr, 0, sizeof(*tr));
@@ -91,6 +92,8 @@ int trace_read(struct trace *tr, const struct input_file *f)
 		tr->funcs[r.func].calls++;
 		tr->funcs[r.func].t_ns += (uint64_t)r.t_ns;
 		tr->rows++;
+		if (r.depth == 0)
+			top_t_ns += (uint64_t)r.t_ns;
 		if ((mi = funcs_get((int)r.func)->model) < 0)
 			continue;	/* never replaced, never the outer call of a replaced one */
 		if (models_get(mi)->b && c.work >= 0) {
@@ -128,6 +131,14 @@ int trace_read(struct trace *tr, const struct input_file *f)
 	if (tr->t_cpu != 1 && src.startup_ns >= 0) {
 		tr->total_ns += (uint64_t)src.startup_ns;
 		tr->has_startup = 1;
+	}
+	/* What tracing cost the process (the runtime's own measure: its calls timed whole,
+	 * write-outs, set-up) is not the program's: out of T, so out of T' too.  Never
+	 * below the calls' own time, which T holds whatever the measure says. */
+	if (!keep_overhead && src.overhead_ns > 0) {
+		uint64_t room = tr->total_ns > top_t_ns ? tr->total_ns - top_t_ns : 0;
+		tr->overhead_ns = (uint64_t)src.overhead_ns < room ? (uint64_t)src.overhead_ns : room;
+		tr->total_ns -= tr->overhead_ns;
 	}
 	match_new_funcs();
 	if (grow_funcs(tr, (size_t)funcs_count()) != 0)

@@ -40,6 +40,7 @@ struct trace {
 	const char *path;
 	uint64_t total_ns;	/* T: total_ns + startup_ns, or cpu_ns when t_cpu */
 	int has_startup;	/* T includes the start-up before the wrapper's clock */
+	uint64_t overhead_ns;	/* tracing's own cost, taken out of T ('# overhead_ns=') */
 	int has_total;
 	int t_cpu;		/* t_ns are thread CPU times: 1, T is the process's cpu_ns;
 				 * -1, the trace has no cpu_ns, T is wall time (clocks mixed) */
@@ -53,7 +54,7 @@ struct trace {
 /* Reads F (its header already recognised as a trace's) through rows.h; F stays open, the
  * caller's.  Functions met for the first time are matched against the models.  Returns
  * 0, or -1 after printing the error. */
-int trace_read(struct trace *tr, const struct input_file *f);
+int trace_read(struct trace *tr, const struct input_file *f, int keep_overhead);
 void trace_free(struct trace *tr);
 
 #endif

@@ -69,3 +69,27 @@ def test_clock_choice_and_times(built, clock):
     last = rows[-1]
     assert int(last['t_start_ns']) + int(last['t_ns']) <= int(t.meta['total_ns'])
     assert int(t.meta['total_ns']) >= 60_000_000
+
+
+@pytest.mark.parametrize('timing', ['tsc', 'monotonic', 'thread'])
+def test_tracing_cost_is_measured_and_excludes_the_calls(built, timing):
+    # '# overhead_ns=' is what tracing cost the process: every call of a thread's first 64,
+    # then one in 32, timed from dyl_enter to the end of dyl_leave less its own t_ns, and
+    # weighted by the calls it stands for.  3003 calls: 64 + (3003 - 64) // 32 = 155 timed.
+    # The three 20 ms sleeps are calls, not overhead: with t_ns not taken off (or, on the
+    # thread clock, a wall-clock measure set against CPU time) they would add 60 ms.
+    d, app, w = built
+    if timing == 'tsc' and not has_invariant_tsc():
+        pytest.skip('no invariant TSC')
+    env = {'DYL_CLOCK': timing} if timing != 'thread' else {}
+    if timing == 'thread':
+        lib = str(d / 'libclk.so')
+        w = wrap(d, '--lib', lib, '--header', str(d / 'clk.h'), '-g', 'std.time:clock=thread',
+                 name='wrap-thread.so')
+    r, tp = run_both([app], w, d, env=env, trace=f'cost-{timing}.csv')
+    t = Trace(tp)
+    assert int(t.meta['overhead_calls_timed']) == 155
+    over = int(t.meta['overhead_ns'])
+    # more than nothing per call; far less than one sleep (a few us a call at most,
+    # plus the one-off set-up: creating the trace and its spool, looking the originals up)
+    assert 3003 * 1 < over < 15_000_000, over

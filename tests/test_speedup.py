@@ -173,6 +173,32 @@ def test_startup_before_the_wrapper_counts_in_T(tmp_path):
     assert bad(bad_t, line_model(tmp_path)) == f"dyl-speedup: {bad_t}:3: startup_ns is not a number ('x')"
 
 
+def test_tracing_overhead_is_taken_out_of_T(tmp_path):
+    # The worked example with '# overhead_ns=200' (what tracing cost the process, the
+    # wrapper's own measure): T = 1000 - 200 = 800; P = 400/800 = 0.5; T' = 800 - 400 + 40
+    # = 440; S_G = 800/440.  --keep-overhead: the worked example's answer, 1.5625.
+    rows = [(7, 'dgemm_', 0, 100, 10), (7, 'dgemm_', 200, 300, 30)]
+    t = trace(tmp_path, rows, 1000)
+    with open(t, 'a') as f:
+        f.write('# overhead_ns=200\n')
+    m = line_model(tmp_path)
+    res, err = predict(t, m)
+    assert err == '' and res['total_ns'] == 800 and res['overhead_ns'] == 200
+    assert close(res['P'], 0.5) and close(res['predicted_total_ns'], 440)
+    assert close(res['S_G'], 800 / 440)
+    assert "tracing's own cost, 200.0 ns, is taken out of T" in run(t, m).stdout
+    kept, _ = predict(t, m, '--keep-overhead')
+    assert kept['total_ns'] == 1000 and kept['overhead_ns'] == 0 and close(kept['S_G'], 1.5625)
+    # never below the calls' own time: an overhead of 900 leaves T = 400 (P = 1)
+    t2 = trace(tmp_path, rows, 1000, name='t2.csv')
+    with open(t2, 'a') as f:
+        f.write('# overhead_ns=900\n')
+    res, _ = predict(t2, m)
+    assert res['total_ns'] == 400 and res['overhead_ns'] == 600 and close(res['P'], 1)
+    bad_t = write(tmp_path, 'b.csv', f'{HEADER}\n# total_ns=5\n# overhead_ns=-1\n')
+    assert bad(bad_t, m).startswith(f"dyl-speedup: {bad_t}:3: overhead_ns ")
+
+
 def test_bad_cpu_ns(tmp_path):
     t = write(tmp_path, 't.csv', f'{HEADER}\n# total_ns=5\n# cpu_ns=-3\n')
     assert bad(t, line_model(tmp_path)).startswith(f"dyl-speedup: {t}:3: cpu_ns ")

@@ -7,14 +7,17 @@ happen on this machine (issue 5; the paper's Tables II and III).
 For every scenario:
   model      a SEPARATE sweep (other sizes, or another run of the app), run with the
              accelerated implementation under a tracing wrapper, then dyl-model;
-  predicted  dyl-speedup on each of N traced baseline runs (--json): S_G;
+  predicted  dyl-speedup on each of N traced baseline runs (--json): S_G, with tracing's
+             own cost taken out of T as dyl-speedup does by default (the wrapper's
+             measure, '# overhead_ns='); the --keep-overhead answer beside it;
   measured   N untraced baseline and N untraced accelerated runs, interleaved with the
              rest: S_G = T_base / T_accel, per round (CPU time user+sys of the process
              for the one-thread scenarios, wall time for the two-thread one);
   error      predicted / measured - 1, of the medians.
 Also per scenario, to take the error apart: N traced accelerated runs (the accelerated
 kernel's own time in the app, and the time outside the kernels), the time tracing adds
-(traced total_ns against the untraced run) and the accelerator's one-off start-up.
+(the wrapper's measure, and the harness's own calibration of it: call_cost) and the
+accelerator's one-off start-up.
 
 Everything goes to DIR (build/validate): traces, models, results.json, table.md and SVG
 charts.  --scale shrinks every app and sweep (a quick check of the harness itself)."""
@@ -145,9 +148,11 @@ def build(out):
         "blas-serial-cpu.so": g + cpu + ["-g", "std.redirect:lib=" + SERIAL],
         "evp-cpu.so": evp + cpu,
     }
+    runtime = os.path.join(ROOT, "build", "libdylrt.so")
     for so, args in wrappers.items():
         path = os.path.join(out, so)
-        if not os.path.exists(path):
+        # again after the runtime changed: a wrapper is built against its headers
+        if not os.path.exists(path) or os.path.getmtime(path) < os.path.getmtime(runtime):
             sh([os.path.join(BIN, "dyliberator")] + args + ["-o", path], stdout=subprocess.DEVNULL,
                stderr=subprocess.DEVNULL)
 
@@ -307,21 +312,24 @@ def read_model(path):
     return rows
 
 
-def predict(trace, model):
-    p = subprocess.run([os.path.join(BIN, "dyl-speedup"), trace, model, "--json"], check=True,
+def predict(trace, model, keep_overhead=False):
+    p = subprocess.run([os.path.join(BIN, "dyl-speedup"), trace, model, "--json"]
+                       + (["--keep-overhead"] if keep_overhead else []), check=True,
                        capture_output=True, text=True)
     return json.loads(p.stdout)
 
 
-def summary(trace, clock):
-    """(T, rows, per function), T as dyl-speedup takes it: the process's CPU time (cpu_ns)
-    for a trace timed in thread CPU time, else total_ns + startup_ns (the start-up before
-    the wrapper's clock)."""
+def summary(trace, clock, keep_overhead=False):
+    """(T, rows, per function, overhead), T as dyl-speedup takes it: the process's CPU time
+    (cpu_ns) for a trace timed in thread CPU time, else total_ns + startup_ns (the start-up
+    before the wrapper's clock), less what tracing cost (overhead_ns, the wrapper's own
+    measure) unless keep_overhead."""
     p = subprocess.run([os.path.join(BIN, "dyl-trace"), "summary", "--json", trace], check=True,
                        capture_output=True, text=True)
     t = json.loads(p.stdout)["traces"][0]
     T = t["cpu_ns"] if thread_timed(clock) else t["total_ns"] + (t["startup_ns"] or 0)
-    return T, t["rows"], {f["func"]: f for f in t["funcs"]}
+    over = t.get("overhead_ns") or 0
+    return T - (0 if keep_overhead else over), t["rows"], {f["func"]: f for f in t["funcs"]}, over
 
 
 def clock_cost(trace):
@@ -378,7 +386,7 @@ def call_cost(out, runs, scale, clock, kind):
         for k in (1, 3):
             got[k, 0].append(run(cmd(k), env, out)[1 if clock == "cpu" else 0])
             run(cmd(k), dict(env, LD_PRELOAD=os.path.join(out, traced(so, clock)), DYL_TRACE=tr), out)
-            T, rows[k], _ = summary(tr, clock)
+            T, rows[k], _, _ = summary(tr, clock, keep_overhead=True)
             got[k, 1].append(T / 1e9)
     d = {k: med(got[k, 1]) - med(got[k, 0]) for k in (1, 3)}
     return max(0.0, (d[3] - d[1]) / (rows[3] - rows[1]) * 1e9), clock_cost(tr)
@@ -471,6 +479,11 @@ def analyse(sc, d, out, runs, cost):
         "added_s": med(traced_c) - med(T_base),
         "added_per_row_ns": (med(traced_c) - med(T_base)) / max(1, med(rows_b)) * 1e9,
         "clock_cost_ns": clock_cost(d["base_traced"][0]["trace"]),
+        # the wrappers' own measure of it ('# overhead_ns='), which dyl-speedup takes out
+        "overhead_s": med([s[3] / 1e9 for s in bs]),
+        "overhead_per_row_ns": med([s[3] / max(1, s[1]) for s in bs]),
+        # the harness's outside measure (call_cost): the same, from T_traced - T_untraced
+        "calibrated_per_row_ns": cost,
     }
     # the accelerated traces: the kernel's real time in the app, and the rest
     as_ = [summary(x["trace"], c) for x in d["accel_traced"]]
@@ -487,18 +500,15 @@ def analyse(sc, d, out, runs, cost):
     # before the clock starts): what is left is the change of the program's own code
     r["outside"]["net_of_startup_s"] = med(out_a) - med(out_b) - (r["startup_s"] or 0)
     for name, model in sc["model_files"].items():
+        # dyl-speedup as a user runs it: tracing's cost (the wrapper's own measure,
+        # '# overhead_ns=') out of T and so out of T' = T - sum t + sum f; the part of it
+        # inside the kernels' t_ns is in the model's f(work) too (the model was traced
+        # alike) and cancels.  raw: with --keep-overhead, the cost left in.
         preds = [predict(x["trace"], model) for x in d["base_traced"]]
-        raw = [p["S_G"] for p in preds]
-        # Tracing costs `cost` ns per recorded call (in t_ns or around it).  The part inside
-        # the kernels' t_ns is in the model's f(work) too (the model was traced alike) and
-        # cancels in sum t - sum f; the rest is in T and, unchanged, in T' = T - sum t + sum f.
-        # Take all of it out of both: T_c = total_ns - rows * cost.
-        corr, tcs, pts = [], [], []
-        for p, (_, rows, _) in zip(preds, bs):
-            tc = p["total_ns"] - rows * cost
-            tcs.append(tc / 1e9)
-            pts.append((p["predicted_total_ns"] - rows * cost) / 1e9)     # set-up included
-            corr.append(tcs[-1] / pts[-1])
+        raw = [predict(x["trace"], model, keep_overhead=True)["S_G"] for x in d["base_traced"]]
+        tcs = [p["total_ns"] / 1e9 for p in preds]
+        pts = [p["predicted_total_ns"] / 1e9 for p in preds]     # set-up included
+        corr = [p["S_G"] for p in preds]
         f_sum = med([p["predicted_ns"] / 1e9 for p in preds])
         # The error taken apart: S_G error = (1 + T error) / (1 + T' error) - 1, with the
         # trace's T (tracing cost out) against the untraced baseline run, and the predicted
@@ -573,16 +583,16 @@ def table(results):
 
 
 def sources(results):
-    lines = ["| scenario | T base untraced | wall / CPU | tracing adds (same clock) | per traced call | model kernel time vs the accelerated kernel in the app | time outside the kernels, accel vs base (start-up excluded) | accelerator start-up | error with a CPU switch's change outside the kernels added to T' |",
+    lines = ["| scenario | T base untraced | wall / CPU | tracing adds (same clock, conversion at exit included) | tracing's cost a row: the wrapper's measure (out of T) / the harness's calibration | model kernel time vs the accelerated kernel in the app | time outside the kernels, accel vs base (start-up excluded) | accelerator start-up | error with a CPU switch's change outside the kernels added to T' |",
              "| --- | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: |"]
     for r in results:
         t = r["tracing"]
         mv = ", ".join("%s %+.1f %%" % (n, 100 * m["model_vs_app"]) for n, m in r["models"].items())
         o = r["outside"]
         side = ", ".join("%+.1f %%" % m["err_side_out"] for m in r["models"].values() if "err_side_out" in m)
-        lines.append("| %s | %.3f s %s | %.2f | %+.1f ms (%+.1f %%) | %.0f ns | %s | %.1f -> %.1f ms: %+.1f ms (%+.1f %% of T_accel) | %s | %s |" % (
+        lines.append("| %s | %.3f s %s | %.2f | %+.1f ms (%+.1f %%) | %.0f / %.0f ns | %s | %.1f -> %.1f ms: %+.1f ms (%+.1f %% of T_accel) | %s | %s |" % (
             r["name"], r["T_base_s"][0], r["clock"], r["wall_over_cpu"], 1e3 * t["added_s"], 100 * t["added_s"] / r["T_base_s"][0],
-            t["added_per_row_ns"], mv, 1e3 * o["base_s"], 1e3 * o["accel_s"], 1e3 * o["net_of_startup_s"],
+            t["overhead_per_row_ns"], t["calibrated_per_row_ns"], mv, 1e3 * o["base_s"], 1e3 * o["accel_s"], 1e3 * o["net_of_startup_s"],
             100 * o["net_of_startup_s"] / r["T_accel_s"][0],
             "-" if r["startup_s"] is None else "%.1f ms (%.1f %% of T_accel)" % (
                 1e3 * r["startup_s"], 100 * r["startup_s"] / r["T_accel_s"][0]), side or "-"))
@@ -615,11 +625,11 @@ def main():
     out = os.path.abspath(args.out)
     with open(os.path.join(out, "results.json"), "w") as f:
         json.dump({"meta": meta, "scenarios": results}, f, indent=1)
-    svg.speedups(os.path.join(out, "speedups.svg"), "Predicted (tracing cost out) vs measured S_G, first model",
+    svg.speedups(os.path.join(out, "speedups.svg"), "Predicted (dyl-speedup) vs measured S_G, first model",
                  [{"name": r["name"], "pred": next(iter(r["models"].values()))["corrected"], "meas": r["measured"],
                    "err": next(iter(r["models"].values()))["err_corrected"]} for r in results])
     text = ("%d rounds, scale %g, OPENBLAS_CORETYPE=%s (OpenBLAS alone detects: %s), "
-            "tracing costs %s a row, %.0f s\n\n%s\n\nError sources:\n\n%s\n"
+            "tracing costs %s a row (the harness's calibration, a check of the wrappers' own measure), %.0f s\n\n%s\n\nError sources:\n\n%s\n"
             % (args.runs, args.scale, meta["OPENBLAS_CORETYPE"], meta["openblas_detects"] or "?",
                ", ".join("%.1f ns (%s, %s clock; clock_cost_ns=%g)" % (v[0], k[1], k[0], v[1]) for k, v in cost.items()),
                meta["seconds"], table(results), sources(results)))

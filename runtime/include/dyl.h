@@ -17,6 +17,12 @@ extern "C" {
 #define dyl_likely(x)   __builtin_expect(!!(x), 1)
 #define dyl_unlikely(x) __builtin_expect(!!(x), 0)
 
+/* The layout of struct dyl_call and the calls below, as a symbol every wrapper
+ * refers to at load time: a wrapper built against another runtime stops at load,
+ * naming it ("undefined symbol: dyl_abi_2"), instead of misreading its calls. */
+DYL_API extern const int dyl_abi_2;
+static const int *const dyl_abi_check __attribute__((used)) = &dyl_abi_2;
+
 /* "No value" for in_bytes, out_bytes and work: printed as an empty field. */
 #define DYL_NONE INT64_MIN
 #define DYL_MAX_COUNTERS 8
@@ -45,10 +51,12 @@ struct dyl_func {
 /* dyl_call.flags */
 #define DYL_CALL_DUR_NS 1u	/* t_end holds the duration in ns, not an end in ticks
 				 * (std.time's thread and PAPI clocks) */
+#define DYL_CALL_COST 2u	/* timed whole, to measure what tracing costs (runtime.c) */
 
 /* One wrapped call in flight; lives on the wrapper's stack. */
 struct dyl_call {
 	const struct dyl_func *func;
+	uint64_t t_enter;	/* with DYL_CALL_COST: the clock at dyl_enter */
 	uint64_t t_start;	/* clock ticks, see dyl_now() */
 	uint64_t t_end;		/* clock ticks (or ns, see flags) */
 	int64_t in_bytes, out_bytes, work;
@@ -58,6 +66,7 @@ struct dyl_call {
 	const char *args;	/* formatted argument values, or NULL */
 	int64_t counters[DYL_MAX_COUNTERS];
 	uint32_t flags;		/* DYL_CALL_* */
+	uint32_t cost_weight;	/* with DYL_CALL_COST: the calls its cost stands for */
 };
 
 /* Finds the original NAME (of VERSION, if non-NULL) in LIB.  Never returns NULL: when
