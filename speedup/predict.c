@@ -137,6 +137,7 @@ int predict_trace(struct trace *tr, int only_faster, struct prediction *p)
 	p->t_cpu = tr->t_cpu;
 	p->has_startup = tr->has_startup;
 	p->overhead_ns = tr->overhead_ns;
+	p->overhead_left_ns = tr->overhead_left_ns;
 	p->rows = tr->rows;
 	p->nk = funcs_count();
 	p->k = calloc((size_t)p->nk + 1, sizeof(*p->k));
@@ -202,6 +203,7 @@ int predict_add(struct prediction *run, const struct prediction *p)
 	run->processes += p->processes;
 	run->total_ns += p->total_ns;
 	run->overhead_ns += p->overhead_ns;
+	run->overhead_left_ns += p->overhead_left_ns;
 	run->setup_ns += p->setup_ns;
 	run->rows += p->rows;
 	if (p->threads > run->threads)

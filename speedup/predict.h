@@ -34,6 +34,7 @@ struct prediction {
 	int t_cpu;		/* as struct trace's: 1 CPU time, -1 mixed, 0 wall */
 	int has_startup;	/* T includes a start-up ('# startup_ns=') */
 	uint64_t overhead_ns;	/* tracing's own cost, already out of T */
+	uint64_t overhead_left_ns;	/* ... or left in it (several threads, wall clock) */
 	uint64_t rows;
 	uint64_t calls, t_ns;	/* replaced calls, sum t_ki */
 	double predicted_ns;	/* sum f_k(w_ki) */

@@ -148,6 +148,11 @@ static void build_notes(struct notes *ns, const struct report *r, const int *ker
 		     "the threads ran one after another, as Amdahl's law assumes", run->threads);
 	for (int i = 0; i < r->nprocs; i++) {
 		const struct prediction *p = &r->procs[i];
+		if (p->overhead_left_ns > 0)
+			note(ns, "%s: tracing's own cost ('# overhead_ns=%llu', summed over the threads) is "
+			     "left in T: several threads recorded calls, and on the wall clock their costs "
+			     "overlap (with calls timed in thread CPU time, std.time:clock=thread, it is "
+			     "taken out)", p->path, (unsigned long long)p->overhead_left_ns);
 		if (p->P > 1 || isnan(p->P))
 			note(ns, "%s: the replaced calls' time exceeds the process's total_ns (P > 1; parallel "
 			     "threads?): Amdahl's law does not hold as such, read S_G with care", p->path);
@@ -227,8 +232,9 @@ static void print_table(FILE *out, const struct report *r, const int *kern, int 
 			(unsigned long long)run->rows);
 	}
 	if (run->overhead_ns > 0)
-		fprintf(out, "  tracing's own cost, %s, is taken out of T (the wrapper's measure, '# "
-			"overhead_ns='; --keep-overhead keeps it)\n", fmt_ns(a, sizeof(a), (double)run->overhead_ns));
+		fprintf(out, "  tracing's own cost, %s, is taken out of T (the wrapper's measure,\n"
+			"  '# overhead_ns='; --keep-overhead leaves it in)\n",
+			fmt_ns(a, sizeof(a), (double)run->overhead_ns));
 	else if (r->keep_overhead)
 		fprintf(out, "  --keep-overhead: T keeps tracing's own cost\n");
 	if (run->t_cpu == 1)
@@ -384,6 +390,7 @@ static void json_totals(FILE *out, const struct prediction *p)
 {
 	json_u64(out, "total_ns", p->total_ns);
 	json_u64(out, "overhead_ns", p->overhead_ns);
+	json_u64(out, "overhead_left_ns", p->overhead_left_ns);
 	fprintf(out, ", \"T_clock\": \"%s\"", p->t_cpu == 1 ? "cpu" : p->t_cpu ? "mixed" : "wall");
 	json_u64(out, "t_ns", p->t_ns);
 	json_double(out, "P", p->P);

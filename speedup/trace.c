@@ -73,7 +73,8 @@ int trace_read(struct trace *tr, const struct input_file *f, int keep_overhead)
 	struct trace_row r;
 	struct thread *th = NULL;
 	uint64_t top_t_ns = 0;	/* the outermost calls' time: what T holds at least */
-	int rc;
+	uint64_t first_tid = 0;
+	int rc, threads = 0;	/* threads with rows: 0, 1, or 2 for more */
 
 	memset(tr, 0, sizeof(*tr));
 	tr->path = f->path;
@@ -94,6 +95,10 @@ int trace_read(struct trace *tr, const struct input_file *f, int keep_overhead)
 		tr->rows++;
 		if (r.depth == 0)
 			top_t_ns += (uint64_t)r.t_ns;
+		if (threads == 0)
+			first_tid = r.tid, threads = 1;
+		else if (r.tid != first_tid)
+			threads = 2;
 		if ((mi = funcs_get((int)r.func)->model) < 0)
 			continue;	/* never replaced, never the outer call of a replaced one */
 		if (models_get(mi)->b && c.work >= 0) {
@@ -134,8 +139,12 @@ int trace_read(struct trace *tr, const struct input_file *f, int keep_overhead)
 	}
 	/* What tracing cost the process (the runtime's own measure: its calls timed whole,
 	 * write-outs, set-up) is not the program's: out of T, so out of T' too.  Never
-	 * below the calls' own time, which T holds whatever the measure says. */
-	if (!keep_overhead && src.overhead_ns > 0) {
+	 * below the calls' own time, which T holds whatever the measure says.  The measure
+	 * is a sum over the threads: on the wall clock, several threads' costs overlap in
+	 * time (and a thread's includes its waits for a core), so there it stays in T. */
+	if (!keep_overhead && src.overhead_ns > 0 && threads > 1 && tr->t_cpu != 1) {
+		tr->overhead_left_ns = (uint64_t)src.overhead_ns;
+	} else if (!keep_overhead && src.overhead_ns > 0) {
 		uint64_t room = tr->total_ns > top_t_ns ? tr->total_ns - top_t_ns : 0;
 		tr->overhead_ns = (uint64_t)src.overhead_ns < room ? (uint64_t)src.overhead_ns : room;
 		tr->total_ns -= tr->overhead_ns;

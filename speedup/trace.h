@@ -41,6 +41,7 @@ struct trace {
 	uint64_t total_ns;	/* T: total_ns + startup_ns, or cpu_ns when t_cpu */
 	int has_startup;	/* T includes the start-up before the wrapper's clock */
 	uint64_t overhead_ns;	/* tracing's own cost, taken out of T ('# overhead_ns=') */
+	uint64_t overhead_left_ns;	/* ... or left in: several threads on the wall clock */
 	int has_total;
 	int t_cpu;		/* t_ns are thread CPU times: 1, T is the process's cpu_ns;
 				 * -1, the trace has no cpu_ns, T is wall time (clocks mixed) */

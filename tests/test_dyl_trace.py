@@ -382,6 +382,7 @@ def test_real_trace_of_a_killed_process(blas_trace, tmp_path):
     r = dyl_trace('summary', '--json', path)
     t = json.loads(r.stdout)['traces'][0]
     assert t['truncated'] and t['total_ns'] is None and 'total_ns' in r.stderr
+    assert t['overhead_ns'] is None         # written with total_ns, at the end
     assert t['rows'] > 0, 'seconds of calls, several buffers written out: none readable'
     rows = dyl_trace(path).stdout.splitlines()
     assert sum(1 for ln in rows if ln and ln[0].isdigit()) == t['rows']

@@ -686,6 +686,15 @@ def test_threads_at_full_size(tiny, tmp_path):
     (t,) = summary['traces']
     assert not t['truncated'] and t['rows'] == THREADS * n and t['threads'] == THREADS
     assert [(f['func'], f['calls']) for f in t['funcs']] == [('tiny_add', THREADS * n)]
+    # what tracing cost, summed over the threads: each thread's calls after its first
+    # (which sets the thread up) timed whole, the first 64 all, then one in 32
+    with open(path, 'rb') as f:
+        f.seek(-4096, os.SEEK_END)
+        meta = dict(l[2:].split('=', 1) for l in f.read().decode().splitlines() if l.startswith('# '))
+    assert int(meta['overhead_calls_timed']) == THREADS * (64 + (n - 65) // 32)
+    # a sum over 8 threads sharing 2 cores, each thread's waits for a core included:
+    # more than the run's wall time, which is why dyl-speedup leaves it in a wall-clock T
+    assert 0 < t['overhead_ns'] == int(meta['overhead_ns'])
     # every seq once, 0..N-1: cat checks duplicates; the last row in seq order is N-1
     cat = subprocess.run([trace_cmd, 'cat', path], capture_output=True, text=True, timeout=300)
     assert cat.returncode == 0 and cat.stderr == '', cat.stderr

@@ -195,6 +195,18 @@ def test_tracing_overhead_is_taken_out_of_T(tmp_path):
         f.write('# overhead_ns=900\n')
     res, _ = predict(t2, m)
     assert res['total_ns'] == 400 and res['overhead_ns'] == 600 and close(res['P'], 1)
+    # two threads on the wall clock: their costs overlap in time, so T keeps it (a note
+    # says so); timed in thread CPU time, T is the CPU time and loses it
+    t3 = trace(tmp_path, [(7, 'dgemm_', 0, 100, 10), (8, 'dgemm_', 200, 300, 30)], 1000, name='t3.csv')
+    with open(t3, 'a') as f:
+        f.write('# overhead_ns=200\n')
+    res, _ = predict(t3, m)
+    assert res['total_ns'] == 1000 and res['overhead_ns'] == 0 and res['overhead_left_ns'] == 200
+    assert any("left in T: several threads" in n for n in res['notes'])
+    t4 = write(tmp_path, 't4.csv', open(t3).read().replace('# dyliberator trace 1\n',
+               '# dyliberator trace 1\n# time_clock=thread-cputime\n') + '# cpu_ns=1000\n')
+    res, _ = predict(t4, m)
+    assert res['total_ns'] == 800 and res['overhead_ns'] == 200 and res['T_clock'] == 'cpu'
     bad_t = write(tmp_path, 'b.csv', f'{HEADER}\n# total_ns=5\n# overhead_ns=-1\n')
     assert bad(bad_t, m).startswith(f"dyl-speedup: {bad_t}:3: overhead_ns ")
 
