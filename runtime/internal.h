@@ -34,7 +34,6 @@ struct dyl_cost {
 	uint64_t inner_ns;	/* their durations kept in ns (DYL_CALL_DUR_NS), weighted */
 	uint64_t whole;		/* write-outs and set-up, timed every time */
 	uint64_t samples;	/* calls timed whole */
-	uint64_t weight;	/* calls they stand for */
 };
 
 /* Per-thread state: allocated with mmap, so that no malloc is needed on any path. */
@@ -125,12 +124,12 @@ HIDDEN struct dyl_thread *dyl_thread_get(void);
 /* Writes T's records out; OPEN: the owner's open calls (levels 0..OPEN-1) that started
  * before some of them and must be numbered before them. */
 HIDDEN void dyl_flush_thread(struct dyl_thread *t, uint32_t open);
-HIDDEN int dyl_recorded_any(void);
+HIDDEN int dyl_recorded_any(void);	/* has this image recorded a call? */
 /* Tracing's own cost (struct dyl_cost): TICKS of it timed whole (set-up, write-outs);
  * and the process's total in ns so far, with the count of calls timed whole. */
 HIDDEN void dyl_cost_add(uint64_t ticks);
 HIDDEN uint64_t dyl_cost_ns(uint64_t *samples);
-HIDDEN void dyl_resume(void);	/* a failed exec: recording goes on after the footer */	/* has this image recorded a call? */
+HIDDEN void dyl_resume(void);	/* a failed exec: recording goes on after the footer */
 
 /* fatal.c */
 HIDDEN void dyl_fatal_setup(void);	/* write the trace out on a fatal signal */

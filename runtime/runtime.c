@@ -50,7 +50,6 @@ static void add_cost(struct dyl_cost *to, const struct dyl_cost *c)
 	ADD(inner_ns);
 	ADD(whole);
 	ADD(samples);
-	ADD(weight);
 #undef ADD
 }
 
@@ -501,7 +500,6 @@ static __attribute__((noinline)) void cost_sample(struct dyl_thread *t, const st
 	else
 		COST_BUMP(t->cost.inner, dur * w);
 	COST_BUMP(t->cost.samples, 1);
-	COST_BUMP(t->cost.weight, w);
 }
 
 void dyl_leave(struct dyl_call *c)
