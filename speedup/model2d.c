@@ -14,6 +14,7 @@
 #include <string.h>
 #include "model.h"
 #include "model2d.h"
+#include "slots.h"
 #include "tri.h"
 
 struct shape {
@@ -68,23 +69,11 @@ static inline size_t hash(int64_t w, int64_t b)
 	return (size_t)(h ^ (h >> 29));
 }
 
-static int grow_slots(struct model2d *s)
+static size_t hash_at(const void *ctx, size_t i)
 {
-	size_t nslots = s->nslots ? s->nslots * 2 : 256;
-	uint32_t *slots = calloc(nslots, sizeof(*slots));
+	const struct shape *sh = &((const struct model2d *)ctx)->shapes[i];
 
-	if (!slots)
-		return -1;
-	for (size_t i = 0; i < s->n; i++) {
-		size_t j = hash(s->shapes[i].w, s->shapes[i].b) & (nslots - 1);
-		while (slots[j])
-			j = (j + 1) & (nslots - 1);
-		slots[j] = (uint32_t)i + 1;
-	}
-	free(s->slots);
-	s->slots = slots;
-	s->nslots = nslots;
-	return 0;
+	return hash(sh->w, sh->b);
 }
 
 int64_t model2d_shape(struct model *m, int64_t work, int64_t bytes)
@@ -94,7 +83,7 @@ int64_t model2d_shape(struct model *m, int64_t work, int64_t bytes)
 
 	if (s->n > s->last && s->shapes[s->last].w == work && s->shapes[s->last].b == bytes)
 		return (int64_t)s->last;
-	if (2 * (s->n + 1) > s->nslots && grow_slots(s) != 0)
+	if (2 * (s->n + 1) > s->nslots && slots_grow(&s->slots, &s->nslots, 256, s->n, hash_at, s) != 0)
 		return -1;
 	for (j = hash(work, bytes) & (s->nslots - 1); s->slots[j]; j = (j + 1) & (s->nslots - 1)) {
 		const struct shape *sh = &s->shapes[s->slots[j] - 1];

@@ -9,6 +9,7 @@
 #include <string.h>
 #include "funcs.h"
 #include "samples.h"
+#include "slots.h"
 
 static inline size_t hash(uint32_t func, int64_t work, int64_t bytes)
 {
@@ -17,23 +18,11 @@ static inline size_t hash(uint32_t func, int64_t work, int64_t bytes)
 	return (size_t)(h >> 17);
 }
 
-static int grow_slots(struct samples *s)
+static size_t hash_at(const void *ctx, size_t i)
 {
-	size_t nslots = s->nslots ? s->nslots * 2 : 1024;
-	uint32_t *slots = calloc(nslots, sizeof(*slots));
+	const struct sample_group *g = &((const struct samples *)ctx)->groups[i];
 
-	if (!slots)
-		return -1;
-	for (size_t i = 0; i < s->n; i++) {
-		size_t j = hash(s->groups[i].func, s->groups[i].work, s->groups[i].bytes) & (nslots - 1);
-		while (slots[j])
-			j = (j + 1) & (nslots - 1);
-		slots[j] = (uint32_t)i + 1;
-	}
-	free(s->slots);
-	s->slots = slots;
-	s->nslots = nslots;
-	return 0;
+	return hash(g->func, g->work, g->bytes);
 }
 
 static struct sample_group *group_of(struct samples *s, uint32_t func, int64_t work,
@@ -41,7 +30,7 @@ static struct sample_group *group_of(struct samples *s, uint32_t func, int64_t w
 {
 	size_t j;
 
-	if (2 * (s->n + 1) > s->nslots && grow_slots(s) != 0)
+	if (2 * (s->n + 1) > s->nslots && slots_grow(&s->slots, &s->nslots, 1024, s->n, hash_at, s) != 0)
 		return NULL;
 	j = hash(func, work, bytes) & (s->nslots - 1);
 	for (; s->slots[j]; j = (j + 1) & (s->nslots - 1)) {

@@ -1,6 +1,7 @@
-/* tids.c - see tids.h.  Open addressing, at most half full. */
+/* tids.c - see tids.h.  Open addressing (slots.h), at most half full. */
 #include <stdlib.h>
 #include <string.h>
+#include "slots.h"
 #include "tids.h"
 
 static size_t hash(uint64_t tid, size_t nslots)
@@ -8,23 +9,14 @@ static size_t hash(uint64_t tid, size_t nslots)
 	return (size_t)((tid * 0x9e3779b97f4a7c15ull) >> 20) & (nslots - 1);
 }
 
+static size_t hash_at(const void *ctx, size_t i)
+{
+	return hash(((const struct tids *)ctx)->tid[i], SIZE_MAX);
+}
+
 static int grow_slots(struct tids *t)
 {
-	size_t n = t->nslots ? t->nslots * 2 : 64;
-	uint32_t *fresh = calloc(n, sizeof(*fresh));
-
-	if (!fresh)
-		return -1;
-	for (size_t k = 0; k < t->n; k++) {
-		size_t i = hash(t->tid[k], n);
-		while (fresh[i])
-			i = (i + 1) & (n - 1);
-		fresh[i] = (uint32_t)k + 1;
-	}
-	free(t->slots);
-	t->slots = fresh;
-	t->nslots = n;
-	return 0;
+	return slots_grow(&t->slots, &t->nslots, 64, t->n, hash_at, t);
 }
 
 void *tids_get(struct tids *t, uint64_t tid, size_t item_size, int *fresh)
