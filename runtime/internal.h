@@ -118,6 +118,10 @@ HIDDEN extern struct dyl_runtime dyl_rt;
 #define DYL_SET_FD(v) __atomic_store_n(&dyl_rt.fd, (v), __ATOMIC_RELEASE)
 HIDDEN extern TLS struct dyl_thread *dyl_self;
 HIDDEN extern TLS int dyl_busy;	/* >0 while the runtime runs: wrapped calls it makes are not recorded */
+/* diff.c: std.diff's outermost call left the stack below its caller dead: taken as seen at
+ * the end of its record (dyl_leave), when the wrapper has written all it writes there */
+HIDDEN extern TLS int dyl_diff_dead_pending;
+HIDDEN void dyl_diff_dead_stack(void);
 
 HIDDEN void dyl_init(void);
 HIDDEN struct dyl_thread *dyl_thread_get(void);

@@ -256,7 +256,8 @@ static uint64_t new_id(void)
 	return next++;
 }
 
-static void add(uintptr_t start, uint64_t size, unsigned kind)
+/* the block's id, or 0 when it could not be put (no memory) */
+static uint64_t add(uintptr_t start, uint64_t size, unsigned kind)
 {
 	unsigned l = level_of(size);
 	uint64_t idk = new_id() << 8 | kind, sk = START_KEY(start), lk = LEVEL_KEY(start, l);
@@ -271,7 +272,7 @@ static void add(uintptr_t start, uint64_t size, unsigned kind)
 	dyl_spin_lock(&sh->lock);
 	if (give_locked(sh, sk, start, size, idk, &old) != 0) {
 		dyl_spin_unlock(&sh->lock);
-		return;
+		return 0;
 	}
 	/* an entry replaced: the unseen block's level entry goes too */
 	uint64_t oldk = old >= 0 ? LEVEL_KEY(start, level_of((uint64_t)old)) : 0;
@@ -289,8 +290,11 @@ static void add(uintptr_t start, uint64_t size, unsigned kind)
 		fail = give_locked(sh2, lk, start, size, idk, &old2) != 0;
 		dyl_spin_unlock(&sh2->lock);
 	}
-	if (fail)
+	if (fail) {
 		take(sk, start);	/* no memory: not tracked at all */
+		return 0;
+	}
+	return idk >> 8;
 }
 
 static int init(void)
@@ -346,10 +350,15 @@ static void leave(void)
 
 void dyl_region_add(const void *p, size_t n, unsigned kind)
 {
+	unsigned uninit = kind & DYL_REGION_UNINIT;
+
+	kind &= ~DYL_REGION_UNINIT;
 	if (!p || !n || !enter())
 		return;
-	add((uintptr_t)p, n, kind);
+	uint64_t id = add((uintptr_t)p, n, kind);
 	leave();
+	if (uninit && id && __atomic_load_n(&dyl_reg.diff_births, __ATOMIC_RELAXED))
+		dyl_diff_born((uintptr_t)p, n, id);
 }
 
 int64_t dyl_region_del(const void *p)

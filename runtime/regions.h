@@ -59,6 +59,7 @@ struct dyl_regions {
 	uint64_t pointers, unknown, unwinds;
 	int heap_note;		/* dyl_regions_check_allocator ran */
 	int diff_watching;	/* std.diff watches pages: big blocks freed are protected */
+	int diff_births;	/* std.diff copies new blocks (dyl_diff_born) */
 };
 
 HIDDEN extern struct dyl_regions dyl_reg;
@@ -137,6 +138,9 @@ HIDDEN void dyl_watch_protect_registering(uintptr_t a, uintptr_t b);
  * bytes and more, while pages are watched): its whole pages are protected, so that
  * what it leaves there is no input of a later block made of that memory */
 #define DYL_DIFF_FREED_MIN (32 * 4096)
+/* diff.c: a new heap block of N bytes at START (id ID) whose content is indeterminate
+ * (DYL_REGION_UNINIT): what it holds now is no input of a later call (a copy is kept) */
+HIDDEN void dyl_diff_born(uintptr_t start, uint64_t n, uint64_t id);
 HIDDEN void dyl_diff_freed(uintptr_t start, uint64_t size);
 /* diff.c: the heap block at START with id ID, marked DYL_SLOT_SNAP, was freed: its
  * snapshot goes to the graveyard (what was last seen at those addresses) */

@@ -27,7 +27,7 @@
 
 struct dyl_runtime dyl_rt = { .fd = -1, .spool_fd = -1, .lock = PTHREAD_MUTEX_INITIALIZER,
 			      .io = PTHREAD_MUTEX_INITIALIZER, .meta = PTHREAD_MUTEX_INITIALIZER };
-const int dyl_abi_2 = 2;
+const int dyl_abi_3 = 3;
 TLS struct dyl_thread *dyl_self;
 TLS int dyl_busy;
 
@@ -539,6 +539,8 @@ void dyl_leave(struct dyl_call *c)
 	if (dyl_unlikely(len > DYL_WINDOW_DATA - DYL_REC_MAX))
 		buffer_full(t, d);
 	BUSY_OUT();
+	if (dyl_unlikely(dyl_diff_dead_pending))
+		dyl_diff_dead_stack();
 }
 
 /* Writes T's records not written yet.  Only T's own thread appends to its window and

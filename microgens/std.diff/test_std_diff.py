@@ -16,6 +16,7 @@ long both(const double *a, const double *b, double *c, int n);
 int rows(const char *const *lines, int n);
 int bump(char **lines, int n);
 long outer(const double *x, int n);
+long churn(int n);
 '''
 SOURCE = r'''
 long sum(const double *x, int n) { double s = 0; for (int i = 0; i < n; i++) s += x[i]; return (long)s; }
@@ -26,6 +27,8 @@ int rows(const char *const *lines, int n) { int t = 0; for (int i = 0; i < n; i+
 int bump(char **lines, int n) { for (int i = 0; i < n; i++) lines[i][0]++; return n; }
 /* a wrapped call inside a wrapped call (resolved through the wrapper: not -Bsymbolic) */
 long outer(const double *x, int n) { return sum(x, n); }
+/* leaves N bytes of its own below its caller's frame: data of no later frame's */
+long churn(int n) { volatile char buf[8192]; for (int i = 0; i < n && i < 8192; i++) buf[i] = (char)(i * 7 + 1); return buf[n / 2]; }
 '''
 # Every scenario prints, one line per wrapped call it makes, "IN OUT" as the program
 # knows them: the bytes it changed in the buffer since the call before (+ the sizeof of
@@ -72,6 +75,17 @@ __attribute__((noinline)) static void stack_user(void)
 	fill((double *)(void *)local, 7, 1.0);	/* 56 of its bytes, all changed */
 	__asm__ volatile("" : : "r"(local) : "memory");
 	expect(-1, 56);	/* in: the frame's live bytes, 60 and what the frame keeps */
+}
+
+/* an array in a new frame, over the stack a wrapped call used just before: its first
+ * 800 bytes written, the rest holding what that call left */
+__attribute__((noinline)) static long stack_fresh(int v)
+{
+	char local[4000];
+	memset(local, v, 800);
+	long r = sum((const double *)(void *)local, 100);
+	__asm__ volatile("" : : "r"(local) : "memory");
+	return r;
 }
 
 static void *worker(void *arg)
@@ -148,7 +162,7 @@ int main(int argc, char **argv)
 		fill(a + 1000, 3000, 7); expect(12, 3000 * 8);	/* output: across pages */
 		sum(a, (int)n); expect(4, 0);		/* already counted as the fill's output */
 		void (*stats)(void *) = (void (*)(void *))dlsym(RTLD_DEFAULT, "dyl_diff_stats");
-		uint64_t st[9] = { 0 };
+		uint64_t st[16] = { 0 };
 		if (!stats)
 			return 0;	/* the plain run */
 		stats(st);
@@ -179,6 +193,24 @@ int main(int argc, char **argv)
 		free(b);
 		double *c = calloc(250, 8);	/* zeros where data was: no input either */
 		sum(c, 250); expect(c == a ? 4 : -1, 0);
+	} else if (!strcmp(what, "born")) {
+		/* a block made of memory that a block no call saw left: what was there at its
+		 * malloc is no input; the 800 bytes the program writes are */
+		double *junk = malloc(8000);
+		refill(junk, 1000, 7);
+		__asm__ volatile("" : : "r"(junk) : "memory");
+		free(junk);
+		double *o = malloc(8000);
+		int same = o == junk;	/* (an exact fit: malloc gives the same chunk back) */
+		refill(o, 100, 3);
+		scale(o, 1000, 2.0); expect(same ? 800 + 12 : -1, 8000);
+	} else if (!strcmp(what, "dead_stack")) {
+		stack_fresh(1);	/* (a stack pointer seen: this thread's stack is watched) */
+		churn(6000);
+		stack_fresh(2);
+		expect(-1, 0);	/* (printed after the calls: printf's frames would be data) */
+		expect(4, 0);
+		expect(-1, 0);	/* the 800 bytes and the scalar, and little else in that frame */
 	} else if (!strcmp(what, "ptrarray")) {
 		char **ls = malloc(5 * sizeof(char *));
 		for (int i = 0; i < 5; i++) { ls[i] = calloc(100 + i, 1); ls[i][0] = 'a'; }
@@ -267,7 +299,8 @@ def run_scenario(built, what, mode):
 
 
 # the sizeof of what each function of libdd returns: output of every call
-RESULT = {'sum': 8, 'fill': 0, 'scale': 0, 'both': 8, 'rows': 4, 'bump': 4, 'outer': 8, 'dgemm_': 0}
+RESULT = {'sum': 8, 'fill': 0, 'scale': 0, 'both': 8, 'rows': 4, 'bump': 4, 'outer': 8, 'churn': 8,
+          'dgemm_': 0}
 
 
 def sizes(rows):
@@ -283,7 +316,7 @@ def expected(stdout):
 
 
 @pytest.mark.parametrize('mode', MODES)
-@pytest.mark.parametrize('what', ['heap', 'reuse_small', 'ptrarray', 'static', 'mmap'])
+@pytest.mark.parametrize('what', ['heap', 'reuse_small', 'born', 'ptrarray', 'static', 'mmap'])
 def test_exact_bytes(built, what, mode):
     r, rows = run_scenario(built, what, mode)
     assert sizes(rows) == expected(r.stdout)
@@ -310,10 +343,10 @@ def test_reused_memory(built, mode):
     assert lines[1] == '1', 'malloc gave the freed memory back'
     (first, fill), want = sizes(rows), expected('\n'.join([lines[0], lines[2]]))
     assert first == want[0] and fill[1] == want[1][1]
-    # what the first block left there was seen by sum (its snapshot outlived the block,
-    # by address): only what changed since counts, the scalars and the few words malloc
-    # wrote into the memory while it was free (its free-list links and chunk header)
-    assert 12 <= fill[0] <= 12 + 64, fill
+    # the new block was copied at its malloc (the first block's data, and the words
+    # malloc wrote into the memory while it was free: its free-list links and chunk
+    # header): none of it is input, only the scalars
+    assert fill[0] == 12, fill
 
 
 @pytest.mark.parametrize('mode', MODES)
@@ -325,6 +358,16 @@ def test_stack_array_charged_by_its_frame(built, mode):
     # the scalars; not the saved registers and return address above the frame's data,
     # never the kilobytes of the whole stack
     assert 60 + 12 <= int(row['in_bytes']) <= 60 + 12 + 4, row
+
+
+@pytest.mark.parametrize('mode', MODES)
+def test_stack_a_wrapped_call_used_is_no_input(built, mode):
+    r, rows = run_scenario(built, 'dead_stack', mode)
+    (_, churn, fresh), want = sizes(rows), expected(r.stdout)
+    assert churn == want[1]
+    # the 800 bytes and the 4 of n, plus at most a few words of the frame (none of the
+    # 3,200 bytes churn left in the array's rest: taken as seen at the end of its call)
+    assert 800 + 4 <= fresh[0] <= 800 + 4 + 64, fresh
 
 
 @pytest.mark.parametrize('mode', MODES)

@@ -19,9 +19,9 @@ extern "C" {
 
 /* The layout of struct dyl_call and the calls below, as a symbol every wrapper
  * refers to at load time: a wrapper built against another runtime stops at load,
- * naming it ("undefined symbol: dyl_abi_2"), instead of misreading its calls. */
-DYL_API extern const int dyl_abi_2;
-static const int *const dyl_abi_check __attribute__((used)) = &dyl_abi_2;
+ * naming it ("undefined symbol: dyl_abi_3"), instead of misreading its calls. */
+DYL_API extern const int dyl_abi_3;
+static const int *const dyl_abi_check __attribute__((used)) = &dyl_abi_3;
 
 /* "No value" for in_bytes, out_bytes and work: printed as an empty field. */
 #define DYL_NONE INT64_MIN

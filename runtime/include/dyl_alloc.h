@@ -165,7 +165,7 @@ DYL_ALLOC_HOOK void *malloc(size_t n)
 		return dyl_arena_get(n, 16);
 	void *p = DYL_NEXT(malloc)(n);
 	if (p)
-		dyl_region_add(p, n, DYL_REGION_HEAP);
+		dyl_region_add(p, n, DYL_REGION_HEAP | DYL_REGION_UNINIT);
 	return p;
 }
 
@@ -243,7 +243,7 @@ DYL_ALLOC_HOOK int posix_memalign(void **out, size_t align, size_t n)
 	}
 	int r = DYL_NEXT(posix_memalign)(out, align, n);
 	if (r == 0)
-		dyl_region_add(*out, n, DYL_REGION_HEAP);
+		dyl_region_add(*out, n, DYL_REGION_HEAP | DYL_REGION_UNINIT);
 	return r;
 }
 
@@ -255,7 +255,7 @@ DYL_ALLOC_HOOK int posix_memalign(void **out, size_t align, size_t n)
 			return dyl_arena_get(n, align);                  \
 		void *p = DYL_NEXT(name) args;                           \
 		if (p)                                                   \
-			dyl_region_add(p, n, DYL_REGION_HEAP);           \
+			dyl_region_add(p, n, DYL_REGION_HEAP | DYL_REGION_UNINIT); \
 		return p;                                                \
 	}
 DYL_ALLOC_ALIGNED(aligned_alloc, (size_t align, size_t n), (align, n), n, align)

@@ -37,6 +37,11 @@ struct dyl_region {
 /* a static gap (no symbol covers it) in a read-only segment: string literals live there */
 #define DYL_REGION_UNNAMED 1u
 
+/* with DYL_REGION_HEAP in dyl_region_add's KIND: the block's content is indeterminate
+ * (malloc, memalign, ...; not calloc's zeros nor realloc's moved data): what it holds
+ * is no data of the program's (std.diff takes a copy of it, see diff.c) */
+#define DYL_REGION_UNINIT 0x100u
+
 /* The allocator interposers (dyl_alloc.h) report here.  DEL returns the size the
  * region had, or -1 when P was not tracked; UNMAP removes (or trims) the mapping that
  * holds [P, P+N). */
@@ -86,13 +91,17 @@ DYL_API void dyl_regions_charge(const struct dyl_rarg *args, unsigned n, int64_t
  * BEFORE, called before the call: *IN = SCALAR_BYTES + the bytes changed since the last
  * look; returns a mark for AFTER (UINT32_MAX: nothing to do after, *IN left alone).
  * AFTER, called after the call with that mark: *OUT = the bytes of the non-const
- * buffers that the call changed.  BLOCK (a power of two): changes are judged in aligned
+ * buffers that the call changed; FRAME: the wrapper's __builtin_frame_address(0) (its
+ * caller's stack pointer is 16 bytes above: the stack below is dead after the call; NULL:
+ * not known).  BLOCK (a power of two): changes are judged in aligned
  * blocks of that many bytes, clipped to the buffer.  SETUP, once: notes in the trace
  * how changes are found (# diff=). */
 DYL_API void dyl_diff_setup(void);
 DYL_API uint32_t dyl_diff_before(const struct dyl_rarg *args, unsigned n, int64_t scalar_bytes,
 				 unsigned block, int64_t *in);
-DYL_API void dyl_diff_after(uint32_t mark, unsigned block, int64_t *out);
+DYL_API void dyl_diff_after(uint32_t mark, unsigned block, int64_t *out, const void *frame);
+/* the same stack bookkeeping as AFTER's, for a call with no pointer argument */
+DYL_API void dyl_diff_dead(const void *frame);
 
 struct dyl_diff_stats {
 	uint64_t calls, looks;
@@ -102,6 +111,8 @@ struct dyl_diff_stats {
 	uint64_t snapshot_bytes, snapshot_bytes_max;
 	uint64_t sweeps;
 	int watching;
+	uint64_t births, birth_bytes;	/* new heap blocks copied at malloc (dyl_diff_born) */
+	uint64_t births_skipped;	/* not copied: std.diff was busy, or UNSEEN_MAX */
 };
 DYL_API void dyl_diff_stats(struct dyl_diff_stats *s);
 

@@ -65,7 +65,7 @@ static void diff_check(unsigned char *p, size_t n, size_t k, int round, int zero
 	if (mark == UINT32_MAX || in != (int64_t)distinct)
 		fail("diff input", (long)in, (long)distinct);
 	p[0] ^= 0x5a, p[n / 2] ^= 0x5a, p[n - 1] ^= 0x5a;
-	dyl_diff_after(mark, 1, &out);
+	dyl_diff_after(mark, 1, &out, NULL);
 	if (out != 3)
 		fail("diff output", (long)out, 3);
 	if (!zero)
@@ -77,7 +77,7 @@ static void diff_check(unsigned char *p, size_t n, size_t k, int round, int zero
 	mark = dyl_diff_before(&arg, 1, 0, 1, &in);
 	if (mark == UINT32_MAX || in != (int64_t)nonzero)
 		fail("diff input, zeroed", (long)in, (long)nonzero);
-	dyl_diff_after(mark, 1, &out);
+	dyl_diff_after(mark, 1, &out, NULL);
 	if (out != 0)
 		fail("diff output, nothing changed", (long)out, 0);
 }
@@ -95,7 +95,7 @@ static void diff_pieces(unsigned char *big, size_t n)
 		uint32_t mark = dyl_diff_before(&half[h], 1, 0, 1, &in);
 		if (mark == UINT32_MAX || in != h)
 			fail("diff input of a piece", (long)in, h);
-		dyl_diff_after(mark, 1, &out);
+		dyl_diff_after(mark, 1, &out, NULL);
 		if (out != 0)
 			fail("diff output of a const piece", (long)out, 0);
 	}
