@@ -149,6 +149,18 @@ static void lock(void)
 	dyl_spin_lock(&d.lock);
 }
 
+/* 0: taken; -1: another thread holds it (not waited for) */
+static int trylock(void)
+{
+	holding = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (!__atomic_exchange_n(&d.lock, 1, __ATOMIC_ACQUIRE))
+		return 0;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	holding = 0;
+	return -1;
+}
+
 static void unlock(void)
 {
 	dyl_spin_unlock(&d.lock);
@@ -219,6 +231,20 @@ static void snap_free(unsigned char *p, size_t cap)
 	}
 }
 
+/* [A, B) joins the part of S looked at (the span of both) */
+static void seen_add(struct snap *s, uintptr_t a, uintptr_t b)
+{
+	if (s->seen_lo >= s->seen_hi) {
+		s->seen_lo = a;
+		s->seen_hi = b;
+		return;
+	}
+	if (a < s->seen_lo)
+		s->seen_lo = a;
+	if (b > s->seen_hi)
+		s->seen_hi = b;
+}
+
 /* where snapshot S keeps the byte at A */
 static inline unsigned char *mirror(const struct snap *s, uintptr_t a)
 {
@@ -226,6 +252,15 @@ static inline unsigned char *mirror(const struct snap *s, uintptr_t a)
 }
 
 /* --- the table of snapshots (d.lock held) --------------------------------------- */
+
+/* S's memory goes back (S is out of the table, or is made anew) */
+static void snap_drop(const struct snap *s)
+{
+	snap_free(s->mem, s->cap);
+	d.bytes -= s->cap;
+	if (s->born)
+		d.unseen -= s->cap;
+}
 
 static inline uint64_t slot_of(uint64_t key, uint64_t mask)
 {
@@ -259,10 +294,7 @@ static int rebuild(uint64_t cap)
 			if (!s->key)
 				continue;
 			if (!alive(s)) {
-				snap_free(s->mem, s->cap);
-				d.bytes -= s->cap;
-				if (s->born)
-					d.unseen -= s->cap;
+				snap_drop(s);
 				continue;
 			}
 			uint64_t j = slot_of(s->key, d.mask);
@@ -318,8 +350,7 @@ static struct snap *snap_get(uint64_t key, uintptr_t start, uintptr_t end, int z
 	if (s && s->start == start && s->end == end)
 		return s;
 	if (s) {	/* a static object or stack of another size at that place */
-		snap_free(s->mem, s->cap);
-		d.bytes -= s->cap;
+		snap_drop(s);
 	} else {
 		if (!d.tab || d.used + 1 > (d.mask + 1) / 2 || d.bytes > d.next_sweep) {
 			uint64_t cap = d.tab ? d.mask + 1 : 1024;
@@ -410,13 +441,10 @@ void dyl_diff_died(uintptr_t start, uint64_t id)
 	if (s && s->start == start) {
 		struct snap dead = *s;
 		erase(s);
-		if (dead.born) {	/* no call saw it: what it held is nobody's data */
-			d.unseen -= dead.cap;
-			d.bytes -= dead.cap;
-			snap_free(dead.mem, dead.cap);
-		} else {
+		if (dead.born)	/* no call saw it: what it held is nobody's data */
+			snap_drop(&dead);
+		else
 			bury(&dead);
-		}
 	}
 	unlock();
 	dyl_busy--;
@@ -437,16 +465,11 @@ void dyl_diff_born(uintptr_t start, uint64_t n, uint64_t id)
 	if (holding || dyl_busy || n < BIRTH_MIN || n > BIRTH_MAX || fresh_mapping(start))
 		return;
 	int saved = errno;
-	dyl_busy++;
-	holding = 1;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	dyl_busy++;	/* (before the lock: a signal handler's wrapped call must not wait for it) */
 	/* not waiting for another thread's comparisons: that block goes without a copy */
-	if (__atomic_exchange_n(&d.lock, 1, __ATOMIC_ACQUIRE)) {
+	if (trylock() != 0) {
 		__atomic_fetch_add(&d.births_skipped, 1, __ATOMIC_RELAXED);
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		holding = 0;
 		dyl_busy--;
-		errno = saved;
 		return;
 	}
 	if (d.unseen + n > UNSEEN_MAX) {
@@ -456,8 +479,7 @@ void dyl_diff_born(uintptr_t start, uint64_t n, uint64_t id)
 		struct snap *s = snap_get(id, start, start + n, 0, &fresh);
 		if (s && fresh) {
 			memcpy(mirror(s, start), (const void *)start, n);
-			s->seen_lo = start;
-			s->seen_hi = start + n;
+			seen_add(s, start, start + n);
 			s->born = 1;
 			d.unseen += s->cap;
 			d.st.births++;
@@ -710,21 +732,16 @@ static uint64_t look_range(struct snap *s, uint32_t kind, uintptr_t a, uintptr_t
 	d.st.bytes_tracked += b - a;
 	if (lo >= hi) {
 		n = look(s, kind, a, b, block, 1);
-		s->seen_lo = a;
-		s->seen_hi = b;
-		return n;
+	} else {
+		uintptr_t ma = a > lo ? a : lo, mb = b < hi ? b : hi;
+		if (a < lo)
+			n += look(s, kind, a, b < lo ? b : lo, block, 1);
+		if (ma < mb)
+			n += look(s, kind, ma, mb, block, 0);
+		if (b > hi)
+			n += look(s, kind, a > hi ? a : hi, b, block, 1);
 	}
-	uintptr_t ma = a > lo ? a : lo, mb = b < hi ? b : hi;
-	if (a < lo)
-		n += look(s, kind, a, b < lo ? b : lo, block, 1);
-	if (ma < mb)
-		n += look(s, kind, ma, mb, block, 0);
-	if (b > hi)
-		n += look(s, kind, a > hi ? a : hi, b, block, 1);
-	if (a < lo)
-		s->seen_lo = a;
-	if (b > hi)
-		s->seen_hi = b;
+	seen_add(s, a, b);
 	return n;
 }
 
@@ -870,8 +887,9 @@ out:
  * counts as seen.  Done at the end of the call's record (dyl_leave), when nothing of the
  * wrapper is left to write there: from the caller's stack pointer down DEAD_DEPTH bytes.
  * What the program's own code writes between two calls (a printf's frames) still counts
- * in a later frame's arrays it does not fill.  Costs a 16 KiB copy a call (+110-400 ns),
- * only in threads that passed a stack pointer to a call before. */
+ * in a later frame's arrays it does not fill.  Costs a 16 KiB copy a call (+115 ns on a
+ * call with a stack pointer, callbench), only in threads that passed a stack pointer to
+ * a call before. */
 TLS int dyl_diff_dead_pending;
 static TLS uintptr_t dead_top;	/* the caller's stack pointer */
 
@@ -892,15 +910,7 @@ void dyl_diff_dead_stack(void)
 		/* (this function's frame and memcpy's are in [a, b): what they hold now is
 		 * what they leave) */
 		memcpy(mirror(s, a), (const void *)a, b - a);
-		if (s->seen_lo >= s->seen_hi) {
-			s->seen_lo = a;
-			s->seen_hi = b;
-		} else {
-			if (a < s->seen_lo)
-				s->seen_lo = a;
-			if (b > s->seen_hi)
-				s->seen_hi = b;
-		}
+		seen_add(s, a, b);
 	}
 	unlock();
 	dyl_busy--;
