@@ -13,6 +13,10 @@ top-level dgemm_ (modelled), daxpy_, ddot_.
 --model2d writes a dgetrf_ model keyed on work and bytes (func,work,t_ns,bytes: the same
 work sizes, each at bytes = work / 4, work and 4 work, the calls' in + out being their
 work); without -o only the models are written.
+
+--faults adds a faults column (std.faults) after args: one call in 8 took 1 to 4 page
+faults, the others none (from a random stream of its own: the rest of the trace is the
+same as without it).
 """
 import argparse
 import os
@@ -29,8 +33,10 @@ def main():
     ap.add_argument('--model', help='also write a dgetrf_ model here')
     ap.add_argument('--model2d', help='also write a dgetrf_ model keyed on work and bytes here')
     ap.add_argument('--seed', type=int, default=1)
+    ap.add_argument('--faults', action='store_true', help='add a faults column')
     args = ap.parse_args()
     rnd = random.Random(args.seed)
+    frnd = random.Random(args.seed + 1)
 
     sizes = [32 * n * n for n in (8, 16, 32, 64, 128, 256)]
     blocks = max(1, args.rows // 8)
@@ -40,7 +46,7 @@ def main():
     out = []
     with open(args.output or os.devnull, 'w') as f:
         f.write('# dyliberator trace 1\n# pid=4000\n# cmdline=./lu-bench\n# clock=monotonic\n')
-        f.write(HEADER + '\n')
+        f.write(HEADER + (',faults\n' if args.faults else '\n'))
         for b in range(blocks if args.output else 0):
             tid = tids[b % len(tids)]
             t = clock[tid]
@@ -62,7 +68,10 @@ def main():
             t += 250
             clock[tid] = t
             for func, start, dur, work, depth, a in rows:
-                out.append(f'{seq},{tid},{func},{start},{dur},{work},,{work},{depth},{a}\n')
+                fl = ''
+                if args.faults:
+                    fl = f',{frnd.randint(1, 4) if frnd.randrange(8) == 0 else 0}'
+                out.append(f'{seq},{tid},{func},{start},{dur},{work},,{work},{depth},{a}{fl}\n')
                 seq += 1
             if len(out) >= 80000:
                 f.write(''.join(out))

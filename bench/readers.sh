@@ -2,6 +2,8 @@
 # How fast the commands read traces: rows per second on a synthetic trace (10^7 rows by
 # default, 4 threads, rows in end order as the runtime writes them).
 #   bench/readers.sh [ROWS [RUNS]]        (defaults: 10000000 rows, 5 runs)
+# "faults" lines read the same trace with a faults column (gen_trace.py --faults: one call
+# in 8 took page faults), which dyl-speedup and dyl-model act upon.
 # The runs of the commands are interleaved; each line gives the median (and range) of
 # the CPU time (user + sys: steadier on a busy machine) and of the wall time, and the
 # rows per second at the median CPU time.  The trace is read once first, so the
@@ -13,17 +15,22 @@ runs=${2:-5}
 trace=/tmp/dyl-bench-$rows.csv
 model=/tmp/dyl-bench-$rows-model.csv
 model2d=/tmp/dyl-bench-$rows-model2d.csv	# the same kernels, keyed on work and bytes
+faults=/tmp/dyl-bench-faults-$rows.csv
 make -s all
 [ -s "$trace" ] || /usr/bin/python3 bench/gen_trace.py -n "$rows" -o "$trace" --model "$model"
 [ -s "$model2d" ] || /usr/bin/python3 bench/gen_trace.py -n "$rows" --model2d "$model2d"
-cat "$trace" > /dev/null
+[ -s "$faults" ] || /usr/bin/python3 bench/gen_trace.py -n "$rows" --faults -o "$faults"
+cat "$trace" "$faults" > /dev/null
 declare -A cpu wall
-cmds=("dyl-speedup" "dyl-speedup 2-D" "dyl-model" "dyl-model --bytes" "dyl-trace summary" "dyl-trace cat")
+cmds=("dyl-speedup" "dyl-speedup 2-D" "dyl-speedup faults" "dyl-model" "dyl-model --bytes"
+      "dyl-model faults" "dyl-trace summary" "dyl-trace cat")
 for _ in $(seq "$runs"); do
 	for c in "${cmds[@]}"; do
 		case $c in
 		dyl-speedup) args=(bin/dyl-speedup "$trace" "$model") ;;
 		"dyl-speedup 2-D") args=(bin/dyl-speedup "$trace" "$model2d") ;;
+		"dyl-speedup faults") args=(bin/dyl-speedup "$faults" "$model") ;;
+		"dyl-model faults") args=(bin/dyl-model "$faults") ;;
 		dyl-model) args=(bin/dyl-model "$trace") ;;
 		"dyl-model --bytes") args=(bin/dyl-model --bytes "$trace") ;;
 		*) args=(bin/$c "$trace") ;;

@@ -21,7 +21,7 @@
 
 static const char usage[] =
 "usage: dyl-model TRACE... [-f PATTERN]... [--stat median|mean|clipped|min]\n"
-"                 [--min-samples N] [--all-depths] [--bytes] > model.csv\n";
+"                 [--min-samples N] [--all-depths] [--bytes] [--keep-faults] > model.csv\n";
 
 static const char help[] =
 "\n"
@@ -52,7 +52,10 @@ static const char help[] =
 "  - calls with an empty work column (no work size to key the model on: give one with\n"
 "    --defs when generating the wrapper);\n"
 "  - with --bytes, calls with neither in_bytes nor out_bytes;\n"
-"  - with --min-samples N, (func, work) pairs with fewer than N calls.\n"
+"  - with --min-samples N, (func, work) pairs with fewer than N calls;\n"
+"  - calls that took page faults (a faults column), where their (func, work) has\n"
+"    fault-free calls: a sweep's first touches are not the accelerator's cost (kept\n"
+"    where no call is fault-free; --keep-faults keeps all).\n"
 "\n"
 "Options:\n"
 "  -f PATTERN        only functions matching PATTERN (a shell wildcard; repeatable;\n"
@@ -64,6 +67,7 @@ static const char help[] =
 "                    counts, a call that was preempted for a time slice does not), or min\n"
 "  --min-samples N   leave out pairs with fewer than N calls (default 1)\n"
 "  --all-depths      keep nested calls too\n"
+"  --keep-faults     keep the calls that took page faults too\n"
 "  --bytes           key the model on the bytes each call moves as well as on its work:\n"
 "                    for a function whose time depends on the shape of its data, not on\n"
 "                    one number (dgemm_ of a matrix times 8 vectors is memory-bound: 4x\n"
@@ -106,6 +110,8 @@ static int selected(const char *name)
 
 struct counts {
 	uint64_t rows, nested, no_work, no_bytes, filtered, kept;
+	int has_faults;		/* a trace had a faults column */
+	uint64_t faulted;	/* kept calls that took page faults */
 	/* '# redirect_load_ns=' of each trace that has one: loading the alternative
 	 * library, a cost paid once per process (std.redirect) */
 	double load_ns[256];
@@ -134,9 +140,10 @@ static int is_selected(uint32_t func)
 	return decided[func] == 1;
 }
 
-/* BY_BYTES: group by (func, work, in_bytes + out_bytes) rather than (func, work). */
-static int read_trace(const char *path, int all_depths, int by_bytes, struct samples *s,
-		      struct counts *c)
+/* BY_BYTES: group by (func, work, in_bytes + out_bytes) rather than (func, work).
+ * KEEP_FAULTS: calls that took page faults are samples like the others. */
+static int read_trace(const char *path, int all_depths, int by_bytes, int keep_faults,
+		      struct samples *s, struct counts *c)
 {
 	struct input_file f;
 	struct trace_src src;
@@ -150,6 +157,7 @@ static int read_trace(const char *path, int all_depths, int by_bytes, struct sam
 		input_close(&f);
 		return -1;
 	}
+	c->has_faults |= src.faults_col >= 0;
 	for (size_t i = 0; i < src.nnotes && c->nload < 256; i++) {
 		const struct trace_note *n = &src.notes[i];
 		if (n->len > 17 && !strncmp(n->text, "redirect_load_ns=", 17))
@@ -180,7 +188,12 @@ static int read_trace(const char *path, int all_depths, int by_bytes, struct sam
 			/* as the runtime adds them up for work: an empty one counts 0 */
 			bytes = (r.in_bytes > 0 ? r.in_bytes : 0) + (r.out_bytes > 0 ? r.out_bytes : 0);
 		}
-		if (samples_add(s, r.func, r.work, bytes, r.t_ns) != 0)
+		enum sample_faults faults = r.faults == ROWS_NONE ? SAMPLE_FAULTS_UNKNOWN
+					    : r.faults == 0 ? SAMPLE_NO_FAULTS : SAMPLE_FAULTED;
+		c->faulted += faults == SAMPLE_FAULTED;
+		if (keep_faults && faults == SAMPLE_FAULTED)
+			faults = SAMPLE_FAULTS_UNKNOWN;
+		if (samples_add(s, r.func, r.work, bytes, r.t_ns, faults) != 0)
 			goto oom;
 		c->kept++;
 	}
@@ -221,7 +234,8 @@ int main(int argc, char **argv)
 	struct counts c = { 0 };
 	enum sample_stat stat = STAT_MEDIAN;
 	unsigned long min_samples = 1, dropped = 0;
-	int npaths = 0, all_depths = 0, by_bytes = 0, options_done = 0;
+	uint64_t fault_out = 0, fault_kept = 0, fault_sizes = 0;
+	int npaths = 0, all_depths = 0, by_bytes = 0, keep_faults = 0, options_done = 0;
 
 	input_prog = "dyl-model";
 	input_what = "trace";
@@ -245,6 +259,8 @@ int main(int argc, char **argv)
 			i++;
 		} else if (!strcmp(a, "--all-depths")) {
 			all_depths = 1;
+		} else if (!strcmp(a, "--keep-faults")) {
+			keep_faults = 1;
 		} else if (!strcmp(a, "--bytes")) {
 			by_bytes = 1;
 		} else if (!strcmp(a, "--stat") && v) {
@@ -277,8 +293,14 @@ int main(int argc, char **argv)
 		return EXIT_BAD_INPUT;
 	}
 	for (int i = 0; i < npaths; i++)
-		if (read_trace(paths[i], all_depths, by_bytes, &s, &c) != 0)
+		if (read_trace(paths[i], all_depths, by_bytes, keep_faults, &s, &c) != 0)
 			return EXIT_BAD_INPUT;
+	/* before --min-samples: a pair's samples are what is left of it */
+	if (samples_settle_faults(&s, &fault_out, &fault_kept, &fault_sizes) != 0) {
+		input_error(NULL, 0, "out of memory");
+		return EXIT_BAD_INPUT;
+	}
+	const char *sizes = by_bytes ? "shapes" : "work sizes";
 
 	for (size_t i = 0; i < s.n; i++)
 		dropped += s.groups[i].n < min_samples;
@@ -295,6 +317,17 @@ int main(int argc, char **argv)
 	if (c.no_bytes)
 		fprintf(stderr, "dyl-model: left out %llu calls without bytes (in_bytes and out_bytes "
 			"empty; --bytes)\n", (unsigned long long)c.no_bytes);
+	if (fault_out)
+		fprintf(stderr, "dyl-model: left out %llu calls that took page faults (their %s have "
+			"fault-free calls; --keep-faults keeps them)%s", (unsigned long long)fault_out,
+			sizes, fault_kept ? "; " : "\n");
+	if (fault_kept)
+		fprintf(stderr, "%s%llu calls at %llu %s without a fault-free call are kept\n",
+			fault_out ? "" : "dyl-model: ", (unsigned long long)fault_kept,
+			(unsigned long long)fault_sizes, sizes);
+	if (keep_faults && c.faulted)
+		fprintf(stderr, "dyl-model: kept %llu calls that took page faults (--keep-faults)\n",
+			(unsigned long long)c.faulted);
 	if (dropped == s.n) {
 		input_error(NULL, 0, "nothing to model: of %llu calls read, none is kept%s",
 			    (unsigned long long)c.rows,
@@ -309,6 +342,18 @@ int main(int argc, char **argv)
 	for (int i = 0; i < npaths; i++)
 		printf(" %s", paths[i]);
 	printf("\n");
+	if (c.has_faults && keep_faults)
+		printf("# page faults: calls that took them are samples like the others (--keep-faults; "
+		       "%llu of them)\n", (unsigned long long)c.faulted);
+	else if (c.has_faults && fault_kept)
+		printf("# page faults: calls that took them are left out where their %s has fault-free "
+		       "calls (%llu left out); %llu kept at %llu %s without a fault-free call\n",
+		       by_bytes ? "shape" : "work size", (unsigned long long)fault_out,
+		       (unsigned long long)fault_kept, (unsigned long long)fault_sizes, sizes);
+	else if (c.has_faults)
+		printf("# page faults: calls that took them are left out where their %s has fault-free "
+		       "calls (%llu left out)\n", by_bytes ? "shape" : "work size",
+		       (unsigned long long)fault_out);
 	if (c.nload) {
 		/* the median over the traces: loading is a once-per-process cost */
 		for (int i = 1; i < c.nload; i++)

@@ -20,7 +20,8 @@
 #define EXIT_BAD_INPUT 2
 
 static const char usage[] =
-"usage: dyl-speedup TRACE... MODEL... [--json | --csv] [--only-faster] [--keep-overhead]\n";
+"usage: dyl-speedup TRACE... MODEL... [--json | --csv] [--only-faster] [--keep-overhead]\n"
+"                   [--faults-replaced]\n";
 
 static const char help[] =
 "\n"
@@ -72,6 +73,9 @@ static const char help[] =
 "  - calls outside the model's samples are extrapolated and reported (how many, and their\n"
 "    share of the kernel's time);\n"
 "  - calls without bytes, when their model is keyed on bytes, are not replaced;\n"
+"  - a call that took page faults (a faults column: std.faults) is replaced by f(work)\n"
+"    + its time above the median of its process's fault-free calls at its work: the\n"
+"    pages are the program's, and an accelerator writing them takes the same faults;\n"
 "  - functions without a model are not accelerated and are listed as such;\n"
 "  - several traces: each process is predicted on its own, and the run's T is the sum\n"
 "    of their total_ns (processes that ran one after another).\n"
@@ -81,13 +85,20 @@ static const char help[] =
 "                 predicted_ns, S_P, S_G,\n"
 "                 predicted_total_ns, kernels[] (func, calls, t_ns, P, predicted_ns, S_P,\n"
 "                 model_keys (work or work,bytes), out_of_range_calls, no_work_calls,\n"
-"                 no_bytes_calls, nested_calls, ...), processes[] (the same per trace),\n"
+"                 no_bytes_calls, nested_calls, fault_calls (replaced calls that took page\n"
+"                 faults), fault_kept_ns (what their faults took, kept in predicted_ns),\n"
+"                 fault_unmatched (of them, without a fault-free call at their work),\n"
+"                 ...), traces_with_faults (a faults column: measured), processes[] (the\n"
+"                 same per trace),\n"
 "                 not_accelerated[], unused_models[], notes[].  Times in ns; a ratio that\n"
 "                 is undefined (nothing replaced) or infinite is null\n"
 "  --csv          the kernel table as CSV; the totals follow as '# key=value' lines\n"
 "  --only-faster  replace only the calls the model makes faster (f(work) < t): the best\n"
 "                 implementation for every call.  Decided from the outermost call in: a\n"
 "                 call kept on the original implementation lets its inner calls be replaced\n"
+"  --faults-replaced\n"
+"                 replace a faulted call's whole time by f(work), as for any other call:\n"
+"                 the accelerator does not take the program's page faults (its own memory)\n"
 "  --keep-overhead\n"
 "                 leave tracing's own cost in T.  By default T loses the wrapper's own\n"
 "                 measure of it, '# overhead_ns=N': one call in 32 (the first 64 of each\n"
@@ -204,6 +215,8 @@ int main(int argc, char **argv)
 			r.format = want;
 		} else if (strcmp(a, "--only-faster") == 0) {
 			r.only_faster = 1;
+		} else if (strcmp(a, "--faults-replaced") == 0) {
+			r.faults_replaced = 1;
 		} else if (strcmp(a, "--keep-overhead") == 0) {
 			r.keep_overhead = 1;
 		} else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
@@ -245,7 +258,7 @@ int main(int argc, char **argv)
 		if (trace_read(&tr, &files[i], r.keep_overhead) != 0)
 			return EXIT_BAD_INPUT;
 		input_close(&files[i]);
-		if (predict_trace(&tr, r.only_faster, &procs[ntraces]) != 0 ||
+		if (predict_trace(&tr, r.only_faster, r.faults_replaced, &procs[ntraces]) != 0 ||
 		    predict_add(&run, &procs[ntraces]) != 0)
 			return EXIT_BAD_INPUT;
 		trace_free(&tr);

@@ -6,6 +6,8 @@
  *  - the trace has no work size for it, or no bytes when its model is keyed on them
  *    (its measured time is kept), or
  *  - with --only-faster, f(w) >= t (the CPU implementation is kept).
+ * A replaced call that took page faults is replaced by f(w) + what its faults took
+ * (faults.h; the --only-faster comparison uses that sum too).
  * Calls of functions without a model are never replaced.  A call that is kept (no work
  * size, or slower) does not hide its inner calls: they run on their own and may be
  * replaced; so --only-faster decides greedily from the outside in.
@@ -13,6 +15,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "faults.h"
 #include "funcs.h"
 #include "input.h"
 #include "model.h"
@@ -57,7 +60,9 @@ static void sort_thread(struct thread *th)
 	}
 }
 
-static void walk_thread(struct thread *th, int only_faster, struct prediction *p)
+/* FR: the fault-free references, NULL when faulted calls are replaced whole. */
+static void walk_thread(struct thread *th, int only_faster, struct fault_refs *fr,
+			struct prediction *p)
 {
 	int64_t open_end = INT64_MIN;	/* end of the replaced call we are inside */
 	int replaced = 0;
@@ -67,8 +72,8 @@ static void walk_thread(struct thread *th, int only_faster, struct prediction *p
 		const struct call *c = &th->calls[i];
 		struct kernel *k = &p->k[c->func];
 		const struct model *m;
-		double f;
-		int oor;
+		double f, excess = 0;
+		int oor, unmatched = 0;
 
 		if (c->t_start < open_end) {
 			k->nested++;
@@ -87,6 +92,9 @@ static void walk_thread(struct thread *th, int only_faster, struct prediction *p
 		m = models_get(funcs_get((int)c->func)->model);
 		/* keyed on bytes too: work is the call's shape, f computed when the trace was read */
 		f = m->b ? model2d_f(m, c->work, &oor) : model_eval(m, (double)c->work, &oor);
+		if (c->faults == CALL_FAULTS_SOME && fr)
+			unmatched = !fault_refs_excess(fr, c, &excess);
+		f += excess;
 		if (only_faster && !(f < (double)c->t_ns)) {
 			k->slower++;
 			k->slower_t_ns += (uint64_t)c->t_ns;
@@ -96,6 +104,11 @@ static void walk_thread(struct thread *th, int only_faster, struct prediction *p
 		k->calls++;
 		k->t_ns += (uint64_t)c->t_ns;
 		k->predicted_ns += f;
+		if (c->faults == CALL_FAULTS_SOME) {
+			k->fault_calls++;
+			k->fault_kept_ns += excess;
+			k->fault_unmatched += unmatched;
+		}
 		if (m->setup_ns > 0)
 			p->setup_files |= 1ull << (m->file_id & 63);
 		if (oor) {
@@ -115,6 +128,8 @@ static void sum_kernels(struct prediction *p)
 	p->calls = p->t_ns = 0;
 	p->predicted_ns = 0;
 	p->out_of_range = p->no_work = p->no_bytes = p->nested = p->slower = 0;
+	p->fault_calls = p->fault_unmatched = 0;
+	p->fault_kept_ns = 0;
 	for (int id = 0; id < p->nk; id++) {
 		const struct kernel *k = &p->k[id];
 		p->calls += k->calls;
@@ -125,11 +140,16 @@ static void sum_kernels(struct prediction *p)
 		p->no_bytes += k->no_bytes;
 		p->nested += k->nested;
 		p->slower += k->slower;
+		p->fault_calls += k->fault_calls;
+		p->fault_kept_ns += k->fault_kept_ns;
+		p->fault_unmatched += k->fault_unmatched;
 	}
 }
 
-int predict_trace(struct trace *tr, int only_faster, struct prediction *p)
+int predict_trace(struct trace *tr, int only_faster, int faults_replaced, struct prediction *p)
 {
+	struct fault_refs fr;
+
 	memset(p, 0, sizeof(*p));
 	p->path = tr->path;
 	p->processes = 1;
@@ -139,10 +159,15 @@ int predict_trace(struct trace *tr, int only_faster, struct prediction *p)
 	p->overhead_ns = tr->overhead_ns;
 	p->overhead_left_ns = tr->overhead_left_ns;
 	p->rows = tr->rows;
+	p->has_faults = tr->has_faults;
 	p->nk = funcs_count();
 	p->k = calloc((size_t)p->nk + 1, sizeof(*p->k));
 	if (!p->k) {
 		input_error(tr->path, 0, "out of memory");
+		return -1;
+	}
+	if (!faults_replaced && fault_refs_build(&fr, tr) != 0) {
+		predict_free(p);
 		return -1;
 	}
 	for (int id = 0; id < p->nk; id++) {
@@ -150,7 +175,9 @@ int predict_trace(struct trace *tr, int only_faster, struct prediction *p)
 		p->k[id].all_t_ns = tr->funcs[id].t_ns;
 	}
 	for (size_t t = 0; t < tr->tids.n; t++)
-		walk_thread(tids_item(&tr->tids, t), only_faster, p);
+		walk_thread(tids_item(&tr->tids, t), only_faster, faults_replaced ? NULL : &fr, p);
+	if (!faults_replaced)
+		fault_refs_free(&fr);
 	/* each accelerator this process used is set up once (its model file's setup_ns) */
 	for (int i = 0; i < models_count(); i++) {
 		const struct model *m = models_get(i);
@@ -196,10 +223,14 @@ int predict_add(struct prediction *run, const struct prediction *p)
 		r->slower += k->slower;
 		r->slower_t_ns += k->slower_t_ns;
 		r->slower_predicted_ns += k->slower_predicted_ns;
+		r->fault_calls += k->fault_calls;
+		r->fault_kept_ns += k->fault_kept_ns;
+		r->fault_unmatched += k->fault_unmatched;
 	}
 	/* processes that ran one after another: their run times add up (in one clock) */
 	run->t_cpu = run->processes == 0 || run->t_cpu == p->t_cpu ? p->t_cpu : -1;
 	run->has_startup |= p->has_startup;
+	run->has_faults += p->has_faults;
 	run->processes += p->processes;
 	run->total_ns += p->total_ns;
 	run->overhead_ns += p->overhead_ns;

@@ -6,7 +6,9 @@
  *   predicted T' = T - sum t_ki + sum f_k(w_ki) + setup   (S_G = T / T')
  * where setup is the once-per-process cost of each accelerator used ('# setup_ns=' in
  * its model file), counted with the kernels' modelled time (in S_P too)
- * where the sums run over the replaced calls. */
+ * where the sums run over the replaced calls.  A replaced call that took page faults
+ * (a faults column) stands for f_k(w_ki) + its excess over the fault-free calls
+ * (faults.h): the faults are the program's, an accelerator takes them too. */
 #ifndef SPEEDUP_PREDICT_H
 #define SPEEDUP_PREDICT_H
 
@@ -25,6 +27,9 @@ struct kernel {
 	uint64_t nested;		/* inside a replaced call: replaced with it */
 	uint64_t slower, slower_t_ns;	/* kept by --only-faster: f(w) >= t */
 	double slower_predicted_ns;
+	uint64_t fault_calls;		/* replaced calls that took page faults */
+	double fault_kept_ns;		/* their excess, in predicted_ns */
+	uint64_t fault_unmatched;	/* ... without a fault-free call at their work */
 };
 
 struct prediction {
@@ -41,6 +46,9 @@ struct prediction {
 	double setup_ns;	/* accelerators' set-up, once per process each */
 	uint64_t setup_files, setup_counted;	/* model files (bit file_id) used, counted */
 	uint64_t out_of_range, no_work, no_bytes, nested, slower;
+	uint64_t fault_calls, fault_unmatched;
+	double fault_kept_ns;
+	int has_faults;		/* traces with a faults column */
 	int threads;		/* threads with a replaced call (max over processes) */
 	double P, S_P, S_G, predicted_total_ns;
 	struct kernel *k;	/* by func id */
@@ -48,8 +56,10 @@ struct prediction {
 };
 
 /* Walks TR's calls and fills P (allocated here).  ONLY_FASTER: replace only calls the
- * model makes faster.  Returns 0 or -1 (out of memory, message printed). */
-int predict_trace(struct trace *tr, int only_faster, struct prediction *p);
+ * model makes faster.  FAULTS_REPLACED: a faulted call's whole time is replaced by f(w),
+ * no excess kept (the accelerator would not take the program's page faults).  Returns 0
+ * or -1 (out of memory, message printed). */
+int predict_trace(struct trace *tr, int only_faster, int faults_replaced, struct prediction *p);
 /* Adds process P to the run RUN (zeroed by the caller before the first one). */
 int predict_add(struct prediction *run, const struct prediction *p);
 /* P, S_P, S_G and the predicted total from the sums. */

@@ -139,7 +139,22 @@ static void build_notes(struct notes *ns, const struct report *r, const int *ker
 			note(ns, "%s: %llu call%s kept on the original implementation by --only-faster "
 			     "(the model is not faster for them)", name, (unsigned long long)k->slower,
 			     k->slower == 1 ? "" : "s");
+		if (k->fault_calls && !r->faults_replaced)
+			note(ns, "%s: %llu replaced call%s took page faults: %.17g ns of their time (what "
+			     "each took above the median of its process's fault-free calls at its work) is "
+			     "kept beside f(work), the faults being the program's", name,
+			     (unsigned long long)k->fault_calls, k->fault_calls == 1 ? "" : "s",
+			     k->fault_kept_ns);
+		if (k->fault_unmatched)
+			note(ns, "%s: %llu faulted call%s without a fault-free call of the same work in "
+			     "%s process: replaced by f(work) alone", name,
+			     (unsigned long long)k->fault_unmatched, k->fault_unmatched == 1 ? "" : "s",
+			     k->fault_unmatched == 1 ? "its" : "their");
 	}
+	if (r->faults_replaced && run->fault_calls)
+		note(ns, "--faults-replaced: the %llu replaced call%s that took page faults are replaced "
+		     "whole by f(work) (the accelerator is taken not to fault on the program's pages)",
+		     (unsigned long long)run->fault_calls, run->fault_calls == 1 ? "" : "s");
 	if (r->only_faster)
 		note(ns, "--only-faster: only calls the model makes faster are replaced (the best "
 		     "implementation per call, decided from the outermost call inwards)");
@@ -266,8 +281,23 @@ static void print_table(FILE *out, const struct report *r, const int *kern, int 
 	if (run->setup_ns > 0)
 		fprintf(out, "%-*s %-*s %10s %12s %7s %12s\n", w, "accelerator set-up", w, "", "", "", "",
 			fmt_ns(b, sizeof(b), run->setup_ns));
+	if (run->fault_calls) {
+		char un[64] = "";
+		if (run->fault_unmatched)
+			snprintf(un, sizeof(un), "; %llu without a fault-free reference",
+				 (unsigned long long)run->fault_unmatched);
+		fprintf(out, "%-*s %-*s %10llu %12s %7s %12s  %s%s\n", w, "page faults", w, "",
+			(unsigned long long)run->fault_calls, "", "",
+			fmt_ns(b, sizeof(b), run->fault_kept_ns),
+			r->faults_replaced ? "none kept (--faults-replaced)" : "kept in predicted", un);
+	}
 	fprintf(out, "  calls: calls replaced by the model; measured: their sum of t_ns; P: measured / T;\n"
-		"  predicted: their sum of f(work) from the model; S_P: measured / predicted%s\n",
+		"  predicted: their sum of f(work) from the model; S_P: measured / predicted%s%s\n",
+		!run->fault_calls ? "" : r->faults_replaced ? "\n  page faults: replaced calls that took "
+		"page faults; --faults-replaced replaces their whole time\n  by f(work)"
+		: "\n  page faults: replaced calls that took page faults, and the time their faults took\n"
+		"  (above fault-free calls of the same work), kept beside f(work): the pages are the "
+		"program's",
 		run->setup_ns > 0 ? "\n  accelerator set-up: '# setup_ns=' of the model files used, once per "
 		"process (loading the\n  accelerator), counted with the predicted time (S_P = measured / "
 		"(predicted + set-up))" : "");
@@ -379,6 +409,9 @@ static void json_kernels(FILE *out, const struct prediction *p, const int *kern,
 		json_u64(out, "nested_calls", k->nested);
 		json_u64(out, "slower_calls", k->slower);
 		json_u64(out, "slower_t_ns", k->slower_t_ns);
+		json_u64(out, "fault_calls", k->fault_calls);
+		json_double(out, "fault_kept_ns", k->fault_kept_ns);
+		json_u64(out, "fault_unmatched", k->fault_unmatched);
 		json_u64(out, "all_calls", k->all_calls);
 		json_u64(out, "all_t_ns", k->all_t_ns);
 		fputs("}", out);
@@ -406,6 +439,10 @@ static void json_totals(FILE *out, const struct prediction *p)
 	json_u64(out, "no_bytes_calls", p->no_bytes);
 	json_u64(out, "nested_calls", p->nested);
 	json_u64(out, "slower_calls", p->slower);
+	json_u64(out, "fault_calls", p->fault_calls);
+	json_double(out, "fault_kept_ns", p->fault_kept_ns);
+	json_u64(out, "fault_unmatched", p->fault_unmatched);
+	json_u64(out, "traces_with_faults", (uint64_t)p->has_faults);
 }
 
 static void print_json(FILE *out, const struct report *r, const int *kern, int nkern,
@@ -414,7 +451,8 @@ static void print_json(FILE *out, const struct report *r, const int *kern, int n
 	const struct prediction *run = r->run;
 	int first;
 
-	fprintf(out, "{\"only_faster\": %s", r->only_faster ? "true" : "false");
+	fprintf(out, "{\"only_faster\": %s, \"faults_replaced\": %s", r->only_faster ? "true" : "false",
+		r->faults_replaced ? "true" : "false");
 	json_totals(out, run);
 	fputs(",\n  \"kernels\": ", out);
 	json_kernels(out, run, kern, nkern);
@@ -488,7 +526,8 @@ static void print_csv(FILE *out, const struct report *r, const int *kern, int nk
 
 	fputs("func,model,calls,t_ns,P,predicted_ns,S_P,out_of_range_calls,out_of_range_t_ns,"
 	      "out_of_range_predicted_ns,no_work_calls,no_work_t_ns,nested_calls,slower_calls,"
-	      "all_calls,all_t_ns,no_bytes_calls,no_bytes_t_ns\n", out);
+	      "all_calls,all_t_ns,no_bytes_calls,no_bytes_t_ns,fault_calls,fault_kept_ns,"
+	      "fault_unmatched\n", out);
 	for (int i = 0; i < nkern; i++) {
 		const struct kernel *k = &run->k[kern[i]];
 		csv_string(out, funcs_get(kern[i])->name);
@@ -503,11 +542,13 @@ static void print_csv(FILE *out, const struct report *r, const int *kern, int nk
 		fprintf(out, ",%llu,%llu,", (unsigned long long)k->out_of_range,
 			(unsigned long long)k->out_of_range_t_ns);
 		csv_number(out, k->out_of_range_predicted_ns);
-		fprintf(out, ",%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu\n", (unsigned long long)k->no_work,
+		fprintf(out, ",%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,", (unsigned long long)k->no_work,
 			(unsigned long long)k->no_work_t_ns, (unsigned long long)k->nested,
 			(unsigned long long)k->slower, (unsigned long long)k->all_calls,
 			(unsigned long long)k->all_t_ns, (unsigned long long)k->no_bytes,
-			(unsigned long long)k->no_bytes_t_ns);
+			(unsigned long long)k->no_bytes_t_ns, (unsigned long long)k->fault_calls);
+		csv_number(out, k->fault_kept_ns);
+		fprintf(out, ",%llu\n", (unsigned long long)k->fault_unmatched);
 	}
 	/* the totals as metadata lines, the way traces carry theirs */
 	fprintf(out, "# total_ns=%llu\n# overhead_ns=%llu\n# T_clock=%s\n# t_ns=%llu\n# P=",
@@ -524,7 +565,11 @@ static void print_csv(FILE *out, const struct report *r, const int *kern, int nk
 	csv_number(out, run->S_G);
 	fputs("\n# predicted_total_ns=", out);
 	csv_number(out, run->predicted_total_ns);
-	fprintf(out, "\n# processes=%d\n", r->nprocs);
+	fprintf(out, "\n# fault_calls=%llu\n# fault_kept_ns=", (unsigned long long)run->fault_calls);
+	csv_number(out, run->fault_kept_ns);
+	fprintf(out, "\n# fault_unmatched=%llu\n# faults_replaced=%d\n",
+		(unsigned long long)run->fault_unmatched, r->faults_replaced);
+	fprintf(out, "# processes=%d\n", r->nprocs);
 }
 
 int report_print(FILE *out, const struct report *r)

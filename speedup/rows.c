@@ -202,11 +202,12 @@ static int csv_open(struct trace_src *src)
 				   src->ncolumns, MAX_FIELDS);
 			return -1;
 		}
-		for (int i = 8; i < src->ncolumns; i++)
-			if (fld[i].len == 5 && memcmp(fld[i].s, "depth", 5) == 0) {
+		/* the extra columns the readers use, by name (the first of each) */
+		for (int i = src->ncolumns - 1; i >= 8; i--)
+			if (fld[i].len == 5 && memcmp(fld[i].s, "depth", 5) == 0)
 				src->depth_col = i;
-				break;
-			}
+			else if (fld[i].len == 6 && memcmp(fld[i].s, "faults", 6) == 0)
+				src->faults_col = i;
 		return 0;
 	}
 	input_error(src->path, 0, "no header line: %s", src->nnotes ? "the process wrote no row" :
@@ -232,9 +233,10 @@ static inline const char *digits(const char *p, const char *end, uint64_t *v, in
 
 /* The rows the runtime writes, in one pass; 0 when anything is unusual.  The first
  * REQUIRED fields may not be empty (seq and tid; with ROWS_NEED_TIMES, up to t_ns). */
-static int fast_row(const char *p, const char *end, int ncolumns, int depth_col, int required,
+static int fast_row(const char *p, const char *end, const struct trace_src *src, int required,
 		    struct trace_row *r, struct csv_field *func)
 {
+	int ncolumns = src->ncolumns, depth_col = src->depth_col, faults_col = src->faults_col;
 	uint64_t v[8];
 	int empty, n;
 
@@ -262,6 +264,7 @@ static int fast_row(const char *p, const char *end, int ncolumns, int depth_col,
 		}
 	}
 	r->depth = 0;
+	r->faults = ROWS_NONE;
 	r->extra = p < end ? p + 1 : p;
 	for (n = 8; p < end; n++) {
 		p++;	/* the comma before field N */
@@ -270,6 +273,12 @@ static int fast_row(const char *p, const char *end, int ncolumns, int depth_col,
 			if (!(p = digits(p, end, &d, &empty)) || d > UINT32_MAX)
 				return 0;
 			r->depth = (uint32_t)d;
+		} else if (n == faults_col) {
+			uint64_t f;
+			/* a negative count or anything but digits: the slow path says so */
+			if (!(p = digits(p, end, &f, &empty)))
+				return 0;
+			r->faults = empty ? ROWS_NONE : (int64_t)f;
 		} else if (p < end && *p == '"') {
 			for (p++; p < end; p++)
 				if (*p == '"') {
@@ -344,6 +353,10 @@ static int slow_row(const struct trace_src *src, const char *line, size_t len,
 		return -1;
 	if (src->depth_col >= 0 && number(src, lineno, &fld[src->depth_col], "depth", 1, &depth))
 		return -1;
+	r->faults = ROWS_NONE;
+	if (src->faults_col >= 0 &&
+	    number(src, lineno, &fld[src->faults_col], "faults", 1, &r->faults))
+		return -1;
 	if (depth > UINT32_MAX) {
 		input_error(src->path, lineno, "depth is too large (%lld)", (long long)depth);
 		return -1;
@@ -379,8 +392,7 @@ static int csv_parse(struct trace_src *src, const char *line, size_t len, unsign
 	struct csv_field func;
 	int id, added;
 
-	if (!fast_row(line, line + len, src->ncolumns, src->depth_col,
-		      src->flags & ROWS_NEED_TIMES ? 5 : 2, r, &func) &&
+	if (!fast_row(line, line + len, src, src->flags & ROWS_NEED_TIMES ? 5 : 2, r, &func) &&
 	    slow_row(src, line, len, lineno ? lineno : rows_line_of(src, (uint64_t)(line - src->data)),
 		     r, &func) != 0)
 		return -1;
@@ -480,7 +492,7 @@ static void init(struct trace_src *src, const char *path)
 	src->path = path;
 	src->pid = src->total_ns = src->cpu_ns = src->startup_ns = src->start_ns = -1;
 	src->overhead_ns = -1;
-	src->depth_col = -1;
+	src->depth_col = src->faults_col = -1;
 }
 
 /* The bytes are in: the format, and up to the first row. */

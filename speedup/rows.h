@@ -10,8 +10,9 @@
  *
  * Adding a form (the runtime's binary records, say): write its rows_format in a file of
  * its own and put it in rows.c's formats[] before CSV, which takes anything.  sniff looks
- * at the first bytes; open fills pid, start_ns, cmdline, notes, header, ncolumns and
- * depth_col (the CSV header the form stands for: cat prints it); next yields rows in
+ * at the first bytes; open fills pid, start_ns, cmdline, notes, header, ncolumns,
+ * depth_col and faults_col (the CSV header the form stands for: cat prints it); next
+ * yields rows in
  * any order with pos set, turning extra columns into CSV text in src->buf, and at the
  * end sets total_ns (if the trace has one), truncated and partial_line; at reads a
  * row again from its pos; line_of may be NULL (then messages name the file only,
@@ -37,6 +38,8 @@ struct trace_row {
 	int64_t in_bytes, out_bytes, work;	/* ROWS_NONE: not estimated */
 	uint32_t func;
 	uint32_t depth;				/* 0 without a depth column */
+	int64_t faults;				/* page faults the thread took in the call;
+						 * ROWS_NONE: no faults column, or empty */
 	uint64_t pos;				/* for rows_at */
 	const char *extra;
 	uint32_t extra_len;
@@ -76,6 +79,7 @@ struct trace_src {
 	uint32_t header_len;
 	int ncolumns;
 	int depth_col;		/* -1: none */
+	int faults_col;		/* -1: none (std.faults writes it) */
 	/* the end */
 	int truncated;		/* cut short: a partial last row, or no total_ns */
 	unsigned long rows;	/* rows read so far */

@@ -25,12 +25,16 @@ static size_t hash_at(const void *ctx, size_t i)
 	return hash(g->func, g->work, g->bytes);
 }
 
-static struct sample_group *group_of(struct samples *s, uint32_t func, int64_t work,
-				     int64_t bytes)
+struct sample_group *samples_find(struct samples *s, uint32_t func, int64_t work, int64_t bytes,
+				  int create)
 {
 	size_t j;
 
-	if (2 * (s->n + 1) > s->nslots && slots_grow(&s->slots, &s->nslots, 1024, s->n, hash_at, s) != 0)
+	if (!create && s->nslots == 0)
+		return NULL;
+	/* grown before the probe, so that a new group's slot is the one the probe ends on */
+	if (create && 2 * (s->n + 1) > s->nslots &&
+	    slots_grow(&s->slots, &s->nslots, 1024, s->n, hash_at, s) != 0)
 		return NULL;
 	j = hash(func, work, bytes) & (s->nslots - 1);
 	for (; s->slots[j]; j = (j + 1) & (s->nslots - 1)) {
@@ -38,6 +42,8 @@ static struct sample_group *group_of(struct samples *s, uint32_t func, int64_t w
 		if (g->func == func && g->work == work && g->bytes == bytes)
 			return g;
 	}
+	if (!create)
+		return NULL;
 	if (s->n == s->room) {
 		size_t room = s->room ? s->room * 2 : 256;
 		struct sample_group *bigger = realloc(s->groups, room * sizeof(*bigger));
@@ -51,21 +57,60 @@ static struct sample_group *group_of(struct samples *s, uint32_t func, int64_t w
 	return &s->groups[s->n++];
 }
 
-int samples_add(struct samples *s, uint32_t func, int64_t work, int64_t bytes, int64_t t_ns)
+static int push(int64_t **t, size_t *n, size_t *room, int64_t t_ns)
 {
-	struct sample_group *g = group_of(s, func, work, bytes);
+	if (*n == *room) {
+		size_t bigger_room = *room ? *room * 2 : 8;
+		int64_t *bigger = realloc(*t, bigger_room * sizeof(*bigger));
+		if (!bigger)
+			return -1;
+		*t = bigger;
+		*room = bigger_room;
+	}
+	(*t)[(*n)++] = t_ns;
+	return 0;
+}
+
+int samples_push(struct sample_group *g, int64_t t_ns)
+{
+	return push(&g->t, &g->n, &g->room, t_ns);
+}
+
+int samples_add(struct samples *s, uint32_t func, int64_t work, int64_t bytes, int64_t t_ns,
+		enum sample_faults faults)
+{
+	struct sample_group *g = samples_find(s, func, work, bytes, 1);
 
 	if (!g)
 		return -1;
-	if (g->n == g->room) {
-		size_t room = g->room ? g->room * 2 : 8;
-		int64_t *bigger = realloc(g->t, room * sizeof(*bigger));
-		if (!bigger)
-			return -1;
-		g->t = bigger;
-		g->room = room;
+	if (faults == SAMPLE_FAULTED)
+		return push(&g->ft, &g->fn, &g->froom, t_ns);
+	g->clean += faults == SAMPLE_NO_FAULTS;
+	return push(&g->t, &g->n, &g->room, t_ns);
+}
+
+int samples_settle_faults(struct samples *s, uint64_t *left_out, uint64_t *kept,
+			  uint64_t *kept_groups)
+{
+	*left_out = *kept = *kept_groups = 0;
+	for (size_t i = 0; i < s->n; i++) {
+		struct sample_group *g = &s->groups[i];
+		if (g->fn == 0)
+			continue;
+		if (g->clean > 0) {
+			*left_out += g->fn;
+		} else {
+			/* nothing better at this size: the faulted calls are samples too */
+			for (size_t j = 0; j < g->fn; j++)
+				if (samples_push(g, g->ft[j]) != 0)
+					return -1;
+			*kept += g->fn;
+			*kept_groups += 1;
+		}
+		free(g->ft);
+		g->ft = NULL;
+		g->fn = g->froom = 0;
 	}
-	g->t[g->n++] = t_ns;
 	return 0;
 }
 
@@ -173,8 +218,10 @@ double samples_stat(struct sample_group *g, enum sample_stat stat)
 
 void samples_free(struct samples *s)
 {
-	for (size_t i = 0; i < s->n; i++)
+	for (size_t i = 0; i < s->n; i++) {
 		free(s->groups[i].t);
+		free(s->groups[i].ft);
+	}
 	free(s->groups);
 	free(s->slots);
 	memset(s, 0, sizeof(*s));

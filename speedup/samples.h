@@ -1,6 +1,7 @@
 /* samples.h - call times grouped by (function, work size) or (function, work size,
  * bytes), and one statistic of each group (median, mean or min): the samples of a model
- * made from traces (dyl-model). */
+ * made from traces (dyl-model), and the fault-free times faulted calls are set against
+ * (faults.h). */
 #ifndef SPEEDUP_SAMPLES_H
 #define SPEEDUP_SAMPLES_H
 
@@ -21,7 +22,14 @@ struct sample_group {
 	int64_t bytes;		/* in_bytes + out_bytes; -1 when not keyed on bytes */
 	int64_t *t;		/* t_ns of each call, in no particular order */
 	size_t n, room;
+	/* calls added as SAMPLE_FAULTED stay apart until samples_settle_faults */
+	size_t clean;		/* of t, the calls known to have taken no page fault */
+	int64_t *ft;
+	size_t fn, froom;
 };
+
+/* What a trace says of a call's page faults (its faults column). */
+enum sample_faults { SAMPLE_FAULTS_UNKNOWN, SAMPLE_NO_FAULTS, SAMPLE_FAULTED };
 
 struct samples {
 	struct sample_group *groups;
@@ -32,7 +40,22 @@ struct samples {
 
 /* Adds one call's time to its group; BYTES -1 when not keyed on bytes.  0, or -1 when
  * out of memory. */
-int samples_add(struct samples *s, uint32_t func, int64_t work, int64_t bytes, int64_t t_ns);
+int samples_add(struct samples *s, uint32_t func, int64_t work, int64_t bytes, int64_t t_ns,
+		enum sample_faults faults);
+
+/* The group of (FUNC, WORK, BYTES); a new, empty one if CREATE; else NULL when there is
+ * none.  NULL too when out of memory. */
+struct sample_group *samples_find(struct samples *s, uint32_t func, int64_t work, int64_t bytes,
+				  int create);
+/* Adds one time to G (as a call without faults): 0, or -1 when out of memory. */
+int samples_push(struct sample_group *g, int64_t t_ns);
+
+/* The calls added as SAMPLE_FAULTED: left out where their group has a call known to
+ * have taken no fault (*LEFT_OUT of them); elsewhere (nothing better is known) they join
+ * the group's samples (*KEPT of them, in *KEPT_GROUPS groups).  0, or -1 when out of
+ * memory. */
+int samples_settle_faults(struct samples *s, uint64_t *left_out, uint64_t *kept,
+			  uint64_t *kept_groups);
 
 /* Sorts the groups by function name, then work, then bytes. */
 void samples_sort(struct samples *s);

@@ -43,18 +43,18 @@ static struct thread *thread_of(struct trace *tr, uint64_t tid)
 	return th;
 }
 
-static int keep_call(struct thread *th, const struct call *c)
+/* A new call at the end of TH's, to be filled in; NULL when out of memory. */
+static struct call *new_call(struct thread *th)
 {
 	if (th->n == th->room) {
 		size_t room = th->room ? th->room * 2 : 1024;
 		struct call *bigger = realloc(th->calls, room * sizeof(*bigger));
 		if (!bigger)
-			return -1;
+			return NULL;
 		th->calls = bigger;
 		th->room = room;
 	}
-	th->calls[th->n++] = *c;
-	return 0;
+	return &th->calls[th->n++];
 }
 
 /* Functions 0..matched-1 have their model: each name is matched once, when first met
@@ -75,6 +75,7 @@ int trace_read(struct trace *tr, const struct input_file *f, int keep_overhead)
 	uint64_t top_t_ns = 0;	/* the outermost calls' time: what T holds at least */
 	uint64_t first_tid = 0;
 	int rc, threads = 0;	/* threads with rows: 0, 1, or 2 for more */
+	uint64_t faulted = 0;
 
 	memset(tr, 0, sizeof(*tr));
 	tr->path = f->path;
@@ -82,8 +83,10 @@ int trace_read(struct trace *tr, const struct input_file *f, int keep_overhead)
 	if (rows_open_file(&src, f, ROWS_NEED_TIMES | ROWS_KEEP_PARTIAL) != 0)
 		return -1;
 	tr->has_depth = src.depth_col >= 0;
+	tr->has_faults = src.faults_col >= 0;
 	while ((rc = rows_next(&src, &r)) > 0) {
-		struct call c = { r.t_start, r.t_ns, r.work, r.func, r.depth };
+		struct call *c;
+		int64_t work = r.work;
 		int mi;
 
 		if (r.func >= (uint32_t)matched)
@@ -101,21 +104,28 @@ int trace_read(struct trace *tr, const struct input_file *f, int keep_overhead)
 			threads = 2;
 		if ((mi = funcs_get((int)r.func)->model) < 0)
 			continue;	/* never replaced, never the outer call of a replaced one */
-		if (models_get(mi)->b && c.work >= 0) {
+		if (models_get(mi)->b && work >= 0) {
 			/* bytes as the runtime adds them up for work: an empty one counts 0 */
 			int64_t bytes = (r.in_bytes > 0 ? r.in_bytes : 0) + (r.out_bytes > 0 ? r.out_bytes : 0);
 			if (r.in_bytes == ROWS_NONE && r.out_bytes == ROWS_NONE)
-				c.work = CALL_NO_BYTES;
-			else if ((c.work = model2d_shape(models_get(mi), r.work, bytes)) < 0)
+				work = CALL_NO_BYTES;
+			else if ((work = model2d_shape(models_get(mi), r.work, bytes)) < 0)
 				goto oom;
 		}
 		if ((!th || th->tid != r.tid) && !(th = thread_of(tr, r.tid)))
 			goto oom;
-		if (keep_call(th, &c) != 0)
+		if (!(c = new_call(th)))
 			goto oom;
+		/* filled in place: the calls kept are most of the rows of a big trace */
+		*c = (struct call){ r.t_start, r.t_ns, work, r.func,
+				    r.depth < CALL_DEPTH_MAX ? r.depth : CALL_DEPTH_MAX,
+				    /* ROWS_NONE (-1): unknown; 0: none; more: some */
+				    (uint32_t)((r.faults >= 0) + (r.faults > 0)) };
+		faulted += r.faults > 0;
 	}
 	if (rc < 0)
 		goto fail;
+	tr->faulted = faulted;
 	if (src.total_ns < 0) {
 		input_error(f->path, 0, "no '# total_ns=N' line: the process's run time T is unknown "
 			    "(did it end before the wrapper could write it?)");

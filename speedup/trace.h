@@ -19,11 +19,20 @@ struct call {
 	 * call's (work, bytes) among the shapes that model has met.  < 0: see CALL_NO_* */
 	int64_t work;
 	uint32_t func;	/* id in funcs.h */
-	uint32_t depth;	/* 0 when the trace has no depth column */
+	/* 0 when the trace has no depth column.  It only orders calls that start together,
+	 * so it saturates at CALL_DEPTH_MAX, which leaves room for FAULTS in the same word
+	 * (10^7 calls: the struct stays 32 bytes) */
+	uint32_t depth : 30;
+	uint32_t faults : 2;	/* CALL_FAULTS_*: did the call take page faults */
 };
 
 #define CALL_NO_WORK (-1)	/* the trace has no work size for the call */
 #define CALL_NO_BYTES (-2)	/* nor in_bytes or out_bytes, which its model is keyed on */
+#define CALL_DEPTH_MAX ((1u << 30) - 1)
+/* struct call's faults: trace.c computes them as (faults >= 0) + (faults > 0) */
+#define CALL_FAULTS_UNKNOWN 0	/* no faults column, or an empty field */
+#define CALL_FAULTS_NONE 1	/* faults == 0: a reference for the faulted calls */
+#define CALL_FAULTS_SOME 2	/* faults > 0 */
 
 struct thread {
 	uint64_t tid;
@@ -46,6 +55,8 @@ struct trace {
 	int t_cpu;		/* t_ns are thread CPU times: 1, T is the process's cpu_ns;
 				 * -1, the trace has no cpu_ns, T is wall time (clocks mixed) */
 	int has_depth;
+	int has_faults;		/* the trace has a faults column (std.faults) */
+	uint64_t faulted;	/* kept calls that took page faults */
 	uint64_t rows;
 	struct func_total *funcs;	/* by func id, every row */
 	size_t funcs_room;

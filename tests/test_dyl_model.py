@@ -230,3 +230,100 @@ def test_setup_from_the_traces_load_times(tmp_path):
     assert json.loads(r.stdout)['setup_ns'] == 2500
     # without the note, no setup line
     assert 'setup_ns' not in dyl_model(trace(tmp_path, 'plain.csv', [('f', 10, 5, 0)])).stdout
+
+
+# --- page faults: a sweep's first touches are not the accelerator's cost ---
+
+def fault_trace(tmp_path, name, rows):
+    """ROWS: (func, t_ns, work, faults[, in_bytes]); faults None = an empty field."""
+    lines = ['# dyliberator trace 1', HEADER + ',args,faults']
+    for seq, r in enumerate(rows):
+        func, t, work, faults = r[:4]
+        b = r[4] if len(r) > 4 else ''
+        lines.append(f'{seq},7,{func},{seq * 1000},{t},{b},,{work},0,,'
+                     f'{"" if faults is None else faults}')
+    lines.append('# total_ns=100000')
+    path = tmp_path / name
+    path.write_text('\n'.join(lines) + '\n')
+    return str(path)
+
+
+@pytest.fixture
+def faulted(tmp_path):
+    return fault_trace(tmp_path, 'f.csv', [
+        ('aes', 100, 16, 0), ('aes', 300, 16, 1), ('aes', 110, 16, 0), ('aes', 310, 16, 2),
+        ('aes', 120, 16, 0),
+        ('aes', 400, 32, 1), ('aes', 420, 32, 1),     # every call at 32 faulted
+        ('aes', 200, 64, 0), ('aes', 260, 64, None),  # an empty field: kept, as without the column
+    ])
+
+
+def test_faulted_calls_are_left_out_where_fault_free_ones_exist(faulted):
+    # 16: fault-free 100 110 120 -> 110 (3 samples; the faulted 300 310 are left out)
+    # 32: only faulted calls: kept, 400 420 -> 410 (2)
+    # 64: 200 and the unmeasured 260 -> (200 + 260) / 2 = 230 (2)
+    r = dyl_model(faulted)
+    assert rows(r.stdout) == [('aes', '16', '110', '3'), ('aes', '32', '410', '2'),
+                              ('aes', '64', '230', '2')]
+    assert r.stderr == ('dyl-model: left out 2 calls that took page faults (their work sizes have '
+                        'fault-free calls; --keep-faults keeps them); 2 calls at 1 work sizes without '
+                        'a fault-free call are kept\n')
+    assert ('\n# page faults: calls that took them are left out where their work size has '
+            'fault-free calls (2 left out); 2 kept at 1 work sizes without a fault-free call\n') in r.stdout
+    # --keep-faults: 16 is 100 110 120 300 310 -> 120 (5)
+    r = dyl_model(faulted, '--keep-faults')
+    assert rows(r.stdout) == [('aes', '16', '120', '5'), ('aes', '32', '410', '2'),
+                              ('aes', '64', '230', '2')]
+    assert r.stderr == 'dyl-model: kept 4 calls that took page faults (--keep-faults)\n'
+    assert '# page faults: calls that took them are samples like the others (--keep-faults; 4 of them)' in r.stdout
+    # --min-samples counts what is left: only 16 has 3
+    assert rows(dyl_model(faulted, '--min-samples', '3').stdout) == [('aes', '16', '110', '3')]
+
+
+def test_faults_by_shape_with_bytes(tmp_path):
+    # --bytes: (16, 100) has a fault-free call (50), so its faulted 90 is left out;
+    # (16, 200) has only a faulted call (80): kept.
+    t = fault_trace(tmp_path, 'b.csv', [('aes', 50, 16, 0, 100), ('aes', 90, 16, 1, 100),
+                                        ('aes', 80, 16, 1, 200)])
+    r = dyl_model('--bytes', t)
+    lines = [l for l in r.stdout.splitlines() if not l.startswith('#')]
+    assert lines == ['func,work,t_ns,samples,bytes', 'aes,16,50,1,100', 'aes,16,80,1,200']
+    assert 'left out 1 calls that took page faults (their shapes have fault-free calls' in r.stderr
+    assert '1 calls at 1 shapes without a fault-free call are kept' in r.stderr
+
+
+def test_only_faulted_calls_at_a_size_are_kept(tmp_path):
+    # every call at 16 faulted (or said nothing): nothing better, all are samples:
+    # 300 310 and the unmeasured 200 -> 300 (3); none is left out
+    t = fault_trace(tmp_path, 'k.csv', [('aes', 300, 16, 1), ('aes', 200, 16, None),
+                                        ('aes', 310, 16, 2)])
+    r = dyl_model(t)
+    assert rows(r.stdout) == [('aes', '16', '300', '3')]
+    assert r.stderr == 'dyl-model: 2 calls at 1 work sizes without a fault-free call are kept\n'
+
+
+def test_no_faults_column_no_faults_line(two):
+    a, _ = two
+    r = dyl_model(a)
+    assert 'page faults' not in r.stdout and 'page faults' not in r.stderr
+
+
+@pytest.mark.parametrize('value,why', [('-2', 'faults is negative (-2)'), ('many', "faults is not a number ('many')")])
+def test_bad_faults_value(tmp_path, value, why):
+    t = fault_trace(tmp_path, 'bad.csv', [('aes', 100, 16, 0), ('aes', 100, 16, value)])
+    r = dyl_model(t, check=False)
+    assert r.returncode == 2 and r.stdout == ''
+    assert r.stderr == f'dyl-model: {t}:4: {why}\n'
+
+
+def test_the_model_without_faults_predicts_faulted_calls_with_their_excess(faulted, tmp_path):
+    # The model made above (16 -> 110) against a program whose aes calls at 16 took 200
+    # fault-free and 500 faulted: 110 and 110 + (500 - 200) = 410.  T = 100000:
+    # predicted = 520, sum t = 700.
+    m = tmp_path / 'm.csv'
+    m.write_text(dyl_model(faulted).stdout)
+    app = fault_trace(tmp_path, 'app.csv', [('aes', 200, 16, 0), ('aes', 500, 16, 4)])
+    r = subprocess.run([SPEEDUP, '--json', app, str(m)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    res = json.loads(r.stdout)
+    assert res['t_ns'] == 700 and res['predicted_ns'] == 520 and res['fault_kept_ns'] == 300

@@ -6,6 +6,7 @@ answers are worked out by hand in the comments, and what it does with bad input.
 """
 import json
 import os
+import re
 import subprocess
 
 import pytest
@@ -563,10 +564,13 @@ def test_data_files_in_tests_speedup():
 
 # --- a cross-check against a few lines of Python on random traces ---
 
-def reference(rows, total_ns, models, only_faster):
-    """The rules of dyl-speedup restated: ROWS (tid, func, start, t, work, depth);
-    MODELS [(pattern, [(w, t)...])] in match order.  Returns (sum t, sum f)."""
+def reference(rows, total_ns, models, only_faster, faults_replaced=False):
+    """The rules of dyl-speedup restated: ROWS (tid, func, start, t, work, depth[, faults]);
+    MODELS [(pattern, [(w, t)...])] in match order.  Returns (sum t, sum f).  A replaced
+    call with faults > 0 stands for f + max(0, t - the median t of the fault-free calls
+    of its function and work), unless FAULTS_REPLACED."""
     import fnmatch
+    import statistics
 
     def f(samples, w):
         s = sorted(samples)
@@ -584,15 +588,25 @@ def reference(rows, total_ns, models, only_faster):
     def model_of(func):
         return next((s for p, s in models if fnmatch.fnmatchcase(func, p)), None)
 
+    def faults(r):
+        return r[6] if len(r) > 6 else None
+
+    clean = {}
+    for r in rows:
+        if model_of(r[1]) and r[4] is not None and faults(r) == 0:
+            clean.setdefault((r[1], r[4]), []).append(r[3])
     st = sf = 0
     for tid in {r[0] for r in rows}:
         calls = sorted((r for r in rows if r[0] == tid and model_of(r[1])),
                        key=lambda r: (r[2], -r[3], r[5]))
         open_end = -1
-        for _, func, start, t, work, _ in calls:
+        for r in calls:
+            _, func, start, t, work = r[:5]
             if start < open_end or work is None:
                 continue
             ft = f(model_of(func), work)
+            if faults(r) and not faults_replaced and (func, work) in clean:
+                ft += max(0, t - statistics.median(clean[(func, work)]))
             if only_faster and not ft < t:
                 continue
             st, sf, open_end = st + t, sf + ft, start + t
@@ -638,3 +652,216 @@ def test_random_traces_match_the_reference(tmp_path, seed):
         res = json.loads(r.stdout)
         assert res['t_ns'] == st and close(res['predicted_ns'], sf)
         assert close(res['S_G'], 1 / ((1 - st / total) + sf / total))
+
+
+# --- page faults: the program's cost, kept beside f(w) ---
+
+HEADER_FAULTS = HEADER + ',depth,args,faults'
+
+
+def fault_trace(tmp_path, rows, total_ns, name='faults.csv'):
+    """ROWS: (func, t_ns, work, faults[, in_bytes]) on thread 7, one after another;
+    faults None = an empty field (not measured), else written as given."""
+    lines = ['# dyliberator trace 1', HEADER_FAULTS]
+    start = 0
+    for seq, r in enumerate(rows):
+        func, t, work, faults = r[:4]
+        b = r[4] if len(r) > 4 else ''
+        lines.append(f'{seq},7,{func},{start},{t},{b},,{work},0,,{"" if faults is None else faults}')
+        start += t + 10
+    lines.append(f'# total_ns={total_ns}')
+    return write(tmp_path, name, '\n'.join(lines) + '\n')
+
+
+def flat_model(tmp_path, t_ns, func='aes', name='flat.csv'):
+    # f(w) = t_ns at every work size from 0 to 1000
+    return model(tmp_path, [(func, 0, t_ns), (func, 1000, t_ns)], name=name)
+
+
+def test_faulted_calls_keep_the_time_their_faults_took(tmp_path):
+    # aes at work 16: two fault-free calls of 100 ns, two of 150 ns that took faults
+    # (faults=1); the model says f = 20.  The fault-free median is 100, so each faulted
+    # call stands for 20 + (150 - 100) = 70 and each fault-free one for 20:
+    #   predicted = 20 + 70 + 20 + 70 = 180; sum t = 500; kept = 2 * 50 = 100
+    #   T = 10000: P = 0.05, S_P = 500/180, T' = 10000 - 500 + 180 = 9680
+    # --faults-replaced: 20 for every call: predicted 80, T' = 9580.
+    t = fault_trace(tmp_path, [('aes', 100, 16, 0), ('aes', 150, 16, 1),
+                               ('aes', 100, 16, 0), ('aes', 150, 16, 1)], 10000)
+    m = flat_model(tmp_path, 20)
+    res, err = predict(t, m)
+    assert err == '' and res['faults_replaced'] is False
+    assert res['t_ns'] == 500 and close(res['predicted_ns'], 180)
+    assert close(res['S_P'], 500 / 180) and close(res['predicted_total_ns'], 9680)
+    assert close(res['S_G'], 10000 / 9680)
+    k = kernel(res, 'aes')
+    assert (k['calls'], k['fault_calls'], k['fault_unmatched']) == (4, 2, 0)
+    assert close(k['fault_kept_ns'], 100) and close(k['predicted_ns'], 180)
+    assert (res['fault_calls'], res['fault_unmatched']) == (2, 0) and close(res['fault_kept_ns'], 100)
+    assert res['traces_with_faults'] == 1 and res['processes'][0]['traces_with_faults'] == 1
+    assert any('aes: 2 replaced calls took page faults: 100 ns' in n for n in res['notes'])
+    whole, _ = predict(t, m, '--faults-replaced')
+    assert whole['faults_replaced'] is True
+    assert close(whole['predicted_ns'], 80) and close(whole['predicted_total_ns'], 9580)
+    assert whole['fault_calls'] == 2 and whole['fault_kept_ns'] == 0
+    assert any('--faults-replaced' in n for n in whole['notes'])
+    # the table: one line under the kernels, the calls and the time kept
+    table = run(t, m).stdout
+    assert re.search(r'\npage faults +2 +100\.0 ns  kept in predicted\n', table), table
+    assert 'predicted T\' = T - measured + predicted = 9.680 us' in table
+    # CSV: three columns at the end, and the totals
+    csv = run('--csv', t, m).stdout.splitlines()
+    row = dict(zip(csv[0].split(','), csv[1].split(',')))
+    assert (row['fault_calls'], row['fault_kept_ns'], row['fault_unmatched']) == ('2', '100', '0')
+    meta = dict(l[2:].split('=') for l in csv if l.startswith('# '))
+    assert meta['fault_calls'] == '2' and meta['fault_kept_ns'] == '100'
+    assert meta['faults_replaced'] == '0'
+
+
+def test_the_reference_is_the_median_and_an_excess_is_never_negative(tmp_path):
+    # Fault-free at work 16: 90, 130, 100 -> median 100 (the mean, 106.67, would give
+    # other numbers).  Faulted: 150 (faults=3) -> 20 + 50 = 70; 95 (faults=1), below the
+    # median -> 20 + max(0, -5) = 20.  Fault-free: 20 each.
+    #   predicted = 3 * 20 + 70 + 20 = 150; sum t = 90 + 130 + 100 + 150 + 95 = 565; kept 50
+    t = fault_trace(tmp_path, [('aes', 90, 16, 0), ('aes', 150, 16, 3), ('aes', 130, 16, 0),
+                               ('aes', 95, 16, 1), ('aes', 100, 16, 0)], 10000)
+    res, _ = predict(t, flat_model(tmp_path, 20))
+    assert res['t_ns'] == 565 and close(res['predicted_ns'], 150)
+    assert res['fault_calls'] == 2 and close(res['fault_kept_ns'], 50)
+    # an even count of fault-free calls: the mean of the middle two, (90 + 130) / 2 = 110;
+    # the faulted 150 -> 20 + 40 = 60; predicted = 20 + 20 + 60 = 100
+    t2 = fault_trace(tmp_path, [('aes', 90, 16, 0), ('aes', 130, 16, 0), ('aes', 150, 16, 2)],
+                     10000, name='even.csv')
+    res, _ = predict(t2, flat_model(tmp_path, 20))
+    assert close(res['predicted_ns'], 100) and close(res['fault_kept_ns'], 40)
+
+
+def test_a_faulted_call_without_a_fault_free_reference_keeps_no_excess(tmp_path):
+    # aes at work 16: fault-free 100, faulted 150 -> 70.  aes at work 32: only a faulted
+    # call (150): no fault-free call of aes at 32 -> f = 20, counted as unmatched; des's
+    # fault-free call at 32 is another function's, no reference for aes.  des: 20.
+    #   predicted = 20 + 70 + 20 + 20 = 130; kept 50; unmatched 1
+    t = fault_trace(tmp_path, [('aes', 100, 16, 0), ('aes', 150, 16, 1), ('aes', 150, 32, 1),
+                               ('des', 100, 32, 0)], 10000)
+    m = model(tmp_path, [('aes', 0, 20), ('aes', 1000, 20), ('des', 0, 20), ('des', 1000, 20)])
+    res, _ = predict(t, m)
+    assert close(res['predicted_ns'], 130)
+    k = kernel(res, 'aes')
+    assert (k['fault_calls'], k['fault_unmatched']) == (2, 1) and close(k['fault_kept_ns'], 50)
+    assert kernel(res, 'des')['fault_calls'] == 0
+    assert res['fault_unmatched'] == 1
+    assert any('aes: 1 faulted call without a fault-free call of the same work' in n
+               for n in res['notes'])
+    # the reference is the same process's: trace b's faulted aes at 16 has none in b
+    # (a's fault-free call at 16 does not count): f = 20 there, unmatched
+    b = fault_trace(tmp_path, [('aes', 150, 16, 1)], 10000, name='b.csv')
+    res, _ = predict(t, b, m)
+    assert close(res['predicted_ns'], 130 + 20) and res['fault_unmatched'] == 2
+    assert [p['fault_unmatched'] for p in res['processes']] == [1, 1]
+
+
+def test_empty_faults_fields_are_as_no_column(tmp_path):
+    # Not measured: the call is neither faulted nor a reference.  The first example with
+    # every faults field empty predicts what it predicts without the column: 20 a call,
+    # 80; an empty-faulted call beside a faulted one is no reference: the faulted 150
+    # has none (unmatched), f = 20.
+    rows = [('aes', 100, 16, None), ('aes', 150, 16, None), ('aes', 100, 16, None),
+            ('aes', 150, 16, None)]
+    res, _ = predict(fault_trace(tmp_path, rows, 10000), flat_model(tmp_path, 20))
+    plain, _ = predict(trace(tmp_path, [(7, 'aes', i * 200, t, 16) for i, (_, t, _, _) in enumerate(rows)],
+                             10000, name='plain.csv'), flat_model(tmp_path, 20))
+    assert close(res['predicted_ns'], 80) and close(plain['predicted_ns'], 80)
+    assert res['traces_with_faults'] == 1 and plain['traces_with_faults'] == 0
+    for key in ('t_ns', 'P', 'S_P', 'S_G', 'predicted_total_ns', 'fault_calls', 'fault_kept_ns'):
+        assert res[key] == plain[key], key
+    assert 'page faults' not in run(fault_trace(tmp_path, rows, 10000), flat_model(tmp_path, 20)).stdout
+    t = fault_trace(tmp_path, [('aes', 100, 16, None), ('aes', 150, 16, 1)], 10000, name='e.csv')
+    res, _ = predict(t, flat_model(tmp_path, 20))
+    assert close(res['predicted_ns'], 40) and res['fault_unmatched'] == 1
+
+
+def test_a_table_without_faults_is_unchanged(tmp_path):
+    # A faults column where no replaced call faulted: no page-fault line, the same table
+    # as without the column (the trace names differ only).
+    rows = [('aes', 100, 16, 0), ('aes', 150, 16, 0)]
+    a = run(fault_trace(tmp_path, rows, 10000, name='x.csv'), flat_model(tmp_path, 20)).stdout
+    b = run(trace(tmp_path, [(7, 'aes', 0, 100, 16), (7, 'aes', 110, 150, 16)], 10000, name='x.csv'),
+            flat_model(tmp_path, 20)).stdout
+    assert a == b and 'page faults' not in a
+
+
+@pytest.mark.parametrize('value,why', [('-1', 'faults is negative (-1)'),
+                                       ('x', "faults is not a number ('x')"),
+                                       ('1.5', "faults is not a number ('1.5')")])
+def test_a_malformed_faults_value_is_an_error_naming_its_line(tmp_path, value, why):
+    # line 1 '# dyliberator trace 1', 2 the header, 3 the first row, 4 the bad one
+    t = fault_trace(tmp_path, [('aes', 100, 16, 0), ('aes', 150, 16, value)], 10000)
+    assert bad(t, flat_model(tmp_path, 20)) == f'dyl-speedup: {t}:4: {why}'
+
+
+def test_only_faster_compares_with_the_excess(tmp_path):
+    # f = 120.  Fault-free calls of 100: f is not faster, they stay (slower).  The faulted
+    # call of 150: f + excess = 120 + (150 - 100) = 170, not below 150: it stays too
+    # (the accelerator would take the same faults).  --faults-replaced: 120 < 150, replaced.
+    t = fault_trace(tmp_path, [('aes', 100, 16, 0), ('aes', 100, 16, 0), ('aes', 150, 16, 1)], 10000)
+    m = flat_model(tmp_path, 120)
+    res, _ = predict(t, m, '--only-faster')
+    k = kernel(res, 'aes')
+    assert (k['calls'], k['slower_calls'], k['fault_calls']) == (0, 3, 0)
+    whole, _ = predict(t, m, '--only-faster', '--faults-replaced')
+    k = kernel(whole, 'aes')
+    assert (k['calls'], k['t_ns'], k['slower_calls'], k['fault_calls']) == (1, 150, 2, 1)
+    assert close(k['predicted_ns'], 120)
+    # f = 60: the faulted call's 60 + 50 = 110 < 150 is replaced, and so are the others
+    res, _ = predict(t, flat_model(tmp_path, 60, name='f60.csv'), '--only-faster')
+    assert res['calls'] == 3 and close(res['predicted_ns'], 60 + 60 + 110)
+
+
+def test_faults_with_a_model_keyed_on_bytes(tmp_path):
+    # A model keyed on (work, bytes), 20 ns everywhere: the reference is a call of the same
+    # shape.  At (16, 32): fault-free 100, faulted 150 -> 20 + 50.  At (16, 64): only a
+    # faulted call: the same work but another shape, no reference -> 20, unmatched.
+    #   predicted = 20 + 70 + 20 = 110
+    m = write(tmp_path, 'm2.csv', 'func,work,t_ns,bytes\naes,1,20,1\naes,1000,20,1\n'
+              'aes,1,20,1000\naes,1000,20,1000\n')
+    t = fault_trace(tmp_path, [('aes', 100, 16, 0, 32), ('aes', 150, 16, 1, 32),
+                               ('aes', 150, 16, 1, 64)], 10000)
+    res, _ = predict(t, m)
+    assert close(res['predicted_ns'], 110, rel=1e-6)
+    assert res['fault_calls'] == 2 and res['fault_unmatched'] == 1
+    assert close(res['fault_kept_ns'], 50)
+
+
+@pytest.mark.parametrize('seed', range(8))
+def test_random_faulted_traces_match_the_reference(tmp_path, seed):
+    # As the random cross-check above, with a faults column: few work sizes, so that
+    # faulted calls often have fault-free ones beside them, and nested calls.
+    import random
+    rnd = random.Random(1000 + seed)
+    funcs = ['dgemm_', 'dgetrf_', 'daxpy_']
+    models = [('dgetrf_', [(0, 10), (500, 400)]), ('d*mm_', [(10, 5), (100, 60), (1000, 200)])]
+    rows, clock = [], {1: 0, 2: 0}
+    for _ in range(rnd.randint(20, 80)):
+        tid = rnd.choice([1, 2])
+        start, t = clock[tid] + rnd.randint(0, 50), rnd.randint(0, 400)
+        faults = rnd.choice([None, 0, 0, 0, 1, 3])
+        rows.append((tid, rnd.choice(funcs), start, t, rnd.choice([None, 10, 100, 400]), 0, faults))
+        for _ in range(rnd.choice([0, 0, 1])):
+            s = start + rnd.randint(0, max(0, t - 1))
+            rows.append((tid, rnd.choice(funcs), s, rnd.randint(0, start + t - s),
+                         rnd.choice([10, 100]), 1, rnd.choice([None, 0, 2])))
+        clock[tid] = start + t
+    rnd.shuffle(rows)
+    total = sum(clock.values()) + 100
+    lines = [HEADER_FAULTS]
+    for seq, (tid, func, start, t, work, depth, faults) in enumerate(rows):
+        lines.append(f'{seq},{tid},{func},{start},{t},,,{"" if work is None else work},{depth},'
+                     f'"a,b",{"" if faults is None else faults}')
+    lines.append(f'# total_ns={total}')
+    tr = write(tmp_path, 't.csv', '\n'.join(lines) + '\n')
+    m = model(tmp_path, [(p, w, t) for p, s in models for w, t in s])
+    for only_faster in (False, True):
+        for replaced in (False, True):
+            st, sf = reference(rows, total, models, only_faster, replaced)
+            opts = (['--only-faster'] if only_faster else []) + (['--faults-replaced'] if replaced else [])
+            res, _ = predict(tr, m, *opts)
+            assert res['t_ns'] == st and close(res['predicted_ns'], sf), opts
