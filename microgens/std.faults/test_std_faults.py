@@ -143,6 +143,25 @@ int main(int argc, char **argv)
 			s += (long)r;
 		}
 	}
+	else if (!strcmp(mode, "many")) {
+		/* many N: N threads one after the other, a call each; then whether more than
+		 * one perf event (the main thread's) is still mapped */
+		s += copy(fresh(1), 1);
+		for (int i = 0; i < atoi(argv[2]); i++) {
+			pthread_t t;
+			void *r;
+			pthread_create(&t, NULL, one_call, (void *)1L);
+			pthread_join(t, &r);
+			s += (long)r;
+		}
+		char line[512];
+		int events = 0;
+		FILE *f = fopen("/proc/self/maps", "r");
+		while (fgets(line, sizeof(line), f))
+			events += strstr(line, "perf_event") != NULL;
+		fclose(f);
+		printf("rings left by threads that ended: %d\n", events > 1);
+	}
 	else if (!strcmp(mode, "fork")) {
 		/* fork PARENT CHILD [_Fork]: the parent's call, the child's own in a thread of
 		 * the child's and in the child, the parent's again after */
@@ -313,6 +332,11 @@ def test_threads_count_their_own(built, tmp_path):
     got = sorted(v[1] for v in by_tid.values())
     for n, f in zip(sizes, got):
         assert n - 1 <= f <= n - 1 + SLACK, (sizes, got)
+
+
+def test_threads_that_end_unmap_their_ring(built, tmp_path):
+    t = run_app(built, tmp_path, 'many', '300')   # (run_both: the output says 0)
+    assert len(t.rows) == 301 and all(1 <= f <= 1 + SLACK for f in faults(t.rows))
 
 
 @pytest.mark.parametrize('how', ['fork', '_Fork'])
