@@ -70,6 +70,7 @@ bench: all
 	bench/diff/run.sh 7
 	bench/diff/evp.sh 7
 	bench/diff/born.sh 5
+	bench/faults/run.sh 7
 
 # dyl-speedup's predictions against accelerated runs that really happen here (issue 5):
 # OpenBLAS for reference BLAS's dgemm_, AES-NI for OpenSSL's software AES.  Not part of

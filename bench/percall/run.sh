@@ -19,8 +19,9 @@ gen forward --no-default
 gen time_trace
 gen papi -g std.papi
 gen args -g std.args
+gen faults -g std.faults	# time_trace + the page faults of each call
 
-configs=(plain forward time_trace time_mono papi args)
+configs=(plain forward time_trace time_mono papi args faults)
 command -v uftrace >/dev/null && configs+=(uftrace)
 command -v ltrace >/dev/null && configs+=(ltrace)
 declare -A loop proc rss wall

@@ -108,6 +108,10 @@ static inline uint64_t dyl_now(void)
 }
 /* The calling thread's CPU time, ns (std.time:clock=thread). */
 DYL_API uint64_t dyl_thread_cpu_ns(void);
+/* The calling thread's page faults (minor and major) so far, from a perf event of its
+ * own opened at its first call (std.faults); -1 where they cannot be counted.  A read is
+ * a load, no system call. */
+DYL_API int64_t dyl_faults(void);
 
 /* Registers extra trace columns (e.g. PAPI events); returns the index of the first,
  * or -1 when the header is already written or the table is full. */
