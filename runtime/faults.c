@@ -31,9 +31,11 @@
 #include <linux/perf_event.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 #include "internal.h"
 
@@ -171,6 +173,85 @@ static int open_ring(void)
 	}
 	say_once(0, what, errno);
 	return -1;
+}
+
+/* --- what one fault costs ------------------------------------------------------------ */
+
+#define CAL_PAGES 32
+
+static uint64_t elapsed_ns(const struct timespec *a, const struct timespec *b)
+{
+	return (uint64_t)((b->tv_sec - a->tv_sec) * 1000000000ll + (b->tv_nsec - a->tv_nsec));
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The first touch of one fresh page, ns: the median of CAL_PAGES (4 KiB pages, huge pages
+ * refused); where transparent huge pages are always on, a program's big blocks fault 2 MiB
+ * at a time, and the slower of that and a 4 KiB fault is the answer.  0 if it cannot be
+ * measured. */
+static uint64_t fault_cost(long page)
+{
+	uint64_t t[CAL_PAGES], cost = 0;
+	struct timespec a, b;
+	long r = syscall(SYS_mmap, NULL, CAL_PAGES * page, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (r == -1)
+		return 0;
+	syscall(SYS_madvise, r, CAL_PAGES * page, MADV_NOHUGEPAGE);
+	for (int i = 0; i < CAL_PAGES; i++) {
+		clock_gettime(CLOCK_MONOTONIC, &a);
+		((volatile char *)r)[(long)i * page] = 1;
+		clock_gettime(CLOCK_MONOTONIC, &b);
+		t[i] = elapsed_ns(&a, &b);
+	}
+	syscall(SYS_munmap, r, CAL_PAGES * page);
+	qsort(t, CAL_PAGES, sizeof(t[0]), cmp_u64);
+	cost = t[CAL_PAGES / 2];
+	char thp[64] = "";
+	long fd = syscall(SYS_openat, AT_FDCWD, "/sys/kernel/mm/transparent_hugepage/enabled",
+			  O_RDONLY | O_CLOEXEC);
+	long n = fd >= 0 ? syscall(SYS_read, fd, thp, sizeof(thp) - 1) : -1;
+	if (fd >= 0)
+		syscall(SYS_close, fd);
+	thp[n > 0 ? n : 0] = 0;
+	if (strstr(thp, "[always]")) {
+		const long huge = 2l << 20;
+		r = syscall(SYS_mmap, NULL, 2 * huge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (r != -1) {
+			clock_gettime(CLOCK_MONOTONIC, &a);
+			((volatile char *)((r + huge - 1) & -huge))[0] = 1;
+			clock_gettime(CLOCK_MONOTONIC, &b);
+			syscall(SYS_munmap, r, 2 * huge);
+			if (elapsed_ns(&a, &b) > cost)
+				cost = elapsed_ns(&a, &b);
+		}
+	}
+	return cost;
+}
+
+void dyl_faults_calibrate(void)
+{
+	static int done;
+	char v[32];
+
+	if (__atomic_exchange_n(&done, 1, __ATOMIC_RELAXED))
+		return;
+	int saved = errno;
+	dyl_busy++;
+	long page = sysconf(_SC_PAGESIZE);
+	uint64_t ns = page > 0 ? fault_cost(page) : 0;
+	if (ns) {
+		snprintf(v, sizeof(v), "%llu", (unsigned long long)ns);
+		dyl_note("fault_ns", v);
+	}
+	dyl_busy--;
+	errno = saved;
 }
 
 /* out of line: dyl_faults itself stays a few loads */

@@ -30,6 +30,7 @@ int fault_refs_build(struct fault_refs *fr, const struct trace *tr)
 	size_t *last = NULL;	/* by func id: index + 1 of its last group */
 
 	fr->s = (struct samples){ 0 };
+	fr->fault_ns = tr->fault_ns;
 	fr->median = NULL;
 	if (tr->faulted == 0)
 		return 0;
@@ -46,7 +47,7 @@ int fault_refs_build(struct fault_refs *fr, const struct trace *tr)
 				continue;
 			if (!(g = group_of(&fr->s, last, c)))
 				goto oom;
-			if (c->faults == CALL_FAULTS_SOME)
+			if (CALL_FAULTED(c))
 				g->fn++;
 			else if (samples_push(g, c->t_ns) != 0)
 				goto oom;
@@ -86,6 +87,8 @@ int fault_refs_excess(struct fault_refs *fr, const struct call *c, double *exces
 		return 0;
 	if ((double)c->t_ns > med)
 		*excess = (double)c->t_ns - med;
+	if (fr->fault_ns > 0 && *excess > (double)CALL_FAULT_COUNT(c) * (double)fr->fault_ns)
+		*excess = (double)CALL_FAULT_COUNT(c) * (double)fr->fault_ns;
 	return 1;
 }
 

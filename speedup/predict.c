@@ -92,7 +92,7 @@ static void walk_thread(struct thread *th, int only_faster, struct fault_refs *f
 		m = models_get(funcs_get((int)c->func)->model);
 		/* keyed on bytes too: work is the call's shape, f computed when the trace was read */
 		f = m->b ? model2d_f(m, c->work, &oor) : model_eval(m, (double)c->work, &oor);
-		if (c->faults == CALL_FAULTS_SOME && fr)
+		if (CALL_FAULTED(c) && fr)
 			unmatched = !fault_refs_excess(fr, c, &excess);
 		f += excess;
 		if (only_faster && !(f < (double)c->t_ns)) {
@@ -104,7 +104,7 @@ static void walk_thread(struct thread *th, int only_faster, struct fault_refs *f
 		k->calls++;
 		k->t_ns += (uint64_t)c->t_ns;
 		k->predicted_ns += f;
-		if (c->faults == CALL_FAULTS_SOME) {
+		if (CALL_FAULTED(c)) {
 			k->fault_calls++;
 			k->fault_kept_ns += excess;
 			k->fault_unmatched += unmatched;

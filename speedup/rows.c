@@ -114,6 +114,9 @@ static int read_note(struct trace_src *src, const char *line, size_t len, int af
 	} else if (note_value(line, len, "startup_ns", &v)) {
 		if (time_note(src, &v, "startup_ns", &src->startup_ns) != 0)
 			return -1;
+	} else if (note_value(line, len, "fault_ns", &v)) {
+		if (time_note(src, &v, "fault_ns", &src->fault_ns) != 0)
+			return -1;
 	} else if (note_value(line, len, "time_clock", &v)) {
 		src->thread_clock = v.len == 14 && !memcmp(v.s, "thread-cputime", 14);
 	} else if (note_value(line, len, "pid", &v)) {
@@ -491,6 +494,7 @@ static void init(struct trace_src *src, const char *path)
 	memset(src, 0, sizeof(*src));
 	src->path = path;
 	src->pid = src->total_ns = src->cpu_ns = src->startup_ns = src->start_ns = -1;
+	src->fault_ns = -1;
 	src->overhead_ns = -1;
 	src->depth_col = src->faults_col = -1;
 }

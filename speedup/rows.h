@@ -68,6 +68,7 @@ struct trace_src {
 	int64_t total_ns;	/* known once the rows are read: the footer comes last */
 	int64_t cpu_ns;		/* the process's CPU time, beside total_ns */
 	int64_t startup_ns;	/* CPU time before the wrapper's clock started (exec, ld.so) */
+	int64_t fault_ns;	/* what one page fault costs (std.faults' measure), -1: not said */
 	int64_t overhead_ns;	/* what tracing itself cost the process (runtime's measure) */
 	int thread_clock;	/* t_ns are thread CPU times ('# time_clock=thread-cputime') */
 	int64_t start_ns;	/* wall-clock start of the process, ns since the epoch */

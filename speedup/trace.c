@@ -84,6 +84,7 @@ int trace_read(struct trace *tr, const struct input_file *f, int keep_overhead)
 		return -1;
 	tr->has_depth = src.depth_col >= 0;
 	tr->has_faults = src.faults_col >= 0;
+	tr->fault_ns = src.fault_ns;
 	while ((rc = rows_next(&src, &r)) > 0) {
 		struct call *c;
 		int64_t work = r.work;
@@ -119,8 +120,9 @@ int trace_read(struct trace *tr, const struct input_file *f, int keep_overhead)
 		/* filled in place: the calls kept are most of the rows of a big trace */
 		*c = (struct call){ r.t_start, r.t_ns, work, r.func,
 				    r.depth < CALL_DEPTH_MAX ? r.depth : CALL_DEPTH_MAX,
-				    /* ROWS_NONE (-1): unknown; 0: none; more: some */
-				    (uint32_t)((r.faults >= 0) + (r.faults > 0)) };
+				    /* ROWS_NONE (-1): unknown; else 1 + faults, saturated */
+				    r.faults < 0 ? CALL_FAULTS_UNKNOWN
+				    : r.faults < CALL_FAULTS_MAX ? (uint32_t)r.faults + 1 : CALL_FAULTS_MAX };
 		faulted += r.faults > 0;
 	}
 	if (rc < 0)

@@ -22,17 +22,21 @@ struct call {
 	/* 0 when the trace has no depth column.  It only orders calls that start together,
 	 * so it saturates at CALL_DEPTH_MAX, which leaves room for FAULTS in the same word
 	 * (10^7 calls: the struct stays 32 bytes) */
-	uint32_t depth : 30;
-	uint32_t faults : 2;	/* CALL_FAULTS_*: did the call take page faults */
+	uint32_t depth : 16;
+	/* CALL_FAULTS_UNKNOWN, CALL_FAULTS_NONE, or 1 + the page faults it took (saturated:
+	 * only the cap on a faulted call's excess needs the count, and 65534 faults of any
+	 * cost are more than any call's excess) */
+	uint32_t faults : 16;
 };
 
 #define CALL_NO_WORK (-1)	/* the trace has no work size for the call */
 #define CALL_NO_BYTES (-2)	/* nor in_bytes or out_bytes, which its model is keyed on */
-#define CALL_DEPTH_MAX ((1u << 30) - 1)
-/* struct call's faults: trace.c computes them as (faults >= 0) + (faults > 0) */
+#define CALL_DEPTH_MAX ((1u << 16) - 1)
 #define CALL_FAULTS_UNKNOWN 0	/* no faults column, or an empty field */
 #define CALL_FAULTS_NONE 1	/* faults == 0: a reference for the faulted calls */
-#define CALL_FAULTS_SOME 2	/* faults > 0 */
+#define CALL_FAULTS_MAX ((1u << 16) - 1)
+#define CALL_FAULTED(c) ((c)->faults > CALL_FAULTS_NONE)	/* faults > 0 */
+#define CALL_FAULT_COUNT(c) ((c)->faults - 1u)	/* of a faulted call */
 
 struct thread {
 	uint64_t tid;
@@ -57,6 +61,7 @@ struct trace {
 	int has_depth;
 	int has_faults;		/* the trace has a faults column (std.faults) */
 	uint64_t faulted;	/* kept calls that took page faults */
+	int64_t fault_ns;	/* what one fault costs ('# fault_ns='), -1: not said */
 	uint64_t rows;
 	struct func_total *funcs;	/* by func id, every row */
 	size_t funcs_room;

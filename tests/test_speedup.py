@@ -659,10 +659,12 @@ def test_random_traces_match_the_reference(tmp_path, seed):
 HEADER_FAULTS = HEADER + ',depth,args,faults'
 
 
-def fault_trace(tmp_path, rows, total_ns, name='faults.csv'):
+def fault_trace(tmp_path, rows, total_ns, name='faults.csv', fault_ns=None):
     """ROWS: (func, t_ns, work, faults[, in_bytes]) on thread 7, one after another;
-    faults None = an empty field (not measured), else written as given."""
-    lines = ['# dyliberator trace 1', HEADER_FAULTS]
+    faults None = an empty field (not measured), else written as given.  FAULT_NS: the
+    runtime's '# fault_ns=' line (what one fault costs)."""
+    lines = ['# dyliberator trace 1'] + ([f'# fault_ns={fault_ns}'] if fault_ns is not None else [])
+    lines.append(HEADER_FAULTS)
     start = 0
     for seq, r in enumerate(rows):
         func, t, work, faults = r[:4]
@@ -733,6 +735,25 @@ def test_the_reference_is_the_median_and_an_excess_is_never_negative(tmp_path):
                      10000, name='even.csv')
     res, _ = predict(t2, flat_model(tmp_path, 20))
     assert close(res['predicted_ns'], 100) and close(res['fault_kept_ns'], 40)
+
+
+def test_a_faulted_calls_excess_is_at_most_what_its_faults_cost(tmp_path):
+    # '# fault_ns=30': one fault costs 30 ns.  Fault-free at work 16: 100.  Faulted:
+    # 150 with 1 fault -> excess 50, capped at 1 x 30 = 30 -> 20 + 30 = 50; 400 with 2
+    # faults (a slow first call that took a few) -> 300, capped at 60 -> 80; 110 with 3
+    # faults -> 10, under its cap of 90 -> 30.  Fault-free: 20.
+    #   predicted = 20 + 50 + 80 + 30 = 180; kept = 30 + 60 + 10 = 100
+    rows = [('aes', 100, 16, 0), ('aes', 150, 16, 1), ('aes', 400, 16, 2), ('aes', 110, 16, 3)]
+    m = flat_model(tmp_path, 20)
+    res, _ = predict(fault_trace(tmp_path, rows, 10000, fault_ns=30), m)
+    assert close(res['predicted_ns'], 180) and close(res['fault_kept_ns'], 100)
+    # without the line, the whole excess: 50 + 300 + 10 = 360 kept, predicted 80 + 360
+    res, _ = predict(fault_trace(tmp_path, rows, 10000, name='nocap.csv'), m)
+    assert close(res['predicted_ns'], 440) and close(res['fault_kept_ns'], 360)
+    # saturated counts (70000 faults) still cap at 65534 x the cost, here above the excess
+    res, _ = predict(fault_trace(tmp_path, [('aes', 100, 16, 0), ('aes', 10 ** 7, 16, 70000)],
+                                 10 ** 8, name='many.csv', fault_ns=1000), m)
+    assert close(res['fault_kept_ns'], 10 ** 7 - 100)
 
 
 def test_a_faulted_call_without_a_fault_free_reference_keeps_no_excess(tmp_path):

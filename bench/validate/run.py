@@ -136,6 +136,11 @@ def build(out):
     # EVP_DigestUpdate calls) adds its tracing cost to T and nothing to the answer
     evp = ["--lib", "libcrypto.so.3", "-f", "EVP_EncryptUpdate", "-f", "EVP_DecryptUpdate",
            "--defs", os.path.join(ROOT, "examples/openssl.defs")]
+    # the page faults each call takes (std.faults): a call that writes into pages never
+    # touched pays ~1.4 us a page, and the accelerated call would pay it too; dyl-speedup
+    # keeps that excess, dyl-model leaves faulted calls out of the model
+    g += ["-g", "std.faults"]
+    evp += ["-g", "std.faults"]
     # *-cpu.so time the calls in thread CPU time (std.time clock=thread): the one-thread
     # scenarios' traces, whose T is then the process's CPU time too (dyl-speedup)
     cpu = ["-g", "std.time:clock=thread"]
@@ -177,13 +182,22 @@ def square_sweep(scale, mode="refill"):
     return {"refill": [], "warm": ["--sweep"], "cold": ["--sweep", "--cold"]}[mode] + shapes
 
 
+# m = k of the thin family.  Past 1536 the time per flop bends (0.042 ns at 1536, 0.049
+# at 2560 in twod.py's sweep): a grid that stepped from 1536 to 2560 made the model of
+# every product between them 8-20 % slow by interpolating across the bend.  Steps of at
+# most 256 there, as twod.py's grid has.
+THIN_M = (64, 128, 256, 384, 512, 768, 1024, 1280, 1536, 1792, 2304, 2560, 3072)
+
+
 def thin_sweep(scale, n=8):
-    """dgemm_ of the thin family (a big square A times n columns): m = k over a grid,
-    operands rewritten before each call."""
+    """dgemm_ of the thin family (a big square A times n columns): m = k over THIN_M,
+    operands rewritten before each call, at least 15 calls a shape (with 5, the medians
+    of the large shapes came out 10-20 % high: a shape's first calls in a process are
+    slower)."""
     shapes = []
-    for m in (64, 128, 256, 384, 512, 768, 1024, 1536, 2560, 3072):
+    for m in THIN_M:
         t = 2.0 * m * m * n / 20e9 + 0.5e-6 + 3e-9 * m * m
-        shapes.append("%d:%dx%dx%d" % (scaled(min(2000, max(12, int(0.05 / t))), scale, 3), m, n, m))
+        shapes.append("%d:%dx%dx%d" % (scaled(min(2000, max(15, int(0.05 / t))), scale, 3), m, n, m))
     return shapes
 
 
@@ -287,15 +301,15 @@ def sweep_once(sweep, i, r, out):
     return traces
 
 
-def make_model(key, traces, funcs, out):
+def make_model(key, traces, funcs, out, keep_faults=False):
     """The model of sweep key[0] with dyl-model --stat key[1]: by default 'clipped', the
     mean of the calls left after preemptions (dyl-model --help).  A prediction sums calls: dgemm_'s small
     products here take about twice their median in one call of ten, in the apps and the
     sweeps alike, and median models came out 20-25 % below the calls' sum; but a plain
     mean takes in every preempted call of the sweep (a time slice on a call of
     microseconds), and moved AES's model by 20 % from run to run on a loaded machine."""
-    model = os.path.join(out, "model%d-%s.csv" % key)
-    fl = [a for f in funcs for a in ("-f", f)]
+    model = os.path.join(out, "model%d-%s%s.csv" % (key + ("-keep-faults" if keep_faults else "",)))
+    fl = [a for f in funcs for a in ("-f", f)] + (["--keep-faults"] if keep_faults else [])
     with open(model, "w") as f:
         sh([os.path.join(BIN, "dyl-model"), "--stat", key[1]] + fl + traces, stdout=f, stderr=subprocess.DEVNULL)
     return model
@@ -312,9 +326,10 @@ def read_model(path):
     return rows
 
 
-def predict(trace, model, keep_overhead=False):
+def predict(trace, model, keep_overhead=False, faults_replaced=False):
     p = subprocess.run([os.path.join(BIN, "dyl-speedup"), trace, model, "--json"]
-                       + (["--keep-overhead"] if keep_overhead else []), check=True,
+                       + (["--keep-overhead"] if keep_overhead else [])
+                       + (["--faults-replaced"] if faults_replaced else []), check=True,
                        capture_output=True, text=True)
     return json.loads(p.stdout)
 
@@ -437,10 +452,11 @@ def validate(args):
     for sc in scs:
         for name, (i, _) in sc["sweep_ids"].items():
             funcs.setdefault(i, set()).update(sc["funcs"])
-    files = {key: make_model(key, sweep_traces[key[0]], sorted(funcs[key[0]]), out)
-             for sc in scs for key in sc["sweep_ids"].values()}
+    files = {(key, kf): make_model(key, sweep_traces[key[0]], sorted(funcs[key[0]]), out, kf)
+             for sc in scs for key in sc["sweep_ids"].values() for kf in (False, True)}
     for sc in scs:
-        sc["model_files"] = {name: files[key] for name, key in sc["sweep_ids"].items()}
+        sc["model_files"] = {name: files[key, False] for name, key in sc["sweep_ids"].items()}
+        sc["model_files_keep_faults"] = {name: files[key, True] for name, key in sc["sweep_ids"].items()}
     results = []
     for sc in scs:
         results.append(analyse(sc, res[sc["name"]], out, args.runs, cost[sc["clock"], sc["calibrate"]][0]))
@@ -505,6 +521,10 @@ def analyse(sc, d, out, runs, cost):
         # inside the kernels' t_ns is in the model's f(work) too (the model was traced
         # alike) and cancels.  raw: with --keep-overhead, the cost left in.
         preds = [predict(x["trace"], model) for x in d["base_traced"]]
+        # page faults as before std.faults: the model with its faulted calls, and a faulted
+        # call's whole time replaced
+        old = [predict(x["trace"], sc["model_files_keep_faults"][name], faults_replaced=True)["S_G"]
+               for x in d["base_traced"]]
         raw = [predict(x["trace"], model, keep_overhead=True)["S_G"] for x in d["base_traced"]]
         tcs = [p["total_ns"] / 1e9 for p in preds]
         pts = [p["predicted_total_ns"] / 1e9 for p in preds]     # set-up included
@@ -527,6 +547,9 @@ def analyse(sc, d, out, runs, cost):
             "err_corrected": (med(corr) / med(measured) - 1) * 100,
             "model_kernel_s": f_sum, "model_vs_app": f_sum / med(kern_a) - 1,
             "out_of_range_calls": int(med([p["out_of_range_calls"] for p in preds])),
+            "fault_calls": int(med([p.get("fault_calls", 0) for p in preds])),
+            "fault_kept_s": med([p.get("fault_kept_ns", 0) for p in preds]) / 1e9,
+            "err_faults_replaced": (med(old) / med(measured) - 1) * 100,
         }
         if not sc["accel_wrap"]:
             # The accelerator is a CPU feature switched for the whole process (AES-NI): it
@@ -583,19 +606,22 @@ def table(results):
 
 
 def sources(results):
-    lines = ["| scenario | T base untraced | wall / CPU | tracing adds (same clock, conversion at exit included) | tracing's cost a row: the wrapper's measure (out of T) / the harness's calibration | model kernel time vs the accelerated kernel in the app | time outside the kernels, accel vs base (start-up excluded) | accelerator start-up | error with a CPU switch's change outside the kernels added to T' |",
-             "| --- | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: |"]
+    lines = ["| scenario | T base untraced | wall / CPU | tracing adds (same clock, conversion at exit included) | tracing's cost a row: the wrapper's measure (out of T) / the harness's calibration | model kernel time vs the accelerated kernel in the app | time outside the kernels, accel vs base (start-up excluded) | accelerator start-up | error with a CPU switch's change outside the kernels added to T' | faulted calls: kept as the app's cost (error with them replaced and in the model, as before std.faults) |",
+             "| --- | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | --- |"]
     for r in results:
         t = r["tracing"]
         mv = ", ".join("%s %+.1f %%" % (n, 100 * m["model_vs_app"]) for n, m in r["models"].items())
         o = r["outside"]
         side = ", ".join("%+.1f %%" % m["err_side_out"] for m in r["models"].values() if "err_side_out" in m)
-        lines.append("| %s | %.3f s %s | %.2f | %+.1f ms (%+.1f %%) | %.0f / %.0f ns | %s | %.1f -> %.1f ms: %+.1f ms (%+.1f %% of T_accel) | %s | %s |" % (
+        flt = ", ".join("%s: %d calls, %.2f ms (%+.1f %%)" % (n, m["fault_calls"], 1e3 * m["fault_kept_s"],
+                                                            m["err_faults_replaced"])
+                        for n, m in r["models"].items())
+        lines.append("| %s | %.3f s %s | %.2f | %+.1f ms (%+.1f %%) | %.0f / %.0f ns | %s | %.1f -> %.1f ms: %+.1f ms (%+.1f %% of T_accel) | %s | %s | %s |" % (
             r["name"], r["T_base_s"][0], r["clock"], r["wall_over_cpu"], 1e3 * t["added_s"], 100 * t["added_s"] / r["T_base_s"][0],
             t["overhead_per_row_ns"], t["calibrated_per_row_ns"], mv, 1e3 * o["base_s"], 1e3 * o["accel_s"], 1e3 * o["net_of_startup_s"],
             100 * o["net_of_startup_s"] / r["T_accel_s"][0],
             "-" if r["startup_s"] is None else "%.1f ms (%.1f %% of T_accel)" % (
-                1e3 * r["startup_s"], 100 * r["startup_s"] / r["T_accel_s"][0]), side or "-"))
+                1e3 * r["startup_s"], 100 * r["startup_s"] / r["T_accel_s"][0]), side or "-", flt))
     return "\n".join(lines)
 
 

@@ -43,9 +43,8 @@ SERIAL = LIBDIR + "/openblas-serial/libblas.so.3"
 
 SQUARE_N = (4, 8, 12, 16, 20, 24, 28, 32, 40, 48, 56, 64, 80, 96, 128, 160, 192, 256, 320, 384,
             448, 512, 576, 640)
-# run.py's thin grid, denser above 1024 where the time per flop of the memory-bound thin
-# products bends (a factor 1.67 between samples there cost +8 % on 2000x8x2000)
-THIN_M = (64, 128, 256, 384, 512, 768, 1024, 1280, 1536, 1792, 2304, 2560, 3072)
+sys.path.insert(0, HERE)
+from run import THIN_M  # noqa: E402  (make validate's thin grid: why it is dense above 1024)
 THIN_N = (8, 32, 128)
 
 APPS = [
@@ -85,7 +84,7 @@ def square_shapes(scale):
 
 
 def thin_shapes(scale, min_calls):
-    """run.py's thin_sweep(scale, n) for each n of THIN_N, on THIN_M, with at least
+    """run.py's thin_sweep(scale, n) for each n of THIN_N, with at least
     MIN_CALLS calls a shape (5 left the medians of the large ones 10-20 % high: the first
     calls of a shape in a process are slower)."""
     out = []

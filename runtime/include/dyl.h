@@ -112,6 +112,10 @@ DYL_API uint64_t dyl_thread_cpu_ns(void);
  * own opened at its first call (std.faults); -1 where they cannot be counted.  A read is
  * a load, no system call. */
 DYL_API int64_t dyl_faults(void);
+/* Measures what the first touch of a fresh page costs (no event on: the time an untraced
+ * run pays) and notes it in the trace ('# fault_ns='), once per process; std.faults' init.
+ * dyl-speedup keeps at most that much a fault of a faulted call's excess. */
+DYL_API void dyl_faults_calibrate(void);
 
 /* Registers extra trace columns (e.g. PAPI events); returns the index of the first,
  * or -1 when the header is already written or the table is full. */
