@@ -69,6 +69,7 @@ def coretype():
 
 
 THREAD_CLOCK = False     # --thread-clock
+FAULTS = True            # --no-faults: wrappers without std.faults (use another --out)
 
 
 def thread_timed(clock):
@@ -139,8 +140,9 @@ def build(out):
     # the page faults each call takes (std.faults): a call that writes into pages never
     # touched pays ~1.4 us a page, and the accelerated call would pay it too; dyl-speedup
     # keeps that excess, dyl-model leaves faulted calls out of the model
-    g += ["-g", "std.faults"]
-    evp += ["-g", "std.faults"]
+    if FAULTS:
+        g += ["-g", "std.faults"]
+        evp += ["-g", "std.faults"]
     # *-cpu.so time the calls in thread CPU time (std.time clock=thread): the one-thread
     # scenarios' traces, whose T is then the process's CPU time too (dyl-speedup)
     cpu = ["-g", "std.time:clock=thread"]
@@ -633,9 +635,13 @@ def main():
     ap.add_argument("--only", action="append", help="only this scenario (repeatable)")
     ap.add_argument("--thread-clock", action="store_true",
                     help="trace the one-thread scenarios in thread CPU time (std.time clock=thread)")
+    ap.add_argument("--no-faults", action="store_true",
+                    help="tracing wrappers without std.faults, as before it (give another --out: "
+                         "wrappers are rebuilt only when the runtime changes)")
     args = ap.parse_args()
-    global THREAD_CLOCK
+    global THREAD_CLOCK, FAULTS
     THREAD_CLOCK = args.thread_clock
+    FAULTS = not args.no_faults
     t0 = time.time()
     results, cost = validate(args)
     det = subprocess.run(["/bin/sh", "-c", "OPENBLAS_VERBOSE=2 LD_PRELOAD=%s DYL_OFF=1 %s 1:2x2x2 2>&1" % (
