@@ -35,7 +35,6 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 #include "internal.h"
 
@@ -102,17 +101,23 @@ static void new_generation(void)
 		__atomic_store_n(&gen, g, __ATOMIC_RELAXED);
 }
 
-/* kernel.perf_event_paranoid, as text ("?" if unreadable) */
-static void paranoid(char *buf, size_t room)
+/* The first line of the small file PATH into BUF (empty if unreadable); raw system
+ * calls, as everything here. */
+static void read_line(const char *path, char *buf, size_t room)
 {
-	long fd = syscall(SYS_openat, AT_FDCWD, "/proc/sys/kernel/perf_event_paranoid",
-			  O_RDONLY | O_CLOEXEC);
+	long fd = syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
 	long n = fd >= 0 ? syscall(SYS_read, fd, buf, room - 1) : -1;
 
 	if (fd >= 0)
 		syscall(SYS_close, fd);
 	buf[n > 0 ? n : 0] = 0;
 	buf[strcspn(buf, "\n")] = 0;
+}
+
+/* kernel.perf_event_paranoid, as text ("?" if unreadable) */
+static void paranoid(char *buf, size_t room)
+{
+	read_line("/proc/sys/kernel/perf_event_paranoid", buf, room);
 	if (!buf[0])
 		snprintf(buf, room, "?");
 }
@@ -179,9 +184,13 @@ static int open_ring(void)
 
 #define CAL_PAGES 32
 
-static uint64_t elapsed_ns(const struct timespec *a, const struct timespec *b)
+/* the first touch of the page at P, ns */
+static uint64_t touch_ns(long p)
 {
-	return (uint64_t)((b->tv_sec - a->tv_sec) * 1000000000ll + (b->tv_nsec - a->tv_nsec));
+	uint64_t t0 = dyl_monotonic_ns();
+
+	*(volatile char *)p = 1;
+	return dyl_monotonic_ns() - t0;
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -197,39 +206,27 @@ static int cmp_u64(const void *a, const void *b)
 static uint64_t fault_cost(long page)
 {
 	uint64_t t[CAL_PAGES], cost = 0;
-	struct timespec a, b;
 	long r = syscall(SYS_mmap, NULL, CAL_PAGES * page, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	if (r == -1)
 		return 0;
 	syscall(SYS_madvise, r, CAL_PAGES * page, MADV_NOHUGEPAGE);
-	for (int i = 0; i < CAL_PAGES; i++) {
-		clock_gettime(CLOCK_MONOTONIC, &a);
-		((volatile char *)r)[(long)i * page] = 1;
-		clock_gettime(CLOCK_MONOTONIC, &b);
-		t[i] = elapsed_ns(&a, &b);
-	}
+	for (int i = 0; i < CAL_PAGES; i++)
+		t[i] = touch_ns(r + i * page);
 	syscall(SYS_munmap, r, CAL_PAGES * page);
 	qsort(t, CAL_PAGES, sizeof(t[0]), cmp_u64);
 	cost = t[CAL_PAGES / 2];
-	char thp[64] = "";
-	long fd = syscall(SYS_openat, AT_FDCWD, "/sys/kernel/mm/transparent_hugepage/enabled",
-			  O_RDONLY | O_CLOEXEC);
-	long n = fd >= 0 ? syscall(SYS_read, fd, thp, sizeof(thp) - 1) : -1;
-	if (fd >= 0)
-		syscall(SYS_close, fd);
-	thp[n > 0 ? n : 0] = 0;
+	char thp[64];
+	read_line("/sys/kernel/mm/transparent_hugepage/enabled", thp, sizeof(thp));
 	if (strstr(thp, "[always]")) {
 		const long huge = 2l << 20;
 		r = syscall(SYS_mmap, NULL, 2 * huge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (r != -1) {
-			clock_gettime(CLOCK_MONOTONIC, &a);
-			((volatile char *)((r + huge - 1) & -huge))[0] = 1;
-			clock_gettime(CLOCK_MONOTONIC, &b);
+			uint64_t ns = touch_ns((r + huge - 1) & -huge);
 			syscall(SYS_munmap, r, 2 * huge);
-			if (elapsed_ns(&a, &b) > cost)
-				cost = elapsed_ns(&a, &b);
+			if (ns > cost)
+				cost = ns;
 		}
 	}
 	return cost;

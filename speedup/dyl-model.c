@@ -345,15 +345,15 @@ int main(int argc, char **argv)
 	if (c.has_faults && keep_faults)
 		printf("# page faults: calls that took them are samples like the others (--keep-faults; "
 		       "%llu of them)\n", (unsigned long long)c.faulted);
-	else if (c.has_faults && fault_kept)
+	else if (c.has_faults) {
 		printf("# page faults: calls that took them are left out where their %s has fault-free "
-		       "calls (%llu left out); %llu kept at %llu %s without a fault-free call\n",
-		       by_bytes ? "shape" : "work size", (unsigned long long)fault_out,
-		       (unsigned long long)fault_kept, (unsigned long long)fault_sizes, sizes);
-	else if (c.has_faults)
-		printf("# page faults: calls that took them are left out where their %s has fault-free "
-		       "calls (%llu left out)\n", by_bytes ? "shape" : "work size",
+		       "calls (%llu left out)", by_bytes ? "shape" : "work size",
 		       (unsigned long long)fault_out);
+		if (fault_kept)
+			printf("; %llu kept at %llu %s without a fault-free call",
+			       (unsigned long long)fault_kept, (unsigned long long)fault_sizes, sizes);
+		printf("\n");
+	}
 	if (c.nload) {
 		/* the median over the traces: loading is a once-per-process cost */
 		for (int i = 1; i < c.nload; i++)

@@ -8,6 +8,7 @@
  * both are left out, and the source says it was truncated.
  */
 #define _GNU_SOURCE
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,23 +102,21 @@ static int read_note(struct trace_src *src, const char *line, size_t len, int af
 		input_error(src->path, src->lineno, "out of memory");
 		return -1;
 	}
-	if (note_value(line, len, "total_ns", &v)) {
-		/* written twice (an exec that failed): the last one wins */
-		if (time_note(src, &v, "total_ns", &src->total_ns) != 0)
-			return -1;
-	} else if (note_value(line, len, "cpu_ns", &v)) {
-		if (time_note(src, &v, "cpu_ns", &src->cpu_ns) != 0)
-			return -1;
-	} else if (note_value(line, len, "overhead_ns", &v)) {
-		if (time_note(src, &v, "overhead_ns", &src->overhead_ns) != 0)
-			return -1;
-	} else if (note_value(line, len, "startup_ns", &v)) {
-		if (time_note(src, &v, "startup_ns", &src->startup_ns) != 0)
-			return -1;
-	} else if (note_value(line, len, "fault_ns", &v)) {
-		if (time_note(src, &v, "fault_ns", &src->fault_ns) != 0)
-			return -1;
-	} else if (note_value(line, len, "time_clock", &v)) {
+	/* the times; one written twice (total_ns, after an exec that failed): the last wins */
+	static const struct {
+		const char *key;
+		size_t at;
+	} times[] = {
+		{ "total_ns", offsetof(struct trace_src, total_ns) },
+		{ "cpu_ns", offsetof(struct trace_src, cpu_ns) },
+		{ "overhead_ns", offsetof(struct trace_src, overhead_ns) },
+		{ "startup_ns", offsetof(struct trace_src, startup_ns) },
+		{ "fault_ns", offsetof(struct trace_src, fault_ns) },
+	};
+	for (size_t i = 0; i < sizeof(times) / sizeof(times[0]); i++)
+		if (note_value(line, len, times[i].key, &v))
+			return time_note(src, &v, times[i].key, (int64_t *)((char *)src + times[i].at));
+	if (note_value(line, len, "time_clock", &v)) {
 		src->thread_clock = v.len == 14 && !memcmp(v.s, "thread-cputime", 14);
 	} else if (note_value(line, len, "pid", &v)) {
 		if (parse_u64(&v, &n) == NUM_OK && n < MAX_TIME)
