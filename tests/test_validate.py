@@ -41,5 +41,15 @@ def test_validate_tiny(tmp_path):
             assert all(math.isfinite(x) for x in m['raw'] + m['corrected'])
             assert os.path.exists(out / m['file'])
         assert math.isfinite(s['measured'][0]) and s['measured'][0] > 0
+    # a CPU switch (AES-NI): the time outside the kernels split by where it falls, from
+    # the runs with every EVP_* function traced (Init, Final, DigestUpdate: other calls)
+    aes = [s for s in data['scenarios'] if s['name'].startswith('AES')]
+    split = r.stdout.split('by where it falls')[1]
+    for s in aes:
+        for side in ('base', 'accel'):
+            ls = s['library_split'][side]
+            assert ls['kernels_s'] > 0 and ls['other_calls_s'] > 0 and math.isfinite(ls['program_s']), s['name']
+        assert '| %s | ' % s['name'] in split
+        assert math.isfinite(next(iter(s['models'].values()))['err_side_lib'])
     assert (out / 'speedups.svg').read_text().startswith('<svg')
     assert len(list(out.glob('model-*.svg'))) == len(names)

@@ -17,7 +17,10 @@ For every scenario:
 Also per scenario, to take the error apart: N traced accelerated runs (the accelerated
 kernel's own time in the app, and the time outside the kernels), the time tracing adds
 (the wrapper's measure, and the harness's own calibration of it: call_cost) and the
-accelerator's one-off start-up.
+accelerator's one-off start-up.  Where the accelerator is a CPU feature switched for the
+whole process (AES-NI), N more runs each way with every EVP_* function traced say where
+its effect outside the kernels falls: the library's other calls, or the program's own
+code.
 
 Everything goes to DIR (build/validate): traces, models, results.json, table.md and SVG
 charts.  --scale shrinks every app and sweep (a quick check of the harness itself)."""
@@ -154,6 +157,10 @@ def build(out):
         "blas-base-cpu.so": g + cpu,
         "blas-serial-cpu.so": g + cpu + ["-g", "std.redirect:lib=" + SERIAL],
         "evp-cpu.so": evp + cpu,
+        # every EVP_* function: where a CPU switch's effect outside the kernels falls
+        # (library_split).  Not in thread CPU time: that clock is a system call, and with
+        # 700,000 calls of 50-900 ns its reads inside t_ns outweighed the calls
+        "evp-all.so": ["--lib", "libcrypto.so.3", "-f", "EVP_*"],
     }
     runtime = os.path.join(ROOT, "build", "libdylrt.so")
     for so, args in wrappers.items():
@@ -268,20 +275,20 @@ def scenarios(scale, out):
              cmd=[os.path.join(out, "evp_encrypt"), str(s(2000)), "4096", "8"],
              base_env={"OPENSSL_ia32cap": AESNI_OFF}, accel_wrap=None, accel_env={},
              funcs=["EVP_EncryptUpdate", "EVP_DecryptUpdate"], work="bytes in + out",
-             models={"size sweep": evp}),
+             lib_wrap="evp-all.so", models={"size sweep": evp}),
         dict(name="AES-256-CBC 4 KiB, mask without ':'", clock="cpu", base_wrap="evp.so", calibrate="evp:16:1",
              desc="as AES-256-CBC 4 KiB, the baseline with OPENSSL_ia32cap=" + AESNI_OFF_NAIVE +
              " (CPUID(7) features off too: SHA-NI, AVX2...)",
              cmd=[os.path.join(out, "evp_encrypt"), str(s(2000)), "4096", "8"],
              base_env={"OPENSSL_ia32cap": AESNI_OFF_NAIVE}, accel_wrap=None, accel_env={},
              funcs=["EVP_EncryptUpdate", "EVP_DecryptUpdate"], work="bytes in + out",
-             models={"size sweep": evp}),
+             lib_wrap="evp-all.so", models={"size sweep": evp}),
         dict(name="AES-256-CBC 256 B", clock="cpu", base_wrap="evp.so", calibrate="evp:256:6",
              desc="evp_encrypt 40000 256 6: AES-NI masked off -> on",
              cmd=[os.path.join(out, "evp_encrypt"), str(s(40000)), "256", "6"],
              base_env={"OPENSSL_ia32cap": AESNI_OFF}, accel_wrap=None, accel_env={},
              funcs=["EVP_EncryptUpdate", "EVP_DecryptUpdate"], work="bytes in + out",
-             models={"size sweep": evp}),
+             lib_wrap="evp-all.so", models={"size sweep": evp}),
     ]
 
 
@@ -350,6 +357,32 @@ def summary(trace, clock, keep_overhead=False):
     T = t["cpu_ns"] if clock == "cpu" and t.get("cpu_ns") else t["total_ns"] + (t["startup_ns"] or 0)
     over = t.get("overhead_ns") or 0
     return T - (0 if keep_overhead else over), t["rows"], {f["func"]: f for f in t["funcs"]}, over
+
+
+def library_split(trace, funcs):
+    """(kernels, the library's other calls, the program's own code), seconds, of a trace
+    of every function of the library: the outermost calls' t_ns summed, and the rest of
+    the process's CPU time less tracing's cost (cpu_ns - overhead_ns; the scenarios run
+    one thread, which had a core to itself: wall / CPU 1.00)."""
+    meta, kern, other, cols = {}, 0, 0, None
+    with open(trace) as f:
+        for line in f:
+            if line.startswith("#"):
+                k, _, v = line[2:].strip().partition("=")
+                meta[k] = v
+            elif cols is None:
+                cols = line.strip().split(",")
+                fi, ti, di = cols.index("func"), cols.index("t_ns"), cols.index("depth")
+            else:
+                x = line.split(",")
+                if x[di] != "0":
+                    continue
+                if x[fi] in funcs:
+                    kern += int(x[ti])
+                else:
+                    other += int(x[ti])
+    T = int(meta["cpu_ns"]) - int(meta.get("overhead_ns") or 0)
+    return kern / 1e9, other / 1e9, (T - kern - other) / 1e9
 
 
 def clock_cost(trace):
@@ -436,7 +469,8 @@ def validate(args):
                 sweep_traces[i] += sweep_once(sw, i, r, out)
         for sc in scs:
             d = res[sc["name"]]
-            for k in kinds[r % 4:] + kinds[:r % 4]:          # interleaved, order rotated
+            ks = kinds + (["base_lib", "accel_lib"] if sc.get("lib_wrap") else [])
+            for k in ks[r % len(ks):] + ks[:r % len(ks)]:     # interleaved, order rotated
                 tag = sc["name"].replace(" ", "_").replace(",", "").replace("(", "").replace(")", "")
                 tag = tag.replace("'", "").replace(":", "")
                 env = dict(sc["base_env"] if k.startswith("base") else sc["accel_env"])
@@ -448,8 +482,11 @@ def validate(args):
                     env.update(LD_PRELOAD=os.path.join(out, traced(so, sc["clock"])), DYL_TRACE=tr)
                 elif wrap and k == "accel":
                     env.update(LD_PRELOAD=os.path.join(out, wrap), DYL_OFF="1")
+                elif k.endswith("_lib"):
+                    tr = os.path.join(out, "%s.%s.%d.csv" % (tag, k, r))
+                    env.update(LD_PRELOAD=os.path.join(out, sc["lib_wrap"]), DYL_TRACE=tr)
                 wall, cpu = run(sc["cmd"], env, out)
-                d[k].append({"wall": wall, "cpu": cpu, "trace": tr})
+                d.setdefault(k, []).append({"wall": wall, "cpu": cpu, "trace": tr})
         print("validate: round %d of %d done" % (r + 1, args.runs), file=sys.stderr)
     cost = {key: call_cost(out, args.runs, args.scale, *key)
             for key in sorted({(sc["clock"], sc["calibrate"]) for sc in scs})}
@@ -516,6 +553,11 @@ def analyse(sc, d, out, runs, cost):
                     "change": med(out_a) / med(out_b) - 1,
                     "change_of_T_accel": (med(out_a) - med(out_b)) / med(tot_a)}
     r["kernel"] = {"base_s": med(kern_b), "accel_s": med(kern_a)}
+    if sc.get("lib_wrap"):
+        # every function of the library traced, both ways
+        split = {k: [library_split(x["trace"], funcs) for x in d[k + "_lib"]] for k in ("base", "accel")}
+        r["library_split"] = {k: {"kernels_s": med([x[0] for x in v]), "other_calls_s": med([x[1] for x in v]),
+                                  "program_s": med([x[2] for x in v])} for k, v in split.items()}
     r["startup_s"] = accel_startup(sc, out, runs)
     # the start-up falls outside the calls' measured times (std.redirect loads the library
     # before the clock starts): what is left is the change of the program's own code
@@ -563,6 +605,11 @@ def analyse(sc, d, out, runs, cost):
             # it added to T' (a diagnosis from the accelerated traces, not a prediction)
             side = r["outside"]["accel_s"] - r["outside"]["base_s"]
             r["models"][name]["err_side_out"] = (med(tcs) / (med(pts) + side) / med(measured) - 1) * 100
+            if "library_split" in r:
+                # the same from the runs with every library function traced
+                ls = r["library_split"]
+                side = sum(ls["accel"][k] - ls["base"][k] for k in ("other_calls_s", "program_s"))
+                r["models"][name]["err_side_lib"] = (med(tcs) / (med(pts) + side) / med(measured) - 1) * 100
     plot(sc, d, out)
     return r
 
@@ -617,7 +664,9 @@ def sources(results):
         t = r["tracing"]
         mv = ", ".join("%s %+.1f %%" % (n, 100 * m["model_vs_app"]) for n, m in r["models"].items())
         o = r["outside"]
-        side = ", ".join("%+.1f %%" % m["err_side_out"] for m in r["models"].values() if "err_side_out" in m)
+        side = ", ".join("%+.1f %%" % m["err_side_out"] + (" (%+.1f %% all EVP_* traced)" % m["err_side_lib"]
+                                                           if "err_side_lib" in m else "")
+                         for m in r["models"].values() if "err_side_out" in m)
         flt = ", ".join("%s: %d calls, %.2f ms (%+.1f %%)" % (n, m["fault_calls"], 1e3 * m["fault_kept_s"],
                                                             m["err_faults_replaced"])
                         for n, m in r["models"].items())
@@ -628,6 +677,24 @@ def sources(results):
             "-" if r["startup_s"] is None else "%.1f ms (%.1f %% of T_accel)" % (
                 1e3 * r["startup_s"], 100 * r["startup_s"] / r["T_accel_s"][0]), side or "-", flt))
     return "\n".join(lines)
+
+
+def split_table(results):
+    """Where a CPU switch's effect outside the kernels falls (library_split)."""
+    rs = [r for r in results if "library_split" in r]
+    if not rs:
+        return ""
+    lines = ["| scenario | kernels, base -> accel | the library's other calls | the program's own code | "
+             "change outside the kernels, of T_accel |", "| --- | ---: | ---: | ---: | ---: |"]
+    for r in rs:
+        b, a = r["library_split"]["base"], r["library_split"]["accel"]
+        ch = sum(a[k] - b[k] for k in ("other_calls_s", "program_s"))
+        lines.append("| %s | %s | %s | %s | %+.1f ms (%+.1f %%) |" % ((r["name"],) + tuple(
+            "%.1f -> %.1f ms" % (1e3 * b[k], 1e3 * a[k]) for k in ("kernels_s", "other_calls_s", "program_s"))
+            + (1e3 * ch, 100 * ch / r["T_accel_s"][0])))
+    return ("\n\nA CPU switch's effect outside the kernels, by where it falls (every EVP_* function "
+            "traced; the program's own code: the process's CPU time less the "
+            "library's calls and tracing's cost):\n\n" + "\n".join(lines))
 
 
 def main():
@@ -667,7 +734,7 @@ def main():
             "tracing costs %s a row (the harness's calibration, a check of the wrappers' own measure), %.0f s\n\n%s\n\nError sources:\n\n%s\n"
             % (args.runs, args.scale, meta["OPENBLAS_CORETYPE"], meta["openblas_detects"] or "?",
                ", ".join("%.1f ns (%s, %s clock; clock_cost_ns=%g)" % (v[0], k[1], k[0], v[1]) for k, v in cost.items()),
-               meta["seconds"], table(results), sources(results)))
+               meta["seconds"], table(results), sources(results) + split_table(results)))
     if meta["inherited_env"]:
         text = "inherited: %s\n%s" % (" ".join("%s=%s" % kv for kv in sorted(meta["inherited_env"].items())), text)
     with open(os.path.join(out, "table.md"), "w") as f:
