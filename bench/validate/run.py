@@ -361,28 +361,14 @@ def summary(trace, clock, keep_overhead=False):
 
 def library_split(trace, funcs):
     """(kernels, the library's other calls, the program's own code), seconds, of a trace
-    of every function of the library: the outermost calls' t_ns summed, and the rest of
-    the process's CPU time less tracing's cost (cpu_ns - overhead_ns; the scenarios run
-    one thread, which had a core to itself: wall / CPU 1.00)."""
-    meta, kern, other, cols = {}, 0, 0, None
-    with open(trace) as f:
-        for line in f:
-            if line.startswith("#"):
-                k, _, v = line[2:].strip().partition("=")
-                meta[k] = v
-            elif cols is None:
-                cols = line.strip().split(",")
-                fi, ti, di = cols.index("func"), cols.index("t_ns"), cols.index("depth")
-            else:
-                x = line.split(",")
-                if x[di] != "0":
-                    continue
-                if x[fi] in funcs:
-                    kern += int(x[ti])
-                else:
-                    other += int(x[ti])
-    T = int(meta["cpu_ns"]) - int(meta.get("overhead_ns") or 0)
-    return kern / 1e9, other / 1e9, (T - kern - other) / 1e9
+    of every function of the library: the kernels' time as analyse() takes it, all the
+    calls' self times summed (nested calls counted once), and the rest of the process's
+    CPU time less tracing's cost (summary; the scenarios run one thread, which had a core
+    to itself: wall / CPU 1.00)."""
+    T, _, per_func, _ = summary(trace, "cpu")
+    kern = sum(f["total_ns"] for n, f in per_func.items() if n in funcs)
+    calls = sum(f["self_ns"] for f in per_func.values())
+    return kern / 1e9, (calls - kern) / 1e9, (T - calls) / 1e9
 
 
 def clock_cost(trace):
@@ -476,14 +462,14 @@ def validate(args):
                 env = dict(sc["base_env"] if k.startswith("base") else sc["accel_env"])
                 wrap = sc["base_wrap"] if k.startswith("base") else sc["accel_wrap"]
                 tr = None
-                if k.endswith("traced"):
+                if k.endswith(("traced", "_lib")):
                     tr = os.path.join(out, "%s.%s.%d.csv" % (tag, k, r))
+                if k.endswith("traced"):
                     so = (sc["accel_wrap"] or sc["base_wrap"]) if k == "accel_traced" else sc["base_wrap"]
                     env.update(LD_PRELOAD=os.path.join(out, traced(so, sc["clock"])), DYL_TRACE=tr)
                 elif wrap and k == "accel":
                     env.update(LD_PRELOAD=os.path.join(out, wrap), DYL_OFF="1")
                 elif k.endswith("_lib"):
-                    tr = os.path.join(out, "%s.%s.%d.csv" % (tag, k, r))
                     env.update(LD_PRELOAD=os.path.join(out, sc["lib_wrap"]), DYL_TRACE=tr)
                 wall, cpu = run(sc["cmd"], env, out)
                 d.setdefault(k, []).append({"wall": wall, "cpu": cpu, "trace": tr})
@@ -556,8 +542,11 @@ def analyse(sc, d, out, runs, cost):
     if sc.get("lib_wrap"):
         # every function of the library traced, both ways
         split = {k: [library_split(x["trace"], funcs) for x in d[k + "_lib"]] for k in ("base", "accel")}
-        r["library_split"] = {k: {"kernels_s": med([x[0] for x in v]), "other_calls_s": med([x[1] for x in v]),
-                                  "program_s": med([x[2] for x in v])} for k, v in split.items()}
+        ls = {k: {"kernels_s": med([x[0] for x in v]), "other_calls_s": med([x[1] for x in v]),
+                  "program_s": med([x[2] for x in v])} for k, v in split.items()}
+        # the change outside the kernels: the library's other calls and the program's code
+        ls["change_s"] = sum(ls["accel"][k] - ls["base"][k] for k in ("other_calls_s", "program_s"))
+        r["library_split"] = ls
     r["startup_s"] = accel_startup(sc, out, runs)
     # the start-up falls outside the calls' measured times (std.redirect loads the library
     # before the clock starts): what is left is the change of the program's own code
@@ -607,8 +596,7 @@ def analyse(sc, d, out, runs, cost):
             r["models"][name]["err_side_out"] = (med(tcs) / (med(pts) + side) / med(measured) - 1) * 100
             if "library_split" in r:
                 # the same from the runs with every library function traced
-                ls = r["library_split"]
-                side = sum(ls["accel"][k] - ls["base"][k] for k in ("other_calls_s", "program_s"))
+                side = r["library_split"]["change_s"]
                 r["models"][name]["err_side_lib"] = (med(tcs) / (med(pts) + side) / med(measured) - 1) * 100
     plot(sc, d, out)
     return r
@@ -688,7 +676,7 @@ def split_table(results):
              "change outside the kernels, of T_accel |", "| --- | ---: | ---: | ---: | ---: |"]
     for r in rs:
         b, a = r["library_split"]["base"], r["library_split"]["accel"]
-        ch = sum(a[k] - b[k] for k in ("other_calls_s", "program_s"))
+        ch = r["library_split"]["change_s"]
         lines.append("| %s | %s | %s | %s | %+.1f ms (%+.1f %%) |" % ((r["name"],) + tuple(
             "%.1f -> %.1f ms" % (1e3 * b[k], 1e3 * a[k]) for k in ("kernels_s", "other_calls_s", "program_s"))
             + (1e3 * ch, 100 * ch / r["T_accel_s"][0])))
