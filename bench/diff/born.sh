@@ -22,7 +22,7 @@ for r in $(seq "$ROUNDS"); do
 		done
 	done
 done
-med() { tr ' ' '\n' | grep . | sort -g | awk '{a[NR]=$1} END {printf "%.1f (%.1f-%.1f)", (NR%2)?a[(NR+1)/2]:(a[NR/2]+a[NR/2+1])/2, a[1], a[NR]}'; }
+. ../lib.sh	# med
 printf '%-9s %-26s %-26s %-26s\n' "block" plain std.regions std.diff
 for s in 4096 65536 1048576; do
 	printf '%-9s %-26s %-26s %-26s\n' "$s" "$(med <<<"${res[plain/$s]}")" "$(med <<<"${res[regions/$s]}")" "$(med <<<"${res[diff/$s]}")"

@@ -15,7 +15,7 @@ trap 'rm -rf "$W"' EXIT
 cc -O2 -pthread -o "$W/touch" touch.c -I"$ROOT/runtime/include" -L"$ROOT/build" -ldylrt -Wl,-rpath,"$ROOT/build"
 
 declare -A res
-med() { tr ' ' '\n' | grep . | sort -g | awk '{a[NR]=$1} END {m=(NR%2)?a[(NR+1)/2]:(a[NR/2]+a[NR/2+1])/2; printf "%.2f (%.2f-%.2f)", m, a[1], a[NR]}'; }
+. ../lib.sh	# med
 for r in $(seq "$ROUNDS"); do
 	for mode in off on; do
 		out=$(DYL_TRACE="$W/t.csv" "$W/touch" "$mode" "$N")
@@ -28,9 +28,9 @@ for r in $(seq "$ROUNDS"); do
 		fi
 	done
 done
-printf '%-34s %s\n' "first-touch fault, event off (ns)" "$(med <<<"${res[off]}")"
-printf '%-34s %s\n' "first-touch fault, event on (ns)" "$(med <<<"${res[on]}")"
-printf '%-34s %s\n' "opening, the process's first (us)" "$(med <<<"${res[open]}")"
-printf '%-34s %s\n' "opening, another thread's (us)" "$(med <<<"${res[thread]}")"
-printf '%-34s %s\n' "dyl_faults() read (ns)" "$(med <<<"${res[read]}")"
+printf '%-34s %s\n' "first-touch fault, event off (ns)" "$(med 2 <<<"${res[off]}")"
+printf '%-34s %s\n' "first-touch fault, event on (ns)" "$(med 2 <<<"${res[on]}")"
+printf '%-34s %s\n' "opening, the process's first (us)" "$(med 2 <<<"${res[open]}")"
+printf '%-34s %s\n' "opening, another thread's (us)" "$(med 2 <<<"${res[thread]}")"
+printf '%-34s %s\n' "dyl_faults() read (ns)" "$(med 2 <<<"${res[read]}")"
 echo "(N = $N pages a run, $ROUNDS rounds; every fault counted)"

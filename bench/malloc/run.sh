@@ -21,7 +21,7 @@ gen diff -g std.diff		# the full method instead
 gen forward --no-default	# no interposers: the forwarding core alone
 
 declare -A res
-med() { tr ' ' '\n' | grep . | sort -g | awk '{a[NR]=$1} END {m=(NR%2)?a[(NR+1)/2]:(a[NR/2]+a[NR/2+1])/2; printf "%.1f (%.1f-%.1f)", m, a[1], a[NR]}'; }
+. ../lib.sh	# med
 one() {	# key, command...: appends the figure the program prints, and (key+) the CPU
 	# time of the whole command, its child processes included, per pair
 	local key=$1 out; shift

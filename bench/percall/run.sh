@@ -45,7 +45,7 @@ run_one() {	# config -> appends "loop proc rss"
 for r in $(seq "$ROUNDS"); do
 	for c in "${configs[@]}"; do run_one "$c"; done
 done
-med() { tr ' ' '\n' | grep . | sort -g | awk '{a[NR]=$1} END {m=(NR%2)?a[(NR+1)/2]:(a[NR/2]+a[NR/2+1])/2; printf "%.1f (%.1f-%.1f)", m, a[1], a[NR]}'; }
+. ../lib.sh	# med
 printf '%-11s %-24s %-24s %-26s %-22s\n' config "loop CPU ns/call" "process CPU ns/call" "wall ns/call" "peak RSS KiB"
 for c in "${configs[@]}"; do
 	printf '%-11s %-24s %-24s %-26s %-22s\n' "$c" "$(med <<<"${loop[$c]}")" "$(med <<<"${proc[$c]}")" \

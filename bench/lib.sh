@@ -1,0 +1,9 @@
+# bench/lib.sh - what the bench scripts share; they source it.
+
+# med [DIGITS]: the median of the numbers on standard input (separated by spaces or
+# lines) and their range, as "M (LO-HI)" with DIGITS decimals (default 1)
+med() {
+	tr ' ' '\n' | grep . | sort -g | awk -v d="${1:-1}" '{a[NR]=$1} END {
+		f = "%." d "f"; m = (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2
+		printf f " (" f "-" f ")", m, a[1], a[NR]}'
+}
