@@ -26,6 +26,11 @@ def run(cmd, check=True, **kw):
     return r
 
 
+def make(*targets):
+    """Builds TARGETS of the project's Makefile (bin/dyl-speedup...) before a module's tests."""
+    run(['make', '-s', '-C', ROOT, *targets])
+
+
 def dyliberator(*args, cwd=None, check=True):
     return run([DYLIBERATOR, '-q', *args], cwd=cwd, check=check)
 

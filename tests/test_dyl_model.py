@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from dyltest import EXAMPLES, REF_BLAS, Trace, build_c, run as run_cmd, wrap
+from dyltest import EXAMPLES, REF_BLAS, Trace, build_c, make, run as run_cmd, wrap
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MODEL = os.path.join(ROOT, 'bin', 'dyl-model')
@@ -18,8 +18,7 @@ HEADER = 'seq,tid,func,t_start_ns,t_ns,in_bytes,out_bytes,work,depth'
 
 @pytest.fixture(scope='module', autouse=True)
 def built():
-    subprocess.run(['make', '-s', '-C', ROOT, 'bin/dyl-model', 'bin/dyl-speedup'], check=True,
-                   capture_output=True)
+    make('bin/dyl-model', 'bin/dyl-speedup')
 
 
 def trace(tmp_path, name, rows, total_ns=10_000):

@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from dyltest import REF_BLAS, ROOT, Trace, build_c, parents, run_both, wrap
+from dyltest import REF_BLAS, ROOT, Trace, build_c, make, parents, run_both, wrap
 
 DYL_TRACE = os.path.join(ROOT, 'bin', 'dyl-trace')
 APPS = os.path.join(ROOT, 'examples', 'apps')
@@ -18,7 +18,7 @@ HEADER = 'seq,tid,func,t_start_ns,t_ns,in_bytes,out_bytes,work,depth,args'
 
 @pytest.fixture(scope='module', autouse=True)
 def built():
-    subprocess.run(['make', '-s', '-C', ROOT, 'bin/dyl-trace'], check=True, capture_output=True)
+    make('bin/dyl-trace')
 
 
 def dyl_trace(*args, check=True):

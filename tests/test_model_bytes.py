@@ -14,7 +14,7 @@ import subprocess
 
 import pytest
 
-from dyltest import build_c
+from dyltest import build_c, make
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SPEEDUP = os.path.join(ROOT, 'bin', 'dyl-speedup')
@@ -24,8 +24,7 @@ HEADER = 'seq,tid,func,t_start_ns,t_ns,in_bytes,out_bytes,work'
 
 @pytest.fixture(scope='module', autouse=True)
 def built():
-    subprocess.run(['make', '-s', '-C', ROOT, 'bin/dyl-speedup', 'bin/dyl-model'], check=True,
-                   capture_output=True)
+    make('bin/dyl-speedup', 'bin/dyl-model')
 
 
 def v(u):

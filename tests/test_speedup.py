@@ -11,6 +11,8 @@ import subprocess
 
 import pytest
 
+from dyltest import make
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SPEEDUP = os.path.join(ROOT, 'bin', 'dyl-speedup')
 DATA = os.path.join(ROOT, 'tests', 'speedup')
@@ -21,8 +23,7 @@ HEADER_DEPTH = HEADER + ',depth,args'
 
 @pytest.fixture(scope='module', autouse=True)
 def built():
-    subprocess.run(['make', '-s', '-C', ROOT, 'bin/dyl-speedup'], check=True,
-                   capture_output=True)
+    make('bin/dyl-speedup')
 
 
 def close(a, b, rel=1e-9):
