@@ -12,6 +12,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "grow.h"
 #include "model.h"
 #include "model2d.h"
 #include "slots.h"
@@ -90,14 +91,8 @@ int64_t model2d_shape(struct model *m, int64_t work, int64_t bytes)
 		if (sh->w == work && sh->b == bytes)
 			return (int64_t)(s->last = s->slots[j] - 1);
 	}
-	if (s->n == s->room) {
-		size_t room = s->room ? s->room * 2 : 64;
-		struct shape *bigger = realloc(s->shapes, room * sizeof(*bigger));
-		if (!bigger)
-			return -1;
-		s->shapes = bigger;
-		s->room = room;
-	}
+	if (grow(&s->shapes, sizeof(*s->shapes), s->n, &s->room, 64))
+		return -1;
 	struct shape *sh = &s->shapes[s->n];
 	sh->w = work;
 	sh->b = bytes;

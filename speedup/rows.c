@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include "funcs.h"
+#include "grow.h"
 #include "input.h"
 #include "rows.h"
 
@@ -40,14 +41,8 @@ static int load(struct trace_src *src, const char *path)
 
 static int add_note(struct trace_src *src, const char *text, size_t len, int after)
 {
-	if (src->nnotes == src->notes_room) {
-		size_t room = src->notes_room ? src->notes_room * 2 : 16;
-		struct trace_note *bigger = realloc(src->notes, room * sizeof(*bigger));
-		if (!bigger)
-			return -1;
-		src->notes = bigger;
-		src->notes_room = room;
-	}
+	if (grow(&src->notes, sizeof(*src->notes), src->nnotes, &src->notes_room, 16))
+		return -1;
 	src->notes[src->nnotes++] = (struct trace_note){ text, (uint32_t)len, (uint32_t)after };
 	return 0;
 }
@@ -665,13 +660,8 @@ uint64_t *rows_by_seq(struct trace_src *src, size_t *count)
 	int rc;
 
 	while ((rc = rows_next(src, &r)) > 0) {
-		if (n == room) {
-			room = room ? room * 2 : 4096;
-			struct seq_pos *bigger = realloc(all, room * sizeof(*bigger));
-			if (!bigger)
-				goto oom;
-			all = bigger;
-		}
+		if (grow(&all, sizeof(*all), n, &room, 4096))
+			goto oom;
 		all[n++] = (struct seq_pos){ r.seq, r.pos };
 		if (r.seq > max_seq)
 			max_seq = r.seq;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "funcs.h"
+#include "grow.h"
 #include "samples.h"
 #include "slots.h"
 
@@ -44,14 +45,8 @@ struct sample_group *samples_find(struct samples *s, uint32_t func, int64_t work
 	}
 	if (!create)
 		return NULL;
-	if (s->n == s->room) {
-		size_t room = s->room ? s->room * 2 : 256;
-		struct sample_group *bigger = realloc(s->groups, room * sizeof(*bigger));
-		if (!bigger)
-			return NULL;
-		s->groups = bigger;
-		s->room = room;
-	}
+	if (grow(&s->groups, sizeof(*s->groups), s->n, &s->room, 256))
+		return NULL;
 	s->slots[j] = (uint32_t)s->n + 1;
 	s->groups[s->n] = (struct sample_group){ .func = func, .work = work, .bytes = bytes };
 	return &s->groups[s->n++];
@@ -59,14 +54,8 @@ struct sample_group *samples_find(struct samples *s, uint32_t func, int64_t work
 
 static int push(int64_t **t, size_t *n, size_t *room, int64_t t_ns)
 {
-	if (*n == *room) {
-		size_t bigger_room = *room ? *room * 2 : 8;
-		int64_t *bigger = realloc(*t, bigger_room * sizeof(*bigger));
-		if (!bigger)
-			return -1;
-		*t = bigger;
-		*room = bigger_room;
-	}
+	if (grow(t, sizeof(**t), *n, room, 8))
+		return -1;
 	(*t)[(*n)++] = t_ns;
 	return 0;
 }

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "funcs.h"
+#include "grow.h"
 #include "input.h"
 #include "summary.h"
 #include "tids.h"
@@ -69,14 +70,8 @@ static struct acc *acc_of(struct state *st, uint32_t func)
 
 static int push(void **arr, size_t *n, size_t *room, size_t size, const void *item)
 {
-	if (*n == *room) {
-		size_t r = *room ? *room * 2 : 1024;
-		void *bigger = realloc(*arr, r * size);
-		if (!bigger)
-			return -1;
-		*arr = bigger;
-		*room = r;
-	}
+	if (grow(arr, size, *n, room, 1024))
+		return -1;
 	memcpy((char *)*arr + *n * size, item, size);
 	(*n)++;
 	return 0;
@@ -141,14 +136,9 @@ static int self_times(struct state *st, struct thread *th, int has_depth, uint64
 			st->acc[stack[top - 1]->func].self -= c->end - c->start;
 			(*nested)++;
 		}
-		if (top == room) {
-			room = room ? room * 2 : 64;
-			struct call **bigger = realloc(stack, room * sizeof(*bigger));
-			if (!bigger) {
-				free(stack);
-				return -1;
-			}
-			stack = bigger;
+		if (grow(&stack, sizeof(*stack), top, &room, 64)) {
+			free(stack);
+			return -1;
 		}
 		stack[top++] = c;
 	}

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "funcs.h"
+#include "grow.h"
 #include "model.h"
 #include "model2d.h"
 #include "rows.h"
@@ -46,14 +47,8 @@ static struct thread *thread_of(struct trace *tr, uint64_t tid)
 /* A new call at the end of TH's, to be filled in; NULL when out of memory. */
 static struct call *new_call(struct thread *th)
 {
-	if (th->n == th->room) {
-		size_t room = th->room ? th->room * 2 : 1024;
-		struct call *bigger = realloc(th->calls, room * sizeof(*bigger));
-		if (!bigger)
-			return NULL;
-		th->calls = bigger;
-		th->room = room;
-	}
+	if (grow(&th->calls, sizeof(*th->calls), th->n, &th->room, 1024))
+		return NULL;
 	return &th->calls[th->n++];
 }
 

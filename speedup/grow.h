@@ -1,0 +1,19 @@
+/* grow.h - room for one more item at the end of a growing array, the one way every
+ * reader here grows its arrays: doubling, so that N appends cost O(N) copies. */
+#ifndef SPEEDUP_GROW_H
+#define SPEEDUP_GROW_H
+
+#include <stddef.h>
+
+int grow_slow(void *arrp, size_t elem, size_t *room, size_t first);
+
+/* ARRP: the address of the array's pointer (T **), of items of ELEM bytes; N items in
+ * it, room for *ROOM.  When N == *ROOM, doubles *ROOM (to FIRST when 0) and moves the
+ * array.  0, or -1 out of memory (the array and *ROOM stay as they were).  Inline: the
+ * readers call it once a row. */
+static inline int grow(void *arrp, size_t elem, size_t n, size_t *room, size_t first)
+{
+	return n < *room ? 0 : grow_slow(arrp, elem, room, first);
+}
+
+#endif
