@@ -556,22 +556,35 @@ struct dyl_conv *dyl_conv_open(int fd, uint64_t size, int flags, const char **wh
 	return c;
 }
 
+/* the record's packed payload fields (dyl_spool.h): unaligned, little-endian */
+static uint64_t get(const unsigned char **p, unsigned n)
+{
+	uint64_t v = 0;
+
+	memcpy(&v, *p, n);
+	*p += n;
+	return v;
+}
+
 static void decode(struct dyl_conv *c, struct dyl_row *row, const struct dyl_rec *r)
 {
 	const uint64_t *w = (const uint64_t *)(r + 1);
+	const unsigned char *p = (const unsigned char *)(w + 1);
 	uint32_t flags = r->meta >> 28, x = 0;
 	uint32_t id = r->meta & ((1u << DYL_REC_FUNC_BITS) - 1);
-	uint64_t end_or_dur = r->dur;	/* a duration unless EXT says otherwise */
+	uint64_t end_or_dur = r->dur;	/* a duration unless WIDE says otherwise */
 	int is_end = 0;
 
 	row->depth = r->meta >> 20 & 0xff;
 	if (flags & DYL_REC_EXT) {
 		x = w[0] >> 8 & 0xff;
-		row->depth = (uint32_t)(w[0] >> 32);
-		end_or_dur = w[1];
-		is_end = !(flags & DYL_REC_DUR_NS);
-		id = (uint32_t)w[2];
-		w += 3;
+		if (x & DYL_X_WIDE) {
+			end_or_dur = w[1];
+			is_end = !(flags & DYL_REC_DUR_NS);
+			id = (uint32_t)w[2];
+			row->depth = (uint32_t)(w[2] >> 32);
+			p += 16;
+		}
 	}
 	row->func = id < c->nnames && c->names[id] ? c->keep + c->names[id] - 1 : "?";
 	row->timed = r->t_start != 0;
@@ -591,20 +604,27 @@ static void decode(struct dyl_conv *c, struct dyl_row *row, const struct dyl_rec
 	row->args = NULL;
 	row->args_len = row->ncounters = row->counter_base = 0;
 	row->counters = NULL;
+	if (!(flags & DYL_REC_EXT))
+		return;
+	unsigned n = (x & DYL_X_NARROW) ? 4 : 8;
 	if (x & DYL_X_SIZES) {
-		row->in_bytes = (int64_t)w[0];
-		row->out_bytes = (int64_t)w[1];
-		row->work = (int64_t)w[2];
-		w += 3;
+		int64_t *sz[3] = { &row->in_bytes, &row->out_bytes, &row->work };
+		for (int i = 0; i < 3; i++) {
+			uint64_t v = get(&p, n);
+			*sz[i] = n == 8 ? (int64_t)v : v == UINT32_MAX ? DYL_NONE_I64 : (int64_t)v;
+		}
 	}
-	if (x & DYL_X_EXTRA) {
-		uint64_t h = *w++;
-		row->args_len = h & 0xffff;
-		row->ncounters = (h >> 16) & 0xff;
-		row->counter_base = (h >> 24) & 0xff;
-		row->counters = (const int64_t *)w;
-		row->args = row->args_len ? (const char *)(w + row->ncounters) : NULL;
+	uint32_t nc = w[0] >> 16 & 0xff;
+	row->ncounters = nc <= DYL_ROW_COUNTERS ? nc : DYL_ROW_COUNTERS;
+	row->counter_base = w[0] >> 24 & 0xff;
+	for (uint32_t i = 0; i < nc; i++) {
+		uint64_t v = get(&p, n);
+		if (i < DYL_ROW_COUNTERS)
+			row->counter_buf[i] = n == 8 ? (int64_t)v : (int64_t)(int32_t)(uint32_t)v;
 	}
+	row->counters = nc ? row->counter_buf : NULL;
+	row->args_len = (uint32_t)(w[0] >> 32);
+	row->args = row->args_len ? (const char *)p : NULL;
 }
 
 int dyl_conv_next(struct dyl_conv *c, struct dyl_row *row)

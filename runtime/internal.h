@@ -15,8 +15,9 @@
 #define DYL_MAX_COLUMNS 16
 #define DYL_ARGS_LEVELS 64		/* nesting levels with their own args buffer */
 
-/* the longest record: header, payload header, sizes, extra header, counters, args */
-#define DYL_REC_MAX (sizeof(struct dyl_rec) + 24 + 24 + 8 + 8 * DYL_MAX_COUNTERS + \
+/* the longest record: the 16 bytes, payload header, wide fields, sizes, counters, args,
+ * padding (dyl_spool.h) */
+#define DYL_REC_MAX (sizeof(struct dyl_rec) + 8 + 16 + 24 + 8 * DYL_MAX_COUNTERS + \
 		     DYL_ARGS_MAX + 8)
 #define DYL_ARGS_MAX 1023	/* argument text kept per call */
 
@@ -158,7 +159,7 @@ HIDDEN uint32_t dyl_func_count(void);
 HIDDEN void dyl_funcs_after_fork(void);
 
 /* record.c */
-HIDDEN uint32_t dyl_rec_put(struct dyl_rec *r, const struct dyl_call *c, int numbered,
+HIDDEN uint32_t dyl_rec_put(struct dyl_rec *r, const struct dyl_call *c, int numbered, int wide,
 			    uint64_t dur, uint32_t id, uint32_t depth);
 
 /* spool.c (dyl_rt.io held unless said) */

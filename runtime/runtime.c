@@ -528,8 +528,9 @@ void dyl_leave(struct dyl_call *c)
 	if (dyl_unlikely(seq1 | (uintptr_t)c->args | c->ncounters | sizes | big)) {
 		if (seq1)
 			t->reserved[d] = 0;
-		r->meta = (id & ((1u << DYL_REC_FUNC_BITS) - 1)) | dur_ns << 28;
-		len += dyl_rec_put(r, c, seq1 != 0, dur, id, d);
+		if (big)	/* the payload holds them: R's fields are not read */
+			r->meta = (id & ((1u << DYL_REC_FUNC_BITS) - 1)) | dur_ns << 28;
+		len += dyl_rec_put(r, c, seq1 != 0, big != 0, dur, id, d);
 	}
 	/* after the record: a reader of the spool (another thread, or dyl-trace after a
 	 * SIGKILL) sees whole records only */

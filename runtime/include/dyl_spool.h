@@ -28,7 +28,7 @@
 #include <stdint.h>
 
 #define DYL_SPOOL_MAGIC "DYLSPOOL"
-#define DYL_SPOOL_VERSION 2u
+#define DYL_SPOOL_VERSION 3u
 #define DYL_WINDOW_SIZE (256u * 1024)	/* a window, header included */
 
 struct dyl_spool_head {
@@ -96,13 +96,18 @@ struct dyl_knot {
 };
 
 /* One call as the per-call path leaves it: 16 bytes, most of the cost of writing it
- * out.  Calls that need more (byte counts, counters, argument text, a value too big for
- * its field here) set DYL_REC_EXT and carry a payload, in 8-byte words:
- *   header: u8 words (the payload's, this one included), u8 DYL_X_*, u16 0, u32 depth
- *   u64 t_end (or the duration in ns, DYL_REC_DUR_NS), u64 function id
- *   DYL_X_SIZES: i64 in_bytes, out_bytes, work
- *   DYL_X_EXTRA: u16 args_len, u8 ncounters, u8 counter_base, u32 0,
- *                ncounters x i64, then args_len bytes of text (padded to 8)
+ * out (a write-out costs about 0.4 ns a byte here).  Calls that need more (byte counts,
+ * counters, argument text, a value too big for its field here) set DYL_REC_EXT and carry
+ * a payload: a header word, then packed fields, padded to 8 bytes:
+ *   header: u8 words (the payload's, this one included), u8 DYL_X_*, u8 ncounters,
+ *           u8 counter_base, u32 args_len
+ *   DYL_X_WIDE: u64 t_end (or the duration in ns, DYL_REC_DUR_NS), u32 function id,
+ *           u32 depth: when the 16 bytes cannot hold them (their fields are then not read)
+ *   DYL_X_SIZES: in_bytes, out_bytes, work
+ *   ncounters counters
+ *   args_len bytes of text
+ * Sizes and counters are i64, or with DYL_X_NARROW (all of them fit) u32 sizes (UINT32_MAX:
+ * none) and i32 counters: a call with byte counts and a counter takes 40 bytes, not 80.
  * Times are clock ticks. */
 struct dyl_rec {
 	uint64_t t_start;
@@ -115,7 +120,8 @@ struct dyl_rec {
 #define DYL_REC_EXT 2u		/* a payload follows */
 #define DYL_X_SEQ 1u		/* numbered at its place in an earlier block (no word) */
 #define DYL_X_SIZES 2u		/* in_bytes, out_bytes, work */
-#define DYL_X_EXTRA 4u		/* counters and/or args */
+#define DYL_X_WIDE 4u		/* end or duration, id and depth at full width */
+#define DYL_X_NARROW 8u		/* sizes in 32 bits, counters in 32 */
 
 static inline uint32_t dyl_rec_size(const struct dyl_rec *r)
 {
@@ -125,12 +131,14 @@ static inline uint32_t dyl_rec_size(const struct dyl_rec *r)
 static inline uint32_t dyl_rec_depth(const struct dyl_rec *r)
 {
 	const uint64_t *w = (const uint64_t *)(r + 1);
-	return (r->meta >> 28 & DYL_REC_EXT) ? (uint32_t)(w[0] >> 32) : (r->meta >> 20 & 0xff);
+	return (r->meta >> 28 & DYL_REC_EXT) && (w[0] >> 8 & DYL_X_WIDE) ? (uint32_t)(w[2] >> 32)
+								       : (r->meta >> 20 & 0xff);
 }
 
 /* --- the converter (convert.c): spool -> rows, in seq order --- */
 
 #define DYL_NONE_I64 INT64_MIN	/* an empty in_bytes, out_bytes or work */
+#define DYL_ROW_COUNTERS 8	/* a row's counters at most (DYL_MAX_COUNTERS) */
 
 struct dyl_row {
 	uint64_t seq;
@@ -143,7 +151,8 @@ struct dyl_row {
 	const char *args;	/* NULL or ARGS_LEN bytes */
 	uint32_t args_len;
 	uint32_t counter_base, ncounters;
-	const int64_t *counters;
+	const int64_t *counters;	/* NULL or NCOUNTERS values (in counter_buf when narrow) */
+	int64_t counter_buf[DYL_ROW_COUNTERS];
 };
 
 struct dyl_conv;	/* opaque; its memory comes from mmap, never malloc */
