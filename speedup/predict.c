@@ -155,6 +155,7 @@ int predict_trace(struct trace *tr, int only_faster, int faults_replaced, struct
 	p->processes = 1;
 	p->total_ns = tr->total_ns;
 	p->t_cpu = tr->t_cpu;
+	p->cpu_time_refused = tr->cpu_time_refused;
 	p->has_startup = tr->has_startup;
 	p->overhead_ns = tr->overhead_ns;
 	p->overhead_left_ns = tr->overhead_left_ns;
@@ -228,7 +229,8 @@ int predict_add(struct prediction *run, const struct prediction *p)
 		r->fault_unmatched += k->fault_unmatched;
 	}
 	/* processes that ran one after another: their run times add up (in one clock) */
-	run->t_cpu = run->processes == 0 || run->t_cpu == p->t_cpu ? p->t_cpu : -1;
+	run->t_cpu = run->processes == 0 || run->t_cpu == p->t_cpu ? p->t_cpu
+		     : run->t_cpu > 0 && p->t_cpu > 0 ? 2 : -1;	/* CPU T either way: 2 */
 	run->has_startup |= p->has_startup;
 	run->has_faults += p->has_faults;
 	run->processes += p->processes;

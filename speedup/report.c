@@ -168,6 +168,10 @@ static void build_notes(struct notes *ns, const struct report *r, const int *ker
 			     "left in T: several threads recorded calls, and on the wall clock their costs "
 			     "overlap (with calls timed in thread CPU time, std.time:clock=thread, it is "
 			     "taken out)", p->path, (unsigned long long)p->overhead_left_ns);
+		if (p->cpu_time_refused)
+			note(ns, "%s: --cpu-time does not apply: several threads recorded calls (their CPU "
+			     "times add up to no run time) or the trace has no '# cpu_ns=': T is its wall "
+			     "time", p->path);
 		if (p->P > 1 || isnan(p->P))
 			note(ns, "%s: the replaced calls' time exceeds the process's total_ns (P > 1; parallel "
 			     "threads?): Amdahl's law does not hold as such, read S_G with care", p->path);
@@ -243,6 +247,7 @@ static void print_table(FILE *out, const struct report *r, const int *kern, int 
 		fprintf(out, "trace %s: T = %s (%s), %llu calls\n", r->procs[0].path,
 			fmt_ns(a, sizeof(a), (double)run->total_ns),
 			run->t_cpu == 1 ? "cpu_ns: the process's CPU time"
+			: run->t_cpu == 2 ? "cpu_ns: the process's CPU time, --cpu-time"
 			: run->has_startup ? "total_ns + startup_ns" : "total_ns",
 			(unsigned long long)run->rows);
 	}
@@ -424,7 +429,7 @@ static void json_totals(FILE *out, const struct prediction *p)
 	json_u64(out, "total_ns", p->total_ns);
 	json_u64(out, "overhead_ns", p->overhead_ns);
 	json_u64(out, "overhead_left_ns", p->overhead_left_ns);
-	fprintf(out, ", \"T_clock\": \"%s\"", p->t_cpu == 1 ? "cpu" : p->t_cpu ? "mixed" : "wall");
+	fprintf(out, ", \"T_clock\": \"%s\"", p->t_cpu > 0 ? "cpu" : p->t_cpu ? "mixed" : "wall");
 	json_u64(out, "t_ns", p->t_ns);
 	json_double(out, "P", p->P);
 	json_double(out, "predicted_ns", p->predicted_ns);
@@ -553,7 +558,7 @@ static void print_csv(FILE *out, const struct report *r, const int *kern, int nk
 	/* the totals as metadata lines, the way traces carry theirs */
 	fprintf(out, "# total_ns=%llu\n# overhead_ns=%llu\n# T_clock=%s\n# t_ns=%llu\n# P=",
 		(unsigned long long)run->total_ns, (unsigned long long)run->overhead_ns,
-		run->t_cpu == 1 ? "cpu" : run->t_cpu ? "mixed" : "wall", (unsigned long long)run->t_ns);
+		run->t_cpu > 0 ? "cpu" : run->t_cpu ? "mixed" : "wall", (unsigned long long)run->t_ns);
 	csv_number(out, run->P);
 	fputs("\n# predicted_ns=", out);
 	csv_number(out, run->predicted_ns);

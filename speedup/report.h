@@ -11,6 +11,7 @@ struct report {
 	enum report_format format;
 	int only_faster;
 	int keep_overhead;	/* --keep-overhead: T as the trace says, tracing's cost in it */
+	int cpu_time;		/* --cpu-time: T from cpu_ns for one-thread traces timed on the wall */
 	int faults_replaced;	/* --faults-replaced: faulted calls replaced whole */
 	const struct prediction *procs;	/* one per trace */
 	int nprocs;

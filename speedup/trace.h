@@ -57,7 +57,9 @@ struct trace {
 	uint64_t overhead_left_ns;	/* ... or left in: several threads on the wall clock */
 	int has_total;
 	int t_cpu;		/* t_ns are thread CPU times: 1, T is the process's cpu_ns;
-				 * -1, the trace has no cpu_ns, T is wall time (clocks mixed) */
+				 * -1, the trace has no cpu_ns, T is wall time (clocks mixed);
+				 * 2, t_ns on the wall clock, T the cpu_ns of one thread (--cpu-time) */
+	int cpu_time_refused;	/* --cpu-time, but several threads or no cpu_ns: T is wall */
 	int has_depth;
 	int has_faults;		/* the trace has a faults column (std.faults) */
 	uint64_t faulted;	/* kept calls that took page faults */
@@ -69,9 +71,9 @@ struct trace {
 };
 
 /* Reads F (its header already recognised as a trace's) through rows.h; F stays open, the
- * caller's.  Functions met for the first time are matched against the models.  Returns
+ * caller's.  CPU_TIME: --cpu-time (T from '# cpu_ns=' for a one-thread process).  Functions met for the first time are matched against the models.  Returns
  * 0, or -1 after printing the error. */
-int trace_read(struct trace *tr, const struct input_file *f, int keep_overhead);
+int trace_read(struct trace *tr, const struct input_file *f, int keep_overhead, int cpu_time);
 void trace_free(struct trace *tr);
 
 #endif

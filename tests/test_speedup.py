@@ -160,6 +160,39 @@ def test_thread_cpu_times_are_set_against_the_process_cpu_time(tmp_path):
     assert res['total_ns'] == 1800 and res['T_clock'] == 'mixed'
 
 
+def test_cpu_time_for_one_thread_timed_on_the_wall_clock(tmp_path):
+    # The worked example's wall-clock calls in a process whose CPU time was 800 of its
+    # 1000 ns (the rest: others held its core).  --cpu-time: T = 800 (the start-up is in
+    # cpu_ns already), P = 400/800, T' = 800 - 400 + 40 = 440; without it, the wall.
+    rows = [(7, 'dgemm_', 0, 100, 10), (7, 'dgemm_', 200, 300, 30)]
+    t = trace(tmp_path, rows, 1000)
+    with open(t, 'a') as f:
+        f.write('# startup_ns=50\n# cpu_ns=800\n')
+    m = line_model(tmp_path)
+    res, err = predict(t, m, '--cpu-time')
+    assert err == '' and res['total_ns'] == 800 and res['T_clock'] == 'cpu'
+    assert close(res['P'], 0.5) and close(res['predicted_total_ns'], 440)
+    assert close(res['S_G'], 800 / 440) and res['notes'] == []
+    assert "T = 800.0 ns (cpu_ns: the process's CPU time, --cpu-time)" in run(t, m, '--cpu-time').stdout
+    wall, _ = predict(t, m)
+    assert wall['total_ns'] == 1050 and wall['T_clock'] == 'wall'
+    # two threads: their CPU times add up to no run time, so the wall stays (a note)
+    t2 = trace(tmp_path, [(7, 'dgemm_', 0, 100, 10), (8, 'dgemm_', 200, 300, 30)], 1000, name='t2.csv')
+    with open(t2, 'a') as f:
+        f.write('# cpu_ns=1600\n')
+    res, _ = predict(t2, m, '--cpu-time')
+    assert res['total_ns'] == 1000 and res['T_clock'] == 'wall'
+    assert any('--cpu-time does not apply' in n for n in res['notes'])
+    # no cpu_ns: the wall, with the same note
+    res, _ = predict(trace(tmp_path, rows, 1000, name='t3.csv'), m, '--cpu-time')
+    assert res['total_ns'] == 1000 and any('--cpu-time does not apply' in n for n in res['notes'])
+    # a --cpu-time trace beside one timed in thread CPU time: T is CPU time in both
+    th = write(tmp_path, 'th.csv', open(t).read().replace(
+        '# dyliberator trace 1\n', '# dyliberator trace 1\n# time_clock=thread-cputime\n'))
+    res, _ = predict(t, th, m, '--cpu-time')
+    assert res['total_ns'] == 1600 and res['T_clock'] == 'cpu'
+
+
 def test_startup_before_the_wrapper_counts_in_T(tmp_path):
     # The worked example with '# startup_ns=250' (exec and the dynamic loader, before the
     # wrapper's clock started): T = 1000 + 250; T' = 1250 - 400 + 40 = 890.

@@ -335,8 +335,12 @@ def read_model(path):
     return rows
 
 
-def predict(trace, model, keep_overhead=False, faults_replaced=False):
+def predict(trace, model, clock, keep_overhead=False, faults_replaced=False):
+    """dyl-speedup --json.  Where the scenario measures CPU time (one thread), T is the
+    trace's CPU time too (--cpu-time): the traced runs were preempted for 14-20 ms (AES
+    256 B) that the untraced ones were not, which a wall-clock T carried into T'."""
     p = subprocess.run([os.path.join(BIN, "dyl-speedup"), trace, model, "--json"]
+                       + (["--cpu-time"] if clock == "cpu" else [])
                        + (["--keep-overhead"] if keep_overhead else [])
                        + (["--faults-replaced"] if faults_replaced else []), check=True,
                        capture_output=True, text=True)
@@ -556,12 +560,12 @@ def analyse(sc, d, out, runs, cost):
         # '# overhead_ns=') out of T and so out of T' = T - sum t + sum f; the part of it
         # inside the kernels' t_ns is in the model's f(work) too (the model was traced
         # alike) and cancels.  raw: with --keep-overhead, the cost left in.
-        preds = [predict(x["trace"], model) for x in d["base_traced"]]
+        preds = [predict(x["trace"], model, c) for x in d["base_traced"]]
         # page faults as before std.faults: the model with its faulted calls, and a faulted
         # call's whole time replaced
-        old = [predict(x["trace"], sc["model_files_keep_faults"][name], faults_replaced=True)["S_G"]
+        old = [predict(x["trace"], sc["model_files_keep_faults"][name], c, faults_replaced=True)["S_G"]
                for x in d["base_traced"]]
-        raw = [predict(x["trace"], model, keep_overhead=True)["S_G"] for x in d["base_traced"]]
+        raw = [predict(x["trace"], model, c, keep_overhead=True)["S_G"] for x in d["base_traced"]]
         tcs = [p["total_ns"] / 1e9 for p in preds]
         pts = [p["predicted_total_ns"] / 1e9 for p in preds]     # set-up included
         corr = [p["S_G"] for p in preds]
