@@ -75,8 +75,13 @@ def test_sizes_and_depths_read_back(built, clock):
         assert r['depth'] == '0' and r['faults'] != ''
     chain = rows[8:]
     assert [int(r['depth']) for r in chain] == list(range(deep + 1))
-    # nested calls end inside their callers, whichever field held their duration
+    # nested calls lie inside their callers, whichever field held their duration: in
+    # time on the wall clock; in thread CPU time a callee's duration is the lesser (its
+    # start is a wall-clock time, and the thread may have lost its core in between)
     for outer, inner in zip(chain, chain[1:]):
         assert int(outer['t_start_ns']) <= int(inner['t_start_ns'])
-        assert int(inner['t_start_ns']) + int(inner['t_ns']) <= int(outer['t_start_ns']) + int(outer['t_ns'])
+        if clock == 'tsc':
+            assert int(inner['t_start_ns']) + int(inner['t_ns']) <= int(outer['t_start_ns']) + int(outer['t_ns'])
+        else:
+            assert int(inner['t_ns']) <= int(outer['t_ns'])
     assert all(r['in_bytes'] == '' and r['work'] == '' for r in chain)
