@@ -74,6 +74,18 @@ def kernel(result, func):
     return found[0]
 
 
+WORKED = [(7, 'dgemm_', 0, 100, 10), (7, 'dgemm_', 200, 300, 30)]
+
+
+def worked(tmp_path, meta, name='trace.csv'):
+    """The worked example's two calls (t = 100 and 300 ns, work 10 and 30), total_ns = 1000,
+    then META: '# key=value' lines."""
+    t = trace(tmp_path, WORKED, 1000, name=name)
+    with open(t, 'a') as f:
+        f.write(meta)
+    return t
+
+
 def line_model(tmp_path, func='dgemm_', name='model.csv'):
     # f(w) = w through (0,0) (20,20) (40,40)
     return model(tmp_path, [(func, 0, 0), (func, 20, 20), (func, 40, 40)], name=name)
@@ -109,13 +121,12 @@ def test_accelerator_setup_once_per_process(tmp_path):
     # Two such processes: T = 2000, T' = 1400, setup 120.
     m = write(tmp_path, 'm.csv', '# made by hand\n#  setup_ns=60  (loading it)\n'
               'func,work,t_ns\ndgemm_,0,0\ndgemm_,40,40\n')
-    rows = [(7, 'dgemm_', 0, 100, 10), (7, 'dgemm_', 200, 300, 30)]
-    t1 = trace(tmp_path, rows, 1000, name='a.csv')
+    t1 = trace(tmp_path, WORKED, 1000, name='a.csv')
     res, _ = predict(t1, m)
     assert close(res['setup_ns'], 60) and close(res['predicted_ns'], 40)
     assert close(res['S_P'], 4) and close(res['predicted_total_ns'], 700)
     assert close(res['S_G'], 1000 / 700)
-    t2 = trace(tmp_path, rows, 1000, name='b.csv')
+    t2 = trace(tmp_path, WORKED, 1000, name='b.csv')
     res, _ = predict(t1, t2, m)
     assert close(res['setup_ns'], 120) and close(res['predicted_total_ns'], 1400)
     # a process that replaces no call sets nothing up
@@ -134,10 +145,7 @@ def test_thread_cpu_times_are_set_against_the_process_cpu_time(tmp_path):
     # The worked example's calls, timed in thread CPU time (std.time clock=thread): T is
     # the process's CPU time (cpu_ns = 800), not its wall time (total_ns = 1000).
     # P = 400/800 = 0.5; T' = 800 - 400 + 40 = 440; S_G = 800/440.
-    rows = [(7, 'dgemm_', 0, 100, 10), (7, 'dgemm_', 200, 300, 30)]
-    t = trace(tmp_path, rows, 1000)
-    with open(t, 'a') as f:
-        f.write('# cpu_ns=800\n')
+    t = worked(tmp_path, '# cpu_ns=800\n')
     plain, _ = predict(t, line_model(tmp_path))
     assert plain['total_ns'] == 1000 and plain['T_clock'] == 'wall'  # wall-clock t_ns
     text = open(t).read().replace('# dyliberator trace 1\n', '# dyliberator trace 1\n# time_clock=thread-cputime\n')
@@ -164,10 +172,7 @@ def test_cpu_time_for_one_thread_timed_on_the_wall_clock(tmp_path):
     # The worked example's wall-clock calls in a process whose CPU time was 800 of its
     # 1000 ns (the rest: others held its core).  --cpu-time: T = 800 (the start-up is in
     # cpu_ns already), P = 400/800, T' = 800 - 400 + 40 = 440; without it, the wall.
-    rows = [(7, 'dgemm_', 0, 100, 10), (7, 'dgemm_', 200, 300, 30)]
-    t = trace(tmp_path, rows, 1000)
-    with open(t, 'a') as f:
-        f.write('# startup_ns=50\n# cpu_ns=800\n')
+    t = worked(tmp_path, '# startup_ns=50\n# cpu_ns=800\n')
     m = line_model(tmp_path)
     res, err = predict(t, m, '--cpu-time')
     assert err == '' and res['total_ns'] == 800 and res['T_clock'] == 'cpu'
@@ -184,7 +189,7 @@ def test_cpu_time_for_one_thread_timed_on_the_wall_clock(tmp_path):
     assert res['total_ns'] == 1000 and res['T_clock'] == 'wall'
     assert any('--cpu-time does not apply' in n for n in res['notes'])
     # no cpu_ns: the wall, with the same note
-    res, _ = predict(trace(tmp_path, rows, 1000, name='t3.csv'), m, '--cpu-time')
+    res, _ = predict(trace(tmp_path, WORKED, 1000, name='t3.csv'), m, '--cpu-time')
     assert res['total_ns'] == 1000 and any('--cpu-time does not apply' in n for n in res['notes'])
     # a --cpu-time trace beside one timed in thread CPU time: T is CPU time in both
     th = write(tmp_path, 'th.csv', open(t).read().replace(
@@ -196,9 +201,7 @@ def test_cpu_time_for_one_thread_timed_on_the_wall_clock(tmp_path):
 def test_startup_before_the_wrapper_counts_in_T(tmp_path):
     # The worked example with '# startup_ns=250' (exec and the dynamic loader, before the
     # wrapper's clock started): T = 1000 + 250; T' = 1250 - 400 + 40 = 890.
-    t = trace(tmp_path, [(7, 'dgemm_', 0, 100, 10), (7, 'dgemm_', 200, 300, 30)], 1000)
-    with open(t, 'a') as f:
-        f.write('# startup_ns=250\n# cpu_ns=1100\n')
+    t = worked(tmp_path, '# startup_ns=250\n# cpu_ns=1100\n')
     res, err = predict(t, line_model(tmp_path))
     assert err == '' and res['T_clock'] == 'wall'
     assert res['total_ns'] == 1250 and close(res['predicted_total_ns'], 890)
@@ -212,10 +215,7 @@ def test_tracing_overhead_is_taken_out_of_T(tmp_path):
     # The worked example with '# overhead_ns=200' (what tracing cost the process, the
     # wrapper's own measure): T = 1000 - 200 = 800; P = 400/800 = 0.5; T' = 800 - 400 + 40
     # = 440; S_G = 800/440.  --keep-overhead: the worked example's answer, 1.5625.
-    rows = [(7, 'dgemm_', 0, 100, 10), (7, 'dgemm_', 200, 300, 30)]
-    t = trace(tmp_path, rows, 1000)
-    with open(t, 'a') as f:
-        f.write('# overhead_ns=200\n')
+    t = worked(tmp_path, '# overhead_ns=200\n')
     m = line_model(tmp_path)
     res, err = predict(t, m)
     assert err == '' and res['total_ns'] == 800 and res['overhead_ns'] == 200
@@ -225,9 +225,7 @@ def test_tracing_overhead_is_taken_out_of_T(tmp_path):
     kept, _ = predict(t, m, '--keep-overhead')
     assert kept['total_ns'] == 1000 and kept['overhead_ns'] == 0 and close(kept['S_G'], 1.5625)
     # never below the calls' own time: an overhead of 900 leaves T = 400 (P = 1)
-    t2 = trace(tmp_path, rows, 1000, name='t2.csv')
-    with open(t2, 'a') as f:
-        f.write('# overhead_ns=900\n')
+    t2 = worked(tmp_path, '# overhead_ns=900\n', name='t2.csv')
     res, _ = predict(t2, m)
     assert res['total_ns'] == 400 and res['overhead_ns'] == 600 and close(res['P'], 1)
     # two threads on the wall clock: their costs overlap in time, so T keeps it (a note
