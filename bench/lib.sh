@@ -1,5 +1,13 @@
 # bench/lib.sh - what the bench scripts share; they source it.
 
+# scratch: ROOT, the checkout, and W, a scratch directory removed when the script exits
+# (for a script one level below bench/ that has cd'ed into its own directory)
+scratch() {
+	ROOT=$(cd ../.. && pwd)
+	W=$(mktemp -d)
+	trap 'rm -rf "$W"' EXIT
+}
+
 # med [DIGITS]: the median of the numbers on standard input (separated by spaces or
 # lines) and their range, as "M (LO-HI)" with DIGITS decimals (default 1)
 med() {

@@ -6,9 +6,8 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 ROUNDS=${1:-5}
-ROOT=$(cd ../.. && pwd)
-W=$(mktemp -d)
-trap 'rm -rf "$W"' EXIT
+. ../lib.sh	# scratch, med
+scratch
 cc -O2 -o "$W/bornbench" bornbench.c
 cc -O2 -fPIC -shared -Wl,-soname,libbuf.so -o "$W/libbuf.so" libbuf.c
 for g in regions diff; do "$ROOT/bin/dyliberator" -q --lib "$W/libbuf.so" --header buf.h -o "$W/$g.so" -g std.$g; done
@@ -22,7 +21,6 @@ for r in $(seq "$ROUNDS"); do
 		done
 	done
 done
-. ../lib.sh	# med
 printf '%-9s %-26s %-26s %-26s\n' "block" plain std.regions std.diff
 for s in 4096 65536 1048576; do
 	printf '%-9s %-26s %-26s %-26s\n' "$s" "$(med <<<"${res[plain/$s]}")" "$(med <<<"${res[regions/$s]}")" "$(med <<<"${res[diff/$s]}")"

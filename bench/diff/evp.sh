@@ -9,9 +9,8 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 ROUNDS=${1:-7}
-ROOT=$(cd ../.. && pwd)
-W=$(mktemp -d)
-trap 'rm -rf "$W"' EXIT
+. ../lib.sh	# scratch
+scratch
 cc -O2 -o "$W/evpbench" evpbench.c -lcrypto
 gen() { "$ROOT/bin/dyliberator" -q --lib libcrypto.so.3 --app "$W/evpbench" -f EVP_DecryptUpdate -o "$W/$1.so" "${@:2}"; }
 gen diff-auto -g std.diff

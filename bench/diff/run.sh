@@ -9,9 +9,8 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 ROUNDS=${1:-5}
-ROOT=$(cd ../.. && pwd)
-W=$(mktemp -d)
-trap 'rm -rf "$W"' EXIT
+. ../lib.sh	# scratch
+scratch
 cc -O2 -fPIC -shared -Wl,-soname,libbuf.so -o "$W/libbuf.so" libbuf.c
 cc -O2 -o "$W/diffbench" diffbench.c -I. "$W/libbuf.so" -Wl,-rpath,"$W"
 gen() { "$ROOT/bin/dyliberator" -q --lib "$W/libbuf.so" --header buf.h -o "$W/$1.so" "${@:2}"; }

@@ -9,13 +9,11 @@ set -euo pipefail
 cd "$(dirname "$0")"
 ROUNDS=${1:-7}
 N=${2:-200000}
-ROOT=$(cd ../.. && pwd)
-W=$(mktemp -d)
-trap 'rm -rf "$W"' EXIT
+. ../lib.sh	# scratch, med
+scratch
 cc -O2 -pthread -o "$W/touch" touch.c -I"$ROOT/runtime/include" -L"$ROOT/build" -ldylrt -Wl,-rpath,"$ROOT/build"
 
 declare -A res
-. ../lib.sh	# med
 for r in $(seq "$ROUNDS"); do
 	for mode in off on; do
 		out=$(DYL_TRACE="$W/t.csv" "$W/touch" "$mode" "$N")

@@ -8,9 +8,8 @@ set -euo pipefail
 cd "$(dirname "$0")"
 ROUNDS=${1:-7}
 N=${2:-4000000}
-ROOT=$(cd ../.. && pwd)
-W=$(mktemp -d)
-trap 'rm -rf "$W"' EXIT
+. ../lib.sh	# scratch, med
+scratch
 cc -O2 -o "$W/mallocbench" mallocbench.c -lpthread
 cc -O2 -fPIC -shared -Wl,-soname,libargs.so -o "$W/libargs.so" libargs.c
 cc -O2 -o "$W/callbench" callbench.c -I. "$W/libargs.so" -Wl,-rpath,"$W"
@@ -21,7 +20,6 @@ gen diff -g std.diff		# the full method instead
 gen forward --no-default	# no interposers: the forwarding core alone
 
 declare -A res
-. ../lib.sh	# med
 one() {	# key, command...: appends the figure the program prints, and (key+) the CPU
 	# time of the whole command, its child processes included, per pair
 	local key=$1 out; shift

@@ -9,9 +9,8 @@ set -euo pipefail
 cd "$(dirname "$0")"
 ROUNDS=${1:-7}
 N=${2:-10000000}
-ROOT=$(cd ../.. && pwd)
-W=$(mktemp -d)
-trap 'rm -rf "$W"' EXIT
+. ../lib.sh	# scratch, med
+scratch
 cc -O2 -fPIC -shared -Wl,-soname,libnop.so -o "$W/libnop.so" libnop.c
 cc -O2 -o "$W/loop" loop.c -I. "$W/libnop.so" -Wl,-rpath,"$W"
 gen() { "$ROOT/bin/dyliberator" -q --lib "$W/libnop.so" --header nop.h -o "$W/$1.so" "${@:2}"; }
@@ -45,7 +44,6 @@ run_one() {	# config -> appends "loop proc rss"
 for r in $(seq "$ROUNDS"); do
 	for c in "${configs[@]}"; do run_one "$c"; done
 done
-. ../lib.sh	# med
 printf '%-11s %-24s %-24s %-26s %-22s\n' config "loop CPU ns/call" "process CPU ns/call" "wall ns/call" "peak RSS KiB"
 for c in "${configs[@]}"; do
 	printf '%-11s %-24s %-24s %-26s %-22s\n' "$c" "$(med <<<"${loop[$c]}")" "$(med <<<"${proc[$c]}")" \
