@@ -575,14 +575,13 @@ static void decode(struct dyl_conv *c, struct dyl_row *row, const struct dyl_rec
 	uint64_t end_or_dur = r->dur;	/* a duration unless WIDE says otherwise */
 	int is_end = 0;
 
-	row->depth = r->meta >> 20 & 0xff;
+	row->depth = dyl_rec_depth(r);
 	if (flags & DYL_REC_EXT) {
 		x = w[0] >> 8 & 0xff;
 		if (x & DYL_X_WIDE) {
 			end_or_dur = w[1];
 			is_end = !(flags & DYL_REC_DUR_NS);
 			id = (uint32_t)w[2];
-			row->depth = (uint32_t)(w[2] >> 32);
 			p += 16;
 		}
 	}
