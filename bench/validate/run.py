@@ -59,10 +59,25 @@ def cpu_flags():
     return set()
 
 
-def coretype():
-    """OpenBLAS 0.3.21 may not know this CPU model and then falls back to generic kernels:
-    name the kernels after the CPU's flags (what OpenBLAS itself detects on this VM is
-    printed with OPENBLAS_VERBOSE=2, and recorded in results.json)."""
+def openblas_detects(out):
+    """The core OpenBLAS picks by itself here (OPENBLAS_VERBOSE=2 prints it), or ''."""
+    det = subprocess.run(["/bin/sh", "-c", "OPENBLAS_VERBOSE=2 LD_PRELOAD=%s DYL_OFF=1 %s 1:2x2x2 2>&1" % (
+        os.path.join(out, "blas-serial.so"), os.path.join(out, "gemm_shapes"))],
+        capture_output=True, text=True, env={k: v for k, v in os.environ.items() if k != "OPENBLAS_CORETYPE"}).stdout
+    return " ".join(x.split(":", 1)[1].strip() for x in det.splitlines() if x.startswith("Core:")).strip()
+
+
+# what OpenBLAS 0.3.21 falls back to on a CPU model it does not know
+FALLBACK_CORES = {"", "Prescott", "Core2", "Katmai", "Coppermine", "Northwood", "Generic"}
+
+
+def coretype(out):
+    """OpenBLAS 0.3.21 may not know this CPU model and then falls back to generic kernels
+    (an Intel VM with AVX-512 did): then the kernels are named after the CPU's flags;
+    otherwise what it detects (Zen on an AMD EPYC VM), pinned."""
+    det = openblas_detects(out)
+    if det not in FALLBACK_CORES:
+        return det
     f = cpu_flags()
     if {"avx512f", "avx512dq", "avx512bw", "avx512vl"} <= f:
         return "SkylakeX"
@@ -226,7 +241,7 @@ def evp_sweep(scale):
 
 
 def scenarios(scale, out):
-    ct = coretype()
+    ct = coretype(out)
     blas = {"OPENBLAS_CORETYPE": ct}
     gs = os.path.join(out, "gemm_shapes")
     s = lambda n: scaled(n, scale)  # noqa: E731
@@ -706,17 +721,13 @@ def main():
     FAULTS = not args.no_faults
     t0 = time.time()
     results, cost = validate(args)
-    det = subprocess.run(["/bin/sh", "-c", "OPENBLAS_VERBOSE=2 LD_PRELOAD=%s DYL_OFF=1 %s 1:2x2x2 2>&1" % (
-        os.path.join(os.path.abspath(args.out), "blas-serial.so"), os.path.join(os.path.abspath(args.out), "gemm_shapes"))],
-        capture_output=True, text=True, env={k: v for k, v in os.environ.items() if k != "OPENBLAS_CORETYPE"}).stdout
-    det = " ".join(x.split(":", 1)[1].strip() for x in det.splitlines() if x.startswith("Core:"))
-    meta = {"runs": args.runs, "scale": args.scale, "OPENBLAS_CORETYPE": coretype(),
-            "openblas_detects": det.strip(), "OPENSSL_ia32cap_baseline": AESNI_OFF,
+    out = os.path.abspath(args.out)
+    meta = {"runs": args.runs, "scale": args.scale, "OPENBLAS_CORETYPE": coretype(out),
+            "openblas_detects": openblas_detects(out), "OPENSSL_ia32cap_baseline": AESNI_OFF,
             "call_cost_ns": {"%s/%s" % k: v[0] for k, v in cost.items()},
             "clock_cost_ns": {"%s/%s" % k: v[1] for k, v in cost.items()},
             "inherited_env": {k: v for k, v in os.environ.items() if k.startswith(("OPENBLAS_", "GOTO", "OMP_"))},
             "seconds": time.time() - t0}
-    out = os.path.abspath(args.out)
     with open(os.path.join(out, "results.json"), "w") as f:
         json.dump({"meta": meta, "scenarios": results}, f, indent=1)
     svg.speedups(os.path.join(out, "speedups.svg"), "Predicted (dyl-speedup) vs measured S_G, first model",

@@ -45,6 +45,7 @@ SQUARE_N = (4, 8, 12, 16, 20, 24, 28, 32, 40, 48, 56, 64, 80, 96, 128, 160, 192,
             448, 512, 576, 640)
 sys.path.insert(0, HERE)
 from run import THIN_M  # noqa: E402  (make validate's thin grid: why it is dense above 1024)
+from run import coretype  # noqa: E402  (the same kernels as make validate's runs)
 THIN_N = (8, 32, 128)
 
 APPS = [
@@ -53,21 +54,6 @@ APPS = [
     ("small 16..40^3", ["%d:%dx%dx%d" % (25000, n, n, n) for n in (16, 24, 32, 40)]),
     ("between families 1200x16x1200", ["40:1200x16x1200"]),
 ]
-
-
-def coretype():
-    """As run.py: OpenBLAS 0.3.21 may not know this CPU; name its kernels after the flags."""
-    flags = set()
-    with open("/proc/cpuinfo") as f:
-        for line in f:
-            if line.startswith("flags"):
-                flags = set(line.split(":", 1)[1].split())
-                break
-    if {"avx512f", "avx512dq", "avx512bw", "avx512vl"} <= flags:
-        return "SkylakeX"
-    if {"avx2", "fma"} <= flags:
-        return "Haswell"
-    return "Sandybridge" if "avx" in flags else "Nehalem"
 
 
 def scaled(n, scale, lo=3):
@@ -147,7 +133,7 @@ def main():
     out = os.path.abspath(args.out)
     t0 = time.time()
     build(out)
-    env = {"OPENBLAS_CORETYPE": coretype()}
+    env = {"OPENBLAS_CORETYPE": coretype(out)}
     sq_args, thin_args = square_shapes(args.scale), thin_shapes(args.scale, args.min_calls)
     sweeps = {"2d": [], "1d": []}
     apps = {name: [] for name, _ in APPS}
