@@ -9,7 +9,7 @@ B := build
 
 # Debian packages the project needs (build, run, test).  `make deps` installs them.
 DEB_PACKAGES := gcc make python3 python3-clang-14 libclang1-14 python3-jinja2 \
-	python3-pyelftools python3-pytest libpapi-dev papi-tools libunwind-dev \
+	python3-pyelftools python3-pytest libpapi-dev papi-tools libunwind-dev libdw-dev \
 	libblas3 libblas-dev liblapack3 libssl-dev openssl libjpeg-turbo-progs libjpeg-dev \
 	libopenblas0-serial libopenblas0-pthread
 
@@ -27,7 +27,8 @@ RT_HDR := $(wildcard runtime/include/*.h runtime/*.h)
 all: runtime $(COMMANDS)
 
 deps: $(B)/.deps
-$(B)/.deps:
+# (again when the Makefile changes: a package may have been added)
+$(B)/.deps: Makefile
 	@$(MAKE) -s install-packages PACKAGES="$(DEB_PACKAGES)"
 	@touch $@
 

@@ -84,6 +84,8 @@ struct dyl_frames {		/* the stack pointers of the calling frames, innermost firs
 	uintptr_t sp[64];
 	uintptr_t data_end[64];	/* frame i's data: [sp[i], data_end[i]); above it, up to
 				 * sp[i + 1], the registers it saved and its return address */
+	uintptr_t ip[64];	/* where frame i's function is (a return address but for i = 0);
+				 * its CFA is sp[i + 1] */
 };
 HIDDEN int dyl_stack_bounds(uintptr_t *lo, uintptr_t *hi);	/* the calling thread's stack */
 /* The frame holding P (P in the thread's stack): unwinds into FR once, from the caller
@@ -91,6 +93,12 @@ HIDDEN int dyl_stack_bounds(uintptr_t *lo, uintptr_t *hi);	/* the calling thread
 HIDDEN void dyl_unwind_warm(void);	/* libunwind's own set-up, once, early */
 HIDDEN int dyl_stack_frame(uintptr_t p, uintptr_t maxp, struct dyl_frames *fr,
 			   struct dyl_region *r);
+/* stackvars.c: the variable holding P in the frame of the function at IP (a return
+ * address) whose canonical frame address is CFA, from DWARF: [*LO, *HI) (1; 0: not
+ * known: no debug information, no libdw; 2: P is in no variable the debug information
+ * names, and [*LO, *HI) is the room between the named ones around it, 0 and
+ * UINTPTR_MAX where there are none) */
+HIDDEN int dyl_stack_var(uintptr_t ip, uintptr_t cfa, uintptr_t p, uintptr_t *lo, uintptr_t *hi);
 /* P in another thread's stack: up to the top of its frames (1; 0: none; -1: cannot look
  * now, from a signal handler that interrupted this thread changing the list) */
 HIDDEN int dyl_stack_other(uintptr_t p, struct dyl_region *r);

@@ -317,14 +317,15 @@ static __attribute__((noinline)) void unwind(struct dyl_frames *fr, uintptr_t ma
 	if (unw_getcontext(&uc) != 0 || unw_init_local(&cur, &uc) != 0)
 		return;
 	do {
-		unw_word_t sp;
-		if (unw_get_reg(&cur, UNW_REG_SP, &sp) != 0)
+		unw_word_t sp, ip;
+		if (unw_get_reg(&cur, UNW_REG_SP, &sp) != 0 || unw_get_reg(&cur, UNW_REG_IP, &ip) != 0)
 			break;
 		if (fr->n > 0 && sp <= fr->sp[fr->n - 1])
 			break;	/* a confused unwind: the stack grows down, SPs only go up */
 		/* the caller's registers, as the frame below saved them: in that frame */
 		if (fr->n > 0)
 			fr->data_end[fr->n - 1] = data_end(&cur, fr->sp[fr->n - 1], sp);
+		fr->ip[fr->n] = ip;
 		fr->sp[fr->n++] = sp;
 		if (sp > maxp)
 			break;
@@ -358,7 +359,26 @@ int dyl_stack_frame(uintptr_t p, uintptr_t maxp, struct dyl_frames *fr, struct d
 	}
 	for (int i = 0; i + 1 < fr->n; i++)
 		if (fr->sp[i] <= p && p < fr->sp[i + 1]) {
-			uintptr_t e = fr->data_end[i];
+			uintptr_t e = fr->data_end[i], vlo, vhi, glo = 0, ghi = UINTPTR_MAX;
+			/* with debug information, the variable: one of the frame's function, or a
+			 * stack-passed parameter of the function it called (at that one's CFA);
+			 * else the room between the variables it names */
+			int v = dyl_stack_var(fr->ip[i], fr->sp[i + 1], p, &vlo, &vhi);
+			if (v == 2) {
+				glo = vlo;
+				ghi = vhi;
+			}
+			if (v != 1 && i > 0 && dyl_stack_var(fr->ip[i - 1], fr->sp[i], p, &vlo, &vhi) == 1)
+				v = 1;
+			if (v == 1) {
+				*r = (struct dyl_region){ vlo, vhi, DYL_REGION_STACK, 0, 0 };
+				return 1;
+			}
+			if (p < e && (glo > fr->sp[i] || ghi < e)) {
+				*r = (struct dyl_region){ glo > fr->sp[i] ? glo : fr->sp[i], ghi < e ? ghi : e,
+							  DYL_REGION_STACK, 0, 0 };
+				return 1;
+			}
 			/* (a pointer to the saved registers: those, as a region of their own) */
 			*r = p < e ? (struct dyl_region){ fr->sp[i], e, DYL_REGION_STACK, 0, 0 }
 				   : (struct dyl_region){ e, fr->sp[i + 1], DYL_REGION_STACK, 0, 0 };

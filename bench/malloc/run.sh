@@ -13,6 +13,8 @@ scratch
 cc -O2 -o "$W/mallocbench" mallocbench.c -lpthread
 cc -O2 -fPIC -shared -Wl,-soname,libargs.so -o "$W/libargs.so" libargs.c
 cc -O2 -o "$W/callbench" callbench.c -I. "$W/libargs.so" -Wl,-rpath,"$W"
+# the same with debug information: a stack pointer is charged by its variable (DWARF)
+cc -O2 -g -o "$W/callbench-g" callbench.c -I. "$W/libargs.so" -Wl,-rpath,"$W"
 gen() { "$ROOT/bin/dyliberator" -q --lib "$W/libargs.so" --header args.h -o "$W/$1.so" "${@:2}"; }
 gen trace			# std.time + std.trace
 gen regions -g std.regions	# + the allocator interposers and the charge
@@ -39,10 +41,12 @@ for r in $(seq "$ROUNDS"); do
 			esac
 		done
 	done
-	for k in heap stack static; do
-		one "trace/$k" env LD_PRELOAD="$W/trace.so" DYL_TRACE="$W/t.csv" "$W/callbench" "$k" "$N"
-		one "regions/$k" env LD_PRELOAD="$W/regions.so" DYL_TRACE="$W/t.csv" "$W/callbench" "$k" "$((N / 10))"
-		one "diff/$k" env LD_PRELOAD="$W/diff.so" DYL_TRACE="$W/t.csv" "$W/callbench" "$k" "$((N / 10))"
+	for k in heap stack static stack-g; do
+		exe=$W/callbench; arg=$k
+		[ "$k" = stack-g ] && exe=$W/callbench-g && arg=stack
+		one "trace/$k" env LD_PRELOAD="$W/trace.so" DYL_TRACE="$W/t.csv" "$exe" "$arg" "$N"
+		one "regions/$k" env LD_PRELOAD="$W/regions.so" DYL_TRACE="$W/t.csv" "$exe" "$arg" "$((N / 10))"
+		one "diff/$k" env LD_PRELOAD="$W/diff.so" DYL_TRACE="$W/t.csv" "$exe" "$arg" "$((N / 10))"
 	done
 done
 printf '%-11s %-24s %-24s %-24s %-24s\n' "malloc" "loop CPU ns/pair, 1 thr" "2 threads" \
@@ -51,11 +55,11 @@ for c in "${configs[@]}"; do
 	printf '%-11s %-24s %-24s %-24s %-24s\n' "$c" "$(med <<<"${res[$c/1]}")" "$(med <<<"${res[$c/2]}")" \
 		"$(med <<<"${res[$c/1+]}")" "$(med <<<"${res[$c/2+]}")"
 done
-printf '\n%-11s %-26s %-26s %-26s\n' "calls" "CPU ns/call, 3 heap ptrs" "CPU ns/call, 1 stack ptr" \
-	"CPU ns/call, 1 static ptr"
+printf '\n%-11s %-26s %-26s %-26s %-26s\n' "calls" "CPU ns/call, 3 heap ptrs" "CPU ns/call, 1 stack ptr" \
+	"CPU ns/call, 1 static ptr" "1 stack ptr, built with -g"
 for c in trace regions diff; do
-	printf '%-11s %-26s %-26s %-26s\n' "$c" "$(med <<<"${res[$c/heap]}")" "$(med <<<"${res[$c/stack]}")" \
-		"$(med <<<"${res[$c/static]}")"
+	printf '%-11s %-26s %-26s %-26s %-26s\n' "$c" "$(med <<<"${res[$c/heap]}")" "$(med <<<"${res[$c/stack]}")" \
+		"$(med <<<"${res[$c/static]}")" "$(med <<<"${res[$c/stack-g]}")"
 done
 # static objects: the first lookup into an object reads its symbols (staticbench.c)
 cc -O2 -I"$ROOT/runtime/include" -o "$W/staticbench" staticbench.c "$ROOT/build/libdylrt.so" \

@@ -1,0 +1,128 @@
+"""Stack pointers charged by the variable they point into, where the program has debug
+information (runtime/stackvars.c): an int, an array, a struct's last field, a
+stack-passed parameter of the caller, each among other locals that change; the same
+program without -g is charged by its frames (more), and keeps its descriptor numbers."""
+import pytest
+
+from dyltest import Trace, build_c, c_library, run_both, wrap
+
+HEADER = 'double take(const int *n, const double *x, double *y);\n'
+SOURCE = ('double take(const int *n, const double *x, double *y)\n'
+          '{ double s = 0; for (int i = 0; i < *n; i++) s += x[i]; *y = s; return s; }\n')
+APP = r'''
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include "dw.h"
+
+struct out { char name[100]; double y; };
+static volatile long sink;
+
+/* n, x and st among 256 bytes of other locals, rewritten before each call */
+__attribute__((noinline)) static double locals(int k)
+{
+	long other[32];
+	int n = 5;
+	double x[5];
+	struct out st;
+	for (int i = 0; i < 32; i++)
+		other[i] = k * 1000 + i;
+	for (int i = 0; i < 5; i++)
+		x[i] = k + i;
+	memset(st.name, 'a' + k, sizeof(st.name));
+	__asm__ volatile("" : : "r"(other), "r"(&n), "r"(x), "r"(&st) : "memory");
+	double r = take(&n, x, &st.y);
+	for (int i = 0; i < 32; i++)
+		sink += other[i] + st.name[i];
+	return r;
+}
+
+/* the seventh int is passed on the stack, in the caller's frame, next to its locals */
+__attribute__((noinline)) static double seventh(int a, int b, int c, int d, int e, int f, int g)
+{
+	double x[8];
+	for (int i = 0; i < 8; i++)
+		x[i] = a + b + c + d + e + f + i;
+	__asm__ volatile("" : : "r"(x) : "memory");
+	double y;
+	double r = take(&g, x, &y);
+	return r + y;
+}
+
+__attribute__((noinline)) static double calls_seventh(int k)
+{
+	long busy[16];
+	for (int i = 0; i < 16; i++)
+		busy[i] = k + i;
+	__asm__ volatile("" : : "r"(busy) : "memory");
+	double r = seventh(k, 2, 3, 4, 5, 6, 7);
+	for (int i = 0; i < 16; i++)
+		sink += busy[i];
+	return r;
+}
+
+int main(void)
+{
+	double s = 0;
+	for (int k = 1; k <= 3; k++)
+		s += locals(k);
+	s += calls_seventh(1);
+	printf("%.1f\n", s);
+	/* the next descriptor number, for the test (not on stdout: the runtime's own trace
+	 * descriptors make it differ from the plain run's) */
+	FILE *f = fopen("fd.txt", "w");
+	fprintf(f, "%d\n", open("/dev/null", O_RDONLY));
+	fclose(f);
+	return 0;
+}
+'''
+
+
+@pytest.fixture(scope='module')
+def built(tmp_path_factory):
+    d = tmp_path_factory.mktemp('dwarf')
+    lib, h = c_library(d, 'dw', HEADER, SOURCE)
+    flags = [f'-I{d}', lib, f'-Wl,-rpath,{d}']
+    apps = {'g': build_c(d, APP, 'app_g', *flags), 'stripped': build_c(d, APP, 'app_s', '-s', *flags)}
+    wrappers = {mg: wrap(d, '--lib', lib, '--header', h, '-g', mg, name=f'{mg}.so')
+                for mg in ('std.regions', 'std.diff')}
+    return d, apps, wrappers
+
+
+def charged(built, app, mg):
+    d, apps, wrappers = built
+    run_both([apps[app]], wrappers[mg], d, trace=f'{app}-{mg}.csv')
+    with open(d / 'fd.txt') as f:
+        fd = int(f.read())
+    return [(int(x['in_bytes']), int(x['out_bytes'])) for x in Trace(d / f'{app}-{mg}.csv').by_seq()], fd
+
+
+def test_variables_charged_their_own_bytes(built):
+    rows, fd = charged(built, 'g', 'std.regions')
+    # take(&n, x, &st.y): n 4 bytes and x 40 in, st.y to the end of st, 8 bytes, out, plus
+    # the returned double; not the 256 bytes of `other` nor the rest of the frame
+    assert rows[:3] == [(4 + 40, 8 + 8)] * 3
+    # take(&g, x, &y) in seventh(): g is the caller's stack argument, 4 bytes, next to
+    # calls_seventh's own locals
+    assert rows[3] == (4 + 64, 8 + 8)
+    # reading the debug information leaves no descriptor open: the program's next one is
+    # what it is under the same wrapper without debug information
+    assert fd == charged(built, 'stripped', 'std.regions')[1]
+
+
+def test_full_method_counts_the_variables_that_changed(built):
+    rows, _ = charged(built, 'g', 'std.diff')
+    # the first call: n and x were written (n's 8-byte block clipped to its 4 bytes), and
+    # st.y, an output the call has not written yet, holds what earlier frames left there:
+    # no call saw it, so it counts as changed (the full method's known limit, 8 bytes
+    # unless they happen to be zeros); then x changes every call, n and st.y do not
+    assert rows[0] in [(4 + 40, 8 + 8), (4 + 40 + 8, 8 + 8)]
+    assert rows[1] == rows[2] == (40, 8 + 8)
+    assert rows[3] in [(4 + 64, 8 + 8), (4 + 64 + 8, 8 + 8)]
+
+
+def test_without_debug_information_the_frame_bounds(built):
+    rows, _ = charged(built, 'stripped', 'std.regions')
+    # by frames: &n to the end of locals' frame data, `other` and st among it
+    assert all(i > 4 + 40 + 200 for i, _ in rows[:3]), rows

@@ -1,0 +1,346 @@
+/* stackvars.c - the variable a stack pointer points into, from the program's DWARF.
+ *
+ * stackframe.c bounds a stack pointer by the data of the frame holding it, and a frame
+ * holds many variables: Fortran BLAS's `&ldc`, one int, was charged the rest of its
+ * caller's locals, all that changed among them.  Where the object holding the frame's
+ * function has debug information (built with -g), the variable is known: its place
+ * relative to the frame's canonical frame address (a DW_OP_fbreg location, the frame
+ * base being DW_OP_call_frame_cfa, as gcc and clang emit on x86-64) and its size, its
+ * type's.  A function's stack-passed parameters lie at its CFA and up, in its caller's
+ * frame: the caller's frame is looked at with the callee's parameters too.
+ *
+ * libdw is loaded with dlopen at the first lookup: a process that never passes a stack
+ * pointer pays nothing, and without libdw1 (or without -g) the frame bounds stay.  The
+ * variables of each code address (a frame's return address) are read once and cached;
+ * a later lookup is a hash probe under a lock.  Reading them calls dlopen,
+ * dl_iterate_phdr, libdw and malloc, none async-signal-safe: signals are blocked
+ * meanwhile, and a lookup that finds the lock held by its own thread (a wrapped call in a
+ * handler) answers "not known".  Each object's file is mapped once (libelf) and its
+ * descriptor closed at once.  Debug information in a separate file is not read.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <fcntl.h>
+#include <link.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include "regions.h"
+
+#define MAX_OBJS 256
+#define TABLE 4096		/* code addresses cached (a power of two) */
+#define MAX_VARS 65536		/* their variables, in all */
+
+struct var {
+	int64_t off;		/* from the CFA */
+	uint64_t size;
+};
+
+struct site {
+	uintptr_t ip;		/* 0: empty */
+	uint32_t first, n;	/* its variables: vars[first .. first + n) */
+};
+
+struct obj {
+	uintptr_t lo, hi;	/* its loaded segments */
+	uintptr_t bias;
+	Dwarf *dw;		/* NULL: no debug information */
+};
+
+/* libdw's functions, from dlopen */
+static struct {
+	unsigned (*elf_version)(unsigned);
+	Elf *(*elf_begin)(int, Elf_Cmd, Elf *);
+	int (*elf_cntl)(Elf *, Elf_Cmd);
+	Dwarf *(*begin_elf)(Elf *, Dwarf_Cmd, Elf_Scn *);
+	Dwarf_Die *(*addrdie)(Dwarf *, Dwarf_Addr, Dwarf_Die *);
+	int (*getscopes)(Dwarf_Die *, Dwarf_Addr, Dwarf_Die **);
+	int (*child)(Dwarf_Die *, Dwarf_Die *);
+	int (*siblingof)(Dwarf_Die *, Dwarf_Die *);
+	int (*tag)(Dwarf_Die *);
+	Dwarf_Attribute *(*attr_integrate)(Dwarf_Die *, unsigned int, Dwarf_Attribute *);
+	int (*getlocation_addr)(Dwarf_Attribute *, Dwarf_Addr, Dwarf_Op **, size_t *, size_t);
+	ptrdiff_t (*getlocations)(Dwarf_Attribute *, ptrdiff_t, Dwarf_Addr *, Dwarf_Addr *, Dwarf_Addr *,
+				  Dwarf_Op **, size_t *);
+	Dwarf_Die *(*formref_die)(Dwarf_Attribute *, Dwarf_Die *);
+	int (*aggregate_size)(Dwarf_Die *, Dwarf_Word *);
+} dw;
+
+/* everything here: one per process */
+static struct {
+	pid_t owner;		/* the thread holding the lock, 0: free */
+	int state;		/* 0: libdw not loaded yet, 1: loaded, 2: not available */
+	struct site *sites;	/* TABLE of them, mapped at the first lookup */
+	struct var *vars;	/* MAX_VARS */
+	uint32_t nsites, nvars;
+	struct obj objs[MAX_OBJS];
+	uint32_t nobjs;
+} sv;
+
+static TLS pid_t tid;		/* this thread's id, once known (a forked child's is reset) */
+
+static pid_t self_tid(void)
+{
+	if (!tid)
+		tid = (pid_t)syscall(SYS_gettid);
+	return tid;
+}
+
+static int load_libdw(void)
+{
+	void *h = dlopen("libdw.so.1", RTLD_NOW | RTLD_LOCAL);
+
+	if (!h)
+		return 2;
+#define GET(field, name) (*(void **)&dw.field = dlsym(h, name))
+	/* libelf's functions come through libdw's handle: dlsym searches its dependencies */
+	if (!GET(elf_version, "elf_version") || !GET(elf_begin, "elf_begin") || !GET(elf_cntl, "elf_cntl") ||
+	    !GET(begin_elf, "dwarf_begin_elf") || !GET(addrdie, "dwarf_addrdie") ||
+	    !GET(getscopes, "dwarf_getscopes") || !GET(child, "dwarf_child") ||
+	    !GET(siblingof, "dwarf_siblingof") || !GET(tag, "dwarf_tag") ||
+	    !GET(attr_integrate, "dwarf_attr_integrate") ||
+	    !GET(getlocation_addr, "dwarf_getlocation_addr") || !GET(getlocations, "dwarf_getlocations") ||
+	    !GET(formref_die, "dwarf_formref_die") || !GET(aggregate_size, "dwarf_aggregate_size"))
+		return 2;
+#undef GET
+	dw.elf_version(EV_CURRENT);
+	sv.sites = dyl_raw_map(TABLE * sizeof(*sv.sites));
+	sv.vars = dyl_raw_map(MAX_VARS * sizeof(*sv.vars));
+	return sv.sites && sv.vars ? 1 : 2;
+}
+
+struct find_obj {
+	uintptr_t ip;
+	struct obj *o;
+};
+
+static int find_obj_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct find_obj *f = arg;
+	uintptr_t lo = UINTPTR_MAX, hi = 0;
+
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD)
+			continue;
+		uintptr_t a = info->dlpi_addr + ph->p_vaddr;
+		if (a < lo)
+			lo = a;
+		if (a + ph->p_memsz > hi)
+			hi = a + ph->p_memsz;
+	}
+	if (!(lo <= f->ip && f->ip < hi) || sv.nobjs >= MAX_OBJS)
+		return 0;
+	struct obj *o = &sv.objs[sv.nobjs];
+	*o = (struct obj){ lo, hi, info->dlpi_addr, NULL };
+	const char *path = info->dlpi_name && info->dlpi_name[0] ? info->dlpi_name : "/proc/self/exe";
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		/* the file mapped, and the descriptor closed at once: the program keeps the
+		 * descriptor numbers it would have had */
+		Elf *e = dw.elf_begin(fd, ELF_C_READ_MMAP, NULL);
+		if (e && dw.elf_cntl(e, ELF_C_FDDONE) == 0)
+			o->dw = dw.begin_elf(e, DWARF_C_READ, NULL);
+		close(fd);
+	}
+	sv.nobjs++;
+	f->o = o;
+	return 1;
+}
+
+static struct obj *object_of(uintptr_t ip)
+{
+	for (uint32_t i = 0; i < sv.nobjs; i++)
+		if (sv.objs[i].lo <= ip && ip < sv.objs[i].hi)
+			return &sv.objs[i];
+	struct find_obj f = { ip, NULL };
+	dl_iterate_phdr(find_obj_cb, &f);
+	return f.o;
+}
+
+/* A location that is the frame base plus a constant: that constant, the one at PC
+ * if the location list has one there, else the list's first.  Optimised code lists a
+ * variable's memory only where it holds its value (gcc -O2: a stack-passed int whose
+ * address the function hands on is listed up to its last read, not at the call that
+ * uses the address), but an address-taken variable keeps its slot in the frame. */
+static int fbreg_of(Dwarf_Die *die, Dwarf_Addr pc, int64_t *off)
+{
+	Dwarf_Attribute a;
+	Dwarf_Addr base, start, end;
+	Dwarf_Op *ops;
+	size_t n;
+	ptrdiff_t at = 0;
+	int found = 0;
+
+	if (!dw.attr_integrate(die, DW_AT_location, &a))
+		return 0;
+	while ((at = dw.getlocations(&a, at, &base, &start, &end, &ops, &n)) > 0) {
+		if (n != 1 || ops[0].atom != DW_OP_fbreg)
+			continue;
+		if (!found || (start <= pc && pc < end))
+			*off = (int64_t)ops[0].number;
+		found = 1;
+		if (start <= pc && pc < end)
+			break;
+	}
+	return found;
+}
+
+static int frame_base_is_cfa(Dwarf_Die *fn, Dwarf_Addr pc)
+{
+	Dwarf_Attribute a;
+	Dwarf_Op *ops;
+	size_t n;
+
+	return dw.attr_integrate(fn, DW_AT_frame_base, &a) && dw.getlocation_addr(&a, pc, &ops, &n, 1) == 1 &&
+	       n == 1 && ops[0].atom == DW_OP_call_frame_cfa;
+}
+
+static void add_var(Dwarf_Die *v, Dwarf_Addr pc)
+{
+	Dwarf_Attribute a;
+	Dwarf_Die type;
+	Dwarf_Word size;
+	int64_t off;
+
+	if (sv.nvars >= MAX_VARS || !fbreg_of(v, pc, &off))
+		return;
+	if (!dw.attr_integrate(v, DW_AT_type, &a) || !dw.formref_die(&a, &type) ||
+	    dw.aggregate_size(&type, &size) != 0 || size == 0)
+		return;
+	sv.vars[sv.nvars++] = (struct var){ off, size };
+}
+
+/* the variables and parameters of the scopes holding PC, in memory at CFA + constant */
+static void read_site(struct site *s, uintptr_t ip)
+{
+	struct obj *o = object_of(ip);
+	Dwarf_Die cu, *scopes = NULL, c;
+
+	s->first = sv.nvars;
+	s->n = 0;
+	if (!o || !o->dw)
+		return;
+	Dwarf_Addr pc = ip - 1 - o->bias;	/* a return address: the call is just before */
+	if (!dw.addrdie(o->dw, pc, &cu))
+		return;
+	int n = dw.getscopes(&cu, pc, &scopes);
+	int fn = -1;
+	for (int i = 0; i < n && fn < 0; i++)
+		if (dw.tag(&scopes[i]) == DW_TAG_subprogram)
+			fn = i;
+	if (fn >= 0 && frame_base_is_cfa(&scopes[fn], pc))
+		for (int i = 0; i <= fn; i++) {	/* blocks, inlined calls, the function */
+			if (dw.child(&scopes[i], &c) != 0)
+				continue;
+			do {
+				int t = dw.tag(&c);
+				if (t == DW_TAG_variable || t == DW_TAG_formal_parameter)
+					add_var(&c, pc);
+			} while (dw.siblingof(&c, &c) == 0);
+		}
+	free(scopes);
+	s->n = sv.nvars - s->first;
+}
+
+static uint32_t slot_of(uintptr_t ip)
+{
+	return (uint32_t)((ip * 0x9E3779B97F4A7C15ull) >> 52) & (TABLE - 1);
+}
+
+/* the cached variables of IP, or NULL */
+static struct site *cached(uintptr_t ip)
+{
+	for (uint32_t i = 0, h = slot_of(ip); i < TABLE; i++, h = (h + 1) & (TABLE - 1)) {
+		if (sv.sites[h].ip == ip)
+			return &sv.sites[h];
+		if (sv.sites[h].ip == 0)
+			return NULL;
+	}
+	return NULL;
+}
+
+/* the cached variables of IP, read now if they are not: signals blocked, as read_site
+ * calls the loader, libdw and malloc */
+static struct site *site_of(uintptr_t ip)
+{
+	for (uint32_t i = 0, h = slot_of(ip); i < TABLE; i++, h = (h + 1) & (TABLE - 1)) {
+		struct site *s = &sv.sites[h];
+		if (s->ip == ip)
+			return s;
+		if (s->ip == 0) {
+			if (sv.nsites >= TABLE / 2)
+				return NULL;	/* full enough: no more code addresses */
+			read_site(s, ip);
+			s->ip = ip;
+			sv.nsites++;
+			return s;
+		}
+	}
+	return NULL;
+}
+
+int dyl_stack_var(uintptr_t ip, uintptr_t cfa, uintptr_t p, uintptr_t *lo, uintptr_t *hi)
+{
+	pid_t me = self_tid(), free_ = 0;
+	int found = 0;
+	uintptr_t below = 0, above = UINTPTR_MAX;	/* the known variables next to P */
+
+	if (!ip || __atomic_load_n(&sv.state, __ATOMIC_ACQUIRE) == 2 ||
+	    __atomic_load_n(&sv.owner, __ATOMIC_RELAXED) == me)
+		return 0;	/* no libdw, or a handler interrupted this thread's lookup */
+	while (!__atomic_compare_exchange_n(&sv.owner, &free_, me, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+		free_ = 0;
+	struct site *s = sv.state == 1 ? cached(ip) : NULL;
+	if (!s && sv.state != 2) {
+		sigset_t all, old;
+		sigfillset(&all);
+		pthread_sigmask(SIG_BLOCK, &all, &old);
+		dyl_busy++;	/* libdw's, libelf's and the loader's calls are not the program's */
+		if (sv.state == 0)	/* (read without the lock above: stored atomically) */
+			__atomic_store_n(&sv.state, load_libdw(), __ATOMIC_RELEASE);
+		s = sv.state == 1 ? site_of(ip) : NULL;
+		dyl_busy--;
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+	}
+	for (uint32_t i = 0; s && i < s->n && !found; i++) {
+		const struct var *v = &sv.vars[s->first + i];
+		uintptr_t a = cfa + (uintptr_t)v->off;
+		if (a <= p && p - a < v->size) {
+			*lo = a;
+			*hi = a + v->size;
+			found = 1;
+		} else if (a > p && a < above) {
+			above = a;
+		} else if (a < p && a + v->size <= p && a + v->size > below) {
+			below = a + v->size;
+		}
+	}
+	if (!found && s && s->n > 0) {
+		/* a slot the debug information does not name (a spilled parameter): up to the
+		 * next variable it names */
+		*lo = below;
+		*hi = above;
+		found = 2;
+	}
+	__atomic_store_n(&sv.owner, 0, __ATOMIC_RELEASE);
+	return found;
+}
+
+/* fork: the child's one thread has a new id, and the lock may be held by a thread the
+ * child does not have */
+static void child_after_fork(void)
+{
+	sv.owner = 0;
+	tid = 0;
+}
+
+__attribute__((constructor)) static void stackvars_constructor(void)
+{
+	pthread_atfork(NULL, NULL, child_after_fork);
+}
