@@ -14,9 +14,10 @@
  * variables of each code address (a frame's return address) are read once and cached;
  * a later lookup is a hash probe under a lock.  Reading them calls dlopen,
  * dl_iterate_phdr, libdw and malloc, none async-signal-safe: signals are blocked
- * meanwhile, and a lookup that finds the lock held by its own thread (a wrapped call in a
- * handler) answers "not known".  Each object's file is mapped once (libelf) and its
- * descriptor closed at once.  Debug information in a separate file is not read.
+ * meanwhile, and a lookup that finds the lock held by its own thread (a wrapped call in
+ * a handler) answers "not known", as does one that waited too long for another thread.
+ * Each object's file is mapped once (libelf) and its descriptor closed at once.  Debug
+ * information in a separate file is not read.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -25,6 +26,7 @@
 #include <fcntl.h>
 #include <link.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -294,8 +296,19 @@ int dyl_stack_var(uintptr_t ip, uintptr_t cfa, uintptr_t p, uintptr_t *lo, uintp
 	if (!ip || __atomic_load_n(&sv.state, __ATOMIC_ACQUIRE) == 2 ||
 	    __atomic_load_n(&sv.owner, __ATOMIC_RELAXED) == me)
 		return 0;	/* no libdw, or a handler interrupted this thread's lookup */
-	while (!__atomic_compare_exchange_n(&sv.owner, &free_, me, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+	/* Another thread may be reading an object's DWARF (milliseconds), and may wait for
+	 * the loader's lock that this thread holds (a wrapped call from a constructor during
+	 * dlopen): waiting is bounded, then the frame bounds do */
+	for (unsigned spins = 0;
+	     !__atomic_compare_exchange_n(&sv.owner, &free_, me, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+	     spins++) {
 		free_ = 0;
+		if (spins >= 64) {
+			if (spins >= 64 + 10000)
+				return 0;
+			sched_yield();
+		}
+	}
 	struct site *s = sv.state == 1 ? cached(ip) : NULL;
 	if (!s && sv.state != 2) {
 		sigset_t all, old;
