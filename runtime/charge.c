@@ -131,7 +131,7 @@ struct dyl_groups *dyl_groups_collect(const struct dyl_rarg *args, unsigned n)
 	c->ngroups = 0;
 	c->in = 0;
 	c->out = 0;
-	c->fr.n = -1;
+	c->fr.checked = 0;	/* (the last call's frames are kept: they may be this one's) */
 	c->incomplete = 0;
 	c->have_stack = dyl_stack_bounds(&c->stack_lo, &c->stack_hi);
 	/* unwind only as far as the highest stack argument */

@@ -57,6 +57,7 @@ struct dyl_regions {
 	unsigned long long seg_adds, seg_subs;	/* dl_iterate_phdr's counters at the last scan */
 	/* charge.c */
 	uint64_t pointers, unknown, unwinds;
+	uint64_t unwinds_saved;	/* calls whose frames were the last call's (stackframe.c) */
 	int heap_note;		/* dyl_regions_check_allocator ran */
 	int diff_watching;	/* std.diff watches pages: big blocks freed are protected */
 	int diff_births;	/* std.diff copies new blocks (dyl_diff_born) */
@@ -80,7 +81,10 @@ HIDDEN int dyl_static_find(uintptr_t p, struct dyl_region *r);
 
 /* stackframe.c */
 struct dyl_frames {		/* the stack pointers of the calling frames, innermost first */
-	int n;			/* -1: not unwound yet */
+	int checked;		/* 0: not yet for this call (the frames may be the last call's) */
+	int n;			/* frames unwound (for this call once checked) */
+	int complete;		/* the walk went as far as it could (not stopped at maxp) */
+	uintptr_t here;		/* where the walk started (its caller's frame address) */
 	uintptr_t sp[64];
 	uintptr_t data_end[64];	/* frame i's data: [sp[i], data_end[i]); above it, up to
 				 * sp[i + 1], the registers it saved and its return address */

@@ -328,8 +328,35 @@ static __attribute__((noinline)) void unwind(struct dyl_frames *fr, uintptr_t ma
 		fr->ip[fr->n] = ip;
 		fr->sp[fr->n++] = sp;
 		if (sp > maxp)
-			break;
+			return;
 	} while (fr->n < cap && unw_step(&cur) > 0);
+	fr->complete = 1;
+}
+
+/* The frames of this call: the last call's again when they are the same, else unwound.
+ * A program calls from the same places over and over, and a walk costs microseconds
+ * (libunwind reads each frame's CFI and blocks signals around dl_iterate_phdr at each
+ * step).  The frames are the same when the walk starts at the same place and every
+ * frame's return address slot (just below its caller's stack pointer) still holds the
+ * caller's address found then: a frame's size and where it saves registers follow
+ * from its code address, so the same chain of return addresses at the same places is
+ * the same chain of frames (a frame of another size, alloca's, would move every frame
+ * below it, and the walk's start).  Checking costs a load per frame. */
+static __attribute__((noinline)) void frames(struct dyl_frames *fr, uintptr_t maxp)
+{
+	uintptr_t here = (uintptr_t)__builtin_frame_address(0);
+	int same = fr->n > 1 && fr->here == here && (fr->complete || fr->sp[fr->n - 1] > maxp);
+
+	/* frame 0 is unwind()'s, gone: its caller, this function, is frame 1 */
+	for (int i = 1; same && i + 1 < fr->n; i++)
+		same = *(const uintptr_t *)(fr->sp[i + 1] - sizeof(uintptr_t)) == fr->ip[i + 1];
+	if (same) {
+		__atomic_fetch_add(&dyl_reg.unwinds_saved, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	fr->complete = 0;
+	unwind(fr, maxp);
+	fr->here = here;
 }
 
 /* libunwind sets itself up at its first use (unw_init_local), with a once-flag that two
@@ -352,10 +379,11 @@ int dyl_stack_frame(uintptr_t p, uintptr_t maxp, struct dyl_frames *fr, struct d
 
 	if (!dyl_stack_bounds(&lo, &hi) || p < lo || p >= hi)
 		return 0;
-	if (fr->n < 0) {
+	if (!fr->checked) {
 		dyl_busy++;	/* libunwind's calls into a wrapped libc are not the program's */
-		unwind(fr, maxp);
+		frames(fr, maxp);
 		dyl_busy--;
+		fr->checked = 1;
 	}
 	for (int i = 0; i + 1 < fr->n; i++)
 		if (fr->sp[i] <= p && p < fr->sp[i + 1]) {
