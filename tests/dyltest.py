@@ -119,6 +119,16 @@ def c_app(tmp_path, name, source, lib):
     return build_c(tmp_path, source, name, f'-I{d}', lib, f'-Wl,-rpath,{d}')
 
 
+def app_with_and_without_debug_info(tmp_path, name, header, source, app):
+    """lib<NAME>.so from C text, and APP (C text) linked against it twice: built with -g
+    and stripped (-s).  Returns (library, header, {'g': path, 'stripped': path})."""
+    lib, h = c_library(tmp_path, name, header, source)
+    d = os.path.dirname(lib)
+    flags = [f'-I{d}', lib, f'-Wl,-rpath,{d}']
+    return lib, h, {'g': build_c(tmp_path, app, 'app_g', *flags),
+                    'stripped': build_c(tmp_path, app, 'app_s', '-s', *flags)}
+
+
 def list_verdicts(out):
     """dyliberator --list output -> {'wrap'|'skip'|'none': {name: rest of the line}}."""
     kinds = {'wrap': {}, 'skip': {}, 'none': {}}

@@ -4,7 +4,7 @@ stack-passed parameter of the caller, each among other locals that change; the s
 program without -g is charged by its frames (more), and keeps its descriptor numbers."""
 import pytest
 
-from dyltest import Trace, build_c, c_library, run_both, wrap
+from dyltest import Trace, app_with_and_without_debug_info, run_both, wrap
 
 HEADER = 'double take(const int *n, const double *x, double *y);\n'
 SOURCE = ('double take(const int *n, const double *x, double *y)\n'
@@ -82,9 +82,7 @@ int main(void)
 @pytest.fixture(scope='module')
 def built(tmp_path_factory):
     d = tmp_path_factory.mktemp('dwarf')
-    lib, h = c_library(d, 'dw', HEADER, SOURCE)
-    flags = [f'-I{d}', lib, f'-Wl,-rpath,{d}']
-    apps = {'g': build_c(d, APP, 'app_g', *flags), 'stripped': build_c(d, APP, 'app_s', '-s', *flags)}
+    lib, h, apps = app_with_and_without_debug_info(d, 'dw', HEADER, SOURCE, APP)
     wrappers = {mg: wrap(d, '--lib', lib, '--header', h, '-g', mg, name=f'{mg}.so')
                 for mg in ('std.regions', 'std.diff')}
     return d, apps, wrappers

@@ -5,7 +5,7 @@ calls from two callers in turn, at the depths of a recursion, from a frame of va
 size (a VLA), with and without debug information."""
 import pytest
 
-from dyltest import Trace, build_c, c_library, run_both, wrap
+from dyltest import Trace, app_with_and_without_debug_info, run_both, wrap
 
 HEADER = 'double take(const double *x);\n'
 SOURCE = 'double take(const double *x) { return x[0]; }\n'
@@ -74,9 +74,7 @@ int main(void)
 @pytest.fixture(scope='module')
 def built(tmp_path_factory):
     d = tmp_path_factory.mktemp('frames')
-    lib, h = c_library(d, 'fr', HEADER, SOURCE)
-    flags = [f'-I{d}', lib, f'-Wl,-rpath,{d}']
-    apps = {'g': build_c(d, APP, 'app_g', *flags), 'stripped': build_c(d, APP, 'app_s', '-s', *flags)}
+    lib, h, apps = app_with_and_without_debug_info(d, 'fr', HEADER, SOURCE, APP)
     w = wrap(d, '--lib', lib, '--header', h, '-g', 'std.regions')
     return d, apps, w
 
