@@ -13,7 +13,10 @@ For every scenario:
   measured   N untraced baseline and N untraced accelerated runs, interleaved with the
              rest: S_G = T_base / T_accel, per round (CPU time user+sys of the process
              for the one-thread scenarios, wall time for the two-thread one);
-  error      predicted / measured - 1, of the medians.
+  error      predicted / measured - 1, of the medians; and per round (that round's
+             prediction against that round's runs), with a 95 % interval for that
+             median from the order statistics, which says whether the rounds can tell
+             "within 3 %" at all (on a noisy machine: "cannot tell").
 Also per scenario, to take the error apart: N traced accelerated runs (the accelerated
 kernel's own time in the app, and the time outside the kernels), the time tracing adds
 (the wrapper's measure, and the harness's own calibration of it: call_cost) and the
@@ -26,6 +29,7 @@ Everything goes to DIR (build/validate): traces, models, results.json, table.md 
 charts.  --scale shrinks every app and sweep (a quick check of the harness itself)."""
 import argparse
 import json
+import math
 import os
 import re
 import statistics
@@ -130,6 +134,28 @@ def med(xs):
 
 def mrange(xs):
     return (med(xs), min(xs), max(xs))
+
+
+def median_interval(xs, level=0.95):
+    """A distribution-free interval for the median of XS (order statistics: the k-th
+    smallest and k-th largest, k the largest with P(Binomial(n, 1/2) < k) <= (1 - level)
+    / 2); None with too few values (under 6 for 95 %)."""
+    xs, n = sorted(xs), len(xs)
+    k, below = 0, 0.0
+    while k < n and below + math.comb(n, k) / 2 ** n <= (1 - level) / 2:
+        below += math.comb(n, k) / 2 ** n
+        k += 1
+    return (xs[k - 1], xs[n - k]) if k >= 1 else None
+
+
+def verdict(interval, bound=3.0):
+    """Whether a per-round error is within +-BOUND %, as far as its interval can say."""
+    if interval is None:
+        return "too few rounds"
+    lo, hi = interval
+    if -bound <= lo and hi <= bound:
+        return "within %g %%" % bound
+    return "outside %g %%" % bound if hi < -bound or lo > bound else "cannot tell"
 
 
 def scaled(n, scale, lo=1):
@@ -595,6 +621,9 @@ def analyse(sc, d, out, runs, cost):
         paired = sorted(p / m - 1 for p, m in zip(corr, measured))
         r["models"][name] = {
             "paired_err": (100 * med(paired), 100 * paired[len(paired) // 4], 100 * paired[(3 * len(paired)) // 4]),
+            "paired_all": [100 * x for x in paired],
+            # where the per-round median lies at 95 %: what the rounds can say about 3 %
+            "paired_interval": tuple(100 * x for x in median_interval(paired) or ()) or None,
             "file": os.path.relpath(model, out), "raw": mrange(raw), "corrected": mrange(corr),
             "predicted_T_s": med(pts), "T_pred_vs_run": med(pts) / med(T_acc) - 1,
             "setup_s": med([p.get("setup_ns", 0) for p in preds]) / 1e9,
@@ -650,17 +679,20 @@ def fmt(t, digits=3):
 
 def table(results):
     lines = ["| scenario | calls | P | model | predicted S_G | measured S_G | error | error per round (quartiles) | "
+             "its median, 95 % interval | within 3 %? | "
              "T of the trace vs the baseline run | predicted T' vs the accelerated run | error, tracing cost left in |",
-             "| --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+             "| --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: |"]
     for r in results:
         for i, (name, m) in enumerate(r["models"].items()):
             cells = ((r["name"] if i == 0 else "", r["calls"] if i == 0 else "",
                       "%.1f %%" % (100 * r["P"]) if i == 0 else "", name, fmt(m["corrected"]),
                       fmt(r["measured"]) + (" " + r["clock"] if i == 0 else ""), m["err_corrected"])
                      + tuple(m["paired_err"])
+                     + ("%+.1f..%+.1f %%" % m["paired_interval"] if m["paired_interval"] else "-",
+                        verdict(m["paired_interval"]))
                      + ("%+.1f %%" % (100 * r["T_vs_run"]) if i == 0 else "", 100 * m["T_pred_vs_run"], m["err_raw"]))
-            lines.append("| %s | %s | %s | %s | %s | %s | %+.1f %% | %+.1f %% (%+.1f..%+.1f) | %s | %+.1f %% | %+.1f %% |"
-                         % cells)
+            lines.append("| %s | %s | %s | %s | %s | %s | %+.1f %% | %+.1f %% (%+.1f..%+.1f) | %s | %s | %s | %+.1f %% "
+                         "| %+.1f %% |" % cells)
     return "\n".join(lines)
 
 
