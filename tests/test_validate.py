@@ -6,6 +6,7 @@ import json
 import math
 import os
 import re
+import sys
 
 import pytest
 
@@ -13,6 +14,24 @@ from dyltest import ROOT, run
 
 RUN = os.path.join(ROOT, 'bench', 'validate', 'run.py')
 NUM = r'-?[0-9.]+(e[-+]?[0-9]+)?'
+
+
+def m_interval(s):
+    return next(iter(s['models'].values()))['paired_interval']
+
+
+def test_median_interval_and_verdict():
+    # order statistics: 9 rounds -> the 2nd smallest and 2nd largest (P(B(9, 1/2) <= 1)
+    # = 10/512 <= 2.5 %); 5 rounds are too few for 95 %
+    sys.path.insert(0, os.path.dirname(RUN))
+    import run as harness
+    assert harness.median_interval([5, 1, 9, 3, 7, 2, 8, 4, 6]) == (2, 8)
+    assert harness.median_interval(list(range(15))) == (3, 11)
+    assert harness.median_interval([1, 2, 3, 4, 5]) is None
+    assert harness.verdict((-2.9, 2.9)) == 'within 3 %'
+    assert harness.verdict((-4.0, 1.0)) == 'cannot tell'
+    assert harness.verdict((3.1, 9.0)) == 'outside 3 %' == harness.verdict((-9.0, -3.1))
+    assert harness.verdict(None) == 'too few rounds'
 
 
 def test_validate_tiny(tmp_path):
@@ -30,9 +49,12 @@ def test_validate_tiny(tmp_path):
         cells = [c.strip() for c in row.strip('|').split('|')]
         for c in cells[4:6]:
             assert re.fullmatch(f'{NUM} \\({NUM}-{NUM}\\)( cpu| wall)?', c), row
-        for c in cells[6:7] + cells[8:11]:
+        for c in cells[6:7] + cells[10:13]:
             assert re.fullmatch(f'[-+]{NUM} %', c), row
         assert re.fullmatch(f'[-+]{NUM} % \\([-+]{NUM}..[-+]{NUM}\\)', cells[7]), row
+        # one round: no interval for the median, and the verdict says why
+        assert cells[8:10] == ['-', 'too few rounds'], row
+        assert m_interval(s) is None
         # the parts multiply back to the error (of the medians over the rounds)
         m = next(iter(s['models'].values()))
         assert (1 + s['T_vs_run']) / (1 + m['T_pred_vs_run']) == pytest.approx(1 + m['err_corrected'] / 100, rel=1e-6)
