@@ -136,6 +136,12 @@ HIDDEN void dyl_cost_add(uint64_t ticks);
 HIDDEN uint64_t dyl_cost_ns(uint64_t *samples);
 HIDDEN void dyl_resume(void);	/* a failed exec: recording goes on after the footer */
 
+/* FD moved to DYL_FD_FLOOR or above, close-on-exec (FD itself when that fails; -1
+ * stays -1): the runtime's descriptors sit above the program's usual ones, so that the
+ * program's own open() calls get the numbers they would get without the wrapper. */
+#define DYL_FD_FLOOR 900
+HIDDEN int dyl_fd_high(int fd);
+
 /* fatal.c */
 HIDDEN void dyl_fatal_setup(void);	/* write the trace out on a fatal signal */
 

@@ -14,6 +14,7 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -73,6 +74,17 @@ uint64_t dyl_cost_ns(uint64_t *samples)
 	double ticks = (double)c.whole + (double)c.outer - (double)c.inner;
 	double ns = ticks * dyl_clock_ns_per_tick() + (double)c.outer_ns - (double)c.inner_ns;
 	return ns > 0 ? (uint64_t)ns : 0;
+}
+
+int dyl_fd_high(int fd)
+{
+	if (fd < 0)
+		return fd;
+	int h = (int)syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, DYL_FD_FLOOR);
+	if (h < 0)
+		return fd;	/* (RLIMIT_NOFILE under the floor: the low number stays) */
+	syscall(SYS_close, fd);
+	return h;
 }
 
 static void thread_exit(void *arg)

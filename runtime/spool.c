@@ -179,10 +179,11 @@ void dyl_spool_open(void)
 	dyl_rt.spool_memfd = 0;
 	if (fstat(dyl_rt.fd, &st) == 0 && S_ISREG(st.st_mode) &&
 	    dyl_spool_name(dyl_rt.spool_path, sizeof(dyl_rt.spool_path), dyl_rt.path) == 0)
-		dyl_rt.spool_fd = open(dyl_rt.spool_path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		dyl_rt.spool_fd = dyl_fd_high(open(dyl_rt.spool_path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC,
+						   0600));
 	if (dyl_rt.spool_fd < 0) {
 		/* the rows wait in memory (the spool's pages), written at the end */
-		dyl_rt.spool_fd = memfd_create("dylspool", MFD_CLOEXEC);
+		dyl_rt.spool_fd = dyl_fd_high(memfd_create("dylspool", MFD_CLOEXEC));
 		dyl_rt.spool_memfd = 1;
 	}
 	if (dyl_rt.spool_fd < 0) {

@@ -37,6 +37,7 @@
 #define _GNU_SOURCE
 #define UNW_LOCAL_ONLY
 #include <errno.h>
+#include <fcntl.h>
 #include <libunwind.h>
 #include <link.h>
 #include <pthread.h>
@@ -361,15 +362,37 @@ static __attribute__((noinline)) void frames(struct dyl_frames *fr, uintptr_t ma
 
 /* libunwind sets itself up at its first use (unw_init_local), with a once-flag that two
  * threads unwinding for the first time together race on (TSan says so): done once,
- * before the program's threads, from the runtime's constructor.  Costs a few us. */
+ * before the program's threads, from the runtime's constructor.  Costs a few us.
+ *
+ * That set-up opens a pipe of libunwind's own (it checks addresses by writing from
+ * them), at the two lowest free descriptors: the program's first open() returned 5
+ * instead of 3.  So the free descriptors below PIPE_FLOOR are held for that moment and
+ * given back: the pipe lands above them, and the program's first descriptors are
+ * numbered as without the wrapper.  About two system calls a descriptor held, once.
+ * (Closing or moving the pipe afterwards is no answer: libunwind closes those numbers
+ * again when it finds its pipe broken, and they may be the program's by then.) */
+#define PIPE_FLOOR 64
 void dyl_unwind_warm(void)
 {
 	unw_context_t uc;
 	unw_cursor_t cur;
+	int held[PIPE_FLOOR], n = 0;
 
 	dyl_busy++;	/* its calls into libc (a wrapped libc) are not the program's */
+	while (n < PIPE_FLOOR) {
+		int fd = (int)syscall(SYS_openat, AT_FDCWD, "/", O_PATH | O_CLOEXEC);
+		if (fd < 0)
+			break;
+		if (fd >= PIPE_FLOOR) {
+			syscall(SYS_close, fd);
+			break;
+		}
+		held[n++] = fd;
+	}
 	if (unw_getcontext(&uc) == 0)
 		unw_init_local(&cur, &uc);
+	while (n > 0)
+		syscall(SYS_close, held[--n]);
 	dyl_busy--;
 }
 

@@ -107,6 +107,7 @@ static int open_claim(const char *path)
 
 	if (fd < 0)
 		return -1;
+	fd = dyl_fd_high(fd);	/* (the lock below belongs to the open file, not the number) */
 	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
 		if (errno == EWOULDBLOCK) {
 			close(fd);

@@ -67,7 +67,6 @@ struct procmap_query {
 #endif
 
 #define PAGE 4096ul
-#define FD_FLOOR 900		/* our descriptors sit above the program's usual ones */
 #define RUNS 128		/* written runs per ioctl */
 
 struct watch {
@@ -77,17 +76,6 @@ struct watch {
 	char why[160];		/* on: how; off: why not */
 };
 static struct watch w = { .uffd = -1, .pagemap = -1, .maps = -1 };
-
-static int high_fd(int fd)
-{
-	if (fd < 0)
-		return fd;
-	int h = (int)syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, FD_FLOOR);
-	if (h < 0)
-		return fd;
-	syscall(SYS_close, fd);
-	return h;
-}
 
 static void close_all(void)
 {
@@ -145,15 +133,15 @@ static void setup(void)
 
 	if (e && !strcmp(e, "0"))
 		return off("DYL_DIFF_WATCH=0", 0);
-	w.uffd = high_fd((int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK | UFFD_USER_MODE_ONLY));
+	w.uffd = dyl_fd_high((int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK | UFFD_USER_MODE_ONLY));
 	if (w.uffd < 0)
 		return off("no userfaultfd", errno);
 	struct uffdio_api api = { .api = UFFD_API,
 				  .features = UFFD_FEATURE_WP_ASYNC | UFFD_FEATURE_WP_UNPOPULATED };
 	if (ioctl(w.uffd, UFFDIO_API, &api) != 0)
 		return off("no asynchronous write protection (Linux 6.7)", errno);
-	w.pagemap = high_fd((int)syscall(SYS_openat, AT_FDCWD, "/proc/self/pagemap", O_RDONLY | O_CLOEXEC));
-	w.maps = high_fd((int)syscall(SYS_openat, AT_FDCWD, "/proc/self/maps", O_RDONLY | O_CLOEXEC));
+	w.pagemap = dyl_fd_high((int)syscall(SYS_openat, AT_FDCWD, "/proc/self/pagemap", O_RDONLY | O_CLOEXEC));
+	w.maps = dyl_fd_high((int)syscall(SYS_openat, AT_FDCWD, "/proc/self/maps", O_RDONLY | O_CLOEXEC));
 	if (w.pagemap < 0 || w.maps < 0)
 		return off("cannot open /proc/self/pagemap or maps", errno);
 
