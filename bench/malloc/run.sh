@@ -65,6 +65,7 @@ done
 cc -O2 -I"$ROOT/runtime/include" -o "$W/staticbench" staticbench.c "$ROOT/build/libdylrt.so" \
 	-Wl,-rpath,"$ROOT/build" -ldl
 libs="exe libc.so.6 libcrypto.so.3 libssl.so.3 libm.so.6"
+export DYL_TRACE="$W/static.csv"	# (linked with the runtime: else it writes ./trace.csv)
 for r in $(seq "$ROUNDS"); do "$W/staticbench" "$N" $libs | tail -n +2; done >"$W/static.txt"
 echo
 "$W/staticbench" 1 exe | head -1
