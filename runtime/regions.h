@@ -57,7 +57,6 @@ struct dyl_regions {
 	unsigned long long seg_adds, seg_subs;	/* dl_iterate_phdr's counters at the last scan */
 	/* charge.c */
 	uint64_t pointers, unknown, unwinds;
-	uint64_t unwinds_saved;	/* calls whose frames were the last call's (stackframe.c) */
 	int heap_note;		/* dyl_regions_check_allocator ran */
 	int diff_watching;	/* std.diff watches pages: big blocks freed are protected */
 	int diff_births;	/* std.diff copies new blocks (dyl_diff_born) */

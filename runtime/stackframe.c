@@ -351,10 +351,8 @@ static __attribute__((noinline)) void frames(struct dyl_frames *fr, uintptr_t ma
 	/* frame 0 is unwind()'s, gone: its caller, this function, is frame 1 */
 	for (int i = 1; same && i + 1 < fr->n; i++)
 		same = *(const uintptr_t *)(fr->sp[i + 1] - sizeof(uintptr_t)) == fr->ip[i + 1];
-	if (same) {
-		__atomic_fetch_add(&dyl_reg.unwinds_saved, 1, __ATOMIC_RELAXED);
+	if (same)
 		return;
-	}
 	fr->complete = 0;
 	unwind(fr, maxp);
 	fr->here = here;

@@ -255,36 +255,37 @@ static uint32_t slot_of(uintptr_t ip)
 	return (uint32_t)((ip * 0x9E3779B97F4A7C15ull) >> 52) & (TABLE - 1);
 }
 
+/* IP's slot in the table: its own, or the empty one where it would go; NULL when the
+ * table is full */
+static struct site *probe(uintptr_t ip)
+{
+	for (uint32_t i = 0, h = slot_of(ip); i < TABLE; i++, h = (h + 1) & (TABLE - 1))
+		if (sv.sites[h].ip == ip || sv.sites[h].ip == 0)
+			return &sv.sites[h];
+	return NULL;
+}
+
 /* the cached variables of IP, or NULL */
 static struct site *cached(uintptr_t ip)
 {
-	for (uint32_t i = 0, h = slot_of(ip); i < TABLE; i++, h = (h + 1) & (TABLE - 1)) {
-		if (sv.sites[h].ip == ip)
-			return &sv.sites[h];
-		if (sv.sites[h].ip == 0)
-			return NULL;
-	}
-	return NULL;
+	struct site *s = probe(ip);
+	return s && s->ip == ip ? s : NULL;
 }
 
 /* the cached variables of IP, read now if they are not: signals blocked, as read_site
  * calls the loader, libdw and malloc */
 static struct site *site_of(uintptr_t ip)
 {
-	for (uint32_t i = 0, h = slot_of(ip); i < TABLE; i++, h = (h + 1) & (TABLE - 1)) {
-		struct site *s = &sv.sites[h];
-		if (s->ip == ip)
-			return s;
-		if (s->ip == 0) {
-			if (sv.nsites >= TABLE / 2)
-				return NULL;	/* full enough: no more code addresses */
-			read_site(s, ip);
-			s->ip = ip;
-			sv.nsites++;
-			return s;
-		}
-	}
-	return NULL;
+	struct site *s = probe(ip);
+
+	if (!s || s->ip == ip)
+		return s;
+	if (sv.nsites >= TABLE / 2)
+		return NULL;	/* full enough: no more code addresses */
+	read_site(s, ip);
+	s->ip = ip;
+	sv.nsites++;
+	return s;
 }
 
 int dyl_stack_var(uintptr_t ip, uintptr_t cfa, uintptr_t p, uintptr_t *lo, uintptr_t *hi)

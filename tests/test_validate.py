@@ -16,10 +16,6 @@ RUN = os.path.join(ROOT, 'bench', 'validate', 'run.py')
 NUM = r'-?[0-9.]+(e[-+]?[0-9]+)?'
 
 
-def m_interval(s):
-    return next(iter(s['models'].values()))['paired_interval']
-
-
 def test_median_interval_and_verdict():
     # order statistics: 9 rounds -> the 2nd smallest and 2nd largest (P(B(9, 1/2) <= 1)
     # = 10/512 <= 2.5 %); 5 rounds are too few for 95 %
@@ -54,9 +50,9 @@ def test_validate_tiny(tmp_path):
         assert re.fullmatch(f'[-+]{NUM} % \\([-+]{NUM}..[-+]{NUM}\\)', cells[7]), row
         # one round: no interval for the median, and the verdict says why
         assert cells[8:10] == ['-', 'too few rounds'], row
-        assert m_interval(s) is None
-        # the parts multiply back to the error (of the medians over the rounds)
         m = next(iter(s['models'].values()))
+        assert m['paired_interval'] is None
+        # the parts multiply back to the error (of the medians over the rounds)
         assert (1 + s['T_vs_run']) / (1 + m['T_pred_vs_run']) == pytest.approx(1 + m['err_corrected'] / 100, rel=1e-6)
         assert s['models'], s['name']
         for m in s['models'].values():

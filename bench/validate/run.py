@@ -28,6 +28,7 @@ code.
 Everything goes to DIR (build/validate): traces, models, results.json, table.md and SVG
 charts.  --scale shrinks every app and sweep (a quick check of the harness itself)."""
 import argparse
+import functools
 import json
 import math
 import os
@@ -63,8 +64,10 @@ def cpu_flags():
     return set()
 
 
+@functools.lru_cache(maxsize=None)
 def openblas_detects(out):
-    """The core OpenBLAS picks by itself here (OPENBLAS_VERBOSE=2 prints it), or ''."""
+    """The core OpenBLAS picks by itself here (OPENBLAS_VERBOSE=2 prints it), or ''.
+    Asked once per OUT: the scenarios and results.json's meta both want it."""
     det = subprocess.run(["/bin/sh", "-c", "OPENBLAS_VERBOSE=2 LD_PRELOAD=%s DYL_OFF=1 %s 1:2x2x2 2>&1" % (
         os.path.join(out, "blas-serial.so"), os.path.join(out, "gemm_shapes"))],
         capture_output=True, text=True, env={k: v for k, v in os.environ.items() if k != "OPENBLAS_CORETYPE"}).stdout
