@@ -42,16 +42,26 @@ static TLS int in_table;
 static TLS volatile uintptr_t pending[PENDING];
 static TLS volatile unsigned npending;
 
+/* The kernel orders an unmapping before any later mapping of the same addresses; this
+ * counter says so to the compiler's memory model and to ThreadSanitizer, which does not see
+ * raw system calls: without it, one thread's writes into a list it then freed and another
+ * thread's writes into a new list at the same address looked like a race. */
+static unsigned long raw_epoch;
+
 void *dyl_raw_map(size_t n)
 {
 	/* the raw system call: the wrapper interposes mmap, and this memory must not become
 	 * a region (nor recurse into the table) */
 	long r = syscall(SYS_mmap, NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	return r == -1 ? NULL : (void *)r;
+	if (r == -1)
+		return NULL;
+	__atomic_fetch_add(&raw_epoch, 1, __ATOMIC_ACQUIRE);
+	return (void *)r;
 }
 
 void dyl_raw_unmap(void *p, size_t n)
 {
+	__atomic_fetch_add(&raw_epoch, 1, __ATOMIC_RELEASE);
 	syscall(SYS_munmap, p, n);
 }
 
