@@ -26,9 +26,12 @@ def harness():
     return mod
 
 
-def rows(path):
+def rows(path, funcs):
+    """The rows of the calls of FUNCS at depth 0 (the wrappers trace the app's other calls
+    into the library too)."""
     with open(path, newline='') as f:
-        return list(csv.DictReader(line for line in f if not line.startswith('#')))
+        return [r for r in csv.DictReader(line for line in f if not line.startswith('#'))
+                if r['func'] in funcs and r['depth'] == '0']
 
 
 def has_diff():
@@ -53,6 +56,21 @@ def test_errors_arithmetic():
     assert h.short_args("m=0x7ffc1(*=4) c=0x5555 k=0x7ffc2(*=9) inl=16", ('m', 'inl')) == 'm=4 inl=16'
 
 
+def test_read_trace_numbers_the_measured_calls(tmp_path):
+    """The wrappers also trace the app's other calls into the library (and calls inside
+    it): the measured functions' calls at depth 0 are numbered by their order, which is
+    the app's own count of them (case lines), whatever seq the other calls took."""
+    t = tmp_path / 't.csv'
+    t.write_text('# dyliberator trace 1\nseq,tid,func,t_start_ns,t_ns,in_bytes,out_bytes,work,depth,args\n'
+                 '0,1,init,0,1,8,8,,0,\n'
+                 '3,1,upd,0,1,30,40,,0,x=1\n'
+                 '1,1,upd,0,1,10,20,,0,x=0\n'
+                 '2,1,upd,0,1,99,99,,1,\n'
+                 '4,1,fin,0,1,,,,0,\n')
+    assert harness().read_trace(str(t), {'upd', 'fin'}) == {
+        ('upd', 0): (10, 20, 'x=0'), ('upd', 1): (30, 40, 'x=1'), ('fin', 2): (None, None, '')}
+
+
 def test_accuracy_quick(tmp_path):
     out = tmp_path / 'acc'
     r = run(['/usr/bin/python3', RUN, '--quick', '--out', str(out)])
@@ -60,18 +78,24 @@ def test_accuracy_quick(tmp_path):
     assert set(data['libraries']) == {'blas', 'openssl', 'jpeg'}
 
     # the expected sizes are exact: calls worked out by hand
-    blas = rows(out / 'traces' / 'blas-expected.csv')
+    blas = rows(out / 'traces' / 'blas-expected.csv', {'dgemm_'})
     # heap:NN:4x4x4:0: A and B read (2 x 16 doubles), 42 B of scalars behind pointers and
     # two size_t lengths; C (16 doubles) written only
     assert (blas[0]['in_bytes'], blas[0]['out_bytes']) == (str(32 * 8 + 42 + 16), str(16 * 8))
     # heap:NT:16x8x12:1: A 16x12, B 8x12, C 16x8 read (beta 1) and written
     assert (blas[1]['in_bytes'], blas[1]['out_bytes']) == (str((192 + 96 + 128) * 8 + 58), str(128 * 8))
-    evp = [(x['func'], int(x['in_bytes']), int(x['out_bytes'])) for x in rows(out / 'traces' / 'openssl-expected.csv')]
+    evp = [(x['func'], int(x['in_bytes']), int(x['out_bytes'])) for x in rows(
+        out / 'traces' / 'openssl-expected.csv', {'EVP_EncryptUpdate', 'EVP_EncryptFinal_ex', 'EVP_DecryptUpdate',
+                                                  'EVP_DecryptFinal_ex'})]
     # msg:16: 16 B in and out plus inl / *outl and the int returned; the padded block
     # comes out of EncryptFinal; decrypting 32 B holds the last block back until the Final
     assert evp[:4] == [('EVP_EncryptUpdate', 20, 24), ('EVP_EncryptFinal_ex', 0, 24),
                        ('EVP_DecryptUpdate', 36, 24), ('EVP_DecryptFinal_ex', 0, 8)]
-    jpeg = rows(out / 'traces' / 'jpeg-expected.csv')
+    jpeg = rows(out / 'traces' / 'jpeg-expected.csv', {'jpeg_write_scanlines', 'jpeg_read_scanlines'})
+    # the app's other calls were traced too (the wrapper of what it imports)
+    assert {'jpeg_start_compress', 'jpeg_start_decompress'} <= {
+        r['func'] for r in rows(out / 'traces' / 'jpeg-diff.csv' if has_diff() else out / 'traces' / 'jpeg-regions.csv',
+                                {'jpeg_start_compress', 'jpeg_start_decompress'})}
     # 16x8x3 in one call of 8 rows: 8 row pointers and 8 rows of 48 samples, num_lines in,
     # the JDIMENSION returned out
     assert (jpeg[0]['func'], jpeg[0]['in_bytes'], jpeg[0]['out_bytes']) == (
