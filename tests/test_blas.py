@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from dyltest import DYLIBERATOR, EXAMPLES, REF_BLAS, Trace, build_c, inside, parent_of, parents, run, run_both, span, wrap
+from dyltest import DYLIBERATOR, EXAMPLES, REF_BLAS, Trace, build_c, parent_of, parents, run, run_both, wrap
 
 BLAS_H = os.path.join(EXAMPLES, 'blas.h')
 BLAS_DEFS = os.path.join(EXAMPLES, 'blas.defs')

@@ -155,7 +155,7 @@ def test_summary_matches_a_reference_on_random_call_trees(tmp_path):
     import random
     import statistics
     rnd = random.Random(7)
-    calls, seq = [], [0]   # (seq, tid, func, start, dur, depth, self)
+    calls = []   # (seq, tid, func, start, dur, depth, self)
 
     def tree(tid, start, depth):
         func = rnd.choice('fghk')

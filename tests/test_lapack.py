@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from dyltest import DYLIBERATOR, EXAMPLES, REF_BLAS, REF_LAPACK, Trace, build_c, inside, parent_of, parents, run, run_both, span, wrap
+from dyltest import DYLIBERATOR, EXAMPLES, REF_BLAS, REF_LAPACK, Trace, build_c, parent_of, run, run_both, wrap
 
 LAPACK_H = os.path.join(EXAMPLES, 'lapack.h')
 BLAS_H = os.path.join(EXAMPLES, 'blas.h')

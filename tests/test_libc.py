@@ -1,7 +1,6 @@
 """Wrapping the C library itself: every call the runtime makes on its own (its clock,
 its locks, its writes, the lookups of originals) would land in a wrapper.  Programs
 must run unchanged, and only their own calls be recorded."""
-import sys
 
 import pytest
 
