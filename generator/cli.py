@@ -68,6 +68,8 @@ environment of the wrapped program:
   DYL_PAPI_EVENTS=A+B PAPI events for std.papi, overriding its events= parameter.
   DYL_DIFF_WATCH=0    std.diff compares whole buffers instead of watching written
                       pages (userfaultfd); the trace's '# diff=' line says which ran.
+  DYL_DEBUG_DIR=DIR   where std.regions and std.diff look for separate debug files
+                      by build ID (DIR/.build-id/xx/...debug); default /usr/lib/debug.
 
 files written: OUT.so and OUT.d/ (wrap.c, Makefile: `make -C OUT.d` rebuilds).
 """

@@ -16,18 +16,26 @@
  * dl_iterate_phdr, libdw and malloc, none async-signal-safe: signals are blocked
  * meanwhile, and a lookup that finds the lock held by its own thread (a wrapped call in
  * a handler) answers "not known", as does one that waited too long for another thread.
- * Each object's file is mapped once (libelf) and its descriptor closed at once.  Debug
- * information in a separate file is not read.
+ * Each object's file is mapped once (libelf) and its descriptor closed at once.  An
+ * object without debug information of its own may have it in a separate file (Debian's
+ * -dbgsym packages, objcopy --only-keep-debug): looked for as gdb does, by build ID under
+ * the debug directory (DYL_DEBUG_DIR, default /usr/lib/debug), then by its
+ * .gnu_debuglink name next to the object, in its .debug/ folder and under the debug
+ * directory; a file is taken only if its build ID (or, lacking one, the link's CRC)
+ * matches, since another build's offsets would charge the wrong bytes.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <dwarf.h>
 #include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <link.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -59,6 +67,9 @@ static struct {
 	unsigned (*elf_version)(unsigned);
 	Elf *(*elf_begin)(int, Elf_Cmd, Elf *);
 	int (*elf_cntl)(Elf *, Elf_Cmd);
+	int (*elf_end)(Elf *);
+	ssize_t (*build_id)(Elf *, const void **);
+	const char *(*debuglink)(Elf *, GElf_Word *);
 	Dwarf *(*begin_elf)(Elf *, Dwarf_Cmd, Elf_Scn *);
 	Dwarf_Die *(*addrdie)(Dwarf *, Dwarf_Addr, Dwarf_Die *);
 	int (*getscopes)(Dwarf_Die *, Dwarf_Addr, Dwarf_Die **);
@@ -102,6 +113,8 @@ static int load_libdw(void)
 #define GET(field, name) (*(void **)&dw.field = dlsym(h, name))
 	/* libelf's functions come through libdw's handle: dlsym searches its dependencies */
 	if (!GET(elf_version, "elf_version") || !GET(elf_begin, "elf_begin") || !GET(elf_cntl, "elf_cntl") ||
+	    !GET(elf_end, "elf_end") || !GET(build_id, "dwelf_elf_gnu_build_id") ||
+	    !GET(debuglink, "dwelf_elf_gnu_debuglink") ||
 	    !GET(begin_elf, "dwarf_begin_elf") || !GET(addrdie, "dwarf_addrdie") ||
 	    !GET(getscopes, "dwarf_getscopes") || !GET(child, "dwarf_child") ||
 	    !GET(siblingof, "dwarf_siblingof") || !GET(tag, "dwarf_tag") ||
@@ -120,6 +133,95 @@ struct find_obj {
 	uintptr_t ip;
 	struct obj *o;
 };
+
+/* the CRC-32 of .gnu_debuglink (zlib's) of the file open at FD */
+static int file_crc(int fd, GElf_Word *crc)
+{
+	static uint32_t table[256];
+	unsigned char buf[1024];
+	uint32_t c = 0xffffffffu;
+	ssize_t n;
+
+	if (!table[1])
+		for (uint32_t i = 0; i < 256; i++) {
+			uint32_t x = i;
+			for (int k = 0; k < 8; k++)
+				x = x & 1 ? 0xedb88320u ^ (x >> 1) : x >> 1;
+			table[i] = x;
+		}
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		for (ssize_t i = 0; i < n; i++)
+			c = table[(c ^ buf[i]) & 0xff] ^ (c >> 8);
+	*crc = c ^ 0xffffffffu;
+	return n == 0;
+}
+
+/* PATH's DWARF if it is the debug file wanted: build ID ID (LEN bytes), or with LEN 0
+ * the CRC; NULL otherwise.  The file mapped, its descriptor closed. */
+static Dwarf *debug_file(const char *path, const void *id, ssize_t len, GElf_Word crc)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	GElf_Word got;
+
+	if (fd < 0)
+		return NULL;
+	if (len <= 0 && (!file_crc(fd, &got) || got != crc)) {
+		close(fd);
+		return NULL;
+	}
+	Elf *e = dw.elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	int ok = e && dw.elf_cntl(e, ELF_C_FDDONE) == 0;
+	close(fd);
+	const void *its;
+	if (ok && len > 0)
+		ok = dw.build_id(e, &its) == len && memcmp(its, id, (size_t)len) == 0;
+	Dwarf *d = ok ? dw.begin_elf(e, DWARF_C_READ, NULL) : NULL;
+	if (!d && e)
+		dw.elf_end(e);
+	return d;
+}
+
+/* the separate debug information of E, the object at PATH, or NULL */
+static Dwarf *separate_debug(Elf *e, const char *path)
+{
+	const char *root = getenv("DYL_DEBUG_DIR");
+	/* (static: lookups hold the lock, and a thread's stack may be small) */
+	static char file[PATH_MAX], dir[PATH_MAX];
+	const unsigned char *id;
+	ssize_t len = dw.build_id(e, (const void **)&id);
+	Dwarf *d = NULL;
+
+	if (!root || !*root)
+		root = "/usr/lib/debug";
+	if (len > 1 && len <= 64) {
+		int at = snprintf(file, sizeof(file), "%s/.build-id/%02x/", root, id[0]);
+		for (ssize_t i = 1; i < len && at > 0 && at < (int)sizeof(file) - 8; i++)
+			at += snprintf(file + at, sizeof(file) - (size_t)at, "%02x", id[i]);
+		if (at > 0 && at < (int)sizeof(file) - 8) {
+			memcpy(file + at, ".debug", 7);
+			d = debug_file(file, id, len, 0);
+		}
+	}
+	GElf_Word crc;
+	const char *link = dw.debuglink(e, &crc);
+	if (d || !link || strchr(link, '/'))
+		return d;
+	/* the object's directory, links resolved (/proc/self/exe is one to the program) */
+	if (!realpath(path, dir))
+		return NULL;
+	char *slash = strrchr(dir, '/');
+	if (!slash)
+		return NULL;
+	*slash = 0;
+	for (int i = 0; i < 3 && !d; i++) {
+		int w = i == 0 ? snprintf(file, sizeof(file), "%s/%s", dir, link)
+		      : i == 1 ? snprintf(file, sizeof(file), "%s/.debug/%s", dir, link)
+			       : snprintf(file, sizeof(file), "%s%s/%s", root, dir, link);
+		if (w > 0 && w < (int)sizeof(file))
+			d = debug_file(file, id, len > 0 ? len : 0, crc);
+	}
+	return d;
+}
 
 static int find_obj_cb(struct dl_phdr_info *info, size_t size, void *arg)
 {
@@ -149,6 +251,8 @@ static int find_obj_cb(struct dl_phdr_info *info, size_t size, void *arg)
 		if (e && dw.elf_cntl(e, ELF_C_FDDONE) == 0)
 			o->dw = dw.begin_elf(e, DWARF_C_READ, NULL);
 		close(fd);
+		if (e && !o->dw)
+			o->dw = separate_debug(e, path);
 	}
 	sv.nobjs++;
 	f->o = o;

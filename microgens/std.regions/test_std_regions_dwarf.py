@@ -1,11 +1,17 @@
 """Stack pointers charged by the variable they point into, where the program has debug
 information (runtime/stackvars.c): an int, an array, a struct's last field, a
 stack-passed parameter of the caller, each among other locals that change; the same
-program without -g is charged by its frames (more); the program's descriptors are numbered
-as without the wrapper."""
+program without -g is charged by its frames (more); its debug information in a separate
+file (found by .gnu_debuglink or by build ID, as Debian's -dbgsym packages install it)
+serves as well, and a debug file of another build is refused; the program's descriptors
+are numbered as without the wrapper."""
+import os
+import shutil
+import subprocess
+
 import pytest
 
-from dyltest import Trace, app_with_and_without_debug_info, run_both, wrap
+from dyltest import Trace, app_with_and_without_debug_info, build_c, run_both, wrap
 
 HEADER = 'double take(const int *n, const double *x, double *y);\n'
 SOURCE = ('double take(const int *n, const double *x, double *y)\n'
@@ -79,19 +85,60 @@ int main(void)
 '''
 
 
+def build_id(path):
+    out = subprocess.run(['readelf', '-n', path], capture_output=True, text=True, check=True).stdout
+    return out.split('Build ID:')[1].split()[0]
+
+
+def split_debug(app_g, d, name, debug_dir):
+    """Copies of APP_G stripped (one build ID for all), their DWARF in separate files:
+    NAME_link, with a .gnu_debuglink to .debug/NAME_link.debug; NAME_id, with none, its
+    file under DEBUG_DIR/.build-id/; NAME_wrong, linked to a debug file of another build;
+    and NAME_crc, built without a build ID, linked to NAME_crc.debug next to it."""
+    objcopy = lambda *a: subprocess.run(['objcopy', *a], check=True)  # noqa: E731
+    apps = {}
+    (d / '.debug').mkdir(exist_ok=True)
+    for kind in ('link', 'id', 'wrong'):
+        exe = str(d / f'{name}_{kind}')
+        shutil.copy(app_g, exe)
+        dbg = str(d / '.debug' / f'{name}_{kind}.debug')
+        objcopy('--only-keep-debug', exe, dbg)
+        if kind == 'id':
+            bid = build_id(exe)
+            os.makedirs(os.path.join(debug_dir, '.build-id', bid[:2]), exist_ok=True)
+            os.replace(dbg, os.path.join(debug_dir, '.build-id', bid[:2], bid[2:] + '.debug'))
+            objcopy('--strip-all', exe)
+        else:
+            objcopy('--strip-all', f'--add-gnu-debuglink={dbg}', exe)
+        apps[kind] = exe
+    link = [f'-I{d}', str(d / 'libdw.so'), f'-Wl,-rpath,{d}']
+    # without a build ID, the debug link's CRC is checked
+    apps['crc'] = build_c(d, APP, f'{name}_crc', '-Wl,--build-id=none', *link)
+    objcopy('--only-keep-debug', apps['crc'], str(d / f'{name}_crc.debug'))
+    objcopy('--strip-all', f'--add-gnu-debuglink={d / (name + "_crc.debug")}', apps['crc'])
+    # the wrong one: the same name, another build's DWARF (another build ID)
+    other = build_c(d, APP.replace('long other[32];', 'long other[40];'), 'app_other', *link)
+    objcopy('--only-keep-debug', other, str(d / '.debug' / f'{name}_wrong.debug'))
+    assert build_id(other) != build_id(apps['wrong'])
+    return apps
+
+
 @pytest.fixture(scope='module')
 def built(tmp_path_factory):
     d = tmp_path_factory.mktemp('dwarf')
     lib, h, apps = app_with_and_without_debug_info(d, 'dw', HEADER, SOURCE, APP)
+    apps.update(split_debug(apps['g'], d, 'app', str(d / 'debugdir')))
     wrappers = {mg: wrap(d, '--lib', lib, '--header', h, '-g', mg, name=f'{mg}.so')
                 for mg in ('std.regions', 'std.diff')}
     return d, apps, wrappers
 
 
-def charged(built, app, mg):
+def charged(built, app, mg, debug_dir='nothing'):
     d, apps, wrappers = built
     (d / 'fd.txt').unlink(missing_ok=True)
-    run_both([apps[app]], wrappers[mg], d, trace=f'{app}-{mg}.csv')
+    # (DEBUG_DIR: under the test's folder; the build-ID files are in 'debugdir')
+    run_both([apps[app]], wrappers[mg], d, env={'DYL_DEBUG_DIR': str(d / debug_dir)},
+             trace=f'{app}-{mg}.csv')
     plain, fd = [int(x) for x in (d / 'fd.txt').read_text().split()]
     # the program's descriptors are numbered as without the wrapper: reading the debug
     # information leaves none open, and libunwind's own pipe lies above the program's
@@ -107,6 +154,21 @@ def test_variables_charged_their_own_bytes(built):
     # take(&g, x, &y) in seventh(): g is the caller's stack argument, 4 bytes, next to
     # calls_seventh's own locals
     assert rows[3] == (4 + 64, 8 + 8)
+
+
+@pytest.mark.parametrize('app', ['link', 'id', 'crc'])
+def test_separate_debug_file(built, app):
+    """Stripped, its DWARF in a file of its own: by .gnu_debuglink (in .debug/ next to the
+    program, or next to it and checked by CRC) or by build ID (under DYL_DEBUG_DIR):
+    charged as the -g build."""
+    assert charged(built, app, 'std.regions', 'debugdir' if app == 'id' else 'nothing')[0] == \
+        charged(built, 'g', 'std.regions')[0]
+
+
+def test_debug_file_of_another_build_is_refused(built):
+    """The link names a debug file of another build (another frame layout): its build ID
+    differs, so it is not read and the frames bound the pointers, as without -g."""
+    assert charged(built, 'wrong', 'std.regions')[0] == charged(built, 'stripped', 'std.regions')[0]
 
 
 def test_full_method_counts_the_variables_that_changed(built):
