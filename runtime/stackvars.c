@@ -187,7 +187,7 @@ static Dwarf *separate_debug(Elf *e, const char *path)
 	const char *root = getenv("DYL_DEBUG_DIR");
 	/* (static: lookups hold the lock, and a thread's stack may be small) */
 	static char file[PATH_MAX], dir[PATH_MAX];
-	const unsigned char *id;
+	const unsigned char *id = NULL;
 	ssize_t len = dw.build_id(e, (const void **)&id);
 	Dwarf *d = NULL;
 
