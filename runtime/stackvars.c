@@ -22,7 +22,9 @@
  * the debug directory (DYL_DEBUG_DIR, default /usr/lib/debug), then by its
  * .gnu_debuglink name next to the object, in its .debug/ folder and under the debug
  * directory; a file is taken only if its build ID (or, lacking one, the link's CRC)
- * matches, since another build's offsets would charge the wrong bytes.
+ * matches, since another build's offsets would charge the wrong bytes.  After a
+ * dlclose, the objects gone (another may be loaded at the same place) are dropped with
+ * their sites at the next miss (drop_unloaded).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -59,7 +61,10 @@ struct site {
 struct obj {
 	uintptr_t lo, hi;	/* its loaded segments */
 	uintptr_t bias;
+	const void *phdr;	/* with bias and name: which object this is (another one */
+	uint64_t name;		/* loaded at a closed one's place has its bias and phdr) */
 	Dwarf *dw;		/* NULL: no debug information */
+	int live;		/* still loaded (drop_unloaded's mark) */
 };
 
 /* libdw's functions, from dlopen */
@@ -68,6 +73,8 @@ static struct {
 	Elf *(*elf_begin)(int, Elf_Cmd, Elf *);
 	int (*elf_cntl)(Elf *, Elf_Cmd);
 	int (*elf_end)(Elf *);
+	int (*end)(Dwarf *);
+	Elf *(*getelf)(Dwarf *);
 	ssize_t (*build_id)(Elf *, const void **);
 	const char *(*debuglink)(Elf *, GElf_Word *);
 	Dwarf *(*begin_elf)(Elf *, Dwarf_Cmd, Elf_Scn *);
@@ -93,6 +100,7 @@ static struct {
 	uint32_t nsites, nvars;
 	struct obj objs[MAX_OBJS];
 	uint32_t nobjs;
+	unsigned long long subs;	/* the loader's count of objects removed, at the last miss */
 } sv;
 
 static TLS pid_t tid;		/* this thread's id, once known (a forked child's is reset) */
@@ -113,7 +121,8 @@ static int load_libdw(void)
 #define GET(field, name) (*(void **)&dw.field = dlsym(h, name))
 	/* libelf's functions come through libdw's handle: dlsym searches its dependencies */
 	if (!GET(elf_version, "elf_version") || !GET(elf_begin, "elf_begin") || !GET(elf_cntl, "elf_cntl") ||
-	    !GET(elf_end, "elf_end") || !GET(build_id, "dwelf_elf_gnu_build_id") ||
+	    !GET(elf_end, "elf_end") || !GET(end, "dwarf_end") || !GET(getelf, "dwarf_getelf") ||
+	    !GET(build_id, "dwelf_elf_gnu_build_id") ||
 	    !GET(debuglink, "dwelf_elf_gnu_debuglink") ||
 	    !GET(begin_elf, "dwarf_begin_elf") || !GET(addrdie, "dwarf_addrdie") ||
 	    !GET(getscopes, "dwarf_getscopes") || !GET(child, "dwarf_child") ||
@@ -223,6 +232,16 @@ static Dwarf *separate_debug(Elf *e, const char *path)
 	return d;
 }
 
+/* FNV-1a of an object's path */
+static uint64_t name_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	while (s && *s)
+		h = (h ^ (unsigned char)*s++) * 0x100000001b3ull;
+	return h;
+}
+
 static int find_obj_cb(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	struct find_obj *f = arg;
@@ -241,7 +260,7 @@ static int find_obj_cb(struct dl_phdr_info *info, size_t size, void *arg)
 	if (!(lo <= f->ip && f->ip < hi) || sv.nobjs >= MAX_OBJS)
 		return 0;
 	struct obj *o = &sv.objs[sv.nobjs];
-	*o = (struct obj){ lo, hi, info->dlpi_addr, NULL };
+	*o = (struct obj){ lo, hi, info->dlpi_addr, info->dlpi_phdr, name_hash(info->dlpi_name), NULL, 1 };
 	const char *path = info->dlpi_name && info->dlpi_name[0] ? info->dlpi_name : "/proc/self/exe";
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd >= 0) {
@@ -257,6 +276,84 @@ static int find_obj_cb(struct dl_phdr_info *info, size_t size, void *arg)
 	sv.nobjs++;
 	f->o = o;
 	return 1;
+}
+
+static int subs_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	*(unsigned long long *)arg = info->dlpi_subs;
+	return 1;	/* the same in every callback: one is enough */
+}
+
+static int mark_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	for (uint32_t i = 0; i < sv.nobjs; i++)
+		if (sv.objs[i].bias == info->dlpi_addr && sv.objs[i].phdr == info->dlpi_phdr &&
+		    sv.objs[i].name == name_hash(info->dlpi_name))
+			sv.objs[i].live = 1;
+	*(unsigned long long *)arg = info->dlpi_subs;
+	return 0;
+}
+
+static int in_gone(uintptr_t ip, const struct obj *gone, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (gone[i].lo <= ip && ip < gone[i].hi)
+			return 1;
+	return 0;
+}
+
+static struct site *probe(uintptr_t ip);
+
+/* After a dlclose, a cached object may be gone and another one mapped at its place:
+ * its DWARF and the variables read of its code addresses are dropped, and the others
+ * kept.  Checked at each miss (one callback of dl_iterate_phdr); a hit is not checked:
+ * a new object's code address equal to a cached one of the gone object, between a
+ * dlclose and the next miss, would still get the gone one's variables. */
+static void drop_unloaded(void)
+{
+	unsigned long long subs = 0;
+	struct obj gone[16];
+	uint32_t ngone = 0, k = 0;
+
+	dl_iterate_phdr(subs_cb, &subs);
+	if (subs == sv.subs)
+		return;
+	for (uint32_t i = 0; i < sv.nobjs; i++)
+		sv.objs[i].live = 0;
+	dl_iterate_phdr(mark_cb, &sv.subs);
+	for (uint32_t i = 0; i < sv.nobjs; i++) {
+		struct obj *o = &sv.objs[i];
+		if (o->live) {
+			sv.objs[k++] = *o;
+			continue;
+		}
+		if (o->dw) {
+			Elf *e = dw.getelf(o->dw);
+			dw.end(o->dw);
+			dw.elf_end(e);
+		}
+		if (ngone < 16)
+			gone[ngone++] = *o;
+		else
+			ngone = UINT32_MAX;	/* too many: every site goes */
+	}
+	sv.nobjs = k;
+	if (!ngone)
+		return;
+	/* the table rebuilt without the gone objects' sites (open addressing: a hole would
+	 * cut a probe sequence); their variables stay unused in vars[] */
+	struct site *old = dyl_raw_map(TABLE * sizeof(*old));
+	if (old)
+		memcpy(old, sv.sites, TABLE * sizeof(*old));
+	memset(sv.sites, 0, TABLE * sizeof(*sv.sites));
+	sv.nsites = 0;
+	for (uint32_t h = 0; old && ngone != UINT32_MAX && h < TABLE; h++)
+		if (old[h].ip && !in_gone(old[h].ip, gone, ngone)) {
+			*probe(old[h].ip) = old[h];
+			sv.nsites++;
+		}
+	if (old)
+		dyl_raw_unmap(old, TABLE * sizeof(*old));
 }
 
 static struct obj *object_of(uintptr_t ip)
@@ -384,7 +481,9 @@ static struct site *site_of(uintptr_t ip)
 
 	if (!s || s->ip == ip)
 		return s;
-	if (sv.nsites >= TABLE / 2)
+	drop_unloaded();
+	s = probe(ip);	/* (the table may have been rebuilt) */
+	if (!s || sv.nsites >= TABLE / 2)
 		return NULL;	/* full enough: no more code addresses */
 	read_site(s, ip);
 	s->ip = ip;

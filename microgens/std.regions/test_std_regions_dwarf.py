@@ -186,3 +186,71 @@ def test_without_debug_information_the_frame_bounds(built):
     rows, _ = charged(built, 'stripped', 'std.regions')
     # by frames: &n to the end of locals' frame data, `other` and st among it
     assert all(i > 4 + 40 + 200 for i, _ in rows[:3]), rows
+
+
+PLUGIN = r'''
+#include "dw.h"
+static volatile long sink;
+PAD
+__attribute__((noinline)) double run(int k)
+{
+	long other[OTHER];
+	int n = N;
+	double x[N], y;
+	for (int i = 0; i < OTHER; i++)
+		other[i] = k + i;
+	for (int i = 0; i < N; i++)
+		x[i] = k + i;
+	__asm__ volatile("" : : "r"(other), "r"(&n), "r"(x) : "memory");
+	double r = take(&n, x, &y);
+	for (int i = 0; i < OTHER; i++)
+		sink += other[i];
+	return r + y;
+}
+'''
+LOADER = r'''
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdio.h>
+int main(int argc, char **argv)
+{
+	double s = 0;
+	void *prev = NULL;
+	int same = 1;
+	for (int i = 1; i < argc; i++) {
+		void *h = dlopen(argv[i], RTLD_NOW);
+		double (*run)(int) = (double (*)(int))dlsym(h, "run");
+		Dl_info di;
+		dladdr((void *)run, &di);
+		if (prev && di.dli_fbase != prev)
+			same = 0;
+		prev = di.dli_fbase;
+		s += run(i);
+		dlclose(h);
+	}
+	printf("%.1f same=%d\n", s, same);
+	return 0;
+}
+'''
+
+
+def test_unloaded_object_forgotten(built):
+    """A plugin with DWARF is dlclose'd and another one, of another frame layout, loaded
+    at its place (the loader reuses the hole): the second one's stack variables come from
+    its own DWARF, not the first one's (kept by address until a miss sees the loader's
+    count of removals move)."""
+    d, _, wrappers = built
+    pad = '__attribute__((noinline)) double pad(double a) { return a * a + 1; }'
+    libs = {}
+    for name, other, n, p in (('a', 16, 3, ''), ('b', 40, 6, pad)):
+        src = PLUGIN.replace('PAD', p).replace('OTHER', str(other)).replace('N', str(n))
+        libs[name] = build_c(d, src, f'plugin_{name}.so', '-fPIC', '-shared', f'-I{d}',
+                             str(d / 'libdw.so'), f'-Wl,-rpath,{d}')
+    loader = build_c(d, LOADER, 'loader', '-ldl')
+    r, _ = run_both([loader, libs['a'], libs['b']], wrappers['std.regions'], d, trace='plugins.csv')
+    assert r.stdout.decode().split()[1] == 'same=1', 'the loader did not reuse the first plugin\'s place'
+    rows = [(int(x['in_bytes']), int(x['out_bytes'])) for x in Trace(d / 'plugins.csv').by_seq()]
+    run_both([loader, libs['b']], wrappers['std.regions'], d, trace='plugin_b.csv')
+    alone = [(int(x['in_bytes']), int(x['out_bytes'])) for x in Trace(d / 'plugin_b.csv').by_seq()]
+    # take(&n, x, &y): n and x (4 + 8n) in; y and the returned double out
+    assert (rows, alone) == ([(4 + 24, 16), (4 + 48, 16)], [(4 + 48, 16)])
