@@ -5,8 +5,9 @@
  * caller's locals, all that changed among them.  Where the object holding the frame's
  * function has debug information (built with -g), the variable is known: its place
  * relative to the frame's canonical frame address (a DW_OP_fbreg location, the frame
- * base being DW_OP_call_frame_cfa, as gcc and clang emit on x86-64) and its size, its
- * type's.  A function's stack-passed parameters lie at its CFA and up, in its caller's
+ * base being DW_OP_call_frame_cfa, as gcc and optimising clang emit on x86-64, or rbp,
+ * as clang -O0 does, 16 bytes below the CFA after the standard prologue) and its size,
+ * its type's.  A function's stack-passed parameters lie at its CFA and up, in its caller's
  * frame: the caller's frame is looked at with the callee's parameters too.
  *
  * libdw is loaded with dlopen at the first lookup: a process that never passes a stack
@@ -79,6 +80,9 @@ static struct {
 	const char *(*debuglink)(Elf *, GElf_Word *);
 	Dwarf *(*begin_elf)(Elf *, Dwarf_Cmd, Elf_Scn *);
 	Dwarf_Die *(*addrdie)(Dwarf *, Dwarf_Addr, Dwarf_Die *);
+	int (*nextcu)(Dwarf *, Dwarf_Off, Dwarf_Off *, size_t *, Dwarf_Off *, uint8_t *, uint8_t *);
+	Dwarf_Die *(*offdie)(Dwarf *, Dwarf_Off, Dwarf_Die *);
+	int (*haspc)(Dwarf_Die *, Dwarf_Addr);
 	int (*getscopes)(Dwarf_Die *, Dwarf_Addr, Dwarf_Die **);
 	int (*child)(Dwarf_Die *, Dwarf_Die *);
 	int (*siblingof)(Dwarf_Die *, Dwarf_Die *);
@@ -125,6 +129,7 @@ static int load_libdw(void)
 	    !GET(build_id, "dwelf_elf_gnu_build_id") ||
 	    !GET(debuglink, "dwelf_elf_gnu_debuglink") ||
 	    !GET(begin_elf, "dwarf_begin_elf") || !GET(addrdie, "dwarf_addrdie") ||
+	    !GET(nextcu, "dwarf_nextcu") || !GET(offdie, "dwarf_offdie") || !GET(haspc, "dwarf_haspc") ||
 	    !GET(getscopes, "dwarf_getscopes") || !GET(child, "dwarf_child") ||
 	    !GET(siblingof, "dwarf_siblingof") || !GET(tag, "dwarf_tag") ||
 	    !GET(attr_integrate, "dwarf_attr_integrate") ||
@@ -394,17 +399,33 @@ static int fbreg_of(Dwarf_Die *die, Dwarf_Addr pc, int64_t *off)
 	return found;
 }
 
-static int frame_base_is_cfa(Dwarf_Die *fn, Dwarf_Addr pc)
+/* Where the function's frame base lies from the CFA (*ADJ): the CFA itself (gcc), or on
+ * x86-64 the frame pointer rbp (clang -O0: DW_OP_reg6, or DW_OP_breg6 N), which the
+ * standard prologue (push %rbp; mov %rsp,%rbp) sets 16 bytes below the CFA for the whole
+ * body, where calls are made.  0: another frame base, not read. */
+static int frame_base(Dwarf_Die *fn, Dwarf_Addr pc, int64_t *adj)
 {
 	Dwarf_Attribute a;
 	Dwarf_Op *ops;
 	size_t n;
 
-	return dw.attr_integrate(fn, DW_AT_frame_base, &a) && dw.getlocation_addr(&a, pc, &ops, &n, 1) == 1 &&
-	       n == 1 && ops[0].atom == DW_OP_call_frame_cfa;
+	if (!dw.attr_integrate(fn, DW_AT_frame_base, &a) || dw.getlocation_addr(&a, pc, &ops, &n, 1) != 1 ||
+	    n != 1)
+		return 0;
+	if (ops[0].atom == DW_OP_call_frame_cfa) {
+		*adj = 0;
+		return 1;
+	}
+#if defined(__x86_64__)
+	if (ops[0].atom == DW_OP_reg6 || ops[0].atom == DW_OP_breg6) {
+		*adj = -16 + (ops[0].atom == DW_OP_breg6 ? (int64_t)ops[0].number : 0);
+		return 1;
+	}
+#endif
+	return 0;
 }
 
-static void add_var(Dwarf_Die *v, Dwarf_Addr pc)
+static void add_var(Dwarf_Die *v, Dwarf_Addr pc, int64_t adj)
 {
 	Dwarf_Attribute a;
 	Dwarf_Die type;
@@ -416,10 +437,26 @@ static void add_var(Dwarf_Die *v, Dwarf_Addr pc)
 	if (!dw.attr_integrate(v, DW_AT_type, &a) || !dw.formref_die(&a, &type) ||
 	    dw.aggregate_size(&type, &size) != 0 || size == 0)
 		return;
-	sv.vars[sv.nvars++] = (struct var){ off, size };
+	sv.vars[sv.nvars++] = (struct var){ off + adj, size };
 }
 
-/* the variables and parameters of the scopes holding PC, in memory at CFA + constant */
+/* the compile unit holding PC, by looking at each: dwarf_addrdie reads .debug_aranges,
+ * which clang does not emit */
+static int cu_scan(Dwarf *d, Dwarf_Addr pc, Dwarf_Die *cu)
+{
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+
+	while (dw.nextcu(d, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		if (dw.offdie(d, off + hsize, cu) && dw.haspc(cu, pc) > 0)
+			return 1;
+		off = next;
+	}
+	return 0;
+}
+
+/* the variables and parameters of the scopes holding PC, in memory at CFA + constant
+ * (frame base + constant, the frame base at a known place from the CFA) */
 static void read_site(struct site *s, uintptr_t ip)
 {
 	struct obj *o = object_of(ip);
@@ -430,21 +467,22 @@ static void read_site(struct site *s, uintptr_t ip)
 	if (!o || !o->dw)
 		return;
 	Dwarf_Addr pc = ip - 1 - o->bias;	/* a return address: the call is just before */
-	if (!dw.addrdie(o->dw, pc, &cu))
+	if (!dw.addrdie(o->dw, pc, &cu) && !cu_scan(o->dw, pc, &cu))
 		return;
 	int n = dw.getscopes(&cu, pc, &scopes);
 	int fn = -1;
 	for (int i = 0; i < n && fn < 0; i++)
 		if (dw.tag(&scopes[i]) == DW_TAG_subprogram)
 			fn = i;
-	if (fn >= 0 && frame_base_is_cfa(&scopes[fn], pc))
+	int64_t adj;
+	if (fn >= 0 && frame_base(&scopes[fn], pc, &adj))
 		for (int i = 0; i <= fn; i++) {	/* blocks, inlined calls, the function */
 			if (dw.child(&scopes[i], &c) != 0)
 				continue;
 			do {
 				int t = dw.tag(&c);
 				if (t == DW_TAG_variable || t == DW_TAG_formal_parameter)
-					add_var(&c, pc);
+					add_var(&c, pc, adj);
 			} while (dw.siblingof(&c, &c) == 0);
 		}
 	free(scopes);

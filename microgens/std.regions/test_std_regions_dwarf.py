@@ -128,6 +128,10 @@ def built(tmp_path_factory):
     d = tmp_path_factory.mktemp('dwarf')
     lib, h, apps = app_with_and_without_debug_info(d, 'dw', HEADER, SOURCE, APP)
     apps.update(split_debug(apps['g'], d, 'app', str(d / 'debugdir')))
+    # clang -O0's frame base is rbp (DW_OP_reg6), not the CFA
+    apps['clang_O0'] = str(d / 'app_clang_O0')
+    subprocess.run(['clang-14', '-O0', '-g', '-o', apps['clang_O0'], str(d / 'app_g.c'), f'-I{d}', lib,
+                    f'-Wl,-rpath,{d}'], check=True)
     wrappers = {mg: wrap(d, '--lib', lib, '--header', h, '-g', mg, name=f'{mg}.so')
                 for mg in ('std.regions', 'std.diff')}
     return d, apps, wrappers
@@ -169,6 +173,13 @@ def test_debug_file_of_another_build_is_refused(built):
     """The link names a debug file of another build (another frame layout): its build ID
     differs, so it is not read and the frames bound the pointers, as without -g."""
     assert charged(built, 'wrong', 'std.regions')[0] == charged(built, 'stripped', 'std.regions')[0]
+
+
+def test_clang_O0_frame_base(built):
+    """clang -O0 -g gives each function rbp as its frame base: the variables are found
+    there (16 bytes below the CFA), and charged as in gcc's -O2 build."""
+    rows, _ = charged(built, 'clang_O0', 'std.regions')
+    assert rows == charged(built, 'g', 'std.regions')[0]
 
 
 def test_full_method_counts_the_variables_that_changed(built):
