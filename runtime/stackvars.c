@@ -275,8 +275,10 @@ static int find_obj_cb(struct dl_phdr_info *info, size_t size, void *arg)
 		if (e && dw.elf_cntl(e, ELF_C_FDDONE) == 0)
 			o->dw = dw.begin_elf(e, DWARF_C_READ, NULL);
 		close(fd);
-		if (e && !o->dw)
+		if (e && !o->dw) {
 			o->dw = separate_debug(e, path);
+			dw.elf_end(e);	/* (unmapped: its DWARF, if any, is another file's) */
+		}
 	}
 	sv.nobjs++;
 	f->o = o;
