@@ -170,12 +170,27 @@ static int file_crc(int fd, GElf_Word *crc)
 	return n == 0;
 }
 
+/* FD's file mapped by libelf and FD closed at once, so that the program keeps the
+ * descriptor numbers it would have had; NULL if libelf cannot read it */
+static Elf *map_elf(int fd)
+{
+	Elf *e = dw.elf_begin(fd, ELF_C_READ_MMAP, NULL);
+
+	if (e && dw.elf_cntl(e, ELF_C_FDDONE) != 0) {
+		dw.elf_end(e);
+		e = NULL;
+	}
+	close(fd);
+	return e;
+}
+
 /* PATH's DWARF if it is the debug file wanted: build ID ID (LEN bytes), or with LEN 0
- * the CRC; NULL otherwise.  The file mapped, its descriptor closed. */
+ * the CRC; NULL otherwise */
 static Dwarf *debug_file(const char *path, const void *id, ssize_t len, GElf_Word crc)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	GElf_Word got;
+	const void *its;
 
 	if (fd < 0)
 		return NULL;
@@ -183,14 +198,12 @@ static Dwarf *debug_file(const char *path, const void *id, ssize_t len, GElf_Wor
 		close(fd);
 		return NULL;
 	}
-	Elf *e = dw.elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	int ok = e && dw.elf_cntl(e, ELF_C_FDDONE) == 0;
-	close(fd);
-	const void *its;
-	if (ok && len > 0)
-		ok = dw.build_id(e, &its) == len && memcmp(its, id, (size_t)len) == 0;
-	Dwarf *d = ok ? dw.begin_elf(e, DWARF_C_READ, NULL) : NULL;
-	if (!d && e)
+	Elf *e = map_elf(fd);
+	if (!e)
+		return NULL;
+	Dwarf *d = len <= 0 || (dw.build_id(e, &its) == len && memcmp(its, id, (size_t)len) == 0)
+			   ? dw.begin_elf(e, DWARF_C_READ, NULL) : NULL;
+	if (!d)
 		dw.elf_end(e);
 	return d;
 }
@@ -268,17 +281,10 @@ static int find_obj_cb(struct dl_phdr_info *info, size_t size, void *arg)
 	*o = (struct obj){ lo, hi, info->dlpi_addr, info->dlpi_phdr, name_hash(info->dlpi_name), NULL, 1 };
 	const char *path = info->dlpi_name && info->dlpi_name[0] ? info->dlpi_name : "/proc/self/exe";
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		/* the file mapped, and the descriptor closed at once: the program keeps the
-		 * descriptor numbers it would have had */
-		Elf *e = dw.elf_begin(fd, ELF_C_READ_MMAP, NULL);
-		if (e && dw.elf_cntl(e, ELF_C_FDDONE) == 0)
-			o->dw = dw.begin_elf(e, DWARF_C_READ, NULL);
-		close(fd);
-		if (e && !o->dw) {
-			o->dw = separate_debug(e, path);
-			dw.elf_end(e);	/* (unmapped: its DWARF, if any, is another file's) */
-		}
+	Elf *e = fd >= 0 ? map_elf(fd) : NULL;
+	if (e && !(o->dw = dw.begin_elf(e, DWARF_C_READ, NULL))) {
+		o->dw = separate_debug(e, path);
+		dw.elf_end(e);	/* (unmapped: its DWARF, if any, is another file's) */
 	}
 	sv.nobjs++;
 	f->o = o;

@@ -31,7 +31,8 @@ of each run, the app's call n); the error of a point is estimated - expected byt
 Why the app's other calls too: the full method takes what the library's other calls wrote
 in the program's memory (libjpeg's start_decompress filling its pool) as seen after those
 calls; a wrapper blind to them charges it to the next measured call as the program's
-input (libjpeg 89 -> 61 B input RMS, OpenSSL 26 -> 24 B).  Per library, method and direction (input, output, both: the two points of every
+input (libjpeg 89 -> 61 B input RMS, OpenSSL 26 -> 24 B).
+Per library, method and direction (input, output, both: the two points of every
 call together) it reports the points, the RMS error, the mean error, the median and the
 largest |error| and the share of exact points; then the same per function and kind of
 case (the storage of dgemm_'s matrices, msg or stream), per kind of buffer (whole regions,

@@ -137,6 +137,11 @@ def built(tmp_path_factory):
     return d, apps, wrappers
 
 
+def sizes(trace):
+    """[(in_bytes, out_bytes)] of the trace's calls, in order"""
+    return [(int(x['in_bytes']), int(x['out_bytes'])) for x in Trace(trace).by_seq()]
+
+
 def charged(built, app, mg, debug_dir='nothing'):
     d, apps, wrappers = built
     (d / 'fd.txt').unlink(missing_ok=True)
@@ -147,7 +152,7 @@ def charged(built, app, mg, debug_dir='nothing'):
     # the program's descriptors are numbered as without the wrapper: reading the debug
     # information leaves none open, and libunwind's own pipe lies above the program's
     assert fd == plain
-    return [(int(x['in_bytes']), int(x['out_bytes'])) for x in Trace(d / f'{app}-{mg}.csv').by_seq()], fd
+    return sizes(d / f'{app}-{mg}.csv'), fd
 
 
 def test_variables_charged_their_own_bytes(built):
@@ -260,8 +265,8 @@ def test_unloaded_object_forgotten(built):
     loader = build_c(d, LOADER, 'loader', '-ldl')
     r, _ = run_both([loader, libs['a'], libs['b']], wrappers['std.regions'], d, trace='plugins.csv')
     assert r.stdout.decode().split()[1] == 'same=1', 'the loader did not reuse the first plugin\'s place'
-    rows = [(int(x['in_bytes']), int(x['out_bytes'])) for x in Trace(d / 'plugins.csv').by_seq()]
+    rows = sizes(d / 'plugins.csv')
     run_both([loader, libs['b']], wrappers['std.regions'], d, trace='plugin_b.csv')
-    alone = [(int(x['in_bytes']), int(x['out_bytes'])) for x in Trace(d / 'plugin_b.csv').by_seq()]
+    alone = sizes(d / 'plugin_b.csv')
     # take(&n, x, &y): n and x (4 + 8n) in; y and the returned double out
     assert (rows, alone) == ([(4 + 24, 16), (4 + 48, 16)], [(4 + 48, 16)])
