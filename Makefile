@@ -71,6 +71,7 @@ bench: all
 	bench/diff/run.sh 7
 	bench/diff/evp.sh 7
 	bench/diff/born.sh 5
+	bench/diff/typed.sh 7 2000
 	bench/faults/run.sh 7
 
 # dyl-speedup's predictions against accelerated runs that really happen here (issue 5):

@@ -536,7 +536,72 @@ struct cmp {
 	uintptr_t last_block;	/* blocks over 64 bytes: the last one counted (+1) */
 	uint64_t bytes;		/* changed, in whole blocks clipped to the buffer */
 	int first;		/* a first look: a byte that is zero now is no change either */
+	int f64;		/* a typed look (DYL_DIFF_TYPED): see odd_words */
 };
+
+/* the stack protector's canary, which every frame with an array leaves next to it (0:
+ * not known here) */
+static inline uint64_t stack_guard(void)
+{
+#if defined(__x86_64__) && defined(__linux__)
+	uint64_t g;
+	__asm__("mov %%fs:0x28, %0" : "=r"(g));	/* the ABI's place: gcc's -fstack-protector reads it */
+	return g;
+#else
+	return 0;
+#endif
+}
+
+/* The bytes of words FIRST to LAST - 1 of the line at X (8 bytes each, aligned) that
+ * hold no number a computation leaves in a double: a subnormal (exponent 0, mantissa
+ * not: every integer below 2^52, every user-space address), a NaN with a payload (all
+ * negative integers; the default NaN, 0x7ff8... or 0xfff8..., stays a number), or the
+ * stack protector's canary.  Only asked of a stack variable declared double: there,
+ * such a word is what an earlier frame left in memory the program did not fill.  A
+ * program computing subnormals, or keeping NaN payloads (R's NA), would see them
+ * undercounted.  The exponent and the canary are tested for the 8 words at once; the
+ * mantissa only of the words whose exponent is all zeros or all ones. */
+static inline int odd_word(uint64_t v)
+{
+	uint64_t a = v & ~(1ull << 63);
+	return (a && a < (1ull << 52)) || (a > 0x7ff0000000000000ull && a != 0x7ff8000000000000ull);
+}
+
+static uint64_t odd_words(const unsigned char *x, unsigned first, unsigned last)
+{
+	uint64_t guard = stack_guard(), m = 0, v;
+	unsigned cand = 0, odd = 0, in = ((1u << last) - 1) & ~((1u << first) - 1);
+#if defined(__x86_64__)
+	const __m128i em = _mm_set_epi16(0x7ff0, 0, 0, 0, 0x7ff0, 0, 0, 0), g = _mm_set1_epi64x((long long)guard);
+	for (int j = 0; j < 4; j++) {
+		__m128i w = _mm_loadu_si128((const __m128i *)(x + 16 * j)), e = _mm_and_si128(w, em);
+		__m128i q = _mm_cmpeq_epi32(w, g);	/* both halves equal: the word */
+		q = _mm_and_si128(q, _mm_shuffle_epi32(q, _MM_SHUFFLE(2, 3, 0, 1)));
+		unsigned b = (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi16(e, em),
+								      _mm_cmpeq_epi16(e, _mm_setzero_si128())));
+		unsigned c = (unsigned)_mm_movemask_epi8(q);
+		cand |= (((b >> 7) & 1) | ((b >> 14) & 2)) << (2 * j);	/* the words' top bytes */
+		odd |= (((c >> 7) & 1) | ((c >> 14) & 2)) << (2 * j);
+	}
+	if (!guard)
+		odd = 0;
+#else
+	for (unsigned i = 0; i < 8; i++) {
+		memcpy(&v, x + 8 * i, 8);
+		unsigned e = (unsigned)(v >> 52) & 0x7ff;
+		cand |= (unsigned)(e == 0 || e == 0x7ff) << i;
+		odd |= (unsigned)(guard && v == guard) << i;
+	}
+#endif
+	for (cand &= in; cand; cand &= cand - 1) {
+		unsigned i = (unsigned)__builtin_ctz(cand);
+		memcpy(&v, x + 8 * i, 8);
+		odd |= (unsigned)odd_word(v) << i;
+	}
+	for (odd &= in; odd; odd &= odd - 1)
+		m |= 0xffull << (8 * __builtin_ctz(odd));
+	return m;
+}
 
 /* counts line L's (address LA) changed blocks: D the changed bytes, V the bytes of the
  * buffer (both masks over the line) */
@@ -587,8 +652,10 @@ static void compare(struct cmp *c, const unsigned char *cur, unsigned char *snap
 				la += run;
 				continue;
 			}
-			uint64_t dm = line_diff(x, y);
-			count_line(c, la, c->first ? dm & line_nonzero(x) : dm, ~0ull, a, b);
+			uint64_t dm = line_diff(x, y), cm = c->first ? dm & line_nonzero(x) : dm;
+			if (c->f64 && cm)
+				cm &= ~odd_words(x, 0, 8);
+			count_line(c, la, cm, ~0ull, a, b);
 			if (dm)
 				memcpy(y, x, 64);
 		} else {
@@ -601,6 +668,11 @@ static void compare(struct cmp *c, const unsigned char *cur, unsigned char *snap
 						dm |= (1ull << bit);
 					y[i - s] = x[i - s];
 				}
+			}
+			if (c->f64 && dm) {	/* the words wholly in [S, E), read from a copy */
+				unsigned char line[64];
+				memcpy(line + (s - la), x, e - s);
+				dm &= ~odd_words(line, (unsigned)(s - la + 7) / 8, (unsigned)(e - la) / 8);
 			}
 			count_line(c, la, dm, vm, a, b);
 		}
@@ -701,7 +773,7 @@ static int compare_watched(struct cmp *c, struct snap *s, uintptr_t a, uintptr_t
 /* the changed bytes of [A, B) in region snapshot S since the last look */
 static uint64_t look(struct snap *s, uint32_t kind, uintptr_t a, uintptr_t b, unsigned block, int fresh)
 {
-	struct cmp c = { block, 0, 0, fresh };
+	struct cmp c = { block & ~DYL_DIFF_TYPED, 0, 0, fresh, !!(block & DYL_DIFF_TYPED) };
 	uintptr_t pa, pb;
 	uint64_t written;
 
@@ -861,7 +933,10 @@ uint32_t dyl_diff_before(const struct dyl_rarg *args, unsigned n, int64_t scalar
 			d.unseen -= s->cap;
 		}
 		/* only the call's buffers: the rest of the region is judged when a call uses it */
-		total += (int64_t)look_range(s, g->r.kind, lo, hi, block);
+		unsigned how = block & ~DYL_DIFF_TYPED;
+		if ((block & DYL_DIFF_TYPED) && (g->r.flags & DYL_REGION_F64))
+			how |= DYL_DIFF_TYPED;	/* look() reads it */
+		total += (int64_t)look_range(s, g->r.kind, lo, hi, how);
 		if (g->min_out == UINTPTR_MAX)
 			continue;
 		struct pending p = { key, start, end, g->min_out, g->end_out, g->r.kind };
@@ -943,7 +1018,7 @@ void dyl_diff_after(uint32_t mark, unsigned block, int64_t *out, const void *fra
 		struct snap *s = lookup(p->key);
 		if (!s || s->start != p->start || s->end != p->end || !alive(s))
 			continue;	/* freed during the call */
-		struct cmp c = { block, 0, 0, 0 };
+		struct cmp c = { block, 0, 0, 0, 0 };
 		uintptr_t pa, pb;
 		d.st.bytes_tracked += p->hi - p->lo;
 		if (p->kind == DYL_REGION_MMAP) {

@@ -97,11 +97,13 @@ HIDDEN void dyl_unwind_warm(void);	/* libunwind's own set-up, once, early */
 HIDDEN int dyl_stack_frame(uintptr_t p, uintptr_t maxp, struct dyl_frames *fr,
 			   struct dyl_region *r);
 /* stackvars.c: the variable holding P in the frame of the function at IP (a return
- * address) whose canonical frame address is CFA, from DWARF: [*LO, *HI) (1; 0: not
+ * address) whose canonical frame address is CFA, from DWARF: [*LO, *HI), and *F64 = 1
+ * when its type is double or an array of doubles (1; 0: not
  * known: no debug information, no libdw; 2: P is in no variable the debug information
  * names, and [*LO, *HI) is the room between the named ones around it, 0 and
  * UINTPTR_MAX where there are none) */
-HIDDEN int dyl_stack_var(uintptr_t ip, uintptr_t cfa, uintptr_t p, uintptr_t *lo, uintptr_t *hi);
+HIDDEN int dyl_stack_var(uintptr_t ip, uintptr_t cfa, uintptr_t p, uintptr_t *lo, uintptr_t *hi,
+			  int *f64);
 /* P in another thread's stack: up to the top of its frames (1; 0: none; -1: cannot look
  * now, from a signal handler that interrupted this thread changing the list) */
 HIDDEN int dyl_stack_other(uintptr_t p, struct dyl_region *r);

@@ -409,18 +409,20 @@ int dyl_stack_frame(uintptr_t p, uintptr_t maxp, struct dyl_frames *fr, struct d
 	for (int i = 0; i + 1 < fr->n; i++)
 		if (fr->sp[i] <= p && p < fr->sp[i + 1]) {
 			uintptr_t e = fr->data_end[i], vlo, vhi, glo = 0, ghi = UINTPTR_MAX;
+			int f64 = 0;
 			/* with debug information, the variable: one of the frame's function, or a
 			 * stack-passed parameter of the function it called (at that one's CFA);
 			 * else the room between the variables it names */
-			int v = dyl_stack_var(fr->ip[i], fr->sp[i + 1], p, &vlo, &vhi);
+			int v = dyl_stack_var(fr->ip[i], fr->sp[i + 1], p, &vlo, &vhi, &f64);
 			if (v == 2) {
 				glo = vlo;
 				ghi = vhi;
 			}
-			if (v != 1 && i > 0 && dyl_stack_var(fr->ip[i - 1], fr->sp[i], p, &vlo, &vhi) == 1)
+			if (v != 1 && i > 0 && dyl_stack_var(fr->ip[i - 1], fr->sp[i], p, &vlo, &vhi, &f64) == 1)
 				v = 1;
 			if (v == 1) {
-				*r = (struct dyl_region){ vlo, vhi, DYL_REGION_STACK, 0, 0 };
+				*r = (struct dyl_region){ vlo, vhi, DYL_REGION_STACK, 0,
+							  f64 ? DYL_REGION_F64 : 0 };
 				return 1;
 			}
 			if (p < e && (glo > fr->sp[i] || ghi < e)) {

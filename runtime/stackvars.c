@@ -51,7 +51,8 @@
 
 struct var {
 	int64_t off;		/* from the CFA */
-	uint64_t size;
+	uint64_t size : 63;
+	uint64_t f64 : 1;	/* a double, or an array of them (see f64_type) */
 };
 
 struct site {
@@ -93,6 +94,7 @@ static struct {
 				  Dwarf_Op **, size_t *);
 	Dwarf_Die *(*formref_die)(Dwarf_Attribute *, Dwarf_Die *);
 	int (*aggregate_size)(Dwarf_Die *, Dwarf_Word *);
+	int (*formudata)(Dwarf_Attribute *, Dwarf_Word *);
 } dw;
 
 /* everything here: one per process */
@@ -134,7 +136,8 @@ static int load_libdw(void)
 	    !GET(siblingof, "dwarf_siblingof") || !GET(tag, "dwarf_tag") ||
 	    !GET(attr_integrate, "dwarf_attr_integrate") ||
 	    !GET(getlocation_addr, "dwarf_getlocation_addr") || !GET(getlocations, "dwarf_getlocations") ||
-	    !GET(formref_die, "dwarf_formref_die") || !GET(aggregate_size, "dwarf_aggregate_size"))
+	    !GET(formref_die, "dwarf_formref_die") || !GET(aggregate_size, "dwarf_aggregate_size") ||
+	    !GET(formudata, "dwarf_formudata"))
 		return 2;
 #undef GET
 	dw.elf_version(EV_CURRENT);
@@ -433,6 +436,40 @@ static int frame_base(Dwarf_Die *fn, Dwarf_Addr pc, int64_t *adj)
 	return 0;
 }
 
+static int udata(Dwarf_Die *die, unsigned name, Dwarf_Word *w)
+{
+	Dwarf_Attribute a;
+	return dw.attr_integrate(die, name, &a) && dw.formudata(&a, w) == 0;
+}
+
+/* 1 when TYPE is an 8-byte floating-point type (double, or a complex double's pair), or
+ * an array of those, through typedefs and qualifiers: std.diff's typed look (diff.c) */
+static int f64_type(Dwarf_Die *type)
+{
+	Dwarf_Die t = *type;
+	Dwarf_Attribute a;
+	Dwarf_Word enc, size;
+
+	for (int depth = 0; depth < 16; depth++)
+		switch (dw.tag(&t)) {
+		case DW_TAG_base_type:
+			return udata(&t, DW_AT_encoding, &enc) && udata(&t, DW_AT_byte_size, &size) &&
+			       ((enc == DW_ATE_float && size == 8) || (enc == DW_ATE_complex_float && size == 16));
+		case DW_TAG_typedef:
+		case DW_TAG_const_type:
+		case DW_TAG_volatile_type:
+		case DW_TAG_restrict_type:
+		case DW_TAG_atomic_type:
+		case DW_TAG_array_type:
+			if (!dw.attr_integrate(&t, DW_AT_type, &a) || !dw.formref_die(&a, &t))
+				return 0;
+			break;
+		default:
+			return 0;
+		}
+	return 0;
+}
+
 static void add_var(Dwarf_Die *v, Dwarf_Addr pc, int64_t adj)
 {
 	Dwarf_Attribute a;
@@ -445,7 +482,7 @@ static void add_var(Dwarf_Die *v, Dwarf_Addr pc, int64_t adj)
 	if (!dw.attr_integrate(v, DW_AT_type, &a) || !dw.formref_die(&a, &type) ||
 	    dw.aggregate_size(&type, &size) != 0 || size == 0)
 		return;
-	sv.vars[sv.nvars++] = (struct var){ off + adj, size };
+	sv.vars[sv.nvars++] = (struct var){ off + adj, size, (uint64_t)f64_type(&type) };
 }
 
 /* the compile unit holding PC, by looking at each: dwarf_addrdie reads .debug_aranges,
@@ -537,7 +574,7 @@ static struct site *site_of(uintptr_t ip)
 	return s;
 }
 
-int dyl_stack_var(uintptr_t ip, uintptr_t cfa, uintptr_t p, uintptr_t *lo, uintptr_t *hi)
+int dyl_stack_var(uintptr_t ip, uintptr_t cfa, uintptr_t p, uintptr_t *lo, uintptr_t *hi, int *f64)
 {
 	pid_t me = self_tid(), free_ = 0;
 	int found = 0;
@@ -577,6 +614,7 @@ int dyl_stack_var(uintptr_t ip, uintptr_t cfa, uintptr_t p, uintptr_t *lo, uintp
 		if (a <= p && p - a < v->size) {
 			*lo = a;
 			*hi = a + v->size;
+			*f64 = v->f64;
 			found = 1;
 		} else if (a > p && a < above) {
 			above = a;

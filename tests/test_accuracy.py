@@ -133,24 +133,26 @@ def test_accuracy_quick(tmp_path):
 
 
 def test_accuracy_measures_std_diff_when_there(tmp_path):
-    """A stand-in std.diff (std.regions' template under that name, with a block parameter)
-    from DYL_MICROGEN_PATH: the harness finds it, passes --block, and measures it like
-    std.regions (same code, same numbers)."""
+    """A stand-in std.diff (std.regions' template under that name, with block and typed
+    parameters) from DYL_MICROGEN_PATH: the harness finds it, passes --block and --typed,
+    and measures it like std.regions (same code, same numbers)."""
     mg = tmp_path / 'mg' / 'std.diff'
     mg.mkdir(parents=True)
     (mg / 'microgen.toml').write_text(
         'summary = "a stand-in: std.regions under another name"\nrequires = ["std.trace"]\n'
         'around = ["std.time", "std.papi"]\n[params.block]\ndefault = "8"\nhelp = "bytes"\n'
-        '[params.lengths]\ndefault = "auto"\nhelp = "as std.regions"\n')
+        '[params.lengths]\ndefault = "auto"\nhelp = "as std.regions"\n'
+        '[params.typed]\ndefault = "on"\nchoices = ["on", "off"]\nhelp = "stale words"\n')
     template = open(os.path.join(ROOT, 'microgens', 'std.regions', 'template.c.j2')).read()
     (mg / 'template.c.j2').write_text(template.replace(
-        '{% macro prefix(f, p) %}', '{% macro prefix(f, p) %}\n/* stand-in block={{ p.block }} */', 1))
+        '{% macro prefix(f, p) %}', '{% macro prefix(f, p) %}\n/* stand-in block={{ p.block }} typed={{ p.typed }} */', 1))
     out = tmp_path / 'acc'
     env = dict(os.environ, DYL_MICROGEN_PATH=str(tmp_path / 'mg'))
-    run(['/usr/bin/python3', RUN, '--quick', '--only', 'blas', '--block', '16', '--out', str(out)], env=env)
+    run(['/usr/bin/python3', RUN, '--quick', '--only', 'blas', '--block', '16', '--typed', 'off', '--out', str(out)],
+        env=env)
     data = json.loads((out / 'results.json').read_text())
     m = data['libraries']['blas']['methods']
     assert m['diff']['status'] == 'ok' and m['diff']['microgen'] == 'std.diff'
     assert m['diff']['stats'] == m['regions']['stats']
-    assert 'stand-in block=16' in (out / 'wrappers' / 'blas-diff.d' / 'wrap.c').read_text()
+    assert 'stand-in block=16 typed=off' in (out / 'wrappers' / 'blas-diff.d' / 'wrap.c').read_text()
     assert (out / 'blas-diff.svg').exists()

@@ -3,7 +3,7 @@
 (issue 4; the paper's Figs. 5-7 and their RMS errors).
 
     bench/accuracy/run.py [--quick] [--only LIB]... [--method M]... [--block N]
-                          [--funcs-only] [--out DIR]
+                          [--typed on|off] [--funcs-only] [--out DIR]
 
 Three programs of ours call three real libraries, the same deterministic calls on every
 run, with new data before every call:
@@ -24,7 +24,8 @@ build instead of 37 s for libcrypto; --funcs-only: the measured functions alone)
   expected   --defs bench/accuracy/LIB.defs: the exact bytes each call reads and writes
              (the convention is written at the top of each .defs file), with std.args;
   regions    -g std.regions, the paper's fast method;
-  diff       -g std.diff, the full method (block=N with --block); "not available" when
+  diff       -g std.diff, the full method (block=N with --block, typed=off with --typed
+             off: stale words in stack arrays of doubles counted); "not available" when
              bin/dyliberator --list-microgens does not list it.
 The measured functions' calls at depth 0 are paired by their order (the n-th such call
 of each run, the app's call n); the error of a point is estimated - expected bytes.
@@ -179,9 +180,9 @@ def build_app(lib, out):
     return exe
 
 
-def build_wrapper(name, lib, method, out, block, exe, funcs_only=False):
+def build_wrapper(name, lib, method, out, diff_params, exe, funcs_only=False):
     """The wrapper for METHOD ('expected' or a key of METHODS) of LIB's functions that EXE
-    imports (with FUNCS_ONLY: of the measured ones)."""
+    imports (with FUNCS_ONLY: of the measured ones); DIFF_PARAMS: std.diff's K=V."""
     so = os.path.join(out, "wrappers", "%s-%s.so" % (name, method))
     cmd = [DYLIBERATOR, "-q", "--lib", lib["lib"]] + lib["gen"]
     if funcs_only:
@@ -193,7 +194,7 @@ def build_wrapper(name, lib, method, out, block, exe, funcs_only=False):
         cmd += ["--defs", os.path.join(HERE, name + ".defs"), "-g", "std.args"]
     else:
         mg = METHODS[method][0]
-        cmd += ["-g", mg + (":block=%d" % block if block and method == "diff" else "")]
+        cmd += ["-g", mg + (":" + ",".join(diff_params) if diff_params and method == "diff" else "")]
     check(cmd + ["-o", so], "generating the %s wrapper for %s" % (method, name), cwd=out)
     return so
 
@@ -385,6 +386,8 @@ def main():
     ap.add_argument("--method", action="append", choices=sorted(METHODS), metavar="M",
                     help="only this estimate: regions or diff (repeatable; default: both)")
     ap.add_argument("--block", type=int, metavar="N", help="std.diff's block=N (default: its own default)")
+    ap.add_argument("--typed", choices=("on", "off"),
+                    help="std.diff's typed= (default: its own default, on)")
     ap.add_argument("--funcs-only", action="store_true",
                     help="wrap only the measured functions, not all the app calls (the full method then "
                          "takes what the library's other calls wrote as the program's input)")
@@ -398,6 +401,8 @@ def main():
         if f.endswith(".svg") or f in ("table.md", "results.json"):
             os.remove(os.path.join(out, f))
 
+    diff_params = (["block=%d" % args.block] if args.block else []) + (
+        ["typed=" + args.typed] if args.typed else [])
     known = microgens()
     methods = args.method or list(METHODS)
     results = {}
@@ -412,7 +417,7 @@ def main():
         for method in ["expected"] + methods:
             if method != "expected" and METHODS[method][0] not in known:
                 continue
-            so = build_wrapper(name, lib, method, out, args.block, exe, args.funcs_only)
+            so = build_wrapper(name, lib, method, out, diff_params, exe, args.funcs_only)
             traces[method] = os.path.join(out, "traces", "%s-%s.csv" % (name, method))
             got = run_app(exe, cases, so, traces[method], os.path.join(out, "work"))
             if got != plain:
@@ -456,7 +461,7 @@ def main():
     with open(os.path.join(out, "table.md"), "w") as f:
         f.write(text)
     with open(os.path.join(out, "results.json"), "w") as f:
-        json.dump({"quick": args.quick, "block": args.block, "funcs_only": args.funcs_only, "seconds": seconds, "libraries": results}, f, indent=1)
+        json.dump({"quick": args.quick, "block": args.block, "typed": args.typed, "funcs_only": args.funcs_only, "seconds": seconds, "libraries": results}, f, indent=1)
     print(text)
     print("(table.md, results.json and the SVG charts in %s)" % out)
 

@@ -32,10 +32,13 @@ struct dyl_region {
 	uintptr_t start, end;
 	uint32_t kind;		/* enum dyl_region_kind */
 	uint64_t id;		/* unique per heap block and mapping; 0 for statics and stacks */
-	uint32_t flags;		/* DYL_REGION_UNNAMED */
+	uint32_t flags;		/* DYL_REGION_UNNAMED, DYL_REGION_F64 */
 };
 /* a static gap (no symbol covers it) in a read-only segment: string literals live there */
 #define DYL_REGION_UNNAMED 1u
+/* a stack variable that the program's debug information declares as a double or an array
+ * of doubles (stackvars.c): std.diff's typed look (DYL_DIFF_TYPED) */
+#define DYL_REGION_F64 2u
 
 /* with DYL_REGION_HEAP in dyl_region_add's KIND: the block's content is indeterminate
  * (malloc, memalign, ...; not calloc's zeros nor realloc's moved data): what it holds
@@ -94,8 +97,14 @@ DYL_API void dyl_regions_charge(const struct dyl_rarg *args, unsigned n, int64_t
  * buffers that the call changed; FRAME: the wrapper's __builtin_frame_address(0) (its
  * caller's stack pointer is 16 bytes above: the stack below is dead after the call; NULL:
  * not known).  BLOCK (a power of two): changes are judged in aligned
- * blocks of that many bytes, clipped to the buffer.  SETUP, once: notes in the trace
- * how changes are found (# diff=). */
+ * blocks of that many bytes, clipped to the buffer; BEFORE's may carry DYL_DIFF_TYPED.
+ * SETUP, once: notes in the trace how changes are found (# diff=). */
+/* In a stack variable declared double (DYL_REGION_F64), an 8-byte element that changed
+ * to a value no floating-point computation leaves there (a subnormal, or a NaN other than
+ * the default one: what integers below 2^52 and addresses, negative integers, look like;
+ * or the stack protector's canary) is taken for what a dead frame left (a printf's words in an array the program did not
+ * fill), not as input (diff.c, odd_words) */
+#define DYL_DIFF_TYPED 0x10000u
 DYL_API void dyl_diff_setup(void);
 DYL_API uint32_t dyl_diff_before(const struct dyl_rarg *args, unsigned n, int64_t scalar_bytes,
 				 unsigned block, int64_t *in);
