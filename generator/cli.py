@@ -38,7 +38,7 @@ examples:
   dyliberator --lib libcrypto.so.3 -g std.args -g std.time:clock=thread -o /tmp/crypto.so
   dyliberator --lib libblas.so.3 --header examples/blas.h --defs examples/blas.defs
       Exact bytes in and out of dgemm_ from user C expressions (see --defs).
-  dyliberator --lib /usr/lib/x86_64-linux-gnu/blas/libblas.so.3 --header examples/blas.h \
+  dyliberator --lib /usr/lib/x86_64-linux-gnu/blas/libblas.so.3 --header examples/blas.h \\
       -f dgemm_ -g std.redirect:lib=libopenblas.so.0 -o alt.so
       The calls go to OpenBLAS's dgemm_ and are traced: dyl-model makes a model of them.
       --list-microgens says what std.redirect does when a function or LIB is missing.
