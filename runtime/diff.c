@@ -670,7 +670,7 @@ static void compare(struct cmp *c, const unsigned char *cur, unsigned char *snap
 				}
 			}
 			if (c->f64 && dm) {	/* the words wholly in [S, E), read from a copy */
-				unsigned char line[64];
+				unsigned char line[64] = { 0 };
 				memcpy(line + (s - la), x, e - s);
 				dm &= ~odd_words(line, (unsigned)(s - la + 7) / 8, (unsigned)(e - la) / 8);
 			}

@@ -7,8 +7,9 @@
  * relative to the frame's canonical frame address (a DW_OP_fbreg location, the frame
  * base being DW_OP_call_frame_cfa, as gcc and optimising clang emit on x86-64, or rbp,
  * as clang -O0 does, 16 bytes below the CFA after the standard prologue) and its size,
- * its type's.  A function's stack-passed parameters lie at its CFA and up, in its caller's
- * frame: the caller's frame is looked at with the callee's parameters too.
+ * its type's; and whether that type is double, or an array of doubles (std.diff's typed
+ * look, diff.c).  A function's stack-passed parameters lie at its CFA and up, in its
+ * caller's frame: the caller's frame is looked at with the callee's parameters too.
  *
  * libdw is loaded with dlopen at the first lookup: a process that never passes a stack
  * pointer pays nothing, and without libdw1 (or without -g) the frame bounds stay.  The

@@ -102,8 +102,8 @@ DYL_API void dyl_regions_charge(const struct dyl_rarg *args, unsigned n, int64_t
 /* In a stack variable declared double (DYL_REGION_F64), an 8-byte element that changed
  * to a value no floating-point computation leaves there (a subnormal, or a NaN other than
  * the default one: what integers below 2^52 and addresses, negative integers, look like;
- * or the stack protector's canary) is taken for what a dead frame left (a printf's words in an array the program did not
- * fill), not as input (diff.c, odd_words) */
+ * or the stack protector's canary) is taken for what a dead frame left (a printf's words
+ * in an array the program did not fill), not as input (diff.c, odd_words) */
 #define DYL_DIFF_TYPED 0x10000u
 DYL_API void dyl_diff_setup(void);
 DYL_API uint32_t dyl_diff_before(const struct dyl_rarg *args, unsigned n, int64_t scalar_bytes,
