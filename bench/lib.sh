@@ -15,3 +15,10 @@ med() {
 		f = "%." d "f"; m = (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2
 		printf f " (" f "-" f ")", m, a[1], a[NR]}'
 }
+
+# minus A B: the round-by-round differences A - B of two lists of figures (separated by
+# spaces or lines, in the same round order), one a line: the paired figures of
+# interleaved runs
+minus() {
+	paste -d' ' <(tr ' ' '\n' <<<"$1" | grep .) <(tr ' ' '\n' <<<"$2" | grep .) | awk '{print $1 - $2}'
+}

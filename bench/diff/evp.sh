@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 ROUNDS=${1:-7}
-. ../lib.sh	# scratch
+. ../lib.sh	# scratch, minus
 scratch
 cc -O2 -o "$W/evpbench" evpbench.c -lcrypto
 gen() { "$ROOT/bin/dyliberator" -q --lib libcrypto.so.3 --app "$W/evpbench" -f EVP_DecryptUpdate -o "$W/$1.so" "${@:2}"; }
@@ -36,8 +36,7 @@ for r in $(seq "$ROUNDS"); do
 	done
 done
 over() {	# config size -> added us per call: median (range)
-	paste -d' ' <(tr ' ' '\n' <<<"${res[$1/$2]}" | grep .) <(tr ' ' '\n' <<<"${res[plain/$2]}" | grep .) |
-		awk '{print $1 - $2}' | sort -g |
+	minus "${res[$1/$2]}" "${res[plain/$2]}" | sort -g |
 		awk '{d[NR]=$1} END {m=(NR%2)?d[(NR+1)/2]:(d[NR/2]+d[NR/2+1])/2; printf "%8.2f us (%.2f to %.2f)", m/1e3, d[1]/1e3, d[NR]/1e3}'
 }
 printf '%-13s %-30s %-30s\n' config "1 MiB, 64 KiB pieces" "8 MiB, 512 KiB pieces"

@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 ROUNDS=${1:-5}
-. ../lib.sh	# scratch
+. ../lib.sh	# scratch, minus
 scratch
 cc -O2 -fPIC -shared -Wl,-soname,libbuf.so -o "$W/libbuf.so" libbuf.c
 cc -O2 -o "$W/diffbench" diffbench.c -I. "$W/libbuf.so" -Wl,-rpath,"$W"
@@ -41,8 +41,7 @@ for r in $(seq "$ROUNDS"); do
 done
 # per round: the wrapper's figure minus the plain one of the same round
 over() {	# config case kib -> ns per call added: median, and us/KiB with the range
-	paste -d' ' <(tr ' ' '\n' <<<"${res[$1/$2/$3]}" | grep .) <(tr ' ' '\n' <<<"${res[plain/$2/$3]}" | grep .) |
-		awk '{print $1 - $2}' | sort -g |
+	minus "${res[$1/$2/$3]}" "${res[plain/$2/$3]}" | sort -g |
 		awk -v kib="$3" '{d[NR]=$1} END {m=(NR%2)?d[(NR+1)/2]:(d[NR/2]+d[NR/2+1])/2;
 			printf "%9.2f us %7.4f us/KiB (%.4f to %.4f)", m/1e3, m/1e3/kib, d[1]/1e3/kib, d[NR]/1e3/kib}'
 }

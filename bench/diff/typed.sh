@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 ROUNDS=${1:-7}
 N=${2:-2000}
-. ../lib.sh	# scratch, med
+. ../lib.sh	# scratch, med, minus
 scratch
 BLAS=/usr/lib/x86_64-linux-gnu/blas/libblas.so.3	# reference BLAS, by path
 cc -O2 -g -o "$W/gemm_calls" ../accuracy/gemm_calls.c "$BLAS" -Wl,-rpath,"$(dirname "$BLAS")"
@@ -34,8 +34,8 @@ plain=$(med 2 <<<"${res[plain]}")
 echo "dgemm_ on stack arrays, $N calls, $ROUNDS rounds: CPU us per call, median (range)"
 echo "plain            $plain"
 for c in off on; do
-	d=$(paste -d' ' <(tr ' ' '\n' <<<"${res[$c]}" | grep .) <(tr ' ' '\n' <<<"${res[plain]}" | grep .) | awk '{print $1 - $2}' | med 2)
+	d=$(minus "${res[$c]}" "${res[plain]}" | med 2)
 	echo "typed=$c added  $d"
 done
-d=$(paste -d' ' <(tr ' ' '\n' <<<"${res[on]}" | grep .) <(tr ' ' '\n' <<<"${res[off]}" | grep .) | awk '{print $1 - $2}' | med 2)
+d=$(minus "${res[on]}" "${res[off]}" | med 2)
 echo "on - off         $d   (the same round's)"
