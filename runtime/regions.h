@@ -77,6 +77,9 @@ HIDDEN void dyl_spin_unlock(int *l);
 
 /* statics.c: the static object (or gap between objects) holding P (0: none) */
 HIDDEN int dyl_static_find(uintptr_t p, struct dyl_region *r);
+/* the loader's counts of objects loaded and unloaded so far (dlpi_adds, dlpi_subs): a
+ * change says the list of objects may have changed */
+HIDDEN void dyl_loader_counts(unsigned long long *adds, unsigned long long *subs);
 
 /* stackframe.c */
 struct dyl_frames {		/* the stack pointers of the calling frames, innermost first */

@@ -295,12 +295,6 @@ static int find_obj_cb(struct dl_phdr_info *info, size_t size, void *arg)
 	return 1;
 }
 
-static int subs_cb(struct dl_phdr_info *info, size_t size, void *arg)
-{
-	*(unsigned long long *)arg = info->dlpi_subs;
-	return 1;	/* the same in every callback: one is enough */
-}
-
 static int mark_cb(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	for (uint32_t i = 0; i < sv.nobjs; i++)
@@ -328,11 +322,11 @@ static struct site *probe(uintptr_t ip);
  * dlclose and the next miss, would still get the gone one's variables. */
 static void drop_unloaded(void)
 {
-	unsigned long long subs = 0;
+	unsigned long long adds, subs;
 	struct obj gone[16];
 	uint32_t ngone = 0, k = 0;
 
-	dl_iterate_phdr(subs_cb, &subs);
+	dyl_loader_counts(&adds, &subs);
 	if (subs == sv.subs)
 		return;
 	for (uint32_t i = 0; i < sv.nobjs; i++)

@@ -85,6 +85,15 @@ static int counters(struct dl_phdr_info *info, size_t size, void *data)
 	return 1;	/* the counters are the same in every callback: one is enough */
 }
 
+void dyl_loader_counts(unsigned long long *adds, unsigned long long *subs)
+{
+	struct scan now = { 0 };
+
+	dl_iterate_phdr(counters, &now);
+	*adds = now.adds;
+	*subs = now.subs;
+}
+
 static int is_data(const ElfW(Phdr) *ph)
 {
 	/* code is no data; a callback's pointer into it counts nothing */
@@ -646,9 +655,9 @@ int dyl_static_find(uintptr_t p, struct dyl_region *r)
 		}
 		if (rescanned)
 			return 0;
-		struct scan now = { 0 };
-		dl_iterate_phdr(counters, &now);
-		if (now.adds == adds && now.subs == subs)
+		unsigned long long now_adds, now_subs;
+		dyl_loader_counts(&now_adds, &now_subs);
+		if (now_adds == adds && now_subs == subs)
 			return 0;
 		rescan();
 		rescanned = 1;

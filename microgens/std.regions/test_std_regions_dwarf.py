@@ -152,11 +152,11 @@ def charged(built, app, mg, debug_dir='nothing'):
     # the program's descriptors are numbered as without the wrapper: reading the debug
     # information leaves none open, and libunwind's own pipe lies above the program's
     assert fd == plain
-    return sizes(d / f'{app}-{mg}.csv'), fd
+    return sizes(d / f'{app}-{mg}.csv')
 
 
 def test_variables_charged_their_own_bytes(built):
-    rows, _ = charged(built, 'g', 'std.regions')
+    rows = charged(built, 'g', 'std.regions')
     # take(&n, x, &st.y): n 4 bytes and x 40 in, st.y to the end of st, 8 bytes, out, plus
     # the returned double; not the 256 bytes of `other` nor the rest of the frame
     assert rows[:3] == [(4 + 40, 8 + 8)] * 3
@@ -170,25 +170,24 @@ def test_separate_debug_file(built, app):
     """Stripped, its DWARF in a file of its own: by .gnu_debuglink (in .debug/ next to the
     program, or next to it and checked by CRC) or by build ID (under DYL_DEBUG_DIR):
     charged as the -g build."""
-    assert charged(built, app, 'std.regions', 'debugdir' if app == 'id' else 'nothing')[0] == \
-        charged(built, 'g', 'std.regions')[0]
+    assert charged(built, app, 'std.regions', 'debugdir' if app == 'id' else 'nothing') == \
+        charged(built, 'g', 'std.regions')
 
 
 def test_debug_file_of_another_build_is_refused(built):
     """The link names a debug file of another build (another frame layout): its build ID
     differs, so it is not read and the frames bound the pointers, as without -g."""
-    assert charged(built, 'wrong', 'std.regions')[0] == charged(built, 'stripped', 'std.regions')[0]
+    assert charged(built, 'wrong', 'std.regions') == charged(built, 'stripped', 'std.regions')
 
 
 def test_clang_O0_frame_base(built):
     """clang -O0 -g gives each function rbp as its frame base: the variables are found
     there (16 bytes below the CFA), and charged as in gcc's -O2 build."""
-    rows, _ = charged(built, 'clang_O0', 'std.regions')
-    assert rows == charged(built, 'g', 'std.regions')[0]
+    assert charged(built, 'clang_O0', 'std.regions') == charged(built, 'g', 'std.regions')
 
 
 def test_full_method_counts_the_variables_that_changed(built):
-    rows, _ = charged(built, 'g', 'std.diff')
+    rows = charged(built, 'g', 'std.diff')
     # the first call: n and x were written (n's 8-byte block clipped to its 4 bytes), and
     # st.y, an output the call has not written yet, holds what earlier frames left there:
     # no call saw it, so it counts as changed (the full method's known limit, 8 bytes
@@ -199,7 +198,7 @@ def test_full_method_counts_the_variables_that_changed(built):
 
 
 def test_without_debug_information_the_frame_bounds(built):
-    rows, _ = charged(built, 'stripped', 'std.regions')
+    rows = charged(built, 'stripped', 'std.regions')
     # by frames: &n to the end of locals' frame data, `other` and st among it
     assert all(i > 4 + 40 + 200 for i, _ in rows[:3]), rows
 
