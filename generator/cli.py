@@ -1,7 +1,9 @@
 """dyliberator's command line: read the library, choose the functions, generate, build."""
 import argparse
 import os
+import re
 import shlex
+import stat as stmod
 import subprocess
 import sys
 import time
@@ -13,6 +15,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RUNTIME_LIB_DIR = os.path.join(ROOT, 'build')
 RUNTIME_INCLUDE = os.path.join(ROOT, 'runtime', 'include')
 STD_MICROGENS = os.path.join(ROOT, 'microgens')
+EXAMPLES = os.path.join(ROOT, 'examples')
 
 DESCRIPTION = """\
 Generate and build a wrapper library that records every call into LIB.
@@ -194,12 +197,14 @@ def run(argv):
         wanted |= set(lib.exports)
     hdrs = [os.path.abspath(h) for h in args.header]
     if not hdrs:
+        for given, lib in zip(args.lib, libs):
+            _refuse_cplusplus(given, lib)
         for lib in libs:
             hdrs += [h for h in headers.find_headers(lib.path, lib.exports,
                                                      args.include_dirs + headers.INCLUDE_DIRS)
                      if h not in hdrs]
         if not hdrs:
-            raise UsageProblem(f'no headers found for {", ".join(args.lib)}: give them with --header')
+            raise UsageProblem(_no_headers(args.lib))
     clang_args = [f'-I{d}' for d in args.include_dirs]
     protos, macros, usable, notes, declared = headers.parse_headers(hdrs, clang_args, wanted=wanted)
     for n in notes:
@@ -230,7 +235,8 @@ def run(argv):
 
     out = os.path.abspath(args.out)
     out_dir = (out[:-3] if out.endswith('.so') else out) + '.d'
-    os.makedirs(out_dir, exist_ok=True)
+    _check_out(out)
+    _own_folder(out_dir)
     command = 'dyliberator ' + ' '.join(shlex.quote(a) for a in argv)
     link = []
     for mg, _ in gens:
@@ -251,14 +257,124 @@ def run(argv):
         return 0
     if not os.path.exists(os.path.join(RUNTIME_LIB_DIR, 'libdylrt.so')):
         raise UsageProblem(f'the runtime is not built ({RUNTIME_LIB_DIR}/libdylrt.so): run make in {ROOT}')
-    r = subprocess.run(['make', '-s', '-C', out_dir], capture_output=True, text=True)
+    # the Makefile named (GNU make would prefer a GNUmakefile or makefile beside it), and
+    # no makefiles or flags from the environment (MAKEFILES is read before ours)
+    env = {k: v for k, v in os.environ.items() if k not in MAKE_ENV}
+    r = subprocess.run(['make', '-s', '-f', os.path.join(out_dir, 'Makefile'), '-C', out_dir],
+                       capture_output=True, text=True, env=env)
     if r.returncode != 0:
-        lines = (r.stderr or r.stdout).strip().split('\n')
-        print('\n'.join(lines[:40]), file=sys.stderr)
+        print('\n'.join(_compiler_lines(r.stderr or r.stdout)), file=sys.stderr)
         raise UsageProblem(f'building {out} failed (the compiler said the above); '
                            f'sources in {out_dir}/')
     say(f'built {out} in {time.monotonic() - t0 - t_gen:.1f} s')
     return 0
+
+
+def _refuse_cplusplus(given, lib):
+    """A C++ library's functions have mangled names (_ZN...) and no C prototypes: the
+    header search would parse C++ headers as C.  Its C API can still be wrapped with
+    --header naming a C header of it."""
+    funcs = [n for n, e in lib.exports.items() if e.kind in ('func', 'ifunc')]
+    mangled = sum(1 for n in funcs if n.startswith('_Z'))
+    if funcs and mangled * 2 > len(funcs):
+        raise UsageProblem(f'{given} ({lib.path}) is a C++ library ({mangled} of {len(funcs)} '
+                           'exported functions have C++ mangled names): dyliberator wraps C '
+                           'functions; give a C header of its extern "C" functions with --header')
+
+
+def _no_headers(given_libs):
+    """Where each library resolved to, and what to try: a header shipped in examples/,
+    and a word on alternatives (liblapack.so.3 may be OpenBLAS's file)."""
+    parts, hints = [], []
+    for given in given_libs:
+        try:
+            found = elf.find_library(given)
+        except elf.ElfProblem:
+            found = given
+        real = os.path.realpath(found)
+        chain = found if real == found else f'{found} -> {real}'
+        parts.append(f'{given} ({chain})')
+        stem = re.sub(r'^lib|\.so.*$', '', os.path.basename(given))
+        for h in (f'{stem}.h',):
+            if os.path.isfile(os.path.join(EXAMPLES, h)):
+                hints.append(f'--header {os.path.join(EXAMPLES, h)}')
+        link, seen = found, 0
+        while os.path.islink(link) and seen < 20:
+            target = os.path.join(os.path.dirname(link), os.readlink(link))
+            if target.startswith('/etc/alternatives/'):
+                hints.append(f'the file {found} resolves to is chosen by update-alternatives '
+                             f'(update-alternatives --display {os.path.basename(target)}): it may '
+                             'be another implementation than the one named, e.g. OpenBLAS')
+                break
+            link, seen = target, seen + 1
+    hint = '; '.join(hints) if hints else 'give the prototypes with --header H'
+    return f'no headers found for {", ".join(parts)}: {hint}'
+
+
+MAKE_ENV = ('MAKEFILES', 'MAKEFLAGS', 'MFLAGS', 'GNUMAKEFLAGS', 'MAKELEVEL')
+
+
+def _check_out(out):
+    """OUT.so is replaced by a rename (the Makefile's mv -T), never written through: a
+    symlink there is replaced, not followed.  A folder there cannot be replaced."""
+    if os.path.isdir(out) and not os.path.islink(out):
+        raise UsageProblem(f'{out} is a folder: -o names the wrapper file to write')
+
+
+def _own_folder(path):
+    """Create PATH, or accept it only if this user owns it and nobody else can write it
+    (another user's folder may hold a GNUmakefile, or change wrap.c before it is built).
+    A symlink is followed only if this user owns it too."""
+    me = os.geteuid()
+    try:
+        os.mkdir(path, 0o755)
+        return
+    except FileExistsError:
+        pass
+    except OSError as e:
+        raise UsageProblem(f'cannot create {path}/: {e.strerror}') from None
+    st = os.lstat(path)
+    if os.path.islink(path):
+        if st.st_uid != me:
+            raise UsageProblem(f'refusing to build in {path}/: it is a symlink owned by '
+                               f'uid {st.st_uid}, not by you (remove it, or choose another -o)')
+        st = os.stat(path)
+    if not stmod.S_ISDIR(st.st_mode):
+        raise UsageProblem(f'refusing to build in {path}/: it exists and is not a folder')
+    if st.st_uid != me:
+        raise UsageProblem(f'refusing to build in {path}/: it is owned by uid {st.st_uid}, not by you '
+                           '(its files could run commands as you; remove it, or choose another -o)')
+    if st.st_mode & 0o022:
+        raise UsageProblem(f'refusing to build in {path}/: others can write to it (mode '
+                           f'{stmod.S_IMODE(st.st_mode):o}; chmod go-w it, or choose another -o)')
+
+
+_DIAG = re.compile(r'\S.*?:\d+:(\d+:)? (fatal error|error|warning|note):')
+_CONTEXT = re.compile(r'(In file included from|\s+from |\S+: In function|\S+: At top level)')
+
+
+def _compiler_lines(text, cap=40):
+    """The compiler's output, errors first: a build that failed on one error may print
+    hundreds of warnings before it.  A diagnostic keeps its context lines (In file
+    included from, In function) and what follows it (the source line, the caret)."""
+    blocks, context = [], []
+    for line in text.strip().split('\n'):
+        m = _DIAG.match(line)
+        if m is None and _CONTEXT.match(line):
+            context.append(line)   # belongs to the next diagnostic
+        elif (m and m.group(2) != 'note') or not blocks:
+            blocks.append((m is not None and m.group(2) != 'warning', context + [line]))
+            context = []
+        else:
+            blocks[-1][1].extend(context + [line])
+            context = []
+    if context:
+        blocks.append((False, context))
+    out = [x for err, b in blocks if err for x in b] + [x for err, b in blocks if not err for x in b]
+    if len(out) > cap:
+        n_err = sum(1 for x in out if re.search(r':\d+: (fatal )?error:', x))
+        out = out[:cap] + [f'... ({len(out) - cap} more lines, {n_err} error(s) in all)']
+    return out
 
 
 def _write(path, text):

@@ -480,6 +480,27 @@ def _call_form(name, params):
     return f'__typeof__(({name})({args}))'
 
 
+# glibc's complex.h declares cabsf32 with __CFLOAT32, which is `_Complex float` to clang
+# (no _Float32 of its own: a typedef) but `_Complex _Float32`, another type, to GCC, which
+# builds the wrapper.  The scalar _Float32 keeps its typedef name; the complex one is
+# spelled here from the function's TS 18661-3 suffix.
+_FLOAT_N = {'f32': ('float', '_Float32'), 'f64': ('double', '_Float64'),
+            'f32x': ('double', '_Float32x'), 'f64x': ('long double', '_Float64x')}
+_FLOAT_N_NAME = re.compile(r'.*(f32x|f64x|f32|f64)$')
+_GLIBC_COMPLEX = ('/complex.h', '/bits/cmathcalls.h')
+
+
+def _float_n_complex(p):
+    m = _FLOAT_N_NAME.match(p.name)
+    if not m or not p.file.endswith(_GLIBC_COMPLEX):
+        return
+    base, float_n = _FLOAT_N[m.group(1)]
+    pattern = re.compile(r'\b_Complex ' + base + r'\b')
+    p.result = pattern.sub('_Complex ' + float_n, p.result)
+    for a in p.params:
+        a.type = pattern.sub('_Complex ' + float_n, a.type)
+
+
 def _prototype(cursors):
     """One Prototype from all declarations of a function: the definition if the header
     has one, else the first declaration with a prototype (a K&R `int f();` followed by
@@ -523,6 +544,7 @@ def _prototype(cursors):
                         'of its own')
     problems += [_problem_in(a.type) for a in p.params]
     p.problem = next((x for x in problems if x), None)
+    _float_n_complex(p)
     if p.problem is None and p.result != 'void':
         rc = r.get_canonical()
         qualified = rc.is_const_qualified() or rc.is_volatile_qualified()
