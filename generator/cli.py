@@ -223,6 +223,10 @@ def run(argv):
         libviews[id(lib)] = emit.LibView(f'dyl_lib_{i}', lib.soname, lib.path)
     functions = [emit.function_view(c, libviews[id(c.lib)], macros, definitions, active)
                  for c in sel.wrapped]
+    for d in definitions:
+        if not any(d.applies(c.lib.soname, c.lib.path, c.name) for c in sel.wrapped):
+            say(f'{d.file}:{d.line}: warning: {d.library}::{d.function}::{d.location} matches '
+                'no wrapped function (--list shows what is wrapped); its code is not used')
     renderer = emit.Renderer(gens)
     for c, f in zip(sel.wrapped, functions):
         c.notes = f.notes = c.notes + renderer.notes(f)   # std.redirect: where calls go

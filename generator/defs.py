@@ -118,9 +118,17 @@ def load(paths):
     defs = []
     for p in paths:
         try:
-            with open(p) as f:
-                text = f.read()
+            with open(p, 'rb') as f:
+                data = f.read()
         except OSError as e:
             raise DefsProblem(f'{p}: {e.strerror}') from None
+        try:
+            text = data.decode('utf-8')
+        except UnicodeDecodeError as e:
+            line = data.count(b'\n', 0, e.start) + 1
+            raise DefsProblem(f'{p}:{line}: not UTF-8 text (byte 0x{data[e.start]:02x})') from None
+        if '\0' in text:
+            line = text.count('\n', 0, text.index('\0')) + 1
+            raise DefsProblem(f'{p}:{line}: a NUL byte: not a text file')
         defs += parse(text, p)
     return defs

@@ -1,10 +1,10 @@
 """Reading shared objects: exported symbols with their versions, sonames, imports."""
 import os
 import re
+import stat
 import subprocess
 from dataclasses import dataclass, field
 
-from elftools.common.exceptions import ELFError
 from elftools.elf.elffile import ELFFile
 
 
@@ -65,12 +65,39 @@ def find_library(name):
     raise ElfProblem(f'{name}: library not found (give a path, or set LD_LIBRARY_PATH)')
 
 
+def _damaged(path, e):
+    """One line for a file pyelftools cannot read: a truncated or damaged object makes it
+    raise nearly anything (ELFError, struct.error, KeyError, ValueError...)."""
+    why = ' '.join(str(e).split())[:160] or type(e).__name__
+    return ElfProblem(f'{path}: not a readable ELF file ({why})')
+
+
 def _open(path):
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            raise ElfProblem(f'{path}: not a regular file')
         f = open(path, 'rb')
+    except OSError as e:
+        raise ElfProblem(f'{path}: {e.strerror}') from None
+    try:
         return f, ELFFile(f)
-    except (OSError, ELFError) as e:
-        raise ElfProblem(f'{path}: not a readable ELF file ({e})') from None
+    except Exception as e:
+        f.close()
+        raise _damaged(path, e) from None
+
+
+def _guarded(read):
+    """READ(path) with any exception of the ELF parser turned into one ElfProblem that
+    names the file: the data is untrusted, the parser's errors are not ours to show."""
+    def guarded(path):
+        try:
+            return read(path)
+        except ElfProblem:
+            raise
+        except Exception as e:
+            raise _damaged(path, e) from None
+    guarded.__doc__ = read.__doc__
+    return guarded
 
 
 def _versions(elf):
@@ -107,6 +134,7 @@ def _soname(elf):
     return None
 
 
+@_guarded
 def read_library(path):
     f, elf = _open(path)
     with f:
@@ -148,6 +176,7 @@ def read_library(path):
         return Library(path=os.path.realpath(path), soname=_soname(elf), exports=exports)
 
 
+@_guarded
 def read_imports(path):
     """Names of the functions an executable (or library) takes from other objects."""
     f, elf = _open(path)

@@ -204,10 +204,15 @@ class Renderer:
         callee = []
         for mg, params in gens:
             try:
-                with open(mg.template) as fh:
-                    module = self.env.from_string(fh.read()).module
+                with open(mg.template, 'rb') as fh:
+                    text = mgmod.utf8(fh.read(), mg.template)
+                module = self.env.from_string(text).module
             except jinja2.TemplateSyntaxError as e:
                 raise mgmod.MicrogenProblem(f'{mg.template}:{e.lineno}: {e.message}') from None
+            except OSError as e:
+                raise mgmod.MicrogenProblem(f'{mg.template}: {e.strerror}') from None
+            except Exception as e:   # a user's template runs at its top level too
+                raise mgmod.MicrogenProblem(f'{mg.template}: {type(e).__name__}: {e}') from None
             macros = {pt: getattr(module, pt) for pt in mgmod.POINTS if hasattr(module, pt)}
             mg.points = tuple(macros)
             self.gens.append((mg, params, macros))
@@ -227,8 +232,8 @@ class Renderer:
             if point in macros:
                 try:
                     text = str(macros[point](*args, params)).strip('\n')
-                except jinja2.TemplateError as e:
-                    raise mgmod.MicrogenProblem(f'{mg.template}: {point}: {e}') from None
+                except Exception as e:   # a user's template: its error, not ours
+                    raise mgmod.MicrogenProblem(f'{mg.template}: {point}: {type(e).__name__}: {e}') from None
                 if text.strip():
                     out.append(text)
         return out
@@ -241,14 +246,18 @@ class Renderer:
             if 'note' in macros:
                 try:
                     text = ' '.join(str(macros['note'](f, params)).split())
-                except jinja2.TemplateError as e:
-                    raise mgmod.MicrogenProblem(f'{mg.template}: note: {e}') from None
+                except Exception as e:   # a user's template: its error, not ours
+                    raise mgmod.MicrogenProblem(f'{mg.template}: note: {type(e).__name__}: {e}') from None
                 if text and text not in out:   # (std.regions and std.diff name the same lengths)
                     out.append(text)
         return out
 
     def callee(self, f):
-        return next(str(m['callee'](f, p)).strip() for _, p, m in self.gens if 'callee' in m)
+        mg, p, m = next(g for g in self.gens if 'callee' in g[2])
+        try:
+            return str(m['callee'](f, p)).strip()
+        except Exception as e:
+            raise mgmod.MicrogenProblem(f'{mg.template}: callee: {type(e).__name__}: {e}') from None
 
     def wrapper(self, f):
         """The C text of one wrapped function, its typedefs and file-scope parts."""

@@ -93,18 +93,43 @@ class Microgen:
         return os.path.join(self.folder, 'template.c.j2')
 
 
+def utf8(data, path):
+    """DATA (bytes of PATH) as text; a file that is not UTF-8 is named with the line and
+    column of its first bad byte."""
+    try:
+        return data.decode('utf-8')
+    except UnicodeDecodeError as e:
+        line = data.count(b'\n', 0, e.start) + 1
+        col = e.start - (data.rfind(b'\n', 0, e.start) + 1) + 1
+        raise MicrogenProblem(f'{path}:{line}: not UTF-8 text (byte 0x{data[e.start]:02x} '
+                              f'at column {col})') from None
+
+
 def _load_one(folder):
     meta_path = os.path.join(folder, 'microgen.toml')
     try:
         with open(meta_path, 'rb') as f:
-            meta = tomllib.load(f)
+            meta = tomllib.loads(utf8(f.read(), meta_path))
     except tomllib.TOMLDecodeError as e:
         raise MicrogenProblem(f'{meta_path}: {e}') from None
+    except OSError as e:
+        raise MicrogenProblem(f'{meta_path}: {e.strerror}') from None
+    for key in ('summary',):
+        if not isinstance(meta.get(key, ''), str):
+            raise MicrogenProblem(f'{meta_path}: {key} must be a string')
+    for key in ('requires', 'around', 'link', 'replaces'):
+        v = meta.get(key, [])
+        if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
+            raise MicrogenProblem(f'{meta_path}: {key} must be a list of strings')
+    if not isinstance(meta.get('params', {}), dict):
+        raise MicrogenProblem(f'{meta_path}: params must be a table ([params.NAME])')
     name = os.path.basename(folder.rstrip('/'))
     params = {}
     for pname, spec in meta.get('params', {}).items():
         if not isinstance(spec, dict) or ('default' not in spec) == (spec.get('required') is not True):
             raise MicrogenProblem(f'{meta_path}: params.{pname} needs a default (or required = true)')
+        if not isinstance(spec.get('choices', []), list):
+            raise MicrogenProblem(f'{meta_path}: params.{pname}.choices must be a list')
         ptype = spec.get('type', 'string')
         if ptype not in PARAM_TYPES:
             raise MicrogenProblem(f'{meta_path}: params.{pname}: type {ptype!r} is not one of '
