@@ -220,7 +220,7 @@ def run(argv):
     active = {mg.name for mg, _ in gens}
     libviews = {}
     for i, lib in enumerate(libs):
-        libviews[id(lib)] = emit.LibView(f'dyl_lib_{i}', lib.soname, lib.path)
+        libviews[id(lib)] = emit.LibView(f'dyl_lib_{i}', lib.soname, lib.path, lib.build_id)
     functions = [emit.function_view(c, libviews[id(c.lib)], macros, definitions, active)
                  for c in sel.wrapped]
     for d in definitions:

@@ -27,6 +27,7 @@ class Library:
     path: str
     soname: str
     exports: dict        # name -> Export
+    build_id: str = None  # NT_GNU_BUILD_ID, hex: the wrapper checks it at run time
 
 
 _KIND = {'STT_FUNC': 'func', 'STT_LOOS': 'ifunc', 'STT_GNU_IFUNC': 'ifunc',
@@ -125,6 +126,15 @@ def _dynsym(elf):
     return list(sec.iter_symbols()), vs
 
 
+def _build_id(elf):
+    for seg in elf.iter_segments():
+        if seg['p_type'] == 'PT_NOTE':
+            for note in seg.iter_notes():
+                if note['n_type'] == 'NT_GNU_BUILD_ID' and isinstance(note['n_desc'], str):
+                    return note['n_desc']
+    return None
+
+
 def _soname(elf):
     dyn = elf.get_section_by_name('.dynamic')
     if dyn is not None:
@@ -173,7 +183,8 @@ def read_library(path):
             if len(names) > 1:
                 for n in names:
                     exports[n].aliases = sorted(x for x in names if x != n)
-        return Library(path=os.path.realpath(path), soname=_soname(elf), exports=exports)
+        return Library(path=os.path.realpath(path), soname=_soname(elf), exports=exports,
+                       build_id=_build_id(elf))
 
 
 @_guarded

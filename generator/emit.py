@@ -117,6 +117,7 @@ class LibView:
     var: str
     soname: str
     path: str
+    build_id: str = None   # the file's GNU build ID (hex), to know it again at run time
 
 
 def _deref(a, p):

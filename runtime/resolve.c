@@ -21,6 +21,7 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <limits.h>
 #include <link.h>
 #include <signal.h>
 #include <stdio.h>
@@ -220,6 +221,187 @@ void dyl_resolve_all(const struct dyl_sym *syms, unsigned n, const void *self)
 		dyl_cost_add(dyl_now() - t0);
 }
 
+/* Which file serves a wrapped library.  A soname names no file: liblapack.so.3 is
+ * reference LAPACK or OpenBLAS as update-alternatives or LD_LIBRARY_PATH choose, and a
+ * wrapper generated from one measures the other without a word.  So the trace names
+ * the file the originals were found in, and a file that is not the one the wrapper was
+ * generated from (by path, or failing that by GNU build ID) is warned about once. */
+
+#define MAX_LIBS 64
+
+static struct lib_seen {
+	struct dyl_lib *lib;
+	const char *build_id;	/* at generation, hex; NULL: unknown */
+	int done;		/* 1 once reported (or being reported) */
+} seen_libs[MAX_LIBS];
+static int nseen_libs;
+
+/* The loaded object holding an address (dl_iterate_phdr). */
+struct owner {
+	uintptr_t addr;
+	const char *name;
+	const ElfW(Phdr) *phdr;
+	ElfW(Half) phnum;
+	ElfW(Addr) base;
+	int found;
+};
+
+static int find_owner(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct owner *o = data;
+
+	(void)size;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+		if (ph->p_type == PT_LOAD && o->addr >= lo && o->addr - lo < ph->p_memsz) {
+			o->name = info->dlpi_name;
+			o->phdr = info->dlpi_phdr;
+			o->phnum = info->dlpi_phnum;
+			o->base = info->dlpi_addr;
+			o->found = 1;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* The object's GNU build ID as hex into OUT (room >= 2 * 64 + 1); 0 if it has none. */
+static int build_id_of(const struct owner *o, char *out, size_t room)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	for (int i = 0; i < o->phnum; i++) {
+		const ElfW(Phdr) *ph = &o->phdr[i];
+		if (ph->p_type != PT_NOTE)
+			continue;
+		size_t align = ph->p_align == 8 ? 8 : 4;
+		const char *p = (const char *)(o->base + ph->p_vaddr), *end = p + ph->p_memsz;
+		while ((size_t)(end - p) >= sizeof(ElfW(Nhdr))) {
+			const ElfW(Nhdr) *nh = (const ElfW(Nhdr) *)p;
+			const char *nm = p + sizeof(*nh);
+			const unsigned char *desc = (const unsigned char *)nm
+				+ ((nh->n_namesz + align - 1) & ~(align - 1));
+			const char *next = (const char *)desc + ((nh->n_descsz + align - 1) & ~(align - 1));
+			if (next > end || next <= p)
+				break;
+			if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 && nm[0] == 'G'
+			    && nm[1] == 'N' && nm[2] == 'U' && nm[3] == '\0'
+			    && nh->n_descsz * 2 + 1 <= room) {
+				for (unsigned k = 0; k < nh->n_descsz; k++) {
+					out[2 * k] = hex[desc[k] >> 4];
+					out[2 * k + 1] = hex[desc[k] & 15];
+				}
+				out[2 * nh->n_descsz] = '\0';
+				return 1;
+			}
+			p = next;
+		}
+	}
+	return 0;
+}
+
+/* Notes and checks the file that FN (an original of E's library) lies in. */
+static void report_lib(const struct lib_seen *e, const void *fn)
+{
+	struct owner o = { .addr = (uintptr_t)fn };
+	char real[PATH_MAX], id[2 * 64 + 1], note[PATH_MAX + 256];
+	const char *soname = e->lib->soname ? e->lib->soname : "-";
+
+	dl_iterate_phdr(find_owner, &o);
+	if (!o.found)
+		return;
+	/* the program itself has the empty name */
+	if (!realpath(o.name && *o.name ? o.name : "/proc/self/exe", real))
+		snprintf(real, sizeof(real), "%s", o.name && *o.name ? o.name : "?");
+	snprintf(note, sizeof(note), "%s %s", soname, real);
+	dyl_note("library", note);
+	if (!e->lib->path || same(real, e->lib->path))
+		return;
+	if (e->build_id && build_id_of(&o, id, sizeof(id)) && same(id, e->build_id))
+		return;		/* the same file by another path (a copy, a bind mount) */
+	snprintf(note, sizeof(note), "%s %s", soname, e->lib->path);
+	dyl_note("library_generated_from", note);
+	snprintf(note, sizeof(note), "library:%s", soname);
+	dyl_warn_once(note, "%s is %s here, not %s that the wrapper was generated from: "
+		      "the trace measures that file", soname, real, e->lib->path);
+}
+
+/* The original that most of SYMS' found ones lie in (a library may have a few names
+ * served by another object: one preloaded before it, say); NULL if none is found. */
+static const void *majority(const struct dyl_sym *syms, unsigned n)
+{
+	enum { K = 8 };
+	uintptr_t base[K];
+	const void *any[K];
+	unsigned count[K], used = 0, best = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		void *fn = __atomic_load_n(syms[i].slot, __ATOMIC_ACQUIRE);
+		struct owner o = { .addr = (uintptr_t)fn };
+		unsigned k;
+
+		if (!fn)
+			continue;
+		dl_iterate_phdr(find_owner, &o);
+		if (!o.found)
+			continue;
+		for (k = 0; k < used && base[k] != o.base; k++)
+			;
+		if (k == used) {
+			if (used == K)
+				continue;
+			base[k] = o.base, any[k] = fn, count[k] = 0, used++;
+		}
+		count[k]++;
+	}
+	for (unsigned k = 1; k < used; k++)
+		if (count[k] > count[best])
+			best = k;
+	return used ? any[best] : NULL;
+}
+
+void dyl_lib_check(struct dyl_lib *lib, const char *build_id, const struct dyl_sym *syms,
+		   unsigned n)
+{
+	struct lib_seen *e;
+	const void *fn;
+
+	/* constructors run one at a time: the table grows here only */
+	if (nseen_libs == MAX_LIBS)
+		return;
+	dyl_busy++;	/* what this calls (realpath, snprintf) is not the program's call */
+	e = &seen_libs[nseen_libs];
+	e->lib = lib;
+	e->build_id = build_id;
+	fn = majority(syms, n);
+	if (fn) {
+		e->done = 1;
+		report_lib(e, fn);
+	}
+	__atomic_store_n(&nseen_libs, nseen_libs + 1, __ATOMIC_RELEASE);
+	dyl_busy--;
+}
+
+/* dyl_resolve found FN for LIB: report LIB if its constructor could not. */
+static void lib_found(struct dyl_lib *lib, const void *fn)
+{
+	int n = __atomic_load_n(&nseen_libs, __ATOMIC_ACQUIRE);
+
+	for (int i = 0; i < n; i++) {
+		struct lib_seen *e = &seen_libs[i];
+		if (e->lib != lib)
+			continue;
+		if (!__atomic_load_n(&e->done, __ATOMIC_ACQUIRE)
+		    && !__atomic_exchange_n(&e->done, 1, __ATOMIC_ACQ_REL)) {
+			dyl_busy++;
+			report_lib(e, fn);
+			dyl_busy--;
+		}
+		return;
+	}
+}
+
 void *dyl_resolve(struct dyl_lib *lib, const char *name, const char *version,
 		  dyl_next_fn next, const void *self)
 {
@@ -257,8 +439,10 @@ void *dyl_resolve(struct dyl_lib *lib, const char *name, const char *version,
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
 	resolving--;
 	dyl_busy--;
-	if (fn && fn != self)
+	if (fn && fn != self) {
+		lib_found(lib, fn);
 		return fn;
+	}
 	/* No call can be made; returning would run garbage.  Say exactly why. */
 	char msg[1024];
 	int n = snprintf(msg, sizeof(msg),

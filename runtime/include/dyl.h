@@ -84,6 +84,13 @@ struct dyl_sym {
  * wrapper), so that no first call resolves inside a signal handler.  Those not found
  * (their library is not loaded yet) stay NULL: dyl_resolve finds them at their first call. */
 DYL_API void dyl_resolve_all(const struct dyl_sym *syms, unsigned n, const void *self);
+/* After dyl_resolve_all: names the file that serves LIB's originals (most of those of
+ * SYMS found) in the trace, '# library=SONAME PATH', and warns once when it is not the
+ * file the wrapper was generated from (LIB->path, or one with the same BUILD_ID, hex
+ * or NULL).  Found none yet (the library is loaded later): the first dyl_resolve of
+ * LIB does it. */
+DYL_API void dyl_lib_check(struct dyl_lib *lib, const char *build_id,
+			   const struct dyl_sym *syms, unsigned n);
 
 /* Starts recording a call.  Returns 0 when the call must simply be forwarded: recording
  * is off, the function is filtered out, or the runtime itself is the caller. */
