@@ -13,9 +13,6 @@ import pytest
 
 from dyltest import DYLIBERATOR, EXAMPLES, ROOT, TEST_APPS, Trace, build_c, run
 
-sys.path.insert(0, ROOT)
-from generator.cli import _compiler_lines  # noqa: E402
-
 TINY_H = 'int deflate(void *strm, int flush);\nconst char *zlibVersion(void);\n'
 
 
@@ -167,6 +164,8 @@ def test_libm_builds_with_its_own_headers(tmp_path):
 
 
 def test_compiler_errors_come_first():
+    sys.path.insert(0, ROOT)
+    from generator.cli import _compiler_lines
     text = '\n'.join(
         ['In file included from wrap.c:3:'] +
         [f'wrap.c:{i}:1: warning: w{i} [-Wfoo]\n  {i} | x\n    | ^' for i in range(30)] +

@@ -97,7 +97,8 @@ SIZES = (2, 5, 9, 16)
 @pytest.fixture(scope='module')
 def built(tmp_path_factory):
     d = tmp_path_factory.mktemp('typed')
-    app = build_c(d, APP, 'typed', f'-I{EXAMPLES}', '-fstack-protector-all', REF_BLAS)
+    app = build_c(d, APP, 'typed', f'-I{EXAMPLES}', '-fstack-protector-all', REF_BLAS,
+                  f'-Wl,-rpath,{os.path.dirname(REF_BLAS)}')   # not the libblas.so.3 alternative
     head = ['--lib', REF_BLAS, '--header', os.path.join(EXAMPLES, 'blas.h'), '-f', 'dgemm_']
     return d, app, {t: wrap(d, *head, '-g', f'std.diff:typed={t}', name=f'{t}.so') for t in ('on', 'off')}
 

@@ -559,7 +559,8 @@ int main(int argc, char **argv)
 
 
 def test_blas_dgemm_exact_bytes(tmp_path):
-    app = build_c(tmp_path, BLAS_APP, 'gemm', f'-I{EXAMPLES}', REF_BLAS)
+    app = build_c(tmp_path, BLAS_APP, 'gemm', f'-I{EXAMPLES}', REF_BLAS,
+                  f'-Wl,-rpath,{os.path.dirname(REF_BLAS)}')   # not the libblas.so.3 alternative
     w = wrap(tmp_path, '--lib', REF_BLAS, '--header', os.path.join(EXAMPLES, 'blas.h'),
              '-f', 'dgemm_', '-f', 'ddot_', '-g', 'std.regions')
     m, n, k = 37, 23, 51
@@ -578,7 +579,7 @@ def test_blas_dgemm_exact_bytes(tmp_path):
 
 def test_matmul_mix_unchanged_and_c_exact(tmp_path):
     app = build_c(tmp_path, os.path.join(EXAMPLES, 'apps', 'matmul_mix.c'), 'matmul_mix',
-                  REF_BLAS)
+                  REF_BLAS, f'-Wl,-rpath,{os.path.dirname(REF_BLAS)}')
     w = wrap(tmp_path, '--lib', REF_BLAS, '--header', os.path.join(EXAMPLES, 'blas.h'),
              '-f', 'dgemm_', '-g', 'std.regions')
     _, tp = run_both([app, '40', '64'], w, tmp_path)
