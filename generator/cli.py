@@ -38,7 +38,7 @@ examples:
       Fortran BLAS through a header of Fortran prototypes; only the d* routines.
   dyliberator --lib libjpeg.so.62 --app /usr/bin/cjpeg --list
       What would be wrapped of what cjpeg imports, and why the rest is not.
-  dyliberator --lib libcrypto.so.3 -g std.args -g std.time:clock=thread -o /tmp/crypto.so
+  dyliberator --lib libcrypto.so.3 -g std.args -g std.time:clock=thread -o crypto.so
   dyliberator --lib libblas.so.3 --header examples/blas.h --defs examples/blas.defs
       Exact bytes in and out of dgemm_ from user C expressions (see --defs).
   dyliberator --lib /usr/lib/x86_64-linux-gnu/blas/libblas.so.3 --header examples/blas.h \\
@@ -75,6 +75,12 @@ environment of the wrapped program:
                       by build ID (DIR/.build-id/xx/...debug); default /usr/lib/debug.
 
 files written: OUT.so and OUT.d/ (wrap.c, Makefile: `make -C OUT.d` rebuilds).
+  OUT.d/ must be new, or yours and writable by nobody else (else dyliberator refuses:
+  another user's folder could hold a GNUmakefile); OUT.so is replaced by a rename.
+
+the trace names the file each wrapped library resolved to ('# library=SONAME PATH');
+the wrapper warns once when it is not the file it was generated from (a soname such as
+liblapack.so.3 may be OpenBLAS's file, by update-alternatives or LD_LIBRARY_PATH).
 """
 
 

@@ -212,6 +212,8 @@ class Renderer:
                 raise mgmod.MicrogenProblem(f'{mg.template}:{e.lineno}: {e.message}') from None
             except OSError as e:
                 raise mgmod.MicrogenProblem(f'{mg.template}: {e.strerror}') from None
+            except mgmod.MicrogenProblem:
+                raise
             except Exception as e:   # a user's template runs at its top level too
                 raise mgmod.MicrogenProblem(f'{mg.template}: {type(e).__name__}: {e}') from None
             macros = {pt: getattr(module, pt) for pt in mgmod.POINTS if hasattr(module, pt)}
