@@ -328,15 +328,17 @@ static void report_lib(const struct lib_seen *e, const void *fn)
 }
 
 /* The original that most of SYMS' found ones lie in (a library may have a few names
- * served by another object: one preloaded before it, say); NULL if none is found. */
+ * served by another object: one preloaded before it, say); NULL if none is found.
+ * About 64 of them, evenly spread, are asked: each is a dl_iterate_phdr, and a wrapper
+ * of libc has thousands (all of them cost 1-2 ms a process start). */
 static const void *majority(const struct dyl_sym *syms, unsigned n)
 {
 	enum { K = 8 };
 	uintptr_t base[K];
 	const void *any[K];
-	unsigned count[K], used = 0, best = 0;
+	unsigned count[K], used = 0, best = 0, step = n / 64 + 1;
 
-	for (unsigned i = 0; i < n; i++) {
+	for (unsigned i = 0; i < n; i += (used ? step : 1)) {
 		void *fn = __atomic_load_n(syms[i].slot, __ATOMIC_ACQUIRE);
 		struct owner o = { .addr = (uintptr_t)fn };
 		unsigned k;
