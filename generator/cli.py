@@ -360,6 +360,8 @@ def _own_folder(path):
 
 
 _DIAG = re.compile(r'\S.*?:\d+:(\d+:)? (fatal error|error|warning|note):')
+# collect2: error: ld returned 1; /usr/bin/ld: cannot find -lpapi (an error, untyped)
+_TOOL = re.compile(r'(?:\S+:()? (fatal error|error|warning): |\S*\bld: )')
 _CONTEXT = re.compile(r'(In file included from|\s+from |\S+: In function|\S+: At top level)')
 
 
@@ -369,7 +371,7 @@ def _compiler_lines(text, cap=40):
     included from, In function) and what follows it (the source line, the caret)."""
     blocks, context = [], []
     for line in text.strip().split('\n'):
-        m = _DIAG.match(line)
+        m = _DIAG.match(line) or _TOOL.match(line)
         if m is None and _CONTEXT.match(line):
             context.append(line)   # belongs to the next diagnostic
         elif (m and m.group(2) != 'note') or not blocks:
