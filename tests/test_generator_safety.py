@@ -20,6 +20,13 @@ def gen(*args, cwd=None, env=None):
     return run([DYLIBERATOR, *args], check=False, cwd=cwd, env=env)
 
 
+def libz(tmp_path):
+    """--lib libz.so.1 with a header of two of its functions (zlib.h may not be there)."""
+    h = tmp_path / 'z.h'
+    h.write_text(TINY_H)
+    return ['--lib', 'libz.so.1', '--header', str(h)]
+
+
 def one_line(r, name):
     """Exit 2 and one line on stderr, naming NAME; no traceback."""
     assert r.returncode == 2, r
@@ -43,7 +50,7 @@ def test_folder_owned_by_another_user_is_refused(tmp_path):
     plant(str(out_d), marker)
     for p in [out_d] + list(out_d.iterdir()):
         os.chown(p, 65534, 65534)
-    line = one_line(gen('--lib', 'libz.so.1', '-o', str(tmp_path / 'x.so')), str(out_d))
+    line = one_line(gen(*libz(tmp_path), '-o', str(tmp_path / 'x.so')), str(out_d))
     assert 'owned by uid 65534' in line
     assert not marker.exists() and not (tmp_path / 'x.so').exists()
     assert sorted(os.listdir(out_d)) == ['GNUmakefile', 'makefile']   # nothing written there
@@ -53,7 +60,7 @@ def test_folder_others_can_write_is_refused(tmp_path):
     out_d, marker = tmp_path / 'x.d', tmp_path / 'pwned'
     plant(str(out_d), marker)
     os.chmod(out_d, 0o777)
-    line = one_line(gen('--lib', 'libz.so.1', '-o', str(tmp_path / 'x.so')), str(out_d))
+    line = one_line(gen(*libz(tmp_path), '-o', str(tmp_path / 'x.so')), str(out_d))
     assert 'others can write' in line
     assert not marker.exists() and not (tmp_path / 'x.so').exists()
 
@@ -67,7 +74,7 @@ def test_own_folder_builds_with_our_makefile_only(tmp_path):
     victim = tmp_path / 'victim'
     os.symlink(victim, tmp_path / 'x.so')
     env = dict(os.environ, MAKEFILES=str(out_d / 'GNUmakefile'))
-    r = gen('-q', '--lib', 'libz.so.1', '-o', str(tmp_path / 'x.so'), env=env)
+    r = gen('-q', *libz(tmp_path), '-o', str(tmp_path / 'x.so'), env=env)
     assert r.returncode == 0, r.stderr
     assert not marker.exists() and not victim.exists()
     assert not os.path.islink(tmp_path / 'x.so') and os.path.getsize(tmp_path / 'x.so') > 0
@@ -115,7 +122,7 @@ def _libz():
 def test_defs_not_utf8(tmp_path):
     d = tmp_path / 'bad.defs'
     d.write_bytes(b'// fine\nlibz*::deflate::prefix { \xff\xfe }\n')
-    one_line(gen('--lib', 'libz.so.1', '--defs', str(d), '-o', str(tmp_path / 'w.so')), f'{d}:2')
+    one_line(gen(*libz(tmp_path), '--defs', str(d), '-o', str(tmp_path / 'w.so')), f'{d}:2')
     assert not (tmp_path / 'w.d').exists()
 
 
@@ -125,7 +132,7 @@ def test_microgen_toml_binary(tmp_path):
     with open('/usr/bin/ls', 'rb') as f:
         (mg / 'microgen.toml').write_bytes(f.read(300))
     (mg / 'template.c.j2').write_text('')
-    one_line(gen('--lib', 'libz.so.1', '-M', str(tmp_path / 'mg'), '--list'),
+    one_line(gen(*libz(tmp_path), '-M', str(tmp_path / 'mg'), '--list'),
              str(mg / 'microgen.toml'))
 
 
@@ -133,7 +140,7 @@ def test_defs_block_matching_nothing_is_warned(tmp_path):
     d = tmp_path / 'w.defs'
     d.write_text('libz*::deflate::prefix { work_size = 1; }\n'
                  'libz*::no_such_function::prefix { work_size = 2; }\n')
-    r = gen('--lib', 'libz.so.1', '--defs', str(d), '--no-build', '-o', str(tmp_path / 'w.so'))
+    r = gen(*libz(tmp_path), '--defs', str(d), '--no-build', '-o', str(tmp_path / 'w.so'))
     assert r.returncode == 0, r.stderr
     warned = [x for x in r.stderr.splitlines() if 'matches no wrapped function' in x]
     assert len(warned) == 1 and f'{d}:2' in warned[0] and 'no_such_function' in warned[0]
