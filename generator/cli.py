@@ -305,9 +305,8 @@ def _no_headers(given_libs):
         chain = found if real == found else f'{found} -> {real}'
         parts.append(f'{given} ({chain})')
         stem = re.sub(r'^lib|\.so.*$', '', os.path.basename(given))
-        for h in (f'{stem}.h',):
-            if os.path.isfile(os.path.join(EXAMPLES, h)):
-                hints.append(f'--header {os.path.join(EXAMPLES, h)}')
+        if os.path.isfile(os.path.join(EXAMPLES, f'{stem}.h')):
+            hints.append(f'--header {os.path.join(EXAMPLES, stem + ".h")}')
         link, seen = found, 0
         while os.path.islink(link) and seen < 20:
             target = os.path.join(os.path.dirname(link), os.readlink(link))
