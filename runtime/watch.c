@@ -129,7 +129,7 @@ static void off(const char *why, int err)
 
 static void setup(void)
 {
-	const char *e = getenv("DYL_DIFF_WATCH");
+	const char *e = dyl_env(DYL_ENV_DIFF_WATCH);
 
 	if (e && !strcmp(e, "0"))
 		return off("DYL_DIFF_WATCH=0", 0);
