@@ -34,6 +34,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include "internal.h"
 
@@ -168,6 +169,26 @@ static int trace_fd_ok(void)
 	return 0;
 }
 
+/* When this process started, CLOCK_REALTIME ns: its start in clock ticks since boot,
+ * TICKS (CLOCK_BOOTTIME's count), read back from now; never after this image's own start
+ * (an image exec'd later in the process's life, say after a sleep in a subshell).  The
+ * ticks are 10 ms: the time is rounded down, so that a writer that ended in the same
+ * tick is taken to have overlapped this process (its trace kept, never replaced). */
+static uint64_t process_start_ns(unsigned long long ticks)
+{
+	struct timespec b;
+	long hz = sysconf(_SC_CLK_TCK);
+	uint64_t now = dyl_realtime_ns(), start = dyl_rt.start_ns;
+
+	if (ticks && hz > 0 && clock_gettime(CLOCK_BOOTTIME, &b) == 0) {
+		uint64_t boot = (uint64_t)b.tv_sec * 1000000000u + (uint64_t)b.tv_nsec;
+		uint64_t at = (uint64_t)ticks * (1000000000u / (uint64_t)hz);
+		if (at <= boot && now - (boot - at) < start)
+			start = now - (boot - at);
+	}
+	return start;
+}
+
 /* The last occurrence of KEY ("\n# key=") in BUF, its value; 0 when none. */
 static int last_value(const char *buf, const char *key, unsigned long long *v)
 {
@@ -215,7 +236,7 @@ static int replaceable(int fd)
 	if (!last_value(tail, "\n# end_ns=", &end))
 		end = (unsigned long long)st.st_mtim.tv_sec * 1000000000ull +
 		      (unsigned long long)st.st_mtim.tv_nsec;
-	return end < dyl_rt.start_ns;
+	return end < process_start_ns(dyl_rt.start_ticks);
 }
 
 /* Opens PATH for this process: -1 with errno EBUSY when another live process holds it
@@ -251,21 +272,23 @@ static int open_claim(const char *path)
 	return fd;
 }
 
+static int at_line_start = 1;	/* the trace's last byte written is a newline */
+
 /* A write of the trace or the spool failed with ERR (a full disk: ENOSPC, or EFBIG past
  * RLIMIT_FSIZE): the trace says so in a '# error=' line where it still takes one (dyl-trace
  * then says why the rows end), after the one warning on stderr.  dyl_rt.io held. */
 void dyl_trace_error(int err, const char *what)
 {
 	char line[256];
-	int n = snprintf(line, sizeof(line), "\n# error=%s (%s)\n",
+	int n = snprintf(line, sizeof(line), "%s# error=%s (%s)\n", at_line_start ? "" : "\n",
 			 err == ENOSPC || err == EFBIG || err == EDQUOT ? "disk full" : "write failed",
 			 what);
 
 	if (dyl_rt.fd < 0 || trace_fd_ok() != 0)
 		return;
-	/* (a line cut short by the failed write ends at the first newline) */
-	if (write(dyl_rt.fd, line, (size_t)n) != n)
-		return;
+	/* (a line cut short by the failed write is ended first) */
+	if (write(dyl_rt.fd, line, (size_t)n) == n)
+		at_line_start = 1;
 }
 
 static void write_all(int fd, const char *data, size_t len)
@@ -290,6 +313,7 @@ static void write_all(int fd, const char *data, size_t len)
 			dyl_trace_error(err, strerror(err));
 			return;
 		}
+		at_line_start = data[n - 1] == '\n';
 		data += n;
 		len -= (size_t)n;
 	}
