@@ -12,8 +12,9 @@
  * name already.  In the rare case that the pid's own name was written by an earlier
  * image (a forked child that recorded calls, then exec'd), the new image adds .1, .2,
  * ...  A process that recorded no call writes its empty trace at exit to PATH if PATH
- * may be replaced, else nowhere: shells and /usr/bin/time in front of the program
- * neither take PATH from it nor litter.
+ * may be replaced and came from the same program (argv[0]: its previous run), else
+ * nowhere: shells and /usr/bin/time in front of the program, and the other commands of
+ * a pipeline, neither take PATH from it nor litter.
  *
  * Safety (the trace holds argument values; the runtime may run as root in a folder
  * others can write): a trace is never written through a symlink (O_NOFOLLOW), never
@@ -169,11 +170,12 @@ static int trace_fd_ok(void)
 	return 0;
 }
 
-/* When this process started, CLOCK_REALTIME ns: its start in clock ticks since boot,
- * TICKS (CLOCK_BOOTTIME's count), read back from now; never after this image's own start
- * (an image exec'd later in the process's life, say after a sleep in a subshell).  The
- * ticks are 10 ms: the time is rounded down, so that a writer that ended in the same
- * tick is taken to have overlapped this process (its trace kept, never replaced). */
+/* When this process started, CLOCK_REALTIME ns.  That is this image's start, unless an
+ * earlier image ran a while before the exec (a subshell that slept, then exec'd the
+ * program): then the process's start, from its clock ticks since boot (TICKS: 10 ms,
+ * CLOCK_BOOTTIME's count), rounded down so that a writer that ended in that tick is
+ * taken to have overlapped this process.  (Rounding down for every process would make
+ * `app; app` keep the first run's trace: the image's own start is exact.) */
 static uint64_t process_start_ns(unsigned long long ticks)
 {
 	struct timespec b;
@@ -183,7 +185,8 @@ static uint64_t process_start_ns(unsigned long long ticks)
 	if (ticks && hz > 0 && clock_gettime(CLOCK_BOOTTIME, &b) == 0) {
 		uint64_t boot = (uint64_t)b.tv_sec * 1000000000u + (uint64_t)b.tv_nsec;
 		uint64_t at = (uint64_t)ticks * (1000000000u / (uint64_t)hz);
-		if (at <= boot && now - (boot - at) < start)
+		uint64_t tick = 1000000000u / (uint64_t)hz;
+		if (at <= boot && now - (boot - at) + 2 * tick < start)
 			start = now - (boot - at);
 	}
 	return start;
@@ -202,11 +205,35 @@ static int last_value(const char *buf, const char *key, unsigned long long *v)
 	return 1;
 }
 
+/* Did the trace whose first lines are HEAD come from the program this process runs
+ * (the same argv[0])?  A process that recorded no call replaces only such a trace: the
+ * previous run of the program, not the other end of its pipeline (a wrapped `sleep` or
+ * `cat` that started after it ended). */
+static int same_program(const char *head)
+{
+	char me[512];
+	const char *p = strstr(head, "\n# cmdline=");
+	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0 || !p)
+		return fd >= 0 ? (close(fd), 0) : 0;
+	n = read(fd, me, sizeof(me) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	me[n] = '\0';	/* argv[0] ends at its NUL */
+	size_t len = strlen(me);
+	p += 11;
+	return !strncmp(p, me, len) && (p[len] == ' ' || p[len] == '\n');
+}
+
 /* May this process replace FD's trace (its lock is free)?  Only when its writer ended
  * before this process started: a writer that ended later overlapped it (a pipeline's
  * other end, the shell that ran it, an image of this process before its exec), and one
- * that left no footer was killed (dyl-trace reads its spool). */
-static int replaceable(int fd)
+ * that left no footer was killed (dyl-trace reads its spool).  EMPTY: this process
+ * recorded no call (see same_program). */
+static int replaceable(int fd, int empty)
 {
 	char head[512], tail[1024];
 	unsigned long long v, end;
@@ -233,6 +260,8 @@ static int replaceable(int fd)
 	tail[n] = '\0';
 	if (!last_value(tail, "\n# total_ns=", &v))
 		return 0;	/* no footer: killed, or still running where flock is not kept */
+	if (empty && !same_program(head))
+		return 0;
 	if (!last_value(tail, "\n# end_ns=", &end))
 		end = (unsigned long long)st.st_mtim.tv_sec * 1000000000ull +
 		      (unsigned long long)st.st_mtim.tv_nsec;
@@ -241,7 +270,7 @@ static int replaceable(int fd)
 
 /* Opens PATH for this process: -1 with errno EBUSY when another live process holds it
  * or its writer overlapped this process; ELOOP, EPERM: refused (dyl_open_safe). */
-static int open_claim(const char *path)
+static int open_claim(const char *path, int empty)
 {
 	/* read-write: replaceable() reads the trace back */
 	int fd = dyl_open_safe(path, O_RDWR | O_CREAT);
@@ -259,7 +288,7 @@ static int open_claim(const char *path)
 		}
 		/* a file system without flock: go on unlocked */
 	}
-	if (!replaceable(fd)) {
+	if (!replaceable(fd, empty)) {
 		close(fd);
 		errno = EBUSY;
 		return -1;
@@ -402,7 +431,7 @@ static void open_trace_as(int only_path)
 	has_pid = expand_path(base, sizeof(base), dyl_rt.tmpl, dyl_rt.pid);
 	if (!has_pid && !dyl_rt.forked) {
 		snprintf(dyl_rt.path, sizeof(dyl_rt.path), "%s", base);
-		fd = open_claim(dyl_rt.path);
+		fd = open_claim(dyl_rt.path, only_path);
 	} else {
 		errno = EBUSY;
 	}
@@ -418,7 +447,7 @@ static void open_trace_as(int only_path)
 					      (int)dyl_rt.pid);
 		if (k > 0)
 			snprintf(dyl_rt.path + l, sizeof(dyl_rt.path) - l, ".%d", k);
-		fd = open_claim(dyl_rt.path);
+		fd = open_claim(dyl_rt.path, 0);
 	}
 	const char *why = fd < 0 ? dyl_refused(dyl_rt.path, errno) : NULL;
 	if (why) {
