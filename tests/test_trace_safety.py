@@ -224,8 +224,9 @@ def test_setuid_program_writes_nothing(apps):
         with open(victim, 'w') as f:
             f.write('root only\n')
         before = sorted(os.listdir(victims))
+        # (run from the root-only folder: a trace by the default name would land there)
         r = run(['runuser', '-u', 'nobody', '--', 'env', f'DYL_TRACE={victim}', app, 'calls',
-                 '5'], env, '/')
+                 '5'], env, victims)
         assert r.returncode == 0 and r.stdout == 'calls: 5 sum 10\n', r.stderr
         assert r.stderr == ''
         with open(victim) as f:
