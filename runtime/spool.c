@@ -7,6 +7,13 @@
  * no formatting.  When the image ends the spool is converted into the trace
  * (convert.c) and removed.
  *
+ * The spool is made as the trace is (trace.c): never through a symlink, never into
+ * another user's file (such a name: one line, and the rows wait in memory), 0600.  The
+ * program may close its descriptor: each append, new window and the conversion check it
+ * first (spool_ok) and open the file again by name.  Windows already mapped stay (a
+ * mapping outlives the descriptor); an in-memory spool cannot be opened again (its rows
+ * are lost then, with one line).
+ *
  * Space is reserved ahead with fallocate: the file system then does its per-block
  * bookkeeping once per step, not on every write-out, and a window's pages exist before
  * they are touched (a store into a hole of a full disk would be a SIGBUS, not an error).
