@@ -268,8 +268,8 @@ def test_run_after_run_replaces_the_trace(apps, tmp_path):
 
 # --- a full disk ---------------------------------------------------------------------
 
-def file_size_limit():
-    resource.setrlimit(resource.RLIMIT_FSIZE, (256 * 1024, 256 * 1024))
+def file_size_limit(size=256 * 1024):
+    resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)   # write() fails with EFBIG instead
 
 
@@ -286,7 +286,7 @@ def test_full_disk_is_said_in_the_trace(apps, tmp_path):
     assert '# error=disk full' in trace.read_text()
     s = subprocess.run([os.path.join(dyltest.ROOT, 'bin', 'dyl-trace'), 'summary', str(trace)],
                        capture_output=True, text=True, timeout=60)
-    assert 'disk full' in s.stderr and 'killed' not in s.stderr, s.stderr
+    assert 'disk full' in s.stderr and 'killed?' not in s.stderr, s.stderr
 
 
 # --- DYL_* settings -------------------------------------------------------------------
@@ -318,3 +318,28 @@ def test_known_settings_say_nothing(apps, tmp_path):
     assert r.returncode == 0 and r.stderr == ''
     tr = Trace(str(trace))
     assert tr.meta['clock'] == 'monotonic' and counts(tr) == {'tiny_add': 3}
+
+
+def test_full_disk_then_killed_says_so_from_the_spool(apps, tmp_path):
+    """The spool could not grow, then the process was killed (no conversion): the
+    spool's head says the disk was full, and dyl-trace reading it says so too."""
+    trace = tmp_path / 't.csv'
+    p = subprocess.Popen([apps.app, 'kill-me', '2', '100000'],
+                         env=env_of(apps.wrap, DYL_TRACE=str(trace)), cwd=str(tmp_path),
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         preexec_fn=lambda: file_size_limit(2 << 20))  # windows fit
+    try:
+        line = p.stdout.readline().decode()
+    finally:
+        p.kill()
+        p.communicate(timeout=20)
+    assert p.returncode == -9 and line.startswith('ready'), line
+    spool = tmp_path / '.t.csv.dylspool'
+    assert spool.exists()
+    trace.write_text(trace.read_text().replace('# error=', '# was_error='))  # the spool alone
+    s = subprocess.run([os.path.join(dyltest.ROOT, 'bin', 'dyl-trace'), 'summary', str(trace)],
+                       capture_output=True, text=True, timeout=60)
+    assert s.returncode == 0, s.stderr
+    assert 'disk full' in s.stderr and 'killed?' not in s.stderr, s.stderr
+    assert 'died' not in s.stderr, s.stderr
+    assert 'tiny_add' in s.stdout      # the rows spooled before the disk was full
