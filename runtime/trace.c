@@ -178,11 +178,12 @@ static int trace_fd_ok(void)
 }
 
 /* When this process started, CLOCK_REALTIME ns.  That is this image's start, unless an
- * earlier image ran a while before the exec (a subshell that slept, then exec'd the
- * program): then the process's start, from its clock ticks since boot (TICKS: 10 ms,
+ * earlier image ran a while (100 ms) before the exec (a subshell that slept, then exec'd
+ * the program): then the process's start, from its clock ticks since boot (TICKS: 10 ms,
  * CLOCK_BOOTTIME's count), rounded down so that a writer that ended in that tick is
  * taken to have overlapped this process.  (Rounding down for every process would make
- * `app; app` keep the first run's trace: the image's own start is exact.) */
+ * `app; app` keep the first run's trace: the image's own start is exact.  A fork and
+ * exec slower than 100 ms, under heavy load, errs the same safe way: both kept.) */
 static uint64_t process_start_ns(unsigned long long ticks)
 {
 	struct timespec b;
@@ -193,7 +194,7 @@ static uint64_t process_start_ns(unsigned long long ticks)
 		uint64_t boot = (uint64_t)b.tv_sec * 1000000000u + (uint64_t)b.tv_nsec;
 		uint64_t at = (uint64_t)ticks * (1000000000u / (uint64_t)hz);
 		uint64_t tick = 1000000000u / (uint64_t)hz;
-		if (at <= boot && now - (boot - at) + 2 * tick < start)
+		if (at <= boot && now - (boot - at) + 10 * tick < start)
 			start = now - (boot - at);
 	}
 	return start;

@@ -10,6 +10,7 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import time
 
 import pytest
 
@@ -241,13 +242,16 @@ def test_setuid_program_writes_nothing(apps):
 def test_pipeline_keeps_both_traces(apps, tmp_path):
     """`a | b`, b's first call after a ended (it waits for a's output to end, then
     sleeps, then execs the program): b started before a ended, so a's trace is not
-    stale; both are kept, five times over."""
+    stale; both are kept, five times over.  (a waits until b's side has started: a
+    shell builtin loop, as a wrapped command there would leave a trace of its own.)"""
     for i in range(5):
         d = tmp_path / f'run{i}'
         d.mkdir()
-        script = (f'"$0" calls 3 | (cat >/dev/null; sleep 0.2; exec "$0" calls 4)')
+        script = ('(while [ ! -e ready ]; do :; done; exec "$0" calls 3) | '
+                  '(: > ready; cat >/dev/null; sleep 0.2; exec "$0" calls 4)')
         r = run(['/bin/sh', '-c', script, apps.app], env_of(apps.wrap), d)
         assert r.returncode == 0 and r.stdout == 'calls: 4 sum 6\n', r.stderr
+        os.unlink(d / 'ready')
         found = sorted(os.path.basename(p) for p in glob.glob(str(d / 'trace.csv*')))
         assert len(found) == 2 and found[0] == 'trace.csv', found
         first, second = (Trace(str(d / n)) for n in found)
@@ -257,11 +261,14 @@ def test_pipeline_keeps_both_traces(apps, tmp_path):
 
 
 def test_run_after_run_replaces_the_trace(apps, tmp_path):
-    """`app; app`: the first ended before the second started, its trace is replaced."""
+    """`app; app`: the first ended before the second started, its trace is replaced.
+    (A tick of the process clock apart: a second run whose exec took 100 ms under heavy
+    load is taken by its clock ticks, 10 ms, rounded down: then both would be kept.)"""
     env = env_of(apps.wrap)
     for n in (3, 4):
         r = run([apps.app, 'calls', str(n)], env, tmp_path)
         assert r.returncode == 0
+        time.sleep(0.02)
     assert sorted(os.listdir(tmp_path)) == ['trace.csv']
     assert counts(Trace(str(tmp_path / 'trace.csv'))) == {'tiny_add': 4}
 
