@@ -64,7 +64,9 @@ examples:
 environment of the wrapped program:
   DYL_TRACE=PATH      trace file (%p: the pid); default ./trace.csv.  The first process
                       to record a call takes PATH; others (forked children, exec'd
-                      programs, a second run) write PATH.<pid>.
+                      programs, a second run) write PATH.<pid>.  An existing PATH is
+                      replaced only when its writer ended before this process started.
+                      Never written through a symlink or into another user's file.
   DYL_FILTER=PATS     record only these functions: comma-separated wildcards, !PAT
                       excludes (e.g. 'EVP_*,!EVP_MD_*').
   DYL_OFF=1           forward every call without recording.

@@ -134,7 +134,7 @@ static struct knot read_pair(void)
 
 void dyl_clock_setup(void)
 {
-	const char *e = getenv("DYL_CLOCK");
+	const char *e = dyl_env(DYL_ENV_CLOCK);
 
 	if (e && !strcmp(e, "monotonic"))
 		dyl_tsc_on = 0;

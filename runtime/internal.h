@@ -83,9 +83,14 @@ struct dyl_runtime {
 	int pending;		/* a forked child's thread keeps its private window until the
 				 * child claims its own trace: the next call does */
 	int fd;			/* trace file, -1 until claimed */
+	dev_t fd_dev;		/* its file (dyl_fd_check) */
+	ino_t fd_ino;
+	int secure;		/* AT_SECURE: off, and nothing read from the environment */
 	/* the spool (spool.c) */
 	int spool_fd;		/* -1 when none */
 	int spool_memfd;	/* in memory: the trace is not a regular file */
+	dev_t spool_dev;	/* its file (dyl_fd_check) */
+	ino_t spool_ino;
 	uint64_t spool_size;
 	uint64_t spool_alloc;	/* bytes reserved with fallocate; UINT64_MAX: unsupported */
 	uint32_t spool_names;	/* function names in it */
@@ -142,6 +147,26 @@ HIDDEN void dyl_resume(void);	/* a failed exec: recording goes on after the foot
 #define DYL_FD_FLOOR 900
 HIDDEN int dyl_fd_high(int fd);
 
+/* env.c: the DYL_* variables, read once at start-up (dyl_env: the value, NULL when unset
+ * or not an allowed value) */
+enum dyl_env_id {
+	DYL_ENV_TRACE, DYL_ENV_OFF, DYL_ENV_FILTER, DYL_ENV_CLOCK, DYL_ENV_DIFF_WATCH,
+	DYL_ENV_DEBUG_DIR, DYL_ENV_PAPI_EVENTS, DYL_ENV_MICROGEN_PATH, DYL_ENV_RUNTIME,
+	DYL_ENV_COUNT
+};
+HIDDEN void dyl_env_setup(void);
+HIDDEN const char *dyl_env(enum dyl_env_id id);
+HIDDEN void dyl_env_warn(void);	/* unknown names and bad values, once each */
+
+/* The runtime's own descriptors (trace.c).  The program may close them and open files of
+ * its own under the same numbers (a daemon closing 3..4095, say): before each use the
+ * runtime checks that *FD still refers to the file it opened (device DEV, inode INO), else
+ * opens PATH again (FLAGS | O_NOFOLLOW; the same file only) into *FD.  0: *FD is ours;
+ * -1 (errno set): it cannot be, the caller warns.  dyl_fd_close closes *FD only if ours. */
+HIDDEN int dyl_fd_check(int *fd, dev_t dev, ino_t ino, const char *path, int flags);
+HIDDEN int dyl_fd_is(int fd, dev_t dev, ino_t ino);
+HIDDEN void dyl_fd_close(int *fd, dev_t dev, ino_t ino);
+
 /* fatal.c */
 HIDDEN void dyl_fatal_setup(void);	/* write the trace out on a fatal signal */
 
@@ -181,6 +206,13 @@ HIDDEN int dyl_spool_window_is_shared(const struct dyl_thread *t);
 HIDDEN void dyl_spool_after_fork(void);	/* in the child */
 
 /* trace.c */
+/* Opens PATH for writing with FLAGS (O_CREAT|O_EXCL: new only) and O_NOFOLLOW; an existing
+ * file must be a regular file of the effective user with one link, or a character device
+ * (/dev/null).  -1 with errno: ELOOP a symlink, EPERM another user's file or a link. */
+HIDDEN int dyl_open_safe(const char *path, int flags);
+/* Why dyl_open_safe (failing with ERR) refused PATH, in words; NULL: not refused. */
+HIDDEN const char *dyl_refused(const char *path, int err);
+HIDDEN void dyl_trace_error(int err, const char *what);	/* '# error=' line, or stderr */
 HIDDEN size_t dyl_trace_header_text(char *buf, size_t room);	/* dyl_rt.meta held */
 HIDDEN void dyl_finish(void);	/* flush everything, write the footer */
 HIDDEN void dyl_trace_setup(void);	/* at start-up: remember $DYL_TRACE */

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
@@ -319,15 +320,21 @@ void dyl_init(void)
 	BUSY_IN();
 	int saved = errno;
 	dyl_rt.pid = getpid();
+	/* setuid, setgid or file capabilities: the dynamic linker's rules for such a process
+	 * hold here too.  Whoever ran it chose the environment (DYL_TRACE could name a file
+	 * only the program's owner may write): forward every call, write nothing. */
+	dyl_rt.secure = getauxval(AT_SECURE) != 0;
+	dyl_env_setup();	/* (reads nothing then) */
 	dyl_clock_setup();
 	dyl_rt.t0 = dyl_now();
 	dyl_rt.t0_ns = dyl_monotonic_ns();
 	dyl_rt.startup_ns = dyl_cpu_ns();
 	dyl_rt.start_ns = dyl_realtime_ns();
-	e = getenv("DYL_OFF");
-	dyl_rt.off = e && *e && strcmp(e, "0") != 0;
-	e = getenv("DYL_FILTER");
+	e = dyl_env(DYL_ENV_OFF);
+	dyl_rt.off = dyl_rt.secure || (e && *e && strcmp(e, "0") != 0);
+	e = dyl_env(DYL_ENV_FILTER);
 	dyl_rt.filter = e && *e ? e : NULL;
+	dyl_env_warn();
 	pthread_key_create(&dyl_rt.key, thread_exit);
 	pthread_atfork(NULL, NULL, after_fork_child);
 	atexit(at_exit);

@@ -7,6 +7,13 @@
  * no formatting.  When the image ends the spool is converted into the trace
  * (convert.c) and removed.
  *
+ * The spool is made as the trace is (trace.c): never through a symlink, never into
+ * another user's file (such a name: one line, and the rows wait in memory), 0600.  The
+ * program may close its descriptor: each append, new window and the conversion check it
+ * first (spool_ok) and open the file again by name.  Windows already mapped stay (a
+ * mapping outlives the descriptor); an in-memory spool cannot be opened again (its rows
+ * are lost then, with one line).
+ *
  * Space is reserved ahead with fallocate: the file system then does its per-block
  * bookkeeping once per step, not on every write-out, and a window's pages exist before
  * they are touched (a store into a hole of a full disk would be a SIGBUS, not an error).
@@ -15,6 +22,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/falloc.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -47,13 +55,43 @@ static int write_at(struct iovec *iov, int n, uint64_t off)
 	return 0;
 }
 
-/* The spool cannot be written (a full disk): one warning, the program goes on. */
+/* The spool cannot be written (a full disk): one warning, the program goes on.  The
+ * trace says why its rows end ('# error='), and so does the spool's head (written in
+ * place: its block exists), for dyl-trace when the process dies before its end. */
 static void failed(void)
 {
+	int err = errno ? errno : ENOSPC;
+	const char *where = dyl_rt.spool_memfd ? "memory" : dyl_rt.spool_path;
+
 	dyl_warn_once("write", "cannot write the trace %s (%s: %s); the program goes on untraced",
-		      dyl_rt.path, dyl_rt.spool_memfd ? "memory" : dyl_rt.spool_path,
-		      strerror(errno ? errno : ENOSPC));
+		      dyl_rt.path, where, strerror(err));
 	DYL_DISABLE();
+	if (dyl_rt.spool_fd >= 0 && !dyl_rt.spool_memfd &&
+	    dyl_fd_is(dyl_rt.spool_fd, dyl_rt.spool_dev, dyl_rt.spool_ino)) {
+		uint32_t flag = DYL_SPOOL_DISK_FULL;
+		if (pwrite(dyl_rt.spool_fd, &flag, sizeof(flag),
+			   (off_t)offsetof(struct dyl_spool_head, zero)) != (ssize_t)sizeof(flag))
+			flag = 0;
+	}
+	char what[sizeof(dyl_rt.spool_path) + 64];
+	snprintf(what, sizeof(what), "%s: %s", where, strerror(err));
+	dyl_trace_error(err, what);
+}
+
+/* The spool's descriptor is still ours (the program may have closed it: trace.c),
+ * else its file is opened again by name.  0, or -1 with the warning given. */
+static int spool_ok(void)
+{
+	if (dyl_fd_check(&dyl_rt.spool_fd, dyl_rt.spool_dev, dyl_rt.spool_ino,
+			 dyl_rt.spool_memfd ? NULL : dyl_rt.spool_path, O_RDWR) == 0)
+		return 0;
+	dyl_warn_once("write", "cannot write the trace %s: the program closed the spool's "
+		      "descriptor and %s (%s); the program goes on untraced", dyl_rt.path,
+		      dyl_rt.spool_memfd ? "it was in memory only" : "it cannot be opened again",
+		      strerror(errno));
+	DYL_DISABLE();
+	dyl_rt.spool_fd = -1;	/* (the number is the program's now) */
+	return -1;
 }
 
 /* Reserves space up to END (doubling from 1 MiB: a short run reserves little). */
@@ -84,6 +122,8 @@ static int append(uint32_t kind, struct iovec *iov, int n)
 	iov[0] = (struct iovec){ &ch, sizeof(ch) };
 	iov[n] = (struct iovec){ (void *)zeros, (8 - len % 8) % 8 };
 	ch.len = (uint32_t)(len + iov[n].iov_len);
+	if (spool_ok() != 0)
+		return -1;
 	reserve(dyl_rt.spool_size + sizeof(ch) + ch.len);
 	if (write_at(iov, n + 1, dyl_rt.spool_size) != 0) {
 		failed();
@@ -178,18 +218,31 @@ void dyl_spool_open(void)
 	dyl_rt.spool_fd = -1;
 	dyl_rt.spool_memfd = 0;
 	if (fstat(dyl_rt.fd, &st) == 0 && S_ISREG(st.st_mode) &&
-	    dyl_spool_name(dyl_rt.spool_path, sizeof(dyl_rt.spool_path), dyl_rt.path) == 0)
-		dyl_rt.spool_fd = dyl_fd_high(open(dyl_rt.spool_path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC,
-						   0600));
+	    dyl_spool_name(dyl_rt.spool_path, sizeof(dyl_rt.spool_path), dyl_rt.path) == 0) {
+		/* (truncated only once known to be ours: a spool left by a killed run of this
+		 * trace, which this process just replaced) */
+		int fd = dyl_open_safe(dyl_rt.spool_path, O_RDWR | O_CREAT);
+		if (fd >= 0 && ftruncate(fd, 0) != 0) {
+			close(fd);
+			fd = -1;
+		}
+		const char *why = fd < 0 ? dyl_refused(dyl_rt.spool_path, errno) : NULL;
+		if (why)
+			dyl_warn_once("spool", "refusing the spool %s: it is %s; the rows wait in memory",
+				      dyl_rt.spool_path, why);
+		dyl_rt.spool_fd = dyl_fd_high(fd);
+	}
 	if (dyl_rt.spool_fd < 0) {
 		/* the rows wait in memory (the spool's pages), written at the end */
 		dyl_rt.spool_fd = dyl_fd_high(memfd_create("dylspool", MFD_CLOEXEC));
 		dyl_rt.spool_memfd = 1;
 	}
-	if (dyl_rt.spool_fd < 0) {
+	if (dyl_rt.spool_fd < 0 || fstat(dyl_rt.spool_fd, &st) != 0) {
 		failed();
 		return;
 	}
+	dyl_rt.spool_dev = st.st_dev;
+	dyl_rt.spool_ino = st.st_ino;
 	dyl_rt.spool_size = dyl_rt.spool_alloc = 0;
 	dyl_rt.spool_names = dyl_rt.spool_knots = 0;
 	dyl_rt.nwindows = dyl_rt.nfree_windows = 0;
@@ -218,6 +271,8 @@ struct dyl_window *dyl_spool_window(pid_t tid)
 		w->tid = tid;
 		return w;
 	}
+	if (spool_ok() != 0)
+		return NULL;
 	uint64_t at = (dyl_rt.spool_size + PAGE - 1) & ~(uint64_t)(PAGE - 1);
 	if (at > dyl_rt.spool_size) {
 		/* the gap: a PAD chunk (a header that says how far to skip) */
@@ -332,6 +387,8 @@ void dyl_spool_convert(void)
 	dyl_clock_mark();
 	put_clock(0);
 	put_names();
+	if (dyl_rt.spool_fd < 0 || spool_ok() != 0)
+		return;
 	struct dyl_conv *c = dyl_conv_open(dyl_rt.spool_fd, dyl_rt.spool_size, 0, &why);
 	if (c) {
 		struct dyl_row row;
@@ -362,10 +419,12 @@ void dyl_spool_drop(void)
 	for (uint32_t i = 0; i < dyl_rt.nfree_windows; i++)
 		munmap(dyl_rt.free_windows[i], DYL_WINDOW_SIZE);
 	dyl_rt.nfree_windows = 0;
-	if (!dyl_rt.spool_memfd)
+	struct stat st;
+	/* the name is removed only while it is still our file's */
+	if (!dyl_rt.spool_memfd && lstat(dyl_rt.spool_path, &st) == 0 &&
+	    st.st_dev == dyl_rt.spool_dev && st.st_ino == dyl_rt.spool_ino)
 		unlink(dyl_rt.spool_path);
-	close(dyl_rt.spool_fd);
-	dyl_rt.spool_fd = -1;
+	dyl_fd_close(&dyl_rt.spool_fd, dyl_rt.spool_dev, dyl_rt.spool_ino);
 	dyl_rt.spool_size = dyl_rt.spool_alloc = 0;
 }
 
@@ -377,8 +436,6 @@ void dyl_spool_after_fork(void)
 	for (uint32_t i = 0; i < dyl_rt.nfree_windows; i++)
 		munmap(dyl_rt.free_windows[i], DYL_WINDOW_SIZE);
 	dyl_rt.nfree_windows = 0;
-	if (dyl_rt.spool_fd >= 0)
-		close(dyl_rt.spool_fd);
-	dyl_rt.spool_fd = -1;
+	dyl_fd_close(&dyl_rt.spool_fd, dyl_rt.spool_dev, dyl_rt.spool_ino);
 	dyl_rt.spool_size = dyl_rt.spool_alloc = 0;
 }

@@ -215,7 +215,7 @@ static Dwarf *debug_file(const char *path, const void *id, ssize_t len, GElf_Wor
 /* the separate debug information of E, the object at PATH, or NULL */
 static Dwarf *separate_debug(Elf *e, const char *path)
 {
-	const char *root = getenv("DYL_DEBUG_DIR");
+	const char *root = dyl_env(DYL_ENV_DEBUG_DIR);
 	/* (static: lookups hold the lock, and a thread's stack may be small) */
 	static char file[PATH_MAX], dir[PATH_MAX];
 	const unsigned char *id = NULL;

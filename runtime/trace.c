@@ -3,14 +3,26 @@
  * Each process writes its own file.  The first process to record a call takes
  * $DYL_TRACE (default ./trace.csv) then, and holds an flock on it for its whole life.
  * Any other process writes PATH.<pid>: a forked child always, and a process that finds
- * PATH locked (a live process owns it) or written during its own life (by an image of
- * itself before an exec, or by a process that started after it: a program it ran).
- * A trace older than the process is stale and replaced.  With %p in $DYL_TRACE the pid
- * is in the name already.  In the rare case that the pid's own name was written by an
- * earlier image (a forked child that recorded calls, then exec'd), the new image adds
- * .1, .2, ...  A process that recorded no call writes its empty trace at exit to PATH
- * if PATH is stale, else nowhere: shells and /usr/bin/time in front of the program
- * neither take PATH from it nor litter.
+ * PATH locked (a live process owns it) or written by a process that had not ended when
+ * this one started (an image of itself before an exec, a process running beside it in
+ * a pipeline, a program it ran).  Only a trace whose writer ended (its footer is there,
+ * with '# end_ns=', or the file's mtime for a footer without it) before this process
+ * started is replaced; a trace without footer (its writer was killed: the spool beside
+ * it holds its rows for dyl-trace) is kept.  With %p in $DYL_TRACE the pid is in the
+ * name already.  In the rare case that the pid's own name was written by an earlier
+ * image (a forked child that recorded calls, then exec'd), the new image adds .1, .2,
+ * ...  A process that recorded no call writes its empty trace at exit to PATH if PATH
+ * may be replaced and came from the same program (argv[0]: its previous run), else
+ * nowhere: shells and /usr/bin/time in front of the program, and the other commands of
+ * a pipeline, neither take PATH from it nor litter.
+ *
+ * Safety (the trace holds argument values; the runtime may run as root in a folder
+ * others can write): a trace is never written through a symlink (O_NOFOLLOW), never
+ * into a file another user owns or one with other links, and is created 0600.  Such a
+ * name is refused with one line on stderr, and the process records nothing.  The
+ * program may close the runtime's descriptor and open a file of its own under its
+ * number: every write-out checks the descriptor first (dyl_fd_check) and opens the
+ * trace again by its name.
  *
  * The header is written with the first rows (or the footer), so that wrappers'
  * constructors can still add columns and notes after the name is claimed.
@@ -22,6 +34,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 #include "internal.h"
 
@@ -69,42 +84,207 @@ static unsigned long long proc_start_ticks(void)
 	return p ? strtoull(p + 1, NULL, 10) : 0;
 }
 
-/* Was FD's trace written during this process's life: by this very process (an image
- * before an exec), or by one that started after it (a child, a program it ran)?  Such a
- * trace is not stale; only one older than this process is replaced. */
-static int written_in_our_life(int fd)
+int dyl_open_safe(const char *path, int flags)
 {
-	char head[512], want[64];
-	ssize_t n = pread(fd, head, sizeof(head) - 1, 0);
-	const char *p;
+	struct stat st;
+	/* the system's own links to this process's descriptors (DYL_TRACE=/dev/stderr):
+	 * nobody else can plant them */
+	int own = !strncmp(path, "/dev/std", 8) || !strncmp(path, "/dev/fd/", 8) ||
+		  !strncmp(path, "/proc/self/fd/", 14);
+	int fd = open(path, flags | (own ? 0 : O_NOFOLLOW) | O_CLOEXEC | O_NOCTTY, 0600);
 
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) != 0) {
+		close(fd);
+		return -1;
+	}
+	/* a regular file: ours, and no other name for it (a hard link planted in /tmp to a
+	 * file of ours elsewhere); a device such as /dev/null: the open's permission check
+	 * is enough; a FIFO or socket: ours */
+	if (S_ISREG(st.st_mode) ? st.st_uid != geteuid() || st.st_nlink != 1
+				: !S_ISCHR(st.st_mode) && st.st_uid != geteuid()) {
+		close(fd);
+		errno = EPERM;
+		return -1;
+	}
+	return fd;
+}
+
+const char *dyl_refused(const char *path, int err)
+{
+	struct stat st;
+
+	/* (the kernel's protected_symlinks gives EACCES for a planted link in a sticky
+	 * folder before O_NOFOLLOW's ELOOP: the name itself says what it is) */
+	if (err == ELOOP || (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)))
+		return "a symbolic link";
+	if (err == EPERM || (err == EACCES && lstat(path, &st) == 0 && st.st_uid != geteuid()))
+		return "not a file of this user's alone (another owner, or another link)";
+	return NULL;
+}
+
+int dyl_fd_is(int fd, dev_t dev, ino_t ino)
+{
+	struct stat st;
+
+	/* (the system call: a wrapper of libc's fstat must not see the runtime's checks; on
+	 * x86-64 the kernel's struct stat is libc's) */
+	return fd >= 0 && syscall(SYS_fstat, fd, &st) == 0 && st.st_dev == dev && st.st_ino == ino;
+}
+
+int dyl_fd_check(int *fd, dev_t dev, ino_t ino, const char *path, int flags)
+{
+	struct stat st;
+	int nfd;
+
+	if (dyl_fd_is(__atomic_load_n(fd, __ATOMIC_ACQUIRE), dev, ino))
+		return 0;
+	if (!path) {
+		errno = EBADF;
+		return -1;
+	}
+	nfd = dyl_open_safe(path, flags);
+	if (nfd < 0)
+		return -1;
+	if (fstat(nfd, &st) != 0 || st.st_dev != dev || st.st_ino != ino) {
+		close(nfd);
+		errno = ESTALE;	/* another file took the name: not ours to write */
+		return -1;
+	}
+	/* the old number is the program's now: never closed by us */
+	__atomic_store_n(fd, dyl_fd_high(nfd), __ATOMIC_RELEASE);
+	return 0;
+}
+
+void dyl_fd_close(int *fd, dev_t dev, ino_t ino)
+{
+	if (dyl_fd_is(*fd, dev, ino))
+		close(*fd);
+	__atomic_store_n(fd, -1, __ATOMIC_RELEASE);
+}
+
+/* The trace's descriptor is ours (or ours again: opened by name, at its end, locked
+ * again: the program's close gave the lock back).  0, or -1 with errno. */
+static int trace_fd_ok(void)
+{
+	if (dyl_fd_is(dyl_rt.fd, dyl_rt.fd_dev, dyl_rt.fd_ino))
+		return 0;
+	if (dyl_fd_check(&dyl_rt.fd, dyl_rt.fd_dev, dyl_rt.fd_ino, dyl_rt.path, O_WRONLY) != 0)
+		return -1;
+	lseek(dyl_rt.fd, 0, SEEK_END);
+	flock(dyl_rt.fd, LOCK_EX | LOCK_NB);
+	return 0;
+}
+
+/* When this process started, CLOCK_REALTIME ns.  That is this image's start, unless an
+ * earlier image ran a while (100 ms) before the exec (a subshell that slept, then exec'd
+ * the program): then the process's start, from its clock ticks since boot (TICKS: 10 ms,
+ * CLOCK_BOOTTIME's count), rounded down so that a writer that ended in that tick is
+ * taken to have overlapped this process.  (Rounding down for every process would make
+ * `app; app` keep the first run's trace: the image's own start is exact.  A fork and
+ * exec slower than 100 ms, under heavy load, errs the same safe way: both kept.) */
+static uint64_t process_start_ns(unsigned long long ticks)
+{
+	struct timespec b;
+	long hz = sysconf(_SC_CLK_TCK);
+	uint64_t now = dyl_realtime_ns(), start = dyl_rt.start_ns;
+
+	if (ticks && hz > 0 && clock_gettime(CLOCK_BOOTTIME, &b) == 0) {
+		uint64_t boot = (uint64_t)b.tv_sec * 1000000000u + (uint64_t)b.tv_nsec;
+		uint64_t at = (uint64_t)ticks * (1000000000u / (uint64_t)hz);
+		uint64_t tick = 1000000000u / (uint64_t)hz;
+		if (at <= boot && now - (boot - at) + 10 * tick < start)
+			start = now - (boot - at);
+	}
+	return start;
+}
+
+/* The last occurrence of KEY ("\n# key=") in BUF, its value; 0 when none. */
+static int last_value(const char *buf, const char *key, unsigned long long *v)
+{
+	const char *p = NULL;
+
+	for (const char *q = buf; (q = strstr(q, key)); q++)
+		p = q;
+	if (!p)
+		return 0;
+	*v = strtoull(p + strlen(key), NULL, 10);
+	return 1;
+}
+
+/* Did the trace whose first lines are HEAD come from the program this process runs
+ * (the same argv[0])?  A process that recorded no call replaces only such a trace: the
+ * previous run of the program, not the other end of its pipeline (a wrapped `sleep` or
+ * `cat` that started after it ended). */
+static int same_program(const char *head)
+{
+	char me[512];
+	const char *p = strstr(head, "\n# cmdline=");
+	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0 || !p)
+		return fd >= 0 ? (close(fd), 0) : 0;
+	n = read(fd, me, sizeof(me) - 1);
+	close(fd);
 	if (n <= 0)
 		return 0;
+	me[n] = '\0';	/* argv[0] ends at its NUL */
+	size_t len = strlen(me);
+	p += 11;
+	return !strncmp(p, me, len) && (p[len] == ' ' || p[len] == '\n');
+}
+
+/* May this process replace FD's trace (its lock is free)?  Only when its writer ended
+ * before this process started: a writer that ended later overlapped it (a pipeline's
+ * other end, the shell that ran it, an image of this process before its exec), and one
+ * that left no footer was killed (dyl-trace reads its spool).  EMPTY: this process
+ * recorded no call (see same_program). */
+static int replaceable(int fd, int empty)
+{
+	char head[512], tail[1024];
+	unsigned long long v, end;
+	struct stat st;
+	ssize_t n;
+
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0)
+		return 1;	/* a device, or nothing written */
+	n = pread(fd, head, sizeof(head) - 1, 0);
+	if (n <= 0)
+		return 1;	/* write-only permission: no check possible */
 	head[n] = '\0';
+	if (strncmp(head, "# dyliberator trace", 19) != 0)
+		return 1;	/* not a trace */
 	/* this very process: same pid, same start (exec keeps both) */
-	snprintf(want, sizeof(want), "\n# pid=%d\n", (int)dyl_rt.pid);
-	if (strstr(head, want)) {
-		if (!dyl_rt.start_ticks)
-			return 1;
-		snprintf(want, sizeof(want), "\n# pid_start=%llu\n", dyl_rt.start_ticks);
-		if (strstr(head, want))
-			return 1;
-	}
-	/* a younger process (ns: two short runs often start within one clock tick) */
-	p = strstr(head, "\n# start_ns=");
-	return p && strtoull(p + 12, NULL, 10) > dyl_rt.start_ns;
+	if (last_value(head, "\n# pid=", &v) && v == (unsigned long long)dyl_rt.pid &&
+	    (!dyl_rt.start_ticks ||
+	     (last_value(head, "\n# pid_start=", &v) && v == dyl_rt.start_ticks)))
+		return 0;
+	off_t at = st.st_size > (off_t)sizeof(tail) - 1 ? st.st_size - (off_t)sizeof(tail) + 1 : 0;
+	n = pread(fd, tail, sizeof(tail) - 1, at);
+	if (n <= 0)
+		return 0;
+	tail[n] = '\0';
+	if (!last_value(tail, "\n# total_ns=", &v))
+		return 0;	/* no footer: killed, or still running where flock is not kept */
+	if (empty && !same_program(head))
+		return 0;
+	if (!last_value(tail, "\n# end_ns=", &end))
+		end = (unsigned long long)st.st_mtim.tv_sec * 1000000000ull +
+		      (unsigned long long)st.st_mtim.tv_nsec;
+	return end < process_start_ns(dyl_rt.start_ticks);
 }
 
 /* Opens PATH for this process: -1 with errno EBUSY when another live process holds it
- * or it was written during this process's life. */
-static int open_claim(const char *path)
+ * or its writer overlapped this process; ELOOP, EPERM: refused (dyl_open_safe). */
+static int open_claim(const char *path, int empty)
 {
-	/* read-write: written_in_our_life reads the header back */
-	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	/* read-write: replaceable() reads the trace back */
+	int fd = dyl_open_safe(path, O_RDWR | O_CREAT);
 
 	if (fd < 0 && errno == EACCES)	/* write-only permission: no check possible */
-		fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-
+		fd = dyl_open_safe(path, O_WRONLY | O_CREAT);
 	if (fd < 0)
 		return -1;
 	fd = dyl_fd_high(fd);	/* (the lock below belongs to the open file, not the number) */
@@ -116,7 +296,7 @@ static int open_claim(const char *path)
 		}
 		/* a file system without flock: go on unlocked */
 	}
-	if (written_in_our_life(fd)) {
+	if (!replaceable(fd, empty)) {
 		close(fd);
 		errno = EBUSY;
 		return -1;
@@ -129,18 +309,48 @@ static int open_claim(const char *path)
 	return fd;
 }
 
+static int at_line_start = 1;	/* the trace's last byte written is a newline */
+
+/* A write of the trace or the spool failed with ERR (a full disk: ENOSPC, or EFBIG past
+ * RLIMIT_FSIZE): the trace says so in a '# error=' line where it still takes one (dyl-trace
+ * then says why the rows end), after the one warning on stderr.  dyl_rt.io held. */
+void dyl_trace_error(int err, const char *what)
+{
+	char line[256];
+	int n = snprintf(line, sizeof(line), "%s# error=%s (%s)\n", at_line_start ? "" : "\n",
+			 err == ENOSPC || err == EFBIG || err == EDQUOT ? "disk full" : "write failed",
+			 what);
+
+	if (dyl_rt.fd < 0 || trace_fd_ok() != 0)
+		return;
+	/* (a line cut short by the failed write is ended first) */
+	if (write(dyl_rt.fd, line, (size_t)n) == n)
+		at_line_start = 1;
+}
+
 static void write_all(int fd, const char *data, size_t len)
 {
+	if (trace_fd_ok() != 0) {
+		dyl_warn_once("write", "cannot write the trace %s: the program closed its descriptor "
+			      "and the file cannot be opened again (%s); the program goes on untraced",
+			      dyl_rt.path, strerror(errno));
+		DYL_DISABLE();
+		return;
+	}
+	fd = dyl_rt.fd;
 	while (len > 0) {
 		ssize_t n = write(fd, data, len);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
+			int err = n < 0 ? errno : ENOSPC;
 			dyl_warn_once("write", "cannot write the trace %s (%s); the program goes on untraced",
-				      dyl_rt.path, n < 0 ? strerror(errno) : "short write");
+				      dyl_rt.path, strerror(err));
 			DYL_DISABLE();
+			dyl_trace_error(err, strerror(err));
 			return;
 		}
+		at_line_start = data[n - 1] == '\n';
 		data += n;
 		len -= (size_t)n;
 	}
@@ -202,6 +412,20 @@ static void write_header(void)
 	dyl_spool_meta();	/* the spool's copy, for dyl-trace after a crash */
 }
 
+/* FD is the trace: its file is remembered (dyl_fd_check) and created for its owner. */
+static void set_fd(int fd)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) == 0) {
+		dyl_rt.fd_dev = st.st_dev;
+		dyl_rt.fd_ino = st.st_ino;
+		if (S_ISREG(st.st_mode) && (st.st_mode & 077))
+			fchmod(fd, 0600);	/* an older trace replaced: it may hold arguments */
+	}
+	DYL_SET_FD(fd);
+}
+
 /* Chooses the name and claims it (see the top of the file).  Called with dyl_rt.io
  * held; sets dyl_rt.fd, or dyl_rt.disabled with one warning.  ONLY_PATH: take PATH
  * itself or nothing, silently (a process that recorded no call, at its end). */
@@ -215,13 +439,13 @@ static void open_trace_as(int only_path)
 	has_pid = expand_path(base, sizeof(base), dyl_rt.tmpl, dyl_rt.pid);
 	if (!has_pid && !dyl_rt.forked) {
 		snprintf(dyl_rt.path, sizeof(dyl_rt.path), "%s", base);
-		fd = open_claim(dyl_rt.path);
+		fd = open_claim(dyl_rt.path, only_path);
 	} else {
 		errno = EBUSY;
 	}
 	if (only_path) {
 		if (fd >= 0)
-			dyl_rt.header_done = 0, DYL_SET_FD(fd);
+			dyl_rt.header_done = 0, set_fd(fd);
 		return;
 	}
 	for (int k = 0; fd < 0 && errno == EBUSY && k < 100; k++) {
@@ -231,7 +455,14 @@ static void open_trace_as(int only_path)
 					      (int)dyl_rt.pid);
 		if (k > 0)
 			snprintf(dyl_rt.path + l, sizeof(dyl_rt.path) - l, ".%d", k);
-		fd = open_claim(dyl_rt.path);
+		fd = open_claim(dyl_rt.path, 0);
+	}
+	const char *why = fd < 0 ? dyl_refused(dyl_rt.path, errno) : NULL;
+	if (why) {
+		dyl_warn_once("open", "refusing to write the trace %s: it is %s; nothing is recorded",
+			      dyl_rt.path, why);
+		DYL_DISABLE();
+		return;
 	}
 	if (fd < 0) {
 		dyl_warn_once("open", "cannot write the trace %s (%s); the program goes on untraced",
@@ -240,7 +471,7 @@ static void open_trace_as(int only_path)
 		return;
 	}
 	dyl_rt.header_done = 0;
-	DYL_SET_FD(fd);	/* a thread that sees the fd sees the rest */
+	set_fd(fd);	/* a thread that sees the fd sees the rest */
 	dyl_spool_open();
 }
 
@@ -251,7 +482,7 @@ static void open_trace(void)
 
 void dyl_trace_setup(void)
 {
-	const char *tmpl = getenv("DYL_TRACE");
+	const char *tmpl = dyl_env(DYL_ENV_TRACE);
 	size_t l = 0;
 
 	if (!tmpl || !*tmpl)
@@ -341,7 +572,10 @@ void dyl_trace_footer(void)
 	/* cpu_ns: the process's CPU time, start-up before our constructor included; the T
 	 * of a trace whose t_ns are thread CPU times (std.time clock=thread), for which the
 	 * wall-clock total_ns would count time the process spent waiting. */
-	n = snprintf(buf, sizeof(buf), "# total_ns=%llu\n# startup_ns=%llu\n# cpu_ns=%llu\n",
+	/* end_ns: when this process stopped writing (CLOCK_REALTIME, as start_ns): a later
+	 * process replaces the trace only if it started after that (open_claim) */
+	n = snprintf(buf, sizeof(buf), "# end_ns=%llu\n# total_ns=%llu\n# startup_ns=%llu\n"
+		     "# cpu_ns=%llu\n", (unsigned long long)dyl_realtime_ns(),
 		     (unsigned long long)(dyl_monotonic_ns() - dyl_rt.t0_ns),
 		     (unsigned long long)dyl_rt.startup_ns, (unsigned long long)dyl_cpu_ns());
 	/* overhead_ns: what tracing cost the process up to total_ns (dyl_cost_ns), which
@@ -366,9 +600,9 @@ void dyl_trace_drop_unused(void)
 	pthread_mutex_lock(&dyl_rt.io);
 	if (dyl_rt.fd >= 0 && !dyl_rt.header_done) {
 		dyl_spool_drop();
-		unlink(dyl_rt.path);
-		close(dyl_rt.fd);	/* and with it the lock */
-		DYL_SET_FD(-1);
+		if (dyl_fd_is(dyl_rt.fd, dyl_rt.fd_dev, dyl_rt.fd_ino))
+			unlink(dyl_rt.path);	/* (still ours: the name was not taken over) */
+		dyl_fd_close(&dyl_rt.fd, dyl_rt.fd_dev, dyl_rt.fd_ino);	/* and the lock */
 	}
 	pthread_mutex_unlock(&dyl_rt.io);
 	errno = saved;
@@ -376,9 +610,8 @@ void dyl_trace_drop_unused(void)
 
 void dyl_trace_reset_after_fork(void)
 {
-	if (dyl_rt.fd >= 0)
-		close(dyl_rt.fd);	/* the parent's lock stays with the parent's descriptor */
-	DYL_SET_FD(-1);
+	/* the parent's lock stays with the parent's descriptor */
+	dyl_fd_close(&dyl_rt.fd, dyl_rt.fd_dev, dyl_rt.fd_ino);
 	dyl_rt.header_done = 0;	/* the child's own header; notes and columns stay */
 	dyl_rt.start_ticks = 0;
 }

@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "regions.h"
@@ -73,6 +74,8 @@ struct watch {
 	int state;		/* 0: not tried, 1: on, 2: off */
 	int lock;		/* the first use */
 	int uffd, pagemap, maps;
+	dev_t dev[3];		/* the files they were opened on (the program may close them */
+	ino_t ino[3];		/* and open its own under the numbers: never closed then) */
 	char why[160];		/* on: how; off: why not */
 };
 static struct watch w = { .uffd = -1, .pagemap = -1, .maps = -1 };
@@ -80,11 +83,24 @@ static struct watch w = { .uffd = -1, .pagemap = -1, .maps = -1 };
 static void close_all(void)
 {
 	int *fds[] = { &w.uffd, &w.pagemap, &w.maps };
-	for (unsigned i = 0; i < 3; i++)
-		if (*fds[i] >= 0) {
+	for (unsigned i = 0; i < 3; i++) {
+		if (*fds[i] >= 0 && dyl_fd_is(*fds[i], w.dev[i], w.ino[i]))
 			syscall(SYS_close, *fds[i]);
-			*fds[i] = -1;
+		*fds[i] = -1;
+	}
+}
+
+/* remembers which files the descriptors are */
+static void remember(void)
+{
+	int *fds[] = { &w.uffd, &w.pagemap, &w.maps };
+	for (unsigned i = 0; i < 3; i++) {
+		struct stat st;
+		if (*fds[i] >= 0 && syscall(SYS_fstat, *fds[i], &st) == 0) {
+			w.dev[i] = st.st_dev;
+			w.ino[i] = st.st_ino;
 		}
+	}
 }
 
 /* registers the whole VMA [S, E) for write protection */
@@ -129,11 +145,12 @@ static void off(const char *why, int err)
 
 static void setup(void)
 {
-	const char *e = getenv("DYL_DIFF_WATCH");
+	const char *e = dyl_env(DYL_ENV_DIFF_WATCH);
 
 	if (e && !strcmp(e, "0"))
 		return off("DYL_DIFF_WATCH=0", 0);
 	w.uffd = dyl_fd_high((int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK | UFFD_USER_MODE_ONLY));
+	remember();
 	if (w.uffd < 0)
 		return off("no userfaultfd", errno);
 	struct uffdio_api api = { .api = UFFD_API,
@@ -142,6 +159,7 @@ static void setup(void)
 		return off("no asynchronous write protection (Linux 6.7)", errno);
 	w.pagemap = dyl_fd_high((int)syscall(SYS_openat, AT_FDCWD, "/proc/self/pagemap", O_RDONLY | O_CLOEXEC));
 	w.maps = dyl_fd_high((int)syscall(SYS_openat, AT_FDCWD, "/proc/self/maps", O_RDONLY | O_CLOEXEC));
+	remember();
 	if (w.pagemap < 0 || w.maps < 0)
 		return off("cannot open /proc/self/pagemap or maps", errno);
 

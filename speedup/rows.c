@@ -563,7 +563,18 @@ void rows_warn_truncated(const struct trace_src *src)
 		input_warning(src->path, src->partial_line,
 			     "the last row is cut short (the process was killed while writing it?); "
 			     "left out");
-	if (src->total_ns < 0)
+	/* the runtime's '# error=' line: a write failed (a full disk), it was not killed */
+	const struct trace_note *err = NULL;
+	for (size_t i = 0; i < src->nnotes; i++)
+		if (memmem(src->notes[i].text, src->notes[i].len, "error=", 6))
+			err = &src->notes[i];
+	if (src->total_ns < 0 && err)
+		input_warning(src->path, 0,
+			     "no '# total_ns=N' line: the trace could not be written to its end (%s "
+			     "'# %.*s'); its %lu full rows are read",
+			     memmem(err->text, err->len, "disk full", 9) ? "disk full:" : "the trace says",
+			     (int)err->len, err->text, src->rows);
+	else if (src->total_ns < 0)
 		input_warning(src->path, 0,
 			     "no '# total_ns=N' line: the process did not finish (killed?); "
 			     "its %lu full rows are read", src->rows);

@@ -10,6 +10,7 @@
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,11 +93,18 @@ static int convert(struct input_file *f, const char *spool, int fd, uint64_t siz
 	int n = snprintf(note, sizeof(note),
 			 "# recovered_from=%s\n# last_end_ns=%llu\n", spool,
 			 (unsigned long long)dyl_conv_last_end_ns(c));
+	/* the runtime could not write the spool (a full disk): why its rows end there */
+	uint32_t flags;
+	int full = pread(fd, &flags, sizeof(flags), offsetof(struct dyl_spool_head, zero)) ==
+		   sizeof(flags) && (flags & DYL_SPOOL_DISK_FULL);
+	if (full && (size_t)n < sizeof(note))
+		n += snprintf(note + n, sizeof(note) - (size_t)n, "# error=disk full (the spool "
+			      "could not be written further)\n");
 	if (!bad)
 		bad = put(&t, note, (size_t)n);
 	if (!bad && dyl_conv_cut_short(c))
-		input_warning(spool, 0, "its last part was cut short (the process died while "
-			      "writing it); the rows before it are read");
+		input_warning(spool, 0, "its last part was cut short (%s); the rows before it "
+			      "are read", full ? "the disk was full" : "the process died while writing it");
 	dyl_conv_close(c);
 	if (bad) {
 		free(t.s);

@@ -34,8 +34,11 @@
 struct dyl_spool_head {
 	char magic[8];
 	uint32_t version;
-	uint32_t zero;
+	uint32_t zero;		/* 0; DYL_SPOOL_DISK_FULL once a write failed */
 };
+/* set in place in the head when the spool could not be written (ENOSPC, EFBIG): its
+ * rows end there because the disk was full, not because the process was killed */
+#define DYL_SPOOL_DISK_FULL 1u
 
 struct dyl_chunk {
 	uint32_t kind;		/* DYL_CH_* */

@@ -1,0 +1,128 @@
+/* env.c - every DYL_* variable the runtime reads, in one table, read once at start-up.
+ *
+ * A variable is copied when the image starts (the program may change its environment
+ * later; what it ran with counts).  A DYL_* name not in the table, or a value not among
+ * a variable's allowed values, gets one line on stderr and is otherwise ignored: a typo
+ * must not go unnoticed, and the program must never stop for it.  The tools' own
+ * variables (read by bin/dyliberator, never by the runtime) are listed too, so that a
+ * shell that exports them for the whole session hears nothing.
+ *
+ * In an AT_SECURE process (setuid, setgid, file capabilities) nothing is read: the
+ * runtime forwards every call (runtime.c) and the environment belongs to whoever ran it.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <unistd.h>
+#include "internal.h"
+
+struct var {
+	const char *name;
+	const char *dflt;	/* what holds when it is unset (NULL: see dyl_env_warn) */
+	const char *values;	/* the allowed values, ", "-separated; NULL: any */
+	const char *meaning;
+	int runtime;		/* read by the runtime (else by a tool only) */
+};
+
+static const struct var vars[DYL_ENV_COUNT] = {
+	[DYL_ENV_TRACE] = { "DYL_TRACE", "./trace.csv", NULL,
+			    "the trace file (%p: the pid)", 1 },
+	[DYL_ENV_OFF] = { "DYL_OFF", "0", NULL,
+			  "anything but empty or 0: forward every call without recording", 1 },
+	[DYL_ENV_FILTER] = { "DYL_FILTER", "", NULL,
+			     "record only these functions: comma-separated wildcards, !PAT excludes", 1 },
+	[DYL_ENV_CLOCK] = { "DYL_CLOCK", NULL, "tsc, monotonic",
+			    "the clock of t_ns: the TSC, or CLOCK_MONOTONIC", 1 },
+	[DYL_ENV_DIFF_WATCH] = { "DYL_DIFF_WATCH", "1", "0, 1",
+				 "0: std.diff compares whole buffers instead of watching pages", 1 },
+	[DYL_ENV_DEBUG_DIR] = { "DYL_DEBUG_DIR", "/usr/lib/debug", NULL,
+				"where separate debug files are found by build ID", 1 },
+	[DYL_ENV_PAPI_EVENTS] = { "DYL_PAPI_EVENTS", "", NULL,
+				  "std.papi's events (A+B), read by its template", 1 },
+	[DYL_ENV_MICROGEN_PATH] = { "DYL_MICROGEN_PATH", "", NULL,
+				    "bin/dyliberator's folders of micro-generators", 0 },
+	[DYL_ENV_RUNTIME] = { "DYL_RUNTIME", "", NULL,
+			      "a wrapper's Makefile: the folder of libdylrt.so", 0 },
+};
+
+#define VALUE_MAX 4096
+static char values[DYL_ENV_COUNT][VALUE_MAX];
+static unsigned char set[DYL_ENV_COUNT];	/* 1: set, 2: set with a bad value */
+static char unknown[8][64];	/* DYL_* names not in the table (the first few) */
+static unsigned nunknown;
+static int ready;
+
+/* Is V one of the ", "-separated words of LIST? */
+static int allowed(const char *v, const char *list)
+{
+	size_t n = strlen(v);
+
+	for (const char *p = list; *p;) {
+		size_t w = strcspn(p, ",");
+		if (w == n && !strncmp(p, v, n))
+			return 1;
+		p += w;
+		while (*p == ',' || *p == ' ')
+			p++;
+	}
+	return 0;
+}
+
+/* (from dyl_init, or the first dyl_env: a micro-generator's constructor may run first) */
+void dyl_env_setup(void)
+{
+	if (__atomic_exchange_n(&ready, 1, __ATOMIC_ACQ_REL))
+		return;
+	if (getauxval(AT_SECURE))
+		return;
+	for (char **e = environ; e && *e; e++) {
+		if (strncmp(*e, "DYL_", 4) != 0)
+			continue;
+		size_t n = strcspn(*e, "=");
+		int id = -1;
+		for (int i = 0; i < DYL_ENV_COUNT; i++)
+			if (strlen(vars[i].name) == n && !strncmp(*e, vars[i].name, n))
+				id = i;
+		if (id < 0) {
+			if (nunknown < sizeof(unknown) / sizeof(unknown[0]))
+				snprintf(unknown[nunknown++], sizeof(unknown[0]), "%.*s", (int)n, *e);
+			continue;
+		}
+		const char *v = (*e)[n] == '=' ? *e + n + 1 : "";
+		snprintf(values[id], VALUE_MAX, "%s", v);
+		set[id] = vars[id].values && !allowed(v, vars[id].values) ? 2 : 1;
+	}
+}
+
+const char *dyl_env(enum dyl_env_id id)
+{
+	if (!__atomic_load_n(&ready, __ATOMIC_ACQUIRE))
+		dyl_env_setup();
+	return set[id] == 1 ? values[id] : NULL;
+}
+
+void dyl_env_warn(void)
+{
+	char key[80];
+
+	for (int i = 0; i < DYL_ENV_COUNT; i++) {
+		if (set[i] != 2)
+			continue;
+		const char *d = vars[i].dflt ? vars[i].dflt : dyl_clock_name();
+		snprintf(key, sizeof(key), "env %s", vars[i].name);
+		dyl_warn_once(key, "%s=%.200s: unknown value; using %s (one of: %s)", vars[i].name,
+			      values[i], *d ? d : "none", vars[i].values);
+	}
+	char known[512];
+	size_t o = 0;
+	for (int i = 0; i < DYL_ENV_COUNT && o < sizeof(known); i++)
+		if (vars[i].runtime)
+			o += (size_t)snprintf(known + o, sizeof(known) - o, "%s%s", o ? ", " : "",
+					      vars[i].name);
+	for (unsigned i = 0; i < nunknown; i++) {
+		snprintf(key, sizeof(key), "env %s", unknown[i]);
+		dyl_warn_once(key, "%s: unknown variable, ignored (the runtime reads: %s)", unknown[i],
+			      known);
+	}
+}
