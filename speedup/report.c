@@ -56,14 +56,29 @@ static double share(double part, double whole)
 	return whole > 0 ? part / whole : 0;
 }
 
-/* Funcs of RUN that have a model (kernels) or not, by measured time, largest first. */
+/* What of K's calls stays on the host: those not nested in a replaced call (the ones
+ * nested in one run with it on the accelerator). */
+static uint64_t host_calls(const struct kernel *k)
+{
+	return k->all_calls - k->hidden_calls;
+}
+
+static uint64_t host_t_ns(const struct kernel *k)
+{
+	return k->all_t_ns > k->hidden_t_ns ? k->all_t_ns - k->hidden_t_ns : 0;
+}
+
+/* Funcs of RUN that have a model (kernels), by measured time, or not (what of them
+ * stays on the host), by the host's time, largest first. */
 static int by_time(const void *a, const void *b, void *run)
 {
 	const struct prediction *r = run;
 	const struct kernel *x = &r->k[*(const int *)a], *y = &r->k[*(const int *)b];
+	int host = funcs_get(*(const int *)a)->model < 0;
+	uint64_t tx = host ? host_t_ns(x) : x->all_t_ns, ty = host ? host_t_ns(y) : y->all_t_ns;
 
-	if (x->all_t_ns != y->all_t_ns)
-		return x->all_t_ns > y->all_t_ns ? -1 : 1;
+	if (tx != ty)
+		return tx > ty ? -1 : 1;
 	return strcmp(funcs_get(*(const int *)a)->name, funcs_get(*(const int *)b)->name);
 }
 
@@ -75,7 +90,8 @@ static int *list_funcs(const struct prediction *run, int with_model, int *n)
 	if (!ids)
 		return NULL;
 	for (int id = 0; id < run->nk; id++)
-		if (run->k[id].all_calls > 0 && (funcs_get(id)->model >= 0) == with_model)
+		if ((with_model ? run->k[id].all_calls : host_calls(&run->k[id])) > 0 &&
+		    (funcs_get(id)->model >= 0) == with_model)
 			ids[(*n)++] = id;
 	qsort_r(ids, (size_t)*n, sizeof(*ids), by_time, (void *)run);
 	return ids;
@@ -255,6 +271,12 @@ static void print_table(FILE *out, const struct report *r, const int *kern, int 
 		fprintf(out, "  tracing's own cost, %s, is taken out of T (the wrapper's measure,\n"
 			"  '# overhead_ns='; --keep-overhead leaves it in)\n",
 			fmt_ns(a, sizeof(a), (double)run->overhead_ns));
+	if (run->inner_cost_ns > 0)
+		fprintf(out, "  and out of the replaced calls' measured time, for the %llu call%s nested in them:\n"
+			"  %s (%s a call, overhead_ns / rows), which their t_ns held\n",
+			(unsigned long long)run->inner_rows, run->inner_rows == 1 ? "" : "s",
+			fmt_ns(a, sizeof(a), (double)run->inner_cost_ns),
+			fmt_ns(b, sizeof(b), run->row_cost_ns));
 	else if (r->keep_overhead)
 		fprintf(out, "  --keep-overhead: T keeps tracing's own cost\n");
 	if (run->t_cpu == 1)
@@ -296,8 +318,9 @@ static void print_table(FILE *out, const struct report *r, const int *kern, int 
 			fmt_ns(b, sizeof(b), run->fault_kept_ns),
 			r->faults_replaced ? "none kept (--faults-replaced)" : "kept in predicted", un);
 	}
-	fprintf(out, "  calls: calls replaced by the model; measured: their sum of t_ns; P: measured / T;\n"
+	fprintf(out, "  calls: calls replaced by the model; measured: their sum of t_ns%s; P: measured / T;\n"
 		"  predicted: their sum of f(work) from the model; S_P: measured / predicted%s%s\n",
+		run->inner_cost_ns ? "\n  (less tracing's cost of the calls nested in them)" : "",
 		!run->fault_calls ? "" : r->faults_replaced ? "\n  page faults: replaced calls that took "
 		"page faults; --faults-replaced replaces their whole time\n  by f(work)"
 		: "\n  page faults: replaced calls that took page faults, and the time their faults took\n"
@@ -314,12 +337,13 @@ static void print_table(FILE *out, const struct report *r, const int *kern, int 
 		fmt_ns(b, sizeof(b), run->predicted_total_ns), fmt_ns(d, sizeof(d), (double)run->total_ns));
 
 	if (nother) {
-		fprintf(out, "\nnot accelerated (no model):\n");
+		fprintf(out, "\nnot accelerated (no model; calls nested in a replaced call run with it "
+			"and are left out):\n");
 		for (int i = 0; i < nother; i++) {
 			const struct kernel *k = &run->k[other[i]];
 			fprintf(out, "  %-*s %10llu calls %12s %6.2f%% of T\n", w, funcs_get(other[i])->name,
-				(unsigned long long)k->all_calls, fmt_ns(a, sizeof(a), (double)k->all_t_ns),
-				100 * share((double)k->all_t_ns, (double)run->total_ns));
+				(unsigned long long)host_calls(k), fmt_ns(a, sizeof(a), (double)host_t_ns(k)),
+				100 * share((double)host_t_ns(k), (double)run->total_ns));
 		}
 	}
 	if (ns->n) {
@@ -400,6 +424,9 @@ static void json_kernels(FILE *out, const struct prediction *p, const int *kern,
 		fputs(m->b ? ", \"model_keys\": \"work,bytes\"" : ", \"model_keys\": \"work\"", out);
 		json_u64(out, "calls", k->calls);
 		json_u64(out, "t_ns", k->t_ns);
+		json_u64(out, "measured_ns", k->measured_ns);
+		json_u64(out, "inner_rows", k->inner_rows);
+		json_u64(out, "inner_tracing_ns", k->inner_cost_ns);
 		json_double(out, "P", p->total_ns ? (double)k->t_ns / (double)p->total_ns : 0);
 		json_double(out, "predicted_ns", k->predicted_ns);
 		json_double(out, "S_P", k->calls ? (double)k->t_ns / k->predicted_ns : NAN);
@@ -419,6 +446,8 @@ static void json_kernels(FILE *out, const struct prediction *p, const int *kern,
 		json_u64(out, "fault_unmatched", k->fault_unmatched);
 		json_u64(out, "all_calls", k->all_calls);
 		json_u64(out, "all_t_ns", k->all_t_ns);
+		json_u64(out, "hidden_calls", k->hidden_calls);
+		json_u64(out, "hidden_t_ns", k->hidden_t_ns);
 		fputs("}", out);
 	}
 	fputs(first ? "]" : "\n  ]", out);
@@ -431,6 +460,10 @@ static void json_totals(FILE *out, const struct prediction *p)
 	json_u64(out, "overhead_left_ns", p->overhead_left_ns);
 	fprintf(out, ", \"T_clock\": \"%s\"", p->t_cpu > 0 ? "cpu" : p->t_cpu ? "mixed" : "wall");
 	json_u64(out, "t_ns", p->t_ns);
+	json_u64(out, "measured_ns", p->measured_ns);
+	json_u64(out, "inner_rows", p->inner_rows);
+	json_u64(out, "inner_tracing_ns", p->inner_cost_ns);
+	json_double(out, "tracing_ns_per_row", p->row_cost_ns);
 	json_double(out, "P", p->P);
 	json_double(out, "predicted_ns", p->predicted_ns);
 	json_double(out, "setup_ns", p->setup_ns);
@@ -466,9 +499,11 @@ static void print_json(FILE *out, const struct report *r, const int *kern, int n
 		const struct kernel *k = &run->k[other[i]];
 		fputs(i ? ",\n    {\"func\": " : "\n    {\"func\": ", out);
 		json_string(out, funcs_get(other[i])->name);
-		json_u64(out, "calls", k->all_calls);
-		json_u64(out, "t_ns", k->all_t_ns);
-		json_double(out, "P", share((double)k->all_t_ns, (double)run->total_ns));
+		json_u64(out, "calls", host_calls(k));
+		json_u64(out, "t_ns", host_t_ns(k));
+		json_double(out, "P", share((double)host_t_ns(k), (double)run->total_ns));
+		json_u64(out, "all_calls", k->all_calls);
+		json_u64(out, "all_t_ns", k->all_t_ns);
 		fputs("}", out);
 	}
 	fputs(nother ? "\n  ],\n  \"processes\": [" : "],\n  \"processes\": [", out);
@@ -532,7 +567,7 @@ static void print_csv(FILE *out, const struct report *r, const int *kern, int nk
 	fputs("func,model,calls,t_ns,P,predicted_ns,S_P,out_of_range_calls,out_of_range_t_ns,"
 	      "out_of_range_predicted_ns,no_work_calls,no_work_t_ns,nested_calls,slower_calls,"
 	      "all_calls,all_t_ns,no_bytes_calls,no_bytes_t_ns,fault_calls,fault_kept_ns,"
-	      "fault_unmatched\n", out);
+	      "fault_unmatched,measured_ns,inner_rows,inner_tracing_ns\n", out);
 	for (int i = 0; i < nkern; i++) {
 		const struct kernel *k = &run->k[kern[i]];
 		csv_string(out, funcs_get(kern[i])->name);
@@ -553,7 +588,9 @@ static void print_csv(FILE *out, const struct report *r, const int *kern, int nk
 			(unsigned long long)k->all_t_ns, (unsigned long long)k->no_bytes,
 			(unsigned long long)k->no_bytes_t_ns, (unsigned long long)k->fault_calls);
 		csv_number(out, k->fault_kept_ns);
-		fprintf(out, ",%llu\n", (unsigned long long)k->fault_unmatched);
+		fprintf(out, ",%llu,%llu,%llu,%llu\n", (unsigned long long)k->fault_unmatched,
+			(unsigned long long)k->measured_ns, (unsigned long long)k->inner_rows,
+			(unsigned long long)k->inner_cost_ns);
 	}
 	/* the totals as metadata lines, the way traces carry theirs */
 	fprintf(out, "# total_ns=%llu\n# overhead_ns=%llu\n# T_clock=%s\n# t_ns=%llu\n# P=",
