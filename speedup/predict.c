@@ -339,8 +339,11 @@ void predict_finish(struct prediction *p)
 	p->S_P = t > 0 ? (f > 0 ? t / f : INFINITY) : NAN;
 	if (T > 0) {
 		p->P = t / T;
-		/* P / S_P written as f / T: the same number, and no 0/0 when S_P is undefined */
-		p->S_G = 1.0 / ((1.0 - p->P) + f / T);
+		/* P / S_P written as f / T: the same number, and no 0/0 when S_P is undefined.
+		 * T' <= 0 (the replaced calls took longer than T: threads on the wall clock,
+		 * or --cpu-time and calls that waited on the wall clock) gives no speedup at
+		 * all, not a negative or infinite one: undefined, and a note says why. */
+		p->S_G = p->predicted_total_ns > 0 ? 1.0 / ((1.0 - p->P) + f / T) : NAN;
 	} else {
 		/* total_ns=0: only a process with no kernel time makes sense */
 		p->P = t > 0 ? NAN : 0;

@@ -188,10 +188,22 @@ static void build_notes(struct notes *ns, const struct report *r, const int *ker
 			note(ns, "%s: --cpu-time does not apply: several threads recorded calls (their CPU "
 			     "times add up to no run time) or the trace has no '# cpu_ns=': T is its wall "
 			     "time", p->path);
-		if (p->P > 1 || isnan(p->P))
+		if (p->total_ns > 0 && !(p->predicted_total_ns > 0))
+			note(ns, "%s: the replaced calls' time, %llu ns, exceeds T, %llu ns, by more than "
+			     "their predicted time: T' = %.17g ns is no run time and S_G is undefined "
+			     "(%s)", p->path, (unsigned long long)p->t_ns, (unsigned long long)p->total_ns,
+			     p->predicted_total_ns,
+			     p->t_cpu == 2 ? "--cpu-time: the calls were timed on the wall clock, with "
+			     "what they waited for a core, which the CPU time T does not hold; a loaded "
+			     "machine?" : p->threads > 1 ? "calls of several threads overlap in time" :
+			     "the trace's times do not fit together: a damaged or hand-made trace?");
+		else if (p->P > 1 || isnan(p->P))
 			note(ns, "%s: the replaced calls' time exceeds the process's total_ns (P > 1; parallel "
 			     "threads?): Amdahl's law does not hold as such, read S_G with care", p->path);
 	}
+	if (r->nprocs > 1 && run->total_ns > 0 && !(run->predicted_total_ns > 0))
+		note(ns, "the run: the replaced calls' time exceeds the sum of the processes' T by more "
+		     "than their predicted time: S_G is undefined");
 }
 
 /* --- the table --- */
@@ -332,9 +344,11 @@ static void print_table(FILE *out, const struct report *r, const int *kern, int 
 
 	fprintf(out, "\nS_G = 1 / ((1 - P) + P / S_P) = %s   (the whole %s's speedup, Amdahl)\n",
 		fmt_ratio(a, sizeof(a), run->S_G), r->nprocs > 1 ? "run" : "program");
-	fprintf(out, "predicted T' = T - measured + predicted%s = %s   (T = %s)\n",
+	fprintf(out, "predicted T' = T - measured + predicted%s = %s   (T = %s)%s\n",
 		run->setup_ns > 0 ? " + set-up" : "",
-		fmt_ns(b, sizeof(b), run->predicted_total_ns), fmt_ns(d, sizeof(d), (double)run->total_ns));
+		fmt_ns(b, sizeof(b), run->predicted_total_ns), fmt_ns(d, sizeof(d), (double)run->total_ns),
+		run->total_ns > 0 && !(run->predicted_total_ns > 0) ? "\n  (no run time: S_G is "
+		"undefined, see the notes)" : "");
 
 	if (nother) {
 		fprintf(out, "\nnot accelerated (no model; calls nested in a replaced call run with it "

@@ -331,6 +331,29 @@ def test_a_prediction_does_not_depend_on_whether_nested_calls_were_wrapped(tmp_p
     assert kernel(b, 'nested_outer')['inner_rows'] == n * r
 
 
+def test_no_negative_or_infinite_speedup(tmp_path):
+    # One dgemm_ call of 1500 ns in a trace whose T is 1000 (a damaged trace; or, with
+    # --cpu-time, a call that waited on the wall clock): T' = 1000 - 1500 + 10 = -490,
+    # and 1 / ((1 - P) + f / T) would be 1000 / -490 = -2.04.  S_G is undefined: null in
+    # the JSON, '-' in the table, empty in the CSV, and a note says why.  T' = 0 exactly
+    # (1010 ns measured) would have been an infinite S_G: undefined too.
+    m = line_model(tmp_path)
+    for t_ns, t_prime in ((1500, -490), (1010, 0)):
+        t = trace(tmp_path, [(7, 'dgemm_', 0, t_ns, 10)], 1000, name=f't{t_ns}.csv')
+        res, _ = predict(t, m)
+        assert res['S_G'] is None and close(res['predicted_total_ns'], t_prime)
+        assert res['processes'][0]['S_G'] is None
+        assert any(f"exceeds T, 1000 ns, by more than their predicted time" in n
+                   for n in res['notes']), res['notes']
+        out = run(t, m).stdout
+        assert 'S_G = 1 / ((1 - P) + P / S_P) = -   (' in out and 'S_G is undefined' in out
+        assert '# S_G=\n' in run('--csv', t, m).stdout
+    # two processes, one of them so: the run's S_G is still defined, the process's not
+    ok = trace(tmp_path, [(7, 'dgemm_', 0, 100, 10)], 100000, name='ok.csv')
+    res, _ = predict(ok, t, m)
+    assert res['S_G'] > 0 and res['processes'][1]['S_G'] is None
+
+
 def test_bad_cpu_ns(tmp_path):
     t = write(tmp_path, 't.csv', f'{HEADER}\n# total_ns=5\n# cpu_ns=-3\n')
     assert bad(t, line_model(tmp_path)).startswith(f"dyl-speedup: {t}:3: cpu_ns ")
