@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include "funcs.h"
 #include "input.h"
+#include "outfile.h"
 #include "rows.h"
 #include "summary.h"
 
@@ -596,6 +597,7 @@ int main(int argc, char **argv)
 {
 	char *files[argc > 0 ? argc : 1];	/* argv's file arguments */
 	const char *cmd = NULL, *outpath = NULL;
+	struct outfile of;
 	int nfiles = 0, fmt = FMT_TABLE, rc, only_files = 0;
 
 	input_prog = "dyl-trace";
@@ -649,9 +651,11 @@ int main(int argc, char **argv)
 		return EXIT_BAD_INPUT;
 	}
 	out = stdout;
-	if (outpath && !(out = fopen(outpath, "w"))) {
-		perror(outpath);
-		return EXIT_BAD_INPUT;
+	/* -o: a new file that replaces OUTPATH only when all went well (outfile.h) */
+	if (outpath) {
+		if (outfile_open(&of, outpath, files, nfiles) != 0)
+			return EXIT_BAD_INPUT;
+		out = of.f;
 	}
 	setvbuf(out, NULL, _IOFBF, 1 << 20);
 	if (!strcmp(cmd, "cat"))
@@ -660,11 +664,12 @@ int main(int argc, char **argv)
 		rc = cmd_summary(files, nfiles, fmt);
 	else
 		rc = cmd_chrome(files, nfiles);
-	if (fflush(out) != 0 || ferror(out)) {
-		fprintf(stderr, "dyl-trace: %s: write error\n", outpath ? outpath : "standard output");
+	if (outpath) {
+		if (outfile_close(&of, rc == 0) != 0)
+			rc = rc ? rc : EXIT_BAD_INPUT;
+	} else if (fflush(out) != 0 || ferror(out)) {
+		fprintf(stderr, "dyl-trace: standard output: write error\n");
 		rc = rc ? rc : EXIT_BAD_INPUT;
 	}
-	if (out != stdout)
-		fclose(out);
 	return rc;
 }

@@ -231,6 +231,43 @@ def test_chrome_events(tmp_path):
     assert json.load(open(out)) == doc
 
 
+def test_output_file_is_replaced_only_when_all_went_well(tmp_path):
+    """-o FILE: a new file beside FILE, renamed over it at the end.  A failed run leaves
+    FILE as it was (it used to be emptied first); an output that is an input is refused
+    in one line, exit 2 (it used to empty the trace before reading it)."""
+    path = hand_trace(tmp_path)
+    before = open(path, 'rb').read()
+    k = write(tmp_path, 'k.json', 'kept\n')
+    garbage = write(tmp_path, 'garbage.bin', bytes(range(256)) * 4)
+    r = dyl_trace('chrome', garbage, '-o', k, check=False)
+    assert r.returncode == 2 and open(k).read() == 'kept\n'
+    # an input, under its own name, another name for it, or through a symlink
+    os.symlink(path, str(tmp_path / 'link.csv'))
+    for out, args in ((path, ['chrome', path]), ('./' + os.path.basename(path), ['summary', path]),
+                      (path, [str(tmp_path / 'link.csv')]), (path, ['chrome', garbage, path])):
+        r = subprocess.run([DYL_TRACE, *args, '-o', out], capture_output=True, text=True,
+                           cwd=str(tmp_path))
+        assert r.returncode == 2 and r.stdout == '', r
+        assert r.stderr.count('\n') == 1 and 'is also an input' in r.stderr, r.stderr
+        assert open(path, 'rb').read() == before
+    # a folder it cannot create a file in: one line, nothing left behind
+    r = dyl_trace('chrome', path, '-o', str(tmp_path / 'no' / 'k.json'), check=False)
+    assert r.returncode == 2 and r.stderr.count('\n') == 1 and 'cannot create' in r.stderr
+    # success: the new output replaces the symlink itself, not what it points to; the
+    # file has the mode of one the user creates; no temporary file is left
+    os.symlink(k, str(tmp_path / 'klink.json'))
+    old = os.umask(0o027)
+    try:
+        dyl_trace('chrome', path, '-o', str(tmp_path / 'klink.json'))
+    finally:
+        os.umask(old)
+    assert open(k).read() == 'kept\n' and not os.path.islink(str(tmp_path / 'klink.json'))
+    assert json.load(open(str(tmp_path / 'klink.json')))['traceEvents']
+    assert os.stat(str(tmp_path / 'klink.json')).st_mode & 0o777 == 0o640
+    assert sorted(os.listdir(str(tmp_path))) == sorted(
+        ['garbage.bin', 'k.json', 'klink.json', 'link.csv', os.path.basename(path)])
+
+
 def test_chrome_escapes_names_and_command_line(tmp_path):
     text = ('# cmdline=./app "a\\b"\ttab \xff\xfe end\n'.encode('latin-1') +
             f'{HEADER}\n0,1,"we""ird,name\\",10,5,,,,0,\n# total_ns=100\n'.encode())
