@@ -330,6 +330,15 @@ static void summary_table(const struct trace_src *src, const struct trace_summar
 		s->nthreads, s->nthreads == 1 ? "" : "s", s->nested);
 	if (s->untimed)
 		fprintf(out, "%" PRIu64 " calls without a time (no std.time?)\n", s->untimed);
+	/* dyl-speedup sets the same times against another T: say which base this is */
+	if (src->total_ns > 0)
+		fprintf(out, "share and self%%: of total_ns%s%s%s\n",
+			src->overhead_ns > 0 ? ", tracing's own cost in it (overhead_ns=" : "",
+			src->overhead_ns > 0 ? human_ns(b[7], 32, (double)src->overhead_ns) : "",
+			src->overhead_ns > 0 || src->startup_ns > 0
+			? src->overhead_ns > 0 ? "); dyl-speedup's P is of total_ns + startup_ns - overhead_ns"
+						 : "; dyl-speedup's P is of total_ns + startup_ns"
+			: "");
 	fprintf(out, "\n%-*s %10s %10s %7s %10s %7s %10s %10s %10s %10s\n", w, "function", "calls",
 		"total", "share", "self", "self%", "mean", "min", "median", "max");
 	for (size_t i = 0; i < s->nfuncs; i++) {

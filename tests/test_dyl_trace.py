@@ -137,6 +137,19 @@ def test_summary_csv_and_table(tmp_path):
     table = dyl_trace('summary', path).stdout
     assert 'pid 4242' in table and 'total_ns=10000' in table
     assert [ln.split()[0] for ln in table.splitlines()[-4:]] == ['B', 'A', 'C', 'D']
+    assert 'share and self%: of total_ns\n' in table
+
+
+def test_summary_says_its_shares_base(tmp_path):
+    # dyl-speedup's P is of T = total_ns + startup_ns - overhead_ns: the summary's share
+    # (B: 1200 / 10000 = 12 %) is of total_ns, with tracing's cost in it, and says so
+    path = hand_trace(tmp_path)
+    with open(path, 'a') as f:
+        f.write('# startup_ns=100\n# overhead_ns=2000\n')
+    table = dyl_trace('summary', path).stdout
+    assert ("share and self%: of total_ns, tracing's own cost in it (overhead_ns=2.00 us); "
+            "dyl-speedup's P is of total_ns + startup_ns - overhead_ns\n") in table, table
+    assert ' 12.0% ' in table
 
 
 def test_summary_median_of_odd_and_even_counts(tmp_path):
