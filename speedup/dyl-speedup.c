@@ -14,6 +14,7 @@
 #include "model.h"
 #include "predict.h"
 #include "report.h"
+#include "shown.h"
 #include "trace.h"
 
 #define EXIT_NO_MATCH 1
@@ -167,13 +168,15 @@ static int warn_unused_models(void)
 		const struct model *m = models_get(i);
 		if (m->used)
 			used++;
-		else if (m->shadowed_by >= 0)
+		else if (m->shadowed_by >= 0) {
+			char func[256];
 			input_warning(m->file, m->line, "model '%s' is not used: %s takes the earlier model "
-				      "'%s' (%s:%lu); the first match wins", m->pattern, m->shadowed_func,
-				      models_get(m->shadowed_by)->pattern, models_get(m->shadowed_by)->file,
+				      "'%s' (%s:%lu); the first match wins", m->shown,
+				      shown(m->shadowed_func, strlen(m->shadowed_func), func, sizeof(func)),
+				      models_get(m->shadowed_by)->shown, models_get(m->shadowed_by)->file,
 				      models_get(m->shadowed_by)->line);
-		else
-			input_warning(m->file, m->line, "model '%s' matches no traced function", m->pattern);
+		} else
+			input_warning(m->file, m->line, "model '%s' matches no traced function", m->shown);
 	}
 	return used;
 }
@@ -185,7 +188,7 @@ static void no_match_error(void)
 
 	for (int id = 0; id < funcs_count() && o < sizeof(names) - 1; id++)
 		o += (size_t)snprintf(names + o, sizeof(names) - o, "%s%s", id ? ", " : "",
-				      funcs_get(id)->name);
+				      funcs_get(id)->shown);
 	if (o >= sizeof(names) - 1)
 		strcpy(names + sizeof(names) - 5, "...");
 	input_error(NULL, 0, "no model matches any traced function (traced: %s)", names);

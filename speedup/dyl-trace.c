@@ -16,6 +16,7 @@
 #include "input.h"
 #include "outfile.h"
 #include "rows.h"
+#include "shown.h"
 #include "summary.h"
 
 #define EXIT_BAD_INPUT 2
@@ -310,15 +311,19 @@ static void summary_table(const struct trace_src *src, const struct trace_summar
 	int w = 8;
 
 	for (size_t i = 0; i < s->nfuncs; i++) {
-		int l = (int)funcs_get((int)s->funcs[i].func)->len;
+		int l = (int)strlen(funcs_get((int)s->funcs[i].func)->shown);
 		if (l > w)
 			w = l > 40 ? 40 : l;
 	}
 	fprintf(out, "%s%s", first ? "" : "\n", src->path);
 	if (src->pid >= 0)
 		fprintf(out, ": pid %" PRId64, src->pid);
-	if (src->cmdline)
-		fprintf(out, ", %s", src->cmdline);
+	if (src->cmdline) {
+		const char *c = shown_keep(src->cmdline, strlen(src->cmdline));
+		fprintf(out, ", %s", c ? c : "(out of memory)");
+		if (c != src->cmdline)
+			free((char *)c);
+	}
 	fprintf(out, "\n");
 	if (src->total_ns >= 0)
 		fprintf(out, "run %s (total_ns=%" PRId64 ")", human_ns(b[0], 32, (double)src->total_ns),
@@ -350,7 +355,7 @@ static void summary_table(const struct trace_src *src, const struct trace_summar
 				 100.0 * (double)f->self_ns / (double)src->total_ns);
 		}
 		fprintf(out, "%-*.*s %10" PRIu64 " %10s %7s %10s %7s %10s %10s %10s %10s\n", w, w,
-			funcs_get((int)f->func)->name, f->calls,
+			funcs_get((int)f->func)->shown, f->calls,
 			human_ns(b[1], 32, f->timed ? (double)f->total_ns : -1), share,
 			human_ns(b[2], 32, f->timed ? (double)f->self_ns : -1), self_share,
 			human_ns(b[3], 32, f->mean_ns), human_ns(b[4], 32, (double)f->min_ns),

@@ -50,7 +50,7 @@ struct prediction {
 	uint64_t total_ns;	/* T */
 	int t_cpu;		/* as struct trace's: 1 CPU time, 2 CPU T (--cpu-time), -1 mixed,
 				 * 0 wall */
-	int cpu_time_refused;	/* --cpu-time, and T stayed wall time (several threads) */
+	int cpu_time_refused;	/* --cpu-time, and T stayed wall time (trace.h) */
 	int has_startup;	/* T includes a start-up ('# startup_ns=') */
 	uint64_t overhead_ns;	/* tracing's own cost, already out of T */
 	uint64_t overhead_left_ns;	/* ... or left in it (several threads, wall clock) */

@@ -13,6 +13,7 @@
 #include "input.h"
 #include "model.h"
 #include "report.h"
+#include "shown.h"
 
 struct notes {
 	char **text;
@@ -110,7 +111,7 @@ static void build_notes(struct notes *ns, const struct report *r, const int *ker
 		     r->nprocs > 1 ? "" : "s");
 	for (int i = 0; i < nkern; i++) {
 		const struct kernel *k = &run->k[kern[i]];
-		const char *name = funcs_get(kern[i])->name;
+		const char *name = funcs_get(kern[i])->shown;
 		const struct model *m = models_get(funcs_get(kern[i])->model);
 
 		if (k->out_of_range && m->b) {
@@ -138,7 +139,7 @@ static void build_notes(struct notes *ns, const struct report *r, const int *ker
 			note(ns, "%s: %llu call%s (%.2f%% of T) without in_bytes or out_bytes in the trace, which "
 			     "model '%s' (%s:%lu) is keyed on: not replaced, their measured time is kept", name,
 			     (unsigned long long)k->no_bytes, k->no_bytes == 1 ? "" : "s",
-			     100 * share((double)k->no_bytes_t_ns, (double)run->total_ns), m->pattern, m->file,
+			     100 * share((double)k->no_bytes_t_ns, (double)run->total_ns), m->shown, m->file,
 			     m->line);
 		if (k->no_work)
 			note(ns, "%s: %llu call%s (%.2f%% of T) without a work size in the trace: not replaced, "
@@ -184,7 +185,11 @@ static void build_notes(struct notes *ns, const struct report *r, const int *ker
 			     "left in T: several threads recorded calls, and on the wall clock their costs "
 			     "overlap (with calls timed in thread CPU time, std.time:clock=thread, it is "
 			     "taken out)", p->path, (unsigned long long)p->overhead_left_ns);
-		if (p->cpu_time_refused)
+		if (p->cpu_time_refused == 2)
+			note(ns, "%s: --cpu-time does not apply: the calls' wall-clock time exceeds the "
+			     "process's CPU time ('# cpu_ns='), so they waited for a core (a loaded "
+			     "machine?) longer than T in CPU time could hold: T is the wall time", p->path);
+		else if (p->cpu_time_refused)
 			note(ns, "%s: --cpu-time does not apply: several threads recorded calls (their CPU "
 			     "times add up to no run time) or the trace has no '# cpu_ns=': T is its wall "
 			     "time", p->path);
@@ -244,8 +249,8 @@ static void print_table(FILE *out, const struct report *r, const int *kern, int 
 	int w = 11;	/* "all kernels" */
 
 	for (int i = 0; i < nkern; i++) {
-		int l = (int)strlen(funcs_get(kern[i])->name);
-		int lm = (int)strlen(models_get(funcs_get(kern[i])->model)->pattern);
+		int l = (int)strlen(funcs_get(kern[i])->shown);
+		int lm = (int)strlen(models_get(funcs_get(kern[i])->model)->shown);
 		if (l > w)
 			w = l;
 		if (lm > w)
@@ -309,8 +314,8 @@ static void print_table(FILE *out, const struct report *r, const int *kern, int 
 			snprintf(oor, sizeof(oor), "%llu call%s, %.1f%% of time",
 				 (unsigned long long)k->out_of_range, k->out_of_range == 1 ? "" : "s",
 				 100 * share((double)k->out_of_range_t_ns, (double)k->t_ns));
-		fprintf(out, "%-*s %-*s %10llu %12s %6.2f%% %12s %8s  %s\n", w, funcs_get(kern[i])->name, w,
-			models_get(funcs_get(kern[i])->model)->pattern, (unsigned long long)k->calls,
+		fprintf(out, "%-*s %-*s %10llu %12s %6.2f%% %12s %8s  %s\n", w, funcs_get(kern[i])->shown, w,
+			models_get(funcs_get(kern[i])->model)->shown, (unsigned long long)k->calls,
 			fmt_ns(a, sizeof(a), (double)k->t_ns), 100 * share((double)k->t_ns, (double)run->total_ns),
 			fmt_ns(b, sizeof(b), k->predicted_ns), fmt_ratio(c, sizeof(c), sp), oor);
 	}
@@ -355,7 +360,7 @@ static void print_table(FILE *out, const struct report *r, const int *kern, int 
 			"and are left out):\n");
 		for (int i = 0; i < nother; i++) {
 			const struct kernel *k = &run->k[other[i]];
-			fprintf(out, "  %-*s %10llu calls %12s %6.2f%% of T\n", w, funcs_get(other[i])->name,
+			fprintf(out, "  %-*s %10llu calls %12s %6.2f%% of T\n", w, funcs_get(other[i])->shown,
 				(unsigned long long)host_calls(k), fmt_ns(a, sizeof(a), (double)host_t_ns(k)),
 				100 * share((double)host_t_ns(k), (double)run->total_ns));
 		}
@@ -369,17 +374,29 @@ static void print_table(FILE *out, const struct report *r, const int *kern, int 
 
 /* --- JSON --- */
 
-static void json_string(FILE *out, const char *s)
+/* A JSON string: control bytes escaped, a byte that is not UTF-8 as U+FFFD (a name
+ * from a trace is bytes; JSON is text). */
+static void json_string(FILE *out, const char *str)
 {
+	const unsigned char *s = (const unsigned char *)str, *end = s + strlen(str);
+
 	fputc('"', out);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
+	while (s < end) {
+		unsigned char ch = *s;
+		int len;
 		if (ch == '"' || ch == '\\')
 			fprintf(out, "\\%c", ch);
-		else if (ch < 0x20)
+		else if (ch < 0x20 || ch == 0x7f)
 			fprintf(out, "\\u%04x", ch);
-		else
+		else if (ch < 0x80)
 			fputc(ch, out);
+		else if ((len = utf8_len(s, end)) > 0) {
+			fwrite(s, 1, (size_t)len, out);
+			s += len;
+			continue;
+		} else
+			fputs("\\ufffd", out);
+		s++;
 	}
 	fputc('"', out);
 }

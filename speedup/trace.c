@@ -75,8 +75,8 @@ static void take_overhead(struct trace *tr, uint64_t overhead, uint64_t top)
 	double room = (double)tr->total_ns - (double)top, x = (double)overhead;
 
 	if (room <= 0)
-		x = 0;
-	if (share < 1 && x * (1 - share) > room)
+		x = 0;		/* T holds less than the calls: nothing to take (predict.h) */
+	else if (share < 1 && x * (1 - share) > room)
 		x = room / (1 - share);
 	if (share > 0 && x * share > (double)top)
 		x = (double)top / share;
@@ -183,11 +183,15 @@ int trace_read(struct trace *tr, const struct input_file *f, int keep_overhead, 
 	 * run) is then out of T, and stays only in the calls it fell inside.  Several
 	 * threads' CPU times add up to no run time: those traces keep the wall. */
 	if (cpu_time && !src.thread_clock) {
-		if (src.cpu_ns >= 0 && threads <= 1) {
+		if (src.cpu_ns < 0 || threads > 1) {
+			tr->cpu_time_refused = 1;
+		} else if (top_t_ns > (uint64_t)src.cpu_ns) {
+			/* the calls waited for a core longer than the process ran (a loaded
+			 * machine): a CPU time T would hold less than they took, T' < 0 */
+			tr->cpu_time_refused = 2;
+		} else {
 			tr->total_ns = (uint64_t)src.cpu_ns;
 			tr->t_cpu = 2;
-		} else {
-			tr->cpu_time_refused = 1;
 		}
 	}
 	/* The process ran before the wrapper's clock started (exec, the dynamic loader:

@@ -81,7 +81,8 @@ struct trace {
 	int t_cpu;		/* t_ns are thread CPU times: 1, T is the process's cpu_ns;
 				 * -1, the trace has no cpu_ns, T is wall time (clocks mixed);
 				 * 2, t_ns on the wall clock, T the cpu_ns of one thread (--cpu-time) */
-	int cpu_time_refused;	/* --cpu-time, but several threads or no cpu_ns: T is wall */
+	int cpu_time_refused;	/* --cpu-time, but T is wall: 1 several threads or no cpu_ns,
+				 * 2 the outermost calls' wall time exceeds cpu_ns */
 	int has_depth;
 	int has_faults;		/* the trace has a faults column (std.faults) */
 	uint64_t faulted;	/* kept calls that took page faults */

@@ -152,6 +152,24 @@ def test_summary_says_its_shares_base(tmp_path):
     assert ' 12.0% ' in table
 
 
+def test_summary_escapes_control_bytes_and_refuses_a_column_named_twice(tmp_path):
+    # the table is for people: an escape sequence in a name or the command line is shown
+    # as \xHH, never sent to the terminal; the JSON has the name (escaped as JSON does)
+    text = (f'# cmdline=./app \x1b]0;title\x07\n{HEADER}\n0,1,"ev\x1b[2Jil",0,100,,,5,0,\n'
+            '# total_ns=1000\n')
+    path = write(tmp_path, 'esc.csv', text)
+    r = subprocess.run([DYL_TRACE, 'summary', path], capture_output=True)
+    assert r.returncode == 0 and b'\x1b' not in r.stdout and b'\x07' not in r.stdout
+    assert b'ev\\x1b[2Jil' in r.stdout and b'./app \\x1b]0;title\\x07' in r.stdout
+    doc, _ = summary(path)
+    assert doc['traces'][0]['funcs'][0]['func'] == 'ev\x1b[2Jil'
+    dup = write(tmp_path, 'dup.csv', f'{HEADER},t_ns\n0,1,f,0,100,,,5,0,,7\n# total_ns=1000\n')
+    for cmd in ('cat', 'summary', 'chrome'):
+        r = dyl_trace(cmd, dup, check=False)
+        assert r.returncode == 2 and r.stdout == '', r
+        assert r.stderr == f"dyl-trace: {dup}:1: column 11 repeats column 5's name, 't_ns'\n"
+
+
 def test_summary_median_of_odd_and_even_counts(tmp_path):
     # durations 7, 1, 5, 3 (even: (3+5)/2 = 4) and 9, 2, 6 (odd: 6), unsorted in the file
     rows = [f'{i},1,{f},{i * 100},{t},,,,0,' for i, (f, t) in

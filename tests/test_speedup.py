@@ -191,6 +191,13 @@ def test_cpu_time_for_one_thread_timed_on_the_wall_clock(tmp_path):
     # no cpu_ns: the wall, with the same note
     res, _ = predict(trace(tmp_path, WORKED, 1000, name='t3.csv'), m, '--cpu-time')
     assert res['total_ns'] == 1000 and any('--cpu-time does not apply' in n for n in res['notes'])
+    # the calls (400 ns on the wall clock) waited for a core longer than the process ran
+    # (cpu_ns=300): T = 300 would give T' = 300 - 400 + 40 < 0 (make validate's negative
+    # S_G on a loaded machine).  The wall stays, with a note saying why.
+    busy = worked(tmp_path, '# startup_ns=50\n# cpu_ns=300\n', name='busy.csv')
+    res, _ = predict(busy, m, '--cpu-time')
+    assert res['total_ns'] == 1050 and res['T_clock'] == 'wall' and close(res['S_G'], 1050 / 690)
+    assert any("the calls' wall-clock time exceeds the process's CPU time" in n for n in res['notes'])
     # a --cpu-time trace beside one timed in thread CPU time: T is CPU time in both
     th = write(tmp_path, 'th.csv', open(t).read().replace(
         '# dyliberator trace 1\n', '# dyliberator trace 1\n# time_clock=thread-cputime\n'))
@@ -284,6 +291,13 @@ def test_tracing_cost_of_nested_calls_is_taken_out_once(tmp_path):
     r, _ = predict(big, m)
     assert r['overhead_ns'] == 750 and r['total_ns'] == 500 and r['t_ns'] == 0
     assert close(r['predicted_total_ns'], 510)
+    # calls longer than total_ns: no room for the measure at all, T keeps it whole
+    long = trace(tmp_path, [(1, 'inner', 150, 20, None, 1), (1, 'outer', 100, 1300, 10, 0)], 1250,
+                 name='long.csv', header=HEADER_DEPTH)
+    with open(long, 'a') as f:
+        f.write('# overhead_ns=250\n')
+    r, _ = predict(long, m)
+    assert r['overhead_ns'] == 0 and r['total_ns'] == 1250 and r['S_G'] is None
 
 
 def test_a_prediction_does_not_depend_on_whether_nested_calls_were_wrapped(tmp_path):
@@ -683,6 +697,44 @@ def test_bad_model_row(tmp_path):
     assert bad(t, m) == f'dyl-speedup: {m}:3: t_ns is negative (-1)'
     m = write(tmp_path, 'm.csv', 'func,work,t_ns\ndgemm_,0\n')
     assert bad(t, m) == f'dyl-speedup: {m}:2: malformed row: 2 fields, the header has 3'
+
+
+def test_a_column_named_twice_is_an_error(tmp_path):
+    # which t_ns a reader took would be a guess: one line naming file, line and column
+    m = line_model(tmp_path)
+    t = write(tmp_path, 't.csv', f'# dyliberator trace 1\n{HEADER_DEPTH},t_ns\n0,7,dgemm_,0,100,,,10,0,,5\n'
+                                 '# total_ns=1000\n')
+    assert bad(t, m) == f"dyl-speedup: {t}:2: column 11 repeats column 5's name, 't_ns'"
+    dup = write(tmp_path, 'm.csv', '# a model\nfunc,work,t_ns,bytes,bytes\ndgemm_,1,1,1,1\n')
+    ok = trace(tmp_path, WORKED, 1000, name='ok.csv')
+    assert bad(ok, dup) == f"dyl-speedup: {dup}:2: column 5 repeats column 4's name, 'bytes'"
+
+
+def test_control_bytes_in_names_are_escaped_for_people(tmp_path):
+    # A function named with a terminal's escape sequence (clear the screen, ring the
+    # bell), one with DEL and a byte that is not UTF-8, and a C1 CSI (U+009B): the table,
+    # the notes and the warnings show them as \xHH; the JSON has the names themselves,
+    # escaped its own way (valid JSON: the non-UTF-8 byte is U+FFFD); the CSV keeps them.
+    evil, odd, csi = 'ev\x1b[2Jil\x07', 'b\x7f\udcff', 'c\u009b2J'
+    text = (f'{HEADER_DEPTH}\n0,1,"{evil}",0,100,,,5,0,\n1,1,{odd},200,100,,,5,0,\n'
+            f'2,1,{csi},300,100,,,5,0,\n# total_ns=1000\n')
+    t = tmp_path / 'esc.csv'
+    t.write_bytes(text.encode('utf-8', 'surrogateescape'))
+    m = tmp_path / 'm.csv'
+    m.write_bytes(f'func,work,t_ns\n"{evil}",0,1\n"{evil}",10,1\nzz\x1b,1,1\n'.encode())
+    r = subprocess.run([SPEEDUP, str(t), str(m)], capture_output=True)
+    assert r.returncode == 0
+    out = r.stdout + r.stderr
+    for raw in (b'\x1b', b'\x07', b'\x7f', b'\xff', b'\xc2\x9b'):
+        assert raw not in out, raw
+    assert b'ev\\x1b[2Jil\\x07' in r.stdout and b'b\\x7f\\xff' in r.stdout
+    assert b'c\\xc2\\x9b2J' in r.stdout
+    assert b"model 'zz\\x1b' matches no traced function" in r.stderr
+    res, _ = predict(str(t), str(m))
+    assert [k['func'] for k in res['kernels']] == [evil]
+    assert sorted(x['func'] for x in res['not_accelerated']) == sorted(['b\x7f\ufffd', csi])
+    csv_out = subprocess.run([SPEEDUP, '--csv', str(t), str(m)], capture_output=True).stdout
+    assert evil.encode() in csv_out
 
 
 def test_trace_without_total_ns(tmp_path):
