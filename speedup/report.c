@@ -356,8 +356,9 @@ static void print_table(FILE *out, const struct report *r, const int *kern, int 
 		"undefined, see the notes)" : "");
 
 	if (nother) {
-		fprintf(out, "\nnot accelerated (no model; calls nested in a replaced call run with it "
-			"and are left out):\n");
+		fprintf(out, "\nnot accelerated (no model): what stays on the host.  A call's time holds "
+			"its nested\ncalls' (the shares may add up past 100 %%); calls nested in a replaced "
+			"call run with it\nand are left out:\n");
 		for (int i = 0; i < nother; i++) {
 			const struct kernel *k = &run->k[other[i]];
 			fprintf(out, "  %-*s %10llu calls %12s %6.2f%% of T\n", w, funcs_get(other[i])->shown,
