@@ -230,6 +230,7 @@ int predict_trace(struct trace *tr, int only_faster, int faults_replaced, struct
 	p->overhead_ns = tr->overhead_ns;
 	p->overhead_left_ns = tr->overhead_left_ns;
 	p->row_cost_ns = tr->row_cost_ns;
+	p->overhead_over_cpu_ns = tr->overhead_over_cpu_ns;
 	p->rows = tr->rows;
 	p->has_faults = tr->has_faults;
 	p->nk = funcs_count();

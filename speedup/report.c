@@ -185,6 +185,12 @@ static void build_notes(struct notes *ns, const struct report *r, const int *ker
 			     "left in T: several threads recorded calls, and on the wall clock their costs "
 			     "overlap (with calls timed in thread CPU time, std.time:clock=thread, it is "
 			     "taken out)", p->path, (unsigned long long)p->overhead_left_ns);
+		if (p->overhead_over_cpu_ns)
+			note(ns, "%s: tracing's measured cost, '# overhead_ns=%llu', exceeds the process's "
+			     "CPU time: calls timed whole waited for a core (a loaded machine?), and the "
+			     "measure holds their waits; no more than the CPU time is taken out of T, "
+			     "and the prediction is unsure (trace it again on an idle machine)", p->path,
+			     (unsigned long long)p->overhead_over_cpu_ns);
 		if (p->cpu_time_refused == 2)
 			note(ns, "%s: --cpu-time does not apply: the calls' wall-clock time exceeds the "
 			     "process's CPU time ('# cpu_ns='), so they waited for a core (a loaded "

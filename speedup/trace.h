@@ -76,6 +76,7 @@ struct trace {
 	 * longer holds: the prediction takes it out of the outer call's time too.  0 when
 	 * T keeps tracing's cost. */
 	double row_cost_ns;
+	uint64_t overhead_over_cpu_ns;	/* overhead_ns, when it exceeded cpu_ns (cut to it) */
 	uint64_t inner_rows;	/* rows at depth > 0 */
 	int has_total;
 	int t_cpu;		/* t_ns are thread CPU times: 1, T is the process's cpu_ns;

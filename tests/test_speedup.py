@@ -247,6 +247,12 @@ def test_tracing_overhead_is_taken_out_of_T(tmp_path):
                '# dyliberator trace 1\n# time_clock=thread-cputime\n') + '# cpu_ns=1000\n')
     res, _ = predict(t4, m)
     assert res['total_ns'] == 800 and res['overhead_ns'] == 200 and res['T_clock'] == 'cpu'
+    # a measure above the process's CPU time took in waits (a call timed whole and
+    # preempted): no more than the CPU time (150) comes out, T = 850, T' = 490, a note
+    t5 = worked(tmp_path, '# cpu_ns=150\n# overhead_ns=200\n', name='t5.csv')
+    res, _ = predict(t5, m)
+    assert res['total_ns'] == 850 and res['overhead_ns'] == 150 and close(res['predicted_total_ns'], 490)
+    assert any("'# overhead_ns=200', exceeds the process's CPU time" in n for n in res['notes'])
     bad_t = write(tmp_path, 'b.csv', f'{HEADER}\n# total_ns=5\n# overhead_ns=-1\n')
     assert bad(bad_t, m).startswith(f"dyl-speedup: {bad_t}:3: overhead_ns ")
 
