@@ -117,11 +117,12 @@ static void walk_thread(struct thread *th, int only_faster, struct fault_refs *f
 	int replaced = 0;
 
 	sort_thread(th);
+	/* the nested rows by start (a caller's row comes after its callees': by end) */
 	for (size_t i = 1; i < th->ninner; i++)
-			if (th->inner[i - 1].t_start > th->inner[i].t_start) {
-				qsort(th->inner, th->ninner, sizeof(*th->inner), by_start);
-				break;
-			}
+		if (th->inner[i - 1].t_start > th->inner[i].t_start) {
+			qsort(th->inner, th->ninner, sizeof(*th->inner), by_start);
+			break;
+		}
 	for (size_t i = 0; i < th->n; i++) {
 		const struct call *c = &th->calls[i];
 		struct kernel *k = &p->k[c->func];

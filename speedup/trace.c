@@ -2,11 +2,11 @@
  * checks them, and reads the '# total_ns=N' footer); what is done with them is here.
  *
  * The loop runs once per row (10^7 rows and more), so it does only this: add the call to
- * its function's totals, match a function to its model when it is first met, keep
- * the call only if a model matches the function, and keep the start of a nested row
- * (depth > 0), which a replaced call may hold (predict.c).  Row order is not relied upon here
- * (the runtime writes a call when it ends, so inner calls come before outer ones); the
- * prediction sorts each thread's calls by start time.
+ * its function's totals, match a function to its model when it is first met, keep the
+ * call only if a model matches the function, and keep a nested row (depth > 0: none in
+ * a trace without a depth column) in 16 bytes, since a replaced call may hold it
+ * (predict.c).  Row order is not relied upon here (the runtime writes a call when it
+ * ends, so inner calls come before outer ones); the prediction sorts by start time.
  */
 #define _GNU_SOURCE
 #include <stdlib.h>
