@@ -3,7 +3,8 @@
  * The new file is made with mkstemp in FILE's folder (a rename within one file system
  * is atomic, and a reader of FILE sees the old or the new output, never half of it),
  * readable as a file the user creates would be (0666 less the umask).  rename replaces
- * a symlink named FILE with the output, never the file it points to.
+ * a symlink named FILE with the output, never the file it points to.  What is not a
+ * regular file (a device, a FIFO) is written directly.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -44,6 +45,15 @@ int outfile_open(struct outfile *o, const char *path, char *const *inputs, int n
 			input_error(path, 0, "is a folder");
 			return -1;
 		}
+		/* /dev/null, /dev/stdout, a FIFO: written as they are (a file put in their
+		 * place, by root in /dev, would break them for everyone) */
+		if (!S_ISREG(st.st_mode)) {
+			if (!(o->f = fopen(path, "w"))) {
+				input_error(path, 0, "cannot write: %s", strerror(errno));
+				return -1;
+			}
+			return 0;
+		}
 	}
 	/* FOLDER/.NAME.XXXXXX: hidden, and beside FILE on its file system */
 	if (asprintf(&o->tmp, "%.*s.%s.XXXXXX", slash ? (int)(slash - path + 1) : 0, path,
@@ -74,11 +84,12 @@ int outfile_close(struct outfile *o, int ok)
 	int rc = 0;
 
 	if (o->f) {
-		int bad = fflush(o->f) != 0 || ferror(o->f) || fsync(fileno(o->f)) != 0;
+		int bad = fflush(o->f) != 0 || ferror(o->f) || (o->tmp && fsync(fileno(o->f)) != 0);
+		const char *kept = o->tmp ? " (left as it was)" : "";
 		if (ok && bad)
-			input_error(o->path, 0, "write error: %s (left as it was)", strerror(errno));
+			input_error(o->path, 0, "write error: %s%s", strerror(errno), kept);
 		if (fclose(o->f) != 0 && ok && !bad) {
-			input_error(o->path, 0, "write error: %s (left as it was)", strerror(errno));
+			input_error(o->path, 0, "write error: %s%s", strerror(errno), kept);
 			bad = 1;
 		}
 		o->f = NULL;

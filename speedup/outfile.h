@@ -16,7 +16,8 @@ struct outfile {
  * the N files INPUTS ("-": standard input), or a folder it cannot create a file in. */
 int outfile_open(struct outfile *o, const char *path, char *const *inputs, int n);
 /* Ends the output: OK, it is flushed, synced and renamed over PATH; else (or if that
- * fails: a message, -1) the new file is removed and PATH is left as it was. */
+ * fails: a message, -1) the new file is removed and PATH is left as it was.  (A PATH
+ * that is no regular file, /dev/null or a FIFO, was written directly.) */
 int outfile_close(struct outfile *o, int ok);
 
 #endif

@@ -297,6 +297,18 @@ def test_output_file_is_replaced_only_when_all_went_well(tmp_path):
     assert os.stat(str(tmp_path / 'klink.json')).st_mode & 0o777 == 0o640
     assert sorted(os.listdir(str(tmp_path))) == sorted(
         ['garbage.bin', 'k.json', 'klink.json', 'link.csv', os.path.basename(path)])
+    # what is no regular file (a FIFO here; /dev/null, /dev/stdout) is written as it is,
+    # never replaced by a file (root would break /dev/null for everyone)
+    import stat
+    import threading
+    fifo = str(tmp_path / 'fifo')
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(open(fifo, 'rb').read()), daemon=True)
+    reader.start()
+    dyl_trace('chrome', path, '-o', fifo)
+    reader.join(20)     # a FIFO replaced by a file would leave the reader waiting
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode) and json.loads(got[0])['traceEvents']
 
 
 def test_chrome_escapes_names_and_command_line(tmp_path):
