@@ -317,8 +317,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "dyl-model: left out %llu nested calls (depth >= 1; --all-depths keeps them)\n",
 			(unsigned long long)c.nested);
 	if (c.no_work)
-		fprintf(stderr, "dyl-model: left out %llu calls without a work size (empty work column)\n",
-			(unsigned long long)c.no_work);
+		fprintf(stderr, "dyl-model: left out %llu calls without a work size (empty work column: "
+			"give the wrapper one, --defs with 'work_size = ...;' in a postfix block, "
+			"or -g std.regions, whose bytes in + out are the work)\n", (unsigned long long)c.no_work);
 	if (c.no_bytes)
 		fprintf(stderr, "dyl-model: left out %llu calls without bytes (in_bytes and out_bytes "
 			"empty; --bytes)\n", (unsigned long long)c.no_bytes);

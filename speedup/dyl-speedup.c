@@ -14,6 +14,7 @@
 #include "model.h"
 #include "predict.h"
 #include "report.h"
+#include "shown.h"
 #include "trace.h"
 
 #define EXIT_NO_MATCH 1
@@ -76,22 +77,32 @@ static const char help[] =
 "  - a call that took page faults (a faults column: std.faults) is replaced by f(work)\n"
 "    + its time above the median of its process's fault-free calls at its work: the\n"
 "    pages are the program's, and an accelerator writing them takes the same faults;\n"
-"  - functions without a model are not accelerated and are listed as such;\n"
+"  - functions without a model are not accelerated and are listed as such, with what of\n"
+"    them stays on the host: their calls nested in a replaced call run with it;\n"
+"  - a replaced call's t is its t_ns less tracing's cost of the wrapped calls nested in\n"
+"    it (overhead_ns / rows each), which T has lost already: the prediction is the same\n"
+"    whether the inner functions were wrapped or not;\n"
+"  - T' <= 0 (the replaced calls took longer than T) leaves S_G undefined, with a note:\n"
+"    S_G is never negative or infinite;\n"
 "  - several traces: each process is predicted on its own, and the run's T is the sum\n"
 "    of their total_ns (processes that ran one after another).\n"
 "\n"
 "Options:\n"
 "  --json         one JSON object: total_ns (T), overhead_ns (taken out of it), t_ns, P,\n"
 "                 predicted_ns, S_P, S_G,\n"
-"                 predicted_total_ns, kernels[] (func, calls, t_ns, P, predicted_ns, S_P,\n"
+"                 predicted_total_ns, measured_ns (sum t_ns as traced), inner_rows and\n"
+"                 inner_tracing_ns (the rows nested in replaced calls, and tracing's cost\n"
+"                 of them, out of measured_ns: t_ns), tracing_ns_per_row,\n"
+"                 kernels[] (func, calls, t_ns, P, predicted_ns, S_P,\n"
 "                 model_keys (work or work,bytes), out_of_range_calls, no_work_calls,\n"
 "                 no_bytes_calls, nested_calls, fault_calls (replaced calls that took page\n"
 "                 faults), fault_kept_ns (what their faults took, kept in predicted_ns),\n"
 "                 fault_unmatched (of them, without a fault-free call at their work),\n"
 "                 ...), traces_with_faults (a faults column: measured), processes[] (the\n"
 "                 same per trace),\n"
-"                 not_accelerated[], unused_models[], notes[].  Times in ns; a ratio that\n"
-"                 is undefined (nothing replaced) or infinite is null\n"
+"                 not_accelerated[] (calls and t_ns that stay on the host; all_calls,\n"
+"                 all_t_ns), unused_models[], notes[].  Times in ns; a ratio that is\n"
+"                 undefined (nothing replaced, T' <= 0) or infinite is null\n"
 "  --csv          the kernel table as CSV; the totals follow as '# key=value' lines\n"
 "  --only-faster  replace only the calls the model makes faster (f(work) < t): the best\n"
 "                 implementation for every call.  Decided from the outermost call in: a\n"
@@ -105,7 +116,8 @@ static const char help[] =
 "                 among others, the kernel writing the trace out: 14-20 ms of a 0.55 s\n"
 "                 run) then leaves T, and T' with it.  A wait the program makes itself\n"
 "                 (I/O, sleep) leaves too, so not for programs that wait.  A trace with\n"
-"                 several threads keeps its wall time (a note)\n"
+"                 several threads, or whose calls took longer on the wall clock than the\n"
+"                 process's CPU time, keeps its wall time (a note)\n"
 "  --keep-overhead\n"
 "                 leave tracing's own cost in T.  By default T loses the wrapper's own\n"
 "                 measure of it, '# overhead_ns=N': one call in 32 (the first 64 of each\n"
@@ -167,13 +179,15 @@ static int warn_unused_models(void)
 		const struct model *m = models_get(i);
 		if (m->used)
 			used++;
-		else if (m->shadowed_by >= 0)
+		else if (m->shadowed_by >= 0) {
+			char func[256];
 			input_warning(m->file, m->line, "model '%s' is not used: %s takes the earlier model "
-				      "'%s' (%s:%lu); the first match wins", m->pattern, m->shadowed_func,
-				      models_get(m->shadowed_by)->pattern, models_get(m->shadowed_by)->file,
+				      "'%s' (%s:%lu); the first match wins", m->shown,
+				      shown(m->shadowed_func, strlen(m->shadowed_func), func, sizeof(func)),
+				      models_get(m->shadowed_by)->shown, models_get(m->shadowed_by)->file,
 				      models_get(m->shadowed_by)->line);
-		else
-			input_warning(m->file, m->line, "model '%s' matches no traced function", m->pattern);
+		} else
+			input_warning(m->file, m->line, "model '%s' matches no traced function", m->shown);
 	}
 	return used;
 }
@@ -185,7 +199,7 @@ static void no_match_error(void)
 
 	for (int id = 0; id < funcs_count() && o < sizeof(names) - 1; id++)
 		o += (size_t)snprintf(names + o, sizeof(names) - o, "%s%s", id ? ", " : "",
-				      funcs_get(id)->name);
+				      funcs_get(id)->shown);
 	if (o >= sizeof(names) - 1)
 		strcpy(names + sizeof(names) - 5, "...");
 	input_error(NULL, 0, "no model matches any traced function (traced: %s)", names);

@@ -14,7 +14,9 @@
 #include <unistd.h>
 #include "funcs.h"
 #include "input.h"
+#include "outfile.h"
 #include "rows.h"
+#include "shown.h"
 #include "summary.h"
 
 #define EXIT_BAD_INPUT 2
@@ -62,7 +64,9 @@ static const char help[] =
 "                   run are placed on one time axis by their processes' start times.\n"
 "\n"
 "Options (before or after the files):\n"
-"  -o FILE          write to FILE instead of standard output\n"
+"  -o FILE          write to FILE instead of standard output: to a new file beside it,\n"
+"                   which replaces FILE once all is written (a failed run leaves FILE as\n"
+"                   it was); FILE may not be one of the traces\n"
 "  -h, --help       this text\n"
 "A TRACE of '-' is standard input.  To read a file named like a subcommand, write\n"
 "./summary.\n"
@@ -309,15 +313,19 @@ static void summary_table(const struct trace_src *src, const struct trace_summar
 	int w = 8;
 
 	for (size_t i = 0; i < s->nfuncs; i++) {
-		int l = (int)funcs_get((int)s->funcs[i].func)->len;
+		int l = (int)strlen(funcs_get((int)s->funcs[i].func)->shown);
 		if (l > w)
 			w = l > 40 ? 40 : l;
 	}
 	fprintf(out, "%s%s", first ? "" : "\n", src->path);
 	if (src->pid >= 0)
 		fprintf(out, ": pid %" PRId64, src->pid);
-	if (src->cmdline)
-		fprintf(out, ", %s", src->cmdline);
+	if (src->cmdline) {
+		const char *c = shown_keep(src->cmdline, strlen(src->cmdline));
+		fprintf(out, ", %s", c ? c : "(out of memory)");
+		if (c != src->cmdline)
+			free((char *)c);
+	}
 	fprintf(out, "\n");
 	if (src->total_ns >= 0)
 		fprintf(out, "run %s (total_ns=%" PRId64 ")", human_ns(b[0], 32, (double)src->total_ns),
@@ -329,6 +337,15 @@ static void summary_table(const struct trace_src *src, const struct trace_summar
 		s->nthreads, s->nthreads == 1 ? "" : "s", s->nested);
 	if (s->untimed)
 		fprintf(out, "%" PRIu64 " calls without a time (no std.time?)\n", s->untimed);
+	/* dyl-speedup sets the same times against another T: say which base this is */
+	if (src->total_ns > 0)
+		fprintf(out, "share and self%%: of total_ns%s%s%s\n",
+			src->overhead_ns > 0 ? ", tracing's own cost in it (overhead_ns=" : "",
+			src->overhead_ns > 0 ? human_ns(b[7], 32, (double)src->overhead_ns) : "",
+			src->overhead_ns > 0 || src->startup_ns > 0
+			? src->overhead_ns > 0 ? "); dyl-speedup's P is of total_ns + startup_ns - overhead_ns"
+						 : "; dyl-speedup's P is of total_ns + startup_ns"
+			: "");
 	fprintf(out, "\n%-*s %10s %10s %7s %10s %7s %10s %10s %10s %10s\n", w, "function", "calls",
 		"total", "share", "self", "self%", "mean", "min", "median", "max");
 	for (size_t i = 0; i < s->nfuncs; i++) {
@@ -340,7 +357,7 @@ static void summary_table(const struct trace_src *src, const struct trace_summar
 				 100.0 * (double)f->self_ns / (double)src->total_ns);
 		}
 		fprintf(out, "%-*.*s %10" PRIu64 " %10s %7s %10s %7s %10s %10s %10s %10s\n", w, w,
-			funcs_get((int)f->func)->name, f->calls,
+			funcs_get((int)f->func)->shown, f->calls,
 			human_ns(b[1], 32, f->timed ? (double)f->total_ns : -1), share,
 			human_ns(b[2], 32, f->timed ? (double)f->self_ns : -1), self_share,
 			human_ns(b[3], 32, f->mean_ns), human_ns(b[4], 32, (double)f->min_ns),
@@ -596,6 +613,7 @@ int main(int argc, char **argv)
 {
 	char *files[argc > 0 ? argc : 1];	/* argv's file arguments */
 	const char *cmd = NULL, *outpath = NULL;
+	struct outfile of;
 	int nfiles = 0, fmt = FMT_TABLE, rc, only_files = 0;
 
 	input_prog = "dyl-trace";
@@ -649,9 +667,11 @@ int main(int argc, char **argv)
 		return EXIT_BAD_INPUT;
 	}
 	out = stdout;
-	if (outpath && !(out = fopen(outpath, "w"))) {
-		perror(outpath);
-		return EXIT_BAD_INPUT;
+	/* -o: a new file that replaces OUTPATH only when all went well (outfile.h) */
+	if (outpath) {
+		if (outfile_open(&of, outpath, files, nfiles) != 0)
+			return EXIT_BAD_INPUT;
+		out = of.f;
 	}
 	setvbuf(out, NULL, _IOFBF, 1 << 20);
 	if (!strcmp(cmd, "cat"))
@@ -660,11 +680,12 @@ int main(int argc, char **argv)
 		rc = cmd_summary(files, nfiles, fmt);
 	else
 		rc = cmd_chrome(files, nfiles);
-	if (fflush(out) != 0 || ferror(out)) {
-		fprintf(stderr, "dyl-trace: %s: write error\n", outpath ? outpath : "standard output");
+	if (outpath) {
+		if (outfile_close(&of, rc == 0) != 0)
+			rc = rc ? rc : EXIT_BAD_INPUT;
+	} else if (fflush(out) != 0 || ferror(out)) {
+		fprintf(stderr, "dyl-trace: standard output: write error\n");
 		rc = rc ? rc : EXIT_BAD_INPUT;
 	}
-	if (out != stdout)
-		fclose(out);
 	return rc;
 }

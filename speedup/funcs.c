@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "funcs.h"
+#include "shown.h"
 
 static struct func *funcs;	/* by id */
 static int nfuncs, funcs_room;
@@ -68,6 +69,10 @@ int funcs_intern(const char *name, size_t len, int *added)
 	memcpy(f->name, name, len);
 	f->name[len] = '\0';
 	f->len = len;
+	if (!(f->shown = shown_keep(f->name, len))) {
+		free(f->name);
+		return -1;
+	}
 	f->hash = h;
 	f->model = -1;
 	slots[i] = ++nfuncs;

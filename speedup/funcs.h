@@ -8,6 +8,7 @@
 struct func {
 	char *name;
 	size_t len;
+	const char *shown;	/* the name for people (shown.h): NAME unless it has control bytes */
 	unsigned long hash;
 	int model;	/* index of the model that matches the name, -1 if none */
 };

@@ -13,8 +13,10 @@
 #include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
+#include "columns.h"
 #include "model.h"
 #include "model2d.h"
+#include "shown.h"
 
 #define MAX_FIELDS 64
 
@@ -43,9 +45,13 @@ static struct model *new_model(char *pattern, const char *file, unsigned long li
 		models = bigger;
 		models_room = room;
 	}
+	const char *show = shown_keep(pattern, strlen(pattern));
+	if (!show)
+		return NULL;
 	struct model *m = &models[nmodels++];
 	memset(m, 0, sizeof(*m));
 	m->pattern = pattern;
+	m->shown = show;
 	m->file = file;
 	m->line = line;
 	m->shadowed_by = -1;
@@ -127,12 +133,12 @@ static int finish_model(struct model *m)
 			input_warning(m->file, s[i + 1].line,
 				      "model '%s' has %zu samples at work=%.17g bytes=%.17g (first at line "
 				      "%lu) with different t_ns: their mean %.17g is used",
-				      m->pattern, j - i, s[i].w, s[i].b, s[i].line, m->t[out]);
+				      m->shown, j - i, s[i].w, s[i].b, s[i].line, m->t[out]);
 		else if (differ)
 			input_warning(m->file, s[i + 1].line,
 				      "model '%s' has %zu samples at work=%.17g (first at line %lu) "
 				      "with different t_ns: their mean %.17g is used",
-				      m->pattern, j - i, s[i].w, s[i].line, m->t[out]);
+				      m->shown, j - i, s[i].w, s[i].line, m->t[out]);
 		out++;
 		i = j;
 	}
@@ -193,6 +199,8 @@ int models_load(const struct input_file *f)
 					    MODEL_HEADER);
 				return -1;
 			}
+			if (columns_check(f->path, it.lineno, fld, n < MAX_FIELDS ? n : MAX_FIELDS) != 0)
+				return -1;
 			ncolumns = n;
 			bcol = bytes_column(fld, n);
 			continue;
@@ -238,7 +246,7 @@ int models_load(const struct input_file *f)
 			/* half the samples on a plane, half on a line: no f would make sense */
 			input_error(f->path, it.lineno, "model '%s': bytes is %s here but %s on line %lu "
 				    "(a model is keyed on work alone or on work and bytes, in every sample)",
-				    m->pattern, keyed == 2 ? "given" : "empty", keyed == 2 ? "empty" : "given",
+				    m->shown, keyed == 2 ? "given" : "empty", keyed == 2 ? "empty" : "given",
 				    m->keyed_line);
 			return -1;
 		}

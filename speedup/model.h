@@ -14,6 +14,7 @@
 
 struct model {
 	char *pattern;		/* the func column: a name or an fnmatch(3) wildcard */
+	const char *shown;	/* the pattern for people (shown.h) */
 	const char *file;
 	unsigned long line;	/* where the pattern first appears */
 	double *w, *t;		/* samples, sorted by w, one per distinct w */

@@ -8,6 +8,8 @@
  *  - with --only-faster, f(w) >= t (the CPU implementation is kept).
  * A replaced call that took page faults is replaced by f(w) + what its faults took
  * (faults.h; the --only-faster comparison uses that sum too).
+ * A call's time t is its t_ns less tracing's cost of the rows nested in it (predict.h):
+ * the trace's overhead per row (trace.h) times their number.
  * Calls of functions without a model are never replaced.  A call that is kept (no work
  * size, or slower) does not hide its inner calls: they run on their own and may be
  * replaced; so --only-faster decides greedily from the outside in.
@@ -60,33 +62,94 @@ static void sort_thread(struct thread *th)
 	}
 }
 
+static int by_start(const void *a, const void *b)
+{
+	const struct inner *x = a, *y = b;
+
+	return x->t_start < y->t_start ? -1 : x->t_start > y->t_start;
+}
+
+/* The first of TH's sorted nested rows that starts at or after S. */
+static size_t first_at(const struct thread *th, int64_t s)
+{
+	size_t lo = 0, hi = th->ninner;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (th->inner[mid].t_start < s)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The rows nested in call C: those of TH at depth > 0 that start within it, C itself
+ * aside.  Returns their number; with P (C is replaced), each is counted against its
+ * function as run with C, on the accelerator, not the host.  (With t_ns in thread CPU
+ * time, a call descheduled inside loses the rows at its end: never more than it holds.) */
+static uint64_t inner_rows(const struct thread *th, const struct call *c, struct prediction *p)
+{
+	size_t lo = first_at(th, c->t_start), n = 0;
+	int self = c->depth > 0;
+
+	for (size_t i = lo; i < th->ninner && th->inner[i].t_start < c->t_start + c->t_ns; i++) {
+		const struct inner *r = &th->inner[i];
+		if (self && r->t_start == c->t_start && r->func == c->func &&
+		    (r->t_ns == (uint64_t)c->t_ns || r->t_ns == INNER_T_MAX)) {
+			self = 0;
+			continue;
+		}
+		if (p) {
+			p->k[r->func].hidden_calls++;
+			p->k[r->func].hidden_t_ns += r->t_ns;
+		}
+		n++;
+	}
+	return n;
+}
+
 /* FR: the fault-free references, NULL when faulted calls are replaced whole. */
 static void walk_thread(struct thread *th, int only_faster, struct fault_refs *fr,
-			struct prediction *p)
+			double row_cost, struct prediction *p)
 {
 	int64_t open_end = INT64_MIN;	/* end of the replaced call we are inside */
 	int replaced = 0;
 
 	sort_thread(th);
+	/* the nested rows by start (a caller's row comes after its callees': by end) */
+	for (size_t i = 1; i < th->ninner; i++)
+		if (th->inner[i - 1].t_start > th->inner[i].t_start) {
+			qsort(th->inner, th->ninner, sizeof(*th->inner), by_start);
+			break;
+		}
 	for (size_t i = 0; i < th->n; i++) {
 		const struct call *c = &th->calls[i];
 		struct kernel *k = &p->k[c->func];
 		const struct model *m;
 		double f, excess = 0;
 		int oor, unmatched = 0;
+		uint64_t inner = 0, cost = 0, t;
 
 		if (c->t_start < open_end) {
 			k->nested++;
 			continue;
 		}
+		if (c->work >= 0 && th->ninner) {
+			inner = inner_rows(th, c, NULL);
+			cost = (uint64_t)((double)inner * row_cost + 0.5);
+		}
+		/* tracing's cost is an average: the kernel's sum less it is bounded below
+		 * (predict_trace), each call's own share only for the decisions here */
+		t = (uint64_t)c->t_ns > cost ? (uint64_t)c->t_ns - cost : 0;
 		if (c->work == CALL_NO_BYTES) {
 			k->no_bytes++;
-			k->no_bytes_t_ns += (uint64_t)c->t_ns;
+			k->no_bytes_t_ns += t;
 			continue;
 		}
 		if (c->work < 0) {
 			k->no_work++;
-			k->no_work_t_ns += (uint64_t)c->t_ns;
+			k->no_work_t_ns += t;
 			continue;
 		}
 		m = models_get(funcs_get((int)c->func)->model);
@@ -95,14 +158,18 @@ static void walk_thread(struct thread *th, int only_faster, struct fault_refs *f
 		if (CALL_FAULTED(c) && fr)
 			unmatched = !fault_refs_excess(fr, c, &excess);
 		f += excess;
-		if (only_faster && !(f < (double)c->t_ns)) {
+		if (only_faster && !(f < (double)t)) {
 			k->slower++;
-			k->slower_t_ns += (uint64_t)c->t_ns;
+			k->slower_t_ns += t;
 			k->slower_predicted_ns += f;
 			continue;
 		}
+		if (inner)
+			inner_rows(th, c, p);
 		k->calls++;
-		k->t_ns += (uint64_t)c->t_ns;
+		k->measured_ns += (uint64_t)c->t_ns;
+		k->inner_rows += inner;
+		k->inner_cost_ns += cost;
 		k->predicted_ns += f;
 		if (CALL_FAULTED(c)) {
 			k->fault_calls++;
@@ -113,7 +180,7 @@ static void walk_thread(struct thread *th, int only_faster, struct fault_refs *f
 			p->setup_files |= 1ull << (m->file_id & 63);
 		if (oor) {
 			k->out_of_range++;
-			k->out_of_range_t_ns += (uint64_t)c->t_ns;
+			k->out_of_range_t_ns += t;
 			k->out_of_range_predicted_ns += f;
 		}
 		open_end = c->t_start + c->t_ns;
@@ -125,20 +192,24 @@ static void walk_thread(struct thread *th, int only_faster, struct fault_refs *f
 /* The per-kernel counts summed into P's totals. */
 static void sum_kernels(struct prediction *p)
 {
-	p->calls = p->t_ns = 0;
+	p->calls = p->t_ns = p->measured_ns = 0;
 	p->predicted_ns = 0;
 	p->out_of_range = p->no_work = p->no_bytes = p->nested = p->slower = 0;
+	p->inner_rows = p->inner_cost_ns = 0;
 	p->fault_calls = p->fault_unmatched = 0;
 	p->fault_kept_ns = 0;
 	for (int id = 0; id < p->nk; id++) {
 		const struct kernel *k = &p->k[id];
 		p->calls += k->calls;
 		p->t_ns += k->t_ns;
+		p->measured_ns += k->measured_ns;
 		p->predicted_ns += k->predicted_ns;
 		p->out_of_range += k->out_of_range;
 		p->no_work += k->no_work;
 		p->no_bytes += k->no_bytes;
 		p->nested += k->nested;
+		p->inner_rows += k->inner_rows;
+		p->inner_cost_ns += k->inner_cost_ns;
 		p->slower += k->slower;
 		p->fault_calls += k->fault_calls;
 		p->fault_kept_ns += k->fault_kept_ns;
@@ -159,6 +230,8 @@ int predict_trace(struct trace *tr, int only_faster, int faults_replaced, struct
 	p->has_startup = tr->has_startup;
 	p->overhead_ns = tr->overhead_ns;
 	p->overhead_left_ns = tr->overhead_left_ns;
+	p->row_cost_ns = tr->row_cost_ns;
+	p->overhead_over_cpu_ns = tr->overhead_over_cpu_ns;
 	p->rows = tr->rows;
 	p->has_faults = tr->has_faults;
 	p->nk = funcs_count();
@@ -176,9 +249,14 @@ int predict_trace(struct trace *tr, int only_faster, int faults_replaced, struct
 		p->k[id].all_t_ns = tr->funcs[id].t_ns;
 	}
 	for (size_t t = 0; t < tr->tids.n; t++)
-		walk_thread(tids_item(&tr->tids, t), only_faster, faults_replaced ? NULL : &fr, p);
+		walk_thread(tids_item(&tr->tids, t), only_faster, faults_replaced ? NULL : &fr,
+			    tr->row_cost_ns, p);
 	if (!faults_replaced)
 		fault_refs_free(&fr);
+	for (int id = 0; id < p->nk; id++) {
+		struct kernel *k = &p->k[id];
+		k->t_ns = k->measured_ns > k->inner_cost_ns ? k->measured_ns - k->inner_cost_ns : 0;
+	}
 	/* each accelerator this process used is set up once (its model file's setup_ns) */
 	for (int i = 0; i < models_count(); i++) {
 		const struct model *m = models_get(i);
@@ -212,6 +290,7 @@ int predict_add(struct prediction *run, const struct prediction *p)
 		r->all_t_ns += k->all_t_ns;
 		r->calls += k->calls;
 		r->t_ns += k->t_ns;
+		r->measured_ns += k->measured_ns;
 		r->predicted_ns += k->predicted_ns;
 		r->out_of_range += k->out_of_range;
 		r->out_of_range_t_ns += k->out_of_range_t_ns;
@@ -221,6 +300,10 @@ int predict_add(struct prediction *run, const struct prediction *p)
 		r->no_bytes += k->no_bytes;
 		r->no_bytes_t_ns += k->no_bytes_t_ns;
 		r->nested += k->nested;
+		r->hidden_calls += k->hidden_calls;
+		r->hidden_t_ns += k->hidden_t_ns;
+		r->inner_rows += k->inner_rows;
+		r->inner_cost_ns += k->inner_cost_ns;
 		r->slower += k->slower;
 		r->slower_t_ns += k->slower_t_ns;
 		r->slower_predicted_ns += k->slower_predicted_ns;
@@ -237,8 +320,10 @@ int predict_add(struct prediction *run, const struct prediction *p)
 	run->total_ns += p->total_ns;
 	run->overhead_ns += p->overhead_ns;
 	run->overhead_left_ns += p->overhead_left_ns;
-	run->setup_ns += p->setup_ns;
 	run->rows += p->rows;
+	/* the processes' costs per row, weighted by their rows */
+	run->row_cost_ns = run->rows ? (double)run->overhead_ns / (double)run->rows : 0;
+	run->setup_ns += p->setup_ns;
 	if (p->threads > run->threads)
 		run->threads = p->threads;
 	sum_kernels(run);
@@ -256,8 +341,11 @@ void predict_finish(struct prediction *p)
 	p->S_P = t > 0 ? (f > 0 ? t / f : INFINITY) : NAN;
 	if (T > 0) {
 		p->P = t / T;
-		/* P / S_P written as f / T: the same number, and no 0/0 when S_P is undefined */
-		p->S_G = 1.0 / ((1.0 - p->P) + f / T);
+		/* P / S_P written as f / T: the same number, and no 0/0 when S_P is undefined.
+		 * T' <= 0 (the replaced calls took longer than T: threads on the wall clock,
+		 * or --cpu-time and calls that waited on the wall clock) gives no speedup at
+		 * all, not a negative or infinite one: undefined, and a note says why. */
+		p->S_G = p->predicted_total_ns > 0 ? 1.0 / ((1.0 - p->P) + f / T) : NAN;
 	} else {
 		/* total_ns=0: only a process with no kernel time makes sense */
 		p->P = t > 0 ? NAN : 0;

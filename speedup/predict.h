@@ -6,7 +6,10 @@
  *   predicted T' = T - sum t_ki + sum f_k(w_ki) + setup   (S_G = T / T')
  * where setup is the once-per-process cost of each accelerator used ('# setup_ns=' in
  * its model file), counted with the kernels' modelled time (in S_P too)
- * where the sums run over the replaced calls.  A replaced call that took page faults
+ * where the sums run over the replaced calls.  t_ki is the call's t_ns less tracing's
+ * cost of the wrapped calls nested in it: that cost is taken out of T ('# overhead_ns='),
+ * and the outer call's t_ns holds it, so it must come out of both or neither (T' is
+ * then the same whether the nested functions were wrapped or not).  A replaced call that took page faults
  * (a faults column) stands for f_k(w_ki) + its excess over the fault-free calls
  * (faults.h): the faults are the program's, an accelerator takes them too. */
 #ifndef SPEEDUP_PREDICT_H
@@ -18,13 +21,22 @@
 /* What happened to one traced function's calls. */
 struct kernel {
 	uint64_t all_calls, all_t_ns;	/* every call in the trace */
-	uint64_t calls, t_ns;		/* replaced calls and their measured time */
+	uint64_t calls, t_ns;		/* replaced calls and their time t (measured_ns less
+					 * inner_cost_ns, never below 0) */
+	uint64_t measured_ns;		/* their sum of t_ns */
 	double predicted_ns;		/* sum f_k(w) over the replaced calls */
 	uint64_t out_of_range, out_of_range_t_ns;	/* replaced calls outside the samples */
 	double out_of_range_predicted_ns;
 	uint64_t no_work, no_work_t_ns;	/* kept: the trace has no work size for them */
 	uint64_t no_bytes, no_bytes_t_ns;	/* kept: no bytes, and the model is keyed on them */
 	uint64_t nested;		/* inside a replaced call: replaced with it */
+	/* rows of any function nested in this function's replaced calls, and tracing's
+	 * cost of them, taken out of measured_ns (and out of T with the rest of it).  The
+	 * cost is an average: one call may hold less (the sum is what is bounded) */
+	uint64_t inner_rows, inner_cost_ns;
+	/* calls of this function nested in replaced calls (of any function), and their
+	 * t_ns: what of all_calls would not stay on the host */
+	uint64_t hidden_calls, hidden_t_ns;
 	uint64_t slower, slower_t_ns;	/* kept by --only-faster: f(w) >= t */
 	double slower_predicted_ns;
 	uint64_t fault_calls;		/* replaced calls that took page faults */
@@ -38,16 +50,20 @@ struct prediction {
 	uint64_t total_ns;	/* T */
 	int t_cpu;		/* as struct trace's: 1 CPU time, 2 CPU T (--cpu-time), -1 mixed,
 				 * 0 wall */
-	int cpu_time_refused;	/* --cpu-time, and T stayed wall time (several threads) */
+	int cpu_time_refused;	/* --cpu-time, and T stayed wall time (trace.h) */
 	int has_startup;	/* T includes a start-up ('# startup_ns=') */
 	uint64_t overhead_ns;	/* tracing's own cost, already out of T */
 	uint64_t overhead_left_ns;	/* ... or left in it (several threads, wall clock) */
+	double row_cost_ns;	/* overhead_ns per row (trace.h); a run's: its processes' */
+	uint64_t overhead_over_cpu_ns;	/* as trace.h's */
 	uint64_t rows;
 	uint64_t calls, t_ns;	/* replaced calls, sum t_ki */
+	uint64_t measured_ns;	/* their sum of t_ns as the trace has them */
 	double predicted_ns;	/* sum f_k(w_ki) */
 	double setup_ns;	/* accelerators' set-up, once per process each */
 	uint64_t setup_files, setup_counted;	/* model files (bit file_id) used, counted */
 	uint64_t out_of_range, no_work, no_bytes, nested, slower;
+	uint64_t inner_rows, inner_cost_ns;	/* summed over the kernels */
 	uint64_t fault_calls, fault_unmatched;
 	double fault_kept_ns;
 	int has_faults;		/* traces with a faults column */

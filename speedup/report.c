@@ -13,6 +13,7 @@
 #include "input.h"
 #include "model.h"
 #include "report.h"
+#include "shown.h"
 
 struct notes {
 	char **text;
@@ -56,14 +57,29 @@ static double share(double part, double whole)
 	return whole > 0 ? part / whole : 0;
 }
 
-/* Funcs of RUN that have a model (kernels) or not, by measured time, largest first. */
+/* What of K's calls stays on the host: those not nested in a replaced call (the ones
+ * nested in one run with it on the accelerator). */
+static uint64_t host_calls(const struct kernel *k)
+{
+	return k->all_calls - k->hidden_calls;
+}
+
+static uint64_t host_t_ns(const struct kernel *k)
+{
+	return k->all_t_ns > k->hidden_t_ns ? k->all_t_ns - k->hidden_t_ns : 0;
+}
+
+/* Funcs of RUN that have a model (kernels), by measured time, or not (what of them
+ * stays on the host), by the host's time, largest first. */
 static int by_time(const void *a, const void *b, void *run)
 {
 	const struct prediction *r = run;
 	const struct kernel *x = &r->k[*(const int *)a], *y = &r->k[*(const int *)b];
+	int host = funcs_get(*(const int *)a)->model < 0;
+	uint64_t tx = host ? host_t_ns(x) : x->all_t_ns, ty = host ? host_t_ns(y) : y->all_t_ns;
 
-	if (x->all_t_ns != y->all_t_ns)
-		return x->all_t_ns > y->all_t_ns ? -1 : 1;
+	if (tx != ty)
+		return tx > ty ? -1 : 1;
 	return strcmp(funcs_get(*(const int *)a)->name, funcs_get(*(const int *)b)->name);
 }
 
@@ -75,7 +91,8 @@ static int *list_funcs(const struct prediction *run, int with_model, int *n)
 	if (!ids)
 		return NULL;
 	for (int id = 0; id < run->nk; id++)
-		if (run->k[id].all_calls > 0 && (funcs_get(id)->model >= 0) == with_model)
+		if ((with_model ? run->k[id].all_calls : host_calls(&run->k[id])) > 0 &&
+		    (funcs_get(id)->model >= 0) == with_model)
 			ids[(*n)++] = id;
 	qsort_r(ids, (size_t)*n, sizeof(*ids), by_time, (void *)run);
 	return ids;
@@ -94,7 +111,7 @@ static void build_notes(struct notes *ns, const struct report *r, const int *ker
 		     r->nprocs > 1 ? "" : "s");
 	for (int i = 0; i < nkern; i++) {
 		const struct kernel *k = &run->k[kern[i]];
-		const char *name = funcs_get(kern[i])->name;
+		const char *name = funcs_get(kern[i])->shown;
 		const struct model *m = models_get(funcs_get(kern[i])->model);
 
 		if (k->out_of_range && m->b) {
@@ -122,7 +139,7 @@ static void build_notes(struct notes *ns, const struct report *r, const int *ker
 			note(ns, "%s: %llu call%s (%.2f%% of T) without in_bytes or out_bytes in the trace, which "
 			     "model '%s' (%s:%lu) is keyed on: not replaced, their measured time is kept", name,
 			     (unsigned long long)k->no_bytes, k->no_bytes == 1 ? "" : "s",
-			     100 * share((double)k->no_bytes_t_ns, (double)run->total_ns), m->pattern, m->file,
+			     100 * share((double)k->no_bytes_t_ns, (double)run->total_ns), m->shown, m->file,
 			     m->line);
 		if (k->no_work)
 			note(ns, "%s: %llu call%s (%.2f%% of T) without a work size in the trace: not replaced, "
@@ -168,14 +185,36 @@ static void build_notes(struct notes *ns, const struct report *r, const int *ker
 			     "left in T: several threads recorded calls, and on the wall clock their costs "
 			     "overlap (with calls timed in thread CPU time, std.time:clock=thread, it is "
 			     "taken out)", p->path, (unsigned long long)p->overhead_left_ns);
-		if (p->cpu_time_refused)
+		if (p->overhead_over_cpu_ns)
+			note(ns, "%s: tracing's measured cost, '# overhead_ns=%llu', exceeds the process's "
+			     "CPU time: calls timed whole waited for a core (a loaded machine?), and the "
+			     "measure holds their waits; no more than the CPU time is taken out of T, "
+			     "and the prediction is unsure (trace it again on an idle machine)", p->path,
+			     (unsigned long long)p->overhead_over_cpu_ns);
+		if (p->cpu_time_refused == 2)
+			note(ns, "%s: --cpu-time does not apply: the calls' wall-clock time exceeds the "
+			     "process's CPU time ('# cpu_ns='), so they waited for a core (a loaded "
+			     "machine?) longer than T in CPU time could hold: T is the wall time", p->path);
+		else if (p->cpu_time_refused)
 			note(ns, "%s: --cpu-time does not apply: several threads recorded calls (their CPU "
 			     "times add up to no run time) or the trace has no '# cpu_ns=': T is its wall "
 			     "time", p->path);
-		if (p->P > 1 || isnan(p->P))
+		if (p->total_ns > 0 && !(p->predicted_total_ns > 0))
+			note(ns, "%s: the replaced calls' time, %llu ns, exceeds T, %llu ns, by more than "
+			     "their predicted time: T' = %.17g ns is no run time and S_G is undefined "
+			     "(%s)", p->path, (unsigned long long)p->t_ns, (unsigned long long)p->total_ns,
+			     p->predicted_total_ns,
+			     p->t_cpu == 2 ? "--cpu-time: the calls were timed on the wall clock, with "
+			     "what they waited for a core, which the CPU time T does not hold; a loaded "
+			     "machine?" : p->threads > 1 ? "calls of several threads overlap in time" :
+			     "the trace's times do not fit together: a damaged or hand-made trace?");
+		else if (p->P > 1 || isnan(p->P))
 			note(ns, "%s: the replaced calls' time exceeds the process's total_ns (P > 1; parallel "
 			     "threads?): Amdahl's law does not hold as such, read S_G with care", p->path);
 	}
+	if (r->nprocs > 1 && run->total_ns > 0 && !(run->predicted_total_ns > 0))
+		note(ns, "the run: the replaced calls' time exceeds the sum of the processes' T by more "
+		     "than their predicted time: S_G is undefined");
 }
 
 /* --- the table --- */
@@ -216,8 +255,8 @@ static void print_table(FILE *out, const struct report *r, const int *kern, int 
 	int w = 11;	/* "all kernels" */
 
 	for (int i = 0; i < nkern; i++) {
-		int l = (int)strlen(funcs_get(kern[i])->name);
-		int lm = (int)strlen(models_get(funcs_get(kern[i])->model)->pattern);
+		int l = (int)strlen(funcs_get(kern[i])->shown);
+		int lm = (int)strlen(models_get(funcs_get(kern[i])->model)->shown);
 		if (l > w)
 			w = l;
 		if (lm > w)
@@ -255,6 +294,12 @@ static void print_table(FILE *out, const struct report *r, const int *kern, int 
 		fprintf(out, "  tracing's own cost, %s, is taken out of T (the wrapper's measure,\n"
 			"  '# overhead_ns='; --keep-overhead leaves it in)\n",
 			fmt_ns(a, sizeof(a), (double)run->overhead_ns));
+	if (run->inner_cost_ns > 0)
+		fprintf(out, "  and out of the replaced calls' measured time, for the %llu call%s nested in them:\n"
+			"  %s (%s a call, overhead_ns / rows), which their t_ns held\n",
+			(unsigned long long)run->inner_rows, run->inner_rows == 1 ? "" : "s",
+			fmt_ns(a, sizeof(a), (double)run->inner_cost_ns),
+			fmt_ns(b, sizeof(b), run->row_cost_ns));
 	else if (r->keep_overhead)
 		fprintf(out, "  --keep-overhead: T keeps tracing's own cost\n");
 	if (run->t_cpu == 1)
@@ -275,8 +320,8 @@ static void print_table(FILE *out, const struct report *r, const int *kern, int 
 			snprintf(oor, sizeof(oor), "%llu call%s, %.1f%% of time",
 				 (unsigned long long)k->out_of_range, k->out_of_range == 1 ? "" : "s",
 				 100 * share((double)k->out_of_range_t_ns, (double)k->t_ns));
-		fprintf(out, "%-*s %-*s %10llu %12s %6.2f%% %12s %8s  %s\n", w, funcs_get(kern[i])->name, w,
-			models_get(funcs_get(kern[i])->model)->pattern, (unsigned long long)k->calls,
+		fprintf(out, "%-*s %-*s %10llu %12s %6.2f%% %12s %8s  %s\n", w, funcs_get(kern[i])->shown, w,
+			models_get(funcs_get(kern[i])->model)->shown, (unsigned long long)k->calls,
 			fmt_ns(a, sizeof(a), (double)k->t_ns), 100 * share((double)k->t_ns, (double)run->total_ns),
 			fmt_ns(b, sizeof(b), k->predicted_ns), fmt_ratio(c, sizeof(c), sp), oor);
 	}
@@ -296,8 +341,9 @@ static void print_table(FILE *out, const struct report *r, const int *kern, int 
 			fmt_ns(b, sizeof(b), run->fault_kept_ns),
 			r->faults_replaced ? "none kept (--faults-replaced)" : "kept in predicted", un);
 	}
-	fprintf(out, "  calls: calls replaced by the model; measured: their sum of t_ns; P: measured / T;\n"
+	fprintf(out, "  calls: calls replaced by the model; measured: their sum of t_ns%s; P: measured / T;\n"
 		"  predicted: their sum of f(work) from the model; S_P: measured / predicted%s%s\n",
+		run->inner_cost_ns ? "\n  (less tracing's cost of the calls nested in them)" : "",
 		!run->fault_calls ? "" : r->faults_replaced ? "\n  page faults: replaced calls that took "
 		"page faults; --faults-replaced replaces their whole time\n  by f(work)"
 		: "\n  page faults: replaced calls that took page faults, and the time their faults took\n"
@@ -309,17 +355,21 @@ static void print_table(FILE *out, const struct report *r, const int *kern, int 
 
 	fprintf(out, "\nS_G = 1 / ((1 - P) + P / S_P) = %s   (the whole %s's speedup, Amdahl)\n",
 		fmt_ratio(a, sizeof(a), run->S_G), r->nprocs > 1 ? "run" : "program");
-	fprintf(out, "predicted T' = T - measured + predicted%s = %s   (T = %s)\n",
+	fprintf(out, "predicted T' = T - measured + predicted%s = %s   (T = %s)%s\n",
 		run->setup_ns > 0 ? " + set-up" : "",
-		fmt_ns(b, sizeof(b), run->predicted_total_ns), fmt_ns(d, sizeof(d), (double)run->total_ns));
+		fmt_ns(b, sizeof(b), run->predicted_total_ns), fmt_ns(d, sizeof(d), (double)run->total_ns),
+		run->total_ns > 0 && !(run->predicted_total_ns > 0) ? "\n  (no run time: S_G is "
+		"undefined, see the notes)" : "");
 
 	if (nother) {
-		fprintf(out, "\nnot accelerated (no model):\n");
+		fprintf(out, "\nnot accelerated (no model): what stays on the host.  A call's time holds "
+			"its nested\ncalls' (the shares may add up past 100 %%); calls nested in a replaced "
+			"call run with it\nand are left out:\n");
 		for (int i = 0; i < nother; i++) {
 			const struct kernel *k = &run->k[other[i]];
-			fprintf(out, "  %-*s %10llu calls %12s %6.2f%% of T\n", w, funcs_get(other[i])->name,
-				(unsigned long long)k->all_calls, fmt_ns(a, sizeof(a), (double)k->all_t_ns),
-				100 * share((double)k->all_t_ns, (double)run->total_ns));
+			fprintf(out, "  %-*s %10llu calls %12s %6.2f%% of T\n", w, funcs_get(other[i])->shown,
+				(unsigned long long)host_calls(k), fmt_ns(a, sizeof(a), (double)host_t_ns(k)),
+				100 * share((double)host_t_ns(k), (double)run->total_ns));
 		}
 	}
 	if (ns->n) {
@@ -331,17 +381,29 @@ static void print_table(FILE *out, const struct report *r, const int *kern, int 
 
 /* --- JSON --- */
 
-static void json_string(FILE *out, const char *s)
+/* A JSON string: control bytes escaped, a byte that is not UTF-8 as U+FFFD (a name
+ * from a trace is bytes; JSON is text). */
+static void json_string(FILE *out, const char *str)
 {
+	const unsigned char *s = (const unsigned char *)str, *end = s + strlen(str);
+
 	fputc('"', out);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
+	while (s < end) {
+		unsigned char ch = *s;
+		int len;
 		if (ch == '"' || ch == '\\')
 			fprintf(out, "\\%c", ch);
-		else if (ch < 0x20)
+		else if (ch < 0x20 || ch == 0x7f)
 			fprintf(out, "\\u%04x", ch);
-		else
+		else if (ch < 0x80)
 			fputc(ch, out);
+		else if ((len = utf8_len(s, end)) > 0) {
+			fwrite(s, 1, (size_t)len, out);
+			s += len;
+			continue;
+		} else
+			fputs("\\ufffd", out);
+		s++;
 	}
 	fputc('"', out);
 }
@@ -400,6 +462,9 @@ static void json_kernels(FILE *out, const struct prediction *p, const int *kern,
 		fputs(m->b ? ", \"model_keys\": \"work,bytes\"" : ", \"model_keys\": \"work\"", out);
 		json_u64(out, "calls", k->calls);
 		json_u64(out, "t_ns", k->t_ns);
+		json_u64(out, "measured_ns", k->measured_ns);
+		json_u64(out, "inner_rows", k->inner_rows);
+		json_u64(out, "inner_tracing_ns", k->inner_cost_ns);
 		json_double(out, "P", p->total_ns ? (double)k->t_ns / (double)p->total_ns : 0);
 		json_double(out, "predicted_ns", k->predicted_ns);
 		json_double(out, "S_P", k->calls ? (double)k->t_ns / k->predicted_ns : NAN);
@@ -419,6 +484,8 @@ static void json_kernels(FILE *out, const struct prediction *p, const int *kern,
 		json_u64(out, "fault_unmatched", k->fault_unmatched);
 		json_u64(out, "all_calls", k->all_calls);
 		json_u64(out, "all_t_ns", k->all_t_ns);
+		json_u64(out, "hidden_calls", k->hidden_calls);
+		json_u64(out, "hidden_t_ns", k->hidden_t_ns);
 		fputs("}", out);
 	}
 	fputs(first ? "]" : "\n  ]", out);
@@ -431,6 +498,10 @@ static void json_totals(FILE *out, const struct prediction *p)
 	json_u64(out, "overhead_left_ns", p->overhead_left_ns);
 	fprintf(out, ", \"T_clock\": \"%s\"", p->t_cpu > 0 ? "cpu" : p->t_cpu ? "mixed" : "wall");
 	json_u64(out, "t_ns", p->t_ns);
+	json_u64(out, "measured_ns", p->measured_ns);
+	json_u64(out, "inner_rows", p->inner_rows);
+	json_u64(out, "inner_tracing_ns", p->inner_cost_ns);
+	json_double(out, "tracing_ns_per_row", p->row_cost_ns);
 	json_double(out, "P", p->P);
 	json_double(out, "predicted_ns", p->predicted_ns);
 	json_double(out, "setup_ns", p->setup_ns);
@@ -466,9 +537,11 @@ static void print_json(FILE *out, const struct report *r, const int *kern, int n
 		const struct kernel *k = &run->k[other[i]];
 		fputs(i ? ",\n    {\"func\": " : "\n    {\"func\": ", out);
 		json_string(out, funcs_get(other[i])->name);
-		json_u64(out, "calls", k->all_calls);
-		json_u64(out, "t_ns", k->all_t_ns);
-		json_double(out, "P", share((double)k->all_t_ns, (double)run->total_ns));
+		json_u64(out, "calls", host_calls(k));
+		json_u64(out, "t_ns", host_t_ns(k));
+		json_double(out, "P", share((double)host_t_ns(k), (double)run->total_ns));
+		json_u64(out, "all_calls", k->all_calls);
+		json_u64(out, "all_t_ns", k->all_t_ns);
 		fputs("}", out);
 	}
 	fputs(nother ? "\n  ],\n  \"processes\": [" : "],\n  \"processes\": [", out);
@@ -532,7 +605,7 @@ static void print_csv(FILE *out, const struct report *r, const int *kern, int nk
 	fputs("func,model,calls,t_ns,P,predicted_ns,S_P,out_of_range_calls,out_of_range_t_ns,"
 	      "out_of_range_predicted_ns,no_work_calls,no_work_t_ns,nested_calls,slower_calls,"
 	      "all_calls,all_t_ns,no_bytes_calls,no_bytes_t_ns,fault_calls,fault_kept_ns,"
-	      "fault_unmatched\n", out);
+	      "fault_unmatched,measured_ns,inner_rows,inner_tracing_ns\n", out);
 	for (int i = 0; i < nkern; i++) {
 		const struct kernel *k = &run->k[kern[i]];
 		csv_string(out, funcs_get(kern[i])->name);
@@ -553,7 +626,9 @@ static void print_csv(FILE *out, const struct report *r, const int *kern, int nk
 			(unsigned long long)k->all_t_ns, (unsigned long long)k->no_bytes,
 			(unsigned long long)k->no_bytes_t_ns, (unsigned long long)k->fault_calls);
 		csv_number(out, k->fault_kept_ns);
-		fprintf(out, ",%llu\n", (unsigned long long)k->fault_unmatched);
+		fprintf(out, ",%llu,%llu,%llu,%llu\n", (unsigned long long)k->fault_unmatched,
+			(unsigned long long)k->measured_ns, (unsigned long long)k->inner_rows,
+			(unsigned long long)k->inner_cost_ns);
 	}
 	/* the totals as metadata lines, the way traces carry theirs */
 	fprintf(out, "# total_ns=%llu\n# overhead_ns=%llu\n# T_clock=%s\n# t_ns=%llu\n# P=",

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include "columns.h"
 #include "funcs.h"
 #include "grow.h"
 #include "input.h"
@@ -199,7 +200,9 @@ static int csv_open(struct trace_src *src)
 				   src->ncolumns, MAX_FIELDS);
 			return -1;
 		}
-		/* the extra columns the readers use, by name (the first of each) */
+		if (columns_check(src->path, src->lineno, fld, src->ncolumns) != 0)
+			return -1;
+		/* the extra columns the readers use, by name */
 		for (int i = src->ncolumns - 1; i >= 8; i--)
 			if (fld[i].len == 5 && memcmp(fld[i].s, "depth", 5) == 0)
 				src->depth_col = i;

@@ -2,10 +2,11 @@
  * checks them, and reads the '# total_ns=N' footer); what is done with them is here.
  *
  * The loop runs once per row (10^7 rows and more), so it does only this: add the call to
- * its function's totals, match a function to its model when it is first met, and keep
- * the call only if a model matches the function.  Row order is not relied upon here
- * (the runtime writes a call when it ends, so inner calls come before outer ones); the
- * prediction sorts each thread's calls by start time.
+ * its function's totals, match a function to its model when it is first met, keep the
+ * call only if a model matches the function, and keep a nested row (depth > 0: none in
+ * a trace without a depth column) in 16 bytes, since a replaced call may hold it
+ * (predict.c).  Row order is not relied upon here (the runtime writes a call when it
+ * ends, so inner calls come before outer ones); the prediction sorts by start time.
  */
 #define _GNU_SOURCE
 #include <stdlib.h>
@@ -62,6 +63,30 @@ static void match_new_funcs(void)
 		funcs_get(matched)->model = models_match(funcs_get(matched)->name);
 }
 
+/* Takes tracing's cost OVERHEAD out of T, and sets the cost of one row: the measure
+ * spread evenly over the rows (set-up and write-outs with the calls).  T holds at least
+ * the outermost calls' time TOP, and the rows nested in them (a share S of the rows)
+ * cost tracing x * S of it; so the x taken out is the largest with
+ *	x <= OVERHEAD,  T - x >= TOP - x * S,  x * S <= TOP
+ * (all of OVERHEAD, save for a measure that does not fit the trace). */
+static void take_overhead(struct trace *tr, uint64_t overhead, uint64_t top)
+{
+	double share = tr->rows ? (double)tr->inner_rows / (double)tr->rows : 0;
+	double room = (double)tr->total_ns - (double)top, x = (double)overhead;
+
+	if (room <= 0)
+		x = 0;		/* T holds less than the calls: nothing to take (predict.h) */
+	else if (share < 1 && x * (1 - share) > room)
+		x = room / (1 - share);
+	if (share > 0 && x * share > (double)top)
+		x = (double)top / share;
+	tr->overhead_ns = x < (double)overhead ? (uint64_t)x : overhead;
+	if (tr->overhead_ns > tr->total_ns)
+		tr->overhead_ns = tr->total_ns;
+	tr->total_ns -= tr->overhead_ns;
+	tr->row_cost_ns = tr->rows ? (double)tr->overhead_ns / (double)tr->rows : 0;
+}
+
 int trace_read(struct trace *tr, const struct input_file *f, int keep_overhead, int cpu_time)
 {
 	struct trace_src src;
@@ -98,7 +123,23 @@ int trace_read(struct trace *tr, const struct input_file *f, int keep_overhead, 
 			first_tid = r.tid, threads = 1;
 		else if (r.tid != first_tid)
 			threads = 2;
-		if ((mi = funcs_get((int)r.func)->model) < 0)
+		mi = funcs_get((int)r.func)->model;
+		if (mi < 0 && r.depth == 0)
+			continue;	/* never replaced, never inside a replaced call */
+		if ((!th || th->tid != r.tid) && !(th = thread_of(tr, r.tid)))
+			goto oom;
+		if (r.depth > 0) {
+			if (grow(&th->inner, sizeof(*th->inner), th->ninner, &th->inner_room, 1024))
+				goto oom;
+			if (r.func > INNER_FUNC_MAX) {
+				input_error(f->path, src.lineno, "more than %u functions", INNER_FUNC_MAX);
+				goto fail;
+			}
+			th->inner[th->ninner++] = (struct inner){ r.t_start,
+				(uint64_t)r.t_ns < INNER_T_MAX ? (uint64_t)r.t_ns : INNER_T_MAX, r.func };
+			tr->inner_rows++;
+		}
+		if (mi < 0)
 			continue;	/* never replaced, never the outer call of a replaced one */
 		if (models_get(mi)->b && work >= 0) {
 			/* bytes as the runtime adds them up for work: an empty one counts 0 */
@@ -108,8 +149,6 @@ int trace_read(struct trace *tr, const struct input_file *f, int keep_overhead, 
 			else if ((work = model2d_shape(models_get(mi), r.work, bytes)) < 0)
 				goto oom;
 		}
-		if ((!th || th->tid != r.tid) && !(th = thread_of(tr, r.tid)))
-			goto oom;
 		if (!(c = new_call(th)))
 			goto oom;
 		/* filled in place: the calls kept are most of the rows of a big trace */
@@ -144,11 +183,15 @@ int trace_read(struct trace *tr, const struct input_file *f, int keep_overhead, 
 	 * run) is then out of T, and stays only in the calls it fell inside.  Several
 	 * threads' CPU times add up to no run time: those traces keep the wall. */
 	if (cpu_time && !src.thread_clock) {
-		if (src.cpu_ns >= 0 && threads <= 1) {
+		if (src.cpu_ns < 0 || threads > 1) {
+			tr->cpu_time_refused = 1;
+		} else if (top_t_ns > (uint64_t)src.cpu_ns) {
+			/* the calls waited for a core longer than the process ran (a loaded
+			 * machine): a CPU time T would hold less than they took, T' < 0 */
+			tr->cpu_time_refused = 2;
+		} else {
 			tr->total_ns = (uint64_t)src.cpu_ns;
 			tr->t_cpu = 2;
-		} else {
-			tr->cpu_time_refused = 1;
 		}
 	}
 	/* The process ran before the wrapper's clock started (exec, the dynamic loader:
@@ -165,9 +208,16 @@ int trace_read(struct trace *tr, const struct input_file *f, int keep_overhead, 
 	if (!keep_overhead && src.overhead_ns > 0 && threads > 1 && tr->t_cpu <= 0) {
 		tr->overhead_left_ns = (uint64_t)src.overhead_ns;
 	} else if (!keep_overhead && src.overhead_ns > 0) {
-		uint64_t room = tr->total_ns > top_t_ns ? tr->total_ns - top_t_ns : 0;
-		tr->overhead_ns = (uint64_t)src.overhead_ns < room ? (uint64_t)src.overhead_ns : room;
-		tr->total_ns -= tr->overhead_ns;
+		uint64_t o = (uint64_t)src.overhead_ns;
+		/* Tracing's cost is work this process did: never more than its CPU time.  A
+		 * measure above it took in waits (a call timed whole, and scaled to the 31
+		 * after it, that was preempted on a loaded machine: 150 ms in a run of 84 ms
+		 * CPU here); taken whole, it would leave T next to nothing. */
+		if (src.cpu_ns >= 0 && o > (uint64_t)src.cpu_ns) {
+			tr->overhead_over_cpu_ns = o;
+			o = (uint64_t)src.cpu_ns;
+		}
+		take_overhead(tr, o, top_t_ns);
 	}
 	match_new_funcs();
 	if (grow_funcs(tr, (size_t)funcs_count()) != 0)
@@ -183,8 +233,10 @@ fail:
 
 void trace_free(struct trace *tr)
 {
-	for (size_t t = 0; t < tr->tids.n; t++)
+	for (size_t t = 0; t < tr->tids.n; t++) {
 		free(((struct thread *)tids_item(&tr->tids, t))->calls);
+		free(((struct thread *)tids_item(&tr->tids, t))->inner);
+	}
 	free(tr->funcs);
 	tids_free(&tr->tids);
 	memset(tr, 0, sizeof(*tr));

@@ -38,10 +38,26 @@ struct call {
 #define CALL_FAULTED(c) ((c)->faults > CALL_FAULTS_NONE)	/* faults > 0 */
 #define CALL_FAULT_COUNT(c) ((c)->faults - 1u)	/* of a faulted call */
 
+/* A nested row, in 16 bytes (10^7 of them are 160 MB): t_ns saturates at 2^40 - 1 ns
+ * (18 minutes), which only the time shown for functions left on the host uses. */
+struct inner {
+	int64_t t_start;
+	uint64_t t_ns : 40;
+	uint64_t func : 24;	/* id in funcs.h */
+};
+
+#define INNER_T_MAX ((1ull << 40) - 1)
+#define INNER_FUNC_MAX ((1u << 24) - 1)
+
 struct thread {
 	uint64_t tid;
 	struct call *calls;	/* in trace order */
 	size_t n, room;
+	/* every row at depth > 0, of any function (sorted by start in the prediction):
+	 * the calls a replaced call holds, each with tracing's cost inside its t_ns, and
+	 * each run on the accelerator with it, not on the host */
+	struct inner *inner;
+	size_t ninner, inner_room;
 };
 
 struct func_total {
@@ -55,11 +71,19 @@ struct trace {
 	int has_startup;	/* T includes the start-up before the wrapper's clock */
 	uint64_t overhead_ns;	/* tracing's own cost, taken out of T ('# overhead_ns=') */
 	uint64_t overhead_left_ns;	/* ... or left in: several threads on the wall clock */
+	/* overhead_ns per row: what tracing cost each recorded call on average.  A call
+	 * nested in a replaced one cost it that inside the outer call's t_ns, which T no
+	 * longer holds: the prediction takes it out of the outer call's time too.  0 when
+	 * T keeps tracing's cost. */
+	double row_cost_ns;
+	uint64_t overhead_over_cpu_ns;	/* overhead_ns, when it exceeded cpu_ns (cut to it) */
+	uint64_t inner_rows;	/* rows at depth > 0 */
 	int has_total;
 	int t_cpu;		/* t_ns are thread CPU times: 1, T is the process's cpu_ns;
 				 * -1, the trace has no cpu_ns, T is wall time (clocks mixed);
 				 * 2, t_ns on the wall clock, T the cpu_ns of one thread (--cpu-time) */
-	int cpu_time_refused;	/* --cpu-time, but several threads or no cpu_ns: T is wall */
+	int cpu_time_refused;	/* --cpu-time, but T is wall: 1 several threads or no cpu_ns,
+				 * 2 the outermost calls' wall time exceeds cpu_ns */
 	int has_depth;
 	int has_faults;		/* the trace has a faults column (std.faults) */
 	uint64_t faulted;	/* kept calls that took page faults */

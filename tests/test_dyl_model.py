@@ -70,7 +70,9 @@ def test_medians_of_several_traces(two):
                               ('dgemm_', '100', '25', '4'), ('dgemm_', '200', '61', '3')]
     assert r.stdout.startswith(f'# dyl-model: median t_ns per (func, work) of depth-0 calls, from {a} {b}\n')
     assert r.stderr == ('dyl-model: left out 1 nested calls (depth >= 1; --all-depths keeps them)\n'
-                        'dyl-model: left out 2 calls without a work size (empty work column)\n')
+                        'dyl-model: left out 2 calls without a work size (empty work column: give '
+                        "the wrapper one, --defs with 'work_size = ...;' in a postfix block, or -g "
+                        'std.regions, whose bytes in + out are the work)\n')
 
 
 def test_half_nanoseconds_all_depths_and_statistics(two, tmp_path):
@@ -132,6 +134,23 @@ def test_bad_rows_name_file_and_line(tmp_path, row, line, message):
     assert r.returncode == 2 and r.stdout == ''
     assert len(r.stderr.splitlines()) == 1, r.stderr
     assert re.match(f'^dyl-model: {re.escape(str(path))}:{line}: .*{message}', r.stderr), r.stderr
+
+
+def test_calls_without_work_point_at_defs_and_regions(tmp_path):
+    path = tmp_path / 'nowork.csv'
+    path.write_text(f'{HEADER}\n0,7,f,0,10,,,,0\n1,7,f,20,10,,,,0\n# total_ns=99\n')
+    r = dyl_model(str(path), check=False)
+    assert r.returncode == 1 and r.stdout == ''
+    assert ("left out 2 calls without a work size (empty work column: give the wrapper one, "
+            "--defs with 'work_size = ...;' in a postfix block, or -g std.regions") in r.stderr
+
+
+def test_a_column_named_twice_is_an_error(tmp_path):
+    path = tmp_path / 'dup.csv'
+    path.write_text(f'{HEADER},work\n0,7,f,0,10,,,5,0,5\n# total_ns=99\n')
+    r = dyl_model(str(path), check=False)
+    assert r.returncode == 2 and r.stdout == ''
+    assert r.stderr == f"dyl-model: {path}:1: column 10 repeats column 8's name, 'work'\n"
 
 
 def test_bad_files_and_options(tmp_path, two):

@@ -137,6 +137,37 @@ def test_summary_csv_and_table(tmp_path):
     table = dyl_trace('summary', path).stdout
     assert 'pid 4242' in table and 'total_ns=10000' in table
     assert [ln.split()[0] for ln in table.splitlines()[-4:]] == ['B', 'A', 'C', 'D']
+    assert 'share and self%: of total_ns\n' in table
+
+
+def test_summary_says_its_shares_base(tmp_path):
+    # dyl-speedup's P is of T = total_ns + startup_ns - overhead_ns: the summary's share
+    # (B: 1200 / 10000 = 12 %) is of total_ns, with tracing's cost in it, and says so
+    path = hand_trace(tmp_path)
+    with open(path, 'a') as f:
+        f.write('# startup_ns=100\n# overhead_ns=2000\n')
+    table = dyl_trace('summary', path).stdout
+    assert ("share and self%: of total_ns, tracing's own cost in it (overhead_ns=2.00 us); "
+            "dyl-speedup's P is of total_ns + startup_ns - overhead_ns\n") in table, table
+    assert ' 12.0% ' in table
+
+
+def test_summary_escapes_control_bytes_and_refuses_a_column_named_twice(tmp_path):
+    # the table is for people: an escape sequence in a name or the command line is shown
+    # as \xHH, never sent to the terminal; the JSON has the name (escaped as JSON does)
+    text = (f'# cmdline=./app \x1b]0;title\x07\n{HEADER}\n0,1,"ev\x1b[2Jil",0,100,,,5,0,\n'
+            '# total_ns=1000\n')
+    path = write(tmp_path, 'esc.csv', text)
+    r = subprocess.run([DYL_TRACE, 'summary', path], capture_output=True)
+    assert r.returncode == 0 and b'\x1b' not in r.stdout and b'\x07' not in r.stdout
+    assert b'ev\\x1b[2Jil' in r.stdout and b'./app \\x1b]0;title\\x07' in r.stdout
+    doc, _ = summary(path)
+    assert doc['traces'][0]['funcs'][0]['func'] == 'ev\x1b[2Jil'
+    dup = write(tmp_path, 'dup.csv', f'{HEADER},t_ns\n0,1,f,0,100,,,5,0,,7\n# total_ns=1000\n')
+    for cmd in ('cat', 'summary', 'chrome'):
+        r = dyl_trace(cmd, dup, check=False)
+        assert r.returncode == 2 and r.stdout == '', r
+        assert r.stderr == f"dyl-trace: {dup}:1: column 11 repeats column 5's name, 't_ns'\n"
 
 
 def test_summary_median_of_odd_and_even_counts(tmp_path):
@@ -229,6 +260,55 @@ def test_chrome_events(tmp_path):
     out = str(tmp_path / 't.json')
     dyl_trace('chrome', path, '-o', out)
     assert json.load(open(out)) == doc
+
+
+def test_output_file_is_replaced_only_when_all_went_well(tmp_path):
+    """-o FILE: a new file beside FILE, renamed over it at the end.  A failed run leaves
+    FILE as it was (it used to be emptied first); an output that is an input is refused
+    in one line, exit 2 (it used to empty the trace before reading it)."""
+    path = hand_trace(tmp_path)
+    before = open(path, 'rb').read()
+    k = write(tmp_path, 'k.json', 'kept\n')
+    garbage = write(tmp_path, 'garbage.bin', bytes(range(256)) * 4)
+    r = dyl_trace('chrome', garbage, '-o', k, check=False)
+    assert r.returncode == 2 and open(k).read() == 'kept\n'
+    # an input, under its own name, another name for it, or through a symlink
+    os.symlink(path, str(tmp_path / 'link.csv'))
+    for out, args in ((path, ['chrome', path]), ('./' + os.path.basename(path), ['summary', path]),
+                      (path, [str(tmp_path / 'link.csv')]), (path, ['chrome', garbage, path])):
+        r = subprocess.run([DYL_TRACE, *args, '-o', out], capture_output=True, text=True,
+                           cwd=str(tmp_path))
+        assert r.returncode == 2 and r.stdout == '', r
+        assert r.stderr.count('\n') == 1 and 'is also an input' in r.stderr, r.stderr
+        assert open(path, 'rb').read() == before
+    # a folder it cannot create a file in: one line, nothing left behind
+    r = dyl_trace('chrome', path, '-o', str(tmp_path / 'no' / 'k.json'), check=False)
+    assert r.returncode == 2 and r.stderr.count('\n') == 1 and 'cannot create' in r.stderr
+    # success: the new output replaces the symlink itself, not what it points to; the
+    # file has the mode of one the user creates; no temporary file is left
+    os.symlink(k, str(tmp_path / 'klink.json'))
+    old = os.umask(0o027)
+    try:
+        dyl_trace('chrome', path, '-o', str(tmp_path / 'klink.json'))
+    finally:
+        os.umask(old)
+    assert open(k).read() == 'kept\n' and not os.path.islink(str(tmp_path / 'klink.json'))
+    assert json.load(open(str(tmp_path / 'klink.json')))['traceEvents']
+    assert os.stat(str(tmp_path / 'klink.json')).st_mode & 0o777 == 0o640
+    assert sorted(os.listdir(str(tmp_path))) == sorted(
+        ['garbage.bin', 'k.json', 'klink.json', 'link.csv', os.path.basename(path)])
+    # what is no regular file (a FIFO here; /dev/null, /dev/stdout) is written as it is,
+    # never replaced by a file (root would break /dev/null for everyone)
+    import stat
+    import threading
+    fifo = str(tmp_path / 'fifo')
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(open(fifo, 'rb').read()), daemon=True)
+    reader.start()
+    dyl_trace('chrome', path, '-o', fifo)
+    reader.join(20)     # a FIFO replaced by a file would leave the reader waiting
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode) and json.loads(got[0])['traceEvents']
 
 
 def test_chrome_escapes_names_and_command_line(tmp_path):

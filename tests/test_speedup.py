@@ -191,6 +191,13 @@ def test_cpu_time_for_one_thread_timed_on_the_wall_clock(tmp_path):
     # no cpu_ns: the wall, with the same note
     res, _ = predict(trace(tmp_path, WORKED, 1000, name='t3.csv'), m, '--cpu-time')
     assert res['total_ns'] == 1000 and any('--cpu-time does not apply' in n for n in res['notes'])
+    # the calls (400 ns on the wall clock) waited for a core longer than the process ran
+    # (cpu_ns=300): T = 300 would give T' = 300 - 400 + 40 < 0 (make validate's negative
+    # S_G on a loaded machine).  The wall stays, with a note saying why.
+    busy = worked(tmp_path, '# startup_ns=50\n# cpu_ns=300\n', name='busy.csv')
+    res, _ = predict(busy, m, '--cpu-time')
+    assert res['total_ns'] == 1050 and res['T_clock'] == 'wall' and close(res['S_G'], 1050 / 690)
+    assert any("the calls' wall-clock time exceeds the process's CPU time" in n for n in res['notes'])
     # a --cpu-time trace beside one timed in thread CPU time: T is CPU time in both
     th = write(tmp_path, 'th.csv', open(t).read().replace(
         '# dyliberator trace 1\n', '# dyliberator trace 1\n# time_clock=thread-cputime\n'))
@@ -240,8 +247,131 @@ def test_tracing_overhead_is_taken_out_of_T(tmp_path):
                '# dyliberator trace 1\n# time_clock=thread-cputime\n') + '# cpu_ns=1000\n')
     res, _ = predict(t4, m)
     assert res['total_ns'] == 800 and res['overhead_ns'] == 200 and res['T_clock'] == 'cpu'
+    # a measure above the process's CPU time took in waits (a call timed whole and
+    # preempted): no more than the CPU time (150) comes out, T = 850, T' = 490, a note
+    t5 = worked(tmp_path, '# cpu_ns=150\n# overhead_ns=200\n', name='t5.csv')
+    res, _ = predict(t5, m)
+    assert res['total_ns'] == 850 and res['overhead_ns'] == 150 and close(res['predicted_total_ns'], 490)
+    assert any("'# overhead_ns=200', exceeds the process's CPU time" in n for n in res['notes'])
     bad_t = write(tmp_path, 'b.csv', f'{HEADER}\n# total_ns=5\n# overhead_ns=-1\n')
     assert bad(bad_t, m).startswith(f"dyl-speedup: {bad_t}:3: overhead_ns ")
+
+
+def nested_pair(tmp_path, overhead_b=250, name='b.csv'):
+    """One program traced twice.  It spends 600 ns outside any wrapped call and 400 ns in
+    outer(w=10), which calls inner 4 times; tracing costs 50 ns a call.
+      A, outer alone wrapped: outer [100, 500), total_ns = 600 + 400 + 50, overhead 50.
+      B, inner wrapped too: outer [100, 700) holds 4 x 50 ns of tracing; total_ns = 1250,
+         overhead 5 x 50 = 250.
+    Both: T = 1000, outer's time without tracing 400: T' = 1000 - 400 + f(10) = 610."""
+    a = trace(tmp_path, [(1, 'outer', 100, 400, 10, 0)], 1050, name='a.csv', header=HEADER_DEPTH)
+    rows = [(1, 'inner', s, 20, None, 1) for s in (150, 250, 350, 450)]
+    b = trace(tmp_path, rows + [(1, 'outer', 100, 600, 10, 0)], 1250, name=name, header=HEADER_DEPTH)
+    for path, o in ((a, 50), (b, overhead_b)):
+        with open(path, 'a') as f:
+            f.write(f'# overhead_ns={o}\n# overhead_calls_timed=1\n')
+    return a, b, model(tmp_path, [('outer', 0, 0), ('outer', 10, 10)])
+
+
+def test_tracing_cost_of_nested_calls_is_taken_out_once(tmp_path):
+    a, b, m = nested_pair(tmp_path)
+    ra, _ = predict(a, m)
+    rb, _ = predict(b, m)
+    for r in (ra, rb):
+        assert r['total_ns'] == 1000 and r['t_ns'] == 400 and close(r['predicted_total_ns'], 610)
+        assert close(r['S_G'], 1000 / 610)
+    # B: 250 / 5 rows = 50 ns a row; the 4 rows in outer: 200 ns out of its 600 measured
+    assert rb['measured_ns'] == 600 and rb['inner_rows'] == 4 and rb['inner_tracing_ns'] == 200
+    assert close(rb['tracing_ns_per_row'], 50)
+    k = kernel(rb, 'outer')
+    assert k['measured_ns'] == 600 and k['t_ns'] == 400 and k['inner_tracing_ns'] == 200
+    assert ra['inner_rows'] == 0 and ra['measured_ns'] == 400
+    assert 'for the 4 calls nested in them' in run(b, m).stdout
+    # --keep-overhead: T and outer's time both keep tracing's cost, T' = 1250 - 600 + 10
+    kept, _ = predict(b, m, '--keep-overhead')
+    assert kept['total_ns'] == 1250 and kept['t_ns'] == 600 and close(kept['predicted_total_ns'], 660)
+    # a measure too large for the trace: x <= 600 / (4/5) = 750 (the nested rows' share of
+    # it no more than the outer call holds) and x * 1/5 <= 1250 - 600 (the rest outside):
+    # 750 taken, T = 500, 150 ns a row, outer's t = max(0, 600 - 600) = 0: T' = 510
+    _, big, _ = nested_pair(tmp_path, overhead_b=5000, name='big.csv')
+    r, _ = predict(big, m)
+    assert r['overhead_ns'] == 750 and r['total_ns'] == 500 and r['t_ns'] == 0
+    assert close(r['predicted_total_ns'], 510)
+    # calls longer than total_ns: no room for the measure at all, T keeps it whole
+    long = trace(tmp_path, [(1, 'inner', 150, 20, None, 1), (1, 'outer', 100, 1300, 10, 0)], 1250,
+                 name='long.csv', header=HEADER_DEPTH)
+    with open(long, 'a') as f:
+        f.write('# overhead_ns=250\n')
+    r, _ = predict(long, m)
+    assert r['overhead_ns'] == 0 and r['total_ns'] == 1250 and r['S_G'] is None
+
+
+def test_a_prediction_does_not_depend_on_whether_nested_calls_were_wrapped(tmp_path):
+    """tests/apps/libnested.c: nested_outer(n) calls nested_inner n times through the PLT.
+    The program is traced twice, nested_outer alone wrapped (A) and both (B), and
+    nested_outer replaced by a model of 1 us a call.  T' is then the time outside the
+    replaced calls, less tracing's cost there, plus the model's time.  That time outside
+    differs between two runs by their start-up (about a millisecond), so each run's is
+    taken from its own numbers: T + overhead_ns - measured_ns (T is what dyl-speedup left
+    of total_ns + startup_ns).  What remains is what each took out for tracing outside the
+    replaced calls: A all of its measure (its set-up and 10 calls), B its measure less
+    what the 500,000 nested calls cost inside nested_outer.  The two agree within A's
+    measure; B taking out all of its own (the nested calls' cost twice: once from T, once
+    more left inside nested_outer's time) would differ by that cost, about 25 ms here."""
+    from dyltest import build_c, run_both, wrap
+    n, r = 50000, 10
+    d = str(tmp_path)
+    lib = os.path.join(d, 'libnested.so')
+    subprocess.run(['cc', '-O2', '-shared', '-fPIC', '-Wl,-soname,libnested.so', '-o', lib,
+                    os.path.join(ROOT, 'tests', 'apps', 'libnested.c')], check=True)
+    app = build_c(tmp_path, os.path.join(ROOT, 'tests', 'apps', 'nested_app.c'), 'app',
+                  f'-I{ROOT}/tests/apps', lib, f'-Wl,-rpath,{d}')
+    defs = write(tmp_path, 'n.defs', 'libnested*::nested_outer::postfix { work_size = n; }\n')
+    header = os.path.join(ROOT, 'tests', 'apps', 'nested.h')
+    m = model(tmp_path, [('nested_outer', 0, 1000)])
+    res = {}
+    for name, only in (('a', ['-f', 'nested_outer']), ('b', [])):
+        w = wrap(tmp_path, '--lib', lib, '--header', header, '--defs', defs, *only, name=f'{name}.so')
+        _, tr = run_both([app, str(n), str(r)], w, tmp_path, trace=f'{name}.csv')
+        res[name], _ = predict(tr, m)
+    a, b = res['a'], res['b']
+    assert a['rows'] == r and b['rows'] == r + n * r
+    assert a['inner_rows'] == 0 and b['inner_rows'] == n * r
+    assert a['calls'] == b['calls'] == r and a['overhead_ns'] > 0 and b['overhead_ns'] > 0
+
+    def outside(x):
+        return x['total_ns'] + x['overhead_ns'] - x['measured_ns']
+
+    left_a = a['predicted_total_ns'] - outside(a)
+    left_b = b['predicted_total_ns'] - outside(b)
+    assert abs(left_a - left_b) <= a['overhead_ns'], (a, b)
+    assert b['predicted_total_ns'] > 0 and 0 < b['S_G'] < float('inf')
+    # nested_inner ran only inside nested_outer: nothing of it stays on the host
+    assert b['not_accelerated'] == []
+    assert kernel(b, 'nested_outer')['inner_rows'] == n * r
+
+
+def test_no_negative_or_infinite_speedup(tmp_path):
+    # One dgemm_ call of 1500 ns in a trace whose T is 1000 (a damaged trace; or, with
+    # --cpu-time, a call that waited on the wall clock): T' = 1000 - 1500 + 10 = -490,
+    # and 1 / ((1 - P) + f / T) would be 1000 / -490 = -2.04.  S_G is undefined: null in
+    # the JSON, '-' in the table, empty in the CSV, and a note says why.  T' = 0 exactly
+    # (1010 ns measured) would have been an infinite S_G: undefined too.
+    m = line_model(tmp_path)
+    for t_ns, t_prime in ((1500, -490), (1010, 0)):
+        t = trace(tmp_path, [(7, 'dgemm_', 0, t_ns, 10)], 1000, name=f't{t_ns}.csv')
+        res, _ = predict(t, m)
+        assert res['S_G'] is None and close(res['predicted_total_ns'], t_prime)
+        assert res['processes'][0]['S_G'] is None
+        assert any(f"exceeds T, 1000 ns, by more than their predicted time" in n
+                   for n in res['notes']), res['notes']
+        out = run(t, m).stdout
+        assert 'S_G = 1 / ((1 - P) + P / S_P) = -   (' in out and 'S_G is undefined' in out
+        assert '# S_G=\n' in run('--csv', t, m).stdout
+    # two processes, one of them so: the run's S_G is still defined, the process's not
+    ok = trace(tmp_path, [(7, 'dgemm_', 0, 100, 10)], 100000, name='ok.csv')
+    res, _ = predict(ok, t, m)
+    assert res['S_G'] > 0 and res['processes'][1]['S_G'] is None
 
 
 def test_bad_cpu_ns(tmp_path):
@@ -489,8 +619,31 @@ def test_function_without_model_is_not_accelerated(tmp_path):
     t = trace(tmp_path, [(1, 'dgemm_', 0, 100, 10), (1, 'daxpy_', 200, 70, 5),
                          (1, 'daxpy_', 300, 30, 5)], 1000)
     res, _ = predict(t, line_model(tmp_path))
-    assert res['not_accelerated'] == [{'func': 'daxpy_', 'calls': 2, 't_ns': 100, 'P': 0.1}]
+    assert res['not_accelerated'] == [{'func': 'daxpy_', 'calls': 2, 't_ns': 100, 'P': 0.1,
+                                       'all_calls': 2, 'all_t_ns': 100}]
     assert [k['func'] for k in res['kernels']] == ['dgemm_']
+
+
+def test_calls_nested_in_replaced_calls_do_not_stay_on_the_host(tmp_path):
+    # dgetrf_ (replaced) holds daxpy_ (no model, 300 ns) and dgemm_ (200 ns, nested:
+    # replaced with it) ; a daxpy_ of 50 ns at depth 0 and one of 40 ns inside ddot_ (no
+    # model, depth 0) stay on the host: 2 calls, 90 ns (9 % of T = 1000).  Before, the
+    # list said 3 calls, 390 ns: time the accelerator runs counted as the host's.
+    rows = [(1, 'daxpy_', 10, 300, 5, 1), (1, 'dgemm_', 400, 200, 5, 1),
+            (1, 'dgetrf_', 0, 700, 10, 0), (1, 'daxpy_', 800, 50, 5, 0),
+            (1, 'daxpy_', 900, 40, 5, 1), (1, 'ddot_', 900, 60, 5, 0)]
+    t = trace(tmp_path, rows, 1000, header=HEADER_DEPTH)
+    m = model(tmp_path, [('dgetrf_', 0, 0), ('dgetrf_', 10, 10), ('dgemm_', 0, 0), ('dgemm_', 10, 10)])
+    res, _ = predict(t, m)
+    assert res['not_accelerated'] == [
+        {'func': 'daxpy_', 'calls': 2, 't_ns': 90, 'P': 0.09, 'all_calls': 3, 'all_t_ns': 390},
+        {'func': 'ddot_', 'calls': 1, 't_ns': 60, 'P': 0.06, 'all_calls': 1, 'all_t_ns': 60}]
+    assert kernel(res, 'dgemm_')['hidden_calls'] == 1 and kernel(res, 'dgemm_')['nested_calls'] == 1
+    out = run(t, m).stdout
+    assert re.search(r'daxpy_ +2 calls +90\.00 ns +9\.00% of T', out), out
+    # a function all of whose calls ran inside replaced ones is not listed
+    only = trace(tmp_path, rows[:3], 1000, name='only.csv', header=HEADER_DEPTH)
+    assert predict(only, m)[0]['not_accelerated'] == []
 
 
 def test_model_matching_nothing_is_a_warning(tmp_path):
@@ -550,6 +703,44 @@ def test_bad_model_row(tmp_path):
     assert bad(t, m) == f'dyl-speedup: {m}:3: t_ns is negative (-1)'
     m = write(tmp_path, 'm.csv', 'func,work,t_ns\ndgemm_,0\n')
     assert bad(t, m) == f'dyl-speedup: {m}:2: malformed row: 2 fields, the header has 3'
+
+
+def test_a_column_named_twice_is_an_error(tmp_path):
+    # which t_ns a reader took would be a guess: one line naming file, line and column
+    m = line_model(tmp_path)
+    t = write(tmp_path, 't.csv', f'# dyliberator trace 1\n{HEADER_DEPTH},t_ns\n0,7,dgemm_,0,100,,,10,0,,5\n'
+                                 '# total_ns=1000\n')
+    assert bad(t, m) == f"dyl-speedup: {t}:2: column 11 repeats column 5's name, 't_ns'"
+    dup = write(tmp_path, 'm.csv', '# a model\nfunc,work,t_ns,bytes,bytes\ndgemm_,1,1,1,1\n')
+    ok = trace(tmp_path, WORKED, 1000, name='ok.csv')
+    assert bad(ok, dup) == f"dyl-speedup: {dup}:2: column 5 repeats column 4's name, 'bytes'"
+
+
+def test_control_bytes_in_names_are_escaped_for_people(tmp_path):
+    # A function named with a terminal's escape sequence (clear the screen, ring the
+    # bell), one with DEL and a byte that is not UTF-8, and a C1 CSI (U+009B): the table,
+    # the notes and the warnings show them as \xHH; the JSON has the names themselves,
+    # escaped its own way (valid JSON: the non-UTF-8 byte is U+FFFD); the CSV keeps them.
+    evil, odd, csi = 'ev\x1b[2Jil\x07', 'b\x7f\udcff', 'c\u009b2J'
+    text = (f'{HEADER_DEPTH}\n0,1,"{evil}",0,100,,,5,0,\n1,1,{odd},200,100,,,5,0,\n'
+            f'2,1,{csi},300,100,,,5,0,\n# total_ns=1000\n')
+    t = tmp_path / 'esc.csv'
+    t.write_bytes(text.encode('utf-8', 'surrogateescape'))
+    m = tmp_path / 'm.csv'
+    m.write_bytes(f'func,work,t_ns\n"{evil}",0,1\n"{evil}",10,1\nzz\x1b,1,1\n'.encode())
+    r = subprocess.run([SPEEDUP, str(t), str(m)], capture_output=True)
+    assert r.returncode == 0
+    out = r.stdout + r.stderr
+    for raw in (b'\x1b', b'\x07', b'\x7f', b'\xff', b'\xc2\x9b'):
+        assert raw not in out, raw
+    assert b'ev\\x1b[2Jil\\x07' in r.stdout and b'b\\x7f\\xff' in r.stdout
+    assert b'c\\xc2\\x9b2J' in r.stdout
+    assert b"model 'zz\\x1b' matches no traced function" in r.stderr
+    res, _ = predict(str(t), str(m))
+    assert [k['func'] for k in res['kernels']] == [evil]
+    assert sorted(x['func'] for x in res['not_accelerated']) == sorted(['b\x7f\ufffd', csi])
+    csv_out = subprocess.run([SPEEDUP, '--csv', str(t), str(m)], capture_output=True).stdout
+    assert evil.encode() in csv_out
 
 
 def test_trace_without_total_ns(tmp_path):
