@@ -388,7 +388,12 @@ def predict(trace, model, clock, keep_overhead=False, faults_replaced=False):
                        + (["--keep-overhead"] if keep_overhead else [])
                        + (["--faults-replaced"] if faults_replaced else []), check=True,
                        capture_output=True, text=True)
-    return json.loads(p.stdout)
+    r = json.loads(p.stdout)
+    if r["S_G"] is None:
+        # T' <= 0: dyl-speedup says why in its notes; a round without a speedup
+        # cannot be compared, so the run stops here rather than divide by nothing
+        sys.exit(f"{trace}: dyl-speedup gives no S_G (T' <= 0): {p.stderr.strip()}")
+    return r
 
 
 def summary(trace, clock, keep_overhead=False):
