@@ -94,7 +94,12 @@ static int convert(struct input_file *f, const char *spool, int fd, uint64_t siz
 			 (unsigned long long)dyl_conv_last_end_ns(c));
 	if (!bad)
 		bad = put(&t, note, (size_t)n);
-	if (!bad && dyl_conv_cut_short(c))
+	const char *lost;
+	uint64_t at = dyl_conv_damage(c, &lost);
+	if (!bad && at)
+		input_warning(spool, 0, "damaged at byte %llu (sizes that do not add up): %s",
+			      (unsigned long long)at, lost);
+	else if (!bad && dyl_conv_cut_short(c))
 		input_warning(spool, 0, "its last part was cut short (the process died while "
 			      "writing it); the rows before it are read");
 	dyl_conv_close(c);
