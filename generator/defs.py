@@ -122,5 +122,8 @@ def load(paths):
                 text = f.read()
         except OSError as e:
             raise DefsProblem(f'{p}: {e.strerror}') from None
+        except UnicodeDecodeError as e:
+            line = e.object.count(b'\n', 0, e.start) + 1
+            raise DefsProblem(f'{p}:{line}: not UTF-8 text') from None
         defs += parse(text, p)
     return defs
