@@ -31,11 +31,18 @@ static int finished(const char *data, size_t size)
 	return memmem(data + size - tail, tail, "# total_ns=", 11) != NULL;
 }
 
-/* The value of '# pid=' in a trace's first lines, or -1. */
+/* The value of '# pid=' in a trace's first lines, or -1.  Read within SIZE: a mapped
+ * file has no NUL after its last byte (strtol could run past it). */
 static long pid_of(const char *data, size_t size)
 {
 	const char *p = memmem(data, size < 4096 ? size : 4096, "\n# pid=", 7);
-	return p ? strtol(p + 7, NULL, 10) : -1;
+	long pid = 0;
+
+	if (!p)
+		return -1;
+	for (p += 7; p < data + size && *p >= '0' && *p <= '9' && pid < (1L << 40); p++)
+		pid = pid * 10 + (*p - '0');
+	return pid;
 }
 
 struct text {
