@@ -26,10 +26,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	if (ftruncate(fd, 0) != 0 || pwrite(fd, data, size, 0) != (ssize_t)size)
 		abort();
-	for (int flags = 0; flags <= DYL_CONV_WINDOWS; flags += DYL_CONV_WINDOWS) {
+	/* as dyl-trace reads it (the windows too), or, for an odd last byte, as the runtime
+	 * does at exit: one conversion an input (most of its time is mmap and munmap) */
+	int flags = size && (data[size - 1] & 1) ? 0 : DYL_CONV_WINDOWS;
+	{
 		struct dyl_conv *c = dyl_conv_open(fd, size, flags, &why);
 		if (!c)
-			continue;
+			return 0;
 		const char *header = dyl_conv_header(c, &hlen);
 		volatile char sum = 0;
 		for (size_t i = 0; header && i < hlen; i++)
