@@ -612,6 +612,7 @@ static uint64_t get(const unsigned char **p, unsigned n)
 	return v;
 }
 
+/* R passed rec_check() when its block was loaded: its payload's fields are within it. */
 static void decode(struct dyl_conv *c, struct dyl_row *row, const struct dyl_rec *r)
 {
 	const uint64_t *w = (const uint64_t *)(r + 1);

@@ -643,6 +643,36 @@ def test_damaged_args_length_is_reported(tiny, tmp_path, args_len):
         assert re.fullmatch(r'\d+,\d+,tiny_\w+,\d+,\d+,,,,\d+,[a-z0-9= ]*', ln), ln
 
 
+def test_spool_damaged_while_running(tiny, tmp_path):
+    """Another process writes over a record in the spool while the program runs (the
+    windows are the spool's pages): at exit the runtime's converter reads the rows up
+    to it, the program is unharmed, and one line says where the damage is."""
+    wrap = dyltest.wrap(str(tmp_path), '--lib', tiny.lib, '--header',
+                        os.path.join(APPS, 'tiny.h'), '-g', 'std.args', name='args.so')
+    path = str(tmp_path / 'trace.csv')
+    base = {k: v for k, v in os.environ.items() if k not in ('LD_PRELOAD', 'DYL_TRACE')}
+    p = subprocess.Popen([tiny.app, 'kill-me', '1', '400'],
+                         env=dict(base, LD_PRELOAD=wrap, DYL_TRACE=path), cwd=str(tmp_path),
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        assert p.stdout.readline().startswith(b'ready')
+        spool = str(tmp_path / '.trace.csv.dylspool')
+        with open(spool, 'r+b') as f:
+            recs = [(at, head) for at, _, head in spool_records(f.read()) if head]
+            at, head = recs[len(recs) * 3 // 4]
+            f.seek(at + 16)
+            f.write(((head & 0xffffffff) | 10 ** 8 << 32).to_bytes(8, 'little'))
+    finally:
+        _, err = p.communicate(b'\n', timeout=30)
+    assert p.returncode == 0, err
+    said = [ln for ln in err.decode().splitlines() if 'damaged at byte' in ln]
+    # (at exit the windows are copied out first: the offset is that of the record's copy)
+    assert len(said) == 1 and f'{spool} is damaged at byte ' in said[0], err
+    tr = Trace(path)
+    assert len(recs) * 3 // 4 <= len(tr.rows) < len(recs)
+    assert all(r['func'].startswith('tiny_') for r in tr.rows)
+
+
 def test_sigkill_of_a_forked_child(tiny, tmp_path):
     """A forked child killed before its first write-out: its calls are in its own
     spool (not in the window it inherited, which is its parent's), and its parent's
