@@ -134,4 +134,4 @@ install: all
 	install -m 755 bin/dyliberator $(COMMANDS) $(DESTDIR)$(PREFIX)/bin/
 
 clean:
-	rm -rf $(B)/libdylrt.so $(COMMANDS) tests/out
+	rm -rf $(B)/libdylrt.so $(B)/fuzz $(COMMANDS) tests/out
