@@ -11,7 +11,7 @@ B := build
 DEB_PACKAGES := gcc make python3 python3-clang-14 libclang1-14 python3-jinja2 \
 	python3-pyelftools python3-pytest libpapi-dev papi-tools libunwind-dev libdw-dev \
 	libblas3 libblas-dev liblapack3 libssl-dev openssl libjpeg-turbo-progs libjpeg-dev \
-	libopenblas0-serial libopenblas0-pthread clang-14
+	libopenblas0-serial libopenblas0-pthread clang-14 libclang-rt-14-dev
 
 # What the benchmarks compare against and use (make bench installs them)
 BENCH_PACKAGES := uftrace ltrace bc heaptrack
@@ -22,7 +22,8 @@ COMMANDS := $(patsubst speedup/%.c,bin/%,$(wildcard speedup/dyl-*.c))
 SHARED_SRC := $(filter-out speedup/dyl-%.c,$(wildcard speedup/*.c))
 RT_HDR := $(wildcard runtime/include/*.h runtime/*.h)
 
-.PHONY: all deps install-packages runtime test demo bench validate accuracy install clean
+.PHONY: all deps install-packages runtime test demo bench validate accuracy install clean \
+	fuzz fuzz-build
 
 all: runtime $(COMMANDS)
 
@@ -56,6 +57,39 @@ bin/dyl-%: speedup/dyl-%.c $(SHARED_SRC) runtime/convert.c $(wildcard speedup/*.
 
 test: all
 	@$(PY) -m pytest -q tests microgens
+
+# Fuzzing: one libFuzzer target per reader of files (tests/fuzz/fuzz_NAME.c: the spool
+# decoder, the trace and the model CSV readers), built with clang-14 under ASan and UBSan
+# into build/fuzz/, and a mutation fuzzer of the --defs parser (Python).  `make fuzz`
+# runs each for FUZZ_SECONDS from its checked-in corpus (tests/fuzz/corpus/NAME/); what
+# it finds is kept in build/fuzz/corpus/NAME/, a crash in build/fuzz/NAME-crash-*.
+# make test runs each for a few seconds (tests/test_fuzz.py).
+FUZZ_CC ?= clang-14
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS := spool trace model
+FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	-std=gnu11 -Iruntime/include -Ispeedup
+FUZZ_SRC_spool := runtime/convert.c
+FUZZ_SRC_trace := $(SHARED_SRC) runtime/convert.c
+# (fuzz_model.c includes model.c and model2d.c, to free their statics between inputs)
+FUZZ_SRC_model := $(filter-out speedup/model.c speedup/model2d.c,$(SHARED_SRC)) runtime/convert.c
+
+fuzz-build: $(FUZZ_TARGETS:%=$(B)/fuzz/fuzz_%)
+$(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/quiet.h $(SHARED_SRC) runtime/convert.c \
+		$(wildcard speedup/*.h) runtime/include/dyl_spool.h
+	@mkdir -p $(B)/fuzz
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(FUZZ_SRC_$*) -lm
+
+fuzz: fuzz-build
+	@for t in $(FUZZ_TARGETS); do \
+		echo "fuzz_$$t: $(FUZZ_SECONDS) s"; mkdir -p $(B)/fuzz/corpus/$$t; \
+		$(B)/fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+			-artifact_prefix=$(B)/fuzz/$$t- $(B)/fuzz/corpus/$$t tests/fuzz/corpus/$$t \
+			2>&1 | grep -E '^(stat::number_of_executed_units|stat::peak_rss_mb|==|SUMMARY|INFO: a corpus)|ERROR|runtime error|Done' \
+			|| true; \
+		ls $(B)/fuzz/$$t-* 2>/dev/null && exit 1; \
+	done; \
+	$(PY) tests/fuzz/fuzz_defs.py $(FUZZ_SECONDS)
 
 demo: all
 	@bash examples/demo.sh
@@ -100,4 +134,4 @@ install: all
 	install -m 755 bin/dyliberator $(COMMANDS) $(DESTDIR)$(PREFIX)/bin/
 
 clean:
-	rm -rf $(B)/libdylrt.so $(COMMANDS) tests/out
+	rm -rf $(B)/libdylrt.so $(B)/fuzz $(COMMANDS) tests/out

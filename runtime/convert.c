@@ -85,6 +85,9 @@ struct dyl_conv {
 	int fd;
 	uint64_t size;
 	int cut_short;
+	/* the first place found damaged (a byte offset; 0: none) and what was lost there */
+	uint64_t damage_at;
+	const char *damage_what;
 	/* the small chunks, kept: META text, names, knots (offsets into KEEP) */
 	char *keep;
 	size_t kept, keep_cap;
@@ -112,6 +115,15 @@ struct dyl_conv {
 	uint32_t seg;
 	unsigned __int128 seg_mult;
 };
+
+/* The first damage found is the one reported (dyl_conv_damage). */
+static void damaged(struct dyl_conv *c, uint64_t at, const char *what)
+{
+	if (!c->damage_at) {
+		c->damage_at = at;
+		c->damage_what = what;
+	}
+}
 
 static int read_at(const struct dyl_conv *c, void *buf, size_t n, uint64_t off)
 {
@@ -212,7 +224,8 @@ static int add_window(struct dyl_conv *c, uint64_t at, uint32_t len)
 {
 	struct dyl_window w;
 	if (len + sizeof(struct dyl_chunk) < sizeof(w) || read_at(c, &w, sizeof(w), at) != 0 ||
-	    w.size > len + sizeof(struct dyl_chunk) - sizeof(w) || w.id > (1u << 24))
+	    w.size > len + sizeof(struct dyl_chunk) - sizeof(w) || w.size > DYL_WINDOW_DATA ||
+	    w.id > (1u << 24))
 		return -1;
 	size_t need = (size_t)w.id + 1;
 	if (!(c->windows = grow(c->windows, &c->windows_cap, need, sizeof(*c->windows))) ||
@@ -286,9 +299,13 @@ static int read_chunks(struct dyl_conv *c, int windows)
 		struct dyl_chunk ch;
 		uint64_t body = off + sizeof(ch);
 		int bad = 0;
-		if (read_at(c, &ch, sizeof(ch), off) != 0 || (ch.len & 7) ||
-		    ch.len > c->size - body)
+		if (read_at(c, &ch, sizeof(ch), off) != 0 || ch.len > c->size - body ||
+		    (ch.kind == 0 && ch.len == 0))
+			break;	/* cut short (zeros: space taken for a window not yet written) */
+		if (ch.len & 7) {
+			damaged(c, off, "the rest of the spool is not read");
 			break;
+		}
 		switch (ch.kind) {
 		case DYL_CH_META: {
 			ssize_t o = ch.len >= 8 ? keep(c, body, ch.len) : -1;
@@ -335,13 +352,15 @@ static int read_chunks(struct dyl_conv *c, int windows)
 		default:
 			bad = 1;
 		}
-		if (bad)
+		if (bad) {
+			damaged(c, off, "the rest of the spool is not read");
 			break;
+		}
 		off += sizeof(ch) + ch.len;
 	}
 	/* whatever follows the last whole chunk: a write cut short (the zeros of space
 	 * reserved ahead are not in SIZE) */
-	c->cut_short = off < c->size;
+	c->cut_short = off < c->size && !c->damage_at;
 	cover(c);
 	if (windows && window_blocks(c) != 0)
 		return -1;
@@ -407,8 +426,32 @@ static void sort_items(struct item *items, struct item *tmp, size_t n)
 	}
 }
 
-/* Reads the stream's current block and sorts its records and open calls. */
-static int load(const struct dyl_conv *c, struct stream *s, const struct blk *b)
+/* The size of the record R, with ROOM bytes from R on in its block; 0 when it is
+ * damaged: it does not fit in ROOM, or its payload's fields (dyl_spool.h) do not add up
+ * to the words it says it has, as dyl_rec_put() writes them.  Every record is checked
+ * here before anything else reads it: decode() then stays within the record. */
+static uint32_t rec_check(const struct dyl_rec *r, uint32_t room)
+{
+	if (room < sizeof(*r) || (r->meta >> 28) & ~(DYL_REC_DUR_NS | DYL_REC_EXT))
+		return 0;
+	if (!(r->meta >> 28 & DYL_REC_EXT))
+		return sizeof(*r);
+	if (room < sizeof(*r) + 8)
+		return 0;
+	uint64_t h = *(const uint64_t *)(r + 1);
+	uint32_t words = h & 0xff, x = h >> 8 & 0xff, nc = h >> 16 & 0xff;
+	uint64_t n = (x & DYL_X_NARROW) ? 4 : 8;
+	uint64_t bytes = 8 + ((x & DYL_X_WIDE) ? 16 : 0) + ((x & DYL_X_SIZES) ? 3 * n : 0) +
+			 nc * n + (h >> 32);
+	if ((x & ~(DYL_X_SEQ | DYL_X_SIZES | DYL_X_WIDE | DYL_X_NARROW)) ||
+	    nc > DYL_ROW_COUNTERS || words != (bytes + 7) / 8 || 8 * words > room - sizeof(*r))
+		return 0;
+	return (uint32_t)sizeof(*r) + 8 * words;
+}
+
+/* Reads the stream's current block and sorts its records and open calls.  A damaged
+ * record ends the block: the records after it cannot be found. */
+static int load(struct dyl_conv *c, struct stream *s, const struct blk *b)
 {
 	size_t n = b->len / sizeof(struct dyl_rec) + b->nopen;
 	size_t opens = b->nopen * sizeof(struct dyl_open);
@@ -429,9 +472,12 @@ static int load(const struct dyl_conv *c, struct stream *s, const struct blk *b)
 	n = 0;
 	for (uint32_t off = 0; off + sizeof(struct dyl_rec) <= b->len;) {
 		const struct dyl_rec *r = (const struct dyl_rec *)(recs + off);
-		uint32_t size = dyl_rec_size(r), d = dyl_rec_depth(r);
-		if (size > b->len - off)
-			break;	/* a damaged record: the rest of the block is not readable */
+		uint32_t size = rec_check(r, b->len - off);
+		if (!size) {
+			damaged(c, b->at + opens + off, "the rest of its block is skipped");
+			break;
+		}
+		uint32_t d = dyl_rec_depth(r);
 		s->items[n++] = (struct item){ r->t_start, (uint32_t)opens + off,
 					       (uint16_t)(d < 0xffff ? d : 0xffff), 0 };
 		off += size;
@@ -566,6 +612,7 @@ static uint64_t get(const unsigned char **p, unsigned n)
 	return v;
 }
 
+/* R passed rec_check() when its block was loaded: its payload's fields are within it. */
 static void decode(struct dyl_conv *c, struct dyl_row *row, const struct dyl_rec *r)
 {
 	const uint64_t *w = (const uint64_t *)(r + 1);
@@ -703,6 +750,12 @@ int dyl_conv_cut_short(const struct dyl_conv *c)
 	return c->cut_short;
 }
 
+uint64_t dyl_conv_damage(const struct dyl_conv *c, const char **what)
+{
+	*what = c->damage_what;
+	return c->damage_at;
+}
+
 void dyl_conv_close(struct dyl_conv *c)
 {
 	if (!c)
@@ -776,7 +829,9 @@ static char *put_i64_opt(char *p, int64_t v)
 	return put_u64(p, (uint64_t)v);
 }
 
-/* A CSV field, quoted when it holds a comma, quote or newline. */
+/* A CSV field, quoted when it holds a comma, quote or newline: the N bytes of S, cut
+ * short where they would pass END (the quotes included).  P may be past END already:
+ * then nothing is written. */
 static char *put_field(char *p, char *end, const char *s, size_t n)
 {
 	const char *e = s + n;
@@ -785,9 +840,12 @@ static char *put_field(char *p, char *end, const char *s, size_t n)
 	for (const char *q = s; q < e; q++)
 		if (*q == ',' || *q == '"' || *q == '\n' || *q == '\r')
 			quote = 1;
+	if (end - p < 2 * quote)
+		return p;
 	if (quote)
 		*p++ = '"';
-	for (; s < e && p < end - 3; s++) {
+	/* room for a doubled quote and the closing one */
+	for (; s < e && end - p >= 2 + quote; s++) {
 		if (*s == '"')
 			*p++ = '"';
 		*p++ = (*s == '\n' || *s == '\r') ? ' ' : *s;
@@ -799,7 +857,8 @@ static char *put_field(char *p, char *end, const char *s, size_t n)
 
 size_t dyl_format_row(char *out, size_t room, const struct dyl_row *r, unsigned ncolumns)
 {
-	/* 16 columns of 21 characters at most after args */
+	/* kept back from ROOM: the numbers between func and args (7 fields, 117 characters
+	 * at most) and 16 columns of 21 characters after args; func and args end at END */
 	char *p = out, *end = out + room - 24 * 24;
 	int64_t work = r->work;
 

@@ -404,6 +404,11 @@ void dyl_spool_convert(void)
 		}
 		dyl_trace_put(out, o);
 		dyl_rt.seq = dyl_conv_seq(c);
+		const char *lost;
+		uint64_t at = dyl_conv_damage(c, &lost);
+		if (at)	/* written over while the program ran (by it, or another process) */
+			dyl_warn_once("spool-damaged", "the spool %s is damaged at byte %llu: %s",
+				      dyl_rt.spool_path, (unsigned long long)at, lost);
 		dyl_conv_close(c);
 	} else {
 		dyl_warn_once("spool", "cannot convert the spool %s: %s", dyl_rt.spool_path, why);

@@ -705,7 +705,8 @@ uint64_t *rows_by_seq(struct trace_src *src, size_t *count)
 				out[o++] = slot[s] - 1;
 		free(slot);
 	} else {
-		qsort(all, n, sizeof(*all), by_seq);
+		if (n > 1)	/* a trace without rows: ALL is NULL, which qsort may not get */
+			qsort(all, n, sizeof(*all), by_seq);
 		for (size_t i = 0; i < n; i++) {
 			if (i > 0 && all[i].seq == all[i - 1].seq) {
 				duplicate(src, all[i].seq, all[i - 1].pos, all[i].pos);

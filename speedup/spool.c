@@ -32,11 +32,18 @@ static int finished(const char *data, size_t size)
 	return memmem(data + size - tail, tail, "# total_ns=", 11) != NULL;
 }
 
-/* The value of '# pid=' in a trace's first lines, or -1. */
+/* The value of '# pid=' in a trace's first lines, or -1.  Read within SIZE: a mapped
+ * file has no NUL after its last byte (strtol could run past it). */
 static long pid_of(const char *data, size_t size)
 {
 	const char *p = memmem(data, size < 4096 ? size : 4096, "\n# pid=", 7);
-	return p ? strtol(p + 7, NULL, 10) : -1;
+	long pid = 0;
+
+	if (!p)
+		return -1;
+	for (p += 7; p < data + size && *p >= '0' && *p <= '9' && pid < (1L << 40); p++)
+		pid = pid * 10 + (*p - '0');
+	return pid;
 }
 
 struct text {
@@ -102,7 +109,12 @@ static int convert(struct input_file *f, const char *spool, int fd, uint64_t siz
 			      "could not be written further)\n");
 	if (!bad)
 		bad = put(&t, note, (size_t)n);
-	if (!bad && dyl_conv_cut_short(c))
+	const char *lost;
+	uint64_t at = dyl_conv_damage(c, &lost);
+	if (!bad && at)
+		input_warning(spool, 0, "damaged at byte %llu (sizes that do not add up): %s",
+			      (unsigned long long)at, lost);
+	else if (!bad && dyl_conv_cut_short(c))
 		input_warning(spool, 0, "its last part was cut short (%s); the rows before it "
 			      "are read", full ? "the disk was full" : "the process died while writing it");
 	dyl_conv_close(c);

@@ -590,6 +590,89 @@ def test_damaged_spool_read_up_to_the_damage(tiny, tmp_path):
         assert r.returncode in (0, 2), r
 
 
+def spool_records(data):
+    """The records in the windows of a spool (dyl_spool.h): [(file offset, size,
+    payload header word or None)], in file order."""
+    import struct
+    found, off = [], 16
+    while off + 8 <= len(data):
+        kind, length = struct.unpack_from('<II', data, off)
+        if kind == 0 or length > len(data) - off - 8:
+            break
+        if kind == 0x4e495757:      # DYL_CH_WINDOW: struct dyl_window, 64 bytes
+            used = struct.unpack_from('<I', data, off + 20)[0]
+            at, end = off + 64, off + 64 + used
+            while at + 16 <= end:
+                meta = struct.unpack_from('<I', data, at + 12)[0]
+                head = struct.unpack_from('<Q', data, at + 16)[0] if meta >> 28 & 2 else None
+                size = 16 + (8 * (head & 0xff) if head is not None else 0)
+                found.append((at, size, head))
+                at += size
+        off += 8 + length
+    return found
+
+
+@pytest.mark.parametrize('args_len', [10 ** 8, 5000])
+def test_damaged_args_length_is_reported(tiny, tmp_path, args_len):
+    """A record whose args_len says more than the record holds (a disk error, a stray
+    write): dyl-trace reads the rows before it, says in one line where the damage is
+    (file, byte offset), and prints none of the bytes that follow as argument text."""
+    wrap = dyltest.wrap(str(tmp_path), '--lib', tiny.lib, '--header',
+                        os.path.join(APPS, 'tiny.h'), '-g', 'std.args', name='args.so')
+    path = str(tmp_path / 'trace.csv')
+    kill_when_ready([tiny.app, 'kill-me', '1', '400'],
+                    {'LD_PRELOAD': wrap, 'DYL_TRACE': path}, tmp_path)
+    data = bytearray(open(str(tmp_path / '.trace.csv.dylspool'), 'rb').read())
+    with_args = [(at, head) for at, _, head in spool_records(data)
+                 if head is not None and head >> 32]
+    assert len(with_args) >= 800, 'every call has its argument text'
+    at, head = with_args[len(with_args) * 3 // 4]      # in the middle of a window
+    data[at + 16:at + 24] = ((head & 0xffffffff) | args_len << 32).to_bytes(8, 'little')
+    spool = tmp_path / 'hit.dylspool'
+    spool.write_bytes(bytes(data))
+    r = subprocess.run([os.path.join(dyltest.ROOT, 'bin', 'dyl-trace'), str(spool)],
+                       capture_output=True, text=True, errors='replace', timeout=60)
+    assert r.returncode == 0, r
+    said = [ln for ln in r.stderr.splitlines() if 'damaged at' in ln]
+    assert len(said) == 1 and str(spool) in said[0], r.stderr
+    assert f'damaged at byte {at} ' in said[0], r.stderr
+    rows = [ln for ln in r.stdout.splitlines() if ln[:1].isdigit()]
+    assert len(with_args) * 3 // 4 <= len(rows) < len(with_args)
+    import re
+    for ln in rows:
+        assert re.fullmatch(r'\d+,\d+,tiny_\w+,\d+,\d+,,,,\d+,[a-z0-9= ]*', ln), ln
+
+
+def test_spool_damaged_while_running(tiny, tmp_path):
+    """Another process writes over a record in the spool while the program runs (the
+    windows are the spool's pages): at exit the runtime's converter reads the rows up
+    to it, the program is unharmed, and one line says where the damage is."""
+    wrap = dyltest.wrap(str(tmp_path), '--lib', tiny.lib, '--header',
+                        os.path.join(APPS, 'tiny.h'), '-g', 'std.args', name='args.so')
+    path = str(tmp_path / 'trace.csv')
+    base = {k: v for k, v in os.environ.items() if k not in ('LD_PRELOAD', 'DYL_TRACE')}
+    p = subprocess.Popen([tiny.app, 'kill-me', '1', '400'],
+                         env=dict(base, LD_PRELOAD=wrap, DYL_TRACE=path), cwd=str(tmp_path),
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        assert p.stdout.readline().startswith(b'ready')
+        spool = str(tmp_path / '.trace.csv.dylspool')
+        with open(spool, 'r+b') as f:
+            recs = [(at, head) for at, _, head in spool_records(f.read()) if head]
+            at, head = recs[len(recs) * 3 // 4]
+            f.seek(at + 16)
+            f.write(((head & 0xffffffff) | 10 ** 8 << 32).to_bytes(8, 'little'))
+    finally:
+        _, err = p.communicate(b'\n', timeout=30)
+    assert p.returncode == 0, err
+    said = [ln for ln in err.decode().splitlines() if 'damaged at byte' in ln]
+    # (at exit the windows are copied out first: the offset is that of the record's copy)
+    assert len(said) == 1 and f'{spool} is damaged at byte ' in said[0], err
+    tr = Trace(path)
+    assert len(recs) * 3 // 4 <= len(tr.rows) < len(recs)
+    assert all(r['func'].startswith('tiny_') for r in tr.rows)
+
+
 def test_sigkill_of_a_forked_child(tiny, tmp_path):
     """A forked child killed before its first write-out: its calls are in its own
     spool (not in the window it inherited, which is its parent's), and its parent's

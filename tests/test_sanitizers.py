@@ -430,3 +430,95 @@ def test_tsan_first_call_in_a_signal_handler(tsan, repro, tmp_path):
     """The wrapper's constructor resolved every original (dyl_resolve_all): a first call
     from a signal handler runs no dlopen/dlsym/malloc there."""
     assert _seen(tsan, repro, tmp_path, 'resolve-in-handler', 'handler') is None
+
+
+# --- the C tools over the fuzz corpus and bad inputs ----------------------------------
+
+# bin/dyl-trace, dyl-speedup and dyl-model built with ASan + UBSan: every file of the
+# fuzz corpus (tests/fuzz/corpus/: spools, traces, models, two damaged spools) and bad
+# inputs made from them (cut short, emptied, bytes flipped, a trace without rows, a
+# directory, no file) through each command.  A bad input gives exit 2 (1: nothing to
+# do); never a sanitizer report.  Leak checking is off: the tools are one-shot
+# processes that leave their memory to exit() on error paths.
+TOOL_ENV = {'ASAN_OPTIONS': 'detect_leaks=0:abort_on_error=0:exitcode=66',
+            'UBSAN_OPTIONS': 'halt_on_error=1:print_stacktrace=1:exitcode=66'}
+CORPUS = os.path.join(ROOT, 'tests', 'fuzz', 'corpus')
+
+
+@pytest.fixture(scope='module')
+def tools(tmp_path_factory):
+    if not _sanitizer_lib('libasan.so'):
+        pytest.skip(f'{CC} has no libasan.so')
+    d = str(tmp_path_factory.mktemp('tools'))
+    speedup = os.path.join(ROOT, 'speedup')
+    shared = sorted(os.path.join(speedup, f) for f in os.listdir(speedup)
+                    if f.endswith('.c') and not f.startswith('dyl-'))
+    flags = [*SAN_FLAGS['asan'], '-std=gnu11', '-I' + os.path.join(RUNTIME, 'include')]
+    # the shared files compiled once, linked into each command
+    dyltest.run([CC, *flags, '-c', *shared, os.path.join(RUNTIME, 'convert.c')], cwd=d)
+    objs = sorted(os.path.join(d, f) for f in os.listdir(d) if f.endswith('.o'))
+    for name in ('dyl-trace', 'dyl-speedup', 'dyl-model'):
+        dyltest.run([CC, *flags, '-o', os.path.join(d, name),
+                     os.path.join(speedup, name + '.c'), *objs, '-lm'])
+    return d
+
+
+def bad_inputs(d):
+    """{name: path}: the corpus, and bad inputs made from it in D."""
+    files = {f'{kind}/{f}': os.path.join(CORPUS, kind, f)
+             for kind in ('spool', 'trace', 'model') for f in os.listdir(os.path.join(CORPUS, kind))}
+    made = {}
+    for name, path in list(files.items()):
+        data = open(path, 'rb').read()
+        made[name + ':half'] = data[:len(data) // 2]
+        flipped = bytearray(data)
+        rnd = __import__('random').Random(name)
+        for _ in range(8):
+            flipped[rnd.randrange(len(flipped))] = rnd.randrange(256)
+        made[name + ':flipped'] = bytes(flipped)
+    made['empty'] = b''
+    made['nul'] = b'\0' * 4096
+    made['spool-magic-only'] = b'DYLSPOOL'
+    # a trace that ends in its pid, its last byte the last of a page (mapped: no NUL after)
+    made['ends-in-pid'] = b'# dyliberator trace 1\n# pid=' + b'7' * (4096 - 28)
+    made['not-utf8-func'] = open(os.path.join(CORPUS, 'trace', 'nest.csv'), 'rb').read() \
+        .replace(b'tiny_add', b'tiny_\xff\x1b[31m')
+    for name, data in made.items():
+        path = os.path.join(d, name.replace('/', '-').replace(':', '-'))
+        with open(path, 'wb') as f:
+            f.write(data)
+        files[name] = path
+    files['directory'] = d
+    files['missing'] = os.path.join(d, 'no-such-file')
+    return files
+
+
+# command name -> argv after the tool ({f}: the input; {model}, {trace}: a good one; {out})
+TOOL_RUNS = {
+    'trace-cat': ['dyl-trace', '{f}'],
+    'trace-summary': ['dyl-trace', 'summary', '{f}', '{trace}'],
+    'trace-summary-json': ['dyl-trace', 'summary', '--json', '{f}'],
+    'trace-chrome': ['dyl-trace', 'chrome', '{f}', '-o', '{out}'],
+    'speedup-trace': ['dyl-speedup', '{f}', '{model}'],
+    'speedup-model': ['dyl-speedup', '{trace}', '{f}'],
+    'model': ['dyl-model', '{f}'],
+    'model-bytes': ['dyl-model', '{f}', '--bytes', '--all-depths'],
+}
+
+
+@pytest.mark.parametrize('run', list(TOOL_RUNS))
+def test_tools_under_asan_ubsan(tools, tmp_path, run):
+    inputs = bad_inputs(str(tmp_path))
+    subst = {'{model}': os.path.join(CORPUS, 'model', 'lu-model.csv'),
+             '{trace}': os.path.join(CORPUS, 'trace', 'lu-trace.csv'),
+             '{out}': str(tmp_path / 'out.json')}
+    env = dict(_clean_env(), **TOOL_ENV)
+    wrong = []
+    for name, path in sorted(inputs.items()):
+        argv = [subst.get(a, a).replace('{f}', path) for a in TOOL_RUNS[run]]
+        argv[0] = os.path.join(tools, argv[0])
+        r = subprocess.run(argv, capture_output=True, env=env, timeout=TIMEOUT, cwd=str(tmp_path))
+        err = r.stderr.decode(errors='replace')
+        if reports(err) or r.returncode not in (0, 1, 2):
+            wrong.append(f'{name}: exit {r.returncode}\n{err[-2500:]}')
+    assert not wrong, f'{len(wrong)} of {len(inputs)} inputs:\n' + '\n'.join(wrong)[-8000:]

@@ -181,6 +181,11 @@ const char *dyl_conv_header(const struct dyl_conv *c, size_t *len);
 unsigned dyl_conv_ncolumns(const struct dyl_conv *c);
 uint64_t dyl_conv_last_end_ns(const struct dyl_conv *c);
 int dyl_conv_cut_short(const struct dyl_conv *c);
+/* Where the spool is damaged (a chunk or record whose sizes do not add up, as from a
+ * disk error or a stray write): the byte offset of the first such place, 0 if none,
+ * and in *WHAT what was lost there.  Known once the rows are read: a record is checked
+ * when its block's turn comes.  Nothing is read past a damaged place's own bytes. */
+uint64_t dyl_conv_damage(const struct dyl_conv *c, const char **what);
 void dyl_conv_close(struct dyl_conv *c);
 
 /* One CSV row (no stdio); ROOM must be at least DYL_ROW_MAX.  NCOLUMNS: the counter

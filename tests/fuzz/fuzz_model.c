@@ -1,0 +1,67 @@
+/* fuzz_model.c - the model CSV reader (speedup/model.c) on any bytes, then each model
+ * evaluated at a few sizes: f_k(w) through its samples, or f(w, bytes) over their
+ * triangulation (model2d.c, tri.c), as dyl-speedup and dyl-model use them.
+ *
+ * model.c keeps the models of every file loaded in statics, for the life of the
+ * process; here each input starts afresh, so the target includes model.c and model2d.c
+ * (and is linked without them) to free them. */
+#define _GNU_SOURCE
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "../../speedup/model.c"
+#include "../../speedup/model2d.c"
+#include "quiet.h"
+
+static void forget_models(void)
+{
+	for (int i = 0; i < nmodels; i++) {
+		struct model *m = &models[i];
+		free(m->pattern);
+		free(m->w);
+		free(m->t);
+		free(m->b);
+		free(m->lines);
+		if (m->twod) {
+			tri_free(&m->twod->mesh);
+			free(m->twod->shapes);
+			free(m->twod->slots);
+			free(m->twod);
+		}
+	}
+	free(models);
+	models = NULL;
+	nmodels = models_room = nfiles = 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char *copy = malloc(size ? size : 1);
+	struct input_file f = { "fuzz-model.csv", copy, size, 0 };
+	static const double at[] = { 0, 1, 3, 1000, 1e6, 1e300 };
+	int out;
+
+	if (!copy)
+		return 0;
+	memcpy(copy, data, size);
+	input_prog = "fuzz";
+	if (models_load(&f) == 0) {
+		for (int i = 0; i < models_count(); i++) {
+			struct model *m = models_get(i);
+			for (size_t k = 0; k < sizeof(at) / sizeof(at[0]); k++) {
+				if (!m->b) {
+					(void)model_eval(m, at[k], &out);
+					continue;
+				}
+				(void)model2d_eval(m, at[k], at[(k + 2) % 6], &out);
+				int64_t s = model2d_shape(m, (int64_t)k * 1000, (int64_t)k * 8);
+				if (s >= 0)
+					(void)model2d_f(m, s, &out);
+			}
+		}
+		(void)models_match("tiny_add");
+	}
+	forget_models();
+	free(copy);
+	return 0;
+}
