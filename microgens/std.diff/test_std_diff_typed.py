@@ -5,8 +5,8 @@ input.  A program (built with -g) calls reference BLAS dgemm_ on three 24x24 sta
 arrays filled in one corner; before each product another function leaves its own words
 where those arrays will be, as printf's frames do between two calls of an application:
 integers and addresses, or the canaries and return addresses of a recursion laid over
-such integers, or plain doubles (tests/apps/typed_frames.c).  The first two are not counted with typed=on and are with typed=off; doubles
-are counted either way."""
+such integers, or plain doubles (tests/apps/typed_frames.c).  The first two are not
+counted with typed=on and are with typed=off; doubles are counted either way."""
 import os
 
 import pytest
