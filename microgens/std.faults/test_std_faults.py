@@ -310,9 +310,11 @@ def test_fresh_pages_count_touched_pages_do_not(built, tmp_path):
     check_pages(t, sizes)
     assert t.meta['faults'] in ('user-mode and kernel faults',
                                 'user-mode faults only (kernel.perf_event_paranoid=2)')
-    # what one fault costs an untraced run, measured at start-up: on any machine between
-    # a tenth of a microsecond and a millisecond (here about 1.4 us)
-    assert 100 <= int(t.meta['fault_ns']) <= 1000000, t.meta
+    # what one fault costs an untraced run, measured at start-up (here about 1.4 us): a
+    # number of nanoseconds, not a time checked.  No fault takes under a tenth of a
+    # microsecond; where transparent huge pages are always on, the runtime times one
+    # 2 MiB fault alone, and the time slice another job takes from it is in it
+    assert 100 <= int(t.meta['fault_ns']) < 1_000_000_000, t.meta
 
 
 def test_dgemm_into_a_fresh_matrix(built, tmp_path):
