@@ -11,8 +11,8 @@ import time
 
 import pytest
 
-from dyltest import (DYLIBERATOR, EXAMPLES, Trace, build_c, dyliberator, lib_path, list_verdicts, readelf_dynsyms, run,
-                     run_both, wrap)
+from dyltest import (DYLIBERATOR, EXAMPLES, TIMEOUT, Trace, build_c, dyliberator, lib_path, list_verdicts,
+                     readelf_dynsyms, run, run_both, wrap)
 
 LIBCRYPTO = 'libcrypto.so.3'
 LIBSSL = 'libssl.so.3'
@@ -46,10 +46,12 @@ def whole(tmp_path_factory):
     so = os.path.join(str(d), 'crypto.so')
     # OUT.d/Makefile takes CFLAGS from the environment.  -O1 compiles the 5000+ wrappers
     # in about 60% of the default -O2's time and changes nothing of what is generated;
-    # it keeps this module within its time budget on a busy machine.
+    # it keeps this module within its time budget on a busy machine.  The one command
+    # that takes minutes (39 s of CPU; 107 s on 2 cores shared by 6 jobs, 300 s+ with
+    # 2 more): a hang guard 4 times the others'
     env = dict(os.environ, CFLAGS='-O1 -g')
     t0 = time.monotonic()
-    run([DYLIBERATOR, '-q', '--lib', LIBCRYPTO, '-o', so], cwd=str(d), env=env)
+    run([DYLIBERATOR, '-q', '--lib', LIBCRYPTO, '-o', so], cwd=str(d), env=env, timeout=4 * TIMEOUT)
     print(f'\nwhole-libcrypto wrapper generated and built in {time.monotonic() - t0:.1f} s')
     assert os.path.exists(so)
     return so, so[:-3] + '.d'
