@@ -11,14 +11,16 @@ SOURCE = r'''
 void sleepy(int us) { usleep(us); }
 int tick(int x) { return x + 1; }
 '''
-# 3 sleeps of 20 ms, each between 1000 short calls: the conversion must keep both right
+# 3 sleeps of 20 ms, each after about 1000 short calls: the conversion must keep both
+# right.  992, 992 and 991: the second and third sleeps fall on calls the tracing cost
+# samples (see test_tracing_cost_is_measured_and_excludes_the_calls)
 APP = r'''
 #include <stdio.h>
 #include "clk.h"
 int main(void) {
 	int x = 0;
 	for (int i = 0; i < 3; i++) {
-		for (int j = 0; j < 1000; j++)
+		for (int j = 0; j < (i < 2 ? 992 : 991); j++)
 			x = tick(x);
 		sleepy(20000);
 	}
@@ -50,7 +52,7 @@ def test_clock_choice_and_times(built, clock):
         pytest.skip('no invariant TSC')
     env = {'DYL_CLOCK': clock} if clock else {}
     r, tp = run_both([app], w, d, env=env, trace=f'clk-{clock}.csv')
-    assert r.stdout == b'3000\n'
+    assert r.stdout == b'2975\n'
     t = Trace(tp)
     want = clock or ('tsc' if has_invariant_tsc() else 'monotonic')
     assert t.meta['clock'] == want
@@ -58,7 +60,7 @@ def test_clock_choice_and_times(built, clock):
     assert 0 < cost < 10_000
     sleeps = [r for r in t.by_seq() if r['func'] == 'sleepy']
     ticks = [r for r in t.by_seq() if r['func'] == 'tick']
-    assert len(sleeps) == 3 and len(ticks) == 3000
+    assert len(sleeps) == 3 and len(ticks) == 2975
     for s in sleeps:
         assert 20_000_000 <= int(s['t_ns']) < 2_000_000_000
     # one thread: seq order is start order, the calls do not overlap, and all lie
@@ -75,9 +77,11 @@ def test_clock_choice_and_times(built, clock):
 def test_tracing_cost_is_measured_and_excludes_the_calls(built, timing):
     # '# overhead_ns=' is what tracing cost the process: every call of a thread's first 64,
     # then one in 32, timed from dyl_enter to the end of dyl_leave less its own t_ns, and
-    # weighted by the calls it stands for.  3003 calls: 64 + (3003 - 64) // 32 = 155 timed.
-    # The three 20 ms sleeps are calls, not overhead: with t_ns not taken off (or, on the
-    # thread clock, a wall-clock measure set against CPU time) they would add 60 ms.
+    # weighted by the calls it stands for; a function's first call is not counted (tick's
+    # and sleepy's).  2976 calls counted: 64 + (2976 - 64) // 32 = 155 timed, the second
+    # and third sleeps (counted calls 1984 and 2976) among them, each standing for 32.
+    # The sleeps are calls, not overhead: with t_ns not taken off (or, on the thread
+    # clock, a wall-clock measure set against CPU time) they would add 2 x 32 x 20 ms.
     d, app, w = built
     if timing == 'tsc' and not has_invariant_tsc():
         pytest.skip('no invariant TSC')
@@ -90,6 +94,9 @@ def test_tracing_cost_is_measured_and_excludes_the_calls(built, timing):
     t = Trace(tp)
     assert int(t.meta['overhead_calls_timed']) == 155
     over = int(t.meta['overhead_ns'])
-    # more than nothing per call; far less than one sleep (a few us a call at most,
-    # plus the one-off set-up: creating the trace and its spool, looking the originals up)
-    assert 3003 * 1 < over < 15_000_000, over
+    # more than nothing per call; a tenth of what the sleeps would add, no more.  What
+    # tracing costs is the machine's (a few us a call where the thread clock is a system
+    # call: 11-13 ms here; 1-2 ms on the TSC), plus the one-off set-up (creating the trace
+    # and its spool, looking the originals up) and, on a busy machine, the time slices
+    # other jobs took inside the timed parts: not a bound to check, a measurement
+    assert 2976 * 1 < over < 2 * 32 * 20_000_000 // 10, over

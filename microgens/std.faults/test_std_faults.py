@@ -12,7 +12,7 @@ import tempfile
 
 import pytest
 
-from dyltest import EXAMPLES, REF_BLAS, TIMEOUT, Trace, build_c, run_both, wrap
+from dyltest import EXAMPLES, REF_BLAS, ROOT, TIMEOUT, Trace, build_c, run_both, wrap
 
 BLAS_H = os.path.join(EXAMPLES, 'blas.h')
 LINK = [f'-I{EXAMPLES}', '-pthread', REF_BLAS, f'-Wl,-rpath,{os.path.dirname(REF_BLAS)}']
@@ -310,9 +310,11 @@ def test_fresh_pages_count_touched_pages_do_not(built, tmp_path):
     check_pages(t, sizes)
     assert t.meta['faults'] in ('user-mode and kernel faults',
                                 'user-mode faults only (kernel.perf_event_paranoid=2)')
-    # what one fault costs an untraced run, measured at start-up: on any machine between
-    # a tenth of a microsecond and a millisecond (here about 1.4 us)
-    assert 100 <= int(t.meta['fault_ns']) <= 1000000, t.meta
+    # what one fault costs an untraced run, measured at start-up (here about 1.4 us): a
+    # number of nanoseconds, not a time checked.  No fault takes under a tenth of a
+    # microsecond; where transparent huge pages are always on, the runtime times one
+    # 2 MiB fault alone, and the time slice another job takes from it is in it
+    assert 100 <= int(t.meta['fault_ns']) < 1_000_000_000, t.meta
 
 
 def test_dgemm_into_a_fresh_matrix(built, tmp_path):
@@ -440,11 +442,14 @@ def test_unprivileged_user_counts_user_mode_faults(built, tmp_path):
     root = Trace(run_both([rd], rw, tmp_path, trace='root.csv')[1])
     assert root.meta['faults'] == 'user-mode and kernel faults'
     assert 40 <= faults(root.rows)[0] <= 40 + SLACK
-    # a directory the user can reach: the programs, the wrappers and the traces
+    # a directory the user can reach: the programs, the wrappers, the runtime and the
+    # traces.  The wrappers find libdylrt.so by their runpath, the clone's build/, which
+    # the user may not reach (a clone under /root, 0700): LD_LIBRARY_PATH, searched
+    # first, names the copy
     shared = tempfile.mkdtemp(prefix='dyl-faults-')
     try:
         os.chmod(shared, 0o777)
-        for f in (app, wrapper, rd, rw):
+        for f in (app, wrapper, rd, rw, os.path.join(ROOT, 'build', 'libdylrt.so')):
             shutil.copy(f, shared)
         nobody = ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups']
         env = dict(os.environ)
@@ -455,8 +460,9 @@ def test_unprivileged_user_counts_user_mode_faults(built, tmp_path):
             path = os.path.join(shared, os.path.basename(prog) + '.csv')
             plain = subprocess.run(nobody + cmd, capture_output=True, env=env, timeout=TIMEOUT)
             # (preloaded past setpriv: the wrapped read would be setpriv's too, as root)
-            r = subprocess.run(nobody + ['env', f'DYL_TRACE={path}', 'LD_PRELOAD='
-                                         + os.path.join(shared, os.path.basename(wrapper))] + cmd,
+            pre = os.path.join(shared, os.path.basename(wrapper))
+            r = subprocess.run(nobody + ['env', f'DYL_TRACE={path}', f'LD_LIBRARY_PATH={shared}',
+                                         f'LD_PRELOAD={pre}'] + cmd,
                                capture_output=True, env=env, timeout=TIMEOUT)
             assert plain.returncode == r.returncode == 0
             assert (plain.stdout, plain.stderr) == (r.stdout, r.stderr)
