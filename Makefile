@@ -71,8 +71,7 @@ FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=a
 	-std=gnu11 -Iruntime/include -Ispeedup
 FUZZ_SRC_spool := runtime/convert.c
 FUZZ_SRC_trace := $(SHARED_SRC) runtime/convert.c
-# (fuzz_model.c includes model.c and model2d.c, to free their statics between inputs)
-FUZZ_SRC_model := $(filter-out speedup/model.c speedup/model2d.c,$(SHARED_SRC)) runtime/convert.c
+FUZZ_SRC_model := $(SHARED_SRC) runtime/convert.c
 
 fuzz-build: $(FUZZ_TARGETS:%=$(B)/fuzz/fuzz_%)
 $(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/quiet.h $(SHARED_SRC) runtime/convert.c \

@@ -35,6 +35,24 @@ struct model *models_get(int i)
 
 static int nfiles;	/* model files loaded */
 
+void models_free(void)
+{
+	for (int i = 0; i < nmodels; i++) {
+		struct model *m = &models[i];
+		if (m->shown != m->pattern)
+			free((char *)m->shown);	/* shown_keep's escaped copy */
+		free(m->pattern);
+		free(m->w);
+		free(m->t);
+		free(m->b);
+		free(m->lines);
+		model2d_free(m);
+	}
+	free(models);
+	models = NULL;
+	nmodels = models_room = nfiles = 0;
+}
+
 static struct model *new_model(char *pattern, const char *file, unsigned long line)
 {
 	if (nmodels == models_room) {

@@ -38,6 +38,8 @@ struct model {
  * Returns 0, or -1 after printing the error. */
 int models_load(const struct input_file *f);
 int models_count(void);
+/* Frees every model loaded so far (a long-lived reader, a fuzz target). */
+void models_free(void);
 struct model *models_get(int i);
 /* The first model whose pattern matches NAME, in the order the models were given;
  * -1 if none.  Records the match in the models (NAME must outlive them). */

@@ -33,6 +33,17 @@ struct model2d {
 	size_t last;		/* the shape of the previous call: runs of one shape are common */
 };
 
+void model2d_free(struct model *m)
+{
+	if (!m->twod)
+		return;
+	tri_free(&m->twod->mesh);
+	free(m->twod->shapes);
+	free(m->twod->slots);
+	free(m->twod);
+	m->twod = NULL;
+}
+
 int model2d_build(struct model *m)
 {
 	double *x = malloc(m->n * sizeof(double)), *y = malloc(m->n * sizeof(double));

@@ -18,6 +18,8 @@ struct model;
 
 /* Triangulates M's samples (w, b, t; M->b set).  0, or -1 when out of memory. */
 int model2d_build(struct model *m);
+/* Frees what model2d_build made (M->twod); nothing when there is none. */
+void model2d_free(struct model *m);
 
 /* The index of the call shape (WORK, BYTES) among those M has met: f is computed the
  * first time a shape is met (traces repeat a few shapes millions of times).  -1 when out

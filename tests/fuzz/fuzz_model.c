@@ -1,38 +1,14 @@
 /* fuzz_model.c - the model CSV reader (speedup/model.c) on any bytes, then each model
  * evaluated at a few sizes: f_k(w) through its samples, or f(w, bytes) over their
  * triangulation (model2d.c, tri.c), as dyl-speedup and dyl-model use them.
- *
- * model.c keeps the models of every file loaded in statics, for the life of the
- * process; here each input starts afresh, so the target includes model.c and model2d.c
- * (and is linked without them) to free them. */
+ * Each input starts afresh: models_free() drops what the last one loaded. */
 #define _GNU_SOURCE
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "../../speedup/model.c"
-#include "../../speedup/model2d.c"
+#include "../../speedup/model.h"
+#include "../../speedup/model2d.h"
 #include "quiet.h"
-
-static void forget_models(void)
-{
-	for (int i = 0; i < nmodels; i++) {
-		struct model *m = &models[i];
-		free(m->pattern);
-		free(m->w);
-		free(m->t);
-		free(m->b);
-		free(m->lines);
-		if (m->twod) {
-			tri_free(&m->twod->mesh);
-			free(m->twod->shapes);
-			free(m->twod->slots);
-			free(m->twod);
-		}
-	}
-	free(models);
-	models = NULL;
-	nmodels = models_room = nfiles = 0;
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -61,7 +37,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		(void)models_match("tiny_add");
 	}
-	forget_models();
+	models_free();
 	free(copy);
 	return 0;
 }
