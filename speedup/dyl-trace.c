@@ -154,17 +154,9 @@ static void put_json_str(const char *s, size_t n)
 			put((const char *)p, 1);
 			p++;
 		} else {
-			/* a UTF-8 sequence: its length from the lead byte, each follower 10xxxxxx,
-			 * no overlong forms, no surrogates, nothing above U+10FFFF */
-			int len = c >= 0xf0 && c <= 0xf4 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
-			int ok = len && end - p >= len;
-			for (int i = 1; ok && i < len; i++)
-				ok = (p[i] & 0xc0) == 0x80;
-			if (ok && len == 3)
-				ok = !(c == 0xe0 && p[1] < 0xa0) && !(c == 0xed && p[1] >= 0xa0);
-			if (ok && len == 4)
-				ok = !(c == 0xf0 && p[1] < 0x90) && !(c == 0xf4 && p[1] >= 0x90);
-			if (ok) {
+			/* a UTF-8 sequence (shown.h: no overlong forms, no surrogates) */
+			int len = utf8_len(p, end);
+			if (len > 0) {
 				put((const char *)p, (size_t)len);
 				p += len;
 			} else {
