@@ -12,6 +12,8 @@ import os
 import re
 from dataclasses import dataclass
 
+from . import text as textmod
+
 LOCATIONS = ('prefix', 'postfix')
 
 
@@ -123,10 +125,9 @@ def load(paths):
         except OSError as e:
             raise DefsProblem(f'{p}: {e.strerror}') from None
         try:
-            text = data.decode('utf-8')
-        except UnicodeDecodeError as e:
-            line = data.count(b'\n', 0, e.start) + 1
-            raise DefsProblem(f'{p}:{line}: not UTF-8 text (byte 0x{data[e.start]:02x})') from None
+            text = textmod.decode(data, p)
+        except ValueError as e:
+            raise DefsProblem(str(e)) from None
         if '\0' in text:
             line = text.count('\n', 0, text.index('\0')) + 1
             raise DefsProblem(f'{p}:{line}: a NUL byte: not a text file')

@@ -192,6 +192,15 @@ def function_view(choice, libview, macros, defs, active):
     return f
 
 
+def _expand(mg, point, macro, *args):
+    """MACRO (micro-generator MG's POINT) called on ARGS, as text.  A user's template may
+    raise anything: its error, named by the template, not a traceback of ours."""
+    try:
+        return str(macro(*args))
+    except Exception as e:
+        raise mgmod.MicrogenProblem(f'{mg.template}: {point}: {type(e).__name__}: {e}') from None
+
+
 class Renderer:
     def __init__(self, gens):
         """GENS: [(Microgen, params)], outermost first."""
@@ -233,10 +242,7 @@ class Renderer:
         gens = self.gens if point != 'postfix' else list(reversed(self.gens))
         for mg, params, macros in gens:
             if point in macros:
-                try:
-                    text = str(macros[point](*args, params)).strip('\n')
-                except Exception as e:   # a user's template: its error, not ours
-                    raise mgmod.MicrogenProblem(f'{mg.template}: {point}: {type(e).__name__}: {e}') from None
+                text = _expand(mg, point, macros[point], *args, params).strip('\n')
                 if text.strip():
                     out.append(text)
         return out
@@ -247,20 +253,14 @@ class Renderer:
         out = []
         for mg, params, macros in self.gens:
             if 'note' in macros:
-                try:
-                    text = ' '.join(str(macros['note'](f, params)).split())
-                except Exception as e:   # a user's template: its error, not ours
-                    raise mgmod.MicrogenProblem(f'{mg.template}: note: {type(e).__name__}: {e}') from None
+                text = ' '.join(_expand(mg, 'note', macros['note'], f, params).split())
                 if text and text not in out:   # (std.regions and std.diff name the same lengths)
                     out.append(text)
         return out
 
     def callee(self, f):
         mg, p, m = next(g for g in self.gens if 'callee' in g[2])
-        try:
-            return str(m['callee'](f, p)).strip()
-        except Exception as e:
-            raise mgmod.MicrogenProblem(f'{mg.template}: callee: {type(e).__name__}: {e}') from None
+        return _expand(mg, 'callee', m['callee'], f, p).strip()
 
     def wrapper(self, f):
         """The C text of one wrapped function, its typedefs and file-scope parts."""

@@ -30,6 +30,8 @@ import os
 import tomllib
 from dataclasses import dataclass, field
 
+from . import text
+
 POINTS = ('file', 'function', 'init', 'fini', 'end', 'prefix', 'postfix', 'callee', 'note')
 PARAM_TYPES = ('string', 'library')
 DEFAULT_SET = ['std.time', 'std.trace']
@@ -94,15 +96,11 @@ class Microgen:
 
 
 def utf8(data, path):
-    """DATA (bytes of PATH) as text; a file that is not UTF-8 is named with the line and
-    column of its first bad byte."""
+    """DATA (bytes of PATH) as text (text.decode), or a MicrogenProblem."""
     try:
-        return data.decode('utf-8')
-    except UnicodeDecodeError as e:
-        line = data.count(b'\n', 0, e.start) + 1
-        col = e.start - (data.rfind(b'\n', 0, e.start) + 1) + 1
-        raise MicrogenProblem(f'{path}:{line}: not UTF-8 text (byte 0x{data[e.start]:02x} '
-                              f'at column {col})') from None
+        return text.decode(data, path)
+    except ValueError as e:
+        raise MicrogenProblem(str(e)) from None
 
 
 def _load_one(folder):
