@@ -132,45 +132,9 @@ static void put_csv_field(const char *s)
 	put("\"", 1);
 }
 
-/* A JSON string: quotes, backslashes and control characters escaped, bytes that are not
- * UTF-8 replaced by U+FFFD, so that any name or command line gives valid JSON. */
-static void put_json_str(const char *s, size_t n)
-{
-	const unsigned char *p = (const unsigned char *)s, *end = p + n;
-
-	put("\"", 1);
-	while (p < end) {
-		unsigned c = *p;
-		if (c == '"' || c == '\\') {
-			char e[2] = { '\\', (char)c };
-			put(e, 2);
-			p++;
-		} else if (c < 0x20 || c == 0x7f) {
-			char e[8];
-			snprintf(e, sizeof(e), "\\u%04x", c);
-			put(e, 6);
-			p++;
-		} else if (c < 0x80) {
-			put((const char *)p, 1);
-			p++;
-		} else {
-			/* a UTF-8 sequence (shown.h: no overlong forms, no surrogates) */
-			int len = utf8_len(p, end);
-			if (len > 0) {
-				put((const char *)p, (size_t)len);
-				p += len;
-			} else {
-				puts_("\\ufffd");
-				p++;
-			}
-		}
-	}
-	put("\"", 1);
-}
-
 static void put_json_cstr(const char *s)
 {
-	put_json_str(s, strlen(s));
+	json_str(out, s, strlen(s));
 }
 
 /* --- cat --- */

@@ -381,31 +381,10 @@ static void print_table(FILE *out, const struct report *r, const int *kern, int 
 
 /* --- JSON --- */
 
-/* A JSON string: control bytes escaped, a byte that is not UTF-8 as U+FFFD (a name
- * from a trace is bytes; JSON is text). */
-static void json_string(FILE *out, const char *str)
+/* A C string as JSON (shown.h) */
+static void json_string(FILE *out, const char *s)
 {
-	const unsigned char *s = (const unsigned char *)str, *end = s + strlen(str);
-
-	fputc('"', out);
-	while (s < end) {
-		unsigned char ch = *s;
-		int len;
-		if (ch == '"' || ch == '\\')
-			fprintf(out, "\\%c", ch);
-		else if (ch < 0x20 || ch == 0x7f)
-			fprintf(out, "\\u%04x", ch);
-		else if (ch < 0x80)
-			fputc(ch, out);
-		else if ((len = utf8_len(s, end)) > 0) {
-			fwrite(s, 1, (size_t)len, out);
-			s += len;
-			continue;
-		} else
-			fputs("\\ufffd", out);
-		s++;
-	}
-	fputc('"', out);
+	json_str(out, s, strlen(s));
 }
 
 /* The shortest of %.15g..%.17g that reads back as X: exact, and 0.4 stays 0.4. */

@@ -83,3 +83,28 @@ const char *shown_keep(const char *s, size_t len)
 		return NULL;
 	return shown(s, len, buf, 4 * len + 1);
 }
+
+void json_str(FILE *out, const char *str, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)str, *end = p + len, *run = p;
+
+	putc_unlocked('"', out);
+	while (p < end) {
+		unsigned c = *p;
+		int n = c >= 0x20 && c != 0x7f && c != '"' && c != '\\' ? (c < 0x80 ? 1 : utf8_len(p, end)) : 0;
+		if (n > 0) {
+			p += n;	/* plain: written with its run */
+			continue;
+		}
+		fwrite_unlocked(run, 1, (size_t)(p - run), out);
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c < 0x80)
+			fprintf(out, "\\u%04x", c);
+		else
+			fputs("\\ufffd", out);
+		run = ++p;
+	}
+	fwrite_unlocked(run, 1, (size_t)(p - run), out);
+	putc_unlocked('"', out);
+}

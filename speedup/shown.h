@@ -6,6 +6,7 @@
 #define SPEEDUP_SHOWN_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 /* Does S (LEN bytes) need shown()? */
 int shown_needed(const char *s, size_t len);
@@ -18,5 +19,10 @@ const char *shown_keep(const char *s, size_t len);
 /* The length of the valid UTF-8 sequence at P (before END), 0 if none: no overlong
  * forms, no surrogates, nothing above U+10FFFF. */
 int utf8_len(const unsigned char *p, const unsigned char *end);
+
+/* S (LEN bytes) as a JSON string, quotes included, to OUT: quotes, backslashes and
+ * control bytes escaped, a byte that is not UTF-8 as U+FFFD (a name from a trace is
+ * bytes; JSON is text), so that any name or command line gives valid JSON. */
+void json_str(FILE *out, const char *s, size_t len);
 
 #endif
