@@ -7,7 +7,19 @@ import re
 
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+def _root():
+    """The repository's root: the nearest folder above this file with runtime/ and
+    README.md (so the file may move into a subfolder of tests/)."""
+    d = os.path.dirname(os.path.abspath(__file__))
+    while not (os.path.isdir(os.path.join(d, 'runtime')) and
+               os.path.isfile(os.path.join(d, 'README.md'))):
+        assert os.path.dirname(d) != d, 'the repository root was not found'
+        d = os.path.dirname(d)
+    return d
+
+
+ROOT = _root()
 ENV_DOC = os.path.join(ROOT, 'doc', 'environment.md')
 
 
