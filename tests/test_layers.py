@@ -36,3 +36,22 @@ def test_dot_names_every_layer_in_use():
                       ["runtime/runtime.c", "runtime/state.c"])
     assert text.startswith("digraph") and '"cluster_calls"' in text
     assert '"runtime/runtime.c" -> "runtime/state.c";' in text
+
+
+def test_settings_are_read_through_env_table():
+    # every DYL_* variable is read once, by runtime/env.c's table; the runtime's other
+    # files and the templates compiled into wrappers ask it (dyl_env, dyl_env_get)
+    import glob
+    root = layers.ROOT
+    paths = glob.glob("runtime/**/*.[ch]", root_dir=root, recursive=True)
+    paths += glob.glob("microgens/*/template.c.j2", root_dir=root)
+    paths += glob.glob("generator/templates/*.j2", root_dir=root)
+    readers = []
+    for p in sorted(paths):
+        if p == "runtime/env.c":
+            continue
+        with open(os.path.join(root, p)) as f:
+            text = f.read()
+        if "getenv(" in text or "environ" in text.replace("environment", ""):
+            readers.append(p)
+    assert readers == [], readers
