@@ -16,8 +16,11 @@ DEB_PACKAGES := gcc make python3 python3-clang-14 libclang1-14 python3-jinja2 \
 # What the benchmarks compare against and use (make bench installs them)
 BENCH_PACKAGES := uftrace ltrace bc heaptrack
 
-# runtime/*.c is the core; each feature has a folder of its own (runtime/regions/, ...)
-RT_SRC := $(wildcard runtime/*.c runtime/*/*.c)
+# runtime/*.c is the core; each feature has a folder of its own (runtime/regions/, ...).
+# Link order is the order the runtime's constructors run in: by file name, folders aside,
+# as when runtime/ was one folder.
+RT_ALL := $(wildcard runtime/*.c runtime/*/*.c)
+RT_SRC := $(foreach f,$(sort $(notdir $(RT_ALL))),$(filter %/$(f),$(RT_ALL)))
 # speedup/dyl-NAME.c is the main of bin/dyl-NAME; the rest of speedup/ is shared
 COMMANDS := $(patsubst speedup/%.c,bin/%,$(wildcard speedup/dyl-*.c))
 SHARED_SRC := $(filter-out speedup/dyl-%.c,$(wildcard speedup/*.c))

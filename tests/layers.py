@@ -12,6 +12,7 @@ sources' #include "..." lines.
     /usr/bin/python3 tests/layers.py            # check; one line per violation, exit 1
     /usr/bin/python3 tests/layers.py --dot      # the file graph in Graphviz DOT
     /usr/bin/python3 tests/layers.py --dot | dot -Tsvg > layers.svg
+    /usr/bin/python3 tests/layers.py --summary  # which layer uses which, with counts
 """
 import concurrent.futures
 import fnmatch
@@ -189,6 +190,17 @@ def main(argv):
     edges = include_edges(files) | call_edges(files)
     if "--dot" in argv:
         print(dot(edges, files))
+        return 0
+    if "--summary" in argv:
+        count = {}
+        for a, b, _ in edges:
+            la, lb = layer_of(a), layer_of(b)
+            if la and lb and la != lb:
+                count[(la, lb)] = count.get((la, lb), 0) + 1
+        order = [name for name, _, _ in LAYERS]
+        for (la, lb), n in sorted(count.items(), key=lambda x: (-order.index(x[0][0]),
+                                                               -order.index(x[0][1]))):
+            print("%-9s -> %-9s %3d" % (la, lb, n))
         return 0
     problems = check(edges, files)
     problems += ["circle between layers: " + " -> ".join(c) for c in layer_cycles(edges)]

@@ -519,5 +519,4 @@ static void after_fork(void)
 __attribute__((constructor)) static void regions_constructor(void)
 {
 	pthread_atfork(before_fork, after_fork, after_fork);
-	dyl_unwind_warm();
 }

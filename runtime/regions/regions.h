@@ -110,7 +110,6 @@ struct dyl_frames {		/* the stack pointers of the calling frames, innermost firs
 HIDDEN int dyl_stack_bounds(uintptr_t *lo, uintptr_t *hi);	/* the calling thread's stack */
 /* The frame holding P (P in the thread's stack): unwinds into FR once, from the caller
  * of the charge up to the frame above MAXP. */
-HIDDEN void dyl_unwind_warm(void);	/* libunwind's own set-up, once, early */
 HIDDEN int dyl_stack_frame(uintptr_t p, uintptr_t maxp, struct dyl_frames *fr,
 			   struct dyl_region *r);
 /* stackvars.c: the variable holding P in the frame of the function at IP (a return
