@@ -16,11 +16,15 @@ DEB_PACKAGES := gcc make python3 python3-clang-14 libclang1-14 python3-jinja2 \
 # What the benchmarks compare against and use (make bench installs them)
 BENCH_PACKAGES := uftrace ltrace bc heaptrack
 
-RT_SRC := $(wildcard runtime/*.c)
+# runtime/*.c is the core; each feature has a folder of its own (runtime/regions/, ...).
+# Link order is the order the runtime's constructors run in: by file name, folders aside,
+# as when runtime/ was one folder.
+RT_ALL := $(wildcard runtime/*.c runtime/*/*.c)
+RT_SRC := $(foreach f,$(sort $(notdir $(RT_ALL))),$(filter %/$(f),$(RT_ALL)))
 # speedup/dyl-NAME.c is the main of bin/dyl-NAME; the rest of speedup/ is shared
 COMMANDS := $(patsubst speedup/%.c,bin/%,$(wildcard speedup/dyl-*.c))
 SHARED_SRC := $(filter-out speedup/dyl-%.c,$(wildcard speedup/*.c))
-RT_HDR := $(wildcard runtime/include/*.h runtime/*.h)
+RT_HDR := $(wildcard runtime/include/*.h runtime/*.h runtime/*/*.h)
 
 .PHONY: all deps install-packages runtime test demo bench validate accuracy install clean \
 	fuzz fuzz-build
@@ -44,10 +48,17 @@ install-packages:
 		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null; \
 	fi
 
+# make DEBUG=1: the runtime with its invariants checked (DYL_ASSERT, runtime/internal.h);
+# a stamp file per mode rebuilds it when the mode changes.
+RT_MODE := $(if $(DEBUG),debug,release)
+RT_DEBUG := $(if $(DEBUG),-DDYL_DEBUG)
+$(B)/.rt-$(RT_MODE): | $(B)/.deps
+	@rm -f $(B)/.rt-*; touch $@
+
 runtime: $(B)/libdylrt.so
-$(B)/libdylrt.so: $(RT_SRC) $(RT_HDR) | $(B)/.deps
-	$(CC) $(CFLAGS) $(WARN) -std=gnu11 -fPIC -shared -fvisibility=hidden \
-		-Iruntime/include -Wl,-soname,libdylrt.so -o $@ $(RT_SRC) -lunwind -ldl -lpthread
+$(B)/libdylrt.so: $(RT_SRC) $(RT_HDR) $(B)/.rt-$(RT_MODE) | $(B)/.deps
+	$(CC) $(CFLAGS) $(RT_DEBUG) $(WARN) -std=gnu11 -fPIC -shared -fvisibility=hidden \
+		-Iruntime/include -Iruntime -Wl,-soname,libdylrt.so -o $@ $(RT_SRC) -lunwind -ldl -lpthread
 
 # The C commands over traces and models: speedup/dyl-NAME.c holds the main of
 # bin/dyl-NAME; the other files of speedup/ are shared (the trace and model readers).

@@ -142,6 +142,7 @@ void dyl_clock_setup(void)
 		dyl_tsc_on = 1;
 	else
 		dyl_tsc_on = tsc_invariant();
+	dyl_env_default(DYL_ENV_CLOCK, dyl_clock_name());
 	/* the runtime's knots start here, whatever the clock */
 	nknots = 0;
 	if (dyl_tsc_on) {
@@ -244,4 +245,21 @@ uint64_t dyl_clock_cost_ns(void)
 const char *dyl_clock_name(void)
 {
 	return dyl_tsc_on ? "tsc" : "monotonic";
+}
+
+/* The process's tracing cost so far, ns: the calls timed whole scaled to all calls,
+ * and what was timed every time. */
+uint64_t dyl_cost_ns(uint64_t *samples)
+{
+	struct dyl_cost c = { 0 };
+
+	pthread_mutex_lock(&dyl_rt.lock);
+	dyl_cost_sum(&c, &dyl_rt.cost);
+	for (struct dyl_thread *t = dyl_rt.threads; t; t = t->next)
+		dyl_cost_sum(&c, &t->cost);	/* a running thread's: a moment's view is enough */
+	pthread_mutex_unlock(&dyl_rt.lock);
+	*samples = c.samples;
+	double ticks = (double)c.whole + (double)c.outer - (double)c.inner;
+	double ns = ticks * dyl_clock_ns_per_tick() + (double)c.outer_ns - (double)c.inner_ns;
+	return ns > 0 ? (uint64_t)ns : 0;
 }

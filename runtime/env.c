@@ -7,6 +7,9 @@
  * variables (read by bin/dyliberator, never by the runtime) are listed too, so that a
  * shell that exports them for the whole session hears nothing.
  *
+ * Every DYL_* read goes through here: the runtime's files call dyl_env(ID), a
+ * micro-generator's template dyl_env_get(NAME) (dyl.h).
+ *
  * In an AT_SECURE process (setuid, setgid, file capabilities) nothing is read: the
  * runtime forwards every call (runtime.c) and the environment belongs to whoever ran it.
  */
@@ -52,6 +55,7 @@ static unsigned char set[DYL_ENV_COUNT];	/* 1: set, 2: set with a bad value */
 static char unknown[8][64];	/* DYL_* names not in the table (the first few) */
 static unsigned nunknown;
 static int ready;
+static const char *defaults[DYL_ENV_COUNT];	/* dyl_env_default's, for a NULL dflt */
 
 /* Is V one of the ", "-separated words of LIST? */
 static int allowed(const char *v, const char *list)
@@ -102,6 +106,21 @@ const char *dyl_env(enum dyl_env_id id)
 	return set[id] == 1 ? values[id] : NULL;
 }
 
+/* Exported for the micro-generators' templates (std.papi: DYL_PAPI_EVENTS), so that no
+ * code reads a DYL_* variable but through this table. */
+const char *dyl_env_get(const char *name)
+{
+	for (int i = 0; i < DYL_ENV_COUNT; i++)
+		if (!strcmp(vars[i].name, name))
+			return dyl_env((enum dyl_env_id)i);
+	return NULL;
+}
+
+void dyl_env_default(enum dyl_env_id id, const char *value)
+{
+	defaults[id] = value;
+}
+
 void dyl_env_warn(void)
 {
 	char key[80];
@@ -109,7 +128,7 @@ void dyl_env_warn(void)
 	for (int i = 0; i < DYL_ENV_COUNT; i++) {
 		if (set[i] != 2)
 			continue;
-		const char *d = vars[i].dflt ? vars[i].dflt : dyl_clock_name();
+		const char *d = vars[i].dflt ? vars[i].dflt : defaults[i] ? defaults[i] : "";
 		snprintf(key, sizeof(key), "env %s", vars[i].name);
 		dyl_warn_once(key, "%s=%.200s: unknown value; using %s (one of: %s)", vars[i].name,
 			      values[i], *d ? d : "none", vars[i].values);

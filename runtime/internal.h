@@ -1,4 +1,18 @@
-/* internal.h - what the runtime's files share; nothing here is exported. */
+/* internal.h - what the runtime's files share; nothing here is exported.
+ *
+ * The runtime is layered (tests/layers.py checks it; each file calls only its own
+ * layer and those below):
+ *   format   convert.c, record.c (dyl_spool.h): the spool's layout, no state
+ *   state    state.c: dyl_rt, the threads' dyl_self and dyl_busy, dyl_hooks, warnings
+ *   settings env.c: every DYL_* variable
+ *   clock    clock.c: ticks and their conversion to ns
+ *   output   funcs.c, spool.c, trace.c: names, the spool, the CSV trace
+ *   calls    runtime.c (the per-call path, threads, fork), notes.c, exit.c, fatal.c,
+ *            resolve.c, elfsym.c
+ * These are the core; it names no feature.  The features sit above it, each in its own
+ * folder: regions/ (std.regions' table and lookups), diff/ (std.diff, over regions/),
+ * faults/ (std.faults).  A feature the core must call installs a hook (dyl_hooks).
+ */
 #ifndef DYL_INTERNAL_H
 #define DYL_INTERNAL_H
 
@@ -10,6 +24,21 @@
 
 #define HIDDEN __attribute__((visibility("hidden")))
 #define TLS __thread __attribute__((tls_model("initial-exec")))
+
+/* Invariants (the spool's windows, locks held, the region table), checked in debug
+ * builds only (make DEBUG=1: -DDYL_DEBUG), where a failure names the file and line and
+ * aborts; in release builds they cost nothing, not even the evaluation of X. */
+#ifdef DYL_DEBUG
+HIDDEN void dyl_assert_fail(const char *what, const char *file, int line)
+	__attribute__((noreturn));
+#define DYL_ASSERT(x) ((x) ? (void)0 : dyl_assert_fail(#x, __FILE__, __LINE__))
+#include <errno.h>
+/* M is held (by some thread: a mutex does not say by which) */
+#define DYL_ASSERT_HELD(m) DYL_ASSERT(pthread_mutex_trylock(m) == EBUSY)
+#else
+#define DYL_ASSERT(x) ((void)sizeof(!(x)))	/* (not evaluated; its variables count as used) */
+#define DYL_ASSERT_HELD(m) ((void)sizeof(m))
+#endif
 
 #define DYL_MAX_FRAMES 64	/* open calls whose stack place is remembered */
 #define DYL_MAX_COLUMNS 16
@@ -124,28 +153,43 @@ HIDDEN extern struct dyl_runtime dyl_rt;
 #define DYL_SET_FD(v) __atomic_store_n(&dyl_rt.fd, (v), __ATOMIC_RELEASE)
 HIDDEN extern TLS struct dyl_thread *dyl_self;
 HIDDEN extern TLS int dyl_busy;	/* >0 while the runtime runs: wrapped calls it makes are not recorded */
-/* diff.c: std.diff's outermost call left the stack below its caller dead: taken as seen at
- * the end of its record (dyl_leave), when the wrapper has written all it writes there */
-HIDDEN extern TLS int dyl_diff_dead_pending;
-HIDDEN void dyl_diff_dead_stack(void);
+/* dyl_busy guards against this thread's own signal handlers: keep the compiler from
+ * moving the buffer's accesses out of the guarded region. */
+#define DYL_BUSY_IN() (dyl_busy++, __atomic_signal_fence(__ATOMIC_SEQ_CST))
+#define DYL_BUSY_OUT() (__atomic_signal_fence(__ATOMIC_SEQ_CST), dyl_busy--)
 
+/* What the features ask the core to call (state.c holds it; a feature installs its
+ * function with an atomic store, before it first asks for the call).  NULL: none.  The
+ * core tests a flag before each call, so a pointer costs what a direct call behind
+ * that flag cost. */
+struct dyl_hooks {
+	/* at the very end of dyl_leave, in a thread that set dyl_leave_pending (std.diff:
+	 * the stack below the outermost call's caller is dead, diff.c) */
+	void (*after_leave)(void);
+};
+HIDDEN extern struct dyl_hooks dyl_hooks;
+HIDDEN extern TLS int dyl_leave_pending;	/* the hook clears it */
+
+/* state.c */
+HIDDEN void dyl_cost_sum(struct dyl_cost *to, const struct dyl_cost *c);	/* TO += C */
+
+/* runtime.c */
 HIDDEN void dyl_init(void);
 HIDDEN struct dyl_thread *dyl_thread_get(void);
 /* Writes T's records out; OPEN: the owner's open calls (levels 0..OPEN-1) that started
  * before some of them and must be numbered before them. */
 HIDDEN void dyl_flush_thread(struct dyl_thread *t, uint32_t open);
 HIDDEN int dyl_recorded_any(void);	/* has this image recorded a call? */
-/* Tracing's own cost (struct dyl_cost): TICKS of it timed whole (set-up, write-outs);
- * and the process's total in ns so far, with the count of calls timed whole. */
+/* Tracing's own cost (struct dyl_cost): TICKS of it timed whole (set-up, write-outs;
+ * state.c). */
 HIDDEN void dyl_cost_add(uint64_t ticks);
-HIDDEN uint64_t dyl_cost_ns(uint64_t *samples);
 HIDDEN void dyl_resume(void);	/* a failed exec: recording goes on after the footer */
 
 /* FD moved to DYL_FD_FLOOR or above, close-on-exec (FD itself when that fails; -1
  * stays -1): the runtime's descriptors sit above the program's usual ones, so that the
  * program's own open() calls get the numbers they would get without the wrapper. */
 #define DYL_FD_FLOOR 900
-HIDDEN int dyl_fd_high(int fd);
+HIDDEN int dyl_fd_high(int fd);	/* state.c */
 
 /* env.c: the DYL_* variables, read once at start-up (dyl_env: the value, NULL when unset
  * or not an allowed value) */
@@ -156,6 +200,9 @@ enum dyl_env_id {
 };
 HIDDEN void dyl_env_setup(void);
 HIDDEN const char *dyl_env(enum dyl_env_id id);
+/* what holds for ID when it is unset, where the table cannot say (DYL_CLOCK: what the
+ * CPU has), for dyl_env_warn's message */
+HIDDEN void dyl_env_default(enum dyl_env_id id, const char *value);
 HIDDEN void dyl_env_warn(void);	/* unknown names and bad values, once each */
 
 /* The runtime's own descriptors (trace.c).  The program may close them and open files of
@@ -182,6 +229,9 @@ HIDDEN struct dyl_knot dyl_clock_provisional(void);
 HIDDEN uint64_t dyl_clock_cost_ns(void);
 HIDDEN double dyl_clock_ns_per_tick(void);	/* 1 on the monotonic clock */
 HIDDEN const char *dyl_clock_name(void);
+/* Tracing's own cost (struct dyl_cost): the process's total in ns so far, with the
+ * count of calls timed whole. */
+HIDDEN uint64_t dyl_cost_ns(uint64_t *samples);
 
 /* funcs.c */
 HIDDEN void dyl_func_decide(struct dyl_func *f, int record);

@@ -7,6 +7,8 @@
  * when full, when their thread exits, and at exit; the spool becomes the CSV trace when
  * the image ends (convert.c).
  *
+ * The process's state is state.c's; the features' calls, hooks (dyl_hooks).
+ *
  * Signal handlers may make wrapped calls on any thread at any moment: while dyl_busy is
  * set the runtime is between states and such a call is forwarded unrecorded; otherwise
  * it is recorded like any call (with the depth of the call it interrupted).
@@ -27,72 +29,19 @@
 #include <sys/syscall.h>
 #include "internal.h"
 
-struct dyl_runtime dyl_rt = { .fd = -1, .spool_fd = -1, .lock = PTHREAD_MUTEX_INITIALIZER,
-			      .io = PTHREAD_MUTEX_INITIALIZER, .meta = PTHREAD_MUTEX_INITIALIZER };
 const int dyl_abi_3 = 3;
-TLS struct dyl_thread *dyl_self;
-TLS int dyl_busy;
 
-/* dyl_busy guards against this thread's own signal handlers: keep the compiler from
- * moving the buffer's accesses out of the guarded region. */
-#define BUSY_IN() (dyl_busy++, __atomic_signal_fence(__ATOMIC_SEQ_CST))
-#define BUSY_OUT() (__atomic_signal_fence(__ATOMIC_SEQ_CST), dyl_busy--)
 
 /* A thread's cost sums have one writer, the thread, and are read from another thread
  * (dyl_cost_ns) while it runs: relaxed atomics, plain moves on x86. */
 #define COST_BUMP(field, x) \
 	__atomic_store_n(&(field), __atomic_load_n(&(field), __ATOMIC_RELAXED) + (x), __ATOMIC_RELAXED)
 
-static void add_cost(struct dyl_cost *to, const struct dyl_cost *c)
-{
-#define ADD(f) __atomic_fetch_add(&to->f, __atomic_load_n(&c->f, __ATOMIC_RELAXED), __ATOMIC_RELAXED)
-	ADD(outer);
-	ADD(outer_ns);
-	ADD(inner);
-	ADD(inner_ns);
-	ADD(whole);
-	ADD(samples);
-#undef ADD
-}
-
-void dyl_cost_add(uint64_t ticks)
-{
-	__atomic_fetch_add(&dyl_rt.cost.whole, ticks, __ATOMIC_RELAXED);
-}
-
-/* The process's tracing cost so far, ns: the calls timed whole scaled to all calls,
- * and what was timed every time. */
-uint64_t dyl_cost_ns(uint64_t *samples)
-{
-	struct dyl_cost c = { 0 };
-
-	pthread_mutex_lock(&dyl_rt.lock);
-	add_cost(&c, &dyl_rt.cost);
-	for (struct dyl_thread *t = dyl_rt.threads; t; t = t->next)
-		add_cost(&c, &t->cost);	/* a running thread's: a moment's view is enough */
-	pthread_mutex_unlock(&dyl_rt.lock);
-	*samples = c.samples;
-	double ticks = (double)c.whole + (double)c.outer - (double)c.inner;
-	double ns = ticks * dyl_clock_ns_per_tick() + (double)c.outer_ns - (double)c.inner_ns;
-	return ns > 0 ? (uint64_t)ns : 0;
-}
-
-int dyl_fd_high(int fd)
-{
-	if (fd < 0)
-		return fd;
-	int h = (int)syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, DYL_FD_FLOOR);
-	if (h < 0)
-		return fd;	/* (RLIMIT_NOFILE under the floor: the low number stays) */
-	syscall(SYS_close, fd);
-	return h;
-}
-
 static void thread_exit(void *arg)
 {
 	struct dyl_thread *t = arg, **p;
 
-	BUSY_IN();
+	DYL_BUSY_IN();
 	/* flush_lock keeps a concurrent dyl_finish from writing these rows twice; taking T
 	 * off the list under 'lock' (which dyl_finish holds while it walks the list) keeps
 	 * it from touching T once unmapped. */
@@ -110,11 +59,11 @@ static void thread_exit(void *arg)
 			*p = t->next;
 			break;
 		}
-	add_cost(&dyl_rt.cost, &t->cost);
+	dyl_cost_sum(&dyl_rt.cost, &t->cost);
 	pthread_mutex_unlock(&dyl_rt.lock);
 	dyl_self = NULL;
 	munmap(t, sizeof(*t));
-	BUSY_OUT();
+	DYL_BUSY_OUT();
 }
 
 static void init_own_window(struct dyl_thread *t)
@@ -184,7 +133,7 @@ static void after_fork_child(void)
 
 	/* the runtime's own calls (pthread_mutex_init, close...) are not the program's,
 	 * and must not reach the parent's spool through a wrapper of libc */
-	BUSY_IN();
+	DYL_BUSY_IN();
 	dyl_spool_after_fork();
 
 	/* the other threads are the parent's; so are the windows mapped from its spool */
@@ -230,7 +179,7 @@ static void after_fork_child(void)
 		__atomic_store_n(&dyl_rt.pending, 1, __ATOMIC_RELAXED);
 	}
 	dyl_trace_reset_after_fork();
-	BUSY_OUT();
+	DYL_BUSY_OUT();
 }
 
 /* An exec failed after the trace was written out: the image goes on, with a new
@@ -239,7 +188,7 @@ static void after_fork_child(void)
  * (the calling thread) or write-out (the others). */
 void dyl_resume(void)
 {
-	BUSY_IN();
+	DYL_BUSY_IN();
 	pthread_mutex_lock(&dyl_rt.lock);
 	for (struct dyl_thread *t = dyl_rt.threads; t; t = t->next) {
 		pthread_mutex_lock(&t->flush_lock);
@@ -259,7 +208,7 @@ void dyl_resume(void)
 		dyl_spool_open();
 	pthread_mutex_unlock(&dyl_rt.io);
 	__atomic_store_n(&dyl_rt.pending, 1, __ATOMIC_RELAXED);
-	BUSY_OUT();
+	DYL_BUSY_OUT();
 }
 
 /* Every thread's rows recorded so far, including those of threads still running. */
@@ -267,14 +216,14 @@ static void flush_all(void)
 {
 	struct dyl_thread *t;
 
-	BUSY_IN();
+	DYL_BUSY_IN();
 	uint64_t a = dyl_now();
 	pthread_mutex_lock(&dyl_rt.lock);
 	for (t = dyl_rt.threads; t; t = t->next)
 		dyl_flush_thread(t, 0);
 	pthread_mutex_unlock(&dyl_rt.lock);
 	dyl_cost_add(dyl_now() - a);
-	BUSY_OUT();
+	DYL_BUSY_OUT();
 }
 
 /* Has this image recorded a call: numbered rows, rows still in a buffer, or a call in
@@ -283,12 +232,12 @@ int dyl_recorded_any(void)
 {
 	int any = __atomic_load_n(&dyl_rt.blocks, __ATOMIC_RELAXED) != 0;
 
-	BUSY_IN();
+	DYL_BUSY_IN();
 	pthread_mutex_lock(&dyl_rt.lock);
 	for (struct dyl_thread *t = dyl_rt.threads; t && !any; t = t->next)
 		any = __atomic_load_n(&t->win->len, __ATOMIC_ACQUIRE) != 0 || t->depth != 0;
 	pthread_mutex_unlock(&dyl_rt.lock);
-	BUSY_OUT();
+	DYL_BUSY_OUT();
 	return any;
 }
 
@@ -317,7 +266,7 @@ void dyl_init(void)
 	if (!__atomic_compare_exchange_n(&dyl_rt.initialized, &expected, 1, 0,
 					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 		return;
-	BUSY_IN();
+	DYL_BUSY_IN();
 	int saved = errno;
 	dyl_rt.pid = getpid();
 	/* setuid, setgid or file capabilities: the dynamic linker's rules for such a process
@@ -348,7 +297,7 @@ void dyl_init(void)
 	dyl_trace_setup();
 	dyl_cost_add(dyl_now() - dyl_rt.t0);
 	errno = saved;
-	BUSY_OUT();
+	DYL_BUSY_OUT();
 	__atomic_store_n(&dyl_rt.initialized, 2, __ATOMIC_RELEASE);
 }
 
@@ -527,7 +476,7 @@ void dyl_leave(struct dyl_call *c)
 	uint32_t d = c->depth;
 
 	t->depth = d;	/* not --: a call longjmp'ed out of left no leave */
-	BUSY_IN();
+	DYL_BUSY_IN();
 	struct dyl_window *w = t->win;
 	uint32_t len = w->len;
 	struct dyl_rec *r = (struct dyl_rec *)(w->data + len);
@@ -553,14 +502,16 @@ void dyl_leave(struct dyl_call *c)
 	}
 	/* after the record: a reader of the spool (another thread, or dyl-trace after a
 	 * SIGKILL) sees whole records only */
+	DYL_ASSERT(len <= DYL_WINDOW_DATA);	/* buffer_full leaves room for the longest */
 	__atomic_store_n(&w->len, len, __ATOMIC_RELEASE);
 	if (dyl_unlikely(c->flags & DYL_CALL_COST))
 		cost_sample(t, c, dur);
 	if (dyl_unlikely(len > DYL_WINDOW_DATA - DYL_REC_MAX))
 		buffer_full(t, d);
-	BUSY_OUT();
-	if (dyl_unlikely(dyl_diff_dead_pending))
-		dyl_diff_dead_stack();
+	DYL_BUSY_OUT();
+	/* a feature's after the record (diff.c: the stack below the caller is dead) */
+	if (dyl_unlikely(dyl_leave_pending))
+		__atomic_load_n(&dyl_hooks.after_leave, __ATOMIC_RELAXED)();
 }
 
 /* Writes T's records not written yet.  Only T's own thread appends to its window and
@@ -573,6 +524,7 @@ void dyl_flush_thread(struct dyl_thread *t, uint32_t open)
 	pthread_mutex_lock(&t->flush_lock);
 	struct dyl_window *w = t->win;
 	uint32_t len = __atomic_load_n(&w->len, __ATOMIC_ACQUIRE);
+	DYL_ASSERT(len >= t->flushed);	/* only the owner empties its window */
 	if (len > t->flushed || (own && open))
 		dyl_spool_out(t, t->flushed, len, own ? open : 0);
 	if (own) {
@@ -595,9 +547,9 @@ void dyl_finish(void)
 	if (dyl_rt.initialized != 2)
 		return;
 	flush_all();
-	BUSY_IN();
+	DYL_BUSY_IN();
 	dyl_trace_footer();
-	BUSY_OUT();
+	DYL_BUSY_OUT();
 }
 
 char *dyl_args_buffer(unsigned *size)
@@ -614,78 +566,4 @@ char *dyl_args_buffer(unsigned *size)
 		level = DYL_ARGS_LEVELS - 1;
 	*size = sizeof(t->args[0]);
 	return t->args[level];
-}
-
-/* Columns or notes added after the spool was made (a wrapper's constructor that runs
- * after the first recorded call): the spool's copy of the header follows. */
-static void respool_meta(void)
-{
-	if (__atomic_load_n(&dyl_rt.fd, __ATOMIC_ACQUIRE) < 0)
-		return;
-	pthread_mutex_lock(&dyl_rt.io);
-	if (!dyl_rt.header_done)
-		dyl_spool_meta();
-	pthread_mutex_unlock(&dyl_rt.io);
-}
-
-int dyl_add_columns(const char *const *names, unsigned n)
-{
-	int first = -1;
-
-	dyl_init();
-	BUSY_IN();
-	pthread_mutex_lock(&dyl_rt.meta);
-	if (!dyl_rt.header_done && dyl_rt.ncolumns + n <= DYL_MAX_COLUMNS) {
-		first = (int)dyl_rt.ncolumns;
-		for (unsigned i = 0; i < n; i++)
-			dyl_rt.columns[dyl_rt.ncolumns++] = names[i];
-	}
-	pthread_mutex_unlock(&dyl_rt.meta);
-	respool_meta();
-	BUSY_OUT();
-	return first;
-}
-
-void dyl_note(const char *key, const char *value)
-{
-	size_t used;
-
-	dyl_init();
-	BUSY_IN();
-	pthread_mutex_lock(&dyl_rt.meta);
-	if (!strcmp(key, "time_clock"))
-		__atomic_store_n(&dyl_rt.cost_cpu, !strcmp(value, "thread-cputime"), __ATOMIC_RELAXED);
-	used = strlen(dyl_rt.notes);
-	if (!dyl_rt.header_done)
-		snprintf(dyl_rt.notes + used, sizeof(dyl_rt.notes) - used, "# %s=%s\n", key, value);
-	pthread_mutex_unlock(&dyl_rt.meta);
-	respool_meta();
-	BUSY_OUT();
-}
-
-void dyl_warn_once(const char *key, const char *fmt, ...)
-{
-	char tagged[130];
-	va_list ap;
-	int saved = errno;
-
-	BUSY_IN();
-	snprintf(tagged, sizeof(tagged), "|%.127s|", key);
-	pthread_mutex_lock(&dyl_rt.meta);
-	if (strstr(dyl_rt.warned, tagged)) {
-		pthread_mutex_unlock(&dyl_rt.meta);
-		BUSY_OUT();
-		errno = saved;
-		return;
-	}
-	if (strlen(dyl_rt.warned) + strlen(tagged) < sizeof(dyl_rt.warned))
-		strcat(dyl_rt.warned, tagged);
-	pthread_mutex_unlock(&dyl_rt.meta);
-	fputs("dyliberator: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	BUSY_OUT();
-	errno = saved;
 }

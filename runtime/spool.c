@@ -264,6 +264,7 @@ struct dyl_window *dyl_spool_window(pid_t tid)
 {
 	struct dyl_window *w;
 
+	DYL_ASSERT_HELD(&dyl_rt.io);
 	if (dyl_rt.spool_fd < 0 || DYL_DISABLED())
 		return NULL;
 	if (dyl_rt.nfree_windows) {
@@ -315,6 +316,8 @@ int dyl_spool_window_is_shared(const struct dyl_thread *t)
 /* T's thread ended, its window empty: the next thread takes it. */
 void dyl_spool_window_done(struct dyl_window *w)
 {
+	DYL_ASSERT_HELD(&dyl_rt.io);
+	DYL_ASSERT(w->id != DYL_NO_WINDOW && w->len == 0);	/* the spool's, written out */
 	if (dyl_rt.nfree_windows < sizeof(dyl_rt.free_windows) / sizeof(dyl_rt.free_windows[0]))
 		dyl_rt.free_windows[dyl_rt.nfree_windows++] = w;
 	else
@@ -331,6 +334,8 @@ void dyl_spool_out(struct dyl_thread *t, uint32_t from, uint32_t to, uint32_t op
 	struct dyl_window *w = t->win;
 	int saved = errno;
 
+	DYL_ASSERT_HELD(&t->flush_lock);
+	DYL_ASSERT(from <= to && to <= DYL_WINDOW_DATA);
 	if (open > DYL_MAX_FRAMES)
 		open = DYL_MAX_FRAMES;
 	for (uint32_t l = 0; l < open; l++) {
@@ -343,12 +348,14 @@ void dyl_spool_out(struct dyl_thread *t, uint32_t from, uint32_t to, uint32_t op
 		if (c->t_start < b.min_start)
 			b.min_start = c->t_start;
 	}
-	for (uint32_t off = from; off < to;) {
+	uint32_t off = from;
+	for (; off < to;) {
 		const struct dyl_rec *r = (const struct dyl_rec *)(w->data + off);
 		if (r->t_start < b.min_start)
 			b.min_start = r->t_start;
 		off += dyl_rec_size(r);
 	}
+	DYL_ASSERT(off == to);	/* whole records only */
 	if (!dyl_trace_lock()) {
 		errno = saved;
 		return;

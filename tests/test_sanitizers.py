@@ -20,6 +20,7 @@ the scenario tests, so that any *new* report still fails them; each also has a
 strict-xfail test on a deterministic reproduction: it fails (with KnownBug only; any
 other failure is a real one) while the bug is there and turns into an XPASS, itself a
 failure, once it is fixed: the cue to drop it from KNOWN."""
+import glob
 import os
 import re
 import shutil
@@ -169,10 +170,13 @@ def _build(san, apps, tmp_path_factory):
     b = Build()
     b.san, b.dir, b.preload_lib = san, d, lib
     flags = SAN_FLAGS[san]
-    srcs = sorted(os.path.join(RUNTIME, f) for f in os.listdir(RUNTIME) if f.endswith('.c'))
+    # the Makefile's RT_SRC: the core and each feature's folder, in link order (by name)
+    srcs = sorted(glob.glob(os.path.join(RUNTIME, '*.c')) + glob.glob(os.path.join(RUNTIME, '*', '*.c')),
+                  key=os.path.basename)
     b.runtime = os.path.join(d, 'libdylrt.so')
     dyltest.run([CC, *flags, '-Wall', '-Wextra', '-Wno-unused-parameter', '-std=gnu11',
                  '-fPIC', '-shared', '-fvisibility=hidden', '-I' + os.path.join(RUNTIME, 'include'),
+                 '-I' + RUNTIME,
                  '-Wl,-soname,libdylrt.so', '-o', b.runtime, *srcs, '-lunwind', '-ldl', '-lpthread'])
     # the wrapper: generated, then built by its own Makefile with the sanitizer's flags,
     # linked against the sanitized runtime

@@ -1,5 +1,5 @@
 /* bornbench SIZE N - N rounds of malloc(SIZE), one byte written, free: the cost std.diff
- * adds to a malloc by copying the new block (diff.c, dyl_diff_born); prints the CPU ns
+ * adds to a malloc by copying the new block (diff.c, born()); prints the CPU ns
  * per round.  glibc's mmap threshold is raised first (a 64 MiB block made and freed), so
  * that big blocks come from the heap, reused, as in a long-running program. */
 #include <stdio.h>

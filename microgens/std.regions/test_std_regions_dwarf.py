@@ -1,5 +1,5 @@
 """Stack pointers charged by the variable they point into, where the program has debug
-information (runtime/stackvars.c): an int, an array, a struct's last field, a
+information (runtime/regions/stackvars.c): an int, an array, a struct's last field, a
 stack-passed parameter of the caller, each among other locals that change; the same
 program without -g is charged by its frames (more); its debug information in a separate
 file (found by .gnu_debuglink or by build ID, as Debian's -dbgsym packages install it)

@@ -1,5 +1,5 @@
 """A call's stack frames are the last call's when its return addresses are the same at
-the same places (runtime/stackframe.c, frames()): so a program calling from one place
+the same places (runtime/regions/stackframe.c, frames()): so a program calling from one place
 is not unwound again, and a program whose frames change is charged by the new ones:
 calls from two callers in turn, at the depths of a recursion, from a frame of varying
 size (a VLA), with and without debug information."""

@@ -2,7 +2,9 @@
  *
  * One runtime (libdylrt.so) serves every wrapper preloaded into a process, so that
  * two separately generated wrappers share one trace, one call numbering and one
- * nesting depth.  Wrappers call it only through the functions below.
+ * nesting depth.  Wrappers call it only through the functions below.  This header holds
+ * declarations (and the inline clock read); what a wrapper compiles into itself is in
+ * dyl_wrap.h.
  */
 #ifndef DYL_H
 #define DYL_H
@@ -18,10 +20,8 @@ extern "C" {
 #define dyl_unlikely(x) __builtin_expect(!!(x), 0)
 
 /* The layout of struct dyl_call and the calls below, as a symbol every wrapper
- * refers to at load time: a wrapper built against another runtime stops at load,
- * naming it ("undefined symbol: dyl_abi_3"), instead of misreading its calls. */
+ * refers to at load time (dyl_wrap.h: the code compiled into each wrapper). */
 DYL_API extern const int dyl_abi_3;
-static const int *const dyl_abi_check __attribute__((used)) = &dyl_abi_3;
 
 /* "No value" for in_bytes, out_bytes and work: printed as an empty field. */
 #define DYL_NONE INT64_MIN
@@ -130,6 +130,10 @@ DYL_API int dyl_add_columns(const char *const *names, unsigned n);
 
 /* Adds a '# key=value' metadata line to the trace (micro-generators use it). */
 DYL_API void dyl_note(const char *key, const char *value);
+
+/* The value of the DYL_* variable NAME as the process started with it (the runtime reads
+ * each once, runtime/env.c); NULL when unset, not an allowed value, or unknown. */
+DYL_API const char *dyl_env_get(const char *name);
 
 /* Prints a message on stderr once per distinct KEY, prefixed with "dyliberator: ". */
 DYL_API void dyl_warn_once(const char *key, const char *fmt, ...)

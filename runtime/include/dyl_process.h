@@ -11,7 +11,7 @@
  * (libc among them), where it interposes nothing.
  *
  * The definitions are weak (a wrapper made of several files links) and exported.
- * Generated wrappers include this file after dyl.h (the generator never wraps these
+ * Generated wrappers include this file through dyl_wrap.h (the generator never wraps these
  * names itself); DYL_NO_PROCESS_HOOKS turns it off.  Only shared objects (-fPIC, not -fPIE)
  * get them.
  */

@@ -120,7 +120,7 @@ struct dyl_diff_stats {
 	uint64_t snapshot_bytes, snapshot_bytes_max;
 	uint64_t sweeps;
 	int watching;
-	uint64_t births, birth_bytes;	/* new heap blocks copied at malloc (dyl_diff_born) */
+	uint64_t births, birth_bytes;	/* new heap blocks copied at malloc (diff.c: born, the table hook) */
 	uint64_t births_skipped;	/* not copied: std.diff was busy, or UNSEEN_MAX */
 };
 DYL_API void dyl_diff_stats(struct dyl_diff_stats *s);

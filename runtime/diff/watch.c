@@ -31,7 +31,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-#include "regions.h"
+#include "diff.h"
 
 /* Debian bookworm's kernel headers are older than these interfaces */
 #ifndef UFFD_USER_MODE_ONLY

@@ -78,6 +78,7 @@ void dyl_spin_lock(int *l)
 
 void dyl_spin_unlock(int *l)
 {
+	DYL_ASSERT(__atomic_load_n(l, __ATOMIC_RELAXED) == 1);	/* held: released once */
 	__atomic_store_n(l, 0, __ATOMIC_RELEASE);
 }
 
@@ -116,6 +117,9 @@ static void put(struct dyl_shard *sh, uint64_t key, uintptr_t start, uint64_t si
 {
 	uint64_t i = home(sh, key);
 
+	DYL_ASSERT(sh->lock == 1 && key != 0);	/* under the shard's lock; 0 means empty */
+	DYL_ASSERT((sh->used + 1) * 2 <= sh->mask + 1);	/* room() ran: half full at most */
+	DYL_ASSERT(shard_of(key) == sh);	/* an entry lives in its key's shard */
 	while (sh->slots[i].key)
 		i = (i + 1) & sh->mask;
 	sh->slots[i] = (struct dyl_slot){ key, start, size, id_kind };
@@ -128,6 +132,7 @@ static void erase_at(struct dyl_shard *sh, uint64_t i)
 	struct dyl_slot *s = sh->slots;
 	uint64_t m = sh->mask;
 
+	DYL_ASSERT(sh->lock == 1 && s[i].key != 0 && sh->used > 0);
 	for (;;) {
 		uint64_t j = i;
 		for (;;) {
@@ -227,7 +232,7 @@ static int give_locked(struct dyl_shard *sh, uint64_t key, uintptr_t start, uint
 }
 
 /* Removes the block starting at START; its size, or -1; *IDK: its start entry's id_kind
- * (with DYL_SLOT_SNAP).  Its two entries share a shard
+ * (with DYL_SLOT_KEPT).  Its two entries share a shard
  * but for blocks of 64 MiB and more; otherwise they are taken one after the other: a
  * lookup meanwhile may still find the block by a pointer inside it, which is right until
  * free() returns (it removes the block first). */
@@ -367,8 +372,9 @@ void dyl_region_add(const void *p, size_t n, unsigned kind)
 		return;
 	uint64_t id = add((uintptr_t)p, n, kind);
 	leave();
-	if (uninit && id && __atomic_load_n(&dyl_reg.diff_births, __ATOMIC_RELAXED))
-		dyl_diff_born((uintptr_t)p, n, id);
+	void (*born)(uintptr_t, uint64_t, uint64_t);
+	if (uninit && id && (born = __atomic_load_n(&dyl_reg.hooks.born, __ATOMIC_RELAXED)))
+		born((uintptr_t)p, n, id);
 }
 
 int64_t dyl_region_del(const void *p)
@@ -383,10 +389,15 @@ int64_t dyl_region_del(const void *p)
 	uint64_t idk;
 	int64_t size = del((uintptr_t)p, &idk);
 	leave();
-	if (dyl_unlikely(idk & DYL_SLOT_SNAP))
-		dyl_diff_died((uintptr_t)p, idk >> 8);
-	if (size >= DYL_DIFF_FREED_MIN && __atomic_load_n(&dyl_reg.diff_watching, __ATOMIC_RELAXED))
-		dyl_diff_freed((uintptr_t)p, (uint64_t)size);
+	if (dyl_unlikely(idk & DYL_SLOT_KEPT)) {
+		void (*died)(uintptr_t, uint64_t) = __atomic_load_n(&dyl_reg.hooks.died, __ATOMIC_RELAXED);
+		DYL_ASSERT(died != NULL);	/* whoever marks a block installs it first */
+		if (died)
+			died((uintptr_t)p, idk >> 8);
+	}
+	void (*freed)(uintptr_t, uint64_t);
+	if (size >= DYL_FREED_BIG && (freed = __atomic_load_n(&dyl_reg.hooks.freed, __ATOMIC_RELAXED)))
+		freed((uintptr_t)p, (uint64_t)size);
 	return size;
 }
 
@@ -441,7 +452,7 @@ int dyl_table_find(uintptr_t p, struct dyl_region *r)
 	return found;
 }
 
-void dyl_table_mark_snapshot(uintptr_t start, uint64_t id)
+void dyl_table_mark_kept(uintptr_t start, uint64_t id)
 {
 	if (!enter())
 		return;
@@ -450,7 +461,7 @@ void dyl_table_mark_snapshot(uintptr_t start, uint64_t id)
 	uint64_t i = find_slot(sh, START_KEY(start), start);
 	/* (the id: the block may have been freed and another made there meanwhile) */
 	if (i != UINT64_MAX && sh->slots[i].id_kind >> 8 == id)
-		sh->slots[i].id_kind |= DYL_SLOT_SNAP;
+		sh->slots[i].id_kind |= DYL_SLOT_KEPT;
 	dyl_spin_unlock(&sh->lock);
 	leave();
 }
@@ -508,5 +519,4 @@ static void after_fork(void)
 __attribute__((constructor)) static void regions_constructor(void)
 {
 	pthread_atfork(before_fork, after_fork, after_fork);
-	dyl_unwind_warm();
 }

@@ -19,14 +19,14 @@
  * not charged as input.
  * What was last seen is kept by address when a heap block with a snapshot is freed (the
  * graveyard: the newest GRAVES such snapshots, GRAVE_BYTES at most); free pays for it
- * only for those blocks (regions.c: DYL_SLOT_SNAP).  Where pages are watched, also only
+ * only for those blocks (regions.c: DYL_SLOT_KEPT, hooks.died).  Where pages are watched, also only
  * the pages written since an earlier look or a free protected them count (blocks of
  * 128 KiB and more are protected when freed, one ioctl each).  Memory another block
  * used that std.diff never saw (malloc's own headers and free lists, blocks no call
  * was given) still counts as input, but in blocks under BIRTH_MIN: a bigger block is
- * copied when malloc makes it (dyl_diff_born; not a fresh mapping, which is zero), and
+ * copied when malloc makes it (born(), the table's hooks.born; not a fresh mapping, which is zero), and
  * the copy is its snapshot: only what the program writes after counts.  The stack: see
- * dyl_diff_dead_stack (what a call's frames leave below its caller is taken as seen).
+ * dead_stack() (what a call's frames leave below its caller is taken as seen).
  *
  * Cost.  Heap pages are watched (watch.c): only the pages written since the last look
  * are compared, plus the partial pages at a buffer's two ends (a page shared with
@@ -55,7 +55,7 @@
 #if defined(__x86_64__)
 #include <emmintrin.h>
 #endif
-#include "regions.h"
+#include "diff.h"
 
 #define PAGE 4096ul
 #define CHUNK 4096ul
@@ -429,7 +429,8 @@ static void seed(struct snap *s)
 	}
 }
 
-void dyl_diff_died(uintptr_t start, uint64_t id)
+/* the table's hooks.died: a block with a snapshot was freed */
+static void died(uintptr_t start, uint64_t id)
 {
 	if (holding)
 		return;	/* a signal handler's free inside std.diff: the sweep frees it */
@@ -451,6 +452,14 @@ void dyl_diff_died(uintptr_t start, uint64_t id)
 	errno = saved;
 }
 
+/* Marks the heap block at START (id ID) as having a snapshot, so that its free calls
+ * died(): installed first, so that no marked block is freed unheard. */
+static void keep(uintptr_t start, uint64_t id)
+{
+	__atomic_store_n(&dyl_reg.hooks.died, died, __ATOMIC_RELAXED);
+	dyl_table_mark_kept(start, id);
+}
+
 /* glibc serves big blocks from mappings of their own, fresh from the kernel (zero): its
  * chunk header's size word, just below the block, says so (bit 1).  Read only when it
  * lies in the block's page (mapped); another allocator's word there may say so by
@@ -460,7 +469,9 @@ static int fresh_mapping(uintptr_t p)
 	return (p & (PAGE - 1)) >= sizeof(size_t) && (((const size_t *)p)[-1] & 2);
 }
 
-void dyl_diff_born(uintptr_t start, uint64_t n, uint64_t id)
+/* the table's hooks.born: a new heap block whose content is indeterminate
+ * (DYL_REGION_UNINIT): what it holds now is no input of a later call (a copy is kept) */
+static void born(uintptr_t start, uint64_t n, uint64_t id)
 {
 	if (holding || dyl_busy || n < BIRTH_MIN || n > BIRTH_MAX || fresh_mapping(start))
 		return;
@@ -484,7 +495,7 @@ void dyl_diff_born(uintptr_t start, uint64_t n, uint64_t id)
 			d.unseen += s->cap;
 			d.st.births++;
 			d.st.birth_bytes += n;
-			dyl_table_mark_snapshot(start, id);	/* its free drops it */
+			keep(start, id);	/* its free drops it */
 		}
 	}
 	unlock();
@@ -855,7 +866,10 @@ static int push(const struct pending *p)
 	return 0;
 }
 
-void dyl_diff_freed(uintptr_t start, uint64_t size)
+/* the table's hooks.freed, while pages are watched: a heap block of DYL_FREED_BIG bytes
+ * or more was freed: its whole pages are protected, so that what it leaves there is no
+ * input of a later block made of that memory */
+static void freed(uintptr_t start, uint64_t size)
 {
 	uintptr_t pa, pb;
 	int saved = errno;
@@ -883,13 +897,13 @@ void dyl_diff_setup(void)
 	const char *how = dyl_watch_how();
 	if (dyl_watch_on()) {
 		snprintf(note, sizeof(note), "watched pages (%s)", how);
-		__atomic_store_n(&dyl_reg.diff_watching, 1, __ATOMIC_RELAXED);
+		__atomic_store_n(&dyl_reg.hooks.freed, freed, __ATOMIC_RELAXED);
 	}
 	else
 		snprintf(note, sizeof(note), "whole buffers compared (%s)", how);
 	dyl_note("diff", note);
 	pthread_atfork(NULL, NULL, after_fork_child);
-	__atomic_store_n(&dyl_reg.diff_births, 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&dyl_reg.hooks.born, born, __ATOMIC_RELAXED);
 }
 
 uint32_t dyl_diff_before(const struct dyl_rarg *args, unsigned n, int64_t scalar_bytes,
@@ -927,7 +941,7 @@ uint32_t dyl_diff_before(const struct dyl_rarg *args, unsigned n, int64_t scalar
 		}
 		if (fresh && g->r.kind == DYL_REGION_HEAP) {
 			seed(s);
-			dyl_table_mark_snapshot(start, key);	/* its free buries it */
+			keep(start, key);	/* its free buries it */
 		} else if (s->born) {
 			s->born = 0;
 			d.unseen -= s->cap;
@@ -965,14 +979,14 @@ out:
  * in a later frame's arrays it does not fill.  Costs a 16 KiB copy a call (+115 ns on a
  * call with a stack pointer, callbench), only in threads that passed a stack pointer to
  * a call before. */
-TLS int dyl_diff_dead_pending;
 static TLS uintptr_t dead_top;	/* the caller's stack pointer */
 
-void dyl_diff_dead_stack(void)
+/* the core's hooks.after_leave (dyl_leave), in a thread that set dyl_leave_pending */
+static void dead_stack(void)
 {
 	uintptr_t lo, hi, b = dead_top;
 
-	dyl_diff_dead_pending = 0;
+	dyl_leave_pending = 0;
 	if (!dyl_stack_bounds(&lo, &hi) || b <= lo || b > hi)
 		return;
 	int saved = errno;
@@ -997,7 +1011,9 @@ void dyl_diff_dead(const void *frame)
 #if defined(__x86_64__) || defined(__aarch64__)
 	if (frame && !holding && stack_looked) {
 		dead_top = (uintptr_t)frame + 2 * sizeof(void *);
-		dyl_diff_dead_pending = 1;
+		/* (installed once and for all: a store of the same pointer each time) */
+		__atomic_store_n(&dyl_hooks.after_leave, dead_stack, __ATOMIC_RELAXED);
+		dyl_leave_pending = 1;
 	}
 #else
 	(void)frame;	/* (where the caller's SP lies from the frame address is not known) */

@@ -16,12 +16,27 @@ struct dyl_slot {
 	uint64_t key;
 	uintptr_t start;
 	uint64_t size;
-	uint64_t id_kind;	/* id << 8 | kind (| DYL_SLOT_SNAP in the start entry) */
+	uint64_t id_kind;	/* id << 8 | kind (| DYL_SLOT_KEPT in the start entry) */
 };
-/* std.diff keeps a snapshot of the block: its free tells std.diff (dyl_diff_died), so
- * that what it last saw there outlives the block (only the start entry, which free
- * reads anyway, carries it: the hot path pays one test) */
-#define DYL_SLOT_SNAP 0x80u
+/* A feature keeps something of the block (std.diff: a snapshot): its free calls
+ * dyl_reg.hooks.died, so that what was kept outlives the block (only the start entry,
+ * which free reads anyway, carries it: the hot path pays one test) */
+#define DYL_SLOT_KEPT 0x80u
+
+/* What a feature above the table asks to hear of it (std.diff: diff.c), installed by
+ * that feature's set-up; NULL: nobody asked.  The table knows no feature: it calls
+ * these after its shard's lock is released, from the allocating thread.  Each pointer
+ * costs the load and test that a flag would. */
+struct dyl_region_hooks {
+	/* a new heap block of N bytes at START (id ID) whose content is indeterminate
+	 * (DYL_REGION_UNINIT) */
+	void (*born)(uintptr_t start, uint64_t n, uint64_t id);
+	/* the heap block at START with id ID, marked DYL_SLOT_KEPT, was freed */
+	void (*died)(uintptr_t start, uint64_t id);
+	/* a heap block of DYL_FREED_BIG bytes or more at START was freed */
+	void (*freed)(uintptr_t start, uint64_t size);
+};
+#define DYL_FREED_BIG (32 * 4096)
 
 struct dyl_seg {		/* a static segment */
 	uintptr_t start, end;
@@ -58,8 +73,7 @@ struct dyl_regions {
 	/* charge.c */
 	uint64_t pointers, unknown, unwinds;
 	int heap_note;		/* dyl_regions_check_allocator ran */
-	int diff_watching;	/* std.diff watches pages: big blocks freed are protected */
-	int diff_births;	/* std.diff copies new blocks (dyl_diff_born) */
+	struct dyl_region_hooks hooks;	/* (atomic loads and stores) */
 };
 
 HIDDEN extern struct dyl_regions dyl_reg;
@@ -67,8 +81,8 @@ HIDDEN extern struct dyl_regions dyl_reg;
 /* regions.c: the heap and mmap region holding P (0: none; -1: the table cannot be
  * used now, from a signal handler that interrupted this thread inside it) */
 HIDDEN int dyl_table_find(uintptr_t p, struct dyl_region *r);
-/* marks the heap block at START, if it still has id ID, with DYL_SLOT_SNAP */
-HIDDEN void dyl_table_mark_snapshot(uintptr_t start, uint64_t id);
+/* marks the heap block at START, if it still has id ID, with DYL_SLOT_KEPT */
+HIDDEN void dyl_table_mark_kept(uintptr_t start, uint64_t id);
 /* memory for the region code itself: never through the (interposed) mmap or malloc */
 HIDDEN void *dyl_raw_map(size_t n);
 HIDDEN void dyl_raw_unmap(void *p, size_t n);
@@ -96,7 +110,6 @@ struct dyl_frames {		/* the stack pointers of the calling frames, innermost firs
 HIDDEN int dyl_stack_bounds(uintptr_t *lo, uintptr_t *hi);	/* the calling thread's stack */
 /* The frame holding P (P in the thread's stack): unwinds into FR once, from the caller
  * of the charge up to the frame above MAXP. */
-HIDDEN void dyl_unwind_warm(void);	/* libunwind's own set-up, once, early */
 HIDDEN int dyl_stack_frame(uintptr_t p, uintptr_t maxp, struct dyl_frames *fr,
 			   struct dyl_region *r);
 /* stackvars.c: the variable holding P in the frame of the function at IP (a return
@@ -136,31 +149,5 @@ struct dyl_groups {
  * signal handler interrupted this thread inside a grouping; release it after use. */
 HIDDEN struct dyl_groups *dyl_groups_collect(const struct dyl_rarg *args, unsigned n);
 HIDDEN void dyl_groups_release(struct dyl_groups *c);
-
-/* watch.c: which heap pages were written since they were last looked at */
-HIDDEN int dyl_watch_on(void);		/* 1 when pages can be watched (tried once) */
-HIDDEN const char *dyl_watch_how(void);	/* how, or why not */
-/* Calls FN for each run of pages of [A, B) (page-aligned) written since they were last
- * protected, and protects them again; 0: done; 1: done, and some pages were new to it
- * (listed as written: nothing is known of their past); -1: the range could not be read
- * that way (it is protected now, if it could be): compare all of it */
-HIDDEN int dyl_watch_written(uintptr_t a, uintptr_t b, void (*fn)(uintptr_t, uintptr_t, void *),
-			     void *arg);
-HIDDEN void dyl_watch_protect(uintptr_t a, uintptr_t b, int on);	/* page-aligned */
-/* protects [A, B) (page-aligned), registering its VMAs first where needed */
-HIDDEN void dyl_watch_protect_registering(uintptr_t a, uintptr_t b);
-
-/* diff.c: a heap block of SIZE bytes at START was freed (blocks of DYL_DIFF_FREED_MIN
- * bytes and more, while pages are watched): its whole pages are protected, so that
- * what it leaves there is no input of a later block made of that memory */
-#define DYL_DIFF_FREED_MIN (32 * 4096)
-/* diff.c: a new heap block of N bytes at START (id ID) whose content is indeterminate
- * (DYL_REGION_UNINIT): what it holds now is no input of a later call (a copy is kept) */
-HIDDEN void dyl_diff_born(uintptr_t start, uint64_t n, uint64_t id);
-HIDDEN void dyl_diff_freed(uintptr_t start, uint64_t size);
-/* diff.c: the heap block at START with id ID, marked DYL_SLOT_SNAP, was freed: its
- * snapshot goes to the graveyard (what was last seen at those addresses) */
-HIDDEN void dyl_diff_died(uintptr_t start, uint64_t id);
-HIDDEN void dyl_watch_after_fork(void);
 
 #endif

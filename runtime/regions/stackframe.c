@@ -370,7 +370,7 @@ static __attribute__((noinline)) void frames(struct dyl_frames *fr, uintptr_t ma
  * (Closing or moving the pipe afterwards is no answer: libunwind closes those numbers
  * again when it finds its pipe broken, and they may be the program's by then.) */
 #define PIPE_FLOOR 64
-void dyl_unwind_warm(void)
+static void unwind_warm(void)
 {
 	unw_context_t uc;
 	unw_cursor_t cur;
@@ -535,4 +535,5 @@ __attribute__((constructor)) static void stacks_constructor(void)
 	pthread_atfork(before_fork, parent_after_fork, child_after_fork);
 	list_main();
 	dyl_busy--;
+	unwind_warm();	/* (once the table's constructor ran: link order) */
 }

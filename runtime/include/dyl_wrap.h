@@ -1,0 +1,22 @@
+/* dyl_wrap.h - the code every generated wrapper compiles into itself.
+ *
+ * Two kinds of header serve a wrapper.  dyl.h (with dyl_regions.h) is the runtime's
+ * interface: declarations the wrapper calls, and dyl_now(), inline for speed.  This one
+ * and the headers it includes are code that must live in the wrapper itself: the ABI
+ * check below and the exec and _exit trampolines (dyl_process.h); std.regions and
+ * std.diff add the allocator interposers (dyl_alloc.h).  The runtime's own files include
+ * none of them.
+ */
+#ifndef DYL_WRAP_H
+#define DYL_WRAP_H
+
+#include "dyl.h"
+
+/* The layout of struct dyl_call and of dyl.h's calls, checked when the wrapper loads: a
+ * wrapper built against another runtime stops there, naming it ("undefined symbol:
+ * dyl_abi_3"), instead of misreading its calls. */
+static const int *const dyl_abi_check __attribute__((used)) = &dyl_abi_3;
+
+#include "dyl_process.h"	/* exec and _exit write the trace out first */
+
+#endif

@@ -1,0 +1,56 @@
+/* notes.c - what the trace's header says beyond its fixed columns: the columns a
+ * micro-generator adds (PAPI's events) and the '# key=value' notes, kept in dyl_rt until
+ * the header is written (trace.c), and copied into the spool when they change after it
+ * was made (spool.c).
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <string.h>
+#include "internal.h"
+
+/* Columns or notes added after the spool was made (a wrapper's constructor that runs
+ * after the first recorded call): the spool's copy of the header follows. */
+static void respool_meta(void)
+{
+	if (__atomic_load_n(&dyl_rt.fd, __ATOMIC_ACQUIRE) < 0)
+		return;
+	pthread_mutex_lock(&dyl_rt.io);
+	if (!dyl_rt.header_done)
+		dyl_spool_meta();
+	pthread_mutex_unlock(&dyl_rt.io);
+}
+
+int dyl_add_columns(const char *const *names, unsigned n)
+{
+	int first = -1;
+
+	dyl_init();
+	DYL_BUSY_IN();
+	pthread_mutex_lock(&dyl_rt.meta);
+	if (!dyl_rt.header_done && dyl_rt.ncolumns + n <= DYL_MAX_COLUMNS) {
+		first = (int)dyl_rt.ncolumns;
+		for (unsigned i = 0; i < n; i++)
+			dyl_rt.columns[dyl_rt.ncolumns++] = names[i];
+	}
+	pthread_mutex_unlock(&dyl_rt.meta);
+	respool_meta();
+	DYL_BUSY_OUT();
+	return first;
+}
+
+void dyl_note(const char *key, const char *value)
+{
+	size_t used;
+
+	dyl_init();
+	DYL_BUSY_IN();
+	pthread_mutex_lock(&dyl_rt.meta);
+	if (!strcmp(key, "time_clock"))
+		__atomic_store_n(&dyl_rt.cost_cpu, !strcmp(value, "thread-cputime"), __ATOMIC_RELAXED);
+	used = strlen(dyl_rt.notes);
+	if (!dyl_rt.header_done)
+		snprintf(dyl_rt.notes + used, sizeof(dyl_rt.notes) - used, "# %s=%s\n", key, value);
+	pthread_mutex_unlock(&dyl_rt.meta);
+	respool_meta();
+	DYL_BUSY_OUT();
+}

@@ -1,0 +1,94 @@
+/* state.c - the process's state and what every other file of the runtime may use: the
+ * bottom of the runtime's layers (tests/layers.py draws them).  It calls no other file
+ * of the runtime.
+ *
+ * dyl_rt is the one piece of process-wide state; dyl_self and dyl_busy are the calling
+ * thread's.  dyl_hooks holds what the features (above the core) ask the core to call:
+ * the core knows them only as pointers installed at start-up.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include "internal.h"
+
+struct dyl_runtime dyl_rt = { .fd = -1, .spool_fd = -1, .lock = PTHREAD_MUTEX_INITIALIZER,
+			      .io = PTHREAD_MUTEX_INITIALIZER, .meta = PTHREAD_MUTEX_INITIALIZER };
+TLS struct dyl_thread *dyl_self;
+TLS int dyl_busy;
+struct dyl_hooks dyl_hooks;
+TLS int dyl_leave_pending;
+
+void dyl_cost_sum(struct dyl_cost *to, const struct dyl_cost *c)
+{
+#define ADD(f) __atomic_fetch_add(&to->f, __atomic_load_n(&c->f, __ATOMIC_RELAXED), __ATOMIC_RELAXED)
+	ADD(outer);
+	ADD(outer_ns);
+	ADD(inner);
+	ADD(inner_ns);
+	ADD(whole);
+	ADD(samples);
+#undef ADD
+}
+
+void dyl_cost_add(uint64_t ticks)
+{
+	__atomic_fetch_add(&dyl_rt.cost.whole, ticks, __ATOMIC_RELAXED);
+}
+
+int dyl_fd_high(int fd)
+{
+	if (fd < 0)
+		return fd;
+	int h = (int)syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, DYL_FD_FLOOR);
+	if (h < 0)
+		return fd;	/* (RLIMIT_NOFILE under the floor: the low number stays) */
+	syscall(SYS_close, fd);
+	return h;
+}
+
+void dyl_warn_once(const char *key, const char *fmt, ...)
+{
+	char tagged[130];
+	va_list ap;
+	int saved = errno;
+
+	DYL_BUSY_IN();
+	snprintf(tagged, sizeof(tagged), "|%.127s|", key);
+	pthread_mutex_lock(&dyl_rt.meta);
+	if (strstr(dyl_rt.warned, tagged)) {
+		pthread_mutex_unlock(&dyl_rt.meta);
+		DYL_BUSY_OUT();
+		errno = saved;
+		return;
+	}
+	if (strlen(dyl_rt.warned) + strlen(tagged) < sizeof(dyl_rt.warned))
+		strcat(dyl_rt.warned, tagged);
+	pthread_mutex_unlock(&dyl_rt.meta);
+	fputs("dyliberator: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	DYL_BUSY_OUT();
+	errno = saved;
+}
+
+#ifdef DYL_DEBUG
+/* An invariant failed (DYL_ASSERT, debug builds only): say where, with write(2) alone
+ * (no stdio lock, no allocation: it may fail inside either), and stop. */
+void dyl_assert_fail(const char *what, const char *file, int line)
+{
+	char msg[512];
+	int n = snprintf(msg, sizeof(msg), "dyliberator: %s:%d: assertion failed: %s\n", file,
+			 line, what);
+	if (n > 0)
+		(void)!write(2, msg, (size_t)n < sizeof(msg) ? (size_t)n : sizeof(msg) - 1);
+	abort();
+}
+#endif
