@@ -11,7 +11,7 @@
 #define HIDDEN __attribute__((visibility("hidden")))
 #define TLS __thread __attribute__((tls_model("initial-exec")))
 
-#define DYL_MAX_FRAMES 64	/* open calls whose stack place is remembered */
+#define DYL_MAX_FRAMES DYL_SPOOL_LEVELS	/* open calls whose stack place is remembered */
 #define DYL_MAX_COLUMNS 16
 #define DYL_ARGS_LEVELS 64		/* nesting levels with their own args buffer */
 
