@@ -16,14 +16,16 @@ DEB_PACKAGES := gcc make python3 python3-clang-14 libclang1-14 python3-jinja2 \
 # What the benchmarks compare against and use (make bench installs them)
 BENCH_PACKAGES := uftrace ltrace bc heaptrack
 
-# runtime/*.c is the core; each feature has a folder of its own (runtime/regions/, ...).
+# runtime/*.c is the core; each feature has a folder of its own (runtime/regions/, ...);
+# runtime/format/ is the spool format, compiled into the runtime and into the tools.
 # Link order is the order the runtime's constructors run in: by file name, folders aside,
 # as when runtime/ was one folder.
+FMT_SRC := $(wildcard runtime/format/*.c)
 RT_ALL := $(wildcard runtime/*.c runtime/*/*.c)
 RT_SRC := $(foreach f,$(sort $(notdir $(RT_ALL))),$(filter %/$(f),$(RT_ALL)))
 # speedup/dyl-NAME.c is the main of bin/dyl-NAME; the rest of speedup/ is shared
 COMMANDS := $(patsubst speedup/%.c,bin/%,$(wildcard speedup/dyl-*.c))
-SHARED_SRC := $(filter-out speedup/dyl-%.c,$(wildcard speedup/*.c))
+SHARED_SRC := $(filter-out speedup/dyl-%.c,$(wildcard speedup/*.c speedup/lib/*.c))
 RT_HDR := $(wildcard runtime/include/*.h runtime/*.h runtime/*/*.h)
 
 .PHONY: all deps install-packages runtime test demo bench validate accuracy install clean \
@@ -58,13 +60,14 @@ $(B)/.rt-$(RT_MODE): | $(B)/.deps
 runtime: $(B)/libdylrt.so
 $(B)/libdylrt.so: $(RT_SRC) $(RT_HDR) $(B)/.rt-$(RT_MODE) | $(B)/.deps
 	$(CC) $(CFLAGS) $(RT_DEBUG) $(WARN) -std=gnu11 -fPIC -shared -fvisibility=hidden \
-		-Iruntime/include -Iruntime -Wl,-soname,libdylrt.so -o $@ $(RT_SRC) -lunwind -ldl -lpthread
+		-Iruntime/include -Iruntime -Iruntime/format -Wl,-soname,libdylrt.so -o $@ $(RT_SRC) -lunwind -ldl -lpthread
 
 # The C commands over traces and models: speedup/dyl-NAME.c holds the main of
 # bin/dyl-NAME; the other files of speedup/ are shared (the trace and model readers).
-# runtime/convert.c reads the spool of a process that did not finish, as the runtime does.
-bin/dyl-%: speedup/dyl-%.c $(SHARED_SRC) runtime/convert.c $(wildcard speedup/*.h) runtime/include/dyl_spool.h | $(B)/.deps
-	$(CC) $(CFLAGS) $(WARN) -std=gnu11 -Iruntime/include -o $@ $< $(SHARED_SRC) runtime/convert.c -lm
+# runtime/format/ reads the spool of a process that did not finish, as the runtime does.
+TOOL_INC := -Ispeedup -Ispeedup/lib -Iruntime/format -Iruntime/include
+bin/dyl-%: speedup/dyl-%.c $(SHARED_SRC) $(FMT_SRC) $(wildcard speedup/*.h speedup/lib/*.h runtime/format/*.h) | $(B)/.deps
+	$(CC) $(CFLAGS) $(WARN) -std=gnu11 $(TOOL_INC) -o $@ $< $(SHARED_SRC) $(FMT_SRC) -lm
 
 test: all
 	@$(PY) -m pytest -q tests microgens
@@ -79,14 +82,14 @@ FUZZ_CC ?= clang-14
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS := spool trace model
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-	-std=gnu11 -Iruntime/include -Ispeedup
-FUZZ_SRC_spool := runtime/convert.c
-FUZZ_SRC_trace := $(SHARED_SRC) runtime/convert.c
-FUZZ_SRC_model := $(SHARED_SRC) runtime/convert.c
+	-std=gnu11 $(TOOL_INC)
+FUZZ_SRC_spool := $(FMT_SRC)
+FUZZ_SRC_trace := $(SHARED_SRC) $(FMT_SRC)
+FUZZ_SRC_model := $(SHARED_SRC) $(FMT_SRC)
 
 fuzz-build: $(FUZZ_TARGETS:%=$(B)/fuzz/fuzz_%)
-$(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/quiet.h $(SHARED_SRC) runtime/convert.c \
-		$(wildcard speedup/*.h) runtime/include/dyl_spool.h
+$(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/quiet.h $(SHARED_SRC) $(FMT_SRC) \
+		$(wildcard speedup/*.h speedup/lib/*.h runtime/format/*.h)
 	@mkdir -p $(B)/fuzz
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(FUZZ_SRC_$*) -lm
 

@@ -40,7 +40,7 @@ HIDDEN void dyl_assert_fail(const char *what, const char *file, int line)
 #define DYL_ASSERT_HELD(m) ((void)sizeof(m))
 #endif
 
-#define DYL_MAX_FRAMES 64	/* open calls whose stack place is remembered */
+#define DYL_MAX_FRAMES DYL_SPOOL_LEVELS	/* open calls whose stack place is remembered */
 #define DYL_MAX_COLUMNS 16
 #define DYL_ARGS_LEVELS 64		/* nesting levels with their own args buffer */
 

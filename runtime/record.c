@@ -1,6 +1,6 @@
 /* record.c - the extended records of calls that do not fit in 16 bytes.
  *
- * The record format is in dyl_spool.h; the per-call path (runtime.c) writes the plain
+ * The record format is in runtime/format/dyl_spool.h; the per-call path (runtime.c) writes the plain
  * 16-byte record itself and calls here only for a call with byte counts, counters,
  * argument text, a place reserved in an earlier block, or a field too big.
  */
@@ -8,10 +8,6 @@
 #include <errno.h>
 #include <string.h>
 #include "internal.h"
-
-/* The converter (dyl_spool.h) cannot include dyl.h, so it restates two of its values */
-_Static_assert(DYL_NONE_I64 == DYL_NONE, "an empty size reads back as empty");
-_Static_assert(DYL_ROW_COUNTERS >= DYL_MAX_COUNTERS, "a row holds every counter a call has");
 
 /* Whether the sizes SZ (none, or 0 .. UINT32_MAX - 1) and C's NC counters fit 32 bits. */
 static int narrow(const int64_t sz[3], const struct dyl_call *c, uint32_t nc)

@@ -5,7 +5,7 @@
  * directory takes no spool.  Each recording thread gets a window mapped from it; a
  * full window is appended as a block and reused, so a write-out is one pwritev and
  * no formatting.  When the image ends the spool is converted into the trace
- * (convert.c) and removed.
+ * (runtime/format/: decode.c, csv.c) and removed.
  *
  * The spool is made as the trace is (trace.c): never through a symlink, never into
  * another user's file (such a name: one line, and the rows wait in memory), 0600.  The
@@ -29,6 +29,7 @@
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
+#include "dyl_csv.h"
 #include "internal.h"
 
 #define SPOOL_STEP (64u << 20)
@@ -386,7 +387,8 @@ void dyl_spool_out(struct dyl_thread *t, uint32_t from, uint32_t to, uint32_t op
  * crash, checked by every run. */
 void dyl_spool_convert(void)
 {
-	static char out[64 * 1024];
+	/* (large blocks: a write of 256 KiB costs the system call once per ~7000 rows) */
+	static char out[256 * 1024];
 	const char *why;
 
 	if (dyl_rt.spool_fd < 0)
@@ -399,6 +401,7 @@ void dyl_spool_convert(void)
 	struct dyl_conv *c = dyl_conv_open(dyl_rt.spool_fd, dyl_rt.spool_size, 0, &why);
 	if (c) {
 		struct dyl_row row;
+		struct dyl_csv_writer w = { 0 };
 		size_t o = 0;
 		unsigned ncol = dyl_conv_ncolumns(c);
 		dyl_conv_set_seq(c, dyl_rt.seq);
@@ -407,7 +410,7 @@ void dyl_spool_convert(void)
 				dyl_trace_put(out, o);
 				o = 0;
 			}
-			o += dyl_format_row(out + o, DYL_ROW_MAX, &row, ncol);
+			o += dyl_csv_row(&w, out + o, DYL_ROW_MAX, &row, ncol);
 		}
 		dyl_trace_put(out, o);
 		dyl_rt.seq = dyl_conv_seq(c);

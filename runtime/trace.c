@@ -38,9 +38,10 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+#include "dyl_csv.h"
 #include "internal.h"
 
-static const char HEADER[] = "seq,tid,func,t_start_ns,t_ns,in_bytes,out_bytes,work,depth,args";
+static const char HEADER[] = DYL_CSV_COLUMNS;
 
 /* Expands %p to the pid; returns 1 if PATH named the pid itself. */
 static int expand_path(char *out, size_t room, const char *tmpl, pid_t pid)

@@ -15,6 +15,7 @@
 #include "predict.h"
 #include "report.h"
 #include "shown.h"
+#include "spool.h"
 #include "trace.h"
 
 #define EXIT_NO_MATCH 1
@@ -150,6 +151,10 @@ static int classify(const struct input_file *f, enum kind *kind)
 	const char *line;
 	size_t len;
 
+	if (spool_recoverable(f->path, f->data, f->size)) {	/* read through rows.h */
+		*kind = KIND_TRACE;
+		return 0;
+	}
 	input_lines_init(&it, f);
 	while (input_next_line(&it, &line, &len)) {
 		if (len == 0 || line[0] == '#')

@@ -455,11 +455,13 @@ def tools(tmp_path_factory):
         pytest.skip(f'{CC} has no libasan.so')
     d = str(tmp_path_factory.mktemp('tools'))
     speedup = os.path.join(ROOT, 'speedup')
-    shared = sorted(os.path.join(speedup, f) for f in os.listdir(speedup)
+    lib, fmt = os.path.join(speedup, 'lib'), os.path.join(RUNTIME, 'format')
+    shared = sorted(os.path.join(dir_, f) for dir_ in (speedup, lib, fmt) for f in os.listdir(dir_)
                     if f.endswith('.c') and not f.startswith('dyl-'))
-    flags = [*SAN_FLAGS['asan'], '-std=gnu11', '-I' + os.path.join(RUNTIME, 'include')]
+    flags = [*SAN_FLAGS['asan'], '-std=gnu11', '-I' + speedup, '-I' + lib, '-I' + fmt,
+             '-I' + os.path.join(RUNTIME, 'include')]
     # the shared files compiled once, linked into each command
-    dyltest.run([CC, *flags, '-c', *shared, os.path.join(RUNTIME, 'convert.c')], cwd=d)
+    dyltest.run([CC, *flags, '-c', *shared], cwd=d)
     objs = sorted(os.path.join(d, f) for f in os.listdir(d) if f.endswith('.o'))
     for name in ('dyl-trace', 'dyl-speedup', 'dyl-model'):
         dyltest.run([CC, *flags, '-o', os.path.join(d, name),

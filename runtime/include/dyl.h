@@ -23,9 +23,8 @@ extern "C" {
  * refers to at load time (dyl_wrap.h: the code compiled into each wrapper). */
 DYL_API extern const int dyl_abi_3;
 
-/* "No value" for in_bytes, out_bytes and work: printed as an empty field. */
-#define DYL_NONE INT64_MIN
-#define DYL_MAX_COUNTERS 8
+/* DYL_NONE ("no value" for in_bytes, out_bytes and work) and DYL_MAX_COUNTERS */
+#include "dyl_limits.h"
 
 /* The library a wrapper forwards to.  'handle' caches the dlopen handle once found. */
 struct dyl_lib {

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#include "dyl_spool.h"
+#include "dyl_csv.h"
 
 static int fd = -1;
 static char *row;

@@ -18,7 +18,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "input.h"
-#include "spool.h"
 
 const char *input_prog = "dyl-speedup";
 const char *input_what = "trace or a model";
@@ -97,11 +96,6 @@ int input_open(struct input_file *f, const char *path)
 		rc = -1;
 	}
 	close(fd);
-	/* a trace whose process did not finish: the rows in its spool */
-	if (rc == 0 && spool_recover(f) != 0) {
-		input_close(f);
-		rc = -1;
-	}
 	return rc;
 }
 

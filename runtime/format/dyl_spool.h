@@ -1,5 +1,7 @@
 /* dyl_spool.h - the spool: what the runtime keeps on disk beside a trace while the
- * process runs, and the converter that turns it into the trace's CSV rows.
+ * process runs.  The one definition of its layout and constants (doc/specs/spool.md
+ * tells the protocol); the decoder (dyl_decode.h) and the CSV rows (dyl_csv.h) are
+ * beside it in runtime/format/, compiled into the runtime and into the tools.
  *
  * The spool of DIR/NAME is DIR/.NAME.dylspool (or a memfd when the trace is not a
  * regular file).  It is written so that a process killed at any moment (SIGKILL) leaves
@@ -8,7 +10,7 @@
  *     mapped MAP_SHARED, so a record is in the file (the page cache) once stored;
  *   - a full window is copied out as a block, appended to the spool, and reused;
  *   - the function names, the clock's calibration and the CSV header are chunks too.
- * At exit the runtime converts the spool into CSV rows (convert.c) and removes it;
+ * At exit the runtime converts the spool into CSV rows (decode.c, csv.c) and removes it;
  * after a crash `dyl-trace` runs the same converter over it.
  *
  * Layout: struct dyl_spool_head, then chunks, each 8-byte aligned, each starting with
@@ -26,10 +28,14 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "dyl_limits.h"	/* DYL_NONE, DYL_MAX_COUNTERS: the API's values, which records carry */
 
 #define DYL_SPOOL_MAGIC "DYLSPOOL"
 #define DYL_SPOOL_VERSION 3u
 #define DYL_WINDOW_SIZE (256u * 1024)	/* a window, header included */
+/* Open calls a block lists at most: the nesting levels whose place the runtime keeps
+ * (its DYL_MAX_FRAMES); deeper open calls are never listed. */
+#define DYL_SPOOL_LEVELS 64
 
 struct dyl_spool_head {
 	char magic[8];
@@ -109,6 +115,7 @@ struct dyl_knot {
  *   DYL_X_SIZES: in_bytes, out_bytes, work
  *   ncounters counters
  *   args_len bytes of text
+ * ncounters is at most DYL_MAX_COUNTERS.  An empty size is DYL_NONE.
  * Sizes and counters are i64, or with DYL_X_NARROW (all of them fit) u32 sizes (UINT32_MAX:
  * none) and i32 counters: a call with byte counts and a counter takes 40 bytes, not 80.
  * Times are clock ticks. */
@@ -137,61 +144,6 @@ static inline uint32_t dyl_rec_depth(const struct dyl_rec *r)
 	return (r->meta >> 28 & DYL_REC_EXT) && (w[0] >> 8 & DYL_X_WIDE) ? (uint32_t)(w[2] >> 32)
 								       : (r->meta >> 20 & 0xff);
 }
-
-/* --- the converter (convert.c): spool -> rows, in seq order --- */
-
-#define DYL_NONE_I64 INT64_MIN	/* an empty in_bytes, out_bytes or work */
-#define DYL_ROW_COUNTERS 8	/* a row's counters at most (DYL_MAX_COUNTERS) */
-
-struct dyl_row {
-	uint64_t seq;
-	int32_t tid;
-	const char *func;
-	int timed;		/* t_start_ns and t_ns known */
-	uint64_t t_start_ns, t_ns;
-	int64_t in_bytes, out_bytes, work;
-	uint32_t depth;
-	const char *args;	/* NULL or ARGS_LEN bytes */
-	uint32_t args_len;
-	uint32_t counter_base, ncounters;
-	const int64_t *counters;	/* NULL or NCOUNTERS values (in counter_buf when narrow) */
-	int64_t counter_buf[DYL_ROW_COUNTERS];
-};
-
-struct dyl_conv;	/* opaque; its memory comes from mmap, never malloc */
-
-/* Opens the spool FD (its first SIZE bytes: the runtime's own spool may have space
- * reserved beyond).  Read with pread, a block at a time when its turn comes: memory
- * stays a block per thread whatever the spool's size.  FLAGS: DYL_CONV_WINDOWS: also
- * the records still in windows, not copied out (a reader after a crash; the runtime
- * itself copies them out first).  NULL when FD is not a spool, with *WHY set. */
-#define DYL_CONV_WINDOWS 1
-struct dyl_conv *dyl_conv_open(int fd, uint64_t size, int flags, const char **why);
-/* Numbers from SEQ on (an image converting a second spool after a failed exec); the
- * next free number after the rows so far. */
-void dyl_conv_set_seq(struct dyl_conv *c, uint64_t seq);
-uint64_t dyl_conv_seq(const struct dyl_conv *c);
-/* The next row in seq order (a call numbered at an earlier place may come late): 1, or
- * 0 at the end. */
-int dyl_conv_next(struct dyl_conv *c, struct dyl_row *row);
-/* What the spool says of itself: the CSV header text (comment lines and the column
- * line, '\n'-terminated), the number of extra counter columns, the end of the last call
- * (ns since the process started), whether the spool was cut short. */
-const char *dyl_conv_header(const struct dyl_conv *c, size_t *len);
-unsigned dyl_conv_ncolumns(const struct dyl_conv *c);
-uint64_t dyl_conv_last_end_ns(const struct dyl_conv *c);
-int dyl_conv_cut_short(const struct dyl_conv *c);
-/* Where the spool is damaged (a chunk or record whose sizes do not add up, as from a
- * disk error or a stray write): the byte offset of the first such place, 0 if none,
- * and in *WHAT what was lost there.  Known once the rows are read: a record is checked
- * when its block's turn comes.  Nothing is read past a damaged place's own bytes. */
-uint64_t dyl_conv_damage(const struct dyl_conv *c, const char **what);
-void dyl_conv_close(struct dyl_conv *c);
-
-/* One CSV row (no stdio); ROOM must be at least DYL_ROW_MAX.  NCOLUMNS: the counter
- * columns after args. */
-#define DYL_ROW_MAX 4096
-size_t dyl_format_row(char *out, size_t room, const struct dyl_row *r, unsigned ncolumns);
 
 /* The spool's path for the trace PATH: DIR/.NAME.dylspool.  0, or -1 if too long. */
 int dyl_spool_name(char *out, size_t room, const char *path);

@@ -1,9 +1,8 @@
-/* convert.c - the spool (dyl_spool.h) back into rows, numbered in start order.
+/* decode.c - the spool (dyl_spool.h) back into rows, numbered in start order.
  *
- * Runs in two places: inside the profiled process when its image ends (the runtime
- * converts its own spool into the trace) and in dyl-trace after a crash.  So it takes
- * no lock, calls no malloc (memory comes from mmap: the runtime may be running inside
- * a wrapper of malloc) and no stdio.
+ * Runs in two places (dyl_decode.h): inside the profiled process when its image ends,
+ * and in the tools after a crash.  So it takes no lock, calls no malloc (memory comes
+ * from mmap) and no stdio.
  *
  * Numbering: each thread's blocks, in file order, form a stream; a block's records and
  * open calls are sorted by start (outer first at equal start) when the stream reaches
@@ -17,9 +16,8 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#include "dyl_spool.h"
+#include "dyl_decode.h"
 
-#define MAX_LEVELS 64	/* the runtime's DYL_MAX_FRAMES: deeper calls are never open calls */
 #define NONE UINT32_MAX
 
 /* --- memory: mmap'd arrays that grow --- */
@@ -78,7 +76,9 @@ struct stream {
 	size_t bytes_cap;
 	struct item *items, *tmp;
 	size_t nitems, pos, cap;
-	uint64_t reserved[MAX_LEVELS];	/* seq + 1 given to the open call at each level */
+	uint64_t reserved[DYL_SPOOL_LEVELS];	/* seq + 1 given to the open call at each level */
+	uint64_t key_start;	/* its place in the merge (set_key) */
+	uint32_t key_depth;
 };
 
 struct dyl_conv {
@@ -99,6 +99,8 @@ struct dyl_conv {
 	size_t knots_cap;
 	uint32_t nknots;
 	size_t *names;		/* offset in KEEP + 1; 0: none */
+	uint32_t *name_len;	/* its length (at most DYL_NAME_MAX) */
+	size_t name_len_cap;
 	size_t nnames, names_cap;
 	struct window *windows;
 	uint32_t *covered;
@@ -185,7 +187,8 @@ static uint64_t to_ns(struct dyl_conv *c, uint64_t t)
 /* The body of a small chunk, into KEEP; its offset there, or -1. */
 static ssize_t keep(struct dyl_conv *c, uint64_t at, uint32_t len)
 {
-	if (!(c->keep = grow(c->keep, &c->keep_cap, c->kept + len + 1, 1)) ||
+	/* (32 bytes to spare: a name is copied in 16-byte steps) */
+	if (!(c->keep = grow(c->keep, &c->keep_cap, c->kept + len + 1 + 32, 1)) ||
 	    read_at(c, c->keep + c->kept, len, at) != 0)
 		return -1;
 	size_t o = c->kept;
@@ -204,7 +207,8 @@ static int add_names(struct dyl_conv *c, uint64_t at, uint32_t len)
 	memcpy(&first, p, 4);
 	memcpy(&count, p + 4, 4);
 	if ((size_t)first + count > (1u << 24) ||
-	    !(c->names = grow(c->names, &c->names_cap, (size_t)first + count, sizeof(size_t))))
+	    !(c->names = grow(c->names, &c->names_cap, (size_t)first + count, sizeof(size_t))) ||
+	    !(c->name_len = grow(c->name_len, &c->name_len_cap, (size_t)first + count, sizeof(uint32_t))))
 		return -1;
 	for (size_t i = c->nnames; i < (size_t)first + count; i++)
 		c->names[i] = 0;
@@ -213,6 +217,7 @@ static int add_names(struct dyl_conv *c, uint64_t at, uint32_t len)
 		if (!z)
 			return -1;
 		c->names[first + i] = (size_t)(s - c->keep) + 1;
+		c->name_len[first + i] = (uint32_t)(z - s < DYL_NAME_MAX ? z - s : DYL_NAME_MAX);
 		s = z + 1;
 	}
 	if (first + count > c->nnames)
@@ -252,7 +257,7 @@ static int add_block(struct dyl_conv *c, uint64_t at, uint32_t len)
 	struct dyl_block b;
 	size_t head = sizeof(b) - sizeof(struct dyl_chunk);
 	if (len < head || read_at(c, &b, sizeof(b), at) != 0 || b.to < b.from ||
-	    b.nopen > MAX_LEVELS || b.to - b.from > DYL_WINDOW_SIZE ||
+	    b.nopen > DYL_SPOOL_LEVELS || b.to - b.from > DYL_WINDOW_SIZE ||
 	    head + b.nopen * sizeof(struct dyl_open) + (b.to - b.from) > len)
 		return -1;
 	struct blk *k = new_blk(c);
@@ -444,10 +449,12 @@ static uint32_t rec_check(const struct dyl_rec *r, uint32_t room)
 	uint64_t bytes = 8 + ((x & DYL_X_WIDE) ? 16 : 0) + ((x & DYL_X_SIZES) ? 3 * n : 0) +
 			 nc * n + (h >> 32);
 	if ((x & ~(DYL_X_SEQ | DYL_X_SIZES | DYL_X_WIDE | DYL_X_NARROW)) ||
-	    nc > DYL_ROW_COUNTERS || words != (bytes + 7) / 8 || 8 * words > room - sizeof(*r))
+	    nc > DYL_MAX_COUNTERS || words != (bytes + 7) / 8 || 8 * words > room - sizeof(*r))
 		return 0;
 	return (uint32_t)sizeof(*r) + 8 * words;
 }
+
+static void set_key(const struct dyl_conv *c, struct stream *s);
 
 /* Reads the stream's current block and sorts its records and open calls.  A damaged
  * record ends the block: the records after it cannot be found. */
@@ -489,33 +496,33 @@ static int load(struct dyl_conv *c, struct stream *s, const struct blk *b)
 	s->nitems = n;
 	s->pos = 0;
 	s->loaded = 1;
+	if (n)
+		set_key(c, s);
 	return 0;
 }
 
-/* The key a stream sorts on in the merge. */
-static void key(const struct dyl_conv *c, const struct stream *s, uint64_t *start, uint32_t *depth)
+/* The key a stream sorts on in the merge, kept in it: its next item's start and depth,
+ * or its next block's least start while that is not read. */
+static void set_key(const struct dyl_conv *c, struct stream *s)
 {
 	if (s->loaded) {
-		*start = s->items[s->pos].start;
-		*depth = s->items[s->pos].depth;
+		s->key_start = s->items[s->pos].start;
+		s->key_depth = s->items[s->pos].depth;
 	} else {
-		*start = c->blks[s->cur].min_start;
-		*depth = 0;
+		s->key_start = c->blks[s->cur].min_start;
+		s->key_depth = 0;
 	}
 }
 
 static int stream_before(const struct dyl_conv *c, uint32_t a, uint32_t b)
 {
-	uint64_t sa, sb;
-	uint32_t da, db;
+	const struct stream *x = &c->streams[a], *y = &c->streams[b];
 
-	key(c, &c->streams[a], &sa, &da);
-	key(c, &c->streams[b], &sb, &db);
-	if (sa != sb)
-		return sa < sb;
-	if (da != db)
-		return da < db;
-	return c->streams[a].tid < c->streams[b].tid;
+	if (x->key_start != y->key_start)
+		return x->key_start < y->key_start;
+	if (x->key_depth != y->key_depth)
+		return x->key_depth < y->key_depth;
+	return x->tid < y->tid;
 }
 
 static void sift_down(struct dyl_conv *c, size_t i)
@@ -552,7 +559,9 @@ static void advance(struct dyl_conv *c)
 	struct stream *s = &c->streams[c->heap[0]];
 
 	if (s->loaded && ++s->pos < s->nitems) {
-		sift_down(c, 0);
+		set_key(c, s);
+		if (c->nheap > 1)
+			sift_down(c, 0);
 		return;
 	}
 	s->loaded = 0;
@@ -560,6 +569,8 @@ static void advance(struct dyl_conv *c)
 	if (s->cur == NONE) {
 		free_stream(s);
 		c->heap[0] = c->heap[--c->nheap];
+	} else {
+		set_key(c, s);
 	}
 	sift_down(c, 0);
 }
@@ -595,8 +606,10 @@ struct dyl_conv *dyl_conv_open(int fd, uint64_t size, int flags, const char **wh
 		return NULL;
 	}
 	c->t0_ns = c->have_clock ? to_ns(c, c->clock.t0) : 0;
-	for (uint32_t i = 0; i < c->nstreams; i++)
+	for (uint32_t i = 0; i < c->nstreams; i++) {
+		set_key(c, &c->streams[i]);
 		c->heap[c->nheap++] = i;
+	}
 	for (size_t i = c->nheap / 2 + 1; i-- > 0;)
 		sift_down(c, i);
 	return c;
@@ -632,7 +645,14 @@ static void decode(struct dyl_conv *c, struct dyl_row *row, const struct dyl_rec
 			p += 16;
 		}
 	}
-	row->func = id < c->nnames && c->names[id] ? c->keep + c->names[id] - 1 : "?";
+	row->func_id = id;
+	if (id < c->nnames && c->names[id]) {
+		row->func = c->keep + c->names[id] - 1;
+		row->func_len = c->name_len[id];
+	} else {
+		row->func = "?";
+		row->func_len = 1;
+	}
 	row->timed = r->t_start != 0;
 	if (row->timed) {
 		uint64_t s = to_ns(c, r->t_start);
@@ -646,7 +666,7 @@ static void decode(struct dyl_conv *c, struct dyl_row *row, const struct dyl_rec
 		if (row->t_start_ns + row->t_ns > c->last_end_ns)
 			c->last_end_ns = row->t_start_ns + row->t_ns;
 	}
-	row->in_bytes = row->out_bytes = row->work = DYL_NONE_I64;
+	row->in_bytes = row->out_bytes = row->work = DYL_NONE;
 	row->args = NULL;
 	row->args_len = row->ncounters = row->counter_base = 0;
 	row->counters = NULL;
@@ -657,15 +677,15 @@ static void decode(struct dyl_conv *c, struct dyl_row *row, const struct dyl_rec
 		int64_t *sz[3] = { &row->in_bytes, &row->out_bytes, &row->work };
 		for (int i = 0; i < 3; i++) {
 			uint64_t v = get(&p, n);
-			*sz[i] = n == 8 ? (int64_t)v : v == UINT32_MAX ? DYL_NONE_I64 : (int64_t)v;
+			*sz[i] = n == 8 ? (int64_t)v : v == UINT32_MAX ? DYL_NONE : (int64_t)v;
 		}
 	}
 	uint32_t nc = w[0] >> 16 & 0xff;
-	row->ncounters = nc <= DYL_ROW_COUNTERS ? nc : DYL_ROW_COUNTERS;
+	row->ncounters = nc <= DYL_MAX_COUNTERS ? nc : DYL_MAX_COUNTERS;
 	row->counter_base = w[0] >> 24 & 0xff;
 	for (uint32_t i = 0; i < nc; i++) {
 		uint64_t v = get(&p, n);
-		if (i < DYL_ROW_COUNTERS)
+		if (i < DYL_MAX_COUNTERS)
 			row->counter_buf[i] = n == 8 ? (int64_t)v : (int64_t)(int32_t)(uint32_t)v;
 	}
 	row->counters = nc ? row->counter_buf : NULL;
@@ -694,7 +714,7 @@ int dyl_conv_next(struct dyl_conv *c, struct dyl_row *row)
 		const struct item *it = &s->items[s->pos];
 		if (it->off == NONE) {
 			/* an open call: its number here, its row when its record comes */
-			if (it->level < MAX_LEVELS)
+			if (it->level < DYL_SPOOL_LEVELS)
 				s->reserved[it->level] = ++c->seq;
 			else
 				c->seq++;
@@ -704,7 +724,7 @@ int dyl_conv_next(struct dyl_conv *c, struct dyl_row *row)
 		const struct dyl_rec *r = (const struct dyl_rec *)(s->bytes + it->off);
 		const uint64_t *w = (const uint64_t *)(r + 1);
 		uint32_t d = it->depth;
-		if ((r->meta >> 28 & DYL_REC_EXT) && (w[0] >> 8 & DYL_X_SEQ) && d < MAX_LEVELS &&
+		if ((r->meta >> 28 & DYL_REC_EXT) && (w[0] >> 8 & DYL_X_SEQ) && d < DYL_SPOOL_LEVELS &&
 		    s->reserved[d]) {
 			row->seq = s->reserved[d] - 1;
 			s->reserved[d] = 0;
@@ -740,6 +760,21 @@ unsigned dyl_conv_ncolumns(const struct dyl_conv *c)
 	return c->ncolumns;
 }
 
+uint32_t dyl_conv_nnames(const struct dyl_conv *c)
+{
+	return (uint32_t)c->nnames;
+}
+
+const char *dyl_conv_name(const struct dyl_conv *c, uint32_t id, uint32_t *len)
+{
+	if (id < c->nnames && c->names[id]) {
+		*len = c->name_len[id];
+		return c->keep + c->names[id] - 1;
+	}
+	*len = 1;
+	return "?";
+}
+
 uint64_t dyl_conv_last_end_ns(const struct dyl_conv *c)
 {
 	return c->last_end_ns;
@@ -765,6 +800,7 @@ void dyl_conv_close(struct dyl_conv *c)
 	release(c->keep, c->keep_cap, 1);
 	release(c->knots, c->knots_cap, sizeof(struct dyl_knot));
 	release(c->names, c->names_cap, sizeof(size_t));
+	release(c->name_len, c->name_len_cap, sizeof(uint32_t));
 	release(c->windows, c->windows_cap, sizeof(*c->windows));
 	release(c->covered, c->covered_cap, sizeof(*c->covered));
 	release(c->blks, c->blks_cap, sizeof(struct blk));
@@ -785,117 +821,4 @@ int dyl_spool_name(char *out, size_t room, const char *path)
 	memcpy(out + dir + 1, path + dir, n - dir);
 	memcpy(out + n + 1, ".dylspool", 10);
 	return 0;
-}
-
-/* --- row formatting (no stdio) --- */
-
-/* Two digits per division: the rows' numbers (seq, times) have 6 to 12 digits and
- * formatting them is most of converting a record. */
-static const char DIGITS2[] =
-	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-	"8081828384858687888990919293949596979899";
-
-static char *put_u64(char *p, uint64_t v)
-{
-	char tmp[24], *e = tmp + sizeof(tmp), *b = e;
-	size_t n;
-
-	while (v >= 100) {
-		unsigned d = (unsigned)(v % 100) * 2;
-		v /= 100;
-		*--b = DIGITS2[d + 1];
-		*--b = DIGITS2[d];
-	}
-	if (v >= 10) {
-		*--b = DIGITS2[v * 2 + 1];
-		*--b = DIGITS2[v * 2];
-	} else {
-		*--b = (char)('0' + v);
-	}
-	n = (size_t)(e - b);
-	memcpy(p, b, n);
-	return p + n;
-}
-
-static char *put_i64_opt(char *p, int64_t v)
-{
-	if (v == DYL_NONE_I64)
-		return p;
-	if (v < 0) {
-		*p++ = '-';
-		return put_u64(p, (uint64_t)0 - (uint64_t)v);
-	}
-	return put_u64(p, (uint64_t)v);
-}
-
-/* A CSV field, quoted when it holds a comma, quote or newline: the N bytes of S, cut
- * short where they would pass END (the quotes included).  P may be past END already:
- * then nothing is written. */
-static char *put_field(char *p, char *end, const char *s, size_t n)
-{
-	const char *e = s + n;
-	int quote = 0;
-
-	for (const char *q = s; q < e; q++)
-		if (*q == ',' || *q == '"' || *q == '\n' || *q == '\r')
-			quote = 1;
-	if (end - p < 2 * quote)
-		return p;
-	if (quote)
-		*p++ = '"';
-	/* room for a doubled quote and the closing one */
-	for (; s < e && end - p >= 2 + quote; s++) {
-		if (*s == '"')
-			*p++ = '"';
-		*p++ = (*s == '\n' || *s == '\r') ? ' ' : *s;
-	}
-	if (quote)
-		*p++ = '"';
-	return p;
-}
-
-size_t dyl_format_row(char *out, size_t room, const struct dyl_row *r, unsigned ncolumns)
-{
-	/* kept back from ROOM: the numbers between func and args (7 fields, 117 characters
-	 * at most) and 16 columns of 21 characters after args; func and args end at END */
-	char *p = out, *end = out + room - 24 * 24;
-	int64_t work = r->work;
-
-	if (ncolumns > 16)
-		ncolumns = 16;
-	if (work == DYL_NONE_I64 && (r->in_bytes != DYL_NONE_I64 || r->out_bytes != DYL_NONE_I64))
-		work = (r->in_bytes == DYL_NONE_I64 ? 0 : r->in_bytes) +
-		       (r->out_bytes == DYL_NONE_I64 ? 0 : r->out_bytes);
-	p = put_u64(p, r->seq);
-	*p++ = ',';
-	p = put_u64(p, (uint64_t)(uint32_t)r->tid);
-	*p++ = ',';
-	p = put_field(p, end, r->func, strnlen(r->func, 512));
-	*p++ = ',';
-	if (r->timed) {
-		p = put_u64(p, r->t_start_ns);
-		*p++ = ',';
-		p = put_u64(p, r->t_ns);
-	} else {
-		*p++ = ',';
-	}
-	*p++ = ',';
-	p = put_i64_opt(p, r->in_bytes);
-	*p++ = ',';
-	p = put_i64_opt(p, r->out_bytes);
-	*p++ = ',';
-	p = put_i64_opt(p, work);
-	*p++ = ',';
-	p = put_u64(p, r->depth);
-	*p++ = ',';
-	if (r->args)
-		p = put_field(p, end, r->args, r->args_len);
-	for (unsigned i = 0; i < ncolumns; i++) {
-		*p++ = ',';
-		if (i >= r->counter_base && i < r->counter_base + r->ncounters)
-			p = put_i64_opt(p, r->counters[i - r->counter_base]);
-	}
-	*p++ = '\n';
-	return (size_t)(p - out);
 }

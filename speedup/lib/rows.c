@@ -18,10 +18,10 @@
 #include "grow.h"
 #include "input.h"
 #include "rows.h"
+#include "spool.h"
 
 
 #define MAX_FIELDS 256
-#define MAX_TIME (UINT64_C(1) << 62)	/* start + duration must not overflow int64 */
 
 /* --- the file in memory: input.c's loader, with its FILE:LINE messages --- */
 
@@ -76,7 +76,7 @@ static int time_note(struct trace_src *src, struct csv_field *v, const char *key
 	uint64_t n;
 	int why;
 
-	if ((why = parse_u64(v, &n)) == NUM_OK && n >= MAX_TIME)
+	if ((why = parse_u64(v, &n)) == NUM_OK && n >= ROWS_MAX_VALUE)
 		why = NUM_TOO_LARGE;
 	if (why != NUM_OK) {
 		input_number_error(src->path, src->lineno, key, v, why);
@@ -115,10 +115,10 @@ static int read_note(struct trace_src *src, const char *line, size_t len, int af
 	if (note_value(line, len, "time_clock", &v)) {
 		src->thread_clock = v.len == 14 && !memcmp(v.s, "thread-cputime", 14);
 	} else if (note_value(line, len, "pid", &v)) {
-		if (parse_u64(&v, &n) == NUM_OK && n < MAX_TIME)
+		if (parse_u64(&v, &n) == NUM_OK && n < ROWS_MAX_VALUE)
 			src->pid = (int64_t)n;
 	} else if (note_value(line, len, "start_ns", &v)) {
-		if (parse_u64(&v, &n) == NUM_OK && n < MAX_TIME)
+		if (parse_u64(&v, &n) == NUM_OK && n < ROWS_MAX_VALUE)
 			src->start_ns = (int64_t)n;
 	} else if (note_value(line, len, "cmdline", &v)) {
 		char *s = strndup(v.s, v.len);
@@ -215,7 +215,7 @@ static int csv_open(struct trace_src *src)
 	return -1;
 }
 
-/* Digits up to ',' or END (at most 18: no overflow, below MAX_TIME).  Returns the
+/* Digits up to ',' or END (at most 18: no overflow, below ROWS_MAX_VALUE).  Returns the
  * comma (or END), NULL on anything else. */
 static inline const char *digits(const char *p, const char *end, uint64_t *v, int *empty)
 {
@@ -319,7 +319,7 @@ static int number(const struct trace_src *src, unsigned long lineno, const struc
 		*out = ROWS_NONE;
 		return 0;
 	}
-	if (why == NUM_OK && v >= MAX_TIME)
+	if (why == NUM_OK && v >= ROWS_MAX_VALUE)
 		why = NUM_TOO_LARGE;
 	if (why != NUM_OK) {
 		input_number_error(src->path, lineno, name, f, why);
@@ -496,9 +496,56 @@ static void init(struct trace_src *src, const char *path)
 	src->depth_col = src->faults_col = -1;
 }
 
+/* A recovered spool (spool.h): its header and '#' lines are the CSV text it holds,
+ * read as the CSV form reads them; its rows come from the spool form. */
+static int open_spool(struct trace_src *src, struct spool_rows *sp)
+{
+	const char *data = src->data, *line;
+	size_t size = src->size, len;
+	int full, rc;
+
+	src->format = &spool_rows_format;
+	src->priv = sp;
+	src->data = sp->header;
+	src->size = sp->header_len;
+	rc = csv_open(src);
+	src->lineno = sp->header_lines;
+	src->p = sp->tail;
+	src->end = sp->tail + sp->tail_len;
+	while (rc == 0 && csv_line(src, &line, &len, &full))
+		if (len > 0 && line[0] == '#')
+			rc = read_note(src, line + 1, len - 1, 1);
+	src->data = data;
+	src->size = size;
+	src->p = src->end = NULL;
+	/* the rows have the runtime's columns (dyl_csv.h): a header that gives them
+	 * another number, or puts depth or faults elsewhere, is not this spool's */
+	unsigned ncol = sp->ncolumns < DYL_CSV_MAX_COUNTERS ? sp->ncolumns : DYL_CSV_MAX_COUNTERS;
+	if (rc == 0 && sp->n && (src->ncolumns != (int)(10 + ncol) ||
+				 (src->depth_col >= 0 && src->depth_col != 8) ||
+				 (src->faults_col >= 0 && src->faults_col < 10))) {
+		input_error(src->path, 0, "the spool's header does not match its rows");
+		rc = -1;
+	}
+	if (rc != 0) {
+		rows_close(src);
+		return -1;
+	}
+	return 0;
+}
+
 /* The bytes are in: the format, and up to the first row. */
 static int open_format(struct trace_src *src)
 {
+	struct spool_rows *sp;
+	int rc = spool_recover(src->path, src->data, src->size, &sp);
+
+	if (rc < 0) {
+		rows_close(src);
+		return -1;
+	}
+	if (rc == 0)
+		return open_spool(src, sp);
 	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
 		if (formats[i]->sniff(src->data, src->size)) {
 			src->format = formats[i];

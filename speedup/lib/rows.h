@@ -24,9 +24,12 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "dyl_csv.h"	/* DYL_CSV_BASE: the columns a trace starts with */
 
-#define ROWS_HEADER "seq,tid,func,t_start_ns,t_ns,in_bytes,out_bytes,work"
+#define ROWS_HEADER DYL_CSV_BASE
 #define ROWS_NONE (-1)	/* an empty field */
+#define ROWS_MAX_VALUE (UINT64_C(1) << 62)	/* a number at least this is too large: start +
+						 * duration must not overflow int64 */
 
 /* One call.  FUNC is the funcs.h id of the name.  EXTRA is the text of the columns after
  * `work` (depth, args, counters...) as CSV, without the leading comma; it points into

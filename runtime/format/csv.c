@@ -1,0 +1,261 @@
+/* csv.c - a decoded row as the trace's CSV line (dyl_csv.h).
+ *
+ * The runtime writes every row of its trace here at exit, so this is the cost of a
+ * row: numbers are written with their length known first (no buffer copied after),
+ * two digits a step; a name is scanned once for the characters that need quotes.
+ */
+#include <string.h>
+#include "dyl_csv.h"
+
+static const char DIGITS2[] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
+static const uint64_t POW10[20] = {
+	1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
+	100000000ull, 1000000000ull, 10000000000ull, 100000000000ull, 1000000000000ull,
+	10000000000000ull, 100000000000000ull, 1000000000000000ull, 10000000000000000ull,
+	100000000000000000ull, 1000000000000000000ull, 10000000000000000000ull,
+};
+
+/* Digits of V: from its bit length (log10(2) ~ 1233 / 4096), one comparison. */
+static inline unsigned ndigits(uint64_t v)
+{
+	unsigned t = (unsigned)(64 - __builtin_clzll(v | 1)) * 1233 >> 12;
+	unsigned n = t + (v >= POW10[t]);
+	return n ? n : 1;
+}
+
+/* Exactly 8 digits of V (< 10^8) at Q: two halves, each two pairs, independent of each
+ * other (the CPU works on them at once; a loop would wait on each division). */
+static inline void put8(char *q, uint32_t v)
+{
+	uint32_t a = v / 10000, b = v % 10000;
+
+	memcpy(q, DIGITS2 + (a / 100) * 2, 2);
+	memcpy(q + 2, DIGITS2 + (a % 100) * 2, 2);
+	memcpy(q + 4, DIGITS2 + (b / 100) * 2, 2);
+	memcpy(q + 6, DIGITS2 + (b % 100) * 2, 2);
+}
+
+static inline char *put_u64(char *p, uint64_t v)
+{
+	char *e = p + ndigits(v), *q = e;
+
+	while (v >= 100000000) {	/* the low 8 digits, then 32-bit arithmetic */
+		uint64_t hi = v / 100000000;
+		q -= 8;
+		put8(q, (uint32_t)(v - hi * 100000000));
+		v = hi;
+	}
+	uint32_t w = (uint32_t)v;
+	while (w >= 100) {
+		q -= 2;
+		memcpy(q, DIGITS2 + (w % 100) * 2, 2);
+		w /= 100;
+	}
+	if (w >= 10) {
+		q -= 2;
+		memcpy(q, DIGITS2 + w * 2, 2);
+	} else {
+		*--q = (char)('0' + w);
+	}
+	return e;
+}
+
+char *dyl_put_u64(char *p, uint64_t v)
+{
+	return put_u64(p, v);
+}
+
+char *dyl_put_i64(char *p, int64_t v)
+{
+	if (v < 0) {
+		*p++ = '-';
+		return put_u64(p, (uint64_t)0 - (uint64_t)v);
+	}
+	return put_u64(p, (uint64_t)v);
+}
+
+/* An optional value: nothing for DYL_NONE. */
+static inline char *put_opt(char *p, int64_t v)
+{
+	return v == DYL_NONE ? p : dyl_put_i64(p, v);
+}
+
+/* A CSV field, quoted when it holds a comma, quote or newline: the N bytes of S, cut
+ * short where they would pass END (the quotes included).  P may be past END already:
+ * then nothing is written. */
+static char *put_field(char *p, char *end, const char *s, size_t n)
+{
+	const char *e = s + n;
+	int quote = 0;
+
+	for (const char *q = s; q < e; q++)
+		if (*q == ',' || *q == '"' || *q == '\n' || *q == '\r')
+			quote = 1;
+	if (!quote && end - p >= (ptrdiff_t)n + 2) {	/* the usual name: copied whole */
+		memcpy(p, s, n);
+		return p + n;
+	}
+	if (end - p < 2 * quote)
+		return p;
+	if (quote)
+		*p++ = '"';
+	/* room for a doubled quote and the closing one */
+	for (; s < e && end - p >= 2 + quote; s++) {
+		if (*s == '"')
+			*p++ = '"';
+		*p++ = (*s == '\n' || *s == '\r') ? ' ' : *s;
+	}
+	if (quote)
+		*p++ = '"';
+	return p;
+}
+
+/* Kept back from a row's ROOM: the numbers between func and args (7 fields, 117
+ * characters at most) and 16 columns of 21 characters after args; func and args end
+ * at the rest. */
+#define ROW_RESERVE (24 * 24)
+
+static char *put_extra(char *p, char *end, const struct dyl_row *r, unsigned ncolumns)
+{
+	if (ncolumns > DYL_CSV_MAX_COUNTERS)
+		ncolumns = DYL_CSV_MAX_COUNTERS;
+	p = put_u64(p, r->depth);
+	*p++ = ',';
+	if (r->args)
+		p = put_field(p, end, r->args, r->args_len);
+	if (!r->ncounters) {	/* the usual row: empty counter columns */
+		memset(p, ',', ncolumns);
+		return p + ncolumns;
+	}
+	for (unsigned i = 0; i < ncolumns; i++) {
+		*p++ = ',';
+		if (i >= r->counter_base && i < r->counter_base + r->ncounters)
+			p = put_opt(p, r->counters[i - r->counter_base]);
+	}
+	return p;
+}
+
+/* From t_start_ns on (after ",TID,FUNC,"). */
+static char *put_rest(char *p, char *end, const struct dyl_row *r, unsigned ncolumns)
+{
+	int64_t work = r->work;
+
+	if (work == DYL_NONE && (r->in_bytes != DYL_NONE || r->out_bytes != DYL_NONE))
+		work = (r->in_bytes == DYL_NONE ? 0 : r->in_bytes) +
+		       (r->out_bytes == DYL_NONE ? 0 : r->out_bytes);
+	if (r->timed) {
+		p = put_u64(p, r->t_start_ns);
+		*p++ = ',';
+		p = put_u64(p, r->t_ns);
+	} else {
+		*p++ = ',';
+	}
+	if (work == DYL_NONE) {	/* the usual row: no sizes */
+		memcpy(p, ",,,,", 4);
+		p += 4;
+	} else {
+		*p++ = ',';
+		p = put_opt(p, r->in_bytes);
+		*p++ = ',';
+		p = put_opt(p, r->out_bytes);
+		*p++ = ',';
+		p = put_opt(p, work);
+		*p++ = ',';
+	}
+	p = put_extra(p, end, r, ncolumns);
+	*p++ = '\n';
+	return p;
+}
+
+size_t dyl_format_row(char *out, size_t room, const struct dyl_row *r, unsigned ncolumns)
+{
+	char *p = out, *end = out + room - ROW_RESERVE;
+
+	p = put_u64(p, r->seq);
+	*p++ = ',';
+	p = put_u64(p, (uint64_t)(uint32_t)r->tid);
+	*p++ = ',';
+	p = put_field(p, end, r->func, r->func_len);
+	*p++ = ',';
+	return (size_t)(put_rest(p, end, r, ncolumns) - out);
+}
+
+/* The seq after W's, in W's text: the last digit up (kept apart: the text is not
+ * stored into, so the next copy of it does not wait for the store), else carried. */
+static int next_seq(struct dyl_csv_writer *w)
+{
+	w->seq++;
+	if (w->seq_last < 9) {
+		w->seq_last++;
+		return 1;
+	}
+	w->seq_last = 0;
+	for (uint32_t i = w->seq_len - 1; i-- > 0;) {
+		if (w->seq_txt[i] != '9') {
+			w->seq_txt[i]++;
+			return 1;
+		}
+		w->seq_txt[i] = '0';
+	}
+	return 0;	/* 99..9: one digit more */
+}
+
+/* ",TID,FUNC," of R in W, when its name needs no quotes and fits. */
+static void set_mid(struct dyl_csv_writer *w, const struct dyl_row *r)
+{
+	char *p = w->mid;
+
+	w->mid_len = 0;
+	if (r->func_len > sizeof(w->mid) - 16)
+		return;
+	for (uint32_t i = 0; i < r->func_len; i++)
+		if (r->func[i] == ',' || r->func[i] == '"' || r->func[i] == '\n' || r->func[i] == '\r')
+			return;
+	*p++ = ',';
+	p = put_u64(p, (uint64_t)(uint32_t)r->tid);
+	*p++ = ',';
+	memcpy(p, r->func, r->func_len);
+	p += r->func_len;
+	*p++ = ',';
+	w->tid = r->tid;
+	w->func_id = r->func_id;
+	w->func = r->func;
+	w->mid_len = (uint32_t)(p - w->mid);
+}
+
+size_t dyl_csv_row(struct dyl_csv_writer *w, char *out, size_t room, const struct dyl_row *r,
+		   unsigned ncolumns)
+{
+	char *p = out, *end = out + room - ROW_RESERVE;
+
+	if (!(w->seq_len && r->seq == w->seq + 1 && r->seq && next_seq(w))) {
+		w->seq = r->seq;
+		w->seq_len = (uint32_t)(put_u64(w->seq_txt, r->seq) - w->seq_txt);
+		w->seq_last = (uint32_t)(r->seq % 10);
+	}
+	memcpy(p, w->seq_txt, sizeof(w->seq_txt));	/* (ROOM holds it: DYL_ROW_MAX) */
+	p += w->seq_len;
+	p[-1] = (char)('0' + w->seq_last);
+	if (!(w->mid_len && r->tid == w->tid && r->func_id == w->func_id && r->func == w->func))
+		set_mid(w, r);
+	if (w->mid_len) {
+		memcpy(p, w->mid, sizeof(w->mid));
+		p += w->mid_len;
+	} else {
+		*p++ = ',';
+		p = put_u64(p, (uint64_t)(uint32_t)r->tid);
+		*p++ = ',';
+		p = put_field(p, end, r->func, r->func_len);
+		*p++ = ',';
+	}
+	return (size_t)(put_rest(p, end, r, ncolumns) - out);
+}
+
+size_t dyl_format_extra(char *out, size_t room, const struct dyl_row *r, unsigned ncolumns)
+{
+	return (size_t)(put_extra(out, out + room - ROW_RESERVE, r, ncolumns) - out);
+}

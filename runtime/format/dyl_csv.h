@@ -1,0 +1,49 @@
+/* dyl_csv.h - the trace's CSV rows: its columns, in the order the trace format fixes,
+ * and a decoded row (dyl_decode.h) written as one line of them.  No stdio, no state: the
+ * runtime writes its trace with it at exit, the tools their rows of a spool. */
+#ifndef DYL_CSV_H
+#define DYL_CSV_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "dyl_decode.h"
+
+/* The columns every trace starts with (a reader requires them), then the runtime's
+ * own two; counter columns (std.papi, std.faults...) follow args. */
+#define DYL_CSV_BASE "seq,tid,func,t_start_ns,t_ns,in_bytes,out_bytes,work"
+#define DYL_CSV_COLUMNS DYL_CSV_BASE ",depth,args"
+#define DYL_CSV_MAX_COUNTERS 16	/* counter columns written at most */
+
+/* One CSV row, '\n'-terminated; returns its length.  ROOM must be at least DYL_ROW_MAX.
+ * NCOLUMNS: the counter columns after args.  A name or argument text too long for the
+ * row is cut short.  A field holding a comma, quote or line break is quoted (line
+ * breaks become blanks). */
+#define DYL_ROW_MAX 4096
+size_t dyl_format_row(char *out, size_t room, const struct dyl_row *r, unsigned ncolumns);
+
+/* The same row, faster when rows follow each other as a conversion writes them: what
+ * the last row had (its seq, its thread and function) is kept in W and reused.  W starts
+ * zeroed; the bytes are those of dyl_format_row. */
+struct dyl_csv_writer {
+	uint64_t seq;		/* the last row's, with its text */
+	char seq_txt[24];
+	uint32_t seq_len;	/* 0: none yet */
+	uint32_t seq_last;	/* its last digit (not kept in SEQ_TXT) */
+	int32_t tid;		/* the last row's thread and function, with their text */
+	uint32_t func_id;
+	uint32_t mid_len;	/* ",TID,FUNC," in MID; 0: none */
+	const char *func;
+	char mid[64];
+};
+size_t dyl_csv_row(struct dyl_csv_writer *w, char *out, size_t room, const struct dyl_row *r,
+		   unsigned ncolumns);
+
+/* The columns after work (depth, args, counters), without the comma before them or a
+ * '\n': what a reader of the row calls its extra columns.  ROOM: DYL_ROW_MAX or more. */
+size_t dyl_format_extra(char *out, size_t room, const struct dyl_row *r, unsigned ncolumns);
+
+/* V in decimal at P (at most 20 characters); returns the end.  Signed: a '-' first. */
+char *dyl_put_u64(char *p, uint64_t v);
+char *dyl_put_i64(char *p, int64_t v);
+
+#endif

@@ -1,0 +1,429 @@
+/* spool.c - a trace whose process did not finish, read from the runtime's spool.
+ *
+ * While a program runs, its calls are in the spool beside the trace (DIR/.NAME.dylspool,
+ * runtime/format/dyl_spool.h); the CSV is written from it when the program ends.  A
+ * program killed before that (SIGKILL, a power cut of the terminal) leaves a trace
+ * without its '# total_ns' footer, often empty, and the spool.  Every trace source
+ * (rows.c) asks here first: a spool given by name, or a trace without footer that has its
+ * spool beside it, is read by the runtime's own decoder (runtime/format/), and its rows
+ * are served as they come out of it, with the checks and the names the CSV the runtime
+ * would have written gives (without the footer: the run's length is not known).
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "dyl_csv.h"
+#include "funcs.h"
+#include "input.h"
+#include "rows.h"
+#include "spool.h"
+
+static int is_spool(const char *data, size_t size)
+{
+	return size >= 8 && memcmp(data, DYL_SPOOL_MAGIC, 8) == 0;
+}
+
+/* Does the CSV trace in DATA end with its footer? */
+static int finished(const char *data, size_t size)
+{
+	size_t tail = size < 4096 ? size : 4096;
+	return memmem(data + size - tail, tail, "# total_ns=", 11) != NULL;
+}
+
+/* The value of '# pid=' in a trace's first lines, or -1.  Read within SIZE: a mapped
+ * file has no NUL after its last byte (strtol could run past it). */
+static long pid_of(const char *data, size_t size)
+{
+	const char *p = memmem(data, size < 4096 ? size : 4096, "\n# pid=", 7);
+	long pid = 0;
+
+	if (!p)
+		return -1;
+	for (p += 7; p < data + size && *p >= '0' && *p <= '9' && pid < (1L << 40); p++)
+		pid = pid * 10 + (*p - '0');
+	return pid;
+}
+
+/* One row as the decoder gave it: what its CSV line would hold, checked when read. */
+struct spool_row {
+	uint64_t seq;
+	uint64_t t_start, t_ns;
+	int timed;
+	int64_t in_bytes, out_bytes, work;	/* DYL_NONE: empty (work: as the CSV has it) */
+	int64_t faults;				/* DYL_NONE: empty, or no faults column */
+	uint64_t extra;				/* its extra columns, in TEXT */
+	uint32_t tid, name, depth, extra_len;
+};
+
+static int grow_to(void **p, size_t *room, size_t need, size_t elsize, size_t first)
+{
+	size_t r = *room ? *room : first;
+	void *q;
+
+	if (need <= *room)
+		return 0;
+	while (r < need)
+		r *= 2;
+	if (!(q = realloc(*p, r * elsize)))
+		return -1;
+	*p = q;
+	*room = r;
+	return 0;
+}
+
+void spool_rows_free(struct spool_rows *s)
+{
+	if (!s)
+		return;
+	for (uint32_t i = 0; s->names && i <= s->nnames; i++)
+		free(s->names[i]);
+	free(s->names);
+	free(s->func_ids);
+	free(s->header);
+	free(s->tail);
+	free(s->rows);
+	free(s->text);
+	free(s);
+}
+
+/* The name as a reader of the CSV row gets it back: line breaks became blanks in a
+ * quoted field (dyl_csv.h); cut at DYL_NAME_MAX. */
+static char *csv_name(const char *name, uint32_t len)
+{
+	char *out = malloc((size_t)len + 1);
+	int quoted = 0;
+
+	if (!out)
+		return NULL;
+	for (uint32_t i = 0; i < len; i++)
+		quoted |= name[i] == ',' || name[i] == '"' || name[i] == '\n' || name[i] == '\r';
+	for (uint32_t i = 0; i < len; i++)
+		out[i] = quoted && (name[i] == '\n' || name[i] == '\r') ? ' ' : name[i];
+	out[len] = '\0';
+	return out;
+}
+
+/* The counter that the header's faults column holds (std.faults), or -1: the header's
+ * last line is its columns; counters follow the DYL_CSV_COLUMNS. */
+static int faults_counter(const char *header, size_t len)
+{
+	const char *end = header + len, *p;
+	int col = 0, found = -1;
+
+	if (len && end[-1] == '\n')
+		end--;
+	for (p = end; p > header && p[-1] != '\n'; p--)
+		;
+	while (p < end) {
+		const char *c = memchr(p, ',', (size_t)(end - p));
+		const char *e = c ? c : end;
+		if (col >= 10 && found < 0 && e - p == 6 && !memcmp(p, "faults", 6))
+			found = col - 10;
+		col++;
+		p = c ? c + 1 : end;
+	}
+	return found;
+}
+
+static int add_row(struct spool_rows *s, const struct dyl_row *r, int faults)
+{
+	char extra[DYL_ROW_MAX];
+	size_t n = dyl_format_extra(extra, sizeof(extra), r, s->ncolumns);
+	struct spool_row *x;
+
+	if (grow_to((void **)&s->rows, &s->room, s->n + 1, sizeof(*s->rows), 4096) ||
+	    grow_to((void **)&s->text, &s->text_room, s->text_len + n, 1, 1 << 16))
+		return -1;
+	x = &s->rows[s->n++];
+	x->seq = r->seq;
+	x->tid = (uint32_t)r->tid;
+	x->name = r->func_id < s->nnames ? r->func_id : s->nnames;	/* nnames: "?" */
+	x->timed = r->timed;
+	x->t_start = r->t_start_ns;
+	x->t_ns = r->t_ns;
+	x->in_bytes = r->in_bytes;
+	x->out_bytes = r->out_bytes;
+	x->work = r->work;
+	/* (the CSV's work column: the runtime's sum of the byte counts when it has none) */
+	if (x->work == DYL_NONE && (x->in_bytes != DYL_NONE || x->out_bytes != DYL_NONE))
+		x->work = (int64_t)((x->in_bytes == DYL_NONE ? 0 : (uint64_t)x->in_bytes) +
+				    (x->out_bytes == DYL_NONE ? 0 : (uint64_t)x->out_bytes));
+	x->faults = DYL_NONE;
+	if (faults >= 0 && (uint32_t)faults >= r->counter_base &&
+	    (uint32_t)faults < r->counter_base + r->ncounters)
+		x->faults = r->counters[faults - (int)r->counter_base];
+	x->depth = r->depth;
+	x->extra = s->text_len;
+	x->extra_len = (uint32_t)n;
+	memcpy(s->text + s->text_len, extra, n);
+	s->text_len += n;
+	return 0;
+}
+
+static int keep_names(struct spool_rows *s, const struct dyl_conv *c)
+{
+	s->nnames = dyl_conv_nnames(c);
+	if (!(s->names = calloc((size_t)s->nnames + 1, sizeof(*s->names))) ||
+	    !(s->func_ids = calloc((size_t)s->nnames + 1, sizeof(*s->func_ids))))
+		return -1;
+	for (uint32_t i = 0; i <= s->nnames; i++) {
+		uint32_t len;
+		const char *name = i < s->nnames ? dyl_conv_name(c, i, &len) : (len = 1, "?");
+		if (!(s->names[i] = csv_name(name, len)))
+			return -1;
+	}
+	return 0;
+}
+
+/* The rows of the spool FD (SIZE bytes) into *OUT; 0, 1 when it is not the spool of
+ * WANT_PID's trace, or -1 after one message. */
+static int convert(const char *spool, int fd, uint64_t size, long want_pid,
+		   struct spool_rows **out)
+{
+	const char *why;
+	struct dyl_conv *c = dyl_conv_open(fd, size, DYL_CONV_WINDOWS, &why);
+	struct spool_rows *s = NULL;
+	struct dyl_row r;
+	char note[256];
+	size_t hlen;
+	int bad = 0;
+
+	if (!c) {
+		input_error(spool, 0, "%s", why);
+		return -1;
+	}
+	const char *header = dyl_conv_header(c, &hlen);
+	if (!header || !hlen) {
+		input_error(spool, 0, "no header in it: the process died as the spool was made");
+		dyl_conv_close(c);
+		return -1;
+	}
+	if (want_pid >= 0 && pid_of(header, hlen) != want_pid) {
+		/* the trace names another process than the spool: not its spool */
+		dyl_conv_close(c);
+		return 1;
+	}
+	if (!(s = calloc(1, sizeof(*s))) || !(s->header = malloc(hlen)) || keep_names(s, c) != 0) {
+		bad = 1;
+	} else {
+		memcpy(s->header, header, hlen);
+		s->header_len = hlen;
+		for (size_t i = 0; i < hlen; i++)
+			s->header_lines += header[i] == '\n';
+		s->ncolumns = dyl_conv_ncolumns(c);
+		int faults = faults_counter(header, hlen);
+		while (!bad && dyl_conv_next(c, &r))
+			bad = add_row(s, &r, faults) != 0;
+	}
+	int n = snprintf(note, sizeof(note),
+			 "# recovered_from=%s\n# last_end_ns=%llu\n", spool,
+			 (unsigned long long)dyl_conv_last_end_ns(c));
+	/* the runtime could not write the spool (a full disk): why its rows end there */
+	uint32_t flags;
+	int full = pread(fd, &flags, sizeof(flags), offsetof(struct dyl_spool_head, zero)) ==
+		   sizeof(flags) && (flags & DYL_SPOOL_DISK_FULL);
+	if (full && (size_t)n < sizeof(note))
+		n += snprintf(note + n, sizeof(note) - (size_t)n, "# error=disk full (the spool "
+			      "could not be written further)\n");
+	if (!bad && (size_t)n >= sizeof(note))
+		n = (int)sizeof(note) - 1;
+	if (!bad && !(s->tail = strndup(note, (size_t)n)))
+		bad = 1;
+	if (!bad)
+		s->tail_len = (size_t)n;
+	const char *lost;
+	uint64_t at = dyl_conv_damage(c, &lost);
+	if (!bad && at)
+		input_warning(spool, 0, "damaged at byte %llu (sizes that do not add up): %s",
+			      (unsigned long long)at, lost);
+	else if (!bad && dyl_conv_cut_short(c))
+		input_warning(spool, 0, "its last part was cut short (%s); the rows before it "
+			      "are read", full ? "the disk was full" : "the process died while writing it");
+	dyl_conv_close(c);
+	if (bad) {
+		spool_rows_free(s);
+		input_error(spool, 0, "out of memory");
+		return -1;
+	}
+	*out = s;
+	return 0;
+}
+
+static int map_and_convert(const char *spool, long want_pid, struct spool_rows **out)
+{
+	struct stat st;
+	int fd = open(spool, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 1;	/* no spool: the trace is what there is */
+	if (fstat(fd, &st) != 0 || st.st_size == 0) {
+		close(fd);
+		return 1;
+	}
+	int rc = convert(spool, fd, (uint64_t)st.st_size, want_pid, out);
+	close(fd);
+	return rc;
+}
+
+int spool_recoverable(const char *path, const char *data, size_t size)
+{
+	char spool[4096 + 16];
+	struct stat st;
+
+	if (data && is_spool(data, size))
+		return 1;
+	if (!strcmp(path, "-") || (data && finished(data, size)) ||
+	    (data && memcmp(data, "# dyliberator trace", size < 19 ? size : 19) != 0))
+		return 0;
+	return dyl_spool_name(spool, sizeof(spool), path) == 0 && stat(spool, &st) == 0 &&
+	       S_ISREG(st.st_mode) && st.st_size > 0;
+}
+
+int spool_recover(const char *path, const char *data, size_t size, struct spool_rows **out)
+{
+	char spool[4096 + 16];
+
+	*out = NULL;
+	if (data && is_spool(data, size)) {
+		/* the spool itself: read again from its file */
+		int rc = strcmp(path, "-") ? map_and_convert(path, -1, out) : 1;
+		if (rc > 0)
+			input_error(path, 0, "a spool is read from its file, not from a pipe");
+		return rc != 0 ? -1 : 0;
+	}
+	if (!strcmp(path, "-") || (data && finished(data, size)))
+		return 1;
+	if (data && memcmp(data, "# dyliberator trace", size < 19 ? size : 19) != 0)
+		return 1;	/* not a trace of ours (a model, say) */
+	if (dyl_spool_name(spool, sizeof(spool), path) != 0)
+		return 1;
+	long pid = data ? pid_of(data, size) : -1;
+	int rc = map_and_convert(spool, pid, out);
+	if (rc == 0)
+		input_warning(path, 0, "the process did not finish; its rows are read from "
+			      "its spool %s", spool);
+	return rc;
+}
+
+/* --- the rows, as a form of trace source (rows.h) --- */
+
+/* A value of row LINE's column NAME as the CSV reader checks it (rows.c): 0, or -1
+ * after its message. */
+static int check(const struct trace_src *src, unsigned long line, const char *name, int64_t v)
+{
+	char text[24];
+	int why = v < 0 ? NUM_NEGATIVE : (uint64_t)v >= ROWS_MAX_VALUE ? NUM_TOO_LARGE : NUM_OK;
+
+	if (why == NUM_OK)
+		return 0;
+	struct csv_field f = { text, (uint32_t)(dyl_put_i64(text, v) - text), 0 };
+	input_number_error(src->path, line, name, &f, why);
+	return -1;
+}
+
+static int check_u64(const struct trace_src *src, unsigned long line, const char *name,
+		     uint64_t v)
+{
+	char text[24];
+
+	if (v < ROWS_MAX_VALUE)
+		return 0;
+	struct csv_field f = { text, (uint32_t)(dyl_put_u64(text, v) - text), 0 };
+	input_number_error(src->path, line, name, &f, NUM_TOO_LARGE);
+	return -1;
+}
+
+static int64_t opt(int64_t v)
+{
+	return v == DYL_NONE ? ROWS_NONE : v;
+}
+
+/* Row I of S as the CSV reader would give its line (the same checks, the same names). */
+static int spool_row_get(struct trace_src *src, size_t i, struct trace_row *r)
+{
+	struct spool_rows *s = src->priv;
+	const struct spool_row *x = &s->rows[i];
+	unsigned long line = s->header_lines + i + 1;
+
+	if (check_u64(src, line, "seq", x->seq))
+		return -1;
+	if (!x->timed && (src->flags & ROWS_NEED_TIMES)) {
+		input_error(src->path, line, "t_start_ns is empty");
+		return -1;
+	}
+	if ((x->timed && (check_u64(src, line, "t_start_ns", x->t_start) ||
+			  check_u64(src, line, "t_ns", x->t_ns))) ||
+	    (x->in_bytes != DYL_NONE && check(src, line, "in_bytes", x->in_bytes)) ||
+	    (x->out_bytes != DYL_NONE && check(src, line, "out_bytes", x->out_bytes)) ||
+	    (x->work != DYL_NONE && check(src, line, "work", x->work)) ||
+	    (x->faults != DYL_NONE && src->faults_col >= 0 && check(src, line, "faults", x->faults)))
+		return -1;
+	if (!s->names[x->name][0]) {
+		input_error(src->path, line, "func is empty");
+		return -1;
+	}
+	if (!s->func_ids[x->name]) {
+		int added, id = funcs_intern(s->names[x->name], strlen(s->names[x->name]), &added);
+		if (id < 0) {
+			input_error(src->path, line, "out of memory");
+			return -1;
+		}
+		s->func_ids[x->name] = id + 1;
+	}
+	r->seq = x->seq;
+	r->tid = x->tid;
+	r->func = (uint32_t)(s->func_ids[x->name] - 1);
+	r->t_start = x->timed ? (int64_t)x->t_start : ROWS_NONE;
+	r->t_ns = x->timed ? (int64_t)x->t_ns : ROWS_NONE;
+	r->in_bytes = opt(x->in_bytes);
+	r->out_bytes = opt(x->out_bytes);
+	r->work = opt(x->work);
+	r->depth = src->depth_col >= 0 ? x->depth : 0;
+	r->faults = src->faults_col >= 0 ? opt(x->faults) : ROWS_NONE;
+	r->pos = i;
+	r->extra = s->text + x->extra;
+	r->extra_len = x->extra_len;
+	return 0;
+}
+
+static int spool_next(struct trace_src *src, struct trace_row *r)
+{
+	struct spool_rows *s = src->priv;
+
+	if (s->next >= s->n) {
+		if (src->total_ns < 0)
+			src->truncated = 1;
+		return 0;
+	}
+	if (spool_row_get(src, s->next, r) != 0)
+		return -1;
+	s->next++;
+	src->rows++;
+	return 1;
+}
+
+static int spool_at(struct trace_src *src, uint64_t pos, struct trace_row *r)
+{
+	return spool_row_get(src, (size_t)pos, r);
+}
+
+static unsigned long spool_line_of(const struct trace_src *src, uint64_t pos)
+{
+	const struct spool_rows *s = src->priv;
+	return s->header_lines + (unsigned long)pos + 1;
+}
+
+static void spool_close(struct trace_src *src)
+{
+	spool_rows_free(src->priv);
+	src->priv = NULL;
+}
+
+const struct rows_format spool_rows_format = {
+	"spool", NULL, NULL, spool_next, spool_at, spool_line_of, spool_close,
+};
