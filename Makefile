@@ -17,13 +17,20 @@ DEB_PACKAGES := gcc make python3 python3-clang-14 libclang1-14 python3-jinja2 \
 BENCH_PACKAGES := uftrace ltrace bc heaptrack
 
 RT_SRC := $(wildcard runtime/*.c)
-# speedup/dyl-NAME.c is the main of bin/dyl-NAME; the rest of speedup/ is shared
-COMMANDS := $(patsubst speedup/%.c,bin/%,$(wildcard speedup/dyl-*.c))
-SHARED_SRC := $(filter-out speedup/dyl-%.c,$(wildcard speedup/*.c))
+# The tools: speedup/dyl-NAME/ holds bin/dyl-NAME's own files (main.c and its parts);
+# speedup/lib/ the reading library they share.  The spool and trace readers
+# (input, spool, rows, trace) may sit in speedup/ or speedup/lib/.  TOOL_FORMAT_SRC is
+# the spool decoder the tools share with the runtime.
+COMMANDS := $(patsubst speedup/%/main.c,bin/%,$(wildcard speedup/dyl-*/main.c))
+TOOL_LIB_SRC := $(wildcard speedup/lib/*.c speedup/*.c)
+TOOL_FORMAT_SRC := runtime/convert.c
+TOOL_SRC = $(wildcard speedup/$(1)/*.c) $(TOOL_LIB_SRC) $(TOOL_FORMAT_SRC)
+TOOL_INC := -Ispeedup/lib -Ispeedup -Iruntime/format -Iruntime/include
+TOOL_HDR := $(wildcard speedup/*.h speedup/*/*.h runtime/format/*.h) runtime/include/dyl_spool.h
 RT_HDR := $(wildcard runtime/include/*.h runtime/*.h)
 
 .PHONY: all deps install-packages runtime test demo bench validate accuracy install clean \
-	fuzz fuzz-build
+	fuzz fuzz-build tool-inc
 
 all: runtime $(COMMANDS)
 
@@ -49,11 +56,18 @@ $(B)/libdylrt.so: $(RT_SRC) $(RT_HDR) | $(B)/.deps
 	$(CC) $(CFLAGS) $(WARN) -std=gnu11 -fPIC -shared -fvisibility=hidden \
 		-Iruntime/include -Wl,-soname,libdylrt.so -o $@ $(RT_SRC) -lunwind -ldl -lpthread
 
-# The C commands over traces and models: speedup/dyl-NAME.c holds the main of
-# bin/dyl-NAME; the other files of speedup/ are shared (the trace and model readers).
-# runtime/convert.c reads the spool of a process that did not finish, as the runtime does.
-bin/dyl-%: speedup/dyl-%.c $(SHARED_SRC) runtime/convert.c $(wildcard speedup/*.h) runtime/include/dyl_spool.h | $(B)/.deps
-	$(CC) $(CFLAGS) $(WARN) -std=gnu11 -Iruntime/include -o $@ $< $(SHARED_SRC) runtime/convert.c -lm
+# The C commands over traces and models: bin/dyl-NAME is speedup/dyl-NAME/*.c over the
+# library (TOOL_LIB_SRC, TOOL_FORMAT_SRC); includes are by bare name ("rows.h").
+.SECONDEXPANSION:
+bin/dyl-%: $$(call TOOL_SRC,dyl-$$*) $(TOOL_HDR) | $(B)/.deps
+	$(CC) $(CFLAGS) $(WARN) -std=gnu11 $(TOOL_INC) -o $@ $(call TOOL_SRC,dyl-$*) -lm
+
+# What a tool is built from, for the tests that build it their own way
+# (make -s tool-src-dyl-trace; make -s tool-inc)
+tool-src-%:
+	@echo $(call TOOL_SRC,$*)
+tool-inc:
+	@echo $(TOOL_INC)
 
 test: all
 	@$(PY) -m pytest -q tests microgens
@@ -68,14 +82,13 @@ FUZZ_CC ?= clang-14
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS := spool trace model
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-	-std=gnu11 -Iruntime/include -Ispeedup
-FUZZ_SRC_spool := runtime/convert.c
-FUZZ_SRC_trace := $(SHARED_SRC) runtime/convert.c
-FUZZ_SRC_model := $(SHARED_SRC) runtime/convert.c
+	-std=gnu11 $(TOOL_INC)
+FUZZ_SRC_spool := $(TOOL_FORMAT_SRC)
+FUZZ_SRC_trace := $(TOOL_LIB_SRC) $(TOOL_FORMAT_SRC)
+FUZZ_SRC_model := $(TOOL_LIB_SRC) $(TOOL_FORMAT_SRC)
 
 fuzz-build: $(FUZZ_TARGETS:%=$(B)/fuzz/fuzz_%)
-$(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/quiet.h $(SHARED_SRC) runtime/convert.c \
-		$(wildcard speedup/*.h) runtime/include/dyl_spool.h
+$(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/quiet.h $(TOOL_LIB_SRC) $(TOOL_FORMAT_SRC) $(TOOL_HDR)
 	@mkdir -p $(B)/fuzz
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(FUZZ_SRC_$*) -lm
 
