@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "funcs.h"
+#include "grow.h"
 #include "input.h"
 #include "model.h"
 #include "report.h"
@@ -17,7 +18,8 @@
 
 struct notes {
 	char **text;
-	int n, room;
+	int n;
+	size_t room;
 	int failed;
 };
 
@@ -27,15 +29,9 @@ static void note(struct notes *ns, const char *fmt, ...)
 	va_list ap;
 	char *s;
 
-	if (ns->n == ns->room) {
-		int room = ns->room ? ns->room * 2 : 16;
-		char **bigger = realloc(ns->text, (size_t)room * sizeof(*bigger));
-		if (!bigger) {
-			ns->failed = 1;
-			return;
-		}
-		ns->text = bigger;
-		ns->room = room;
+	if (grow(&ns->text, sizeof(*ns->text), (size_t)ns->n, &ns->room, 16) != 0) {
+		ns->failed = 1;
+		return;
 	}
 	va_start(ap, fmt);
 	if (vasprintf(&s, fmt, ap) < 0)

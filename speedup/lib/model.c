@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "columns.h"
+#include "grow.h"
 #include "model.h"
 #include "model2d.h"
 #include "shown.h"
@@ -21,7 +22,8 @@
 #define MAX_FIELDS 64
 
 static struct model *models;
-static int nmodels, models_room;
+static int nmodels;
+static size_t models_room;
 
 int models_count(void)
 {
@@ -55,14 +57,8 @@ void models_free(void)
 
 static struct model *new_model(char *pattern, const char *file, unsigned long line)
 {
-	if (nmodels == models_room) {
-		int room = models_room ? models_room * 2 : 16;
-		struct model *bigger = realloc(models, (size_t)room * sizeof(*bigger));
-		if (!bigger)
-			return NULL;
-		models = bigger;
-		models_room = room;
-	}
+	if (grow(&models, sizeof(*models), (size_t)nmodels, &models_room, 16) != 0)
+		return NULL;
 	const char *show = shown_keep(pattern, strlen(pattern));
 	if (!show)
 		return NULL;
@@ -80,20 +76,12 @@ static struct model *new_model(char *pattern, const char *file, unsigned long li
 static int add_sample(struct model *m, double w, double b, double t, unsigned long line)
 {
 	if (m->n == m->room) {
-		size_t room = m->room ? m->room * 2 : 16;
-		double *w2 = realloc(m->w, room * sizeof(double));
-		if (w2)
-			m->w = w2;
-		double *t2 = realloc(m->t, room * sizeof(double));
-		if (t2)
-			m->t = t2;
-		double *b2 = m->keyed == 2 ? realloc(m->b, room * sizeof(double)) : NULL;
-		if (b2)
-			m->b = b2;
-		unsigned long *l2 = realloc(m->lines, room * sizeof(unsigned long));
-		if (l2)
-			m->lines = l2;
-		if (!w2 || !t2 || !l2 || (m->keyed == 2 && !b2))
+		/* four arrays of one length: each grows from the same room */
+		size_t room = m->room, rt = room, rb = room, rl = room;
+		if (grow(&m->w, sizeof(*m->w), m->n, &room, 16) != 0 ||
+		    grow(&m->t, sizeof(*m->t), m->n, &rt, 16) != 0 ||
+		    (m->keyed == 2 && grow(&m->b, sizeof(*m->b), m->n, &rb, 16) != 0) ||
+		    grow(&m->lines, sizeof(*m->lines), m->n, &rl, 16) != 0)
 			return -1;
 		m->room = room;
 	}
