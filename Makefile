@@ -23,13 +23,18 @@ BENCH_PACKAGES := uftrace ltrace bc heaptrack
 FMT_SRC := $(wildcard runtime/format/*.c)
 RT_ALL := $(wildcard runtime/*.c runtime/*/*.c)
 RT_SRC := $(foreach f,$(sort $(notdir $(RT_ALL))),$(filter %/$(f),$(RT_ALL)))
-# speedup/dyl-NAME.c is the main of bin/dyl-NAME; the rest of speedup/ is shared
-COMMANDS := $(patsubst speedup/%.c,bin/%,$(wildcard speedup/dyl-*.c))
-SHARED_SRC := $(filter-out speedup/dyl-%.c,$(wildcard speedup/*.c speedup/lib/*.c))
 RT_HDR := $(wildcard runtime/include/*.h runtime/*.h runtime/*/*.h)
+# The tools: speedup/dyl-NAME/ holds bin/dyl-NAME's own files (main.c and its parts);
+# speedup/lib/ the reading library they share.  TOOL_FORMAT_SRC is
+COMMANDS := $(patsubst speedup/%/main.c,bin/%,$(wildcard speedup/dyl-*/main.c))
+TOOL_LIB_SRC := $(wildcard speedup/lib/*.c)
+TOOL_FORMAT_SRC := $(FMT_SRC)
+TOOL_SRC = $(wildcard speedup/$(1)/*.c) $(TOOL_LIB_SRC) $(TOOL_FORMAT_SRC)
+TOOL_INC := -Ispeedup/lib -Iruntime/format -Iruntime/include
+TOOL_HDR := $(wildcard speedup/*/*.h runtime/format/*.h)
 
 .PHONY: all deps install-packages runtime test demo bench validate accuracy install clean \
-	fuzz fuzz-build
+	fuzz fuzz-build tool-inc
 
 all: runtime $(COMMANDS)
 
@@ -62,12 +67,18 @@ $(B)/libdylrt.so: $(RT_SRC) $(RT_HDR) $(B)/.rt-$(RT_MODE) | $(B)/.deps
 	$(CC) $(CFLAGS) $(RT_DEBUG) $(WARN) -std=gnu11 -fPIC -shared -fvisibility=hidden \
 		-Iruntime/include -Iruntime -Iruntime/format -Wl,-soname,libdylrt.so -o $@ $(RT_SRC) -lunwind -ldl -lpthread
 
-# The C commands over traces and models: speedup/dyl-NAME.c holds the main of
-# bin/dyl-NAME; the other files of speedup/ are shared (the trace and model readers).
-# runtime/format/ reads the spool of a process that did not finish, as the runtime does.
-TOOL_INC := -Ispeedup -Ispeedup/lib -Iruntime/format -Iruntime/include
-bin/dyl-%: speedup/dyl-%.c $(SHARED_SRC) $(FMT_SRC) $(wildcard speedup/*.h speedup/lib/*.h runtime/format/*.h) | $(B)/.deps
-	$(CC) $(CFLAGS) $(WARN) -std=gnu11 $(TOOL_INC) -o $@ $< $(SHARED_SRC) $(FMT_SRC) -lm
+# The C commands over traces and models: bin/dyl-NAME is speedup/dyl-NAME/*.c over the
+# library (TOOL_LIB_SRC, TOOL_FORMAT_SRC); includes are by bare name ("rows.h").
+.SECONDEXPANSION:
+bin/dyl-%: $$(call TOOL_SRC,dyl-$$*) $(TOOL_HDR) | $(B)/.deps
+	$(CC) $(CFLAGS) $(WARN) -std=gnu11 $(TOOL_INC) -o $@ $(call TOOL_SRC,dyl-$*) -lm
+
+# What a tool is built from, for the tests that build it their own way
+# (make -s tool-src-dyl-trace; make -s tool-inc)
+tool-src-%:
+	@echo $(call TOOL_SRC,$*)
+tool-inc:
+	@echo $(TOOL_INC)
 
 test: all
 	@$(PY) -m pytest -q tests microgens
@@ -83,13 +94,12 @@ FUZZ_SECONDS ?= 60
 FUZZ_TARGETS := spool trace model
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-std=gnu11 $(TOOL_INC)
-FUZZ_SRC_spool := $(FMT_SRC)
-FUZZ_SRC_trace := $(SHARED_SRC) $(FMT_SRC)
-FUZZ_SRC_model := $(SHARED_SRC) $(FMT_SRC)
+FUZZ_SRC_spool := $(TOOL_FORMAT_SRC)
+FUZZ_SRC_trace := $(TOOL_LIB_SRC) $(TOOL_FORMAT_SRC)
+FUZZ_SRC_model := $(TOOL_LIB_SRC) $(TOOL_FORMAT_SRC)
 
 fuzz-build: $(FUZZ_TARGETS:%=$(B)/fuzz/fuzz_%)
-$(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/quiet.h $(SHARED_SRC) $(FMT_SRC) \
-		$(wildcard speedup/*.h speedup/lib/*.h runtime/format/*.h)
+$(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/quiet.h $(TOOL_LIB_SRC) $(TOOL_FORMAT_SRC) $(TOOL_HDR)
 	@mkdir -p $(B)/fuzz
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(FUZZ_SRC_$*) -lm
 

@@ -15,7 +15,8 @@ def test_install_then_move(tmp_path):
     run(['make', '-s', '-C', ROOT, 'install', f'PREFIX={first}'])
     moved = tmp_path / 'moved'
     shutil.move(str(first), str(moved))
-    commands = [f[:-2] for f in os.listdir(os.path.join(ROOT, 'speedup')) if f.startswith('dyl-') and f.endswith('.c')]
+    commands = [f for f in os.listdir(os.path.join(ROOT, 'speedup'))
+                if f.startswith('dyl-') and os.path.isfile(os.path.join(ROOT, 'speedup', f, 'main.c'))]
     assert sorted(os.listdir(moved / 'bin')) == sorted(['dyliberator'] + commands)
     lib, h = c_library(tmp_path, 'inc', HEADER, SOURCE)
     app = c_app(tmp_path, 'app', APP, lib)

@@ -454,18 +454,13 @@ def tools(tmp_path_factory):
     if not _sanitizer_lib('libasan.so'):
         pytest.skip(f'{CC} has no libasan.so')
     d = str(tmp_path_factory.mktemp('tools'))
-    speedup = os.path.join(ROOT, 'speedup')
-    lib, fmt = os.path.join(speedup, 'lib'), os.path.join(RUNTIME, 'format')
-    shared = sorted(os.path.join(dir_, f) for dir_ in (speedup, lib, fmt) for f in os.listdir(dir_)
-                    if f.endswith('.c') and not f.startswith('dyl-'))
-    flags = [*SAN_FLAGS['asan'], '-std=gnu11', '-I' + speedup, '-I' + lib, '-I' + fmt,
-             '-I' + os.path.join(RUNTIME, 'include')]
-    # the shared files compiled once, linked into each command
-    dyltest.run([CC, *flags, '-c', *shared], cwd=d)
-    objs = sorted(os.path.join(d, f) for f in os.listdir(d) if f.endswith('.o'))
+    def make_says(target):  # the sources and include flags, as the Makefile has them
+        return dyltest.run(['make', '-s', '-C', ROOT, target]).stdout.split()
+    flags = [*SAN_FLAGS['asan'], '-std=gnu11',
+             *('-I' + os.path.join(ROOT, f[2:]) for f in make_says('tool-inc'))]
     for name in ('dyl-trace', 'dyl-speedup', 'dyl-model'):
-        dyltest.run([CC, *flags, '-o', os.path.join(d, name),
-                     os.path.join(speedup, name + '.c'), *objs, '-lm'])
+        srcs = [os.path.join(ROOT, f) for f in make_says('tool-src-' + name)]
+        dyltest.run([CC, *flags, '-o', os.path.join(d, name), *srcs, '-lm'], cwd=d)
     return d
 
 

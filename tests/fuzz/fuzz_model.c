@@ -6,8 +6,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "../../speedup/model.h"
-#include "../../speedup/model2d.h"
+#include "model.h"
+#include "model2d.h"
 #include "quiet.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -9,7 +9,8 @@
  *   - at every point, tri_eval gives the point's own value, at distance 0.
  * Built and run by tests/test_model_bytes.py:  tri_check SEED... ; prints "ok N" per seed.
  */
-#include "../../speedup/tri.c"
+#include "../../speedup/lib/grow.c"
+#include "../../speedup/lib/tri.c"
 #include <stdio.h>
 
 static unsigned long long rng;

@@ -1,5 +1,6 @@
-/* grow.h - room for one more item at the end of a growing array, the one way every
- * reader here grows its arrays: doubling, so that N appends cost O(N) copies. */
+/* grow.h - room for one more item at the end of a growing array (grow), or for items
+ * up to an index (grow_to): the one way every reader here grows its arrays, doubling, so
+ * that N appends cost O(N) copies. */
 #ifndef SPEEDUP_GROW_H
 #define SPEEDUP_GROW_H
 
@@ -15,5 +16,10 @@ static inline int grow(void *arrp, size_t elem, size_t n, size_t *room, size_t f
 {
 	return n < *room ? 0 : grow_slow(arrp, elem, room, first);
 }
+
+/* Room for NEED items (*ROOM >= NEED): doubles *ROOM (from FIRST when 0) as often as it
+ * takes, and zeroes the new items, for arrays indexed by an id met in any order.  0, or
+ * -1 out of memory (the array and *ROOM stay as they were). */
+int grow_to(void *arrp, size_t elem, size_t need, size_t *room, size_t first);
 
 #endif

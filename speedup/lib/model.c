@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "columns.h"
+#include "grow.h"
 #include "model.h"
 #include "model2d.h"
 #include "shown.h"
@@ -21,7 +22,8 @@
 #define MAX_FIELDS 64
 
 static struct model *models;
-static int nmodels, models_room;
+static int nmodels;
+static size_t models_room;
 
 int models_count(void)
 {
@@ -55,14 +57,8 @@ void models_free(void)
 
 static struct model *new_model(char *pattern, const char *file, unsigned long line)
 {
-	if (nmodels == models_room) {
-		int room = models_room ? models_room * 2 : 16;
-		struct model *bigger = realloc(models, (size_t)room * sizeof(*bigger));
-		if (!bigger)
-			return NULL;
-		models = bigger;
-		models_room = room;
-	}
+	if (grow(&models, sizeof(*models), (size_t)nmodels, &models_room, 16) != 0)
+		return NULL;
 	const char *show = shown_keep(pattern, strlen(pattern));
 	if (!show)
 		return NULL;
@@ -80,20 +76,12 @@ static struct model *new_model(char *pattern, const char *file, unsigned long li
 static int add_sample(struct model *m, double w, double b, double t, unsigned long line)
 {
 	if (m->n == m->room) {
-		size_t room = m->room ? m->room * 2 : 16;
-		double *w2 = realloc(m->w, room * sizeof(double));
-		if (w2)
-			m->w = w2;
-		double *t2 = realloc(m->t, room * sizeof(double));
-		if (t2)
-			m->t = t2;
-		double *b2 = m->keyed == 2 ? realloc(m->b, room * sizeof(double)) : NULL;
-		if (b2)
-			m->b = b2;
-		unsigned long *l2 = realloc(m->lines, room * sizeof(unsigned long));
-		if (l2)
-			m->lines = l2;
-		if (!w2 || !t2 || !l2 || (m->keyed == 2 && !b2))
+		/* four arrays of one length: each grows from the same room */
+		size_t room = m->room, rt = room, rb = room, rl = room;
+		if (grow(&m->w, sizeof(*m->w), m->n, &room, 16) != 0 ||
+		    grow(&m->t, sizeof(*m->t), m->n, &rt, 16) != 0 ||
+		    (m->keyed == 2 && grow(&m->b, sizeof(*m->b), m->n, &rb, 16) != 0) ||
+		    grow(&m->lines, sizeof(*m->lines), m->n, &rl, 16) != 0)
 			return -1;
 		m->room = room;
 	}
@@ -178,116 +166,175 @@ static int bytes_column(const struct csv_field *fld, int n)
 	return -1;
 }
 
+/* One model file as it is read. */
+struct model_file {
+	const struct input_file *f;
+	unsigned long line;	/* the line being read */
+	int ncolumns;		/* of the header; 0 before it */
+	int bcol;		/* the bytes column, or -1 */
+	int first;		/* the first of the file's models */
+	double setup;		/* '# setup_ns=' */
+};
+
+/* A '#' line: '# setup_ns=N' is the accelerator's once-per-process cost (loading it).
+ * 0, or -1 after a message. */
+static int read_comment(struct model_file *mf, const char *line, size_t len)
+{
+	const char *p = line + 1, *end = line + len;
+	int why;
+
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	if (end - p > 9 && !strncmp(p, "setup_ns=", 9)) {
+		struct csv_field v = { p + 9, 0, 0 };
+		while (p + 9 + v.len < end && p[9 + v.len] != ' ' && p[9 + v.len] != '\t')
+			v.len++;
+		if ((why = parse_double(&v, &mf->setup)) != NUM_OK) {
+			input_number_error(mf->f->path, mf->line, "setup_ns", &v, why);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int read_header(struct model_file *mf, const char *line, size_t len,
+		       struct csv_field *fld, int n)
+{
+	if (!input_header_is(line, len, MODEL_HEADER)) {
+		input_error(mf->f->path, mf->line, "not a model: the header must start with %s",
+			    MODEL_HEADER);
+		return -1;
+	}
+	if (columns_check(mf->f->path, mf->line, fld, n < MAX_FIELDS ? n : MAX_FIELDS) != 0)
+		return -1;
+	mf->ncolumns = n;
+	mf->bcol = bytes_column(fld, n);
+	return 0;
+}
+
+/* A sample row's numbers: W, T, B and how it is KEYED (1: work, 2: work and bytes).
+ * 0, or -1 after a message. */
+static int parse_row(const struct model_file *mf, struct csv_field *fld, int n,
+		     double *w, double *t, double *b, int *keyed)
+{
+	int why;
+
+	if (n != mf->ncolumns) {
+		input_error(mf->f->path, mf->line, "malformed row: %d fields, the header has %d",
+			    n, mf->ncolumns);
+		return -1;
+	}
+	if (fld[0].len == 0) {
+		input_error(mf->f->path, mf->line, "func is empty");
+		return -1;
+	}
+	if ((why = parse_double(&fld[1], w)) != NUM_OK) {
+		input_number_error(mf->f->path, mf->line, "work", &fld[1], why);
+		return -1;
+	}
+	if ((why = parse_double(&fld[2], t)) != NUM_OK) {
+		input_number_error(mf->f->path, mf->line, "t_ns", &fld[2], why);
+		return -1;
+	}
+	/* an empty bytes field: this sample is keyed on work alone */
+	*keyed = mf->bcol >= 0 && fld[mf->bcol].len > 0 ? 2 : 1;
+	if (*keyed == 2 && (why = parse_double(&fld[mf->bcol], b)) != NUM_OK) {
+		input_number_error(mf->f->path, mf->line, MODEL_BYTES, &fld[mf->bcol], why);
+		return -1;
+	}
+	return 0;
+}
+
+/* Adds the sample (W, B, T) to the file's model named FUNC, made if new.  0, or -1 after
+ * a message. */
+static int add_row(struct model_file *mf, const struct csv_field *func, double w, double b,
+		   double t, int keyed)
+{
+	char *pattern = csv_strdup(func);
+	struct model *m = NULL;
+
+	if (!pattern)
+		goto oom;
+	for (int i = mf->first; i < nmodels && !m; i++)
+		if (strcmp(models[i].pattern, pattern) == 0)
+			m = &models[i];
+	if (m)
+		free(pattern);
+	else if (!(m = new_model(pattern, mf->f->path, mf->line)))
+		goto oom;
+	if (!m->keyed) {
+		m->keyed = keyed;
+		m->keyed_line = mf->line;
+	} else if (m->keyed != keyed) {
+		/* half the samples on a plane, half on a line: no f would make sense */
+		input_error(mf->f->path, mf->line, "model '%s': bytes is %s here but %s on line %lu "
+			    "(a model is keyed on work alone or on work and bytes, in every sample)",
+			    m->shown, keyed == 2 ? "given" : "empty", keyed == 2 ? "empty" : "given",
+			    m->keyed_line);
+		return -1;
+	}
+	if (add_sample(m, w, b, t, mf->line) != 0)
+		goto oom;
+	return 0;
+oom:
+	input_error(mf->f->path, mf->line, "out of memory");
+	return -1;
+}
+
+/* The file's models, once all its rows are read. */
+static int finish_file(struct model_file *mf)
+{
+	if (!mf->ncolumns) {
+		input_error(mf->f->path, 0, "empty: no header line");
+		return -1;
+	}
+	if (nmodels == mf->first)
+		input_warning(mf->f->path, 0, "a model with no samples (only the header)");
+	nfiles++;
+	for (int i = mf->first; i < nmodels; i++) {
+		models[i].setup_ns = mf->setup;
+		models[i].file_id = nfiles - 1;
+		if (finish_model(&models[i]) != 0) {
+			input_error(mf->f->path, mf->line, "out of memory");
+			return -1;
+		}
+	}
+	return 0;
+}
+
 int models_load(const struct input_file *f)
 {
+	struct model_file mf = { .f = f, .bcol = -1, .first = nmodels };
 	struct input_lines it;
 	struct csv_field fld[MAX_FIELDS];
 	const char *line;
 	size_t len;
-	int ncolumns = 0, first = nmodels, bcol = -1;
-	double setup = 0;
 
 	input_lines_init(&it, f);
 	while (input_next_line(&it, &line, &len)) {
 		double w, t, b = 0;
-		int n, why, keyed;
+		int n, keyed;
 
+		mf.line = it.lineno;
 		if (len > 0 && line[0] == '#') {
-			/* '# setup_ns=N': the accelerator's once-per-process cost (loading it) */
-			const char *p = line + 1, *end = line + len;
-			while (p < end && (*p == ' ' || *p == '\t'))
-				p++;
-			if (end - p > 9 && !strncmp(p, "setup_ns=", 9)) {
-				struct csv_field v = { p + 9, 0, 0 };
-				while (p + 9 + v.len < end && p[9 + v.len] != ' ' && p[9 + v.len] != '\t')
-					v.len++;
-				if ((why = parse_double(&v, &setup)) != NUM_OK) {
-					input_number_error(f->path, it.lineno, "setup_ns", &v, why);
-					return -1;
-				}
-			}
+			if (read_comment(&mf, line, len) != 0)
+				return -1;
 			continue;
 		}
 		if (len == 0)
 			continue;
 		n = csv_split(line, len, fld, MAX_FIELDS);
-		if (!ncolumns) {
-			if (!input_header_is(line, len, MODEL_HEADER)) {
-				input_error(f->path, it.lineno, "not a model: the header must start with %s",
-					    MODEL_HEADER);
+		if (!mf.ncolumns) {
+			if (read_header(&mf, line, len, fld, n) != 0)
 				return -1;
-			}
-			if (columns_check(f->path, it.lineno, fld, n < MAX_FIELDS ? n : MAX_FIELDS) != 0)
-				return -1;
-			ncolumns = n;
-			bcol = bytes_column(fld, n);
 			continue;
 		}
-		if (n != ncolumns) {
-			input_error(f->path, it.lineno, "malformed row: %d fields, the header has %d",
-				    n, ncolumns);
+		if (parse_row(&mf, fld, n, &w, &t, &b, &keyed) != 0 ||
+		    add_row(&mf, &fld[0], w, b, t, keyed) != 0)
 			return -1;
-		}
-		if (fld[0].len == 0) {
-			input_error(f->path, it.lineno, "func is empty");
-			return -1;
-		}
-		if ((why = parse_double(&fld[1], &w)) != NUM_OK) {
-			input_number_error(f->path, it.lineno, "work", &fld[1], why);
-			return -1;
-		}
-		if ((why = parse_double(&fld[2], &t)) != NUM_OK) {
-			input_number_error(f->path, it.lineno, "t_ns", &fld[2], why);
-			return -1;
-		}
-		/* an empty bytes field: this sample is keyed on work alone */
-		keyed = bcol >= 0 && fld[bcol].len > 0 ? 2 : 1;
-		if (keyed == 2 && (why = parse_double(&fld[bcol], &b)) != NUM_OK) {
-			input_number_error(f->path, it.lineno, MODEL_BYTES, &fld[bcol], why);
-			return -1;
-		}
-		char *pattern = csv_strdup(&fld[0]);
-		struct model *m = NULL;
-		if (!pattern)
-			goto oom;
-		for (int i = first; i < nmodels && !m; i++)
-			if (strcmp(models[i].pattern, pattern) == 0)
-				m = &models[i];
-		if (m)
-			free(pattern);
-		else if (!(m = new_model(pattern, f->path, it.lineno)))
-			goto oom;
-		if (!m->keyed) {
-			m->keyed = keyed;
-			m->keyed_line = it.lineno;
-		} else if (m->keyed != keyed) {
-			/* half the samples on a plane, half on a line: no f would make sense */
-			input_error(f->path, it.lineno, "model '%s': bytes is %s here but %s on line %lu "
-				    "(a model is keyed on work alone or on work and bytes, in every sample)",
-				    m->shown, keyed == 2 ? "given" : "empty", keyed == 2 ? "empty" : "given",
-				    m->keyed_line);
-			return -1;
-		}
-		if (add_sample(m, w, b, t, it.lineno) != 0)
-			goto oom;
 	}
-	if (!ncolumns) {
-		input_error(f->path, 0, "empty: no header line");
-		return -1;
-	}
-	if (nmodels == first)
-		input_warning(f->path, 0, "a model with no samples (only the header)");
-	nfiles++;
-	for (int i = first; i < nmodels; i++) {
-		models[i].setup_ns = setup;
-		models[i].file_id = nfiles - 1;
-		if (finish_model(&models[i]) != 0)
-			goto oom;
-	}
-	return 0;
-oom:
-	input_error(f->path, it.lineno, "out of memory");
-	return -1;
+	mf.line = it.lineno;
+	return finish_file(&mf);
 }
 
 int models_match(const char *name)

@@ -1,6 +1,7 @@
 /* tids.c - see tids.h.  Open addressing (slots.h), at most half full. */
 #include <stdlib.h>
 #include <string.h>
+#include "grow.h"
 #include "slots.h"
 #include "tids.h"
 
@@ -30,15 +31,11 @@ void *tids_get(struct tids *t, uint64_t tid, size_t item_size, int *fresh)
 		if (t->tid[t->slots[i] - 1] == tid)
 			return tids_item(t, t->slots[i] - 1);
 	if (t->n == t->room) {
-		size_t room = t->room ? t->room * 2 : 16;
-		uint64_t *tids = realloc(t->tid, room * sizeof(*tids));
-		if (!tids)
+		/* two arrays of one length: each grows from the same room */
+		size_t room = t->room, ri = room;
+		if (grow(&t->tid, sizeof(*t->tid), t->n, &room, 16) != 0 ||
+		    grow(&t->items, item_size, t->n, &ri, 16) != 0)
 			return NULL;
-		t->tid = tids;
-		void *items = realloc(t->items, room * item_size);
-		if (!items)
-			return NULL;
-		t->items = items;
 		t->room = room;
 	}
 	t->item_size = item_size;

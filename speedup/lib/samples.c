@@ -10,6 +10,7 @@
 #include "funcs.h"
 #include "grow.h"
 #include "samples.h"
+#include "select.h"
 #include "slots.h"
 
 static inline size_t hash(uint32_t func, int64_t work, int64_t bytes)
@@ -125,42 +126,9 @@ void samples_sort(struct samples *s)
 	s->nslots = 0;
 }
 
-/* Puts the K-th smallest of T[0..N) at T[K], smaller ones before it, larger after. */
-static void select_kth(int64_t *t, size_t n, size_t k)
-{
-	size_t lo = 0, hi = n - 1;
-
-	while (lo < hi) {
-		int64_t pivot = t[lo + (hi - lo) / 2];
-		size_t i = lo, j = hi;
-		while (i <= j) {
-			while (t[i] < pivot)
-				i++;
-			while (t[j] > pivot)
-				j--;
-			if (i <= j) {
-				int64_t x = t[i];
-				t[i] = t[j];
-				t[j] = x;
-				i++;
-				if (j == 0)
-					break;
-				j--;
-			}
-		}
-		/* now t[lo..j] <= pivot <= t[i..hi], and j < i */
-		if (k <= j)
-			hi = j;
-		else if (k >= i)
-			lo = i;
-		else
-			return;	/* between j and i: equal to the pivot, in place */
-	}
-}
-
 double samples_stat(struct sample_group *g, enum sample_stat stat)
 {
-	size_t n = g->n, half = n / 2;
+	size_t n = g->n;
 	int64_t lo;
 	double sum = 0, med, cap;
 	size_t kept = 0;
@@ -194,14 +162,7 @@ double samples_stat(struct sample_group *g, enum sample_stat stat)
 		return sum / (double)n;
 	case STAT_MEDIAN:
 	default:
-		select_kth(g->t, n, half);
-		if (n % 2)
-			return (double)g->t[half];
-		/* even: the largest of the lower half is the other middle time */
-		lo = g->t[0];
-		for (size_t i = 1; i < half; i++)
-			lo = g->t[i] > lo ? g->t[i] : lo;
-		return ((double)lo + (double)g->t[half]) / 2;
+		return select_median(g->t, n);
 	}
 }
 

@@ -565,78 +565,98 @@ static int cmd_chrome(char **paths, int n)
 
 /* --- main --- */
 
-int main(int argc, char **argv)
-{
-	char *files[argc > 0 ? argc : 1];	/* argv's file arguments */
-	const char *cmd = NULL, *outpath = NULL;
-	struct outfile of;
-	int nfiles = 0, fmt = FMT_TABLE, rc, only_files = 0;
+/* What the command line asks for. */
+struct trace_opts {
+	const char *cmd;	/* cat, summary or chrome */
+	char **files;		/* argv's file arguments */
+	int nfiles;
+	int fmt;		/* summary's FMT_* */
+	const char *outpath;	/* -o, or NULL: standard output */
+};
 
-	input_prog = "dyl-trace";
+/* Checks what O asks for once all is parsed.  0, or -1 after a message. */
+static int check_options(struct trace_opts *o)
+{
+	if (!o->cmd) {
+		o->cmd = "cat";
+		/* 'dyl-trace sumary x.csv': a misspelt subcommand, not a trace */
+		if (o->nfiles > 1 && !strpbrk(o->files[0], "./") && access(o->files[0], F_OK) != 0) {
+			fprintf(stderr, "dyl-trace: no subcommand '%s' (cat, summary, chrome)\n%s",
+				o->files[0], usage);
+			return -1;
+		}
+	}
+	if (o->nfiles == 0) {
+		fprintf(stderr, "dyl-trace: no trace given\n%s", usage);
+		return -1;
+	}
+	if (o->fmt != FMT_TABLE && strcmp(o->cmd, "summary") != 0) {
+		fprintf(stderr, "dyl-trace: --csv and --json go with summary\n%s", usage);
+		return -1;
+	}
+	if (!strcmp(o->cmd, "cat") && o->nfiles > 1) {
+		fprintf(stderr, "dyl-trace: cat prints one trace (%d given)\n%s", o->nfiles, usage);
+		return -1;
+	}
+	return 0;
+}
+
+/* Fills O from the command line.  0; 1 after --help; -1 after a message. */
+static int parse_options(int argc, char **argv, struct trace_opts *o)
+{
+	int only_files = 0;
 
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (only_files || a[0] != '-' || strcmp(a, "-") == 0) {
-			if (!cmd && !nfiles && !only_files &&
+			if (!o->cmd && !o->nfiles && !only_files &&
 			    (!strcmp(a, "cat") || !strcmp(a, "summary") || !strcmp(a, "chrome")))
-				cmd = a;
+				o->cmd = a;
 			else
-				files[nfiles++] = argv[i];
+				o->files[o->nfiles++] = argv[i];
 		} else if (!strcmp(a, "--")) {
 			only_files = 1;
 		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			fputs(usage, stdout);
 			fputs(help, stdout);
-			return 0;
+			return 1;
 		} else if (!strcmp(a, "--csv")) {
-			fmt = FMT_CSV;
+			o->fmt = FMT_CSV;
 		} else if (!strcmp(a, "--json")) {
-			fmt = FMT_JSON;
+			o->fmt = FMT_JSON;
 		} else if (!strcmp(a, "-o") && i + 1 < argc) {
-			outpath = argv[++i];
+			o->outpath = argv[++i];
 		} else if (!strncmp(a, "--output=", 9)) {
-			outpath = a + 9;
+			o->outpath = a + 9;
 		} else {
 			fprintf(stderr, "dyl-trace: unknown option %s\n%s", a, usage);
-			return EXIT_BAD_INPUT;
+			return -1;
 		}
 	}
-	if (!cmd) {
-		cmd = "cat";
-		/* 'dyl-trace sumary x.csv': a misspelt subcommand, not a trace */
-		if (nfiles > 1 && !strpbrk(files[0], "./") && access(files[0], F_OK) != 0) {
-			fprintf(stderr, "dyl-trace: no subcommand '%s' (cat, summary, chrome)\n%s",
-				files[0], usage);
-			return EXIT_BAD_INPUT;
-		}
-	}
-	if (nfiles == 0) {
-		fprintf(stderr, "dyl-trace: no trace given\n%s", usage);
-		return EXIT_BAD_INPUT;
-	}
-	if (fmt != FMT_TABLE && strcmp(cmd, "summary") != 0) {
-		fprintf(stderr, "dyl-trace: --csv and --json go with summary\n%s", usage);
-		return EXIT_BAD_INPUT;
-	}
-	if (!strcmp(cmd, "cat") && nfiles > 1) {
-		fprintf(stderr, "dyl-trace: cat prints one trace (%d given)\n%s", nfiles, usage);
-		return EXIT_BAD_INPUT;
-	}
+	return check_options(o);
+}
+
+/* The command: runs O's subcommand, writing to standard output or -o.  Its exit status. */
+static int dyl_trace(const struct trace_opts *o)
+{
+	struct outfile of;
+	int rc;
+
 	out = stdout;
 	/* -o: a new file that replaces OUTPATH only when all went well (outfile.h) */
-	if (outpath) {
-		if (outfile_open(&of, outpath, files, nfiles) != 0)
+	if (o->outpath) {
+		if (outfile_open(&of, o->outpath, o->files, o->nfiles) != 0)
 			return EXIT_BAD_INPUT;
 		out = of.f;
 	}
 	setvbuf(out, NULL, _IOFBF, 1 << 20);
-	if (!strcmp(cmd, "cat"))
-		rc = cmd_cat(files[0]);
-	else if (!strcmp(cmd, "summary"))
-		rc = cmd_summary(files, nfiles, fmt);
+	if (!strcmp(o->cmd, "cat"))
+		rc = cmd_cat(o->files[0]);
+	else if (!strcmp(o->cmd, "summary"))
+		rc = cmd_summary(o->files, o->nfiles, o->fmt);
 	else
-		rc = cmd_chrome(files, nfiles);
-	if (outpath) {
+		rc = cmd_chrome(o->files, o->nfiles);
+	if (o->outpath) {
 		if (outfile_close(&of, rc == 0) != 0)
 			rc = rc ? rc : EXIT_BAD_INPUT;
 	} else if (fflush(out) != 0 || ferror(out)) {
@@ -644,4 +664,17 @@ int main(int argc, char **argv)
 		rc = rc ? rc : EXIT_BAD_INPUT;
 	}
 	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	char *files[argc > 0 ? argc : 1];
+	struct trace_opts o = { .files = files, .fmt = FMT_TABLE };
+	int rc;
+
+	input_prog = "dyl-trace";
+	rc = parse_options(argc, argv, &o);
+	if (rc != 0)
+		return rc > 0 ? 0 : EXIT_BAD_INPUT;
+	return dyl_trace(&o);
 }

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "funcs.h"
+#include "grow.h"
 #include "input.h"
 #include "model.h"
 #include "rows.h"
@@ -92,18 +93,26 @@ static const char help[] =
 "  dyl-speedup base.csv openblas.csv\n"
 "(Make the model from another run than the one it predicts: a sweep over the sizes.)\n";
 
-/* -f patterns, as dyliberator's -f: with only exclusions, everything else is in. */
-static const char **patterns;
-static int npatterns;
+/* What the command line asks for. */
+struct model_opts {
+	const char **paths;	/* the traces */
+	int npaths;
+	const char **patterns;	/* -f patterns, as dyliberator's -f */
+	int npatterns;
+	enum sample_stat stat;
+	unsigned long min_samples;
+	int all_depths, by_bytes, keep_faults;
+};
 
-static int selected(const char *name)
+/* With only exclusions among the -f patterns, everything else is in. */
+static int selected(const struct model_opts *o, const char *name)
 {
 	int verdict = -1, only_excl = 1;
 
-	for (int i = 0; i < npatterns; i++) {
-		int neg = patterns[i][0] == '!';
+	for (int i = 0; i < o->npatterns; i++) {
+		int neg = o->patterns[i][0] == '!';
 		only_excl &= neg;
-		if (fnmatch(patterns[i] + neg, name, 0) == 0)
+		if (fnmatch(o->patterns[i] + neg, name, 0) == 0)
 			verdict = !neg;
 	}
 	return verdict >= 0 ? verdict : only_excl;
@@ -117,34 +126,27 @@ struct counts {
 	 * library, a cost paid once per process (std.redirect); the least and the most */
 	double load_lo, load_hi;
 	int nload;
+	/* samples_settle_faults: faulted calls left out, kept, and at how many sizes */
+	uint64_t fault_out, fault_kept, fault_sizes;
+	unsigned long dropped;	/* groups under --min-samples */
 };
 
 /* By funcs.h id: 0 not decided, 1 selected, 2 not (names are shared by all traces). */
 static unsigned char *decided;
 static size_t decided_room;
 
-static int is_selected(uint32_t func)
+static int is_selected(const struct model_opts *o, uint32_t func)
 {
-	if (func >= decided_room) {
-		size_t room = decided_room ? decided_room : 256;
-		while (room <= func)
-			room *= 2;
-		unsigned char *bigger = realloc(decided, room);
-		if (!bigger)
-			return -1;
-		memset(bigger + decided_room, 0, room - decided_room);
-		decided = bigger;
-		decided_room = room;
-	}
+	if (grow_to(&decided, 1, (size_t)func + 1, &decided_room, 256) != 0)
+		return -1;
 	if (!decided[func])
-		decided[func] = selected(funcs_get((int)func)->name) ? 1 : 2;
+		decided[func] = selected(o, funcs_get((int)func)->name) ? 1 : 2;
 	return decided[func] == 1;
 }
-
-/* BY_BYTES: group by (func, work, in_bytes + out_bytes) rather than (func, work).
- * KEEP_FAULTS: calls that took page faults are samples like the others. */
-static int read_trace(const char *path, int all_depths, int by_bytes, int keep_faults,
-		      struct samples *s, struct counts *c)
+/* --bytes: group by (func, work, in_bytes + out_bytes) rather than (func, work).
+ * --keep-faults: calls that took page faults are samples like the others. */
+static int read_trace(const struct model_opts *o, const char *path, struct samples *s,
+		      struct counts *c)
 {
 	struct input_file f;
 	struct trace_src src;
@@ -170,7 +172,7 @@ static int read_trace(const char *path, int all_depths, int by_bytes, int keep_f
 	}
 	while ((rc = rows_next(&src, &r)) > 0) {
 		c->rows++;
-		if (r.depth > 0 && !all_depths) {
+		if (r.depth > 0 && !o->all_depths) {
 			c->nested++;
 			continue;
 		}
@@ -178,14 +180,14 @@ static int read_trace(const char *path, int all_depths, int by_bytes, int keep_f
 			c->no_work++;
 			continue;
 		}
-		if ((sel = is_selected(r.func)) <= 0) {
+		if ((sel = is_selected(o, r.func)) <= 0) {
 			if (sel < 0)
 				goto oom;
 			c->filtered++;
 			continue;
 		}
 		int64_t bytes = -1;
-		if (by_bytes) {
+		if (o->by_bytes) {
 			if (r.in_bytes == ROWS_NONE && r.out_bytes == ROWS_NONE) {
 				c->no_bytes++;
 				continue;
@@ -196,7 +198,7 @@ static int read_trace(const char *path, int all_depths, int by_bytes, int keep_f
 		enum sample_faults faults = r.faults == ROWS_NONE ? SAMPLE_FAULTS_UNKNOWN
 					    : r.faults == 0 ? SAMPLE_NO_FAULTS : SAMPLE_FAULTED;
 		c->faulted += faults == SAMPLE_FAULTED;
-		if (keep_faults && faults == SAMPLE_FAULTED)
+		if (o->keep_faults && faults == SAMPLE_FAULTED)
 			faults = SAMPLE_FAULTS_UNKNOWN;
 		if (samples_add(s, r.func, r.work, bytes, r.t_ns, faults) != 0)
 			goto oom;
@@ -232,166 +234,200 @@ static void put_name(const char *name)
 
 static const char *stat_names[] = { "median", "mean", "min", "clipped" };
 
-int main(int argc, char **argv)
+/* Fills O from the command line.  0; 1 after --help; -1 after a message. */
+static int parse_options(int argc, char **argv, struct model_opts *o)
 {
-	const char **paths = calloc((size_t)argc + 1, sizeof(*paths));
-	struct samples s = { 0 };
-	struct counts c = { 0 };
-	enum sample_stat stat = STAT_MEDIAN;
-	unsigned long min_samples = 1, dropped = 0;
-	uint64_t fault_out = 0, fault_kept = 0, fault_sizes = 0;
-	int npaths = 0, all_depths = 0, by_bytes = 0, keep_faults = 0, options_done = 0;
+	int options_done = 0;
 
-	input_prog = "dyl-model";
-	input_what = "trace";
-	patterns = calloc((size_t)argc + 1, sizeof(*patterns));
-	if (!paths || !patterns) {
-		input_error(NULL, 0, "out of memory");
-		return EXIT_BAD_INPUT;
-	}
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (options_done || a[0] != '-' || a[1] == '\0') {
-			paths[npaths++] = a;
+			o->paths[o->npaths++] = a;
 		} else if (!strcmp(a, "--")) {
 			options_done = 1;
 		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			fputs(usage, stdout);
 			fputs(help, stdout);
-			return 0;
+			return 1;
 		} else if (!strcmp(a, "-f") && v) {
-			patterns[npatterns++] = v;
+			o->patterns[o->npatterns++] = v;
 			i++;
 		} else if (!strcmp(a, "--all-depths")) {
-			all_depths = 1;
+			o->all_depths = 1;
 		} else if (!strcmp(a, "--keep-faults")) {
-			keep_faults = 1;
+			o->keep_faults = 1;
 		} else if (!strcmp(a, "--bytes")) {
-			by_bytes = 1;
+			o->by_bytes = 1;
 		} else if (!strcmp(a, "--stat") && v) {
 			int k = 0;
 			while (k < 4 && strcmp(v, stat_names[k]) != 0)
 				k++;
 			if (k == 4) {
 				input_error(NULL, 0, "--stat %s: choose median, mean, clipped or min", v);
-				return EXIT_BAD_INPUT;
+				return -1;
 			}
-			stat = (enum sample_stat)k;
+			o->stat = (enum sample_stat)k;
 			i++;
 		} else if (!strcmp(a, "--min-samples") && v) {
 			char *end;
-			min_samples = strtoul(v, &end, 10);
-			if (*v < '0' || *v > '9' || *end || min_samples < 1) {
+			o->min_samples = strtoul(v, &end, 10);
+			if (*v < '0' || *v > '9' || *end || o->min_samples < 1) {
 				input_error(NULL, 0, "--min-samples %s: give a whole number >= 1", v);
-				return EXIT_BAD_INPUT;
+				return -1;
 			}
 			i++;
 		} else {
 			input_error(NULL, 0, "%s '%s' (see --help)",
 				    v || a[1] != '-' ? "unknown option" : "a value must follow", a);
-			return EXIT_BAD_INPUT;
+			return -1;
 		}
 	}
-	if (!npaths) {
+	if (!o->npaths) {
 		input_error(NULL, 0, "no trace given (see --help)");
 		fputs(usage, stderr);
-		return EXIT_BAD_INPUT;
+		return -1;
 	}
-	for (int i = 0; i < npaths; i++)
-		if (read_trace(paths[i], all_depths, by_bytes, keep_faults, &s, &c) != 0)
-			return EXIT_BAD_INPUT;
-	/* before --min-samples: a pair's samples are what is left of it */
-	if (samples_settle_faults(&s, &fault_out, &fault_kept, &fault_sizes) != 0) {
-		input_error(NULL, 0, "out of memory");
-		return EXIT_BAD_INPUT;
-	}
-	const char *sizes = by_bytes ? "shapes" : "work sizes";
+	return 0;
+}
 
-	for (size_t i = 0; i < s.n; i++)
-		dropped += s.groups[i].n < min_samples;
-	if (dropped)
+/* On stderr, what was left out of the model and why. */
+static void report_left_out(const struct model_opts *o, const struct counts *c)
+{
+	const char *sizes = o->by_bytes ? "shapes" : "work sizes";
+
+	if (c->dropped)
 		fprintf(stderr, "dyl-model: left out %lu (func, work%s) %s with fewer than %lu samples "
-			"(--min-samples)\n", dropped, by_bytes ? ", bytes" : "", by_bytes ? "triples" : "pairs",
-			min_samples);
-	if (c.nested)
+			"(--min-samples)\n", c->dropped, o->by_bytes ? ", bytes" : "",
+			o->by_bytes ? "triples" : "pairs", o->min_samples);
+	if (c->nested)
 		fprintf(stderr, "dyl-model: left out %llu nested calls (depth >= 1; --all-depths keeps them)\n",
-			(unsigned long long)c.nested);
-	if (c.no_work)
+			(unsigned long long)c->nested);
+	if (c->no_work)
 		fprintf(stderr, "dyl-model: left out %llu calls without a work size (empty work column: "
 			"give the wrapper one, --defs with 'work_size = ...;' in a postfix block, "
-			"or -g std.regions, whose bytes in + out are the work)\n", (unsigned long long)c.no_work);
-	if (c.no_bytes)
+			"or -g std.regions, whose bytes in + out are the work)\n", (unsigned long long)c->no_work);
+	if (c->no_bytes)
 		fprintf(stderr, "dyl-model: left out %llu calls without bytes (in_bytes and out_bytes "
-			"empty; --bytes)\n", (unsigned long long)c.no_bytes);
-	if (fault_out)
+			"empty; --bytes)\n", (unsigned long long)c->no_bytes);
+	if (c->fault_out)
 		fprintf(stderr, "dyl-model: left out %llu calls that took page faults (their %s have "
-			"fault-free calls; --keep-faults keeps them)%s", (unsigned long long)fault_out,
-			sizes, fault_kept ? "; " : "\n");
-	if (fault_kept)
+			"fault-free calls; --keep-faults keeps them)%s", (unsigned long long)c->fault_out,
+			sizes, c->fault_kept ? "; " : "\n");
+	if (c->fault_kept)
 		fprintf(stderr, "%s%llu calls at %llu %s without a fault-free call are kept\n",
-			fault_out ? "" : "dyl-model: ", (unsigned long long)fault_kept,
-			(unsigned long long)fault_sizes, sizes);
-	if (keep_faults && c.faulted)
+			c->fault_out ? "" : "dyl-model: ", (unsigned long long)c->fault_kept,
+			(unsigned long long)c->fault_sizes, sizes);
+	if (o->keep_faults && c->faulted)
 		fprintf(stderr, "dyl-model: kept %llu calls that took page faults (--keep-faults)\n",
-			(unsigned long long)c.faulted);
-	if (dropped == s.n) {
-		input_error(NULL, 0, "nothing to model: of %llu calls read, none is kept%s",
-			    (unsigned long long)c.rows,
-			    c.filtered ? " (not selected by -f, or left out above)" :
-			    c.rows ? " (see above)" : "");
-		return EXIT_NOTHING;
-	}
+			(unsigned long long)c->faulted);
+}
 
-	samples_sort(&s);
-	printf("# dyl-model: %s t_ns per (func, work%s) of %s calls, from", stat_names[stat],
-	       by_bytes ? ", bytes" : "", all_depths ? "all" : "depth-0");
-	for (int i = 0; i < npaths; i++)
-		printf(" %s", paths[i]);
+/* The model's '#' lines: how it was made. */
+static void write_comments(const struct model_opts *o, const struct counts *c)
+{
+	printf("# dyl-model: %s t_ns per (func, work%s) of %s calls, from", stat_names[o->stat],
+	       o->by_bytes ? ", bytes" : "", o->all_depths ? "all" : "depth-0");
+	for (int i = 0; i < o->npaths; i++)
+		printf(" %s", o->paths[i]);
 	printf("\n");
-	if (c.has_faults && keep_faults)
+	if (c->has_faults && o->keep_faults)
 		printf("# page faults: calls that took them are samples like the others (--keep-faults; "
-		       "%llu of them)\n", (unsigned long long)c.faulted);
-	else if (c.has_faults) {
+		       "%llu of them)\n", (unsigned long long)c->faulted);
+	else if (c->has_faults) {
 		printf("# page faults: calls that took them are left out where their %s has fault-free "
-		       "calls (%llu left out)", by_bytes ? "shape" : "work size",
-		       (unsigned long long)fault_out);
-		if (fault_kept)
+		       "calls (%llu left out)", o->by_bytes ? "shape" : "work size",
+		       (unsigned long long)c->fault_out);
+		if (c->fault_kept)
 			printf("; %llu kept at %llu %s without a fault-free call",
-			       (unsigned long long)fault_kept, (unsigned long long)fault_sizes, sizes);
+			       (unsigned long long)c->fault_kept, (unsigned long long)c->fault_sizes,
+			       o->by_bytes ? "shapes" : "work sizes");
 		printf("\n");
 	}
-	if (c.nload) {
+	if (c->nload) {
 		/* the least over the traces: what varies is the page cache (OpenBLAS's 35 MB
 		 * loads in 2.2 ms when cached, 28 ms read from disk, and anything between when
 		 * part of it was evicted), not the library; a program run again, as the
 		 * accelerated one is, finds it cached */
 		printf("# setup_ns=%.0f  (loading the alternative library, least of %d traces, "
 		       "most %.0f: dyl-speedup adds it once per process that uses this model)\n",
-		       c.load_lo, c.nload, c.load_hi);
+		       c->load_lo, c->nload, c->load_hi);
 	}
+}
+
+/* The model's header and one row per group with enough samples. */
+static void write_rows(const struct model_opts *o, struct samples *s)
+{
 	/* bytes last: new columns go at the end, so samples stays the fourth either way */
-	printf(by_bytes ? "%s,samples," MODEL_BYTES "\n" : "%s,samples\n", MODEL_HEADER);
-	for (size_t i = 0; i < s.n; i++) {
-		struct sample_group *g = &s.groups[i];
-		if (g->n < min_samples)
+	printf(o->by_bytes ? "%s,samples," MODEL_BYTES "\n" : "%s,samples\n", MODEL_HEADER);
+	for (size_t i = 0; i < s->n; i++) {
+		struct sample_group *g = &s->groups[i];
+		if (g->n < o->min_samples)
 			continue;
-		double t = samples_stat(g, stat);
+		double t = samples_stat(g, o->stat);
 		put_name(funcs_get((int)g->func)->name);
 		/* medians of even counts end in .5; means are rounded to 0.1 ns */
 		printf(t == (double)(int64_t)t ? ",%lld,%.0f,%zu" : ",%lld,%.1f,%zu",
 		       (long long)g->work, t, g->n);
-		if (by_bytes)
+		if (o->by_bytes)
 			printf(",%lld", (long long)g->bytes);
 		putchar('\n');
 	}
+}
+
+/* The command: reads O's traces, writes the model.  Its exit status. */
+static int dyl_model(const struct model_opts *o)
+{
+	struct samples s = { 0 };
+	struct counts c = { 0 };
+
+	for (int i = 0; i < o->npaths; i++)
+		if (read_trace(o, o->paths[i], &s, &c) != 0)
+			return EXIT_BAD_INPUT;
+	/* before --min-samples: a pair's samples are what is left of it */
+	if (samples_settle_faults(&s, &c.fault_out, &c.fault_kept, &c.fault_sizes) != 0) {
+		input_error(NULL, 0, "out of memory");
+		return EXIT_BAD_INPUT;
+	}
+	for (size_t i = 0; i < s.n; i++)
+		c.dropped += s.groups[i].n < o->min_samples;
+	report_left_out(o, &c);
+	if (c.dropped == s.n) {
+		input_error(NULL, 0, "nothing to model: of %llu calls read, none is kept%s",
+			    (unsigned long long)c.rows,
+			    c.filtered ? " (not selected by -f, or left out above)" :
+			    c.rows ? " (see above)" : "");
+		return EXIT_NOTHING;
+	}
+	samples_sort(&s);
+	write_comments(o, &c);
+	write_rows(o, &s);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		input_error(NULL, 0, "cannot write the output");
 		return EXIT_BAD_INPUT;
 	}
-
 	samples_free(&s);
-	free(decided);
-	free(patterns);
-	free(paths);
 	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct model_opts o = { .stat = STAT_MEDIAN, .min_samples = 1 };
+	int rc;
+
+	input_prog = "dyl-model";
+	input_what = "trace";
+	o.paths = calloc((size_t)argc + 1, sizeof(*o.paths));
+	o.patterns = calloc((size_t)argc + 1, sizeof(*o.patterns));
+	if (!o.paths || !o.patterns) {
+		input_error(NULL, 0, "out of memory");
+		return EXIT_BAD_INPUT;
+	}
+	rc = parse_options(argc, argv, &o);
+	if (rc != 0)
+		return rc > 0 ? 0 : EXIT_BAD_INPUT;
+	rc = dyl_model(&o);
+	free(decided);
+	free(o.patterns);
+	free(o.paths);
+	return rc;
 }

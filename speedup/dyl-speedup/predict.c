@@ -19,6 +19,7 @@
 #include <string.h>
 #include "faults.h"
 #include "funcs.h"
+#include "grow.h"
 #include "input.h"
 #include "model.h"
 #include "model2d.h"
@@ -274,13 +275,10 @@ int predict_trace(struct trace *tr, int only_faster, int faults_replaced, struct
 int predict_add(struct prediction *run, const struct prediction *p)
 {
 	if (run->nk < p->nk) {
-		struct kernel *bigger = realloc(run->k, (size_t)p->nk * sizeof(*bigger));
-		if (!bigger) {
+		if (grow_to(&run->k, sizeof(*run->k), (size_t)p->nk, &run->kroom, 16) != 0) {
 			input_error(NULL, 0, "out of memory");
 			return -1;
 		}
-		memset(bigger + run->nk, 0, (size_t)(p->nk - run->nk) * sizeof(*bigger));
-		run->k = bigger;
 		run->nk = p->nk;
 	}
 	for (int id = 0; id < p->nk; id++) {
@@ -358,4 +356,5 @@ void predict_free(struct prediction *p)
 	free(p->k);
 	p->k = NULL;
 	p->nk = 0;
+	p->kroom = 0;
 }

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "funcs.h"
+#include "grow.h"
 #include "input.h"
 #include "model.h"
 #include "report.h"
@@ -17,7 +18,8 @@
 
 struct notes {
 	char **text;
-	int n, room;
+	int n;
+	size_t room;
 	int failed;
 };
 
@@ -27,15 +29,9 @@ static void note(struct notes *ns, const char *fmt, ...)
 	va_list ap;
 	char *s;
 
-	if (ns->n == ns->room) {
-		int room = ns->room ? ns->room * 2 : 16;
-		char **bigger = realloc(ns->text, (size_t)room * sizeof(*bigger));
-		if (!bigger) {
-			ns->failed = 1;
-			return;
-		}
-		ns->text = bigger;
-		ns->room = room;
+	if (grow(&ns->text, sizeof(*ns->text), (size_t)ns->n, &ns->room, 16) != 0) {
+		ns->failed = 1;
+		return;
 	}
 	va_start(ap, fmt);
 	if (vasprintf(&s, fmt, ap) < 0)
@@ -98,6 +94,112 @@ static int *list_funcs(const struct prediction *run, int with_model, int *n)
 	return ids;
 }
 
+/* K's calls (function NAME) outside the samples of its model M. */
+static void range_note(struct notes *ns, const struct kernel *k, const char *name,
+		       const struct model *m)
+{
+	if (k->out_of_range && m->b) {
+		double b0 = m->b[0], b1 = m->b[0];
+		for (size_t j = 1; j < m->n; j++)
+			b0 = m->b[j] < b0 ? m->b[j] : b0, b1 = m->b[j] > b1 ? m->b[j] : b1;
+		note(ns, "%s: %llu replaced call%s (%.2f%% of its measured time, %.2f%% of its predicted "
+		     "time) outside the model's samples in (work, bytes) (work %.17g..%.17g, bytes "
+		     "%.17g..%.17g; outside the triangles between them by more than 1%%): %s", name,
+		     (unsigned long long)k->out_of_range, k->out_of_range == 1 ? "" : "s",
+		     100 * share((double)k->out_of_range_t_ns, (double)k->t_ns),
+		     100 * share(k->out_of_range_predicted_ns, k->predicted_ns), m->w[0], m->w[m->n - 1],
+		     b0, b1, m->n == 1 ? "the model has one sample, taken as a constant"
+			: "taken along the nearest edge between two samples, extrapolated along it "
+			  "beyond them (in logarithms: a power law)");
+	} else if (k->out_of_range)
+		note(ns, "%s: %llu replaced call%s (%.2f%% of its measured time, %.2f%% of its predicted "
+		     "time) outside the model's samples (work %.17g..%.17g): %s", name,
+		     (unsigned long long)k->out_of_range, k->out_of_range == 1 ? "" : "s",
+		     100 * share((double)k->out_of_range_t_ns, (double)k->t_ns),
+		     100 * share(k->out_of_range_predicted_ns, k->predicted_ns), m->w[0], m->w[m->n - 1],
+		     m->n == 1 ? "the model has one sample, taken as a constant"
+			       : "extrapolated linearly from the two nearest samples (never below 0)");
+}
+
+/* What became of kernel ID's calls that were not simply replaced. */
+static void kernel_notes(struct notes *ns, const struct report *r, int id)
+{
+	const struct prediction *run = r->run;
+	const struct kernel *k = &run->k[id];
+	const char *name = funcs_get(id)->shown;
+	const struct model *m = models_get(funcs_get(id)->model);
+
+	range_note(ns, k, name, m);
+	if (k->no_bytes)
+		note(ns, "%s: %llu call%s (%.2f%% of T) without in_bytes or out_bytes in the trace, which "
+		     "model '%s' (%s:%lu) is keyed on: not replaced, their measured time is kept", name,
+		     (unsigned long long)k->no_bytes, k->no_bytes == 1 ? "" : "s",
+		     100 * share((double)k->no_bytes_t_ns, (double)run->total_ns), m->shown, m->file,
+		     m->line);
+	if (k->no_work)
+		note(ns, "%s: %llu call%s (%.2f%% of T) without a work size in the trace: not replaced, "
+		     "their measured time is kept%s", name, (unsigned long long)k->no_work,
+		     k->no_work == 1 ? "" : "s",
+		     100 * share((double)k->no_work_t_ns, (double)run->total_ns),
+		     k->calls || k->nested || k->slower ? ""
+			: " (give the wrapper a work size: --defs setting work_size, or std.regions)");
+	if (k->nested)
+		note(ns, "%s: %llu call%s nested inside replaced calls: not replaced separately (the outer "
+		     "call's model time stands for them)", name, (unsigned long long)k->nested,
+		     k->nested == 1 ? "" : "s");
+	if (k->slower)
+		note(ns, "%s: %llu call%s kept on the original implementation by --only-faster "
+		     "(the model is not faster for them)", name, (unsigned long long)k->slower,
+		     k->slower == 1 ? "" : "s");
+	if (k->fault_calls && !r->faults_replaced)
+		note(ns, "%s: %llu replaced call%s took page faults: %.17g ns of their time (what "
+		     "each took above the median of its process's fault-free calls at its work) is "
+		     "kept beside f(work), the faults being the program's", name,
+		     (unsigned long long)k->fault_calls, k->fault_calls == 1 ? "" : "s",
+		     k->fault_kept_ns);
+	if (k->fault_unmatched)
+		note(ns, "%s: %llu faulted call%s without a fault-free call of the same work in "
+		     "%s process: replaced by f(work) alone", name,
+		     (unsigned long long)k->fault_unmatched, k->fault_unmatched == 1 ? "" : "s",
+		     k->fault_unmatched == 1 ? "its" : "their");
+}
+
+/* Process P's notes: tracing's cost, --cpu-time, a T that does not hold. */
+static void process_notes(struct notes *ns, const struct prediction *p)
+{
+	if (p->overhead_left_ns > 0)
+		note(ns, "%s: tracing's own cost ('# overhead_ns=%llu', summed over the threads) is "
+		     "left in T: several threads recorded calls, and on the wall clock their costs "
+		     "overlap (with calls timed in thread CPU time, std.time:clock=thread, it is "
+		     "taken out)", p->path, (unsigned long long)p->overhead_left_ns);
+	if (p->overhead_over_cpu_ns)
+		note(ns, "%s: tracing's measured cost, '# overhead_ns=%llu', exceeds the process's "
+		     "CPU time: calls timed whole waited for a core (a loaded machine?), and the "
+		     "measure holds their waits; no more than the CPU time is taken out of T, "
+		     "and the prediction is unsure (trace it again on an idle machine)", p->path,
+		     (unsigned long long)p->overhead_over_cpu_ns);
+	if (p->cpu_time_refused == 2)
+		note(ns, "%s: --cpu-time does not apply: the calls' wall-clock time exceeds the "
+		     "process's CPU time ('# cpu_ns='), so they waited for a core (a loaded "
+		     "machine?) longer than T in CPU time could hold: T is the wall time", p->path);
+	else if (p->cpu_time_refused)
+		note(ns, "%s: --cpu-time does not apply: several threads recorded calls (their CPU "
+		     "times add up to no run time) or the trace has no '# cpu_ns=': T is its wall "
+		     "time", p->path);
+	if (p->total_ns > 0 && !(p->predicted_total_ns > 0))
+		note(ns, "%s: the replaced calls' time, %llu ns, exceeds T, %llu ns, by more than "
+		     "their predicted time: T' = %.17g ns is no run time and S_G is undefined "
+		     "(%s)", p->path, (unsigned long long)p->t_ns, (unsigned long long)p->total_ns,
+		     p->predicted_total_ns,
+		     p->t_cpu == 2 ? "--cpu-time: the calls were timed on the wall clock, with "
+		     "what they waited for a core, which the CPU time T does not hold; a loaded "
+		     "machine?" : p->threads > 1 ? "calls of several threads overlap in time" :
+		     "the trace's times do not fit together: a damaged or hand-made trace?");
+	else if (p->P > 1 || isnan(p->P))
+		note(ns, "%s: the replaced calls' time exceeds the process's total_ns (P > 1; parallel "
+		     "threads?): Amdahl's law does not hold as such, read S_G with care", p->path);
+}
+
 static void build_notes(struct notes *ns, const struct report *r, const int *kern, int nkern)
 {
 	const struct prediction *run = r->run;
@@ -109,65 +211,8 @@ static void build_notes(struct notes *ns, const struct report *r, const int *ker
 	if (run->rows == 0)
 		note(ns, "the trace%s hold%s no calls: nothing to accelerate", r->nprocs > 1 ? "s" : "",
 		     r->nprocs > 1 ? "" : "s");
-	for (int i = 0; i < nkern; i++) {
-		const struct kernel *k = &run->k[kern[i]];
-		const char *name = funcs_get(kern[i])->shown;
-		const struct model *m = models_get(funcs_get(kern[i])->model);
-
-		if (k->out_of_range && m->b) {
-			double b0 = m->b[0], b1 = m->b[0];
-			for (size_t j = 1; j < m->n; j++)
-				b0 = m->b[j] < b0 ? m->b[j] : b0, b1 = m->b[j] > b1 ? m->b[j] : b1;
-			note(ns, "%s: %llu replaced call%s (%.2f%% of its measured time, %.2f%% of its predicted "
-			     "time) outside the model's samples in (work, bytes) (work %.17g..%.17g, bytes "
-			     "%.17g..%.17g; outside the triangles between them by more than 1%%): %s", name,
-			     (unsigned long long)k->out_of_range, k->out_of_range == 1 ? "" : "s",
-			     100 * share((double)k->out_of_range_t_ns, (double)k->t_ns),
-			     100 * share(k->out_of_range_predicted_ns, k->predicted_ns), m->w[0], m->w[m->n - 1],
-			     b0, b1, m->n == 1 ? "the model has one sample, taken as a constant"
-				: "taken along the nearest edge between two samples, extrapolated along it "
-				  "beyond them (in logarithms: a power law)");
-		} else if (k->out_of_range)
-			note(ns, "%s: %llu replaced call%s (%.2f%% of its measured time, %.2f%% of its predicted "
-			     "time) outside the model's samples (work %.17g..%.17g): %s", name,
-			     (unsigned long long)k->out_of_range, k->out_of_range == 1 ? "" : "s",
-			     100 * share((double)k->out_of_range_t_ns, (double)k->t_ns),
-			     100 * share(k->out_of_range_predicted_ns, k->predicted_ns), m->w[0], m->w[m->n - 1],
-			     m->n == 1 ? "the model has one sample, taken as a constant"
-				       : "extrapolated linearly from the two nearest samples (never below 0)");
-		if (k->no_bytes)
-			note(ns, "%s: %llu call%s (%.2f%% of T) without in_bytes or out_bytes in the trace, which "
-			     "model '%s' (%s:%lu) is keyed on: not replaced, their measured time is kept", name,
-			     (unsigned long long)k->no_bytes, k->no_bytes == 1 ? "" : "s",
-			     100 * share((double)k->no_bytes_t_ns, (double)run->total_ns), m->shown, m->file,
-			     m->line);
-		if (k->no_work)
-			note(ns, "%s: %llu call%s (%.2f%% of T) without a work size in the trace: not replaced, "
-			     "their measured time is kept%s", name, (unsigned long long)k->no_work,
-			     k->no_work == 1 ? "" : "s",
-			     100 * share((double)k->no_work_t_ns, (double)run->total_ns),
-			     k->calls || k->nested || k->slower ? ""
-				: " (give the wrapper a work size: --defs setting work_size, or std.regions)");
-		if (k->nested)
-			note(ns, "%s: %llu call%s nested inside replaced calls: not replaced separately (the outer "
-			     "call's model time stands for them)", name, (unsigned long long)k->nested,
-			     k->nested == 1 ? "" : "s");
-		if (k->slower)
-			note(ns, "%s: %llu call%s kept on the original implementation by --only-faster "
-			     "(the model is not faster for them)", name, (unsigned long long)k->slower,
-			     k->slower == 1 ? "" : "s");
-		if (k->fault_calls && !r->faults_replaced)
-			note(ns, "%s: %llu replaced call%s took page faults: %.17g ns of their time (what "
-			     "each took above the median of its process's fault-free calls at its work) is "
-			     "kept beside f(work), the faults being the program's", name,
-			     (unsigned long long)k->fault_calls, k->fault_calls == 1 ? "" : "s",
-			     k->fault_kept_ns);
-		if (k->fault_unmatched)
-			note(ns, "%s: %llu faulted call%s without a fault-free call of the same work in "
-			     "%s process: replaced by f(work) alone", name,
-			     (unsigned long long)k->fault_unmatched, k->fault_unmatched == 1 ? "" : "s",
-			     k->fault_unmatched == 1 ? "its" : "their");
-	}
+	for (int i = 0; i < nkern; i++)
+		kernel_notes(ns, r, kern[i]);
 	if (r->faults_replaced && run->fault_calls)
 		note(ns, "--faults-replaced: the %llu replaced call%s that took page faults are replaced "
 		     "whole by f(work) (the accelerator is taken not to fault on the program's pages)",
@@ -178,40 +223,8 @@ static void build_notes(struct notes *ns, const struct report *r, const int *ker
 	if (run->threads > 1)
 		note(ns, "replaced calls come from %d threads of one process: their times are added as if "
 		     "the threads ran one after another, as Amdahl's law assumes", run->threads);
-	for (int i = 0; i < r->nprocs; i++) {
-		const struct prediction *p = &r->procs[i];
-		if (p->overhead_left_ns > 0)
-			note(ns, "%s: tracing's own cost ('# overhead_ns=%llu', summed over the threads) is "
-			     "left in T: several threads recorded calls, and on the wall clock their costs "
-			     "overlap (with calls timed in thread CPU time, std.time:clock=thread, it is "
-			     "taken out)", p->path, (unsigned long long)p->overhead_left_ns);
-		if (p->overhead_over_cpu_ns)
-			note(ns, "%s: tracing's measured cost, '# overhead_ns=%llu', exceeds the process's "
-			     "CPU time: calls timed whole waited for a core (a loaded machine?), and the "
-			     "measure holds their waits; no more than the CPU time is taken out of T, "
-			     "and the prediction is unsure (trace it again on an idle machine)", p->path,
-			     (unsigned long long)p->overhead_over_cpu_ns);
-		if (p->cpu_time_refused == 2)
-			note(ns, "%s: --cpu-time does not apply: the calls' wall-clock time exceeds the "
-			     "process's CPU time ('# cpu_ns='), so they waited for a core (a loaded "
-			     "machine?) longer than T in CPU time could hold: T is the wall time", p->path);
-		else if (p->cpu_time_refused)
-			note(ns, "%s: --cpu-time does not apply: several threads recorded calls (their CPU "
-			     "times add up to no run time) or the trace has no '# cpu_ns=': T is its wall "
-			     "time", p->path);
-		if (p->total_ns > 0 && !(p->predicted_total_ns > 0))
-			note(ns, "%s: the replaced calls' time, %llu ns, exceeds T, %llu ns, by more than "
-			     "their predicted time: T' = %.17g ns is no run time and S_G is undefined "
-			     "(%s)", p->path, (unsigned long long)p->t_ns, (unsigned long long)p->total_ns,
-			     p->predicted_total_ns,
-			     p->t_cpu == 2 ? "--cpu-time: the calls were timed on the wall clock, with "
-			     "what they waited for a core, which the CPU time T does not hold; a loaded "
-			     "machine?" : p->threads > 1 ? "calls of several threads overlap in time" :
-			     "the trace's times do not fit together: a damaged or hand-made trace?");
-		else if (p->P > 1 || isnan(p->P))
-			note(ns, "%s: the replaced calls' time exceeds the process's total_ns (P > 1; parallel "
-			     "threads?): Amdahl's law does not hold as such, read S_G with care", p->path);
-	}
+	for (int i = 0; i < r->nprocs; i++)
+		process_notes(ns, &r->procs[i]);
 	if (r->nprocs > 1 && run->total_ns > 0 && !(run->predicted_total_ns > 0))
 		note(ns, "the run: the replaced calls' time exceeds the sum of the processes' T by more "
 		     "than their predicted time: S_G is undefined");
@@ -247,25 +260,12 @@ static const char *fmt_ratio(char *buf, size_t room, double x)
 	return buf;
 }
 
-static void print_table(FILE *out, const struct report *r, const int *kern, int nkern,
-			const int *other, int nother, const struct notes *ns)
+/* The table's head: the traces, T, and what T holds.  WP: the width of a process's path. */
+static void print_head(FILE *out, const struct report *r, int wp)
 {
 	const struct prediction *run = r->run;
-	char a[32], b[32], c[32], d[32];
-	int w = 11;	/* "all kernels" */
+	char a[32], b[32], c[32];
 
-	for (int i = 0; i < nkern; i++) {
-		int l = (int)strlen(funcs_get(kern[i])->shown);
-		int lm = (int)strlen(models_get(funcs_get(kern[i])->model)->shown);
-		if (l > w)
-			w = l;
-		if (lm > w)
-			w = lm;
-	}
-	int wp = 7;	/* "process" */
-	for (int i = 0; r->nprocs > 1 && i < r->nprocs; i++)
-		if ((int)strlen(r->procs[i].path) > wp)
-			wp = (int)strlen(r->procs[i].path);
 	fprintf(out, "dyl-speedup: %d trace%s, %d model file%s%s\n", r->nprocs, r->nprocs == 1 ? "" : "s",
 		r->nmodel_files, r->nmodel_files == 1 ? "" : "s",
 		r->only_faster ? ", --only-faster" : "");
@@ -308,6 +308,15 @@ static void print_table(FILE *out, const struct report *r, const int *kern, int 
 	else if (run->t_cpu == -1)
 		fprintf(out, "  warning: some calls were timed in thread CPU time and set against a wall-clock "
 			"T\n  (a trace without '# cpu_ns=', or traces of both kinds): P mixes two clocks\n");
+
+}
+
+/* One line per kernel, the sums, set-up and page faults, and what the columns mean.
+ * W: the width of a name. */
+static void print_kernels(FILE *out, const struct report *r, const int *kern, int nkern, int w)
+{
+	const struct prediction *run = r->run;
+	char a[32], b[32], c[32];
 
 	fprintf(out, "\n%-*s %-*s %10s %12s %7s %12s %8s  %s\n", w, "kernel", w, "model", "calls",
 		"measured", "P", "predicted", "S_P", "out of range");
@@ -352,6 +361,13 @@ static void print_table(FILE *out, const struct report *r, const int *kern, int 
 		run->setup_ns > 0 ? "\n  accelerator set-up: '# setup_ns=' of the model files used, once per "
 		"process (loading the\n  accelerator), counted with the predicted time (S_P = measured / "
 		"(predicted + set-up))" : "");
+}
+
+/* S_G and the predicted T'. */
+static void print_totals(FILE *out, const struct report *r)
+{
+	const struct prediction *run = r->run;
+	char a[32], b[32], d[32];
 
 	fprintf(out, "\nS_G = 1 / ((1 - P) + P / S_P) = %s   (the whole %s's speedup, Amdahl)\n",
 		fmt_ratio(a, sizeof(a), run->S_G), r->nprocs > 1 ? "run" : "program");
@@ -360,7 +376,30 @@ static void print_table(FILE *out, const struct report *r, const int *kern, int 
 		fmt_ns(b, sizeof(b), run->predicted_total_ns), fmt_ns(d, sizeof(d), (double)run->total_ns),
 		run->total_ns > 0 && !(run->predicted_total_ns > 0) ? "\n  (no run time: S_G is "
 		"undefined, see the notes)" : "");
+}
 
+static void print_table(FILE *out, const struct report *r, const int *kern, int nkern,
+			const int *other, int nother, const struct notes *ns)
+{
+	const struct prediction *run = r->run;
+	char a[32];
+	int w = 11;	/* "all kernels" */
+
+	for (int i = 0; i < nkern; i++) {
+		int l = (int)strlen(funcs_get(kern[i])->shown);
+		int lm = (int)strlen(models_get(funcs_get(kern[i])->model)->shown);
+		if (l > w)
+			w = l;
+		if (lm > w)
+			w = lm;
+	}
+	int wp = 7;	/* "process" */
+	for (int i = 0; r->nprocs > 1 && i < r->nprocs; i++)
+		if ((int)strlen(r->procs[i].path) > wp)
+			wp = (int)strlen(r->procs[i].path);
+	print_head(out, r, wp);
+	print_kernels(out, r, kern, nkern, w);
+	print_totals(out, r);
 	if (nother) {
 		fprintf(out, "\nnot accelerated (no model): what stays on the host.  A call's time holds "
 			"its nested\ncalls' (the shares may add up past 100 %%); calls nested in a replaced "

@@ -19,6 +19,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "grow.h"
 #include "tri.h"
 
 /* 2 x the signed area of (a, b, p): > 0 when p is left of a->b (counter-clockwise). */
@@ -254,14 +255,9 @@ static int flip_all(struct tri_mesh *m)
 		m->nb[u][0] = uDC, m->nb[u][1] = tCA, m->nb[u][2] = t;
 		replace_nb(m, uBD, u, t);
 		replace_nb(m, tCA, t, u);
-		if (top + 4 > room) {
-			int (*bigger)[2] = realloc(st, 2 * room * sizeof(*st));
-			if (!bigger) {
-				free(st);
-				return -1;
-			}
-			st = bigger;
-			room *= 2;
+		if (grow_to(&st, sizeof(*st), top + 4, &room, 16) != 0) {
+			free(st);
+			return -1;
 		}
 		st[top][0] = t, st[top++][1] = 0;
 		st[top][0] = t, st[top++][1] = 2;

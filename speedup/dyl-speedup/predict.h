@@ -71,6 +71,7 @@ struct prediction {
 	double P, S_P, S_G, predicted_total_ns;
 	struct kernel *k;	/* by func id */
 	int nk;
+	size_t kroom;		/* of a run's k (predict_add) */
 };
 
 /* Walks TR's calls and fills P (allocated here).  ONLY_FASTER: replace only calls the

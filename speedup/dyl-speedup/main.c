@@ -210,110 +210,159 @@ static void no_match_error(void)
 	input_error(NULL, 0, "no model matches any traced function (traced: %s)", names);
 }
 
-int main(int argc, char **argv)
-{
-	struct report r = { .format = REPORT_TABLE };
-	struct input_file *files = calloc((size_t)argc, sizeof(*files));
-	enum kind *kinds = calloc((size_t)argc, sizeof(*kinds));
-	const char **model_files = calloc((size_t)argc, sizeof(*model_files));
-	struct prediction *procs = calloc((size_t)argc, sizeof(*procs));
-	struct prediction run = { 0 };
-	int nfiles = 0, ntraces = 0, nmodels = 0, options_done = 0, rc = 0;
+/* What the command line asks for: the report's options, and the files, opened in the
+ * order given (a file that cannot be opened stops the command there). */
+struct speedup_opts {
+	struct report r;
+	struct input_file *files;
+	int nfiles;
+};
 
-	if (!files || !kinds || !model_files || !procs) {
-		input_error(NULL, 0, "out of memory");
-		return EXIT_BAD_INPUT;
-	}
+/* Fills O from the command line.  0; 1 after --help; -1 after a message. */
+static int parse_options(int argc, char **argv, struct speedup_opts *o)
+{
+	int options_done = 0;
+
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (options_done || a[0] != '-' || a[1] == '\0') {
-			if (input_open(&files[nfiles], strcmp(a, "-") == 0 ? "/dev/stdin" : a) != 0)
-				return EXIT_BAD_INPUT;
-			nfiles++;
+			if (input_open(&o->files[o->nfiles], strcmp(a, "-") == 0 ? "/dev/stdin" : a) != 0)
+				return -1;
+			o->nfiles++;
 		} else if (strcmp(a, "--") == 0) {
 			options_done = 1;
 		} else if (strcmp(a, "--json") == 0 || strcmp(a, "--csv") == 0) {
 			enum report_format want = a[2] == 'j' ? REPORT_JSON : REPORT_CSV;
-			if (r.format != REPORT_TABLE && r.format != want) {
+			if (o->r.format != REPORT_TABLE && o->r.format != want) {
 				input_error(NULL, 0, "--json and --csv exclude each other");
-				return EXIT_BAD_INPUT;
+				return -1;
 			}
-			r.format = want;
+			o->r.format = want;
 		} else if (strcmp(a, "--only-faster") == 0) {
-			r.only_faster = 1;
+			o->r.only_faster = 1;
 		} else if (strcmp(a, "--faults-replaced") == 0) {
-			r.faults_replaced = 1;
+			o->r.faults_replaced = 1;
 		} else if (strcmp(a, "--keep-overhead") == 0) {
-			r.keep_overhead = 1;
+			o->r.keep_overhead = 1;
 		} else if (strcmp(a, "--cpu-time") == 0) {
-			r.cpu_time = 1;
+			o->r.cpu_time = 1;
 		} else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
 			fputs(usage, stdout);
 			fputs(help, stdout);
-			return 0;
+			return 1;
 		} else {
 			input_error(NULL, 0, "unknown option '%s' (see --help)", a);
-			return EXIT_BAD_INPUT;
+			return -1;
 		}
 	}
+	return 0;
+}
 
-	for (int i = 0; i < nfiles; i++) {
-		if (classify(&files[i], &kinds[i]) != 0)
-			return EXIT_BAD_INPUT;
+/* Tells O's files apart (KINDS), lists the models' paths (MODEL_FILES) and loads them.
+ * Returns the number of traces, or -1 after a message. */
+static int load_models(struct speedup_opts *o, enum kind *kinds, const char **model_files)
+{
+	int ntraces = 0, nmodels = 0;
+
+	for (int i = 0; i < o->nfiles; i++) {
+		if (classify(&o->files[i], &kinds[i]) != 0)
+			return -1;
 		if (kinds[i] == KIND_TRACE)
 			ntraces++;
 		else
-			model_files[nmodels++] = files[i].path;
+			model_files[nmodels++] = o->files[i].path;
 	}
 	if (!ntraces || !nmodels) {
-		input_error(NULL, 0, "%s (see --help)", !nfiles ? "no files: give traces and models"
+		input_error(NULL, 0, "%s (see --help)", !o->nfiles ? "no files: give traces and models"
 					: !ntraces ? "no trace among the files" : "no model among the files");
 		fputs(usage, stderr);
-		return EXIT_BAD_INPUT;
+		return -1;
 	}
-	for (int i = 0; i < nfiles; i++) {
+	for (int i = 0; i < o->nfiles; i++) {
 		if (kinds[i] != KIND_MODEL)
 			continue;
-		if (models_load(&files[i]) != 0)
-			return EXIT_BAD_INPUT;
-		input_close(&files[i]);
+		if (models_load(&o->files[i]) != 0)
+			return -1;
+		input_close(&o->files[i]);
 	}
-	ntraces = 0;
-	for (int i = 0; i < nfiles; i++) {
+	o->r.model_files = model_files;
+	o->r.nmodel_files = nmodels;
+	return ntraces;
+}
+
+/* Predicts each trace of O (PROCS, one per trace) and the run (RUN).  0 or -1. */
+static int predict_traces(struct speedup_opts *o, const enum kind *kinds,
+			  struct prediction *procs, struct prediction *run)
+{
+	int ntraces = 0;
+
+	for (int i = 0; i < o->nfiles; i++) {
 		struct trace tr;
 		if (kinds[i] != KIND_TRACE)
 			continue;
-		if (trace_read(&tr, &files[i], r.keep_overhead, r.cpu_time) != 0)
-			return EXIT_BAD_INPUT;
-		input_close(&files[i]);
-		if (predict_trace(&tr, r.only_faster, r.faults_replaced, &procs[ntraces]) != 0 ||
-		    predict_add(&run, &procs[ntraces]) != 0)
-			return EXIT_BAD_INPUT;
+		if (trace_read(&tr, &o->files[i], o->r.keep_overhead, o->r.cpu_time) != 0)
+			return -1;
+		input_close(&o->files[i]);
+		if (predict_trace(&tr, o->r.only_faster, o->r.faults_replaced, &procs[ntraces]) != 0 ||
+		    predict_add(run, &procs[ntraces]) != 0)
+			return -1;
 		trace_free(&tr);
 		ntraces++;
 	}
+	o->r.procs = procs;
+	o->r.nprocs = ntraces;
+	o->r.run = run;
+	return 0;
+}
 
+/* The command: predicts from O's traces and models, prints the report.  Its exit status. */
+static int dyl_speedup(struct speedup_opts *o)
+{
+	enum kind *kinds = calloc((size_t)o->nfiles + 1, sizeof(*kinds));
+	const char **model_files = calloc((size_t)o->nfiles + 1, sizeof(*model_files));
+	struct prediction *procs = calloc((size_t)o->nfiles + 1, sizeof(*procs));
+	struct prediction run = { 0 };
+	int rc = 0;
+
+	if (!kinds || !model_files || !procs) {
+		input_error(NULL, 0, "out of memory");
+		return EXIT_BAD_INPUT;
+	}
+	if (load_models(o, kinds, model_files) < 0 || predict_traces(o, kinds, procs, &run) != 0)
+		return EXIT_BAD_INPUT;
 	if (run.rows > 0 && warn_unused_models() == 0) {
 		no_match_error();
 		return EXIT_NO_MATCH;
 	}
-	r.procs = procs;
-	r.nprocs = ntraces;
-	r.run = &run;
-	r.model_files = model_files;
-	r.nmodel_files = nmodels;
-	if (report_print(stdout, &r) != 0)
+	if (report_print(stdout, &o->r) != 0)
 		rc = EXIT_BAD_INPUT;
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		input_error(NULL, 0, "cannot write the output");
 		rc = EXIT_BAD_INPUT;
 	}
-	for (int i = 0; i < ntraces; i++)
+	for (int i = 0; i < o->r.nprocs; i++)
 		predict_free(&procs[i]);
 	predict_free(&run);
 	free(procs);
 	free(model_files);
 	free(kinds);
-	free(files);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	struct speedup_opts o = { .r = { .format = REPORT_TABLE } };
+	int rc;
+
+	o.files = calloc((size_t)argc, sizeof(*o.files));
+	if (!o.files) {
+		input_error(NULL, 0, "out of memory");
+		return EXIT_BAD_INPUT;
+	}
+	rc = parse_options(argc, argv, &o);
+	if (rc != 0)
+		return rc > 0 ? 0 : EXIT_BAD_INPUT;
+	rc = dyl_speedup(&o);
+	free(o.files);
 	return rc;
 }

@@ -1,4 +1,4 @@
-/* funcs.c - the name -> id hash table (open addressing, FNV-1a, power-of-two size).
+/* funcs.c - the name -> id hash table (open addressing through slots.h, FNV-1a).
  *
  * A trace has a handful of distinct function names and millions of rows, so lookups
  * dominate: the table stays at most half full and compares the hash before the bytes. */
@@ -6,11 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include "funcs.h"
+#include "grow.h"
 #include "shown.h"
+#include "slots.h"
 
 static struct func *funcs;	/* by id */
-static int nfuncs, funcs_room;
-static int *slots;		/* id + 1, 0 = empty */
+static int nfuncs;
+static size_t funcs_room;
+static uint32_t *slots;		/* id + 1, 0 = empty (slots.h) */
 static size_t nslots;
 
 static unsigned long hash_bytes(const char *s, size_t n)
@@ -22,23 +25,14 @@ static unsigned long hash_bytes(const char *s, size_t n)
 	return (unsigned long)h;
 }
 
+static size_t hash_at(const void *ctx, size_t id)
+{
+	return funcs[id].hash;
+}
+
 static int grow_slots(void)
 {
-	size_t n = nslots ? nslots * 2 : 256;
-	int *fresh = calloc(n, sizeof(*fresh));
-
-	if (!fresh)
-		return -1;
-	for (int id = 0; id < nfuncs; id++) {
-		size_t i = funcs[id].hash & (n - 1);
-		while (fresh[i])
-			i = (i + 1) & (n - 1);
-		fresh[i] = id + 1;
-	}
-	free(slots);
-	slots = fresh;
-	nslots = n;
-	return 0;
+	return slots_grow(&slots, &nslots, 256, (size_t)nfuncs, hash_at, NULL);
 }
 
 int funcs_intern(const char *name, size_t len, int *added)
@@ -52,16 +46,10 @@ int funcs_intern(const char *name, size_t len, int *added)
 	for (i = h & (nslots - 1); slots[i]; i = (i + 1) & (nslots - 1)) {
 		struct func *f = &funcs[slots[i] - 1];
 		if (f->hash == h && f->len == len && memcmp(f->name, name, len) == 0)
-			return slots[i] - 1;
+			return (int)slots[i] - 1;
 	}
-	if (nfuncs == funcs_room) {
-		int room = funcs_room ? funcs_room * 2 : 64;
-		struct func *bigger = realloc(funcs, (size_t)room * sizeof(*bigger));
-		if (!bigger)
-			return -1;
-		funcs = bigger;
-		funcs_room = room;
-	}
+	if (grow(&funcs, sizeof(*funcs), (size_t)nfuncs, &funcs_room, 64) != 0)
+		return -1;
 	struct func *f = &funcs[nfuncs];
 	f->name = malloc(len + 1);
 	if (!f->name)
@@ -75,7 +63,7 @@ int funcs_intern(const char *name, size_t len, int *added)
 	}
 	f->hash = h;
 	f->model = -1;
-	slots[i] = ++nfuncs;
+	slots[i] = (uint32_t)++nfuncs;
 	*added = 1;
 	if ((size_t)nfuncs * 2 > nslots && grow_slots() != 0)
 		return -1;

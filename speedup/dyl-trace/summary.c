@@ -16,6 +16,7 @@
 #include "grow.h"
 #include "input.h"
 #include "summary.h"
+#include "select.h"
 #include "tids.h"
 
 struct call {
@@ -54,17 +55,8 @@ static struct thread *thread_of(struct state *st, uint64_t tid)
 
 static struct acc *acc_of(struct state *st, uint32_t func)
 {
-	if (func >= st->acc_room) {
-		size_t room = st->acc_room ? st->acc_room : 64;
-		while (room <= func)
-			room *= 2;
-		struct acc *bigger = realloc(st->acc, room * sizeof(*bigger));
-		if (!bigger)
-			return NULL;
-		memset(bigger + st->acc_room, 0, (room - st->acc_room) * sizeof(*bigger));
-		st->acc = bigger;
-		st->acc_room = room;
-	}
+	if (grow_to(&st->acc, sizeof(*st->acc), (size_t)func + 1, &st->acc_room, 64) != 0)
+		return NULL;
 	return &st->acc[func];
 }
 
@@ -144,56 +136,6 @@ static int self_times(struct state *st, struct thread *th, int has_depth, uint64
 	}
 	free(stack);
 	return 0;
-}
-
-/* The K-th smallest of V[0..N) (V reordered around it). */
-static int64_t select_kth(int64_t *v, size_t n, size_t k)
-{
-	size_t lo = 0, hi = n - 1;
-
-	while (lo < hi) {
-		int64_t pivot = v[lo + (hi - lo) / 2];
-		size_t i = lo, j = hi;
-		while (i <= j) {
-			while (v[i] < pivot)
-				i++;
-			while (v[j] > pivot)
-				j--;
-			if (i <= j) {
-				int64_t t = v[i];
-				v[i] = v[j];
-				v[j] = t;
-				i++;
-				if (j == 0)
-					break;
-				j--;
-			}
-		}
-		if (k <= j)
-			hi = j;
-		else if (k >= i)
-			lo = i;
-		else
-			return v[k];
-	}
-	return v[k];
-}
-
-static double median(int64_t *v, size_t n)
-{
-	int64_t hi, lo;
-
-	if (n == 0)
-		return -1;
-	hi = select_kth(v, n, n / 2);
-	if (n % 2)
-		return (double)hi;
-	/* the largest of the lower half, which select_kth left before n/2 */
-	lo = v[0];
-	for (size_t i = 1; i < n / 2; i++)
-		if (v[i] > lo)
-			lo = v[i];
-	return ((double)lo + (double)hi) / 2;
 }
 
 static int by_total(const void *x, const void *y)
@@ -287,7 +229,7 @@ int summary_read(struct trace_src *src, struct trace_summary *s)
 		fs->min_ns = a->timed ? a->min : -1;
 		fs->max_ns = a->timed ? a->max : -1;
 		fs->mean_ns = a->timed ? (double)a->total / (double)a->timed : -1;
-		fs->median_ns = median(a->times, a->ntimes);
+		fs->median_ns = select_median(a->times, a->ntimes);
 	}
 	qsort(s->funcs, s->nfuncs, sizeof(*s->funcs), by_total);
 	state_free(&st);
