@@ -16,7 +16,7 @@ import pytest
 
 from dyltest import build_c, make
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SPEEDUP = os.path.join(ROOT, 'bin', 'dyl-speedup')
 MODEL = os.path.join(ROOT, 'bin', 'dyl-model')
 HEADER = 'seq,tid,func,t_start_ns,t_ns,in_bytes,out_bytes,work'
@@ -287,10 +287,10 @@ def test_power_law_surfaces_are_exact_inside(tmp_path, seed):
 
 
 def test_triangulations_checked_whole(tmp_path):
-    """tests/speedup/tri_check.c: on 80 awkward point sets (grids, dgemm-like curves,
+    """tests/tools/tri_check.c: on 80 awkward point sets (grids, dgemm-like curves,
     collinear runs, duplicates), the triangles turn left, neighbours are mutual, they tile
     the hull, every inner edge is Delaunay, and every sample gives back its own value."""
-    exe = build_c(tmp_path, os.path.join(ROOT, 'tests', 'speedup', 'tri_check.c'), 'tri_check', '-lm')
+    exe = build_c(tmp_path, os.path.join(ROOT, 'tests', 'tools', 'tri_check.c'), 'tri_check', '-lm')
     r = subprocess.run([exe] + [str(s) for s in range(80)], capture_output=True, text=True)
     assert r.returncode == 0, r.stdout
     assert len([x for x in r.stdout.splitlines() if x.startswith('ok ')]) == 80

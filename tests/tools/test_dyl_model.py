@@ -10,7 +10,7 @@ import pytest
 
 from dyltest import EXAMPLES, REF_BLAS, Trace, build_c, make, run as run_cmd, wrap
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MODEL = os.path.join(ROOT, 'bin', 'dyl-model')
 SPEEDUP = os.path.join(ROOT, 'bin', 'dyl-speedup')
 HEADER = 'seq,tid,func,t_start_ns,t_ns,in_bytes,out_bytes,work,depth'

@@ -1,9 +1,9 @@
-/* nasty.h - a deliberately awkward header for the generator (tests/test_nasty.py).
+/* nasty.h - a deliberately awkward header for the generator (tests/generator/test_nasty.py).
  *
  * Every declaration is one of the hard cases a wrapper generator meets in real
  * headers; the comment above it says which, and test_nasty.py asserts what
- * `dyliberator --list` says about it.  The library is tests/nasty/nasty.c (plus
- * nasty_sib.c, a sibling library), exercised by tests/nasty/app.c. */
+ * `dyliberator --list` says about it.  The library is tests/generator/nasty/nasty.c (plus
+ * nasty_sib.c, a sibling library), exercised by tests/generator/nasty/app.c. */
 #ifndef NASTY_H
 #define NASTY_H
 

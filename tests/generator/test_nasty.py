@@ -1,4 +1,4 @@
-"""The generator against tests/nasty/: a header of every hard case a wrapper generator
+"""The generator against tests/generator/nasty/: a header of every hard case a wrapper generator
 meets (variadic functions, callbacks, structs by value, arrays, anonymous types, macro
 and __asm__ renames, aliases, an IFUNC, symbol versions, noreturn, K&R, data ...).
 
@@ -13,7 +13,7 @@ import pytest
 
 from dyltest import ROOT, Trace, dyliberator, run, run_both
 
-NASTY = os.path.join(ROOT, 'tests', 'nasty')
+NASTY = os.path.join(ROOT, 'tests', 'generator', 'nasty')
 HEADER = os.path.join(NASTY, 'nasty.h')
 
 # name -> text the --list line must contain ('' = just "wrap NAME nasty.h:LINE")

@@ -7,7 +7,7 @@
  *   - every edge between two triangles is Delaunay (the two angles facing it sum to at
  *     most pi, with a little slack for rounding);
  *   - at every point, tri_eval gives the point's own value, at distance 0.
- * Built and run by tests/test_model_bytes.py:  tri_check SEED... ; prints "ok N" per seed.
+ * Built and run by tests/tools/test_model_bytes.py:  tri_check SEED... ; prints "ok N" per seed.
  */
 #include "../../speedup/tri.c"
 #include <stdio.h>

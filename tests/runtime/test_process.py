@@ -16,7 +16,7 @@ import pytest
 import dyltest
 from dyltest import Trace, run_both
 
-APPS = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'apps')
+APPS = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'apps')
 THREADS = 8
 CALLS_PER_THREAD = 10 ** 5      # checked row by row here; test_threads_at_full_size does 10**6
 

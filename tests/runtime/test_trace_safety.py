@@ -17,7 +17,7 @@ import pytest
 import dyltest
 from dyltest import Trace
 
-APPS = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'apps')
+APPS = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'apps')
 NOBODY = 65534
 IS_ROOT = os.geteuid() == 0
 

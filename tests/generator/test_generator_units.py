@@ -9,7 +9,7 @@ import pytest
 from generator import defs, elf, emit, headers, lengths, microgen, select
 from generator.headers import Param, Prototype
 
-STD = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), 'microgens')
+STD = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), 'microgens')
 
 
 # --- select.match_patterns ------------------------------------------------------------

@@ -13,9 +13,9 @@ import pytest
 
 from dyltest import make
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SPEEDUP = os.path.join(ROOT, 'bin', 'dyl-speedup')
-DATA = os.path.join(ROOT, 'tests', 'speedup')
+DATA = os.path.join(ROOT, 'tests', 'tools', 'data')
 
 HEADER = 'seq,tid,func,t_start_ns,t_ns,in_bytes,out_bytes,work'
 HEADER_DEPTH = HEADER + ',depth,args'
@@ -772,7 +772,7 @@ def test_usage(tmp_path):
 
 
 def test_data_files_in_tests_speedup():
-    # The hand-made files under tests/speedup: a LAPACK-like trace of two threads with a
+    # The hand-made files under tests/tools/data: a LAPACK-like trace of two threads with a
     # nested call and the worked example's model; the answer is in the trace's comments.
     res, _ = predict(os.path.join(DATA, 'lu-trace.csv'), os.path.join(DATA, 'lu-model.csv'))
     # T = 20000.  tid 11: dgetrf_ [1000, 6000) w 100 -> f(100) = 100 (dgetrf_ f = w),
