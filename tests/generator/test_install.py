@@ -5,9 +5,10 @@ import shutil
 
 from dyltest import ROOT, Trace, c_app, c_library, run, run_both
 
-HEADER = 'int inc(int x);\n'
-SOURCE = 'int inc(int x) { return x + 1; }\n'
-APP = '#include <stdio.h>\n#include "inc.h"\nint main(void) { int s = 0; for (int i = 0; i < 7; i++) s = inc(s); printf("%d\\n", s); return 0; }\n'
+C_FILES = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'install')
+HEADER = os.path.join(C_FILES, 'inc.h')
+SOURCE = os.path.join(C_FILES, 'libinc.c')
+APP = os.path.join(C_FILES, 'app.c')
 
 
 def test_install_then_move(tmp_path):

@@ -4,13 +4,10 @@ import os
 
 from dyltest import Trace, c_app, c_library, dyliberator, run_both, wrap
 
-HEADER = 'int twice(int x);\n'
-SOURCE = 'int twice(int x) { return 2 * x; }\n'
-APP = r'''
-#include <stdio.h>
-#include "twice.h"
-int main(void) { int s = 0; for (int i = 0; i < 10; i++) s += twice(i); printf("%d\n", s); return 0; }
-'''
+C_FILES = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'user_microgen')
+HEADER = os.path.join(C_FILES, 'twice.h')
+SOURCE = os.path.join(C_FILES, 'libtwice.c')
+APP = os.path.join(C_FILES, 'app.c')
 
 
 def make_microgen(root, name, toml, template):

@@ -2,6 +2,7 @@
 its locks, its writes, the lookups of originals) would land in a wrapper.  Programs
 must run unchanged, and only their own calls be recorded."""
 
+import os
 import pytest
 
 from dyltest import Trace, build_c, run_both, wrap
@@ -32,18 +33,7 @@ def test_programs_unchanged(libc_wrapper, cmd):
     assert 'total_ns' in t.meta
 
 
-KNOWN = r'''
-#include <stdio.h>
-#include <string.h>
-#include <stdlib.h>
-int main(int argc, char **argv) {
-	size_t n = 0;
-	for (int i = 0; i < 1000; i++)
-		n += strlen(argv[0] + i % 4);
-	printf("%zu\n", n + (size_t)atoi("7"));
-	return 0;
-}
-'''
+KNOWN = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'libc_known.c')
 
 
 def test_only_the_programs_calls_are_recorded(libc_wrapper):

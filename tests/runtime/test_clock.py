@@ -1,33 +1,18 @@
 """The trace clock: the invariant TSC by default where the CPU has one, CLOCK_MONOTONIC
 on request (DYL_CLOCK), both giving CLOCK_MONOTONIC nanoseconds in the trace; the
 clock's own cost reported in the metadata."""
+import os
 import pytest
 
 from dyltest import Trace, c_app, c_library, run_both, wrap
 
-HEADER = 'void sleepy(int us);\nint tick(int x);\n'
-SOURCE = r'''
-#include <unistd.h>
-void sleepy(int us) { usleep(us); }
-int tick(int x) { return x + 1; }
-'''
+C_FILES = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'clock')
+HEADER = os.path.join(C_FILES, 'clk.h')
+SOURCE = os.path.join(C_FILES, 'libclk.c')
 # 3 sleeps of 20 ms, each after about 1000 short calls: the conversion must keep both
 # right.  992, 992 and 991: the second and third sleeps fall on calls the tracing cost
 # samples (see test_tracing_cost_is_measured_and_excludes_the_calls)
-APP = r'''
-#include <stdio.h>
-#include "clk.h"
-int main(void) {
-	int x = 0;
-	for (int i = 0; i < 3; i++) {
-		for (int j = 0; j < (i < 2 ? 992 : 991); j++)
-			x = tick(x);
-		sleepy(20000);
-	}
-	printf("%d\n", x);
-	return 0;
-}
-'''
+APP = os.path.join(C_FILES, 'app.c')
 
 
 def has_invariant_tsc():

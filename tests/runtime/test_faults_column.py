@@ -9,24 +9,10 @@ import subprocess
 
 from dyltest import ROOT, Trace, c_app, c_library, run_both, wrap
 
-HEADER = 'int twice(int x);\n'
-SOURCE = 'int twice(int x) { return 2 * x; }\n'
-APP = r'''
-#include <stdio.h>
-#include <string.h>
-#include "twice.h"
-int main(int argc, char **argv)
-{
-	int s = 0;
-	for (int i = 0; i < 40; i++)
-		s += twice(i);
-	printf("ready %d\n", s);
-	fflush(stdout);
-	if (argc > 1 && !strcmp(argv[1], "wait"))
-		getchar();	/* killed here */
-	return 0;
-}
-'''
+C_FILES = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'faults_column')
+HEADER = os.path.join(C_FILES, 'twice.h')
+SOURCE = os.path.join(C_FILES, 'libtwice.c')
+APP = os.path.join(C_FILES, 'app.c')
 TOML = 'summary = "a fake faults column: the argument modulo 2"\nrequires = ["std.trace"]\n'
 TEMPLATE = '''{% macro file(w, p) %}
 static int my_faults_column = -1;

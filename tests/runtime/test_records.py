@@ -2,31 +2,18 @@
 are packed in 32 bits when they fit, and in 64 when one does not; depth, id and duration
 move into the payload when the record's own fields cannot hold them.  Each row must read
 back exactly what the call set, whichever way it was stored."""
+import os
 import pytest
 
 from dyltest import Trace, c_app, c_library, run_both, wrap
 
-HEADER = 'long rec(int n, int k);\n'
+C_FILES = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'records')
+HEADER = os.path.join(C_FILES, 'rec.h')
 # rec calls itself through its address as the dynamic linker binds it (the GOT: the
 # wrapper's rec), so each level is a wrapped call one deeper; a direct call could become a
 # loop
-SOURCE = (
-    'long rec(int n, int k);\n'
-    'long (*volatile rec_again)(int, int) = rec;\n'
-    'long rec(int n, int k) { return n > 0 ? 1 + rec_again(n - 1, k) : k; }\n')
-APP = r'''
-#include <stdio.h>
-#include <stdlib.h>
-#include "rec.h"
-int main(int argc, char **argv) {
-	long sum = 0;
-	for (int k = 0; k < 8; k++)
-		sum += rec(0, k);		/* one call each: the sizes below */
-	sum += rec(atoi(argv[1]), 99);		/* a chain of wrapped calls */
-	printf("%ld\n", sum);
-	return 0;
-}
-'''
+SOURCE = os.path.join(C_FILES, 'librec.c')
+APP = os.path.join(C_FILES, 'app.c')
 # For the depth-0 calls, k picks sizes on both sides of what 32 bits hold: UINT32_MAX - 1
 # fits, UINT32_MAX is the packed "none" and must not be read as one, negative values and
 # 2^32 and beyond do not fit; k = 5 sets only input_size (the others stored as none).

@@ -346,45 +346,7 @@ def test_tsan(tsan, apps, tmp_path, name):
 #    by a flag TSan cannot see (the program is not instrumented), then makes its first
 #    call: nothing orders its reads after those writes.
 #  handler: the first call of tiny_add is made by a signal handler.
-REPRO = r"""
-#include <pthread.h>
-#include <signal.h>
-#include <stdio.h>
-#include <string.h>
-#include "tiny.h"
-
-static int go;
-
-static void *second(void *p)
-{
-	while (!__atomic_load_n(&go, __ATOMIC_RELAXED))
-		;
-	return (void *)(long)tiny_add(1, 2);
-}
-
-static void on_usr1(int sig)
-{
-	tiny_add(sig, 1);
-}
-
-int main(int argc, char **argv)
-{
-	if (argc > 1 && !strcmp(argv[1], "handler")) {
-		signal(SIGUSR1, on_usr1);
-		raise(SIGUSR1);
-		printf("after the handler: %d\n", tiny_add(2, 3));
-		return 0;
-	}
-	pthread_t th;
-	void *r;
-	pthread_create(&th, NULL, second, NULL);
-	printf("first: %d\n", tiny_add(0, 1));
-	__atomic_store_n(&go, 1, __ATOMIC_RELAXED);
-	pthread_join(th, &r);
-	printf("second: %ld\n", (long)r);
-	return 0;
-}
-"""
+REPRO = os.path.join(APPS, 'tinyrepro.c')
 
 
 @pytest.fixture(scope='module')
