@@ -1,4 +1,5 @@
-/* libc_known.c - test_libc.py's program whose libc calls are known: 1000 strlen, one atoi, one printf */
+/* libc_known.c - test_libc.py's program whose libc calls are known: 1000 strlen, one
+ * atoi, one printf */
 #include <stdio.h>
 #include <string.h>
 #include <stdlib.h>

@@ -1,4 +1,5 @@
-/* app.c - test_faults_column.py's program: 40 calls, then (with 'wait') waits to be killed */
+/* app.c - test_faults_column.py's program: 40 calls, then (with 'wait') waits to be
+ * killed */
 #include <stdio.h>
 #include <string.h>
 #include "twice.h"
