@@ -88,7 +88,7 @@ test: all
 # into build/fuzz/, and a mutation fuzzer of the --defs parser (Python).  `make fuzz`
 # runs each for FUZZ_SECONDS from its checked-in corpus (tests/fuzz/corpus/NAME/); what
 # it finds is kept in build/fuzz/corpus/NAME/, a crash in build/fuzz/NAME-crash-*.
-# make test runs each for a few seconds (tests/test_fuzz.py).
+# make test runs each for a few seconds (tests/fuzz/test_fuzz.py).
 FUZZ_CC ?= clang-14
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS := spool trace model

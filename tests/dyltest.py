@@ -100,27 +100,36 @@ class Trace:
 
 
 def c_library(tmp_path, name, header, source):
-    """Builds lib<NAME>.so from C text; returns (library path, header path)."""
+    """Builds lib<NAME>.so in TMP_PATH from SOURCE and HEADER: each a path (the source
+    includes "NAME.h" itself) or C text; the header is copied to TMP_PATH/NAME.h.
+    Returns (library path, header path)."""
     d = str(tmp_path)
     h = os.path.join(d, f'{name}.h')
+    if '\n' not in header:
+        with open(header) as f:
+            header = f.read()
     with open(h, 'w') as f:
         f.write(header)
-    src = os.path.join(d, f'lib{name}.c')
-    with open(src, 'w') as f:
-        f.write(f'#include "{name}.h"\n' + source)
+    if '\n' in source:
+        src = os.path.join(d, f'lib{name}.c')
+        with open(src, 'w') as f:
+            f.write(f'#include "{name}.h"\n' + source)
+    else:
+        src = source
     lib = os.path.join(d, f'lib{name}.so')
     run(['cc', '-O2', '-g', '-shared', '-fPIC', f'-Wl,-soname,lib{name}.so', '-o', lib, src])
     return lib, h
 
 
 def c_app(tmp_path, name, source, lib):
-    """Builds an app from C text linked against LIB (found through its rpath)."""
+    """Builds an app from SOURCE (a path, or C text) linked against LIB (found through its
+    rpath)."""
     d = os.path.dirname(lib)
     return build_c(tmp_path, source, name, f'-I{d}', lib, f'-Wl,-rpath,{d}')
 
 
 def app_with_and_without_debug_info(tmp_path, name, header, source, app):
-    """lib<NAME>.so from C text, and APP (C text) linked against it twice: built with -g
+    """lib<NAME>.so from C (paths or text, as c_library), and APP linked against it twice: built with -g
     and stripped (-s).  Returns (library, header, {'g': path, 'stripped': path})."""
     lib, h = c_library(tmp_path, name, header, source)
     d = os.path.dirname(lib)

@@ -1,25 +1,13 @@
 """std.args: argument values in the trace's args column."""
+import os
 import pytest
 
 from dyltest import Trace, c_app, c_library, run_both, wrap
 
-HEADER = '''typedef struct { int x, y; } point;
-double scale(const int *n, const double *alpha, double *y, const char *trans, point p, unsigned long k);
-'''
-SOURCE = r'''
-double scale(const int *n, const double *alpha, double *y, const char *trans, point p, unsigned long k)
-{ for (int i = 0; i < *n; i++) y[i] *= *alpha; return y[0] + p.x + k + (*trans == 'T'); }
-'''
-APP = r'''
-#include <stdio.h>
-#include "args.h"
-int main(void) {
-	double y[4] = {1, 2, 3, 4}; int n = 4; double a = 2.5; point p = {1, 2};
-	printf("%g\n", scale(&n, &a, y, "T", p, 7ul));
-	printf("%g\n", scale(&n, &a, y, NULL == y ? "N" : "N", p, 18446744073709551615ul));
-	return 0;
-}
-'''
+C_FILES = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'apps')
+HEADER = os.path.join(C_FILES, 'args.h')
+SOURCE = os.path.join(C_FILES, 'libargs.c')
+APP = os.path.join(C_FILES, 'app.c')
 
 
 @pytest.fixture(scope='module')

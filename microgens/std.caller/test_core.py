@@ -4,24 +4,10 @@ import os
 
 from dyltest import c_app, c_library, run_both, wrap
 
-HEADER = 'struct big { double v[5]; };\nstruct big mk(double x);\nint fails(int e);\n'
-SOURCE = r'''
-#include <errno.h>
-struct big mk(double x) { struct big b; for (int i = 0; i < 5; i++) b.v[i] = x * i; return b; }
-int fails(int e) { errno = e; return -1; }
-'''
-APP = r'''
-#include <errno.h>
-#include <stdio.h>
-#include "core.h"
-int main(void) {
-	struct big b = mk(1.5);
-	errno = 0;
-	int r = fails(33);
-	printf("%g %g %d %d\n", b.v[1], b.v[4], r, errno);
-	return 0;
-}
-'''
+C_FILES = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'apps')
+HEADER = os.path.join(C_FILES, 'core.h')
+SOURCE = os.path.join(C_FILES, 'libcore.c')
+APP = os.path.join(C_FILES, 'app.c')
 
 
 def test_forward_only(tmp_path):

@@ -1,22 +1,13 @@
 """std.defs: user C code from --defs files, and the sizes it sets."""
+import os
 import pytest
 
 from dyltest import Trace, c_app, c_library, dyliberator, run_both, wrap
 
-HEADER = 'int fill(unsigned char *out, const unsigned char *in, int n);\n'
-SOURCE = 'int fill(unsigned char *out, const unsigned char *in, int n) { for (int i = 0; i < n; i++) out[i] = in[i] ^ 0x5a; return n / 2; }\n'
-APP = r'''
-#include <stdio.h>
-#include <stdlib.h>
-#include "fill.h"
-int main(int argc, char **argv) {
-	unsigned char a[4096], b[4096]; long sum = 0;
-	for (int i = 0; i < 4096; i++) a[i] = (unsigned char)i;
-	for (int n = 1; n <= 4096; n *= 4) { sum += fill(b, a, n); sum += b[n - 1]; }
-	printf("%ld\n", sum);
-	return 0;
-}
-'''
+C_FILES = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'apps')
+HEADER = os.path.join(C_FILES, 'fill.h')
+SOURCE = os.path.join(C_FILES, 'libfill.c')
+APP = os.path.join(C_FILES, 'app.c')
 DEFS = '''// sizes of fill(): n bytes in, n bytes out, and the result as the work size
 libfill*::fill::prefix {
     input_size = n;

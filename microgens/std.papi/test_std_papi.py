@@ -8,13 +8,10 @@ import pytest
 
 from dyltest import Trace, c_app, c_library, wrap
 
-HEADER = 'long work(long n);\n'
-SOURCE = 'long work(long n) { volatile long s = 0; for (long i = 0; i < n; i++) s += i; return s; }\n'
-APP = r'''
-#include <stdio.h>
-#include "papi_w.h"
-int main(void) { long s = 0; for (int i = 1; i <= 5; i++) s += work(100000L * i); printf("%ld\n", s); return 0; }
-'''
+C_FILES = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'apps')
+HEADER = os.path.join(C_FILES, 'papi_w.h')
+SOURCE = os.path.join(C_FILES, 'libpapi_w.c')
+APP = os.path.join(C_FILES, 'app.c')
 
 
 def has_counters():

@@ -13,36 +13,19 @@ from dyltest import REF_BLAS, Trace, build_c, dyliberator, list_verdicts, run, w
 
 # --- two libraries with the same functions -------------------------------------------
 
-HEADER = 'int f(int x);\nint g(int x);\nint h(int x);\n'
-ONE = r'''
-int f(int x) { return x + 1; }
-int g(int x) { return x + 2; }
-int h(int x) { return x + 3; }
-'''
-ONE_VERSIONS = 'V1 { global: f; g; h; local: *; };\n'
+C_FILES = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'apps')
+HEADER = os.path.join(C_FILES, 'one.h')
+ONE = os.path.join(C_FILES, 'libone.c')
+ONE_VERSIONS = os.path.join(C_FILES, 'one.map')
 # f@V1 (the version the app links against) and f@@V2 (the default) differ; g has
 # another version only (V9): its default is taken; h is missing.
-TWO = r'''
-int f_v1(int x) { return x + 100; }
-int f_v2(int x) { return x + 200; }
-int g(int x) { return x + 300; }
-__asm__(".symver f_v1, f@V1");
-__asm__(".symver f_v2, f@@V2");
-'''
-TWO_VERSIONS = 'V1 { global: f; local: *; };\nV2 { global: f; } V1;\nV9 { global: g; };\n'
-APP = r'''
-#include <stdio.h>
-#include "one.h"
-int main(void) { printf("%d %d %d\n", f(0), g(0), h(0)); return 0; }
-'''
+TWO = os.path.join(C_FILES, 'libtwo.c')
+TWO_VERSIONS = os.path.join(C_FILES, 'two.map')
+APP = os.path.join(C_FILES, 'app.c')
 
 
-def shared_lib(d, name, source, versions):
-    src, script, lib = (os.path.join(d, n) for n in (f'lib{name}.c', f'{name}.map', f'lib{name}.so'))
-    with open(src, 'w') as fh:
-        fh.write(source)
-    with open(script, 'w') as fh:
-        fh.write(versions)
+def shared_lib(d, name, src, script):
+    lib = os.path.join(d, f'lib{name}.so')
     run(['cc', '-O2', '-shared', '-fPIC', f'-Wl,-soname,lib{name}.so',
          f'-Wl,--version-script={script}', '-o', lib, src])
     return lib
@@ -51,10 +34,8 @@ def shared_lib(d, name, source, versions):
 @pytest.fixture(scope='module')
 def libs(tmp_path_factory):
     d = str(tmp_path_factory.mktemp('redirect'))
-    h = os.path.join(d, 'one.h')
-    with open(h, 'w') as fh:
-        fh.write(HEADER)
-    one = shared_lib(d, 'one', '#include "one.h"\n' + ONE, ONE_VERSIONS)
+    h = shutil.copy(HEADER, d)
+    one = shared_lib(d, 'one', ONE, ONE_VERSIONS)
     two = shared_lib(d, 'two', TWO, TWO_VERSIONS)
     app = build_c(d, APP, 'app', f'-I{d}', one, f'-Wl,-rpath,{d}')
     return d, one, two, h, app
@@ -143,33 +124,7 @@ OPENBLAS = '/usr/lib/x86_64-linux-gnu/openblas-serial/libopenblas.so.0'
 BLAS_H = os.path.join(os.path.dirname(__file__), '..', '..', 'examples', 'blas.h')
 BLAS_DEFS = os.path.join(os.path.dirname(__file__), '..', '..', 'examples', 'blas.defs')
 N = 300
-GEMM_APP = r'''
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-void dgemm_(const char *ta, const char *tb, const int *m, const int *n, const int *k,
-	    const double *alpha, const double *a, const int *lda, const double *b, const int *ldb,
-	    const double *beta, double *c, const int *ldc, size_t la, size_t lb);
-/* C = A * B, REPS times, for n x n matrices; writes C (doubles) to argv[3] */
-int main(int argc, char **argv)
-{
-	int n = atoi(argv[1]), reps = atoi(argv[2]);
-	size_t nn = (size_t)n * n;
-	double *a = malloc(nn * 8), *b = malloc(nn * 8), *c = malloc(nn * 8), one = 1, zero = 0;
-	unsigned s = 1;
-	for (size_t i = 0; i < nn; i++) {
-		/* / 3: full mantissas, so that sums depend on their order (k/2^15 would add exactly) */
-		s = s * 1103515245u + 12345u; a[i] = ((double)(s >> 16 & 0x7fff) / 32768.0 - 0.5) / 3;
-		s = s * 1103515245u + 12345u; b[i] = ((double)(s >> 16 & 0x7fff) / 32768.0 - 0.5) / 3;
-	}
-	for (int r = 0; r < reps; r++)
-		dgemm_("N", "N", &n, &n, &n, &one, a, &n, b, &n, &zero, c, &n, 1, 1);
-	FILE *f = fopen(argv[3], "wb");
-	fwrite(c, 8, nn, f);
-	fclose(f);
-	return 0;
-}
-'''
+GEMM_APP = os.path.join(C_FILES, 'gemm.c')
 
 
 def openblas_coretype():

@@ -13,76 +13,10 @@ import pytest
 
 from dyltest import Trace, app_with_and_without_debug_info, build_c, run_both, wrap
 
-HEADER = 'double take(const int *n, const double *x, double *y);\n'
-SOURCE = ('double take(const int *n, const double *x, double *y)\n'
-          '{ double s = 0; for (int i = 0; i < *n; i++) s += x[i]; *y = s; return s; }\n')
-APP = r'''
-#include <fcntl.h>
-#include <stdio.h>
-#include <string.h>
-#include <unistd.h>
-#include "dw.h"
-
-struct out { char name[100]; double y; };
-static volatile long sink;
-
-/* n, x and st among 256 bytes of other locals, rewritten before each call */
-__attribute__((noinline)) static double locals(int k)
-{
-	long other[32];
-	int n = 5;
-	double x[5];
-	struct out st;
-	for (int i = 0; i < 32; i++)
-		other[i] = k * 1000 + i;
-	for (int i = 0; i < 5; i++)
-		x[i] = k + i;
-	memset(st.name, 'a' + k, sizeof(st.name));
-	__asm__ volatile("" : : "r"(other), "r"(&n), "r"(x), "r"(&st) : "memory");
-	double r = take(&n, x, &st.y);
-	for (int i = 0; i < 32; i++)
-		sink += other[i] + st.name[i];
-	return r;
-}
-
-/* the seventh int is passed on the stack, in the caller's frame, next to its locals */
-__attribute__((noinline)) static double seventh(int a, int b, int c, int d, int e, int f, int g)
-{
-	double x[8];
-	for (int i = 0; i < 8; i++)
-		x[i] = a + b + c + d + e + f + i;
-	__asm__ volatile("" : : "r"(x) : "memory");
-	double y;
-	double r = take(&g, x, &y);
-	return r + y;
-}
-
-__attribute__((noinline)) static double calls_seventh(int k)
-{
-	long busy[16];
-	for (int i = 0; i < 16; i++)
-		busy[i] = k + i;
-	__asm__ volatile("" : : "r"(busy) : "memory");
-	double r = seventh(k, 2, 3, 4, 5, 6, 7);
-	for (int i = 0; i < 16; i++)
-		sink += busy[i];
-	return r;
-}
-
-int main(void)
-{
-	double s = 0;
-	for (int k = 1; k <= 3; k++)
-		s += locals(k);
-	s += calls_seventh(1);
-	printf("%.1f\n", s);
-	/* the next descriptor number, appended for the test (each run adds its line) */
-	FILE *f = fopen("fd.txt", "a");
-	fprintf(f, "%d\n", open("/dev/null", O_RDONLY));
-	fclose(f);
-	return 0;
-}
-'''
+C_FILES = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'apps')
+HEADER = os.path.join(C_FILES, 'dw.h')
+SOURCE = os.path.join(C_FILES, 'libdw.c')
+APP = os.path.join(C_FILES, 'dwarf_app.c')
 
 
 def build_id(path):
@@ -117,7 +51,7 @@ def split_debug(app_g, d, name, debug_dir):
     objcopy('--only-keep-debug', apps['crc'], str(d / f'{name}_crc.debug'))
     objcopy('--strip-all', f'--add-gnu-debuglink={d / (name + "_crc.debug")}', apps['crc'])
     # the wrong one: the same name, another build's DWARF (another build ID)
-    other = build_c(d, APP.replace('long other[32];', 'long other[40];'), 'app_other', *link)
+    other = build_c(d, APP, 'app_other', '-DOTHER=40', *link)
     objcopy('--only-keep-debug', other, str(d / '.debug' / f'{name}_wrong.debug'))
     assert build_id(other) != build_id(apps['wrong'])
     return apps
@@ -130,7 +64,7 @@ def built(tmp_path_factory):
     apps.update(split_debug(apps['g'], d, 'app', str(d / 'debugdir')))
     # clang -O0's frame base is rbp (DW_OP_reg6), not the CFA
     apps['clang_O0'] = str(d / 'app_clang_O0')
-    subprocess.run(['clang-14', '-O0', '-g', '-o', apps['clang_O0'], str(d / 'app_g.c'), f'-I{d}', lib,
+    subprocess.run(['clang-14', '-O0', '-g', '-o', apps['clang_O0'], APP, f'-I{d}', lib,
                     f'-Wl,-rpath,{d}'], check=True)
     wrappers = {mg: wrap(d, '--lib', lib, '--header', h, '-g', mg, name=f'{mg}.so')
                 for mg in ('std.regions', 'std.diff')}
@@ -203,50 +137,8 @@ def test_without_debug_information_the_frame_bounds(built):
     assert all(i > 4 + 40 + 200 for i, _ in rows[:3]), rows
 
 
-PLUGIN = r'''
-#include "dw.h"
-static volatile long sink;
-PAD
-__attribute__((noinline)) double run(int k)
-{
-	long other[OTHER];
-	int n = N;
-	double x[N], y;
-	for (int i = 0; i < OTHER; i++)
-		other[i] = k + i;
-	for (int i = 0; i < N; i++)
-		x[i] = k + i;
-	__asm__ volatile("" : : "r"(other), "r"(&n), "r"(x) : "memory");
-	double r = take(&n, x, &y);
-	for (int i = 0; i < OTHER; i++)
-		sink += other[i];
-	return r + y;
-}
-'''
-LOADER = r'''
-#define _GNU_SOURCE
-#include <dlfcn.h>
-#include <stdio.h>
-int main(int argc, char **argv)
-{
-	double s = 0;
-	void *prev = NULL;
-	int same = 1;
-	for (int i = 1; i < argc; i++) {
-		void *h = dlopen(argv[i], RTLD_NOW);
-		double (*run)(int) = (double (*)(int))dlsym(h, "run");
-		Dl_info di;
-		dladdr((void *)run, &di);
-		if (prev && di.dli_fbase != prev)
-			same = 0;
-		prev = di.dli_fbase;
-		s += run(i);
-		dlclose(h);
-	}
-	printf("%.1f same=%d\n", s, same);
-	return 0;
-}
-'''
+PLUGIN = os.path.join(C_FILES, 'plugin.c')
+LOADER = os.path.join(C_FILES, 'loader.c')
 
 
 def test_unloaded_object_forgotten(built):
@@ -255,11 +147,10 @@ def test_unloaded_object_forgotten(built):
     its own DWARF, not the first one's (kept by address until a miss sees the loader's
     count of removals move)."""
     d, _, wrappers = built
-    pad = '__attribute__((noinline)) double pad(double a) { return a * a + 1; }'
     libs = {}
-    for name, other, n, p in (('a', 16, 3, ''), ('b', 40, 6, pad)):
-        src = PLUGIN.replace('PAD', p).replace('OTHER', str(other)).replace('N', str(n))
-        libs[name] = build_c(d, src, f'plugin_{name}.so', '-fPIC', '-shared', f'-I{d}',
+    for name, other, n, pad in (('a', 16, 3, []), ('b', 40, 6, ['-DPAD'])):
+        libs[name] = build_c(d, PLUGIN, f'plugin_{name}.so', f'-DOTHER={other}', f'-DN={n}', *pad,
+                             '-fPIC', '-shared', f'-I{d}',
                              str(d / 'libdw.so'), f'-Wl,-rpath,{d}')
     loader = build_c(d, LOADER, 'loader', '-ldl')
     r, _ = run_both([loader, libs['a'], libs['b']], wrappers['std.regions'], d, trace='plugins.csv')

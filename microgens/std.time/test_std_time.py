@@ -1,19 +1,13 @@
 """std.time: call durations, with the clock chosen by clock=."""
+import os
 import pytest
 
 from dyltest import Trace, c_app, c_library, run_both, wrap
 
-HEADER = 'void sleepy(int us);\nlong spin(long n);\n'
-SOURCE = r'''
-#include <unistd.h>
-void sleepy(int us) { usleep(us); }
-long spin(long n) { volatile long s = 0; for (long i = 0; i < n; i++) s += i; return s; }
-'''
-APP = r'''
-#include <stdio.h>
-#include "sleepy.h"
-int main(void) { for (int i = 0; i < 3; i++) sleepy(20000); printf("%ld\n", spin(20000000)); return 0; }
-'''
+C_FILES = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'apps')
+HEADER = os.path.join(C_FILES, 'sleepy.h')
+SOURCE = os.path.join(C_FILES, 'libsleepy.c')
+APP = os.path.join(C_FILES, 'app.c')
 
 
 @pytest.fixture(scope='module')

@@ -1,4 +1,4 @@
-/* closefds.c - a daemon-style program for tests/test_trace_safety.py: it closes every
+/* closefds.c - a daemon-style program for tests/runtime/test_trace_safety.py: it closes every
  * descriptor from 3 to 4095 (the runtime's trace and spool among them), then opens N
  * files and keeps them open to its end, so that the numbers the runtime had are the
  * program's own files when the runtime writes out.

@@ -1,4 +1,4 @@
-/* libtiny.c - a tiny library for the runtime's process tests (tests/test_process.py).
+/* libtiny.c - a tiny library for the runtime's process tests (tests/runtime/test_process.py).
  * Build: cc -O2 -fPIC -shared -Wl,-soname,libtiny.so -o libtiny.so libtiny.c */
 #include <errno.h>
 #include <time.h>

@@ -1,5 +1,5 @@
 /* nested.h - a library whose outer function calls an inner one through the PLT, for
- * tests/test_speedup.py's check that a prediction does not depend on whether the
+ * tests/tools/test_speedup.py's check that a prediction does not depend on whether the
  * nested calls were wrapped too. */
 #ifndef NESTED_H
 #define NESTED_H

@@ -1,4 +1,4 @@
-/* tiny.h - a tiny library for the runtime's process tests (tests/test_process.py). */
+/* tiny.h - a tiny library for the runtime's process tests (tests/runtime/test_process.py). */
 #ifndef TINY_H
 #define TINY_H
 

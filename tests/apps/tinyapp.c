@@ -1,4 +1,4 @@
-/* tinyapp.c - the process scenarios of tests/test_process.py, one per mode:
+/* tinyapp.c - the process scenarios of tests/runtime/test_process.py, one per mode:
  *   tinyapp MODE ARGS...
  * Everything printed on stdout is deterministic (it is compared with and without the
  * wrapper); numbers that are not (pids, signal counts) go to the file named by an

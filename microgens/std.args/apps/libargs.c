@@ -1,0 +1,4 @@
+/* libargs.c - the library of test_std_args.py */
+#include "args.h"
+double scale(const int *n, const double *alpha, double *y, const char *trans, point p, unsigned long k)
+{ for (int i = 0; i < *n; i++) y[i] *= *alpha; return y[0] + p.x + k + (*trans == 'T'); }

@@ -1,0 +1,3 @@
+/* libinc.c - the library of test_install.py */
+#include "inc.h"
+int inc(int x) { return x + 1; }

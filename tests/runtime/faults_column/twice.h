@@ -1,0 +1,2 @@
+/* twice.h - the library of test_faults_column.py */
+int twice(int x);
