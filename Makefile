@@ -25,7 +25,8 @@ RT_ALL := $(wildcard runtime/*.c runtime/*/*.c)
 RT_SRC := $(foreach f,$(sort $(notdir $(RT_ALL))),$(filter %/$(f),$(RT_ALL)))
 RT_HDR := $(wildcard runtime/include/*.h runtime/*.h runtime/*/*.h)
 # The tools: speedup/dyl-NAME/ holds bin/dyl-NAME's own files (main.c and its parts);
-# speedup/lib/ the reading library they share.  TOOL_FORMAT_SRC is
+# speedup/lib/ the reading library they share; TOOL_FORMAT_SRC the spool decoder
+# and CSV rows they share with the runtime (runtime/format/).
 COMMANDS := $(patsubst speedup/%/main.c,bin/%,$(wildcard speedup/dyl-*/main.c))
 TOOL_LIB_SRC := $(wildcard speedup/lib/*.c)
 TOOL_FORMAT_SRC := $(FMT_SRC)
