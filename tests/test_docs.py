@@ -9,11 +9,13 @@ import pytest
 
 
 def _root():
-    """The repository's root: the nearest folder above this file with runtime/ and
-    README.md (so the file may move into a subfolder of tests/)."""
+    """The repository's root: the nearest folder above this file with runtime/, generator/
+    and a Makefile (so the file may move into a subfolder of tests/, which has a
+    runtime/ and a README.md of its own)."""
     d = os.path.dirname(os.path.abspath(__file__))
     while not (os.path.isdir(os.path.join(d, 'runtime')) and
-               os.path.isfile(os.path.join(d, 'README.md'))):
+               os.path.isdir(os.path.join(d, 'generator')) and
+               os.path.isfile(os.path.join(d, 'Makefile'))):
         assert os.path.dirname(d) != d, 'the repository root was not found'
         d = os.path.dirname(d)
     return d
