@@ -26,7 +26,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # (layer, the file patterns it holds, the layers below it that it may use), bottom up.
 LAYERS = [
-    ("api", ["runtime/include/dyl.h", "runtime/include/dyl_regions.h"], []),
+    ("api", ["runtime/include/dyl.h", "runtime/include/dyl_regions.h",
+             "runtime/include/dyl_limits.h"], []),
     ("format", ["runtime/format/*", "runtime/convert.c", "runtime/include/dyl_spool.h"],
      ["api"]),
     ("state", ["runtime/state.c", "runtime/internal.h"], ["api", "format"]),

@@ -1,4 +1,4 @@
-/* sources: speedup/input.c */
+/* sources: speedup/lib/input.c */
 /* input_test.c - speedup/input.c, the tools' CSV reading: lines (no '\n' or '\r' kept,
  * a UTF-8 byte order mark skipped), fields (quoted ones with "" for a quote, text after
  * the closing quote left out), non-negative integers and decimals with why one is
