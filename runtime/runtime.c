@@ -7,7 +7,8 @@
  * when full, when their thread exits, and at exit; the spool becomes the CSV trace when
  * the image ends (convert.c).
  *
- * The process's state is state.c's; the features' calls, hooks (dyl_hooks).
+ * The process's state lives in state.c.  The core names no feature: a feature that
+ * must run at one of its points installs a hook there (dyl_hooks, internal.h).
  *
  * Signal handlers may make wrapped calls on any thread at any moment: while dyl_busy is
  * set the runtime is between states and such a call is forwarded unrecorded; otherwise
@@ -18,7 +19,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,7 +30,6 @@
 #include "internal.h"
 
 const int dyl_abi_3 = 3;
-
 
 /* A thread's cost sums have one writer, the thread, and are read from another thread
  * (dyl_cost_ns) while it runs: relaxed atomics, plain moves on x86. */
