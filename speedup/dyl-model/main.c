@@ -1,4 +1,4 @@
-/* dyl-model.c - dyl-model: an accelerator model from traces of the alternative
+/* main.c - dyl-model: an accelerator model from traces of the alternative
  * implementation (a run redirected with std.redirect, say).
  *
  * Each trace is read through rows.h (the one trace reader, with its FILE:LINE messages);

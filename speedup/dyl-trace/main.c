@@ -1,4 +1,4 @@
-/* dyl-trace.c - dyl-trace: look at a trace: print it as CSV, summarise it per function,
+/* main.c - dyl-trace: look at a trace: print it as CSV, summarise it per function,
  * or export it as Chrome/Perfetto trace events to see the run on a timeline.
  *
  * The trace is read through rows.h, which knows the forms the runtime keeps on disk;

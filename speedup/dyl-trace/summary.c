@@ -159,6 +159,36 @@ static void state_free(struct state *st)
 	free(st->acc);
 }
 
+/* S's functions, from what ST gathered: one each with a call, largest total first.
+ * 0, or -1 out of memory. */
+static int gather_funcs(struct state *st, struct trace_summary *s)
+{
+	size_t o = 0;
+
+	for (size_t f = 0; f < st->acc_room; f++)
+		s->nfuncs += st->acc[f].calls > 0;
+	s->funcs = calloc(s->nfuncs ? s->nfuncs : 1, sizeof(*s->funcs));
+	if (!s->funcs)
+		return -1;
+	for (size_t f = 0; f < st->acc_room; f++) {
+		struct acc *a = &st->acc[f];
+		if (!a->calls)
+			continue;
+		struct func_stats *fs = &s->funcs[o++];
+		fs->func = (uint32_t)f;
+		fs->calls = a->calls;
+		fs->timed = a->timed;
+		fs->total_ns = a->total;
+		fs->self_ns = a->self;
+		fs->min_ns = a->timed ? a->min : -1;
+		fs->max_ns = a->timed ? a->max : -1;
+		fs->mean_ns = a->timed ? (double)a->total / (double)a->timed : -1;
+		fs->median_ns = select_median(a->times, a->ntimes);
+	}
+	qsort(s->funcs, s->nfuncs, sizeof(*s->funcs), by_total);
+	return 0;
+}
+
 int summary_read(struct trace_src *src, struct trace_summary *s)
 {
 	struct state st = { 0 };
@@ -210,28 +240,8 @@ int summary_read(struct trace_src *src, struct trace_summary *s)
 		free(th->calls);
 		th->calls = NULL;
 	}
-	for (size_t f = 0; f < st.acc_room; f++)
-		s->nfuncs += st.acc[f].calls > 0;
-	s->funcs = calloc(s->nfuncs ? s->nfuncs : 1, sizeof(*s->funcs));
-	if (!s->funcs)
+	if (gather_funcs(&st, s) != 0)
 		goto oom;
-	size_t o = 0;
-	for (size_t f = 0; f < st.acc_room; f++) {
-		struct acc *a = &st.acc[f];
-		if (!a->calls)
-			continue;
-		struct func_stats *fs = &s->funcs[o++];
-		fs->func = (uint32_t)f;
-		fs->calls = a->calls;
-		fs->timed = a->timed;
-		fs->total_ns = a->total;
-		fs->self_ns = a->self;
-		fs->min_ns = a->timed ? a->min : -1;
-		fs->max_ns = a->timed ? a->max : -1;
-		fs->mean_ns = a->timed ? (double)a->total / (double)a->timed : -1;
-		fs->median_ns = select_median(a->times, a->ntimes);
-	}
-	qsort(s->funcs, s->nfuncs, sizeof(*s->funcs), by_total);
 	state_free(&st);
 	return 0;
 oom:

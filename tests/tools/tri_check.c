@@ -1,4 +1,4 @@
-/* tri_check.c - speedup/tri.c's triangulations checked whole, on point sets made to be
+/* tri_check.c - speedup/lib/tri.c's triangulations checked whole, on point sets made to be
  * awkward (grids: four points on a circle everywhere; curves that are straight lines in
  * logarithms, like the samples of square matrix products; duplicates; random points):
  *   - every triangle turns left, and its neighbours are mutual across the same edge;
