@@ -22,7 +22,15 @@ import subprocess
 import sys
 import tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+def _root():
+    """The checkout: the first folder above this file that holds runtime/internal.h."""
+    d = os.path.dirname(os.path.abspath(__file__))
+    while not os.path.exists(os.path.join(d, "runtime", "internal.h")) and d != "/":
+        d = os.path.dirname(d)
+    return d
+
+
+ROOT = _root()
 
 # (layer, the file patterns it holds, the layers below it that it may use), bottom up.
 LAYERS = [

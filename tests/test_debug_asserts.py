@@ -4,7 +4,9 @@ import glob
 import os
 import subprocess
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.abspath(__file__))
+while not os.path.exists(os.path.join(ROOT, "runtime", "internal.h")) and ROOT != "/":
+    ROOT = os.path.dirname(ROOT)
 FLAGS = ["-std=gnu11", "-Wall", "-Werror", "-Iruntime/include", "-Iruntime"]
 
 
