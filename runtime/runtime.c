@@ -5,7 +5,7 @@
  * mapping, so a SIGKILL loses nothing already stored); no lock, no atomic
  * read-modify-write, no formatting, no system call.  Windows are written out (spool.c)
  * when full, when their thread exits, and at exit; the spool becomes the CSV trace when
- * the image ends (convert.c).
+ * the image ends (runtime/format/).
  *
  * Signal handlers may make wrapped calls on any thread at any moment: while dyl_busy is
  * set the runtime is between states and such a call is forwarded unrecorded; otherwise

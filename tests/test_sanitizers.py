@@ -169,11 +169,13 @@ def _build(san, apps, tmp_path_factory):
     b = Build()
     b.san, b.dir, b.preload_lib = san, d, lib
     flags = SAN_FLAGS[san]
-    srcs = sorted(os.path.join(RUNTIME, f) for f in os.listdir(RUNTIME) if f.endswith('.c'))
+    fmt = os.path.join(RUNTIME, 'format')	# the spool format, compiled in (Makefile)
+    srcs = sorted(os.path.join(dir_, f) for dir_ in (RUNTIME, fmt) for f in os.listdir(dir_)
+                  if f.endswith('.c'))
     b.runtime = os.path.join(d, 'libdylrt.so')
     dyltest.run([CC, *flags, '-Wall', '-Wextra', '-Wno-unused-parameter', '-std=gnu11',
                  '-fPIC', '-shared', '-fvisibility=hidden', '-I' + os.path.join(RUNTIME, 'include'),
-                 '-Wl,-soname,libdylrt.so', '-o', b.runtime, *srcs, '-lunwind', '-ldl', '-lpthread'])
+                 '-I' + fmt, '-Wl,-soname,libdylrt.so', '-o', b.runtime, *srcs, '-lunwind', '-ldl', '-lpthread'])
     # the wrapper: generated, then built by its own Makefile with the sanitizer's flags,
     # linked against the sanitized runtime
     b.wrap = os.path.join(d, 'wrap.so')
