@@ -7,6 +7,8 @@
 # Then, per round and per checkout:
 #   convert: spool2csv (bench/spool/spool2csv.c: what the runtime does at exit), CPU ns
 #            a row, into /dev/null;
+#   read:    readrows (bench/spool/readrows.c): the killed trace's rows through the tools'
+#            reader (rows.h) and nothing else, CPU ns a row;
 #   cat, summary: `dyl-trace cat|summary` of the killed trace, CPU (user + sys) and
 #            millions of rows a second.
 # The CSV of both checkouts is compared (cmp) first: the bytes must be the same.
@@ -25,6 +27,11 @@ make -s -C "$W/old" all >/dev/null 2>&1
 cc -O2 -std=gnu11 -I"$ROOT/runtime/format" -I"$ROOT/runtime/include" -o "$W/s2c-new" \
 	spool2csv.c "$ROOT"/runtime/format/*.c
 cc -O2 -std=gnu11 -I"$W/old/runtime/include" -o "$W/s2c-old" spool2csv.c "$W/old/runtime/convert.c"
+cc -O2 -std=gnu11 -I"$ROOT/speedup" -I"$ROOT/speedup/lib" -I"$ROOT/runtime/format" \
+	-I"$ROOT/runtime/include" -o "$W/read-new" readrows.c \
+	$(ls "$ROOT"/speedup/*.c "$ROOT"/speedup/lib/*.c | grep -v /dyl-) "$ROOT"/runtime/format/*.c -lm
+cc -O2 -std=gnu11 -I"$W/old/speedup" -I"$W/old/runtime/include" -o "$W/read-old" readrows.c \
+	$(ls "$W"/old/speedup/*.c | grep -v /dyl-) "$W/old/runtime/convert.c" -lm
 # the killed run (as bench/killed.sh)
 cc -O2 -fPIC -shared -Wl,-soname,libtiny.so -o "$W/libtiny.so" "$ROOT/tests/apps/libtiny.c"
 cc -O2 -I"$ROOT/tests/apps" -o "$W/tinyapp" "$ROOT/tests/apps/tinyapp.c" -L"$W" -ltiny \
@@ -51,17 +58,20 @@ cpu() { /usr/bin/time -f '%U %S' "$@" 2>&1 >/dev/null | tail -1 | awk '{print $1
 for _ in $(seq "$ROUNDS"); do
 	for v in old new; do
 		f[convert-$v]+="$("$W/s2c-$v" "$spool" /dev/null 2>&1 | awk '{print $4}') "
+		f[read-$v]+="$("$W/read-$v" "$W/t.csv" 2>&1 | awk '/read_ns/ {print $4}') "
 		bin=$ROOT/bin; [ $v = old ] && bin=$W/old/bin
 		f[cat-$v]+="$(cpu "$bin/dyl-trace" cat "$W/t.csv") "
 		f[summary-$v]+="$(cpu "$bin/dyl-trace" summary "$W/t.csv") "
 	done
 done
 echo "$rows rows ($THREADS + 1 threads), $ROUNDS rounds; median (range)"
-for k in convert cat summary; do
+for k in convert read cat summary; do
 	for v in old new; do
 		m=$(med 2 <<<"${f[$k-$v]}")
 		case $k in
 		convert) printf '%-8s %-4s %s ns a row\n' "$k" "$v" "$m" ;;
+		read) printf '%-8s %-4s %s ns a row, %s M rows/s\n' "$k" "$v" "$m" \
+			"$(awk -v n="${m%% *}" 'BEGIN{printf "%.1f", 1e3 / n}')" ;;
 		*) printf '%-8s %-4s %s s CPU, %s M rows/s\n' "$k" "$v" "$m" \
 			"$(awk -v r="$rows" -v s="${m%% *}" 'BEGIN{printf "%.1f", r / s / 1e6}')" ;;
 		esac
