@@ -3,7 +3,7 @@
  * Calls are timed in "ticks": the invariant TSC (rdtsc, inlined into the wrappers by
  * dyl_now() in dyl.h) where the CPU has one, else CLOCK_MONOTONIC in ns.  DYL_CLOCK=tsc
  * or DYL_CLOCK=monotonic chooses.  Ticks become CLOCK_MONOTONIC ns only when the spool
- * is converted (convert.c), through a piecewise linear map whose knots are (tsc, ns)
+ * is converted (runtime/format/decode.c), through a piecewise linear map whose knots are (tsc, ns)
  * pairs read together here: at start-up, and at write-outs spaced out as the run grows
  * (so a handful of knots cover any run); each new knot goes into the spool.  A
  * piecewise linear map with rising knots is monotonic: rows never swap order.

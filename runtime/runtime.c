@@ -5,7 +5,7 @@
  * mapping, so a SIGKILL loses nothing already stored); no lock, no atomic
  * read-modify-write, no formatting, no system call.  Windows are written out (spool.c)
  * when full, when their thread exits, and at exit; the spool becomes the CSV trace when
- * the image ends (convert.c).
+ * the image ends (runtime/format/).
  *
  * The process's state lives in state.c.  The core names no feature: a feature that
  * must run at one of its points installs a hook there (dyl_hooks, internal.h).

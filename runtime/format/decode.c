@@ -105,6 +105,7 @@ struct dyl_conv {
 	struct window *windows;
 	uint32_t *covered;
 	size_t nwindows, windows_cap, covered_cap;
+	uint32_t windows_seen;	/* window chunks read so far */
 	struct blk *blks;
 	size_t nblks, blks_cap;
 	struct stream *streams;
@@ -230,8 +231,8 @@ static int add_window(struct dyl_conv *c, uint64_t at, uint32_t len)
 	struct dyl_window w;
 	if (len + sizeof(struct dyl_chunk) < sizeof(w) || read_at(c, &w, sizeof(w), at) != 0 ||
 	    w.size > len + sizeof(struct dyl_chunk) - sizeof(w) || w.size > DYL_WINDOW_DATA ||
-	    w.id > (1u << 24))
-		return -1;
+	    w.id > c->windows_seen++)
+		return -1;	/* (ids count the windows in file order: no more than came before) */
 	size_t need = (size_t)w.id + 1;
 	if (!(c->windows = grow(c->windows, &c->windows_cap, need, sizeof(*c->windows))) ||
 	    !(c->covered = grow(c->covered, &c->covered_cap, need, sizeof(*c->covered))))

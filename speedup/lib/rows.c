@@ -500,33 +500,18 @@ static void init(struct trace_src *src, const char *path)
  * read as the CSV form reads them; its rows come from the spool form. */
 static int open_spool(struct trace_src *src, struct spool_rows *sp)
 {
-	const char *data = src->data, *line;
-	size_t size = src->size, len;
-	int full, rc;
+	const char *data = src->data;
+	size_t size = src->size;
+	int rc;
 
 	src->format = &spool_rows_format;
 	src->priv = sp;
 	src->data = sp->header;
 	src->size = sp->header_len;
 	rc = csv_open(src);
-	src->lineno = sp->header_lines;
-	src->p = sp->tail;
-	src->end = sp->tail + sp->tail_len;
-	while (rc == 0 && csv_line(src, &line, &len, &full))
-		if (len > 0 && line[0] == '#')
-			rc = read_note(src, line + 1, len - 1, 1);
 	src->data = data;
 	src->size = size;
 	src->p = src->end = NULL;
-	/* the rows have the runtime's columns (dyl_csv.h): a header that gives them
-	 * another number, or puts depth or faults elsewhere, is not this spool's */
-	unsigned ncol = sp->ncolumns < DYL_CSV_MAX_COUNTERS ? sp->ncolumns : DYL_CSV_MAX_COUNTERS;
-	if (rc == 0 && sp->n && (src->ncolumns != (int)(10 + ncol) ||
-				 (src->depth_col >= 0 && src->depth_col != 8) ||
-				 (src->faults_col >= 0 && src->faults_col < 10))) {
-		input_error(src->path, 0, "the spool's header does not match its rows");
-		rc = -1;
-	}
 	if (rc != 0) {
 		rows_close(src);
 		return -1;
@@ -576,9 +561,32 @@ int rows_open_file(struct trace_src *src, const struct input_file *f, unsigned f
 	return open_format(src);
 }
 
+/* The '#' lines after a recovered spool's rows, once they are read (spool.h). */
+static int spool_tail(struct trace_src *src)
+{
+	struct spool_rows *sp = src->priv;
+	const char *line;
+	size_t len;
+	int full, rc = 0;
+
+	src->lineno = sp->header_lines + src->rows;
+	src->p = sp->tail;
+	src->end = sp->tail + sp->tail_len;
+	while (rc == 0 && csv_line(src, &line, &len, &full))
+		if (len > 0 && line[0] == '#')
+			rc = read_note(src, line + 1, len - 1, 1);
+	src->p = src->end = NULL;
+	sp->tail_len = 0;	/* read once */
+	return rc;
+}
+
 int rows_next(struct trace_src *src, struct trace_row *row)
 {
-	return src->format->next(src, row);
+	int rc = src->format->next(src, row);
+
+	if (rc == 0 && src->format == &spool_rows_format && spool_tail(src) != 0)
+		return -1;
+	return rc;
 }
 
 int rows_at(struct trace_src *src, uint64_t pos, struct trace_row *row)

@@ -56,7 +56,8 @@ struct spool_row {
 	int timed;
 	int64_t in_bytes, out_bytes, work;	/* DYL_NONE: empty (work: as the CSV has it) */
 	int64_t faults;				/* DYL_NONE: empty, or no faults column */
-	uint64_t extra;				/* its extra columns, in TEXT */
+	uint64_t pos;				/* its place in the decoder's order */
+	uint64_t extra;				/* its extra columns, in LATE_TEXT */
 	uint32_t tid, name, depth, extra_len;
 };
 
@@ -86,8 +87,13 @@ void spool_rows_free(struct spool_rows *s)
 	free(s->func_ids);
 	free(s->header);
 	free(s->tail);
-	free(s->rows);
-	free(s->text);
+	free(s->late);
+	free(s->late_text);
+	free(s->path);
+	dyl_conv_close(s->conv);
+	dyl_conv_close(s->again);
+	if (s->fd >= 0)
+		close(s->fd);
 	free(s);
 }
 
@@ -130,17 +136,12 @@ static int faults_counter(const char *header, size_t len)
 	return found;
 }
 
-static int add_row(struct spool_rows *s, const struct dyl_row *r, int faults)
+/* R as X (the row POS), its extra columns in S's EXTRA. */
+static void compact(struct spool_rows *s, const struct dyl_row *r, uint64_t pos,
+		    struct spool_row *x)
 {
-	char extra[DYL_ROW_MAX];
-	size_t n = dyl_format_extra(extra, sizeof(extra), r, s->ncolumns);
-	struct spool_row *x;
-
-	if (grow_to((void **)&s->rows, &s->room, s->n + 1, sizeof(*s->rows), 4096) ||
-	    grow_to((void **)&s->text, &s->text_room, s->text_len + n, 1, 1 << 16))
-		return -1;
-	x = &s->rows[s->n++];
 	x->seq = r->seq;
+	x->pos = pos;
 	x->tid = (uint32_t)r->tid;
 	x->name = r->func_id < s->nnames ? r->func_id : s->nnames;	/* nnames: "?" */
 	x->timed = r->timed;
@@ -154,14 +155,26 @@ static int add_row(struct spool_rows *s, const struct dyl_row *r, int faults)
 		x->work = (int64_t)((x->in_bytes == DYL_NONE ? 0 : (uint64_t)x->in_bytes) +
 				    (x->out_bytes == DYL_NONE ? 0 : (uint64_t)x->out_bytes));
 	x->faults = DYL_NONE;
-	if (faults >= 0 && (uint32_t)faults >= r->counter_base &&
-	    (uint32_t)faults < r->counter_base + r->ncounters)
-		x->faults = r->counters[faults - (int)r->counter_base];
+	if (s->faults >= 0 && (uint32_t)s->faults >= r->counter_base &&
+	    (uint32_t)s->faults < r->counter_base + r->ncounters)
+		x->faults = r->counters[s->faults - (int)r->counter_base];
 	x->depth = r->depth;
-	x->extra = s->text_len;
-	x->extra_len = (uint32_t)n;
-	memcpy(s->text + s->text_len, extra, n);
-	s->text_len += n;
+	x->extra = 0;
+	x->extra_len = (uint32_t)dyl_format_extra(s->extra, sizeof(s->extra), r, s->ncolumns);
+}
+
+/* X, a row numbered below one before it (a call open when its block was written out),
+ * kept: rows_at() takes it from here, not from the decoder's order. */
+static int keep_late(struct spool_rows *s, struct spool_row *x)
+{
+	if (grow_to((void **)&s->late, &s->late_room, s->nlate + 1, sizeof(*s->late), 64) ||
+	    grow_to((void **)&s->late_text, &s->late_text_room, s->late_text_len + x->extra_len,
+		    1, 4096))
+		return -1;
+	x->extra = s->late_text_len;
+	memcpy(s->late_text + s->late_text_len, s->extra, x->extra_len);
+	s->late_text_len += x->extra_len;
+	s->late[s->nlate++] = *x;
 	return 0;
 }
 
@@ -180,18 +193,61 @@ static int keep_names(struct spool_rows *s, const struct dyl_conv *c)
 	return 0;
 }
 
-/* The rows of the spool FD (SIZE bytes) into *OUT; 0, 1 when it is not the spool of
- * WANT_PID's trace, or -1 after one message. */
+/* Where the spool is damaged, said once as soon as the decoder meets it: 1 if it is. */
+static int warn_damage(struct spool_rows *s)
+{
+	const char *lost;
+	uint64_t at = dyl_conv_damage(s->conv, &lost);
+
+	if (at && !s->warned)
+		input_warning(s->path, 0, "damaged at byte %llu (sizes that do not add up): %s",
+			      (unsigned long long)at, lost);
+	s->warned |= at != 0;
+	return at != 0;
+}
+
+/* The decoder's rows are all read: the '#' lines that follow them, and what the spool
+ * says of its end (damage, a write cut short), as the runtime's CSV would.  0, or -1
+ * after one message. */
+static int ended(struct spool_rows *s)
+{
+	const struct dyl_conv *c = s->conv;
+	char note[256];
+	int n = snprintf(note, sizeof(note), "# recovered_from=%s\n# last_end_ns=%llu\n", s->path,
+			 (unsigned long long)dyl_conv_last_end_ns(c));
+	/* the runtime could not write the spool (a full disk): why its rows end there */
+	uint32_t flags;
+	int full = pread(s->fd, &flags, sizeof(flags), offsetof(struct dyl_spool_head, zero)) ==
+		   sizeof(flags) && (flags & DYL_SPOOL_DISK_FULL);
+
+	s->ended = 1;
+	if (full && (size_t)n < sizeof(note))
+		n += snprintf(note + n, sizeof(note) - (size_t)n, "# error=disk full (the spool "
+			      "could not be written further)\n");
+	if ((size_t)n >= sizeof(note))
+		n = (int)sizeof(note) - 1;
+	if (!(s->tail = strndup(note, (size_t)n))) {
+		input_error(s->path, 0, "out of memory");
+		return -1;
+	}
+	s->tail_len = (size_t)n;
+	if (warn_damage(s))
+		;
+	else if (dyl_conv_cut_short(c))
+		input_warning(s->path, 0, "its last part was cut short (%s); the rows before it "
+			      "are read", full ? "the disk was full" : "the process died while writing it");
+	return 0;
+}
+
+/* The spool FD (SIZE bytes) opened for its rows into *OUT (FD is its now); 0, 1 when
+ * it is not the spool of WANT_PID's trace, or -1 after one message. */
 static int convert(const char *spool, int fd, uint64_t size, long want_pid,
 		   struct spool_rows **out)
 {
 	const char *why;
 	struct dyl_conv *c = dyl_conv_open(fd, size, DYL_CONV_WINDOWS, &why);
-	struct spool_rows *s = NULL;
-	struct dyl_row r;
-	char note[256];
+	struct spool_rows *s;
 	size_t hlen;
-	int bad = 0;
 
 	if (!c) {
 		input_error(spool, 0, "%s", why);
@@ -208,48 +264,27 @@ static int convert(const char *spool, int fd, uint64_t size, long want_pid,
 		dyl_conv_close(c);
 		return 1;
 	}
-	if (!(s = calloc(1, sizeof(*s))) || !(s->header = malloc(hlen)) || keep_names(s, c) != 0) {
-		bad = 1;
-	} else {
-		memcpy(s->header, header, hlen);
-		s->header_len = hlen;
-		for (size_t i = 0; i < hlen; i++)
-			s->header_lines += header[i] == '\n';
-		s->ncolumns = dyl_conv_ncolumns(c);
-		int faults = faults_counter(header, hlen);
-		while (!bad && dyl_conv_next(c, &r))
-			bad = add_row(s, &r, faults) != 0;
+	if (!(s = calloc(1, sizeof(*s)))) {
+		dyl_conv_close(c);
+		input_error(spool, 0, "out of memory");
+		return -1;
 	}
-	int n = snprintf(note, sizeof(note),
-			 "# recovered_from=%s\n# last_end_ns=%llu\n", spool,
-			 (unsigned long long)dyl_conv_last_end_ns(c));
-	/* the runtime could not write the spool (a full disk): why its rows end there */
-	uint32_t flags;
-	int full = pread(fd, &flags, sizeof(flags), offsetof(struct dyl_spool_head, zero)) ==
-		   sizeof(flags) && (flags & DYL_SPOOL_DISK_FULL);
-	if (full && (size_t)n < sizeof(note))
-		n += snprintf(note + n, sizeof(note) - (size_t)n, "# error=disk full (the spool "
-			      "could not be written further)\n");
-	if (!bad && (size_t)n >= sizeof(note))
-		n = (int)sizeof(note) - 1;
-	if (!bad && !(s->tail = strndup(note, (size_t)n)))
-		bad = 1;
-	if (!bad)
-		s->tail_len = (size_t)n;
-	const char *lost;
-	uint64_t at = dyl_conv_damage(c, &lost);
-	if (!bad && at)
-		input_warning(spool, 0, "damaged at byte %llu (sizes that do not add up): %s",
-			      (unsigned long long)at, lost);
-	else if (!bad && dyl_conv_cut_short(c))
-		input_warning(spool, 0, "its last part was cut short (%s); the rows before it "
-			      "are read", full ? "the disk was full" : "the process died while writing it");
-	dyl_conv_close(c);
-	if (bad) {
+	s->conv = c;
+	s->fd = -1;
+	if (!(s->header = malloc(hlen)) || !(s->path = strdup(spool)) || keep_names(s, c) != 0) {
 		spool_rows_free(s);
 		input_error(spool, 0, "out of memory");
 		return -1;
 	}
+	s->fd = fd;
+	s->size = size;
+	memcpy(s->header, header, hlen);
+	s->header_len = hlen;
+	for (size_t i = 0; i < hlen; i++)
+		s->header_lines += header[i] == '\n';
+	s->ncolumns = dyl_conv_ncolumns(c);
+	s->faults = faults_counter(header, hlen);
+	warn_damage(s);	/* a chunk's damage is known already */
 	*out = s;
 	return 0;
 }
@@ -266,7 +301,8 @@ static int map_and_convert(const char *spool, long want_pid, struct spool_rows *
 		return 1;
 	}
 	int rc = convert(spool, fd, (uint64_t)st.st_size, want_pid, out);
-	close(fd);
+	if (rc != 0)
+		close(fd);	/* (else the spool's rows read it) */
 	return rc;
 }
 
@@ -343,12 +379,12 @@ static int64_t opt(int64_t v)
 	return v == DYL_NONE ? ROWS_NONE : v;
 }
 
-/* Row I of S as the CSV reader would give its line (the same checks, the same names). */
-static int spool_row_get(struct trace_src *src, size_t i, struct trace_row *r)
+/* X as the CSV reader would give its line (the same checks, the same names). */
+static int row_get(struct trace_src *src, const struct spool_row *x, const char *extra,
+		   struct trace_row *r)
 {
 	struct spool_rows *s = src->priv;
-	const struct spool_row *x = &s->rows[i];
-	unsigned long line = s->header_lines + i + 1;
+	unsigned long line = s->header_lines + (unsigned long)x->pos + 1;
 
 	if (check_u64(src, line, "seq", x->seq))
 		return -1;
@@ -385,31 +421,93 @@ static int spool_row_get(struct trace_src *src, size_t i, struct trace_row *r)
 	r->work = opt(x->work);
 	r->depth = src->depth_col >= 0 ? x->depth : 0;
 	r->faults = src->faults_col >= 0 ? opt(x->faults) : ROWS_NONE;
-	r->pos = i;
-	r->extra = s->text + x->extra;
+	r->pos = x->pos;
+	r->extra = extra;
 	r->extra_len = x->extra_len;
 	return 0;
 }
 
+/* The rows stream out of the decoder: nothing is kept but the few numbered below an
+ * earlier row (keep_late), which rows_at() needs. */
 static int spool_next(struct trace_src *src, struct trace_row *r)
 {
 	struct spool_rows *s = src->priv;
+	struct dyl_row d;
+	struct spool_row x;
 
-	if (s->next >= s->n) {
+	int more = !s->ended && dyl_conv_next(s->conv, &d);
+
+	if (!s->warned && !s->ended)
+		warn_damage(s);
+	if (!more) {
+		if (!s->ended && ended(s) != 0)
+			return -1;
 		if (src->total_ns < 0)
 			src->truncated = 1;
 		return 0;
 	}
-	if (spool_row_get(src, s->next, r) != 0)
+	/* the rows have the runtime's columns (dyl_csv.h): a header that gives them
+	 * another number, or puts depth or faults elsewhere, is not this spool's */
+	unsigned ncol = s->ncolumns < DYL_CSV_MAX_COUNTERS ? s->ncolumns : DYL_CSV_MAX_COUNTERS;
+	if (!s->next && (src->ncolumns != (int)(10 + ncol) ||
+			 (src->depth_col >= 0 && src->depth_col != 8) ||
+			 (src->faults_col >= 0 && src->faults_col < 10))) {
+		input_error(src->path, 0, "the spool's header does not match its rows");
 		return -1;
-	s->next++;
+	}
+	compact(s, &d, s->next++, &x);
+	if (s->next > 1 && x.seq < s->max_seq) {
+		if (keep_late(s, &x) != 0) {
+			input_error(src->path, 0, "out of memory");
+			return -1;
+		}
+	} else {
+		s->max_seq = x.seq;
+	}
+	if (row_get(src, &x, s->extra, r) != 0)
+		return -1;
 	src->rows++;
 	return 1;
 }
 
+/* The row at POS: a late one from where it is kept, the others from a second pass of
+ * the decoder, which seq order (rows_by_seq) reads forward: the late rows aside, the
+ * decoder gives rows in seq order.  Another order costs a pass from the start. */
 static int spool_at(struct trace_src *src, uint64_t pos, struct trace_row *r)
 {
-	return spool_row_get(src, (size_t)pos, r);
+	struct spool_rows *s = src->priv;
+	size_t lo = 0, hi = s->nlate;
+	const char *why;
+	struct dyl_row d;
+	struct spool_row x;
+
+	while (lo < hi) {	/* kept in pos order */
+		size_t mid = (lo + hi) / 2;
+		if (s->late[mid].pos < pos)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < s->nlate && s->late[lo].pos == pos)
+		return row_get(src, &s->late[lo], s->late_text + s->late[lo].extra, r);
+	if (!s->again || pos < s->again_pos) {
+		dyl_conv_close(s->again);
+		s->again_pos = 0;
+		if (!(s->again = dyl_conv_open(s->fd, s->size, DYL_CONV_WINDOWS, &why))) {
+			input_error(s->path, 0, "%s", why);
+			return -1;
+		}
+	}
+	for (;;) {
+		if (!dyl_conv_next(s->again, &d)) {
+			input_error(s->path, 0, "the spool changed while it was read");
+			return -1;
+		}
+		if (s->again_pos++ == pos)
+			break;
+	}
+	compact(s, &d, pos, &x);
+	return row_get(src, &x, s->extra, r);
 }
 
 static unsigned long spool_line_of(const struct trace_src *src, uint64_t pos)

@@ -10,23 +10,36 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "dyl_csv.h"
 #include "rows.h"
 
 struct spool_row;
+struct dyl_conv;
 struct spool_rows {
+	char *path;		/* the spool */
+	int fd;
+	uint64_t size;
 	char *header;		/* the trace's header as the spool holds it ('#' lines, columns) */
 	size_t header_len;
 	unsigned long header_lines;	/* its lines: row N is on line header_lines + N + 1 */
-	char *tail;		/* '#' lines after the rows: recovered_from, last_end_ns... */
+	char *tail;		/* '#' lines after the rows (recovered_from, last_end_ns...), once
+				 * they are read: NULL before */
 	size_t tail_len;
 	unsigned ncolumns;	/* counter columns after args */
-	struct spool_row *rows;	/* in the order the decoder gives them */
-	size_t n, room, next;	/* NEXT: the row rows_next gives next */
-	char *text;		/* the rows' extra columns (depth, args, counters) as CSV */
-	size_t text_len, text_room;
+	int faults;		/* the counter in the faults column, -1: none */
+	struct dyl_conv *conv;	/* rows_next's pass over the rows */
+	uint64_t next, max_seq;
+	int ended, warned;	/* the rows are all read; the damage is said */
+	struct dyl_conv *again;	/* rows_at's pass, and where it stands */
+	uint64_t again_pos;
+	struct spool_row *late;	/* rows numbered below an earlier row, in pos order */
+	size_t nlate, late_room;
+	char *late_text;	/* their extra columns */
+	size_t late_text_len, late_text_room;
 	char **names;		/* by the spool's id: the name as a reader of the CSV sees it */
 	int *func_ids;		/* by the spool's id: funcs.h id + 1, 0 until first met */
 	uint32_t nnames;
+	char extra[DYL_ROW_MAX];	/* the last row's extra columns */
 };
 
 /* The bytes DATA (SIZE) of the file PATH: when they are a spool, or a trace without its

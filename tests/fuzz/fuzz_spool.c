@@ -1,4 +1,4 @@
-/* fuzz_spool.c - the spool decoder (runtime/convert.c) on any bytes: a spool of a
+/* fuzz_spool.c - the spool decoder (runtime/format/decode.c) on any bytes: a spool of a
  * process killed at any moment, damaged on disk or written by someone else.  dyl-trace
  * runs it on what it is given, and the runtime on its own spool at exit.
  *

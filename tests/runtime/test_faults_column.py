@@ -1,5 +1,5 @@
 """A faults column as the runtime writes it, in both forms the readers take: the CSV written
-at exit, and the spool of a process killed before it (read back through runtime/convert.c).
+at exit, and the spool of a process killed before it (read back through runtime/format/).
 A user micro-generator stands in for std.faults: a counter column named faults, here the
 call's argument modulo 2 (the odd calls 'faulted'), so the answers are known."""
 import json

@@ -1,4 +1,4 @@
-"""The spool's records (runtime/include/dyl_spool.h): a call's byte counts and counters
+"""The spool's records (runtime/format/dyl_spool.h): a call's byte counts and counters
 are packed in 32 bits when they fit, and in 64 when one does not; depth, id and duration
 move into the payload when the record's own fields cannot hold them.  Each row must read
 back exactly what the call set, whichever way it was stored."""

@@ -170,13 +170,13 @@ def _build(san, apps, tmp_path_factory):
     b = Build()
     b.san, b.dir, b.preload_lib = san, d, lib
     flags = SAN_FLAGS[san]
-    # the Makefile's RT_SRC: the core and each feature's folder, in link order (by name)
+    # the Makefile's RT_SRC: the core, each feature's folder and format/, in link order (by name)
     srcs = sorted(glob.glob(os.path.join(RUNTIME, '*.c')) + glob.glob(os.path.join(RUNTIME, '*', '*.c')),
                   key=os.path.basename)
     b.runtime = os.path.join(d, 'libdylrt.so')
     dyltest.run([CC, *flags, '-Wall', '-Wextra', '-Wno-unused-parameter', '-std=gnu11',
                  '-fPIC', '-shared', '-fvisibility=hidden', '-I' + os.path.join(RUNTIME, 'include'),
-                 '-I' + RUNTIME,
+                 '-I' + RUNTIME, '-I' + os.path.join(RUNTIME, 'format'),
                  '-Wl,-soname,libdylrt.so', '-o', b.runtime, *srcs, '-lunwind', '-ldl', '-lpthread'])
     # the wrapper: generated, then built by its own Makefile with the sanitizer's flags,
     # linked against the sanitized runtime

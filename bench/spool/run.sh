@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# The spool's conversion and reading: this checkout against an older one, interleaved.
+#   bench/spool/run.sh [CALLS [THREADS [ROUNDS [OLD]]]]
+#     (defaults: 2500000 calls in each of 3 threads and the main thread, 5 rounds,
+#      OLD = the commit before runtime/format/, d60f8e6)
+# A process that made CALLS x (THREADS + 1) calls is killed with SIGKILL: its spool stays.
+# Then, per round and per checkout:
+#   convert: spool2csv (bench/spool/spool2csv.c: what the runtime does at exit), CPU ns
+#            a row, into /dev/null;
+#   read:    readrows (bench/spool/readrows.c): the killed trace's rows through the tools'
+#            reader (rows.h) and nothing else, CPU ns a row;
+#   cat, summary: `dyl-trace cat|summary` of the killed trace, CPU (user + sys) and
+#            millions of rows a second.
+# The CSV of both checkouts is compared (cmp) first: the bytes must be the same.
+set -euo pipefail
+cd "$(dirname "$0")"
+N=${1:-2500000}
+THREADS=${2:-3}
+ROUNDS=${3:-5}
+OLD=${4:-d60f8e6}
+. ../lib.sh	# scratch, med
+scratch
+make -s -C "$ROOT" all
+mkdir -p "$W/old"
+git -C "$ROOT" archive "$OLD" | tar x -C "$W/old"
+make -s -C "$W/old" all >/dev/null 2>&1
+cc -O2 -std=gnu11 -I"$ROOT/runtime/format" -I"$ROOT/runtime/include" -o "$W/s2c-new" \
+	spool2csv.c "$ROOT"/runtime/format/*.c
+cc -O2 -std=gnu11 -I"$W/old/runtime/include" -o "$W/s2c-old" spool2csv.c "$W/old/runtime/convert.c"
+cc -O2 -std=gnu11 -I"$ROOT/speedup" -I"$ROOT/speedup/lib" -I"$ROOT/runtime/format" \
+	-I"$ROOT/runtime/include" -o "$W/read-new" readrows.c \
+	$(ls "$ROOT"/speedup/*.c "$ROOT"/speedup/lib/*.c | grep -v /dyl-) "$ROOT"/runtime/format/*.c -lm
+cc -O2 -std=gnu11 -I"$W/old/speedup" -I"$W/old/runtime/include" -o "$W/read-old" readrows.c \
+	$(ls "$W"/old/speedup/*.c | grep -v /dyl-) "$W/old/runtime/convert.c" -lm
+# the killed run (as bench/killed.sh)
+cc -O2 -fPIC -shared -Wl,-soname,libtiny.so -o "$W/libtiny.so" "$ROOT/tests/apps/libtiny.c"
+cc -O2 -I"$ROOT/tests/apps" -o "$W/tinyapp" "$ROOT/tests/apps/tinyapp.c" -L"$W" -ltiny \
+	-Wl,-rpath,"$W" -lpthread
+"$ROOT/bin/dyliberator" -q --lib "$W/libtiny.so" --header "$ROOT/tests/apps/tiny.h" -o "$W/wrap.so"
+mkfifo "$W/in"
+DYL_TRACE="$W/t.csv" LD_PRELOAD="$W/wrap.so" "$W/tinyapp" kill-me "$THREADS" "$N" < "$W/in" > "$W/out" &
+pid=$!
+exec 3> "$W/in"
+while ! grep -q ready "$W/out" 2>/dev/null; do sleep 0.1; done
+kill -9 "$pid"
+wait "$pid" 2>/dev/null || true
+exec 3>&-
+spool="$W/.t.csv.dylspool"
+rows=$(( N * (THREADS + 1) ))
+"$W/s2c-old" "$spool" "$W/old.csv" 2>/dev/null
+"$W/s2c-new" "$spool" "$W/new.csv" 2>/dev/null
+cmp "$W/old.csv" "$W/new.csv" && echo "the CSV of both: identical ($(wc -l < "$W/new.csv") lines)"
+"$W/old/bin/dyl-trace" cat "$W/t.csv" > "$W/old-cat.csv" 2>/dev/null
+"$ROOT/bin/dyl-trace" cat "$W/t.csv" > "$W/new-cat.csv" 2>/dev/null
+cmp "$W/old-cat.csv" "$W/new-cat.csv" && echo "dyl-trace cat of both: identical"
+declare -A f
+cpu() { /usr/bin/time -f '%U %S' "$@" 2>&1 >/dev/null | tail -1 | awk '{print $1 + $2}'; }
+for _ in $(seq "$ROUNDS"); do
+	for v in old new; do
+		f[convert-$v]+="$("$W/s2c-$v" "$spool" /dev/null 2>&1 | awk '{print $4}') "
+		f[read-$v]+="$("$W/read-$v" "$W/t.csv" 2>&1 | awk '/read_ns/ {print $4}') "
+		bin=$ROOT/bin; [ $v = old ] && bin=$W/old/bin
+		f[cat-$v]+="$(cpu "$bin/dyl-trace" cat "$W/t.csv") "
+		f[summary-$v]+="$(cpu "$bin/dyl-trace" summary "$W/t.csv") "
+	done
+done
+echo "$rows rows ($THREADS + 1 threads), $ROUNDS rounds; median (range)"
+for k in convert read cat summary; do
+	for v in old new; do
+		m=$(med 2 <<<"${f[$k-$v]}")
+		case $k in
+		convert) printf '%-8s %-4s %s ns a row\n' "$k" "$v" "$m" ;;
+		read) printf '%-8s %-4s %s ns a row, %s M rows/s\n' "$k" "$v" "$m" \
+			"$(awk -v n="${m%% *}" 'BEGIN{printf "%.1f", 1e3 / n}')" ;;
+		*) printf '%-8s %-4s %s s CPU, %s M rows/s\n' "$k" "$v" "$m" \
+			"$(awk -v r="$rows" -v s="${m%% *}" 'BEGIN{printf "%.1f", r / s / 1e6}')" ;;
+		esac
+	done
+done
