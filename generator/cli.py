@@ -260,11 +260,14 @@ def run(argv):
         'runtime_lib_dir': RUNTIME_LIB_DIR, 'runtime_include': RUNTIME_INCLUDE,
         'include_dirs': [os.path.abspath(d) for d in args.include_dirs], 'link': link,
     }
-    _write(os.path.join(out_dir, 'wrap.c'), renderer.render(w))
-    _write(os.path.join(out_dir, 'Makefile'), emit.makefile(w))
+    files = renderer.render(w)
+    w['units'] = [n for n in files if n.endswith('.c')]
+    w['cflags'] = DEFAULT_CFLAGS
+    files['Makefile'] = emit.makefile(w)
+    written = _write_changed(out_dir, files)
     t_gen = time.monotonic() - t0
     say(f'{len(functions)} functions wrapped, {len(sel.skipped)} skipped (--list says why); '
-        f'generated {out_dir}/ in {t_gen:.1f} s')
+        f'generated {out_dir}/ in {t_gen:.1f} s ({len(w["units"])} units, {written} changed)')
     if args.no_build:
         return 0
     if not os.path.exists(os.path.join(RUNTIME_LIB_DIR, 'libdylrt.so')):
@@ -272,7 +275,8 @@ def run(argv):
     # the Makefile named (GNU make would prefer a GNUmakefile or makefile beside it), and
     # no makefiles or flags from the environment (MAKEFILES is read before ours)
     env = {k: v for k, v in os.environ.items() if k not in MAKE_ENV}
-    r = subprocess.run(['make', '-s', '-f', os.path.join(out_dir, 'Makefile'), '-C', out_dir],
+    r = subprocess.run(['make', '-s', f'-j{_jobs()}', '-f', os.path.join(out_dir, 'Makefile'),
+                        '-C', out_dir],
                        capture_output=True, text=True, env=env)
     if r.returncode != 0:
         print('\n'.join(_compiler_lines(r.stderr or r.stdout)), file=sys.stderr)
@@ -388,6 +392,44 @@ def _compiler_lines(text, cap=40):
         n_err = sum(1 for x in out if re.search(r':\d+: (fatal )?error:', x))
         out = out[:cap] + [f'... ({len(out) - cap} more lines, {n_err} error(s) in all)']
     return out
+
+
+# -O2 and -O1 wrappers cost the same per call (bench/build/run.sh: the per-call loop),
+# and -O1 compiles in half the time
+DEFAULT_CFLAGS = '-O2 -g'
+_UNIT = re.compile(r'wrap_\d{3}\.(c|o|dep)$')
+
+
+def _jobs():
+    """make -j: the CPUs this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def _write_changed(out_dir, files):
+    """Writes FILES ({name: text}) into OUT_DIR, each only if its text differs from what is
+    there: an unchanged unit keeps its time stamp, and make does not compile it again.
+    Units of an earlier, larger wrapper (wrap_NNN.c and their objects) are removed.
+    Returns how many files were written."""
+    n = 0
+    for name, text in files.items():
+        path = os.path.join(out_dir, name)
+        data = text.encode()
+        try:
+            with open(path, 'rb') as f:
+                if f.read() == data:
+                    continue
+        except OSError:
+            pass
+        _write(path, text)
+        n += 1
+    for name in os.listdir(out_dir):
+        m = _UNIT.match(name)
+        if m and name[:-len(m.group(1))] + 'c' not in files:
+            os.unlink(os.path.join(out_dir, name))
+    return n
 
 
 def _write(path, text):
