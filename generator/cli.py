@@ -76,7 +76,11 @@ environment of the wrapped program:
   DYL_DEBUG_DIR=DIR   where std.regions and std.diff look for separate debug files
                       by build ID (DIR/.build-id/xx/...debug); default /usr/lib/debug.
 
-files written: OUT.so and OUT.d/ (wrap.c, Makefile: `make -C OUT.d` rebuilds).
+files written: OUT.so and OUT.d/ (wrap.c, Makefile: `make -C OUT.d` rebuilds).  A wrapper
+  of more than 256 functions is built as units in parallel (wrap.h, wrap.c, wrap_NNN.c);
+  dyliberator run again rewrites only the files whose text changed, and make compiles
+  only those (a change of one --defs block: one unit).  OUT.d/headers.json keeps the
+  parse of the headers until one of them changes.
   OUT.d/ must be new, or yours and writable by nobody else (else dyliberator refuses:
   another user's folder could hold a GNUmakefile); OUT.so is replaced by a rename.
 
@@ -214,7 +218,14 @@ def run(argv):
         if not hdrs:
             raise UsageProblem(_no_headers(args.lib))
     clang_args = [f'-I{d}' for d in args.include_dirs]
-    protos, macros, usable, notes, declared = headers.parse_headers(hdrs, clang_args, wanted=wanted)
+    out = os.path.abspath(args.out)
+    out_dir = (out[:-3] if out.endswith('.so') else out) + '.d'
+    # the parse of the headers is kept in OUT.d/ (a wrapper built again after a change of
+    # options or --defs reads the same headers): only from a folder that is already there
+    # and only this user can write, as _own_folder accepts
+    cache_dir = None if args.list or not os.path.isdir(out_dir) or _folder_problem(out_dir) else out_dir
+    (protos, macros, usable, notes, declared), save_parse = headers.parse_headers_cached(
+        cache_dir, hdrs, clang_args, wanted=wanted)
     for n in notes:
         say(n)
 
@@ -245,10 +256,9 @@ def run(argv):
     if not sel.wrapped:
         raise UsageProblem('nothing to wrap (see --list for why)')
 
-    out = os.path.abspath(args.out)
-    out_dir = (out[:-3] if out.endswith('.so') else out) + '.d'
     _check_out(out)
     _own_folder(out_dir)
+    save_parse(out_dir)
     command = 'dyliberator ' + ' '.join(shlex.quote(a) for a in argv)
     link = []
     for mg, _ in gens:
@@ -340,7 +350,6 @@ def _own_folder(path):
     """Create PATH, or accept it only if this user owns it and nobody else can write it
     (another user's folder may hold a GNUmakefile, or change wrap.c before it is built).
     A symlink is followed only if this user owns it too."""
-    me = os.geteuid()
     try:
         os.mkdir(path, 0o755)
         return
@@ -348,20 +357,32 @@ def _own_folder(path):
         pass
     except OSError as e:
         raise UsageProblem(f'cannot create {path}/: {e.strerror}') from None
-    st = os.lstat(path)
-    if os.path.islink(path):
-        if st.st_uid != me:
-            raise UsageProblem(f'refusing to build in {path}/: it is a symlink owned by '
-                               f'uid {st.st_uid}, not by you (remove it, or choose another -o)')
-        st = os.stat(path)
+    problem = _folder_problem(path)
+    if problem:
+        raise UsageProblem(problem)
+
+
+def _folder_problem(path):
+    """Why dyliberator may not build in the existing PATH (None: it may)."""
+    me = os.geteuid()
+    try:
+        st = os.lstat(path)
+        if os.path.islink(path):
+            if st.st_uid != me:
+                return (f'refusing to build in {path}/: it is a symlink owned by '
+                        f'uid {st.st_uid}, not by you (remove it, or choose another -o)')
+            st = os.stat(path)
+    except OSError as e:
+        return f'cannot use {path}/: {e.strerror}'
     if not stmod.S_ISDIR(st.st_mode):
-        raise UsageProblem(f'refusing to build in {path}/: it exists and is not a folder')
+        return f'refusing to build in {path}/: it exists and is not a folder'
     if st.st_uid != me:
-        raise UsageProblem(f'refusing to build in {path}/: it is owned by uid {st.st_uid}, not by you '
-                           '(its files could run commands as you; remove it, or choose another -o)')
+        return (f'refusing to build in {path}/: it is owned by uid {st.st_uid}, not by you '
+                '(its files could run commands as you; remove it, or choose another -o)')
     if st.st_mode & 0o022:
-        raise UsageProblem(f'refusing to build in {path}/: others can write to it (mode '
-                           f'{stmod.S_IMODE(st.st_mode):o}; chmod go-w it, or choose another -o)')
+        return (f'refusing to build in {path}/: others can write to it (mode '
+                f'{stmod.S_IMODE(st.st_mode):o}; chmod go-w it, or choose another -o)')
+    return None
 
 
 _DIAG = re.compile(r'\S.*?:\d+:(\d+:)? (fatal error|error|warning|note):')
@@ -394,9 +415,9 @@ def _compiler_lines(text, cap=40):
     return out
 
 
-# -O2 and -O1 wrappers cost the same per call (bench/build/run.sh: the per-call loop),
+# -O2 and -O1 wrappers cost the same per call (bench/build/percall_opt.sh: the loop),
 # and -O1 compiles in half the time
-DEFAULT_CFLAGS = '-O2 -g'
+DEFAULT_CFLAGS = '-O1 -g'
 _UNIT = re.compile(r'wrap_\d{3}\.(c|o|dep)$')
 
 
