@@ -115,3 +115,19 @@ def test_a_user_microgen_without_split_gets_one_unit(tmp_path):
         '{% macro prefix(f, p) %}my_calls++;{% endmacro %}\n')
     _, d, _ = gen(tmp_path, lib, h, '-M', str(tmp_path / 'mine'), '-g', 'my.mark', '--no-build')
     assert sorted(stamps(d, '.c')) == ['wrap.c'] and not os.path.exists(os.path.join(d, 'wrap.h'))
+
+
+def test_units_with_every_kind_of_shared_code(tmp_path):
+    """std.regions (malloc defined once: in the main unit), std.faults and std.papi (data
+    in wrap.h that every unit shares): linked, and the calls of every unit traced."""
+    lib, h = many(tmp_path)
+    so, d, _ = gen(tmp_path, lib, h, '-g', 'std.regions', '-g', 'std.faults', '-g', 'std.args')
+    assert len(stamps(d, '.o')) == 4
+    app = build_c(tmp_path, os.path.join(ROOT, 'tests', 'apps', 'units_app.c'), 'app', lib,
+                  f'-Wl,-rpath,{tmp_path}')
+    _, tp = run_both([app], so, tmp_path)
+    t = Trace(tp)
+    assert [t.count(f) for f in ('f0', 'f300', 'f599')] == [3, 3, 3]
+    assert {r['args'] for r in t.rows if r['func'] == 'f300'} == {'x=0', 'x=1', 'x=2'}
+    assert {(r['in_bytes'], r['out_bytes']) for r in t.rows} == {('4', '4')}
+    assert 'faults' in t.columns
