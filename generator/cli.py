@@ -197,7 +197,13 @@ def run(argv):
     if not args.lib:
         raise UsageProblem('--lib LIB is required (try --help)')
 
-    libs = [elf.read_library(elf.find_library(name)) for name in args.lib]
+    out = os.path.abspath(args.out)
+    out_dir = (out[:-3] if out.endswith('.so') else out) + '.d'
+    # what a wrapper built again reads again (the libraries, the parse of the headers) is
+    # kept in OUT.d/: read only from a folder that is already there and only this user
+    # can write, as _own_folder accepts
+    cache_dir = None if args.list or not os.path.isdir(out_dir) or _folder_problem(out_dir) else out_dir
+    libs = [elf.read_library_cached(elf.find_library(name), cache_dir) for name in args.lib]
     definitions = defsmod.load(args.defs)
     gens = microgen.compose(available, _requested(args, bool(definitions)))
     gens = microgen.resolve_library_params(
@@ -218,12 +224,6 @@ def run(argv):
         if not hdrs:
             raise UsageProblem(_no_headers(args.lib))
     clang_args = [f'-I{d}' for d in args.include_dirs]
-    out = os.path.abspath(args.out)
-    out_dir = (out[:-3] if out.endswith('.so') else out) + '.d'
-    # the parse of the headers is kept in OUT.d/ (a wrapper built again after a change of
-    # options or --defs reads the same headers): only from a folder that is already there
-    # and only this user can write, as _own_folder accepts
-    cache_dir = None if args.list or not os.path.isdir(out_dir) or _folder_problem(out_dir) else out_dir
     (protos, macros, usable, notes, declared), save_parse = headers.parse_headers_cached(
         cache_dir, hdrs, clang_args, wanted=wanted)
     for n in notes:
@@ -259,6 +259,7 @@ def run(argv):
     _check_out(out)
     _own_folder(out_dir)
     save_parse(out_dir)
+    elf.save_libraries(out_dir, libs)
     command = 'dyliberator ' + ' '.join(shlex.quote(a) for a in argv)
     link = []
     for mg, _ in gens:

@@ -131,3 +131,14 @@ def test_units_with_every_kind_of_shared_code(tmp_path):
     assert {r['args'] for r in t.rows if r['func'] == 'f300'} == {'x=0', 'x=1', 'x=2'}
     assert {(r['in_bytes'], r['out_bytes']) for r in t.rows} == {('4', '4')}
     assert 'faults' in t.columns
+
+
+def test_library_change_read_again(tmp_path):
+    """OUT.d/libraries.json keeps the read of the library until the file changes."""
+    lib, h = many(tmp_path, 300)
+    gen(tmp_path, lib, h, '--no-build')
+    _, d, _ = gen(tmp_path, lib, h, '--no-build')   # (the second run reads the cache)
+    assert os.path.exists(os.path.join(d, 'libraries.json'))
+    lib, h = many(tmp_path, 301)   # the same paths, one function more
+    _, d, _ = gen(tmp_path, lib, h, '--no-build')
+    assert unit_of(d, 'f300')

@@ -21,6 +21,7 @@ one() {	# KEY ROOT OUT args... -> appends the CPU and wall seconds to cpu[KEY], 
 	local t
 	t=$( { /usr/bin/time -f 'T %U %S %e' "$root/bin/dyliberator" -q -o "$out" "$@" >/dev/null; } 2>&1 | awk '/^T / {print $2 + $3, $4}')
 	cpu[$key]+="${t% *} " wall[$key]+="${t#* } "
+	echo "# $key: CPU ${t% *} s, wall ${t#* } s" >&2	# (progress: a long run can be read as it goes)
 }
 args_of() {
 	case $1 in
