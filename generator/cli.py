@@ -433,7 +433,7 @@ def _jobs():
 def _write_changed(out_dir, files):
     """Writes FILES ({name: text}) into OUT_DIR, each only if its text differs from what is
     there: an unchanged unit keeps its time stamp, and make does not compile it again.
-    Units of an earlier, larger wrapper (wrap_NNN.c and their objects) are removed.
+    Units of an earlier, larger wrapper (wrap_NNN.c, their objects, wrap.h) are removed.
     Returns how many files were written."""
     n = 0
     for name, text in files.items():
@@ -449,7 +449,7 @@ def _write_changed(out_dir, files):
         n += 1
     for name in os.listdir(out_dir):
         m = _UNIT.match(name)
-        if m and name[:-len(m.group(1))] + 'c' not in files:
+        if (m and name[:-len(m.group(1))] + 'c' not in files) or (name == 'wrap.h' and name not in files):
             os.unlink(os.path.join(out_dir, name))
     return n
 
