@@ -143,3 +143,12 @@ def test_library_change_read_again(tmp_path):
     lib, h = many(tmp_path, 301)   # the same paths, one function more
     _, d, _ = gen(tmp_path, lib, h, '--no-build')
     assert unit_of(d, 'f300')
+
+
+def test_quiet_or_not_compiles_nothing(tmp_path):
+    """Options that change no code (-q) rewrite the Makefile's comment, no unit."""
+    lib, h = many(tmp_path)
+    _, d, _ = gen(tmp_path, lib, h)
+    obj = stamps(d, '.o')
+    gen(tmp_path, lib, h, '-q')
+    assert changed(obj, stamps(d, '.o')) == []
