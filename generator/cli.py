@@ -76,7 +76,11 @@ environment of the wrapped program:
   DYL_DEBUG_DIR=DIR   where std.regions and std.diff look for separate debug files
                       by build ID (DIR/.build-id/xx/...debug); default /usr/lib/debug.
 
-files written: OUT.so and OUT.d/ (wrap.c, Makefile: `make -C OUT.d` rebuilds).
+files written: OUT.so and OUT.d/ (wrap.c, Makefile: `make -C OUT.d` rebuilds).  A wrapper
+  of more than 256 functions is built as units in parallel (wrap.h, wrap.c, wrap_NNN.c);
+  dyliberator run again rewrites only the files whose text changed, and make compiles
+  only those (a change of one --defs block: one unit).  OUT.d/headers.json keeps the
+  parse of the headers until one of them changes.
   OUT.d/ must be new, or yours and writable by nobody else (else dyliberator refuses:
   another user's folder could hold a GNUmakefile); OUT.so is replaced by a rename.
 
@@ -193,7 +197,13 @@ def run(argv):
     if not args.lib:
         raise UsageProblem('--lib LIB is required (try --help)')
 
-    libs = [elf.read_library(elf.find_library(name)) for name in args.lib]
+    out = os.path.abspath(args.out)
+    out_dir = (out[:-3] if out.endswith('.so') else out) + '.d'
+    # what a wrapper built again reads again (the libraries, the parse of the headers) is
+    # kept in OUT.d/: read only from a folder that is already there and only this user
+    # can write, as _own_folder accepts
+    cache_dir = None if args.list or not os.path.isdir(out_dir) or _folder_problem(out_dir) else out_dir
+    libs = [elf.read_library_cached(elf.find_library(name), cache_dir) for name in args.lib]
     definitions = defsmod.load(args.defs)
     gens = microgen.compose(available, _requested(args, bool(definitions)))
     gens = microgen.resolve_library_params(
@@ -214,7 +224,8 @@ def run(argv):
         if not hdrs:
             raise UsageProblem(_no_headers(args.lib))
     clang_args = [f'-I{d}' for d in args.include_dirs]
-    protos, macros, usable, notes, declared = headers.parse_headers(hdrs, clang_args, wanted=wanted)
+    (protos, macros, usable, notes, declared), save_parse = headers.parse_headers_cached(
+        cache_dir, hdrs, clang_args, wanted=wanted)
     for n in notes:
         say(n)
 
@@ -245,10 +256,10 @@ def run(argv):
     if not sel.wrapped:
         raise UsageProblem('nothing to wrap (see --list for why)')
 
-    out = os.path.abspath(args.out)
-    out_dir = (out[:-3] if out.endswith('.so') else out) + '.d'
     _check_out(out)
     _own_folder(out_dir)
+    save_parse(out_dir)
+    elf.save_libraries(out_dir, libs)
     command = 'dyliberator ' + ' '.join(shlex.quote(a) for a in argv)
     link = []
     for mg, _ in gens:
@@ -260,11 +271,14 @@ def run(argv):
         'runtime_lib_dir': RUNTIME_LIB_DIR, 'runtime_include': RUNTIME_INCLUDE,
         'include_dirs': [os.path.abspath(d) for d in args.include_dirs], 'link': link,
     }
-    _write(os.path.join(out_dir, 'wrap.c'), renderer.render(w))
-    _write(os.path.join(out_dir, 'Makefile'), emit.makefile(w))
+    files = renderer.render(w)
+    w['units'] = [n for n in files if n.endswith('.c')]
+    w['cflags'] = DEFAULT_CFLAGS
+    files['Makefile'] = emit.makefile(w)
+    written = _write_changed(out_dir, files)
     t_gen = time.monotonic() - t0
     say(f'{len(functions)} functions wrapped, {len(sel.skipped)} skipped (--list says why); '
-        f'generated {out_dir}/ in {t_gen:.1f} s')
+        f'generated {out_dir}/ in {t_gen:.1f} s ({len(w["units"])} units, {written} changed)')
     if args.no_build:
         return 0
     if not os.path.exists(os.path.join(RUNTIME_LIB_DIR, 'libdylrt.so')):
@@ -272,7 +286,8 @@ def run(argv):
     # the Makefile named (GNU make would prefer a GNUmakefile or makefile beside it), and
     # no makefiles or flags from the environment (MAKEFILES is read before ours)
     env = {k: v for k, v in os.environ.items() if k not in MAKE_ENV}
-    r = subprocess.run(['make', '-s', '-f', os.path.join(out_dir, 'Makefile'), '-C', out_dir],
+    r = subprocess.run(['make', '-s', f'-j{_jobs()}', '-f', os.path.join(out_dir, 'Makefile'),
+                        '-C', out_dir],
                        capture_output=True, text=True, env=env)
     if r.returncode != 0:
         print('\n'.join(_compiler_lines(r.stderr or r.stdout)), file=sys.stderr)
@@ -336,7 +351,6 @@ def _own_folder(path):
     """Create PATH, or accept it only if this user owns it and nobody else can write it
     (another user's folder may hold a GNUmakefile, or change wrap.c before it is built).
     A symlink is followed only if this user owns it too."""
-    me = os.geteuid()
     try:
         os.mkdir(path, 0o755)
         return
@@ -344,20 +358,32 @@ def _own_folder(path):
         pass
     except OSError as e:
         raise UsageProblem(f'cannot create {path}/: {e.strerror}') from None
-    st = os.lstat(path)
-    if os.path.islink(path):
-        if st.st_uid != me:
-            raise UsageProblem(f'refusing to build in {path}/: it is a symlink owned by '
-                               f'uid {st.st_uid}, not by you (remove it, or choose another -o)')
-        st = os.stat(path)
+    problem = _folder_problem(path)
+    if problem:
+        raise UsageProblem(problem)
+
+
+def _folder_problem(path):
+    """Why dyliberator may not build in the existing PATH (None: it may)."""
+    me = os.geteuid()
+    try:
+        st = os.lstat(path)
+        if os.path.islink(path):
+            if st.st_uid != me:
+                return (f'refusing to build in {path}/: it is a symlink owned by '
+                        f'uid {st.st_uid}, not by you (remove it, or choose another -o)')
+            st = os.stat(path)
+    except OSError as e:
+        return f'cannot use {path}/: {e.strerror}'
     if not stmod.S_ISDIR(st.st_mode):
-        raise UsageProblem(f'refusing to build in {path}/: it exists and is not a folder')
+        return f'refusing to build in {path}/: it exists and is not a folder'
     if st.st_uid != me:
-        raise UsageProblem(f'refusing to build in {path}/: it is owned by uid {st.st_uid}, not by you '
-                           '(its files could run commands as you; remove it, or choose another -o)')
+        return (f'refusing to build in {path}/: it is owned by uid {st.st_uid}, not by you '
+                '(its files could run commands as you; remove it, or choose another -o)')
     if st.st_mode & 0o022:
-        raise UsageProblem(f'refusing to build in {path}/: others can write to it (mode '
-                           f'{stmod.S_IMODE(st.st_mode):o}; chmod go-w it, or choose another -o)')
+        return (f'refusing to build in {path}/: others can write to it (mode '
+                f'{stmod.S_IMODE(st.st_mode):o}; chmod go-w it, or choose another -o)')
+    return None
 
 
 _DIAG = re.compile(r'\S.*?:\d+:(\d+:)? (fatal error|error|warning|note):')
@@ -388,6 +414,44 @@ def _compiler_lines(text, cap=40):
         n_err = sum(1 for x in out if re.search(r':\d+: (fatal )?error:', x))
         out = out[:cap] + [f'... ({len(out) - cap} more lines, {n_err} error(s) in all)']
     return out
+
+
+# -O2 and -O1 wrappers cost the same per call (bench/build/percall_opt.sh: the loop),
+# and -O1 compiles in half the time
+DEFAULT_CFLAGS = '-O1 -g'
+_UNIT = re.compile(r'wrap_\d{3}\.(c|o|dep)$')
+
+
+def _jobs():
+    """make -j: the CPUs this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def _write_changed(out_dir, files):
+    """Writes FILES ({name: text}) into OUT_DIR, each only if its text differs from what is
+    there: an unchanged unit keeps its time stamp, and make does not compile it again.
+    Units of an earlier, larger wrapper (wrap_NNN.c, their objects, wrap.h) are removed.
+    Returns how many files were written."""
+    n = 0
+    for name, text in files.items():
+        path = os.path.join(out_dir, name)
+        data = text.encode()
+        try:
+            with open(path, 'rb') as f:
+                if f.read() == data:
+                    continue
+        except OSError:
+            pass
+        _write(path, text)
+        n += 1
+    for name in os.listdir(out_dir):
+        m = _UNIT.match(name)
+        if (m and name[:-len(m.group(1))] + 'c' not in files) or (name == 'wrap.h' and name not in files):
+            os.unlink(os.path.join(out_dir, name))
+    return n
 
 
 def _write(path, text):

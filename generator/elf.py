@@ -1,9 +1,11 @@
 """Reading shared objects: exported symbols with their versions, sonames, imports."""
+import hashlib
+import json
 import os
 import re
 import stat
 import subprocess
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 
 from elftools.elf.elffile import ELFFile
 
@@ -196,3 +198,54 @@ def read_imports(path):
         return {s.name for s in syms
                 if s.name and s['st_shndx'] == 'SHN_UNDEF'
                 and s['st_info']['type'] in ('STT_FUNC', 'STT_NOTYPE', 'STT_GNU_IFUNC')}
+
+
+CACHE_NAME = 'libraries.json'
+
+
+def _stamp(path):
+    """What a cached read of PATH is valid for: its real path, mtime and size, and this
+    file's text (None when it cannot be read: read_library says why)."""
+    real = os.path.realpath(path)
+    try:
+        st = os.stat(real)
+        with open(os.path.abspath(__file__), 'rb') as f:
+            code = hashlib.sha256(f.read()).hexdigest()
+    except OSError:
+        return None
+    return [real, st.st_mtime_ns, st.st_size, code]
+
+
+def read_library_cached(path, cache_dir):
+    """read_library(PATH), from CACHE_DIR/libraries.json (None: no cache) when it holds
+    the read of the same file, unchanged (_stamp), as headers.parse_headers_cached keeps
+    a parse: a wrapper generated again reads the same libraries.  The caller checks that
+    only this user can write CACHE_DIR (the file is JSON: data, never code)."""
+    stamp = _stamp(path)
+    if cache_dir is not None and stamp is not None:
+        try:
+            with open(os.path.join(cache_dir, CACHE_NAME)) as f:
+                entry = json.load(f)[stamp[0]]
+            if entry['stamp'] == stamp:
+                lib = entry['lib']
+                return Library(path=lib['path'], soname=lib['soname'], build_id=lib['build_id'],
+                               exports={n: Export(**e) for n, e in lib['exports'].items()})
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            pass   # none yet, or another file's: read it
+    return read_library(path)
+
+
+def save_libraries(cache_dir, libs):
+    """Writes the reads of LIBS (read_library's) to CACHE_DIR/libraries.json."""
+    data = {}
+    for lib in libs:
+        stamp = _stamp(lib.path)
+        if stamp is not None:
+            data[stamp[0]] = {'stamp': stamp, 'lib': asdict(lib)}
+    path = os.path.join(cache_dir, CACHE_NAME)
+    try:
+        with open(path + '.tmp', 'w') as f:
+            json.dump(data, f)
+        os.replace(path + '.tmp', path)
+    except OSError:
+        pass   # a cache that cannot be written is no error

@@ -302,15 +302,40 @@ class Renderer:
         return '\n'.join(parts)
 
     def render(self, w):
+        """The wrapper's C files: {name: text}.  One wrap.c when the functions fit one unit
+        (UNIT_SIZE) or a micro-generator in use is not written for units (microgen.toml
+        split = true); else wrap.h (what every unit shares: the headers, the file parts),
+        wrap.c (the main unit: constructor, destructor, end parts) and wrap_NNN.c, UNIT_SIZE
+        wrappers each in the order of w['functions'] (a change to one function's code
+        changes one unit's text: the others are not rebuilt)."""
         skeleton = self.env.from_string(open(os.path.join(HERE, 'templates', 'wrap.c.j2')).read())
-        functions = [self.wrapper(f) for f in w['functions']]
-        text = skeleton.render(w=w, system_includes=SYSTEM_INCLUDES,
-                               file_parts=self._run('file', w),
-                               init_parts=[_indent(x) for x in self._run('init', w)],
-                               fini_parts=[_indent(x) for x in self._run('fini', w)],
-                               end_parts=self._run('end', w),
-                               functions=functions)
-        return _resolve_line_resets(text, w['c_name'])
+        fns = w['functions']
+        functions = [self.wrapper(f) for f in fns]
+        common = dict(w=w, system_includes=SYSTEM_INCLUDES, file_parts=self._run('file', w),
+                      init_parts=[_indent(x) for x in self._run('init', w)],
+                      fini_parts=[_indent(x) for x in self._run('fini', w)],
+                      end_parts=self._run('end', w))
+        split = (len(fns) > UNIT_SIZE and all(mg.split for mg, _, _ in self.gens))
+        if not split:
+            text = skeleton.render(part='whole', name='wrap.c', functions=functions, **common)
+            return {'wrap.c': _resolve_line_resets(text, 'wrap.c')}
+        chunks = [functions[i:i + UNIT_SIZE] for i in range(0, len(functions), UNIT_SIZE)]
+        files = {'wrap.h': skeleton.render(part='header', name='wrap.h', n_units=len(chunks), **common)}
+        typedefs = ['\n'.join(f.typedefs + [f.fn_typedef]) for f in fns]
+        files['wrap.c'] = _resolve_line_resets(skeleton.render(
+            part='main', name='wrap.c', n_units=len(chunks), typedefs=typedefs, **common), 'wrap.c')
+        for i, chunk in enumerate(chunks, 1):
+            name = unit_name(i)
+            files[name] = _resolve_line_resets(skeleton.render(
+                part='functions', name=name, functions=chunk, **common), name)
+        return files
+
+
+UNIT_SIZE = 256   # wrappers a unit: see bench/build (about 1 s of gcc -O2 each)
+
+
+def unit_name(i):
+    return f'wrap_{i:03d}.c'
 
 
 def _indent(text):

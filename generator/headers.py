@@ -3,11 +3,14 @@
 Everything here is a pure function of the header files: a Prototype keeps what the
 wrapper needs (type spellings valid at the wrapper's file scope, parameter names,
 const pointees, where it was declared) and no libclang objects."""
+import functools
 import glob
+import hashlib
+import json
 import os
 import re
 import subprocess
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 
 import clang.cindex as ci
 
@@ -16,6 +19,10 @@ import clang.cindex as ci
 PRELUDE = ['stddef.h', 'stdint.h', 'stdio.h', 'stdarg.h']
 CLANG_ARGS = ['-x', 'c', '-std=gnu11', '-D_GNU_SOURCE']
 INCLUDE_DIRS = ['/usr/local/include', '/usr/include/x86_64-linux-gnu', '/usr/include']
+
+
+# every declaration names its file: one look-up of the file system per file, per parse
+_realpath = functools.lru_cache(maxsize=None)(os.path.realpath)
 
 
 class HeaderProblem(Exception):
@@ -184,15 +191,17 @@ def _culprit(tu, error, tops):
     return cur if cur in tops else None
 
 
-def parse_headers(headers, extra_args=(), drop_broken=True, wanted=None):
+def parse_headers(headers, extra_args=(), drop_broken=True, wanted=None, deps=None):
     """Parses HEADERS as one translation unit.  A header that does not compile is tried
     again after all the others (it may need them first); if it still fails (it #errors,
     say) it is dropped and reported, as long as others remain.  Only names in WANTED (all, if None) get a Prototype; a wanted name the
     headers only rename (`#define foo foo_v2`, an __asm__("foo") label on another
     declaration) gets one whose problem says so.
     Returns (prototypes by name, macro names, usable headers, notes, and name ->
-    'file:line' of every function declared in HEADERS themselves)."""
+    'file:line' of every function declared in HEADERS themselves).  DEPS, a list: gets
+    every file the parse read (the headers and what they include), for a cache."""
     extra_args = list(extra_args)
+    _realpath.cache_clear()   # (links may have changed since an earlier call)
     index = ci.Index.create()
     for h in headers:
         if not os.path.isfile(h):
@@ -217,7 +226,62 @@ def parse_headers(headers, extra_args=(), drop_broken=True, wanted=None):
     if errors:
         raise HeaderProblem(_where(errors[0]))
     protos, macros, declared = _prototypes(tu, wanted, set(os.path.realpath(h) for h in usable))
+    if deps is not None:
+        deps += sorted(set(usable) | {inc.include.name for inc in tu.get_includes()})
     return protos, macros, usable, notes, declared
+
+
+CACHE_NAME = 'headers.json'
+_HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def _stamp(path):
+    st = os.stat(path)
+    return [path, st.st_mtime_ns, st.st_size]
+
+
+def parse_headers_cached(cache_dir, headers, extra_args=(), wanted=None):
+    """(parse_headers(HEADERS, EXTRA_ARGS, wanted=WANTED), save): from CACHE_DIR/headers.json
+    when it holds the result of the same call (the same headers, flags, wanted names,
+    libclang and this file) over files that have not changed since (path, mtime, size of
+    every file the parse read); else parsed, and save(DIR) writes it to DIR/headers.json
+    (a no-op after a hit).  CACHE_DIR: None to read no cache.  The caller checks that
+    only this user can write these folders (the file is JSON: data, never code)."""
+    with open(os.path.abspath(__file__), 'rb') as f:
+        code = hashlib.sha256(f.read()).hexdigest()
+    key = {'headers': [os.path.abspath(h) for h in headers], 'args': CLANG_ARGS + list(extra_args),
+           'wanted': hashlib.sha256('\n'.join(sorted(wanted)).encode()).hexdigest()
+           if wanted is not None else None, 'libclang': ci.conf.lib._name, 'code': code}
+    if cache_dir is not None:
+        try:
+            with open(os.path.join(cache_dir, CACHE_NAME)) as f:
+                cached = json.load(f)
+            if cached['key'] == key and all(_stamp(d[0]) == d for d in cached['deps']):
+                r = cached['result']
+                protos = {n: Prototype(**dict(p, params=[Param(**a) for a in p['params']]))
+                          for n, p in r['protos'].items()}
+                return (protos, set(r['macros']), r['usable'], r['notes'], r['declared']), \
+                    lambda _dir: None
+        except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError):
+            pass   # none yet, another version's, or a file changed: parse again
+    deps = []
+    result = parse_headers(headers, extra_args, wanted=wanted, deps=deps)
+    protos, macros, usable, notes, declared = result
+    stamps = [_stamp(d) for d in deps]   # as they were when parsed
+
+    def save(folder):
+        data = {'key': key, 'deps': stamps,
+                'result': {'protos': {n: asdict(p) for n, p in protos.items()},
+                           'macros': sorted(macros), 'usable': usable, 'notes': notes,
+                           'declared': declared}}
+        path = os.path.join(folder, CACHE_NAME)
+        try:
+            with open(path + '.tmp', 'w') as f:
+                json.dump(data, f)
+            os.replace(path + '.tmp', path)
+        except OSError:
+            pass   # a cache that cannot be written is no error
+    return result, save
 
 
 # also the tail of a macro name: OpenSSL's ossl_noreturn
@@ -434,7 +498,7 @@ def _prototypes(tu, wanted, own_files):
             f = c.location.file
             if _is_def(c):
                 header_defined.add(name)  # static/inline in the header: no library call
-            if f and name not in declared and os.path.realpath(f.name) in own_files:
+            if f and name not in declared and _realpath(f.name) in own_files:
                 declared[name] = f'{os.path.basename(f.name)}:{c.location.line}'
             label = _asm_label(c)
             if label and label != name:
@@ -467,7 +531,7 @@ def _prototypes(tu, wanted, own_files):
 def _renamed(name, c, why):
     f = c.location.file
     return Prototype(name=name, result='', params=[], line=c.location.line,
-                     file=os.path.realpath(f.name) if f else '?',
+                     file=_realpath(f.name) if f else '?',
                      problem=f'no prototype of its own: {why}')
 
 
@@ -512,7 +576,7 @@ def _prototype(cursors):
     f = c.location.file
     r = c.result_type
     p = Prototype(name=c.spelling, result=r.spelling, params=[],
-                  file=os.path.realpath(f.name) if f else '?', line=c.location.line)
+                  file=_realpath(f.name) if f else '?', line=c.location.line)
     ftype = c.type.get_canonical()
     p.no_prototype = ftype.kind == ci.TypeKind.FUNCTIONNOPROTO
     p.inline_definition = defn is not None

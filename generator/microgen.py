@@ -19,7 +19,17 @@ are present, this one's code encloses theirs), link (extra -l flags), replaces (
 the place of those micro-generators: what requires them gets this one instead; std.redirect
 replaces std.caller to provide the callee), and [params.X] tables with default (or
 required = true), choices, help and type ("library": the value names a shared library,
-found as --lib finds one, and the template sees a LibraryParam instead of the text).
+found as --lib finds one, and the template sees a LibraryParam instead of the text),
+and split (true: its code may be spread over units compiled apart, see below).
+
+Units: a wrapper of many functions is built as several C files in parallel when every
+micro-generator in use says split = true.  Its file parts then go to wrap.h, which every
+unit includes: file-scope data there is declared DYL_SHARED (one copy for the whole
+wrapper), not static, and what only one unit may define (an exported alias) sits under
+#ifdef DYL_MAIN_UNIT.  Its function parts go to the function's unit: data the main unit
+(init, fini, end) names is declared DYL_GLOBAL there and extern in the main unit (which
+sees the types f.typedefs and f.fn_type of every function).  Both are static in a wrapper
+of one unit.  Without split = true a micro-generator gets one unit, as it always has.
 
 Order: what a micro-generator requires encloses it, and it encloses what it lists in
 'around'.  Prefix code runs outermost first, postfix code innermost first, like nested
@@ -88,6 +98,7 @@ class Microgen:
     link: list = field(default_factory=list)
     replaces: list = field(default_factory=list)
     params: dict = field(default_factory=dict)
+    split: bool = False  # its code may be spread over units (see Units above)
     points: tuple = ()   # filled in once the template is loaded
 
     @property
@@ -112,6 +123,8 @@ def _load_one(folder):
         raise MicrogenProblem(f'{meta_path}: {e}') from None
     except OSError as e:
         raise MicrogenProblem(f'{meta_path}: {e.strerror}') from None
+    if not isinstance(meta.get('split', False), bool):
+        raise MicrogenProblem(f'{meta_path}: split must be true or false')
     for key in ('summary',):
         if not isinstance(meta.get(key, ''), str):
             raise MicrogenProblem(f'{meta_path}: {key} must be a string')
@@ -135,13 +148,13 @@ def _load_one(folder):
         params[pname] = Param(pname, str(spec['default']) if 'default' in spec else None,
                               [str(c) for c in spec['choices']] if 'choices' in spec else None,
                               spec.get('help', ''), ptype)
-    unknown = set(meta) - {'summary', 'requires', 'around', 'link', 'replaces', 'params'}
+    unknown = set(meta) - {'summary', 'requires', 'around', 'link', 'replaces', 'params', 'split'}
     if unknown:
         raise MicrogenProblem(f'{meta_path}: unknown key(s) {", ".join(sorted(unknown))}')
     mg = Microgen(name=name, folder=folder, summary=meta.get('summary', ''),
                   requires=list(meta.get('requires', [])), around=list(meta.get('around', [])),
                   link=list(meta.get('link', [])), replaces=list(meta.get('replaces', [])),
-                  params=params)
+                  params=params, split=meta.get('split', False))
     if not os.path.isfile(mg.template):
         raise MicrogenProblem(f'{folder}: no template.c.j2')
     return mg

@@ -1,0 +1,154 @@
+"""A wrapper of many functions is built as units compiled in parallel (wrap.h, wrap.c,
+wrap_NNN.c); dyliberator rewrites only the units whose text changed, so a rebuild after a
+change of --defs or options compiles only what changed; the parse of the headers is
+kept in OUT.d/headers.json and parsed again when a header changes."""
+import json
+import os
+
+from dyltest import ROOT, Trace, build_c, c_library, run, run_both, DYLIBERATOR
+
+N = 600   # functions: three units of 256 wrappers (generator/emit.py UNIT_SIZE)
+ENV = dict(os.environ, CFLAGS='-O0')   # (what is compiled is counted here, not timed)
+
+
+def many(tmp_path, n=N):
+    header = ''.join(f'int f{i}(int x);\n' for i in range(n))
+    source = ''.join(f'int f{i}(int x) {{ return x + {i}; }}\n' for i in range(n))
+    return c_library(tmp_path, 'many', header, source)
+
+
+def gen(tmp_path, lib, h, *args, env=ENV):
+    out = os.path.join(str(tmp_path), 'w.so')
+    r = run([DYLIBERATOR, '--lib', lib, '--header', h, '-o', out, *args], cwd=str(tmp_path), env=env)
+    return out, os.path.join(str(tmp_path), 'w.d'), r
+
+
+def stamps(d, ext):
+    return {n: os.stat(os.path.join(d, n)).st_mtime_ns for n in os.listdir(d) if n.endswith(ext)}
+
+
+def changed(before, after):
+    return sorted(n for n in after if before.get(n) != after[n])
+
+
+def unit_of(d, name):
+    """The unit that holds NAME's wrapper."""
+    units = [n for n in os.listdir(d) if n.startswith('wrap_') and n.endswith('.c')
+             and f'({name})(' in open(os.path.join(d, n)).read()]
+    assert len(units) == 1, units
+    return units[0]
+
+
+def defs(tmp_path, code):
+    p = os.path.join(str(tmp_path), 'w.defs')
+    with open(p, 'w') as f:
+        f.write(f'libmany*::f300::postfix {{ {code} }}\n')
+    return p
+
+
+def test_units_built_and_traced(tmp_path):
+    lib, h = many(tmp_path)
+    so, d, _ = gen(tmp_path, lib, h)
+    assert sorted(stamps(d, '.c')) == ['wrap.c', 'wrap_001.c', 'wrap_002.c', 'wrap_003.c']
+    assert os.path.exists(os.path.join(d, 'wrap.h'))
+    app = build_c(tmp_path, os.path.join(ROOT, 'tests', 'apps', 'units_app.c'), 'app', lib,
+                  f'-Wl,-rpath,{tmp_path}')
+    r, tp = run_both([app], so, tmp_path)
+    t = Trace(tp)
+    assert [t.count(f) for f in ('f0', 'f300', 'f599')] == [3, 3, 3]
+    assert t.columns[:9] == ['seq', 'tid', 'func', 't_start_ns', 't_ns', 'in_bytes', 'out_bytes',
+                             'work', 'depth']
+
+
+def test_same_options_rewrite_and_compile_nothing(tmp_path):
+    lib, h = many(tmp_path)
+    _, d, _ = gen(tmp_path, lib, h)
+    src, obj = stamps(d, ('.c', '.h')), stamps(d, '.o')
+    _, _, r = gen(tmp_path, lib, h)
+    assert changed(src, stamps(d, ('.c', '.h'))) == []
+    assert changed(obj, stamps(d, '.o')) == []
+    assert '0 changed' in r.stderr
+
+
+def test_defs_change_compiles_one_unit(tmp_path):
+    lib, h = many(tmp_path)
+    p = defs(tmp_path, 'work_size = 1;')
+    _, d, _ = gen(tmp_path, lib, h, '--defs', p)
+    obj = stamps(d, '.o')
+    defs(tmp_path, 'work_size = 2;')
+    so, _, _ = gen(tmp_path, lib, h, '--defs', p)
+    assert changed(obj, stamps(d, '.o')) == [unit_of(d, 'f300')[:-2] + '.o']
+    app = build_c(tmp_path, os.path.join(ROOT, 'tests', 'apps', 'units_app.c'), 'app', lib,
+                  f'-Wl,-rpath,{tmp_path}')
+    _, tp = run_both([app], so, tmp_path)
+    assert {r['work'] for r in Trace(tp).rows if r['func'] == 'f300'} == {'2'}
+
+
+def test_flags_change_compiles_every_unit(tmp_path):
+    lib, h = many(tmp_path)
+    _, d, _ = gen(tmp_path, lib, h)
+    obj = stamps(d, '.o')
+    gen(tmp_path, lib, h, env=dict(ENV, CFLAGS='-O0 -DDYL_TEST_FLAG'))
+    assert changed(obj, stamps(d, '.o')) == sorted(obj)
+
+
+def test_header_change_parses_again(tmp_path):
+    lib, h = many(tmp_path, 300)
+    _, d, _ = gen(tmp_path, lib, h, '--no-build')
+    cache = json.load(open(os.path.join(d, 'headers.json')))
+    assert cache['result']['protos']['f5']['params'][0]['type'] == 'int'
+    with open(h) as f:
+        text = f.read()
+    with open(h, 'w') as f:   # the same library, the same names: a parameter's type changed
+        f.write(text.replace('int f5(int x);', 'int f5(long x);'))
+    _, d, _ = gen(tmp_path, lib, h, '--no-build')
+    assert '(f5)(long x)' in open(os.path.join(d, unit_of(d, 'f5'))).read()
+
+
+def test_a_user_microgen_without_split_gets_one_unit(tmp_path):
+    lib, h = many(tmp_path)
+    mg = tmp_path / 'mine' / 'my.mark'
+    os.makedirs(mg)
+    (mg / 'microgen.toml').write_text('summary = "a static counter"\nrequires = ["std.trace"]\n')
+    (mg / 'template.c.j2').write_text(
+        '{% macro file(w, p) %}static int my_calls;{% endmacro %}\n'
+        '{% macro prefix(f, p) %}my_calls++;{% endmacro %}\n')
+    gen(tmp_path, lib, h, '--no-build')   # split first: its units go when one is made
+    _, d, _ = gen(tmp_path, lib, h, '-M', str(tmp_path / 'mine'), '-g', 'my.mark', '--no-build')
+    assert sorted(stamps(d, '.c')) == ['wrap.c'] and not os.path.exists(os.path.join(d, 'wrap.h'))
+
+
+def test_units_with_every_kind_of_shared_code(tmp_path):
+    """std.regions (malloc defined once: in the main unit), std.faults and std.papi (data
+    in wrap.h that every unit shares): linked, and the calls of every unit traced."""
+    lib, h = many(tmp_path)
+    so, d, _ = gen(tmp_path, lib, h, '-g', 'std.regions', '-g', 'std.faults', '-g', 'std.args')
+    assert len(stamps(d, '.o')) == 4
+    app = build_c(tmp_path, os.path.join(ROOT, 'tests', 'apps', 'units_app.c'), 'app', lib,
+                  f'-Wl,-rpath,{tmp_path}')
+    _, tp = run_both([app], so, tmp_path)
+    t = Trace(tp)
+    assert [t.count(f) for f in ('f0', 'f300', 'f599')] == [3, 3, 3]
+    assert {r['args'] for r in t.rows if r['func'] == 'f300'} == {'x=0', 'x=1', 'x=2'}
+    assert {(r['in_bytes'], r['out_bytes']) for r in t.rows} == {('4', '4')}
+    assert 'faults' in t.columns
+
+
+def test_library_change_read_again(tmp_path):
+    """OUT.d/libraries.json keeps the read of the library until the file changes."""
+    lib, h = many(tmp_path, 300)
+    gen(tmp_path, lib, h, '--no-build')
+    _, d, _ = gen(tmp_path, lib, h, '--no-build')   # (the second run reads the cache)
+    assert os.path.exists(os.path.join(d, 'libraries.json'))
+    lib, h = many(tmp_path, 301)   # the same paths, one function more
+    _, d, _ = gen(tmp_path, lib, h, '--no-build')
+    assert unit_of(d, 'f300')
+
+
+def test_quiet_or_not_compiles_nothing(tmp_path):
+    """Options that change no code (-q) rewrite the Makefile's comment, no unit."""
+    lib, h = many(tmp_path)
+    _, d, _ = gen(tmp_path, lib, h)
+    obj = stamps(d, '.o')
+    gen(tmp_path, lib, h, '-q')
+    assert changed(obj, stamps(d, '.o')) == []
