@@ -36,7 +36,7 @@ ROOT = _root()
 LAYERS = [
     ("api", ["runtime/include/dyl.h", "runtime/include/dyl_regions.h",
              "runtime/include/dyl_limits.h"], []),
-    ("format", ["runtime/format/*", "runtime/convert.c", "runtime/include/dyl_spool.h"],
+    ("format", ["runtime/format/*"],
      ["api"]),
     ("state", ["runtime/state.c", "runtime/internal.h"], ["api", "format"]),
     ("settings", ["runtime/env.c"], ["api", "format", "state"]),

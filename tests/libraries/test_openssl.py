@@ -44,9 +44,8 @@ def whole(tmp_path_factory):
     """The wrapper of all of libcrypto, default micro-generators: (OUT.so, OUT.d)."""
     d = tmp_path_factory.mktemp('libcrypto_all')
     so = os.path.join(str(d), 'crypto.so')
-    # OUT.d/Makefile takes CFLAGS from the environment.  -O1 compiles the 5000+ wrappers
-    # in about 60% of the default -O2's time and changes nothing of what is generated;
-    # it keeps this module within its time budget on a busy machine.  The one command
+    # OUT.d/Makefile takes CFLAGS from the environment (-O1 -g is also the default now;
+    # said here so that the test keeps its time budget whatever the default).  The one command
     # that takes minutes (39 s of CPU; 107 s on 2 cores shared by 6 jobs, 300 s+ with
     # 2 more): a hang guard 4 times the others'
     env = dict(os.environ, CFLAGS='-O1 -g')
