@@ -7,7 +7,7 @@ import subprocess
 ROOT = os.path.dirname(os.path.abspath(__file__))
 while not os.path.exists(os.path.join(ROOT, "runtime", "internal.h")) and ROOT != "/":
     ROOT = os.path.dirname(ROOT)
-FLAGS = ["-std=gnu11", "-Wall", "-Werror", "-Iruntime/include", "-Iruntime"]
+FLAGS = ["-std=gnu11", "-Wall", "-Werror", "-Iruntime/include", "-Iruntime", "-Iruntime/format"]
 
 
 def build(tmp_path, name, extra):
@@ -39,7 +39,7 @@ def test_runtime_builds_with_asserts(tmp_path):
     rt = sorted(glob.glob("runtime/*.c", root_dir=ROOT) + glob.glob("runtime/*/*.c", root_dir=ROOT))
     subprocess.run(["cc", "-O2", "-DDYL_DEBUG", "-Wall", "-Wextra", "-Wno-unused-parameter",
                     "-Werror", "-std=gnu11", "-fPIC", "-shared", "-fvisibility=hidden",
-                    "-Iruntime/include", "-Iruntime", "-o", out] + rt +
+                    "-Iruntime/include", "-Iruntime", "-Iruntime/format", "-o", out] + rt +
                    ["-lunwind", "-ldl", "-lpthread"], cwd=ROOT, check=True)
     nm = subprocess.run(["nm", out], capture_output=True, text=True, check=True).stdout
     assert "dyl_assert_fail" in nm

@@ -9,10 +9,10 @@ Calls come from the object files: each runtime source is compiled on its own and
 says which global symbols it defines and which it needs.  Includes come from the
 sources' #include "..." lines.
 
-    /usr/bin/python3 tests/layers.py            # check; one line per violation, exit 1
-    /usr/bin/python3 tests/layers.py --dot      # the file graph in Graphviz DOT
-    /usr/bin/python3 tests/layers.py --dot | dot -Tsvg > layers.svg
-    /usr/bin/python3 tests/layers.py --summary  # which layer uses which, with counts
+    /usr/bin/python3 tests/runtime/layers.py            # check; one line per violation, exit 1
+    /usr/bin/python3 tests/runtime/layers.py --dot      # the file graph in Graphviz DOT
+    /usr/bin/python3 tests/runtime/layers.py --dot | dot -Tsvg > layers.svg
+    /usr/bin/python3 tests/runtime/layers.py --summary  # which layer uses which, with counts
 """
 import concurrent.futures
 import fnmatch
@@ -136,7 +136,7 @@ def check(edges, files):
     problems = []
     for f in files:
         if f not in WRAPPER_SIDE and layer_of(f) is None:
-            problems.append("%s: in no layer (tests/layers.py LAYERS)" % f)
+            problems.append("%s: in no layer (tests/runtime/layers.py LAYERS)" % f)
     for a, b, what in sorted(edges):
         if a in WRAPPER_SIDE:
             continue

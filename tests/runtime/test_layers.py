@@ -1,5 +1,5 @@
 """The runtime is layered (runtime/internal.h): no file calls or includes a layer above
-its own or a feature beside it, and no circle joins two layers (tests/layers.py)."""
+its own or a feature beside it, and no circle joins two layers (tests/runtime/layers.py)."""
 import os
 import subprocess
 import sys
