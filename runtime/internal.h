@@ -1,6 +1,6 @@
 /* internal.h - what the runtime's files share; nothing here is exported.
  *
- * The runtime is layered (tests/layers.py checks it; each file calls only its own
+ * The runtime is layered (tests/runtime/layers.py checks it; each file calls only its own
  * layer and those below):
  *   format   convert.c, record.c (dyl_spool.h): the spool's layout, no state
  *   state    state.c: dyl_rt, the threads' dyl_self and dyl_busy, dyl_hooks, warnings

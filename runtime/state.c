@@ -1,5 +1,5 @@
 /* state.c - the process's state and what every other file of the runtime may use: the
- * bottom of the runtime's layers (tests/layers.py draws them).  It calls no other file
+ * bottom of the runtime's layers (tests/runtime/layers.py draws them).  It calls no other file
  * of the runtime.
  *
  * dyl_rt is the one piece of process-wide state; dyl_self and dyl_busy are the calling
