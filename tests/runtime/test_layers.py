@@ -9,7 +9,7 @@ import layers  # noqa: E402
 
 
 def test_runtime_is_layered():
-    r = subprocess.run([sys.executable, os.path.join(layers.ROOT, "tests", "layers.py")],
+    r = subprocess.run([sys.executable, os.path.abspath(layers.__file__)],
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stdout + r.stderr
 
