@@ -60,6 +60,19 @@ def test_units_built_and_traced(tmp_path):
                              'work', 'depth']
 
 
+def test_units_carry_what_every_wrapper_compiles_in(tmp_path):
+    """wrap.h includes runtime/include/dyl_wrap.h: the exec and _exit trampolines that
+    write the trace out first, and the ABI check (once a same-named include guard hid it,
+    and a shell's trace came out empty)."""
+    lib, h = many(tmp_path)
+    so, _, _ = gen(tmp_path, lib, h)
+    syms = run(['nm', '-D', so]).stdout.split('\n')
+    defined = {l.split()[-1] for l in syms if len(l.split()) == 3 and l.split()[1] in 'TW'}
+    undefined = {l.split()[-1] for l in syms if len(l.split()) == 2 and l.split()[0] == 'U'}
+    assert {'execve', '_exit', '_Exit'} <= defined
+    assert 'dyl_abi_3' in undefined
+
+
 def test_same_options_rewrite_and_compile_nothing(tmp_path):
     lib, h = many(tmp_path)
     _, d, _ = gen(tmp_path, lib, h)
