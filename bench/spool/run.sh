@@ -27,9 +27,9 @@ make -s -C "$W/old" all >/dev/null 2>&1
 cc -O2 -std=gnu11 -I"$ROOT/runtime/format" -I"$ROOT/runtime/include" -o "$W/s2c-new" \
 	spool2csv.c "$ROOT"/runtime/format/*.c
 cc -O2 -std=gnu11 -I"$W/old/runtime/include" -o "$W/s2c-old" spool2csv.c "$W/old/runtime/convert.c"
-cc -O2 -std=gnu11 -I"$ROOT/speedup" -I"$ROOT/speedup/lib" -I"$ROOT/runtime/format" \
+cc -O2 -std=gnu11 -I"$ROOT/speedup/lib" -I"$ROOT/runtime/format" \
 	-I"$ROOT/runtime/include" -o "$W/read-new" readrows.c \
-	$(ls "$ROOT"/speedup/*.c "$ROOT"/speedup/lib/*.c | grep -v /dyl-) "$ROOT"/runtime/format/*.c -lm
+	"$ROOT"/speedup/lib/*.c "$ROOT"/runtime/format/*.c -lm
 cc -O2 -std=gnu11 -I"$W/old/speedup" -I"$W/old/runtime/include" -o "$W/read-old" readrows.c \
 	$(ls "$W"/old/speedup/*.c | grep -v /dyl-) "$W/old/runtime/convert.c" -lm
 # the killed run (as bench/killed.sh)
