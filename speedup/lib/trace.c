@@ -21,18 +21,7 @@
 
 static int grow_funcs(struct trace *tr, size_t need)
 {
-	size_t room = tr->funcs_room ? tr->funcs_room : 64;
-	struct func_total *bigger;
-
-	while (room < need)
-		room *= 2;
-	bigger = realloc(tr->funcs, room * sizeof(*bigger));
-	if (!bigger)
-		return -1;
-	memset(bigger + tr->funcs_room, 0, (room - tr->funcs_room) * sizeof(*bigger));
-	tr->funcs = bigger;
-	tr->funcs_room = room;
-	return 0;
+	return grow_to(&tr->funcs, sizeof(*tr->funcs), need, &tr->funcs_room, 64);
 }
 
 static struct thread *thread_of(struct trace *tr, uint64_t tid)
@@ -87,15 +76,146 @@ static void take_overhead(struct trace *tr, uint64_t overhead, uint64_t top)
 	tr->row_cost_ns = tr->rows ? (double)tr->overhead_ns / (double)tr->rows : 0;
 }
 
+/* What the row loop learns besides the calls it keeps. */
+struct read_state {
+	struct thread *th;	/* the last row's thread */
+	uint64_t top_t_ns;	/* the outermost calls' time: what T holds at least */
+	uint64_t first_tid;
+	int threads;		/* threads with rows: 0, 1, or 2 for more */
+	uint64_t faulted;
+};
+
+/* Adds row R to TR: its function's totals, and the call or nested row kept for the
+ * prediction.  0, -1 out of memory, -2 after an error was given. */
+static int add_row(struct trace *tr, struct read_state *st, const struct trace_row *r,
+		   const char *path, unsigned long lineno)
+{
+	struct thread *th = st->th;
+	struct call *c;
+	int64_t work = r->work;
+	int mi;
+
+	if (r->func >= (uint32_t)matched)
+		match_new_funcs();
+	if (r->func >= tr->funcs_room && grow_funcs(tr, (size_t)r->func + 1) != 0)
+		return -1;
+	tr->funcs[r->func].calls++;
+	tr->funcs[r->func].t_ns += (uint64_t)r->t_ns;
+	tr->rows++;
+	if (r->depth == 0)
+		st->top_t_ns += (uint64_t)r->t_ns;
+	if (st->threads == 0)
+		st->first_tid = r->tid, st->threads = 1;
+	else if (r->tid != st->first_tid)
+		st->threads = 2;
+	mi = funcs_get((int)r->func)->model;
+	if (mi < 0 && r->depth == 0)
+		return 0;	/* never replaced, never inside a replaced call */
+	if ((!th || th->tid != r->tid) && !(th = st->th = thread_of(tr, r->tid)))
+		return -1;
+	if (r->depth > 0) {
+		if (grow(&th->inner, sizeof(*th->inner), th->ninner, &th->inner_room, 1024))
+			return -1;
+		if (r->func > INNER_FUNC_MAX) {
+			input_error(path, lineno, "more than %u functions", INNER_FUNC_MAX);
+			return -2;
+		}
+		th->inner[th->ninner++] = (struct inner){ r->t_start,
+			(uint64_t)r->t_ns < INNER_T_MAX ? (uint64_t)r->t_ns : INNER_T_MAX, r->func };
+		tr->inner_rows++;
+	}
+	if (mi < 0)
+		return 0;	/* never replaced, never the outer call of a replaced one */
+	if (models_get(mi)->b && work >= 0) {
+		/* bytes as the runtime adds them up for work: an empty one counts 0 */
+		int64_t bytes = (r->in_bytes > 0 ? r->in_bytes : 0) + (r->out_bytes > 0 ? r->out_bytes : 0);
+		if (r->in_bytes == ROWS_NONE && r->out_bytes == ROWS_NONE)
+			work = CALL_NO_BYTES;
+		else if ((work = model2d_shape(models_get(mi), r->work, bytes)) < 0)
+			return -1;
+	}
+	if (!(c = new_call(th)))
+		return -1;
+	/* filled in place: the calls kept are most of the rows of a big trace */
+	*c = (struct call){ r->t_start, r->t_ns, work, r->func,
+			    r->depth < CALL_DEPTH_MAX ? r->depth : CALL_DEPTH_MAX,
+			    /* ROWS_NONE (-1): unknown; else 1 + faults, saturated */
+			    r->faults < 0 ? CALL_FAULTS_UNKNOWN
+			    : r->faults < CALL_FAULTS_MAX ? (uint32_t)r->faults + 1 : CALL_FAULTS_MAX };
+	st->faulted += r->faults > 0;
+	return 0;
+}
+
+/* T, the process's run time, from the footer: wall or CPU time, with the start-up. */
+static void set_total(struct trace *tr, const struct trace_src *src, const struct read_state *st,
+		      int cpu_time)
+{
+	tr->total_ns = (uint64_t)src->total_ns;
+	tr->has_total = 1;
+	/* Calls timed in thread CPU time (std.time clock=thread) are set against the
+	 * process's CPU time: the wall time would count waiting, which no t_ns holds, and P
+	 * would shrink with the machine's load. */
+	if (src->thread_clock) {
+		tr->t_cpu = src->cpu_ns >= 0 ? 1 : -1;
+		if (src->cpu_ns >= 0)
+			tr->total_ns = (uint64_t)src->cpu_ns;
+	}
+	/* --cpu-time: one thread's calls timed on the wall clock, set against its process's
+	 * CPU time.  What others held the core for (a loaded machine; the kernel's workers
+	 * writing the trace out, which preempted traced runs here for 14-20 ms of a 0.55 s
+	 * run) is then out of T, and stays only in the calls it fell inside.  Several
+	 * threads' CPU times add up to no run time: those traces keep the wall. */
+	if (cpu_time && !src->thread_clock) {
+		if (src->cpu_ns < 0 || st->threads > 1) {
+			tr->cpu_time_refused = 1;
+		} else if (st->top_t_ns > (uint64_t)src->cpu_ns) {
+			/* the calls waited for a core longer than the process ran (a loaded
+			 * machine): a CPU time T would hold less than they took, T' < 0 */
+			tr->cpu_time_refused = 2;
+		} else {
+			tr->total_ns = (uint64_t)src->cpu_ns;
+			tr->t_cpu = 2;
+		}
+	}
+	/* The process ran before the wrapper's clock started (exec, the dynamic loader:
+	 * about a millisecond, a few per cent of a short accelerated run); cpu_ns has it. */
+	if (tr->t_cpu <= 0 && src->startup_ns >= 0) {
+		tr->total_ns += (uint64_t)src->startup_ns;
+		tr->has_startup = 1;
+	}
+}
+
+/* What tracing cost the process (the runtime's own measure: its calls timed whole,
+ * write-outs, set-up) is not the program's: out of T, so out of T' too.  Never below
+ * the calls' own time, which T holds whatever the measure says.  The measure is a sum
+ * over the threads: on the wall clock, several threads' costs overlap in time (and a
+ * thread's includes its waits for a core), so there it stays in T. */
+static void set_overhead(struct trace *tr, const struct trace_src *src, const struct read_state *st)
+{
+	if (src->overhead_ns <= 0)
+		return;
+	if (st->threads > 1 && tr->t_cpu <= 0) {
+		tr->overhead_left_ns = (uint64_t)src->overhead_ns;
+		return;
+	}
+	uint64_t o = (uint64_t)src->overhead_ns;
+	/* Tracing's cost is work this process did: never more than its CPU time.  A
+	 * measure above it took in waits (a call timed whole, and scaled to the 31 after
+	 * it, that was preempted on a loaded machine: 150 ms in a run of 84 ms CPU here);
+	 * taken whole, it would leave T next to nothing. */
+	if (src->cpu_ns >= 0 && o > (uint64_t)src->cpu_ns) {
+		tr->overhead_over_cpu_ns = o;
+		o = (uint64_t)src->cpu_ns;
+	}
+	take_overhead(tr, o, st->top_t_ns);
+}
+
 int trace_read(struct trace *tr, const struct input_file *f, int keep_overhead, int cpu_time)
 {
 	struct trace_src src;
 	struct trace_row r;
-	struct thread *th = NULL;
-	uint64_t top_t_ns = 0;	/* the outermost calls' time: what T holds at least */
-	uint64_t first_tid = 0;
-	int rc, threads = 0;	/* threads with rows: 0, 1, or 2 for more */
-	uint64_t faulted = 0;
+	struct read_state st = { 0 };
+	int rc;
 
 	memset(tr, 0, sizeof(*tr));
 	tr->path = f->path;
@@ -106,119 +226,23 @@ int trace_read(struct trace *tr, const struct input_file *f, int keep_overhead, 
 	tr->has_faults = src.faults_col >= 0;
 	tr->fault_ns = src.fault_ns;
 	while ((rc = rows_next(&src, &r)) > 0) {
-		struct call *c;
-		int64_t work = r.work;
-		int mi;
-
-		if (r.func >= (uint32_t)matched)
-			match_new_funcs();
-		if (r.func >= tr->funcs_room && grow_funcs(tr, (size_t)r.func + 1) != 0)
+		int added = add_row(tr, &st, &r, f->path, src.lineno);
+		if (added == -1)
 			goto oom;
-		tr->funcs[r.func].calls++;
-		tr->funcs[r.func].t_ns += (uint64_t)r.t_ns;
-		tr->rows++;
-		if (r.depth == 0)
-			top_t_ns += (uint64_t)r.t_ns;
-		if (threads == 0)
-			first_tid = r.tid, threads = 1;
-		else if (r.tid != first_tid)
-			threads = 2;
-		mi = funcs_get((int)r.func)->model;
-		if (mi < 0 && r.depth == 0)
-			continue;	/* never replaced, never inside a replaced call */
-		if ((!th || th->tid != r.tid) && !(th = thread_of(tr, r.tid)))
-			goto oom;
-		if (r.depth > 0) {
-			if (grow(&th->inner, sizeof(*th->inner), th->ninner, &th->inner_room, 1024))
-				goto oom;
-			if (r.func > INNER_FUNC_MAX) {
-				input_error(f->path, src.lineno, "more than %u functions", INNER_FUNC_MAX);
-				goto fail;
-			}
-			th->inner[th->ninner++] = (struct inner){ r.t_start,
-				(uint64_t)r.t_ns < INNER_T_MAX ? (uint64_t)r.t_ns : INNER_T_MAX, r.func };
-			tr->inner_rows++;
-		}
-		if (mi < 0)
-			continue;	/* never replaced, never the outer call of a replaced one */
-		if (models_get(mi)->b && work >= 0) {
-			/* bytes as the runtime adds them up for work: an empty one counts 0 */
-			int64_t bytes = (r.in_bytes > 0 ? r.in_bytes : 0) + (r.out_bytes > 0 ? r.out_bytes : 0);
-			if (r.in_bytes == ROWS_NONE && r.out_bytes == ROWS_NONE)
-				work = CALL_NO_BYTES;
-			else if ((work = model2d_shape(models_get(mi), r.work, bytes)) < 0)
-				goto oom;
-		}
-		if (!(c = new_call(th)))
-			goto oom;
-		/* filled in place: the calls kept are most of the rows of a big trace */
-		*c = (struct call){ r.t_start, r.t_ns, work, r.func,
-				    r.depth < CALL_DEPTH_MAX ? r.depth : CALL_DEPTH_MAX,
-				    /* ROWS_NONE (-1): unknown; else 1 + faults, saturated */
-				    r.faults < 0 ? CALL_FAULTS_UNKNOWN
-				    : r.faults < CALL_FAULTS_MAX ? (uint32_t)r.faults + 1 : CALL_FAULTS_MAX };
-		faulted += r.faults > 0;
+		if (added < 0)
+			goto fail;
 	}
 	if (rc < 0)
 		goto fail;
-	tr->faulted = faulted;
+	tr->faulted = st.faulted;
 	if (src.total_ns < 0) {
 		input_error(f->path, 0, "no '# total_ns=N' line: the process's run time T is unknown "
 			    "(did it end before the wrapper could write it?)");
 		goto fail;
 	}
-	tr->total_ns = (uint64_t)src.total_ns;
-	tr->has_total = 1;
-	/* Calls timed in thread CPU time (std.time clock=thread) are set against the
-	 * process's CPU time: the wall time would count waiting, which no t_ns holds, and P
-	 * would shrink with the machine's load. */
-	if (src.thread_clock) {
-		tr->t_cpu = src.cpu_ns >= 0 ? 1 : -1;
-		if (src.cpu_ns >= 0)
-			tr->total_ns = (uint64_t)src.cpu_ns;
-	}
-	/* --cpu-time: one thread's calls timed on the wall clock, set against its process's
-	 * CPU time.  What others held the core for (a loaded machine; the kernel's workers
-	 * writing the trace out, which preempted traced runs here for 14-20 ms of a 0.55 s
-	 * run) is then out of T, and stays only in the calls it fell inside.  Several
-	 * threads' CPU times add up to no run time: those traces keep the wall. */
-	if (cpu_time && !src.thread_clock) {
-		if (src.cpu_ns < 0 || threads > 1) {
-			tr->cpu_time_refused = 1;
-		} else if (top_t_ns > (uint64_t)src.cpu_ns) {
-			/* the calls waited for a core longer than the process ran (a loaded
-			 * machine): a CPU time T would hold less than they took, T' < 0 */
-			tr->cpu_time_refused = 2;
-		} else {
-			tr->total_ns = (uint64_t)src.cpu_ns;
-			tr->t_cpu = 2;
-		}
-	}
-	/* The process ran before the wrapper's clock started (exec, the dynamic loader:
-	 * about a millisecond, a few per cent of a short accelerated run); cpu_ns has it. */
-	if (tr->t_cpu <= 0 && src.startup_ns >= 0) {
-		tr->total_ns += (uint64_t)src.startup_ns;
-		tr->has_startup = 1;
-	}
-	/* What tracing cost the process (the runtime's own measure: its calls timed whole,
-	 * write-outs, set-up) is not the program's: out of T, so out of T' too.  Never
-	 * below the calls' own time, which T holds whatever the measure says.  The measure
-	 * is a sum over the threads: on the wall clock, several threads' costs overlap in
-	 * time (and a thread's includes its waits for a core), so there it stays in T. */
-	if (!keep_overhead && src.overhead_ns > 0 && threads > 1 && tr->t_cpu <= 0) {
-		tr->overhead_left_ns = (uint64_t)src.overhead_ns;
-	} else if (!keep_overhead && src.overhead_ns > 0) {
-		uint64_t o = (uint64_t)src.overhead_ns;
-		/* Tracing's cost is work this process did: never more than its CPU time.  A
-		 * measure above it took in waits (a call timed whole, and scaled to the 31
-		 * after it, that was preempted on a loaded machine: 150 ms in a run of 84 ms
-		 * CPU here); taken whole, it would leave T next to nothing. */
-		if (src.cpu_ns >= 0 && o > (uint64_t)src.cpu_ns) {
-			tr->overhead_over_cpu_ns = o;
-			o = (uint64_t)src.cpu_ns;
-		}
-		take_overhead(tr, o, top_t_ns);
-	}
+	set_total(tr, &src, &st, cpu_time);
+	if (!keep_overhead)
+		set_overhead(tr, &src, &st);
 	match_new_funcs();
 	if (grow_funcs(tr, (size_t)funcs_count()) != 0)
 		goto oom;
