@@ -9,6 +9,8 @@ from dataclasses import asdict, dataclass, field
 
 from elftools.elf.elffile import ELFFile
 
+from . import cache
+
 
 class ElfProblem(Exception):
     pass
@@ -242,10 +244,4 @@ def save_libraries(cache_dir, libs):
         stamp = _stamp(lib.path)
         if stamp is not None:
             data[stamp[0]] = {'stamp': stamp, 'lib': asdict(lib)}
-    path = os.path.join(cache_dir, CACHE_NAME)
-    try:
-        with open(path + '.tmp', 'w') as f:
-            json.dump(data, f)
-        os.replace(path + '.tmp', path)
-    except OSError:
-        pass   # a cache that cannot be written is no error
+    cache.write_json(cache_dir, CACHE_NAME, data)

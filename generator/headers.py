@@ -14,6 +14,8 @@ from dataclasses import asdict, dataclass, field
 
 import clang.cindex as ci
 
+from . import cache
+
 # Included before the library's headers, in the parse and in the wrapper alike:
 # headers such as jpeglib.h use FILE and size_t without including their headers.
 PRELUDE = ['stddef.h', 'stdint.h', 'stdio.h', 'stdarg.h']
@@ -274,13 +276,7 @@ def parse_headers_cached(cache_dir, headers, extra_args=(), wanted=None):
                 'result': {'protos': {n: asdict(p) for n, p in protos.items()},
                            'macros': sorted(macros), 'usable': usable, 'notes': notes,
                            'declared': declared}}
-        path = os.path.join(folder, CACHE_NAME)
-        try:
-            with open(path + '.tmp', 'w') as f:
-                json.dump(data, f)
-            os.replace(path + '.tmp', path)
-        except OSError:
-            pass   # a cache that cannot be written is no error
+        cache.write_json(folder, CACHE_NAME, data)
     return result, save
 
 
