@@ -8,6 +8,15 @@ scratch() {
 	trap 'rm -rf "$W"' EXIT
 }
 
+# old_checkout REV: this checkout and REV (a commit), both built; REV's tree in $W/old
+# (for the scripts that compare a change with the code before it, interleaved)
+old_checkout() {
+	make -s -C "$ROOT" all
+	mkdir -p "$W/old"
+	git -C "$ROOT" archive "$1" | tar x -C "$W/old"
+	make -s -C "$W/old" all >/dev/null 2>&1
+}
+
 # med [DIGITS]: the median of the numbers on standard input (separated by spaces or
 # lines) and their range, as "M (LO-HI)" with DIGITS decimals (default 1)
 med() {

@@ -11,12 +11,9 @@ cd "$(dirname "$0")"
 ROUNDS=${1:-9}
 N=${2:-10000000}
 OLD=${3:-d60f8e6}
-. ../lib.sh	# scratch, med
+. ../lib.sh	# scratch, old_checkout, med
 scratch
-make -s -C "$ROOT" all
-mkdir -p "$W/old"
-git -C "$ROOT" archive "$OLD" | tar x -C "$W/old"
-make -s -C "$W/old" all >/dev/null 2>&1
+old_checkout "$OLD"
 cc -O2 -fPIC -shared -Wl,-soname,libnop.so -o "$W/libnop.so" libnop.c
 cc -O2 -o "$W/loop" loop.c -I. "$W/libnop.so" -Wl,-rpath,"$W"
 for c in old new; do

@@ -18,12 +18,9 @@ N=${1:-2500000}
 THREADS=${2:-3}
 ROUNDS=${3:-5}
 OLD=${4:-d60f8e6}
-. ../lib.sh	# scratch, med
+. ../lib.sh	# scratch, old_checkout, med
 scratch
-make -s -C "$ROOT" all
-mkdir -p "$W/old"
-git -C "$ROOT" archive "$OLD" | tar x -C "$W/old"
-make -s -C "$W/old" all >/dev/null 2>&1
+old_checkout "$OLD"
 cc -O2 -std=gnu11 -I"$ROOT/runtime/format" -I"$ROOT/runtime/include" -o "$W/s2c-new" \
 	spool2csv.c "$ROOT"/runtime/format/*.c
 cc -O2 -std=gnu11 -I"$W/old/runtime/include" -o "$W/s2c-old" spool2csv.c "$W/old/runtime/convert.c"
