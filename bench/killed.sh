@@ -10,21 +10,12 @@ cd "$(dirname "$0")/.."
 n=${1:-2500000}
 threads=${2:-3}
 runs=${3:-5}
+ROOT=$PWD
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
+. bench/lib.sh	# killed_run
 make -s all
-cc -O2 -fPIC -shared -Wl,-soname,libtiny.so -o "$W/libtiny.so" tests/apps/libtiny.c
-cc -O2 -Itests/apps -o "$W/tinyapp" tests/apps/tinyapp.c -L"$W" -ltiny -Wl,-rpath,"$W" -lpthread
-bin/dyliberator -q --lib "$W/libtiny.so" --header tests/apps/tiny.h -o "$W/wrap.so"
-# the process: its calls, then "ready", then SIGKILL while it waits on its stdin
-mkfifo "$W/in"
-DYL_TRACE="$W/t.csv" LD_PRELOAD="$W/wrap.so" "$W/tinyapp" kill-me "$threads" "$n" < "$W/in" > "$W/out" &
-pid=$!
-exec 3> "$W/in"
-while ! grep -q ready "$W/out" 2>/dev/null; do sleep 0.1; done
-kill -9 "$pid"
-wait "$pid" 2>/dev/null || true
-exec 3>&-
+killed_run "$threads" "$n"
 calls=$(( n * (threads + 1) ))
 echo "spool: $(du -h "$W/.t.csv.dylspool" | cut -f1) for $calls calls"
 cpus=()

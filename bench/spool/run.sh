@@ -18,7 +18,7 @@ N=${1:-2500000}
 THREADS=${2:-3}
 ROUNDS=${3:-5}
 OLD=${4:-d60f8e6}
-. ../lib.sh	# scratch, old_checkout, med
+. ../lib.sh	# scratch, old_checkout, killed_run, med
 scratch
 old_checkout "$OLD"
 cc -O2 -std=gnu11 -I"$ROOT/runtime/format" -I"$ROOT/runtime/include" -o "$W/s2c-new" \
@@ -29,19 +29,7 @@ cc -O2 -std=gnu11 -I"$ROOT/speedup/lib" -I"$ROOT/runtime/format" \
 	"$ROOT"/speedup/lib/*.c "$ROOT"/runtime/format/*.c -lm
 cc -O2 -std=gnu11 -I"$W/old/speedup" -I"$W/old/runtime/include" -o "$W/read-old" readrows.c \
 	$(ls "$W"/old/speedup/*.c | grep -v /dyl-) "$W/old/runtime/convert.c" -lm
-# the killed run (as bench/killed.sh)
-cc -O2 -fPIC -shared -Wl,-soname,libtiny.so -o "$W/libtiny.so" "$ROOT/tests/apps/libtiny.c"
-cc -O2 -I"$ROOT/tests/apps" -o "$W/tinyapp" "$ROOT/tests/apps/tinyapp.c" -L"$W" -ltiny \
-	-Wl,-rpath,"$W" -lpthread
-"$ROOT/bin/dyliberator" -q --lib "$W/libtiny.so" --header "$ROOT/tests/apps/tiny.h" -o "$W/wrap.so"
-mkfifo "$W/in"
-DYL_TRACE="$W/t.csv" LD_PRELOAD="$W/wrap.so" "$W/tinyapp" kill-me "$THREADS" "$N" < "$W/in" > "$W/out" &
-pid=$!
-exec 3> "$W/in"
-while ! grep -q ready "$W/out" 2>/dev/null; do sleep 0.1; done
-kill -9 "$pid"
-wait "$pid" 2>/dev/null || true
-exec 3>&-
+killed_run "$THREADS" "$N"
 spool="$W/.t.csv.dylspool"
 rows=$(( N * (THREADS + 1) ))
 "$W/s2c-old" "$spool" "$W/old.csv" 2>/dev/null
