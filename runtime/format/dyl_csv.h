@@ -34,6 +34,16 @@ struct dyl_csv_writer {
 	uint32_t mid_len;	/* ",TID,FUNC," in MID; 0: none */
 	const char *func;
 	char mid[64];
+	/* t_start_ns of 9 digits or more: its digits above the last 8 (TS_HI, TS_LEN of
+	 * them) for the values from TS_BASE (their value x 10^8; 0: none yet) on: a start
+	 * in the same 0.1 s writes its last 8 digits only */
+	uint64_t ts_base;
+	uint32_t ts_len;
+	char ts_hi[16];
+	/* the usual row's end (no sizes, no args, no counters, depth < 10), made for
+	 * TAIL_NCOL - 1 counter columns: ",,,,0," then a comma a column and '\n' */
+	uint32_t tail_ncol, tail_len;
+	char tail[32];
 };
 size_t dyl_csv_row(struct dyl_csv_writer *w, char *out, size_t room, const struct dyl_row *r,
 		   unsigned ncolumns);

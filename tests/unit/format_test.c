@@ -165,10 +165,64 @@ static void rows(void)
 	}
 }
 
+/* The kept-state writer's starts, durations and row ends: starts through every place
+ * where the text of their digits above the last 8 changes (10^8 .. 2^64, up and back),
+ * durations of every length, depths of one digit and more; against dyl_format_row and
+ * snprintf. */
+static void times(void)
+{
+	static struct dyl_row r[4096];
+	static const uint64_t durs[] = { 0, 1, 9, 10, 11, 99, 100, 101, 999, 1000, 123456789,
+					 UINT64_MAX };
+	uint64_t starts[2048];
+	size_t n = 0, ns = 0;
+	char want[256], got[DYL_ROW_MAX];
+
+	for (uint64_t p = 10; p <= 10000000000000000000ull; p *= 10) {
+		for (uint64_t d = 0; d < 3; d++)
+			starts[ns++] = p - 1 + d;
+		starts[ns++] = p * 2;
+		starts[ns++] = p + p / 2;	/* back, within the last start's 10^8 or not */
+		if (p > UINT64_MAX / 10)
+			break;
+	}
+	for (uint64_t v = 99999990; v < 100000012; v++)	/* on, across 10^8 */
+		starts[ns++] = v;
+	for (uint64_t v = 1799999990; v < 1800000012; v += 3)
+		starts[ns++] = v;
+	uint64_t top = UINT64_MAX - 100000000;	/* where no base is kept (csv.c) */
+	uint64_t edge[] = { top - 1, top, top + 1, UINT64_MAX - 1, UINT64_MAX, top, 7, 5,
+			    200000000, 199999999, 300000000, 299999999 };
+	for (size_t i = 0; i < sizeof(edge) / sizeof(edge[0]); i++)
+		starts[ns++] = edge[i];
+	for (size_t i = 0; i < ns; i++) {
+		struct dyl_row x = plain(i, 42, "nop", 0);
+		x.t_start_ns = starts[i];
+		x.t_ns = durs[i % (sizeof(durs) / sizeof(durs[0]))];
+		x.depth = (uint32_t)(i % 13);	/* 0-9: the kept end; 10-12: written */
+		r[n++] = x;
+	}
+	same_rows(r, n, 0);
+	same_rows(r, n, 3);
+	same_rows(r, n, 16);
+	same_rows(r, n, 17);
+	struct dyl_csv_writer w = { 0 };
+	for (size_t i = 0; i < n; i++) {
+		row_by_snprintf(want, sizeof(want), &r[i]);
+		size_t l = dyl_csv_row(&w, got, sizeof(got), &r[i], 0);
+		if (l != strlen(want) || memcmp(want, got, l)) {
+			printf("start %" PRIu64 ": wrote '%.*s', snprintf '%s'\n", r[i].t_start_ns,
+			       (int)l, got, want);
+			failures++;
+		}
+	}
+}
+
 int main(void)
 {
 	numbers();
 	rows();
+	times();
 	if (failures)
 		printf("format_test: %d failures\n", failures);
 	return failures != 0;
