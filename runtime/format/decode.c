@@ -72,6 +72,7 @@ struct stream {
 	int32_t tid;
 	uint32_t first, last, cur;	/* blocks */
 	int loaded;
+	int direct;		/* its block's records in order, plain, no open calls: no items */
 	char *bytes;		/* the current block, read */
 	size_t bytes_cap;
 	struct item *items, *tmp;
@@ -112,6 +113,7 @@ struct dyl_conv {
 	size_t nstreams, streams_cap;
 	uint32_t *heap;
 	size_t nheap, heap_cap;
+	uint32_t runner_up;	/* the first of the heap's other streams (NONE: not known) */
 	uint64_t seq, t0_ns, last_end_ns;
 	int advance_due;	/* the last row's stream moves on at the next call */
 	/* the knot segment of the last conversion, its slope in 24.40 fixed point; the
@@ -472,6 +474,32 @@ static uint32_t rec_check(const struct dyl_rec *r, uint32_t room)
 
 static void set_key(const struct dyl_conv *c, struct stream *s);
 
+/* A block of plain records (no extension: 16 bytes each) already in start order, with
+ * no open calls, as a thread's calls that do not nest write it: read in place, no items
+ * made or sorted (the rows are the same).  0 when the block is not such. */
+static int load_direct(struct dyl_conv *c, struct stream *s, const struct blk *b)
+{
+	const struct dyl_rec *r = (const struct dyl_rec *)s->bytes;
+	size_t n = b->len / sizeof(*r);	/* (bytes after the last whole one: load skips them too) */
+	uint64_t start = 0;
+	uint32_t depth = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (r[i].meta >> 28 & ~DYL_REC_DUR_NS)
+			return 0;	/* an extension (or damage: load finds it) */
+		uint32_t d = dyl_rec_depth(&r[i]);
+		if (r[i].t_start < start || (r[i].t_start == start && d < depth))
+			return 0;
+		start = r[i].t_start;
+		depth = d;
+	}
+	s->direct = 1;
+	s->nitems = n;
+	if (n)
+		set_key(c, s);
+	return 1;
+}
+
 /* Reads the stream's current block and sorts its records and open calls.  A damaged
  * record ends the block: the records after it cannot be found. */
 static int load(struct dyl_conv *c, struct stream *s, const struct blk *b)
@@ -482,6 +510,11 @@ static int load(struct dyl_conv *c, struct stream *s, const struct blk *b)
 	if (!(s->bytes = grow(s->bytes, &s->bytes_cap, opens + b->len, 1)) ||
 	    read_at(c, s->bytes, opens + b->len, b->at) != 0)
 		return -1;
+	s->pos = 0;
+	s->loaded = 1;
+	if (!b->nopen && load_direct(c, s, b))
+		return 0;
+	s->direct = 0;
 	if (n > s->cap) {
 		size_t cap = s->cap;
 		if (!(s->items = grow(s->items, &cap, n, sizeof(struct item))))
@@ -510,8 +543,6 @@ static int load(struct dyl_conv *c, struct stream *s, const struct blk *b)
 		s->items[n++] = (struct item){ open[l].start, NONE, open[l].level, open[l].level };
 	sort_items(s->items, s->tmp, n);
 	s->nitems = n;
-	s->pos = 0;
-	s->loaded = 1;
 	if (n)
 		set_key(c, s);
 	return 0;
@@ -521,7 +552,11 @@ static int load(struct dyl_conv *c, struct stream *s, const struct blk *b)
  * or its next block's least start while that is not read. */
 static void set_key(const struct dyl_conv *c, struct stream *s)
 {
-	if (s->loaded) {
+	if (s->loaded && s->direct) {
+		const struct dyl_rec *r = (const struct dyl_rec *)s->bytes + s->pos;
+		s->key_start = r->t_start;
+		s->key_depth = dyl_rec_depth(r);
+	} else if (s->loaded) {
 		s->key_start = s->items[s->pos].start;
 		s->key_depth = s->items[s->pos].depth;
 	} else {
@@ -543,6 +578,7 @@ static int stream_before(const struct dyl_conv *c, uint32_t a, uint32_t b)
 
 static void sift_down(struct dyl_conv *c, size_t i)
 {
+	c->runner_up = NONE;	/* (the heap's order below the top may change) */
 	for (;;) {
 		size_t l = 2 * i + 1, m = i;
 		if (l < c->nheap && stream_before(c, c->heap[l], c->heap[m]))
@@ -556,6 +592,17 @@ static void sift_down(struct dyl_conv *c, size_t i)
 		c->heap[m] = t;
 		i = m;
 	}
+}
+
+/* The top stream, its key moved on, stays before all others: the heap as it is (a
+ * thread's calls come in runs, while the others wait).  Only the top's key changes while
+ * it is on top: the runner-up, once found, stays until the heap is sifted. */
+static int top_stays(struct dyl_conv *c)
+{
+	if (c->runner_up == NONE)
+		c->runner_up = c->nheap > 2 && stream_before(c, c->heap[2], c->heap[1]) ? c->heap[2]
+											 : c->heap[1];
+	return stream_before(c, c->heap[0], c->runner_up);
 }
 
 static void free_stream(struct stream *s)
@@ -615,6 +662,7 @@ struct dyl_conv *dyl_conv_open(int fd, uint64_t size, int flags, const char **wh
 	c->fd = fd;
 	c->size = size;
 	c->seg = NONE;
+	c->runner_up = NONE;
 	if (read_chunks(c, flags & DYL_CONV_WINDOWS) != 0 || group_streams(c) != 0 ||
 	    !(c->heap = grow(NULL, &c->heap_cap, c->nstreams + 1, sizeof(uint32_t)))) {
 		dyl_conv_close(c);
@@ -714,11 +762,18 @@ int dyl_conv_next(struct dyl_conv *c, struct dyl_row *row)
 	if (c->advance_due) {
 		struct stream *s = &c->streams[c->heap[0]];
 		c->advance_due = 0;
-		/* one stream left (a single thread's run): no key, no heap */
-		if (c->nheap == 1 && s->loaded && s->pos + 1 < s->nitems)
+		/* one stream left (a single thread's run): no key, no heap; else within a run of
+		 * its calls, no heap either */
+		if (s->loaded && s->pos + 1 < s->nitems && c->nheap == 1) {
 			s->pos++;
-		else
+		} else if (s->loaded && s->pos + 1 < s->nitems) {
+			s->pos++;
+			set_key(c, s);
+			if (!top_stays(c))
+				sift_down(c, 0);
+		} else {
 			advance(c);
+		}
 	}
 	while (c->nheap) {
 		struct stream *s = &c->streams[c->heap[0]];
@@ -731,6 +786,13 @@ int dyl_conv_next(struct dyl_conv *c, struct dyl_row *row)
 			else
 				sift_down(c, 0);
 			continue;
+		}
+		if (s->direct) {
+			row->seq = c->seq++;
+			row->tid = s->tid;
+			decode(c, row, (const struct dyl_rec *)s->bytes + s->pos);
+			c->advance_due = 1;
+			return 1;
 		}
 		const struct item *it = &s->items[s->pos];
 		if (it->off == NONE) {

@@ -54,6 +54,13 @@ static void numbers(void)
 	check_i64(INT64_MIN);	/* DYL_NONE's value: as a plain number, negative */
 	for (uint64_t v = 1; v < UINT64_MAX / 3; v = v * 3 + 1)
 		check_u64(v);
+	/* the last 8 digits of a longer number (csv.c's put8): each of 10^4 and 10^2's
+	 * quotients at their edges, and a sample of the rest */
+	for (uint64_t k = 0; k < 100000000; k += 9999)
+		for (uint64_t d = 0; d < 3; d++)
+			check_u64(100000000 + k + d);
+	for (uint64_t k = 0; k < 10000; k++)
+		check_u64(1000000000000 + k * 10000 + 99);
 }
 
 /* The row as snprintf would write it: the trace's CSV (nothing quoted here). */
