@@ -757,20 +757,61 @@ static void decode(struct dyl_conv *c, struct dyl_row *row, const struct dyl_rec
 	row->args = row->args_len ? (const char *)p : NULL;
 }
 
+/* A plain record (no extension: a direct block's), as decode() reads it. */
+static inline void decode_plain(struct dyl_conv *c, struct dyl_row *row, const struct dyl_rec *r)
+{
+	uint32_t id = r->meta & ((1u << DYL_REC_FUNC_BITS) - 1);
+
+	row->depth = r->meta >> 20 & 0xff;
+	row->func_id = id;
+	if (id < c->nnames && c->names[id]) {
+		row->func = c->keep + c->names[id] - 1;
+		row->func_len = c->name_len[id];
+	} else {
+		row->func = "?";
+		row->func_len = 1;
+	}
+	row->timed = r->t_start != 0;
+	if (row->timed) {
+		uint64_t s = to_ns(c, r->t_start);
+		row->t_start_ns = s > c->t0_ns ? s - c->t0_ns : 0;
+		if (r->meta >> 28 & DYL_REC_DUR_NS) {
+			row->t_ns = r->dur;
+		} else {
+			uint64_t e = to_ns(c, r->t_start + r->dur);
+			row->t_ns = e > s ? e - s : 0;
+		}
+		if (row->t_start_ns + row->t_ns > c->last_end_ns)
+			c->last_end_ns = row->t_start_ns + row->t_ns;
+	}
+	row->in_bytes = row->out_bytes = row->work = DYL_NONE;
+	row->args = NULL;
+	row->args_len = row->ncounters = row->counter_base = 0;
+	row->counters = NULL;
+}
+
 int dyl_conv_next(struct dyl_conv *c, struct dyl_row *row)
 {
 	if (c->advance_due) {
 		struct stream *s = &c->streams[c->heap[0]];
 		c->advance_due = 0;
-		/* one stream left (a single thread's run): no key, no heap; else within a run of
-		 * its calls, no heap either */
-		if (s->loaded && s->pos + 1 < s->nitems && c->nheap == 1) {
+		/* within its block, the top stream stays on top when it is the only one left
+		 * (a single thread's run: no key, no heap) or its next call still comes first
+		 * (a run of the thread's calls); a direct block's row then at once */
+		if (s->loaded && s->pos + 1 < s->nitems) {
 			s->pos++;
-		} else if (s->loaded && s->pos + 1 < s->nitems) {
-			s->pos++;
-			set_key(c, s);
-			if (!top_stays(c))
-				sift_down(c, 0);
+			if (c->nheap > 1) {
+				set_key(c, s);
+				if (!top_stays(c))
+					sift_down(c, 0);
+			}
+			if (s->direct && s == &c->streams[c->heap[0]]) {
+				row->seq = c->seq++;
+				row->tid = s->tid;
+				decode_plain(c, row, (const struct dyl_rec *)s->bytes + s->pos);
+				c->advance_due = 1;
+				return 1;
+			}
 		} else {
 			advance(c);
 		}
@@ -790,7 +831,7 @@ int dyl_conv_next(struct dyl_conv *c, struct dyl_row *row)
 		if (s->direct) {
 			row->seq = c->seq++;
 			row->tid = s->tid;
-			decode(c, row, (const struct dyl_rec *)s->bytes + s->pos);
+			decode_plain(c, row, (const struct dyl_rec *)s->bytes + s->pos);
 			c->advance_due = 1;
 			return 1;
 		}
