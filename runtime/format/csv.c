@@ -208,13 +208,13 @@ static int next_seq(struct dyl_csv_writer *w)
 	return 0;	/* 99..9: one digit more */
 }
 
-/* ",TID,FUNC," of R in W, when its name needs no quotes and fits. */
-static void set_mid(struct dyl_csv_writer *w, const struct dyl_row *r)
+/* ",TID,FUNC," of R into M, when its name needs no quotes and fits. */
+static void set_mid(struct dyl_csv_mid *m, const struct dyl_row *r)
 {
-	char *p = w->mid;
+	char *p = m->text;
 
-	w->mid_len = 0;
-	if (r->func_len > sizeof(w->mid) - 16)
+	m->len = 0;
+	if (r->func_len > sizeof(m->text) - 16)
 		return;
 	for (uint32_t i = 0; i < r->func_len; i++)
 		if (r->func[i] == ',' || r->func[i] == '"' || r->func[i] == '\n' || r->func[i] == '\r')
@@ -225,10 +225,32 @@ static void set_mid(struct dyl_csv_writer *w, const struct dyl_row *r)
 	memcpy(p, r->func, r->func_len);
 	p += r->func_len;
 	*p++ = ',';
-	w->tid = r->tid;
-	w->func_id = r->func_id;
-	w->func = r->func;
-	w->mid_len = (uint32_t)(p - w->mid);
+	m->tid = r->tid;
+	m->func_id = r->func_id;
+	m->func = r->func;
+	m->len = (uint32_t)(p - m->text);
+}
+
+/* R's slot in W's MIDS: made when it holds another thread's or function's. */
+static inline int mid_is(const struct dyl_csv_mid *m, const struct dyl_row *r)
+{
+	return m->len && r->tid == m->tid && r->func_id == m->func_id && r->func == m->func;
+}
+
+/* R's slot in W's MIDS (the last row's first: no hash for a run of one function);
+ * made when it holds another thread's or function's. */
+static const struct dyl_csv_mid *mid_of(struct dyl_csv_writer *w, const struct dyl_row *r)
+{
+	struct dyl_csv_mid *m = &w->mids[w->last_mid];
+
+	if (mid_is(m, r))
+		return m;
+	uint32_t h = ((uint32_t)r->tid * 0x9E3779B1u) ^ (r->func_id * 0x85EBCA77u);
+	w->last_mid = h >> 16 & (DYL_CSV_MIDS - 1);
+	m = &w->mids[w->last_mid];
+	if (!mid_is(m, r))
+		set_mid(m, r);
+	return m;
 }
 
 /* t_start_ns: a start in the same 0.1 s as the last one (the usual case: W's TS_BASE)
@@ -299,11 +321,10 @@ size_t dyl_csv_row(struct dyl_csv_writer *w, char *out, size_t room, const struc
 	memcpy(p, w->seq_txt, sizeof(w->seq_txt));	/* (ROOM holds it: DYL_ROW_MAX) */
 	p += w->seq_len;
 	p[-1] = (char)('0' + w->seq_last);
-	if (!(w->mid_len && r->tid == w->tid && r->func_id == w->func_id && r->func == w->func))
-		set_mid(w, r);
-	if (w->mid_len) {
-		memcpy(p, w->mid, sizeof(w->mid));
-		p += w->mid_len;
+	const struct dyl_csv_mid *m = mid_of(w, r);
+	if (m->len) {
+		memcpy(p, m->text, sizeof(m->text));
+		p += m->len;
 	} else {
 		*p++ = ',';
 		p = put_u64(p, (uint64_t)(uint32_t)r->tid);

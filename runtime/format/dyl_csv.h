@@ -24,16 +24,22 @@ size_t dyl_format_row(char *out, size_t room, const struct dyl_row *r, unsigned 
 /* The same row, faster when rows follow each other as a conversion writes them: what
  * the last row had (its seq, its thread and function) is kept in W and reused.  W starts
  * zeroed; the bytes are those of dyl_format_row. */
+#define DYL_CSV_MIDS 32	/* (a power of two) */
 struct dyl_csv_writer {
 	uint64_t seq;		/* the last row's, with its text */
 	char seq_txt[24];
 	uint32_t seq_len;	/* 0: none yet */
 	uint32_t seq_last;	/* its last digit (not kept in SEQ_TXT) */
-	int32_t tid;		/* the last row's thread and function, with their text */
-	uint32_t func_id;
-	uint32_t mid_len;	/* ",TID,FUNC," in MID; 0: none */
-	const char *func;
-	char mid[64];
+	/* ",TID,FUNC," of the threads' and functions' last rows, by a hash of both (a
+	 * program alternates between a few functions, each thread its own) */
+	struct dyl_csv_mid {
+		int32_t tid;
+		uint32_t func_id;
+		const char *func;
+		uint32_t len;	/* of TEXT; 0: none (or a name that needs quotes) */
+		char text[64];
+	} mids[DYL_CSV_MIDS];
+	uint32_t last_mid;	/* the last row's */
 	/* t_start_ns of 9 digits or more: its digits above the last 8 (TS_HI, TS_LEN of
 	 * them) for the values from TS_BASE (their value x 10^8; 0: none yet) on: a start
 	 * in the same 0.1 s writes its last 8 digits only */

@@ -105,7 +105,7 @@ static struct dyl_row plain(uint64_t seq, int32_t tid, const char *func, uint32_
 
 static void rows(void)
 {
-	static struct dyl_row r[4096];
+	static struct dyl_row r[8192];
 	static const int64_t counters[3] = { 5, -6, DYL_NONE };
 	static const char *names[] = { "nop", "a,b", "q\"uote", "new\nline", "" };
 	size_t n = 0;
@@ -141,12 +141,25 @@ static void rows(void)
 	x.args = "a=1, \"b\"\n", x.args_len = 9;
 	x.counters = counters, x.ncounters = 3, x.counter_base = 1;
 	r[n++] = x;
+	/* threads and functions in turn, more of them than the writer keeps (slots shared) */
+	static const char *fn[] = { "malloc", "free", "memcpy", "a_much_longer_function_name_here",
+				    "x", "q,uoted", "dgemm_", "pthread_mutex_lock_with_a_name_of_48_bytes__" };
+	for (uint32_t i = 0; i < 1500; i++) {
+		uint32_t id = (i * 7 + i / 13) % 40;
+		r[n++] = plain(3000 + i, (int32_t)(i % 11) - 2, fn[id % 8], id);
+	}
+	for (uint32_t i = 0; i < 500; i++) {	/* 100 threads, one function: slots shared */
+		r[n++] = plain(4500 + i, (int32_t)(i % 100), "nop", 0);
+		r[n++] = plain(5000 + i, (int32_t)(i % 97), "free", 1);
+	}
 	same_rows(r, n, 0);
 	same_rows(r, n, 4);
 	same_rows(r, n, 40);	/* more than written: cut to DYL_CSV_MAX_COUNTERS */
 
 	/* and against snprintf, the plain rows */
-	for (size_t i = 0; i < 1207; i++) {
+	for (size_t i = 0; i < n; i++) {
+		if ((i >= 1207 && i < n - 2500) || strchr(r[i].func, ','))
+			continue;	/* (not the sizes, args and counters, nor a quoted name) */
 		row_by_snprintf(want, sizeof(want), &r[i]);
 		size_t l = dyl_format_row(got, sizeof(got), &r[i], 0);
 		if (l != strlen(want) || memcmp(want, got, l)) {
