@@ -428,9 +428,8 @@ static int item_before(const struct item *a, const struct item *b)
 	return a->start < b->start || (a->start == b->start && a->depth < b->depth);
 }
 
-/* Stable merge sort: a block is nearly sorted already (a thread's calls end in order;
- * only callers come after their callees). */
-static void sort_items(struct item *items, struct item *tmp, size_t n)
+/* Stable merge sort (see sort_items). */
+static void merge_sort(struct item *items, struct item *tmp, size_t n)
 {
 	for (size_t w = 1; w < n; w *= 2) {
 		for (size_t lo = 0; lo < n; lo += 2 * w) {
@@ -446,6 +445,33 @@ static void sort_items(struct item *items, struct item *tmp, size_t n)
 				tmp[k++] = items[j++];
 			memcpy(&items[lo], &tmp[lo], (hi - lo) * sizeof(items[0]));
 		}
+	}
+}
+
+/* A block is nearly sorted already: a thread's calls end in order, only a caller comes
+ * after its callees, as many places back as it has callees.  Insertion sort moves each
+ * caller back that far and the rest not at all (the merge sort's merges copied whole
+ * runs for each caller at their edge); past 8 moves an item on average (deep nests:
+ * the block reversed) it gives up for the merge sort.  Both are stable: the same order. */
+static void sort_items(struct item *items, struct item *tmp, size_t n)
+{
+	size_t budget = 8 * n;
+
+	for (size_t i = 1; i < n; i++) {
+		if (!item_before(&items[i], &items[i - 1]))
+			continue;
+		struct item x = items[i];
+		size_t j = i;
+		do {
+			items[j] = items[j - 1];
+			j--;
+		} while (j > 0 && item_before(&x, &items[j - 1]));
+		items[j] = x;
+		if (i - j > budget) {
+			merge_sort(items, tmp, n);
+			return;
+		}
+		budget -= i - j;
 	}
 }
 

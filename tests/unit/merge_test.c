@@ -21,6 +21,7 @@ struct call {
 	uint32_t dur, depth, id;
 	int32_t tid;
 	int ext;	/* written with a payload (sizes) */
+	uint32_t span;	/* a recursion's outermost call: its calls, it included */
 };
 
 static struct call calls[NCALLS];
@@ -94,8 +95,14 @@ static void make_calls(void)
 		int run = 1 + rand() % 40;
 		if (ncalls && calls[ncalls - 1].tid != tid && rand() % 3 == 0)
 			t = calls[ncalls - 1].start;	/* a tie across threads */
-		for (int i = 0; i < run; i++) {
-			if (rand() % 9 == 0) {	/* caller, two callees */
+		for (int i = 0; i < run && ncalls < NCALLS - 64; i++) {
+			if (rand() % 200 == 0) {	/* a recursion: its block sorted from reversed */
+				uint32_t d = 20 + (uint32_t)(rand() % 20);
+				for (uint32_t k = 0; k < d; k++)
+					calls[ncalls++] = (struct call){ t + 2 * k, 3, k, 3, tid, 0,
+									 k ? 0 : d };
+				t += 2 * d + 10;
+			} else if (rand() % 9 == 0) {	/* caller, two callees */
 				calls[ncalls++] = (struct call){ t, 30, 0, 1, tid, 0 };
 				calls[ncalls++] = (struct call){ t + 5, 5, 1, 2, tid, rand() % 4 == 0 };
 				calls[ncalls++] = (struct call){ t + 15, 5, 1, 2, tid, 0 };
@@ -114,17 +121,22 @@ static void make_calls(void)
 static void make_spool(void)
 {
 	struct dyl_spool_head h = { DYL_SPOOL_MAGIC, DYL_SPOOL_VERSION, 0 };
-	static const char names[] = "\0\0\0\0\3\0\0\0add\0outer\0inner\0\0\0\0\0\0\0";	/* 8 + 16 */
+	static const char names[] = "\0\0\0\0\4\0\0\0add\0outer\0inner\0deep\0\0\0";	/* 8 + 24 */
 	static size_t idx[NTHREADS][NCALLS];
 	size_t n[NTHREADS] = { 0 }, done[NTHREADS] = { 0 };
 
 	put(&h, sizeof(h));
-	chunk(DYL_CH_NAMES, 24);
-	put(names, 24);
+	chunk(DYL_CH_NAMES, 32);
+	put(names, 32);
 	for (size_t i = 0; i < ncalls; i++) {
 		/* end order: a caller goes after its callees */
 		int32_t k = calls[i].tid - 1;
-		if (calls[i].depth == 0 && calls[i].id == 1) {
+		if (calls[i].span) {	/* the deepest call ends first */
+			uint32_t span = calls[i].span;
+			for (uint32_t d = span; d-- > 0;)
+				idx[k][n[k]++] = i + d;
+			i += span - 1;
+		} else if (calls[i].depth == 0 && calls[i].id == 1) {
 			idx[k][n[k]++] = i + 1;
 			idx[k][n[k]++] = i + 2;
 			idx[k][n[k]++] = i;
