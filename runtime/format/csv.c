@@ -3,6 +3,9 @@
  * The runtime writes every row of its trace here at exit, so this is the cost of a
  * row: numbers are written with their length known first (no buffer copied after),
  * two digits a step; a name is scanned once for the characters that need quotes.
+ * A conversion's writer (dyl_csv_row) keeps as text what repeats from row to row: seq,
+ * counted up in place; ",TID,FUNC," of each thread and function; the digits of a start
+ * above its last 8; the usual row's end (no sizes, arguments or counters).
  */
 #include <string.h>
 #include "dyl_csv.h"
