@@ -10,6 +10,7 @@ import glob
 import json
 import os
 import subprocess
+import time
 
 import pytest
 
@@ -384,6 +385,50 @@ def test_trace_of_finished_process_replaced(tiny, tmp_path):
     check_complete(tr)
     assert counts(tr) == {'tiny_add': 3}
     assert 'old_func' not in path.read_text()
+
+
+def test_replaced_trace_is_a_new_file(tiny, tmp_path):
+    """The previous run's trace is replaced by a new file renamed over it, not emptied in
+    place: a reader that has it open still reads it whole, and nothing else is left."""
+    run_both([tiny.app, 'calls', '40'], tiny.wrap, tmp_path)
+    path = tmp_path / 'trace.csv'
+    with open(path) as old:
+        before = os.fstat(old.fileno()).st_ino
+        r, p = run_both([tiny.app, 'calls', '3'], tiny.wrap, tmp_path)
+        assert Trace(p).funcs() == ['tiny_add'] * 3
+        assert os.stat(path).st_ino != before
+        text = old.read()
+    assert text.count('\n0,') + text.count(',tiny_add,') >= 40 and '# total_ns=' in text
+    assert sorted(os.listdir(tmp_path)) == ['trace.csv'], os.listdir(tmp_path)
+
+
+def test_concurrent_claims_of_a_finished_trace(tiny, tmp_path):
+    """Processes started together over a finished trace, all alive until each has
+    recorded: one takes PATH, each other one PATH.<pid>, and every process's calls are in
+    a trace (none went to the old file, which the first claimant renamed away)."""
+    path = str(tmp_path / 'trace.csv')
+    env = dict(os.environ, LD_PRELOAD=tiny.wrap, DYL_TRACE=path)
+    for _ in range(5):
+        for f in glob.glob(path + '*'):
+            os.unlink(f)
+        run_both([tiny.app, 'calls', '1'], tiny.wrap, tmp_path)
+        procs = [subprocess.Popen([tiny.app, 'wait'], stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE, text=True, env=env,
+                                  cwd=str(tmp_path)) for _ in range(8)]
+        try:
+            assert [q.stdout.readline() for q in procs] == ['ready 3\n'] * len(procs)
+            outs = [q.communicate('go\n', timeout=30)[0] for q in procs]
+        finally:
+            for q in procs:
+                if q.poll() is None:
+                    q.kill()
+        assert outs == ['done 7\n'] * len(procs)
+        all_tr = traces(path)
+        assert {t.meta['pid'] for t in all_tr.values()} == {str(q.pid) for q in procs}, \
+            list(all_tr)
+        for n, t in all_tr.items():
+            assert n in ('trace.csv', f'trace.csv.{t.meta["pid"]}'), n
+            assert counts(t) == {'tiny_add': 2}, n
 
 
 # 'calls 5': the first write is at exit (it used to deadlock there); the others write
