@@ -14,8 +14,8 @@
  * mapping outlives the descriptor); an in-memory spool cannot be opened again (its rows
  * are lost then, with one line).
  *
- * Space is reserved ahead with fallocate: the file system then does its per-block
- * bookkeeping once per step, not on every write-out, and a window's pages exist before
+ * Space for blocks is reserved ahead with fallocate: the file system then does its
+ * per-block bookkeeping once per step, not on every write-out, and a window's pages exist before
  * they are touched (a store into a hole of a full disk would be a SIGBUS, not an error).
  *
  * Function names are stored into a names area, a mapped part of the spool like a window
@@ -140,7 +140,10 @@ static int append(uint32_t kind, struct iovec *iov, int n)
 	ch.len = (uint32_t)(len + iov[n].iov_len);
 	if (spool_ok() != 0)
 		return -1;
-	reserve(dyl_rt.spool_size + sizeof(ch) + ch.len);
+	/* (blocks only: the few small chunks before the first write-out, at the first call,
+	 * do without a fallocate) */
+	if (kind == DYL_CH_BLOCK)
+		reserve(dyl_rt.spool_size + sizeof(ch) + ch.len);
 	if (write_at(iov, n + 1, dyl_rt.spool_size) != 0) {
 		failed();
 		return -1;
@@ -378,7 +381,6 @@ void dyl_spool_open(void)
 	dyl_rt.nwindows = dyl_rt.nfree_windows = 0;
 	names_area_drop();	/* (an earlier spool's, after an exec that failed) */
 	struct iovec iov = { &h, sizeof(h) };
-	reserve(sizeof(h));
 	if (write_at(&iov, 1, 0) != 0) {
 		failed();
 		return;

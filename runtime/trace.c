@@ -287,14 +287,25 @@ static int still_named(int fd, const char *path)
 	       a.st_ino == b.st_ino;
 }
 
+/* The old trace a new one was renamed over, still open: its last close frees its blocks
+ * (0.1 to 8 ms here), which waits for the trace's end (dyl_trace_footer). */
+static struct {
+	int fd;
+	dev_t dev;
+	ino_t ino;
+} replaced = { -1, 0, 0 };
+
 /* FD, locked, is PATH's old trace, to be replaced: a new empty file, locked, is renamed
- * over it, and FD closed (a reader of the old trace still reads it whole).  Emptying the
- * old file in place (ftruncate) would wait for its pages' write-back, which ext4 starts
- * when a file emptied by truncation is closed, as the previous run's was: milliseconds
- * to tens of them, at the first recorded call.  Returns the new file's descriptor, or -1
- * (a folder this user may not write: then the old file is emptied in place). */
+ * over it (a reader of the old trace still reads it whole), and FD kept in 'replaced'.
+ * Emptying the old file in place (ftruncate) would wait for its pages' write-back, which
+ * ext4 starts when a file emptied by truncation is closed, as the previous run's was:
+ * milliseconds to tens of them, at the first recorded call.  Returns the new file's
+ * descriptor, or -1 (a folder this user may not write: then the old file is emptied in
+ * place). */
 static int replace_file(int fd, const char *path)
 {
+	struct stat st;
+
 	char tmp[sizeof(dyl_rt.path) + 32];
 	const char *slash = strrchr(path, '/');
 	int dir = slash ? (int)(slash - path) + 1 : 0;
@@ -312,7 +323,14 @@ static int replace_file(int fd, const char *path)
 		close(nfd);
 		return -1;
 	}
-	close(fd);	/* the old file, unnamed now, and its lock */
+	/* the old file, unnamed now, and its lock: closed at the end */
+	if (replaced.fd < 0 && fstat(fd, &st) == 0) {
+		replaced.fd = fd;
+		replaced.dev = st.st_dev;
+		replaced.ino = st.st_ino;
+	} else {
+		close(fd);
+	}
 	return nfd;
 }
 
@@ -648,6 +666,7 @@ void dyl_trace_footer(void)
 		dyl_trace_put(buf, (size_t)n);
 		dyl_trace_unlock();
 	}
+	dyl_fd_close(&replaced.fd, replaced.dev, replaced.ino);	/* (if still ours) */
 	errno = saved;
 }
 
@@ -670,6 +689,7 @@ void dyl_trace_reset_after_fork(void)
 {
 	/* the parent's lock stays with the parent's descriptor */
 	dyl_fd_close(&dyl_rt.fd, dyl_rt.fd_dev, dyl_rt.fd_ino);
+	dyl_fd_close(&replaced.fd, replaced.dev, replaced.ino);	/* (the parent's to free) */
 	dyl_rt.header_done = 0;	/* the child's own header; notes and columns stay */
 	dyl_rt.start_ticks = 0;
 }
