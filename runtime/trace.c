@@ -310,6 +310,10 @@ static int replace_file(int fd, const char *path)
 	const char *slash = strrchr(path, '/');
 	int dir = slash ? (int)(slash - path) + 1 : 0;
 
+	/* PATH is the file's own name, not the system's link to a descriptor (/dev/stdout,
+	 * /proc/self/fd/N): a rename would replace the link */
+	if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode))
+		return -1;
 	if ((size_t)snprintf(tmp, sizeof(tmp), "%.*s.%s.%d.dylnew", dir, path, path + dir,
 			     (int)getpid()) >= sizeof(tmp))
 		return -1;

@@ -402,6 +402,27 @@ def test_replaced_trace_is_a_new_file(tiny, tmp_path):
     assert sorted(os.listdir(tmp_path)) == ['trace.csv'], os.listdir(tmp_path)
 
 
+def test_trace_to_dev_stdout_keeps_the_link(tiny, tmp_path):
+    """DYL_TRACE=/dev/stdout, stdout a file that holds a finished trace: the trace goes
+    into that file, and /dev/stdout stays the system's link (a new file renamed over
+    PATH would have replaced it)."""
+    out = tmp_path / 'out.csv'
+    env = {k: v for k, v in os.environ.items() if k not in ('LD_PRELOAD', 'DYL_TRACE')}
+    env.update(LD_PRELOAD=tiny.wrap, DYL_TRACE=str(out))
+    subprocess.run([tiny.app, 'calls', '5'], env=env, cwd=str(tmp_path), check=True,
+                   stdout=subprocess.DEVNULL, timeout=30)
+    assert ',tiny_add,' in out.read_text()
+    env['DYL_TRACE'] = '/dev/stdout'
+    with open(out, 'r+') as f:
+        subprocess.run([tiny.app, 'calls', '3'], env=env, cwd=str(tmp_path), check=True,
+                       stdout=f, timeout=30)
+    assert os.path.islink('/dev/stdout')
+    assert os.readlink('/dev/stdout') == '/proc/self/fd/1'
+    text = out.read_text()
+    assert text.count(',tiny_add,') == 3, text
+    assert sorted(os.listdir(tmp_path)) == ['out.csv'], os.listdir(tmp_path)
+
+
 def test_concurrent_claims_of_a_finished_trace(tiny, tmp_path):
     """Processes started together over a finished trace, all alive until each has
     recorded: one takes PATH, each other one PATH.<pid>, and every process's calls are in
