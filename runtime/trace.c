@@ -288,7 +288,9 @@ static int still_named(int fd, const char *path)
 }
 
 /* The old trace a new one was renamed over, still open: its last close frees its blocks
- * (0.1 to 8 ms here), which waits for the trace's end (dyl_trace_footer). */
+ * (0.1 to 8 ms here), which waits for the trace's end (dyl_trace_footer); an old trace
+ * over REPLACED_KEPT_MAX bytes is closed at once. */
+#define REPLACED_KEPT_MAX (64ll << 20)
 static struct {
 	int fd;
 	dev_t dev;
@@ -327,8 +329,10 @@ static int replace_file(int fd, const char *path)
 		close(nfd);
 		return -1;
 	}
-	/* the old file, unnamed now, and its lock: closed at the end */
-	if (replaced.fd < 0 && fstat(fd, &st) == 0) {
+	/* the old file, unnamed now, and its lock: closed at the end, unless it is big
+	 * (its space is freed now then: a run must not fill the disk that the old trace's
+	 * truncation used to free at this point) */
+	if (replaced.fd < 0 && fstat(fd, &st) == 0 && st.st_size <= REPLACED_KEPT_MAX) {
 		replaced.fd = fd;
 		replaced.dev = st.st_dev;
 		replaced.ino = st.st_ino;

@@ -402,6 +402,37 @@ def test_replaced_trace_is_a_new_file(tiny, tmp_path):
     assert sorted(os.listdir(tmp_path)) == ['trace.csv'], os.listdir(tmp_path)
 
 
+@pytest.mark.parametrize('size,kept', [(10 ** 4, True), (65 << 20, False)])
+def test_replaced_trace_freed_at_the_end_unless_big(tiny, tmp_path, size, kept):
+    """The old trace a new one replaced stays open (unnamed) until the run's end, where
+    its last close frees its space; a big one (over 64 MiB) is closed at once, so that
+    the run has the disk space its truncation used to give back."""
+    path = tmp_path / 'trace.csv'
+    head = ('# dyliberator trace 1\n# pid=1\nseq,tid,func,t_start_ns,t_ns,in_bytes,'
+            'out_bytes,work,depth,args\n')
+    rows = ''.join(f'{i},1,old_func,{i},1,,,,0,\n' for i in range(200)) + '# total_ns=99\n'
+    with open(path, 'w') as f:          # sparse in the middle; whole lines at both ends
+        f.write(head)
+        f.seek(size - len(rows))
+        f.write(rows)
+    env = {k: v for k, v in os.environ.items() if k not in ('LD_PRELOAD', 'DYL_TRACE')}
+    p = subprocess.Popen([tiny.app, 'wait'], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         text=True, env=dict(env, LD_PRELOAD=tiny.wrap, DYL_TRACE=str(path)),
+                         cwd=str(tmp_path))
+    try:
+        assert p.stdout.readline() == 'ready 3\n'
+        fd_dir = f'/proc/{p.pid}/fd'
+        links = [os.readlink(os.path.join(fd_dir, n)) for n in os.listdir(fd_dir)]
+        out, _ = p.communicate('go\n', timeout=30)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert out == 'done 7\n'
+    old = [l for l in links if l == f'{path} (deleted)']
+    assert len(old) == (1 if kept else 0), links
+    assert counts(Trace(str(path))) == {'tiny_add': 2}
+
+
 def test_trace_to_dev_stdout_keeps_the_link(tiny, tmp_path):
     """DYL_TRACE=/dev/stdout, stdout a file that holds a finished trace: the trace goes
     into that file, and /dev/stdout stays the system's link (a new file renamed over
