@@ -14,9 +14,16 @@
  * mapping outlives the descriptor); an in-memory spool cannot be opened again (its rows
  * are lost then, with one line).
  *
- * Space is reserved ahead with fallocate: the file system then does its per-block
- * bookkeeping once per step, not on every write-out, and a window's pages exist before
+ * Space for blocks is reserved ahead with fallocate: the file system then does its
+ * per-block bookkeeping once per step, not on every write-out, and a window's pages exist before
  * they are touched (a store into a hole of a full disk would be a SIGBUS, not an error).
+ *
+ * Function names are stored into a names area, a mapped part of the spool like a window
+ * (so a function's first call makes no system call): NAMES chunks one after the other,
+ * the rest of the area one PAD chunk.  A name goes in as a reader must see it: the PAD
+ * after it first, then its text, then the chunk's header over the old PAD's in one
+ * 8-byte store.  A full area is followed by a new one; with none (no room, no mmap), a
+ * NAMES chunk is appended.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -34,6 +41,14 @@
 
 #define SPOOL_STEP (64u << 20)
 #define PAGE 4096u
+#define NAMES_AREA (64u * 1024)	/* ~1,600 names of 20 characters */
+
+/* The names area mapped now (see the top of the file); dyl_rt.io guards it. */
+static struct {
+	char *map;	/* NULL: none yet (or the last one is full) */
+	uint32_t used;	/* bytes of NAMES chunks at its start; a PAD chunk follows */
+	int failed;	/* no area could be made: append from now on */
+} names;
 
 static int write_at(struct iovec *iov, int n, uint64_t off)
 {
@@ -125,7 +140,10 @@ static int append(uint32_t kind, struct iovec *iov, int n)
 	ch.len = (uint32_t)(len + iov[n].iov_len);
 	if (spool_ok() != 0)
 		return -1;
-	reserve(dyl_rt.spool_size + sizeof(ch) + ch.len);
+	/* (blocks only: the few small chunks before the first write-out, at the first call,
+	 * do without a fallocate) */
+	if (kind == DYL_CH_BLOCK)
+		reserve(dyl_rt.spool_size + sizeof(ch) + ch.len);
 	if (write_at(iov, n + 1, dyl_rt.spool_size) != 0) {
 		failed();
 		return -1;
@@ -136,6 +154,111 @@ static int append(uint32_t kind, struct iovec *iov, int n)
 
 /* --- what the converter needs besides records --- */
 
+/* SIZE bytes at the end of the spool (on a page), space taken and mapped shared.
+ * NULL when there is no room (or no mmap).  The caller stores a
+ * chunk header at its start before it lets go of dyl_rt.io. */
+static void *map_space(uint32_t size, int populate)
+{
+	void *w;
+
+	if (spool_ok() != 0)
+		return NULL;
+	uint64_t at = (dyl_rt.spool_size + PAGE - 1) & ~(uint64_t)(PAGE - 1);
+	if (at > dyl_rt.spool_size) {
+		/* the gap: a PAD chunk (a header that says how far to skip) */
+		struct dyl_chunk pad = { DYL_CH_PAD, (uint32_t)(at - dyl_rt.spool_size - sizeof(pad)) };
+		struct iovec iov = { &pad, sizeof(pad) };
+		if (write_at(&iov, 1, dyl_rt.spool_size) != 0)
+			return NULL;
+		dyl_rt.spool_size = at;
+	}
+	if (fallocate(dyl_rt.spool_fd, 0, (off_t)at, size) != 0)
+		return NULL;	/* no room (or no fallocate) */
+	w = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | (populate ? MAP_POPULATE : 0),
+		 dyl_rt.spool_fd, (off_t)at);
+	if (w == MAP_FAILED) {
+		/* the space stays, skipped by a PAD chunk */
+		struct dyl_chunk pad = { DYL_CH_PAD, size - (uint32_t)sizeof(pad) };
+		struct iovec iov = { &pad, sizeof(pad) };
+		if (write_at(&iov, 1, at) == 0)
+			dyl_rt.spool_size = at + size;
+		return NULL;
+	}
+	dyl_rt.spool_size = at + size;
+	if (dyl_rt.spool_alloc != UINT64_MAX && dyl_rt.spool_alloc < dyl_rt.spool_size)
+		dyl_rt.spool_alloc = dyl_rt.spool_size;
+	return w;
+}
+
+/* Names [dyl_rt.spool_names, COUNT) into the names area, as many as fit in one chunk;
+ * how many went in. */
+static uint32_t names_to_area(uint32_t count)
+{
+	uint32_t first = dyl_rt.spool_names, n = 0, o = names.used + 16;
+
+	for (uint32_t id = first; id < count; id++) {
+		size_t len = strnlen(dyl_func_name(id), 1024) + 1;
+		/* (room for the PAD header after the chunk) */
+		if (o + len + 7 + 8 > NAMES_AREA)
+			break;
+		memcpy(names.map + o, dyl_func_name(id), len - 1);
+		names.map[o + len - 1] = '\0';
+		o += (uint32_t)len;
+		n++;
+	}
+	if (n == 0)
+		return 0;
+	uint32_t end = (o + 7) & ~7u;
+	memset(names.map + o, 0, end - o);
+	/* the PAD after it, then the chunk's head, then its header (one store: a reader
+	 * sees the old PAD or the whole chunk) */
+	if (end < NAMES_AREA) {
+		struct dyl_chunk pad = { DYL_CH_PAD, NAMES_AREA - end - (uint32_t)sizeof(pad) };
+		memcpy(names.map + end, &pad, sizeof(pad));
+	}
+	uint32_t head[2] = { first, n };
+	memcpy(names.map + names.used + 8, head, sizeof(head));
+	struct dyl_chunk ch = { DYL_CH_NAMES, end - names.used - (uint32_t)sizeof(ch) };
+	uint64_t word;
+	memcpy(&word, &ch, sizeof(word));
+	__atomic_store_n((uint64_t *)(void *)(names.map + names.used), word, __ATOMIC_RELEASE);
+	names.used = end;
+	return n;
+}
+
+/* A new names area at the end of the spool.  0, or -1: none (append instead). */
+static int names_area_new(void)
+{
+	if (names.map) {
+		munmap(names.map, NAMES_AREA);
+		names.map = NULL;
+	}
+	if (names.failed)
+		return -1;
+	char *m = map_space(NAMES_AREA, 0);
+	if (!m) {
+		names.failed = 1;
+		return -1;
+	}
+	struct dyl_chunk pad = { DYL_CH_PAD, NAMES_AREA - (uint32_t)sizeof(pad) };
+	uint64_t word;
+	memcpy(&word, &pad, sizeof(word));
+	__atomic_store_n((uint64_t *)(void *)m, word, __ATOMIC_RELEASE);
+	names.map = m;
+	names.used = 0;
+	return 0;
+}
+
+/* The names area goes (the spool is dropped, or is the parent's). */
+static void names_area_drop(void)
+{
+	if (names.map)
+		munmap(names.map, NAMES_AREA);
+	names.map = NULL;
+	names.used = 0;
+	names.failed = 0;
+}
+
 /* Function names not in the spool yet. */
 static void put_names(void)
 {
@@ -143,6 +266,15 @@ static void put_names(void)
 	uint32_t count = dyl_func_count();
 
 	while (dyl_rt.spool_fd >= 0 && dyl_rt.spool_names < count) {
+		if (names.map || names_area_new() == 0) {
+			uint32_t n = names_to_area(count);
+			if (n) {
+				dyl_rt.spool_names += n;
+				continue;
+			}
+			if (names_area_new() == 0)
+				continue;	/* (the old one was full) */
+		}
 		uint32_t head[2] = { dyl_rt.spool_names, 0 };
 		size_t o = 0;
 		for (uint32_t id = head[0]; id < count; id++) {
@@ -247,8 +379,8 @@ void dyl_spool_open(void)
 	dyl_rt.spool_size = dyl_rt.spool_alloc = 0;
 	dyl_rt.spool_names = dyl_rt.spool_knots = 0;
 	dyl_rt.nwindows = dyl_rt.nfree_windows = 0;
+	names_area_drop();	/* (an earlier spool's, after an exec that failed) */
 	struct iovec iov = { &h, sizeof(h) };
-	reserve(sizeof(h));
 	if (write_at(&iov, 1, 0) != 0) {
 		failed();
 		return;
@@ -260,7 +392,8 @@ void dyl_spool_open(void)
 }
 
 /* A window for thread TID: one a finished thread left, or a new one at the end of
- * the spool (on a page: it is mapped).  NULL when there is no spool or no room. */
+ * the spool (on a page: it is mapped).  NULL when there is no spool or no room (the
+ * thread keeps its own buffer). */
 struct dyl_window *dyl_spool_window(pid_t tid)
 {
 	struct dyl_window *w;
@@ -273,29 +406,9 @@ struct dyl_window *dyl_spool_window(pid_t tid)
 		w->tid = tid;
 		return w;
 	}
-	if (spool_ok() != 0)
+	w = map_space(DYL_WINDOW_SIZE, 1);
+	if (!w)
 		return NULL;
-	uint64_t at = (dyl_rt.spool_size + PAGE - 1) & ~(uint64_t)(PAGE - 1);
-	if (at > dyl_rt.spool_size) {
-		/* the gap: a PAD chunk (a header that says how far to skip) */
-		struct dyl_chunk pad = { DYL_CH_PAD, (uint32_t)(at - dyl_rt.spool_size - sizeof(pad)) };
-		struct iovec iov = { &pad, sizeof(pad) };
-		if (write_at(&iov, 1, dyl_rt.spool_size) != 0)
-			return NULL;
-		dyl_rt.spool_size = at;
-	}
-	if (fallocate(dyl_rt.spool_fd, 0, (off_t)at, DYL_WINDOW_SIZE) != 0)
-		return NULL;	/* no room (or no fallocate): the thread keeps its own buffer */
-	w = mmap(NULL, DYL_WINDOW_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE,
-		 dyl_rt.spool_fd, (off_t)at);
-	if (w == MAP_FAILED) {
-		/* the space stays, skipped by a PAD chunk */
-		struct dyl_chunk pad = { DYL_CH_PAD, DYL_WINDOW_SIZE - sizeof(pad) };
-		struct iovec iov = { &pad, sizeof(pad) };
-		if (write_at(&iov, 1, at) == 0)
-			dyl_rt.spool_size = at + DYL_WINDOW_SIZE;
-		return NULL;
-	}
 	w->tid = tid;
 	w->id = dyl_rt.nwindows++;
 	w->gen = 0;
@@ -303,9 +416,6 @@ struct dyl_window *dyl_spool_window(pid_t tid)
 	w->size = (uint32_t)DYL_WINDOW_DATA;
 	__atomic_store_n(&w->ch.len, DYL_WINDOW_SIZE - (uint32_t)sizeof(w->ch), __ATOMIC_RELAXED);
 	__atomic_store_n(&w->ch.kind, DYL_CH_WINDOW, __ATOMIC_RELEASE);
-	dyl_rt.spool_size = at + DYL_WINDOW_SIZE;
-	if (dyl_rt.spool_alloc != UINT64_MAX && dyl_rt.spool_alloc < dyl_rt.spool_size)
-		dyl_rt.spool_alloc = dyl_rt.spool_size;
 	return w;
 }
 
@@ -434,6 +544,7 @@ void dyl_spool_drop(void)
 	for (uint32_t i = 0; i < dyl_rt.nfree_windows; i++)
 		munmap(dyl_rt.free_windows[i], DYL_WINDOW_SIZE);
 	dyl_rt.nfree_windows = 0;
+	names_area_drop();
 	struct stat st;
 	/* the name is removed only while it is still our file's */
 	if (!dyl_rt.spool_memfd && lstat(dyl_rt.spool_path, &st) == 0 &&
@@ -451,6 +562,7 @@ void dyl_spool_after_fork(void)
 	for (uint32_t i = 0; i < dyl_rt.nfree_windows; i++)
 		munmap(dyl_rt.free_windows[i], DYL_WINDOW_SIZE);
 	dyl_rt.nfree_windows = 0;
+	names_area_drop();
 	dyl_fd_close(&dyl_rt.spool_fd, dyl_rt.spool_dev, dyl_rt.spool_ino);
 	dyl_rt.spool_size = dyl_rt.spool_alloc = 0;
 }

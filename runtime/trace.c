@@ -7,9 +7,9 @@
  * this one started (an image of itself before an exec, a process running beside it in
  * a pipeline, a program it ran).  Only a trace whose writer ended (its footer is there,
  * with '# end_ns=', or the file's mtime for a footer without it) before this process
- * started is replaced; a trace without footer (its writer was killed: the spool beside
- * it holds its rows for dyl-trace) is kept.  With %p in $DYL_TRACE the pid is in the
- * name already.  In the rare case that the pid's own name was written by an earlier
+ * started is replaced (by a new file renamed over it: replace_file); a trace without
+ * footer (its writer was killed: the spool beside it holds its rows for dyl-trace) is
+ * kept.  With %p in $DYL_TRACE the pid is in the name already.  In the rare case that the pid's own name was written by an earlier
  * image (a forked child that recorded calls, then exec'd), the new image adds .1, .2,
  * ...  A process that recorded no call writes its empty trace at exit to PATH if PATH
  * may be replaced and came from the same program (argv[0]: its previous run), else
@@ -277,32 +277,115 @@ static int replaceable(int fd, int empty)
 	return end < process_start_ns(dyl_rt.start_ticks);
 }
 
+/* Is FD still the file named PATH?  (Another process may have replaced it since FD was
+ * opened: see replace_file.) */
+static int still_named(int fd, const char *path)
+{
+	struct stat a, b;
+
+	return fstat(fd, &a) == 0 && stat(path, &b) == 0 && a.st_dev == b.st_dev &&
+	       a.st_ino == b.st_ino;
+}
+
+/* The old trace a new one was renamed over, still open: its last close frees its blocks
+ * (0.1 to 8 ms here), which waits for the trace's end (dyl_trace_footer); an old trace
+ * over REPLACED_KEPT_MAX bytes is closed at once. */
+#define REPLACED_KEPT_MAX (64ll << 20)
+static struct {
+	int fd;
+	dev_t dev;
+	ino_t ino;
+} replaced = { -1, 0, 0 };
+
+/* FD, locked, is PATH's old trace, to be replaced: a new empty file, locked, is renamed
+ * over it (a reader of the old trace still reads it whole), and FD kept in 'replaced'.
+ * Emptying the old file in place (ftruncate) would wait for its pages' write-back, which
+ * ext4 starts when a file emptied by truncation is closed, as the previous run's was:
+ * milliseconds to tens of them, at the first recorded call.  Returns the new file's
+ * descriptor, or -1 (a folder this user may not write: then the old file is emptied in
+ * place). */
+static int replace_file(int fd, const char *path)
+{
+	struct stat st;
+
+	char tmp[sizeof(dyl_rt.path) + 32];
+	const char *slash = strrchr(path, '/');
+	int dir = slash ? (int)(slash - path) + 1 : 0;
+
+	/* PATH is the file's own name, not the system's link to a descriptor (/dev/stdout,
+	 * /proc/self/fd/N): a rename would replace the link */
+	if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode))
+		return -1;
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%.*s.%s.%d.dylnew", dir, path, path + dir,
+			     (int)getpid()) >= sizeof(tmp))
+		return -1;
+	int nfd = dyl_open_safe(tmp, O_RDWR | O_CREAT | O_EXCL);
+	if (nfd < 0)
+		return -1;
+	nfd = dyl_fd_high(nfd);
+	/* locked before it takes the name: nobody else can claim it in between */
+	if ((flock(nfd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK) || rename(tmp, path) != 0) {
+		unlink(tmp);
+		close(nfd);
+		return -1;
+	}
+	/* the old file, unnamed now, and its lock: closed at the end, unless it is big
+	 * (its space is freed now then: a run must not fill the disk that the old trace's
+	 * truncation used to free at this point) */
+	if (replaced.fd < 0 && fstat(fd, &st) == 0 && st.st_size <= REPLACED_KEPT_MAX) {
+		replaced.fd = fd;
+		replaced.dev = st.st_dev;
+		replaced.ino = st.st_ino;
+	} else {
+		close(fd);
+	}
+	return nfd;
+}
+
 /* Opens PATH for this process: -1 with errno EBUSY when another live process holds it
  * or its writer overlapped this process; ELOOP, EPERM: refused (dyl_open_safe). */
 static int open_claim(const char *path, int empty)
 {
-	/* read-write: replaceable() reads the trace back */
-	int fd = dyl_open_safe(path, O_RDWR | O_CREAT);
+	struct stat st;
+	int fd = -1;
 
-	if (fd < 0 && errno == EACCES)	/* write-only permission: no check possible */
-		fd = dyl_open_safe(path, O_WRONLY | O_CREAT);
+	/* (a few tries: a file replaced by another claimant between our open and our lock is
+	 * that claimant's old trace, no longer PATH) */
+	for (int tries = 0; fd < 0 && tries < 3; tries++) {
+		/* read-write: replaceable() reads the trace back */
+		fd = dyl_open_safe(path, O_RDWR | O_CREAT);
+		if (fd < 0 && errno == EACCES)	/* write-only permission: no check possible */
+			fd = dyl_open_safe(path, O_WRONLY | O_CREAT);
+		if (fd < 0)
+			return -1;
+		fd = dyl_fd_high(fd);	/* (the lock below belongs to the open file, not the number) */
+		if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+			if (errno == EWOULDBLOCK) {
+				close(fd);
+				errno = EBUSY;
+				return -1;
+			}
+			/* a file system without flock: go on unlocked */
+		}
+		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && !still_named(fd, path)) {
+			close(fd);
+			fd = -1;
+			errno = EBUSY;
+		}
+	}
 	if (fd < 0)
 		return -1;
-	fd = dyl_fd_high(fd);	/* (the lock below belongs to the open file, not the number) */
-	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-		if (errno == EWOULDBLOCK) {
-			close(fd);
-			errno = EBUSY;
-			return -1;
-		}
-		/* a file system without flock: go on unlocked */
-	}
 	if (!replaceable(fd, empty)) {
 		close(fd);
 		errno = EBUSY;
 		return -1;
 	}
 	/* a trace left by a finished process is replaced (not a device, e.g. /dev/null) */
+	if (S_ISREG(st.st_mode) && st.st_size > 0) {
+		int nfd = replace_file(fd, path);
+		if (nfd >= 0)
+			return nfd;
+	}
 	if (ftruncate(fd, 0) != 0 && errno != EINVAL) {
 		close(fd);
 		return -1;
@@ -591,6 +674,7 @@ void dyl_trace_footer(void)
 		dyl_trace_put(buf, (size_t)n);
 		dyl_trace_unlock();
 	}
+	dyl_fd_close(&replaced.fd, replaced.dev, replaced.ino);	/* (if still ours) */
 	errno = saved;
 }
 
@@ -613,6 +697,7 @@ void dyl_trace_reset_after_fork(void)
 {
 	/* the parent's lock stays with the parent's descriptor */
 	dyl_fd_close(&dyl_rt.fd, dyl_rt.fd_dev, dyl_rt.fd_ino);
+	dyl_fd_close(&replaced.fd, replaced.dev, replaced.ino);	/* (the parent's to free) */
 	dyl_rt.header_done = 0;	/* the child's own header; notes and columns stay */
 	dyl_rt.start_ticks = 0;
 }

@@ -10,6 +10,7 @@ import glob
 import json
 import os
 import subprocess
+import time
 
 import pytest
 
@@ -384,6 +385,102 @@ def test_trace_of_finished_process_replaced(tiny, tmp_path):
     check_complete(tr)
     assert counts(tr) == {'tiny_add': 3}
     assert 'old_func' not in path.read_text()
+
+
+def test_replaced_trace_is_a_new_file(tiny, tmp_path):
+    """The previous run's trace is replaced by a new file renamed over it, not emptied in
+    place: a reader that has it open still reads it whole, and nothing else is left."""
+    run_both([tiny.app, 'calls', '40'], tiny.wrap, tmp_path)
+    path = tmp_path / 'trace.csv'
+    with open(path) as old:
+        before = os.fstat(old.fileno()).st_ino
+        r, p = run_both([tiny.app, 'calls', '3'], tiny.wrap, tmp_path)
+        assert Trace(p).funcs() == ['tiny_add'] * 3
+        assert os.stat(path).st_ino != before
+        text = old.read()
+    assert text.count('\n0,') + text.count(',tiny_add,') >= 40 and '# total_ns=' in text
+    assert sorted(os.listdir(tmp_path)) == ['trace.csv'], os.listdir(tmp_path)
+
+
+@pytest.mark.parametrize('size,kept', [(10 ** 4, True), (65 << 20, False)])
+def test_replaced_trace_freed_at_the_end_unless_big(tiny, tmp_path, size, kept):
+    """The old trace a new one replaced stays open (unnamed) until the run's end, where
+    its last close frees its space; a big one (over 64 MiB) is closed at once, so that
+    the run has the disk space its truncation used to give back."""
+    path = tmp_path / 'trace.csv'
+    head = ('# dyliberator trace 1\n# pid=1\nseq,tid,func,t_start_ns,t_ns,in_bytes,'
+            'out_bytes,work,depth,args\n')
+    rows = ''.join(f'{i},1,old_func,{i},1,,,,0,\n' for i in range(200)) + '# total_ns=99\n'
+    with open(path, 'w') as f:          # sparse in the middle; whole lines at both ends
+        f.write(head)
+        f.seek(size - len(rows))
+        f.write(rows)
+    env = {k: v for k, v in os.environ.items() if k not in ('LD_PRELOAD', 'DYL_TRACE')}
+    p = subprocess.Popen([tiny.app, 'wait'], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         text=True, env=dict(env, LD_PRELOAD=tiny.wrap, DYL_TRACE=str(path)),
+                         cwd=str(tmp_path))
+    try:
+        assert p.stdout.readline() == 'ready 3\n'
+        fd_dir = f'/proc/{p.pid}/fd'
+        links = [os.readlink(os.path.join(fd_dir, n)) for n in os.listdir(fd_dir)]
+        out, _ = p.communicate('go\n', timeout=30)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert out == 'done 7\n'
+    old = [l for l in links if l == f'{path} (deleted)']
+    assert len(old) == (1 if kept else 0), links
+    assert counts(Trace(str(path))) == {'tiny_add': 2}
+
+
+def test_trace_to_dev_stdout_keeps_the_link(tiny, tmp_path):
+    """DYL_TRACE=/dev/stdout, stdout a file that holds a finished trace: the trace goes
+    into that file, and /dev/stdout stays the system's link (a new file renamed over
+    PATH would have replaced it)."""
+    out = tmp_path / 'out.csv'
+    env = {k: v for k, v in os.environ.items() if k not in ('LD_PRELOAD', 'DYL_TRACE')}
+    env.update(LD_PRELOAD=tiny.wrap, DYL_TRACE=str(out))
+    subprocess.run([tiny.app, 'calls', '5'], env=env, cwd=str(tmp_path), check=True,
+                   stdout=subprocess.DEVNULL, timeout=30)
+    assert ',tiny_add,' in out.read_text()
+    env['DYL_TRACE'] = '/dev/stdout'
+    with open(out, 'r+') as f:
+        subprocess.run([tiny.app, 'calls', '3'], env=env, cwd=str(tmp_path), check=True,
+                       stdout=f, timeout=30)
+    assert os.path.islink('/dev/stdout')
+    assert os.readlink('/dev/stdout') == '/proc/self/fd/1'
+    text = out.read_text()
+    assert text.count(',tiny_add,') == 3, text
+    assert sorted(os.listdir(tmp_path)) == ['out.csv'], os.listdir(tmp_path)
+
+
+def test_concurrent_claims_of_a_finished_trace(tiny, tmp_path):
+    """Processes started together over a finished trace, all alive until each has
+    recorded: one takes PATH, each other one PATH.<pid>, and every process's calls are in
+    a trace (none went to the old file, which the first claimant renamed away)."""
+    path = str(tmp_path / 'trace.csv')
+    env = dict(os.environ, LD_PRELOAD=tiny.wrap, DYL_TRACE=path)
+    for _ in range(5):
+        for f in glob.glob(path + '*'):
+            os.unlink(f)
+        run_both([tiny.app, 'calls', '1'], tiny.wrap, tmp_path)
+        procs = [subprocess.Popen([tiny.app, 'wait'], stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE, text=True, env=env,
+                                  cwd=str(tmp_path)) for _ in range(8)]
+        try:
+            assert [q.stdout.readline() for q in procs] == ['ready 3\n'] * len(procs)
+            outs = [q.communicate('go\n', timeout=30)[0] for q in procs]
+        finally:
+            for q in procs:
+                if q.poll() is None:
+                    q.kill()
+        assert outs == ['done 7\n'] * len(procs)
+        all_tr = traces(path)
+        assert {t.meta['pid'] for t in all_tr.values()} == {str(q.pid) for q in procs}, \
+            list(all_tr)
+        for n, t in all_tr.items():
+            assert n in ('trace.csv', f'trace.csv.{t.meta["pid"]}'), n
+            assert counts(t) == {'tiny_add': 2}, n
 
 
 # 'calls 5': the first write is at exit (it used to deadlock there); the others write
