@@ -314,6 +314,11 @@ void dyl_spool_open(void)
 	dyl_spool_meta();
 	put_names();
 	put_clock(1);
+	if (events.on && events.n == 0) {
+		/* a new spool (a forked child's, or after a failed exec) of a process whose
+		 * wrapper records thread events: it says so too */
+		events.ev[events.n++] = (struct dyl_event){ .kind = DYL_EV_ON };
+	}
 	put_events();
 }
 
@@ -501,10 +506,7 @@ void dyl_spool_drop(void)
 		unlink(dyl_rt.spool_path);
 	dyl_fd_close(&dyl_rt.spool_fd, dyl_rt.spool_dev, dyl_rt.spool_ino);
 	dyl_rt.spool_size = dyl_rt.spool_alloc = 0;
-	/* the parent's thread events are the parent's; the child's wrapper is the same */
-	events.n = 0;
-	if (events.on)
-		events.ev[events.n++] = (struct dyl_event){ .kind = DYL_EV_ON };
+	events.n = 0;	/* the parent's thread events are the parent's */
 }
 
 /* A forked child writes its own trace, and so its own spool: the parent's stays the

@@ -31,6 +31,13 @@ def app(tmp_path_factory):
                             '-shared', '-Wl,-soname,libtiny.so')
     b.app = dyltest.build_c(d, os.path.join(HERE, 'threads', 'threadapp.c'), 'threadapp',
                             '-I' + APPS, '-L' + d, '-ltiny', '-Wl,-rpath,' + d, '-lpthread')
+    b.omp = None
+    try:
+        b.omp = dyltest.build_c(d, os.path.join(HERE, 'threads', 'ompapp.c'), 'ompapp',
+                                '-fopenmp', '-I' + APPS, '-L' + d, '-ltiny',
+                                '-Wl,-rpath,' + d)
+    except subprocess.CalledProcessError:
+        pass                            # no OpenMP here: its test is skipped
     b.wrap = dyltest.wrap(d, '--lib', b.lib, '--header', os.path.join(APPS, 'tiny.h'))
     b.wrap2 = dyltest.wrap(d, '--lib', b.lib, '--header', os.path.join(APPS, 'tiny.h'),
                            name='wrap2.so')
@@ -46,7 +53,7 @@ class Events:
 
     def __init__(self, path):
         self.tr = Trace(path)
-        self.threads, self.joins, self.order = {}, [], []
+        self.threads, self.joins, self.parallel, self.order = {}, [], [], []
         self.recorded = self.after_rows = False
         seen_rows = False
         with open(path) as f:
@@ -69,6 +76,9 @@ class Events:
                     self.order.append(v['create_ns'])
                 elif m.group(1) == 'join':
                     self.joins.append(v)
+                    self.order.append(v['call_ns'])
+                else:
+                    self.parallel.append(v)
                     self.order.append(v['call_ns'])
         self.pid = int(self.tr.meta['pid'])
 
@@ -125,6 +135,41 @@ def test_shapes(app, tmp_path):
     assert len(nested) == 1
     assert any(j['tid'] == nested[0]['parent'] and j['target'] == nested[0]['tid']
                for j in ev.joins)
+
+
+def test_no_thread(app, tmp_path):
+    """A program that makes no thread: the trace says thread events were recorded, and
+    there are none."""
+    r, path = run_both([app.app, 'none'], app.wrap, tmp_path)
+    ev = Events(path)
+    ev.check()
+    assert not ev.threads and not ev.joins and not ev.parallel
+
+
+def test_off_records_nothing(app, tmp_path):
+    """DYL_OFF: forward only; the program's output is the same, no trace."""
+    r, path = run_both([app.app, 'shapes'], app.wrap, tmp_path, env={'DYL_OFF': '1'})
+    assert not os.path.exists(path)
+
+
+def test_openmp_regions(app, tmp_path):
+    """gcc -fopenmp: each parallel region is a line; the team's threads (libgomp makes
+    them with pthread_create) have theirs, still running at exit."""
+    if not app.omp:
+        pytest.skip('gcc -fopenmp cannot build here')
+    r, path = run_both([app.omp], app.wrap, tmp_path)
+    assert r.stdout == b'sums 1 3 5 7\n'
+    ev = Events(path)
+    ev.check(ended=False)
+    assert len(ev.parallel) == 2 and all(p['tid'] == ev.pid for p in ev.parallel)
+    assert len(ev.threads) == 3 and all(t['parent'] == ev.pid for t in ev.threads.values())
+    first, second = ev.parallel
+    assert first['ret_ns'] <= second['call_ns']
+    # every call a team thread made is inside a region
+    for row in ev.tr.rows:
+        if int(row['tid']) != ev.pid:
+            s, e = int(row['t_start_ns']), int(row['t_start_ns']) + int(row['t_ns'])
+            assert any(p['call_ns'] <= s and e <= p['ret_ns'] for p in ev.parallel), row
 
 
 def test_detached(app, tmp_path):
