@@ -145,6 +145,7 @@ static void step_call(struct timeline *tl, struct tl_thread *t)
 		tl->free_at[k] = begin + c->f;
 	}
 	t->d = begin + c->f - (double)(c->start + c->t);
+	t->plast = begin + c->f;
 	int i = (int)(t - tl->th);
 	while (tl->kid0[i] + (int)t->ki < tl->kid0[i + 1] &&
 	       tl->th[tl->kids[tl->kid0[i] + (int)t->ki]].create_ns < c->start + c->t) {
@@ -222,15 +223,17 @@ static int unblock(struct timeline *tl)
 }
 
 /* The process ends when the last of its threads of known end does (the main thread's end
- * includes what it waited for in joins). */
+ * includes what it waited for in joins); a thread still running at exit (an OpenMP
+ * team's, say) was there at least until its last call ended, and so was the process. */
 static void process_end(struct timeline *tl)
 {
 	tl->end_ns = tl->th[0].pend;
 	tl->last = 0;
 	for (int i = 1; i < tl->n; i++) {
 		const struct tl_thread *t = &tl->th[i];
-		if (t->state == TL_DONE && isfinite(t->pend) && t->pend > tl->end_ns) {
-			tl->end_ns = t->pend;
+		double end = isfinite(t->pend) ? t->pend : t->plast;
+		if (t->state == TL_DONE && isfinite(end) && end > tl->end_ns) {
+			tl->end_ns = end;
 			tl->last = i;
 		}
 	}
@@ -253,7 +256,7 @@ static int deciding_join(const struct tl_thread *t, double to)
 static int critical_path(struct timeline *tl)
 {
 	int room = tl->n * 2 + 2, i = tl->last;
-	double to = tl->end_ns;
+	double to = tl->end_ns;	/* (a thread of unknown end: the end of its last call) */
 
 	for (int t = 0; t < tl->n; t++)
 		room += (int)tl->th[t].njoins;
@@ -300,7 +303,7 @@ int timeline_run(struct timeline *tl)
 		t->ci = t->ji = t->ki = 0;
 		t->d = t->queue_wait_ns = 0;
 		t->waited_calls = 0;
-		t->pstart = t->pend = NAN;
+		t->pstart = t->pend = t->plast = NAN;
 		/* the main thread, and threads whose creator the trace does not name, start
 		 * when they did */
 		if (i == 0 || t->creator < 0 || t->creator >= tl->n) {

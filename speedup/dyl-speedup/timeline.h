@@ -49,7 +49,9 @@ struct tl_thread {
 	/* results */
 	enum tl_state state;	/* TL_DONE, or TL_ABSORBED: created inside a replaced call
 				 * (part of it) or never reached */
-	double pstart, pend;	/* predicted start and end */
+	double pstart, pend;	/* predicted start and end (NAN: end unknown) */
+	double plast;		/* predicted end of its last call: a thread of unknown end
+				 * (running at exit) was still there at least until then */
 	double queue_wait_ns;	/* its calls' waits for a device */
 	uint64_t waited_calls;
 	/* the walk's own */

@@ -203,6 +203,27 @@ static void test_thread_outlives_main(void)
 	timeline_free(&tl);
 }
 
+/* A thread still running at exit (end unknown: an OpenMP team's) whose last call ends,
+ * on the prediction, after main: main calls at 100 for 1000 (f 500), ends at 2000: 1500;
+ * 101 (created at 0) calls at 1000 for 800, f 1200 (a slower model): 1000..2200.  The
+ * process lasts at least until 2200. */
+static void test_unknown_end_bounds_the_process(void)
+{
+	struct tl_call m[] = { { 100, 1000, 500 } }, k[] = { { 1000, 800, 1200 } };
+	struct tl_thread th[2];
+	struct timeline tl;
+
+	th[0] = thread(100, -1, 0, 0, 2000);
+	th[0].calls = m, th[0].ncalls = 1;
+	th[1] = thread(101, 0, 0, 0, TL_UNKNOWN);
+	th[1].calls = k, th[1].ncalls = 1;
+	run(&tl, th, 2, 0);
+	CHECK(NEAR(tl.end_ns, 2200) && tl.last == 1, "unknown end: %.17g (thread %d)", tl.end_ns,
+	      tl.last);
+	CHECK(isnan(th[1].pend), "101's end: %g", th[1].pend);
+	timeline_free(&tl);
+}
+
 /* Three threads created at 0 call at 0, 10 and 20 for 1000 (f 400) and end at 1000, 1010,
  * 1020; main joins them in turn (30..1001, 1001..1011, 1011..1021), ends at 1100.
  * One device: 101 holds it 0..400, 102 waits 390 (400..800), 103 waits 780 (800..1200):
@@ -263,6 +284,7 @@ int main(void)
 	test_thread_outlives_calls();
 	test_thread_outlives_main();
 	test_queue_of_three();
+	test_unknown_end_bounds_the_process();
 	test_thread_inside_a_call();
 	return failures ? 1 : 0;
 }
