@@ -128,7 +128,6 @@ static int walk_thread(struct thread *th, int only_faster, struct fault_refs *fr
 		       double row_cost, struct prediction *p, struct tl_calls *rc)
 {
 	int64_t open_end = INT64_MIN;	/* end of the replaced call we are inside */
-	int replaced = 0;
 
 	sort_thread(th);
 	/* the nested rows by start (a caller's row comes after its callees': by end) */
@@ -198,11 +197,10 @@ static int walk_thread(struct thread *th, int only_faster, struct fault_refs *fr
 			k->out_of_range_predicted_ns += f;
 		}
 		open_end = c->t_start + c->t_ns;
-		replaced = 1;
 		if (keep_call(rc, c, t, f) != 0)
 			return -1;
 	}
-	p->threads += replaced;
+	p->threads += rc->n > 0;	/* RC holds this thread's replaced calls only */
 	return 0;
 }
 
