@@ -79,9 +79,14 @@ static enum ev next_event(const struct timeline *tl, int i, int64_t *m)
 /* Does thread I's join J have to wait for its target? */
 static int join_waits(const struct timeline *tl, const struct tl_join *j)
 {
+	const struct tl_thread *g;
+
 	if (j->target < 0 || j->target >= tl->n)
 		return 0;
-	return tl->th[j->target].state == TL_WAITING || tl->th[j->target].state == TL_RUNNING;
+	g = &tl->th[j->target];
+	if (j->upto > 0 && j->upto <= g->ncalls && g->state == TL_RUNNING)
+		return g->ci < j->upto;
+	return g->state == TL_WAITING || g->state == TL_RUNNING;
 }
 
 /* The running thread whose next event comes first, and can go; -1 if none. */
@@ -145,7 +150,7 @@ static void step_call(struct timeline *tl, struct tl_thread *t)
 		tl->free_at[k] = begin + c->f;
 	}
 	t->d = begin + c->f - (double)(c->start + c->t);
-	t->plast = begin + c->f;
+	t->plast = t->call_end[t->ci - 1] = begin + c->f;
 	int i = (int)(t - tl->th);
 	while (tl->kid0[i] + (int)t->ki < tl->kid0[i + 1] &&
 	       tl->th[tl->kids[tl->kid0[i] + (int)t->ki]].create_ns < c->start + c->t) {
@@ -156,19 +161,41 @@ static void step_call(struct timeline *tl, struct tl_thread *t)
 		t->ji++;
 }
 
+/* Where join J's target ends (its UPTO-th call, or itself): measured *E, predicted *PE.
+ * 0 when it does not end on the timeline (unknown, part of a replaced call). */
+static int target_end(const struct timeline *tl, const struct tl_join *j, int64_t *e, double *pe)
+{
+	const struct tl_thread *g = j->target >= 0 && j->target < tl->n ? &tl->th[j->target] : NULL;
+
+	if (!g || g->state == TL_ABSORBED || g->state == TL_WAITING)
+		return 0;
+	if (j->upto > 0 && j->upto <= g->ncalls && g->ci >= j->upto) {
+		*e = g->calls[j->upto - 1].start + g->calls[j->upto - 1].t;
+		*pe = g->call_end[j->upto - 1];
+		return 1;
+	}
+	if (g->state != TL_DONE || g->end_ns == TL_UNKNOWN)
+		return 0;
+	*e = g->end_ns;
+	*pe = g->pend;
+	return 1;
+}
+
 /* Thread T's join: it returns when both it and the target are there, plus its own cost
  * (what the return took after the target's end, measured). */
 static void step_join(struct timeline *tl, struct tl_thread *t)
 {
 	struct tl_join *j = &t->joins[t->ji++];
-	const struct tl_thread *g = j->target >= 0 && j->target < tl->n ? &tl->th[j->target] : NULL;
+	int64_t e;
+	double pe;
 
 	j->pred_call = (double)j->call_ns + t->d;
-	if (g && g->state == TL_DONE && g->end_ns != TL_UNKNOWN) {
-		int64_t from = j->call_ns > g->end_ns ? j->call_ns : g->end_ns;
+	if (target_end(tl, j, &e, &pe)) {
+		int64_t from = j->call_ns > e ? j->call_ns : e;
 		double cost = j->ret_ns > from ? (double)(j->ret_ns - from) : 0;
-		j->bound = g->pend > j->pred_call;
-		j->pred_ret = (j->bound ? g->pend : j->pred_call) + cost;
+		j->pred_target = pe;
+		j->bound = pe > j->pred_call;
+		j->pred_ret = (j->bound ? pe : j->pred_call) + cost;
 	} else {
 		j->pred_ret = j->pred_call + (double)(j->ret_ns - j->call_ns);
 		j->bound = 0;
@@ -271,7 +298,7 @@ static int critical_path(struct timeline *tl)
 		s->to = to;
 		if (j >= 0) {
 			i = t->joins[j].target;
-			s->from = to = tl->th[i].pend;
+			s->from = to = t->joins[j].pred_target;
 			s->how = TL_HOW_JOIN;
 		} else {
 			s->from = t->pstart;
@@ -299,6 +326,8 @@ int timeline_run(struct timeline *tl)
 		return -1;
 	for (i = 0; i < tl->n; i++) {
 		struct tl_thread *t = &tl->th[i];
+		if (!(t->call_end = calloc(t->ncalls + 1, sizeof(*t->call_end))))
+			return -1;
 		t->state = TL_WAITING;
 		t->ci = t->ji = t->ki = 0;
 		t->d = t->queue_wait_ns = 0;
@@ -328,6 +357,10 @@ int timeline_run(struct timeline *tl)
 
 void timeline_free(struct timeline *tl)
 {
+	for (int i = 0; tl->th && i < tl->n; i++) {
+		free(tl->th[i].call_end);
+		tl->th[i].call_end = NULL;
+	}
 	free(tl->kids);
 	free(tl->kid0);
 	free(tl->free_at);

@@ -25,12 +25,16 @@ struct tl_call {
 };
 
 /* A pthread_join: entered at CALL_NS, returned at RET_NS, of thread TARGET (an index;
- * -1 a thread the trace does not know: the join keeps its measured time). */
+ * -1 a thread the trace does not know: the join keeps its measured time).  UPTO > 0: not
+ * the target's end but the end of its UPTO-th call (an OpenMP region's closing barrier
+ * waits for the team's work in the region, not for the team's threads to end). */
 struct tl_join {
 	int64_t call_ns, ret_ns;
 	int target;
+	size_t upto;
 	/* results */
 	double pred_call, pred_ret;
+	double pred_target;	/* the target's predicted end (or UPTO-th call's end) */
 	int bound;		/* the target's predicted end decided the return */
 };
 
@@ -55,6 +59,7 @@ struct tl_thread {
 	double queue_wait_ns;	/* its calls' waits for a device */
 	uint64_t waited_calls;
 	/* the walk's own */
+	double *call_end;	/* each call's predicted end */
 	size_t ci, ji, ki;
 	double d;		/* predicted - measured time, now */
 };

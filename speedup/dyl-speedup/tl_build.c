@@ -141,6 +141,72 @@ static int add_joins(struct timeline *tl, struct tids *map, const struct thread_
 	return 0;
 }
 
+/* Appends J to thread T's joins.  0 or -1. */
+static int push_join(struct tl_thread *t, struct tl_join j)
+{
+	struct tl_join *g = realloc(t->joins, (t->njoins + 1) * sizeof(*g));
+
+	if (!g)
+		return -1;
+	t->joins = g;
+	t->joins[t->njoins++] = j;
+	return 0;
+}
+
+/* The last of thread T's calls that start in [A, B]: its index + 1, 0 if none. */
+static size_t last_call_in(const struct tl_thread *t, int64_t a, int64_t b)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < t->ncalls && t->calls[i].start <= b; i++)
+		if (t->calls[i].start >= a)
+			k = i + 1;
+	return k;
+}
+
+/* An OpenMP region of thread P from A to B ends with a barrier: P goes on when every
+ * thread's work in the region is done.  Joins on P: the first from P's own last call in
+ * the region (its arrival at the barrier) to B, on the thread whose work there ended last;
+ * then one of no time at B on each other thread with work there. */
+static int add_region(struct timeline *tl, int p, int64_t a, int64_t b)
+{
+	struct tl_thread *t = &tl->th[p];
+	size_t own = last_call_in(t, a, b);
+	int64_t arrive = own ? t->calls[own - 1].start + t->calls[own - 1].t : a, latest = -1;
+	int last = -1;
+
+	for (int i = 0; i < tl->n; i++) {
+		const struct tl_thread *g = &tl->th[i];
+		size_t k = i == p ? 0 : last_call_in(g, a, b);
+		int64_t e = k ? g->calls[k - 1].start + g->calls[k - 1].t : -1;
+		if (k && e > latest)
+			latest = e, last = i;
+		/* P's arrival is after the team threads it started, too */
+		if (g->creator == p && g->create_ns >= a && g->create_ns <= b && g->create_ns > arrive)
+			arrive = g->create_ns;
+	}
+	for (int i = 0; last >= 0 && i < tl->n; i++) {
+		size_t k = i == p ? 0 : last_call_in(&tl->th[i], a, b);
+		int first = i == last;
+		if (k && push_join(t, (struct tl_join){ .call_ns = first ? (arrive < b ? arrive : b) : b,
+							.ret_ns = b, .target = i, .upto = k }) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int add_regions(struct timeline *tl, struct tids *map, const struct thread_events *ev)
+{
+	for (size_t r = 0; r < ev->nregions; r++) {
+		int p = index_of(map, ev->regions[r].tid);
+		if (p < -1 || (p >= 0 && add_region(tl, p, ev->regions[r].call_ns, ev->regions[r].ret_ns)))
+			return -1;
+	}
+	for (int i = 0; i < tl->n; i++)
+		qsort(tl->th[i].joins, tl->th[i].njoins, sizeof(struct tl_join), by_call);
+	return 0;
+}
+
 /* Why TR's process keeps Amdahl's answer; NULL when its timeline can be built. */
 static const char *why_not(const struct trace *tr)
 {
@@ -178,7 +244,8 @@ int tl_predict(struct prediction *p, const struct trace *tr, struct tl_calls *rc
 	tl->devices = devices;
 	tl->setup_ns = p->setup_ns;
 	if (add_threads(tl, &map, tr, rc) != 0 || add_calls(tl, &map, tr, rc) != 0 ||
-	    add_joins(tl, &map, &tr->ev) != 0 || timeline_run(tl) != 0)
+	    add_joins(tl, &map, &tr->ev) != 0 || add_regions(tl, &map, &tr->ev) != 0 ||
+	    timeline_run(tl) != 0)
 		goto oom;
 	take_results(p, tl);
 	tids_free(&map);

@@ -1,4 +1,4 @@
-/* thread_events.c - the '# threads=recorded', '# thread ...' and '# join ...' notes of a
+/* thread_events.c - the '# threads=recorded', '# thread', '# join' and '# parallel' notes of a
  * trace, parsed.  Fields are KEY=VALUE separated by blanks; unknown keys are ignored (room
  * to grow), a known one that is not a number (or empty where it may not be) is an error. */
 #include <stdlib.h>
@@ -101,6 +101,24 @@ static int add_join(struct thread_events *ev, const struct trace_note *nt, const
 	return 0;
 }
 
+static int add_region(struct thread_events *ev, const struct trace_note *nt, const char *path)
+{
+	static const char *const keys[] = { "tid", "call_ns", "ret_ns" };
+	int64_t v[3];
+
+	if (fields(nt, path, keys, v, 3, 0x7) != 0)
+		return -1;
+	if (v[2] < v[1]) {
+		input_error(path, 0, "'# %.*s': ret_ns is before call_ns",
+			    (int)(nt->len < 200 ? nt->len : 200), nt->text);
+		return -1;
+	}
+	if (grow(&ev->regions, sizeof(*ev->regions), ev->nregions, &ev->regions_room, 16))
+		return -2;
+	ev->regions[ev->nregions++] = (struct tev_parallel){ (uint64_t)v[0], v[1], v[2] };
+	return 0;
+}
+
 int thread_events_read(struct thread_events *ev, const struct trace_src *src, const char *path)
 {
 	memset(ev, 0, sizeof(*ev));
@@ -113,6 +131,8 @@ int thread_events_read(struct thread_events *ev, const struct trace_src *src, co
 			rc = add_thread(ev, nt, path);
 		else if (starts_with_word(nt->text, nt->len, "join"))
 			rc = add_join(ev, nt, path);
+		else if (starts_with_word(nt->text, nt->len, "parallel"))
+			rc = add_region(ev, nt, path);
 		if (rc == -2)
 			input_error(path, 0, "out of memory");
 		if (rc < 0) {
@@ -127,5 +147,6 @@ void thread_events_free(struct thread_events *ev)
 {
 	free(ev->threads);
 	free(ev->joins);
+	free(ev->regions);
 	memset(ev, 0, sizeof(*ev));
 }

@@ -22,12 +22,20 @@ struct tev_join {
 	int64_t call_ns, ret_ns;
 };
 
+/* '# parallel tid=P call_ns=A ret_ns=B': an OpenMP region (GOMP_parallel) */
+struct tev_parallel {
+	uint64_t tid;
+	int64_t call_ns, ret_ns;
+};
+
 struct thread_events {
 	int recorded;		/* '# threads=recorded': the wrapper watched thread creation */
 	struct tev_thread *threads;
 	size_t nthreads, threads_room;
 	struct tev_join *joins;
 	size_t njoins, joins_room;
+	struct tev_parallel *regions;
+	size_t nregions, regions_room;
 };
 
 /* Reads SRC's notes into EV (zeroed here).  0; -1 after one message naming PATH and the

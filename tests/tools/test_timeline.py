@@ -215,3 +215,20 @@ def test_bad_thread_lines_are_bad_input(tmp_path, model):
 def test_bad_devices(tmp_path, model, value):
     _, r = predict(trace(tmp_path, **CALL_THEN_JOIN), model, '--devices', value, check=False)
     assert r.returncode == 2 and '--devices' in r.stderr
+
+
+# an OpenMP region of main from 0 to 9500 ('# parallel'): main creates 101 at 100 (started
+# 200; it runs till exit, end_ns empty) and calls 300..4300 (f 1000: ends 1300); 101 calls
+# 2000..9300 (f 1825: ends 3825).  The region's closing barrier waits for 101's work: main
+# reaches it at 1300, goes on at 3825 + 200 (9500 - 9300) = 4025: T' = 10000 - 5475 = 4525.
+# Without the barrier main would end at 7000.
+def test_an_openmp_region_waits_for_its_team(tmp_path, model):
+    path = trace(tmp_path, [(100, 300, 4000), (101, 2000, 7300)], [(101, 100, 100, 200, None)],
+                 [], 10000, extra=())
+    with open(path) as f:
+        text = f.read().replace('# threads=recorded', '# threads=recorded\n# parallel tid=100 call_ns=0 ret_ns=9500')
+    with open(path, 'w') as f:
+        f.write(text)
+    r, _ = predict(path, model)
+    assert r['predicted_total_ns'] == 4525
+    assert [s['tid'] for s in r['critical_path']] == [100, 101, 100]

@@ -224,6 +224,32 @@ static void test_unknown_end_bounds_the_process(void)
 	timeline_free(&tl);
 }
 
+/* An OpenMP region of main from 0 to 9500 (its closing barrier as tl_build.c writes it: a
+ * join from main's arrival, 4300, to 9500 on the thread whose work ended last, up to its
+ * last call in the region).  Main creates 101 at 100 (started 200) and calls 300..4300 (f
+ * 1000: ends 1300); 101 calls 2000..9300 (f 3000: ends 5000), and runs till exit.  The
+ * barrier, reached at 1300, waits till 5000, + 200 (9500 - 9300): 5200; main ends at
+ * 10000 - 4300 = 5700.  Without the barrier main would end at 7000 (and 101's call at
+ * 5000 decides nothing). */
+static void test_region_barrier(void)
+{
+	struct tl_call m[] = { { 300, 4000, 1000 } }, k[] = { { 2000, 7300, 3000 } };
+	struct tl_join j[] = { { .call_ns = 4300, .ret_ns = 9500, .target = 1, .upto = 1 } };
+	struct tl_thread th[2];
+	struct timeline tl;
+
+	th[0] = thread(100, -1, 0, 0, 10000);
+	th[0].calls = m, th[0].ncalls = 1, th[0].joins = j, th[0].njoins = 1;
+	th[1] = thread(101, 0, 100, 200, TL_UNKNOWN);
+	th[1].calls = k, th[1].ncalls = 1;
+	run(&tl, th, 2, 0);
+	CHECK(NEAR(j[0].pred_ret, 5200) && NEAR(tl.end_ns, 5700), "region: %g, %.17g",
+	      j[0].pred_ret, tl.end_ns);
+	CHECK(tl.npath == 3 && tl.path[1].th == 1 && NEAR(tl.path[1].to, 5000), "path: %d steps",
+	      tl.npath);
+	timeline_free(&tl);
+}
+
 /* Three threads created at 0 call at 0, 10 and 20 for 1000 (f 400) and end at 1000, 1010,
  * 1020; main joins them in turn (30..1001, 1001..1011, 1011..1021), ends at 1100.
  * One device: 101 holds it 0..400, 102 waits 390 (400..800), 103 waits 780 (800..1200):
@@ -285,6 +311,7 @@ int main(void)
 	test_thread_outlives_main();
 	test_queue_of_three();
 	test_unknown_end_bounds_the_process();
+	test_region_barrier();
 	test_thread_inside_a_call();
 	return failures ? 1 : 0;
 }
