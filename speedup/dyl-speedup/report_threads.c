@@ -56,7 +56,7 @@ static void path_line(FILE *out, const struct prediction *p)
 	const struct timeline *tl = p->tl;
 	char a[32], b[32];
 
-	fprintf(out, "  critical path:");
+	fprintf(out, "  critical path (from the wrapper's start):");
 	for (int s = 0; s < tl->npath; s++) {
 		const struct tl_step *st = &tl->path[s];
 		fprintf(out, "%s%llu %s..%s%s", s ? " -> " : " ",

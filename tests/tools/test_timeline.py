@@ -99,7 +99,7 @@ def test_the_table_shows_threads_path_and_queueing(tmp_path, model):
                        text=True)
     assert r.returncode == 0, r.stderr
     assert 'S_G = T / T\' = 2.268' in r.stdout
-    assert 'critical path: 100 0.000 ns..9.700 us' in r.stdout
+    assert "critical path (from the wrapper's start): 100 0.000 ns..9.700 us" in r.stdout
     assert 'queueing: 1 of 2 replaced calls waited for a device, 4.200 us in all' in r.stdout
 
 
