@@ -95,18 +95,16 @@ static int pick(const struct timeline *tl, enum ev *ev)
 	int best = -1;
 	double key = INFINITY;
 
-	for (int i = 0; i < tl->n; i++) {
+	for (int r = 0; r < tl->nrunning; r++) {
+		int i = tl->running[r];
 		const struct tl_thread *t = &tl->th[i];
 		int64_t m;
-		enum ev e;
-		if (t->state != TL_RUNNING)
-			continue;
-		e = next_event(tl, i, &m);
+		enum ev e = next_event(tl, i, &m);
 		if (e == EV_JOIN && join_waits(tl, &t->joins[t->ji]))
 			continue;
 		/* a thread of unknown end with nothing left: done at once, nothing depends on it */
 		double k = m == INT64_MIN ? -INFINITY : (double)m + t->d;
-		if (best < 0 || k < key) {
+		if (best < 0 || k < key || (k == key && i < best)) {	/* ties: the lower index */
 			best = i;
 			key = k;
 			*ev = e;
@@ -203,6 +201,29 @@ static void step_join(struct timeline *tl, struct tl_thread *t)
 	t->d = j->pred_ret - (double)j->ret_ns;
 }
 
+/* Thread T starts running at PSTART with offset D. */
+static void start(struct timeline *tl, struct tl_thread *t, double pstart, double d)
+{
+	t->state = TL_RUNNING;
+	t->pstart = pstart;
+	t->d = d;
+	tl->running[tl->nrunning++] = (int)(t - tl->th);
+}
+
+/* Thread T is done. */
+static void stop(struct timeline *tl, struct tl_thread *t)
+{
+	int i = (int)(t - tl->th);
+
+	t->state = TL_DONE;
+	t->pend = t->end_ns != TL_UNKNOWN ? (double)t->end_ns + t->d : NAN;
+	for (int r = 0; r < tl->nrunning; r++)
+		if (tl->running[r] == i) {
+			tl->running[r] = tl->running[--tl->nrunning];
+			break;
+		}
+}
+
 /* Thread I's next event, E. */
 static void step(struct timeline *tl, int i, enum ev e)
 {
@@ -210,18 +231,14 @@ static void step(struct timeline *tl, int i, enum ev e)
 
 	if (e == EV_KID) {
 		struct tl_thread *k = &tl->th[tl->kids[tl->kid0[i] + (int)t->ki++]];
-		if (k->state == TL_WAITING) {
-			k->state = TL_RUNNING;
-			k->d = t->d;	/* create + d + (start - create) */
-			k->pstart = (double)k->start_ns + k->d;
-		}
+		if (k->state == TL_WAITING)	/* at create + d + (start - create) */
+			start(tl, k, (double)k->start_ns + t->d, t->d);
 	} else if (e == EV_JOIN) {
 		step_join(tl, t);
 	} else if (e == EV_CALL) {
 		step_call(tl, t);
 	} else {
-		t->state = TL_DONE;
-		t->pend = t->end_ns != TL_UNKNOWN ? (double)t->end_ns + t->d : NAN;
+		stop(tl, t);
 	}
 }
 
@@ -233,9 +250,10 @@ static int unblock(struct timeline *tl)
 	int best = -1;
 	double key = INFINITY;
 
-	for (int i = 0; i < tl->n; i++) {
+	for (int r = 0; r < tl->nrunning; r++) {
+		int i = tl->running[r];
 		const struct tl_thread *t = &tl->th[i];
-		if (t->state == TL_RUNNING && t->ji < t->njoins &&
+		if (t->ji < t->njoins &&
 		    (double)t->joins[t->ji].call_ns + t->d < key) {
 			key = (double)t->joins[t->ji].call_ns + t->d;
 			best = i;
@@ -324,6 +342,9 @@ int timeline_run(struct timeline *tl)
 		return -1;
 	if (tl->devices > 0 && !(tl->free_at = calloc((size_t)tl->devices, sizeof(*tl->free_at))))
 		return -1;
+	if (!(tl->running = calloc((size_t)tl->n + 1, sizeof(*tl->running))))
+		return -1;
+	tl->nrunning = 0;
 	for (i = 0; i < tl->n; i++) {
 		struct tl_thread *t = &tl->th[i];
 		if (!(t->call_end = calloc(t->ncalls + 1, sizeof(*t->call_end))))
@@ -335,10 +356,8 @@ int timeline_run(struct timeline *tl)
 		t->pstart = t->pend = t->plast = NAN;
 		/* the main thread, and threads whose creator the trace does not name, start
 		 * when they did */
-		if (i == 0 || t->creator < 0 || t->creator >= tl->n) {
-			t->state = TL_RUNNING;
-			t->pstart = (double)t->start_ns;
-		}
+		if (i == 0 || t->creator < 0 || t->creator >= tl->n)
+			start(tl, t, (double)t->start_ns, 0);
 	}
 	for (;;) {
 		if ((i = pick(tl, &e)) >= 0)
@@ -364,6 +383,8 @@ void timeline_free(struct timeline *tl)
 	free(tl->kids);
 	free(tl->kid0);
 	free(tl->free_at);
+	free(tl->running);
+	tl->running = NULL;
 	free(tl->path);
 	tl->kids = tl->kid0 = NULL;
 	tl->free_at = NULL;

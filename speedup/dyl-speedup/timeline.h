@@ -90,6 +90,8 @@ struct timeline {
 	int *kids;		/* thread indices by (creator, create_ns) */
 	int *kid0;		/* per thread: where its kids begin in KIDS */
 	double *free_at;	/* per device: when it is free */
+	int *running;		/* the threads running now (a walk looks at them only) */
+	int nrunning;
 	int setup_done;
 };
 
