@@ -137,7 +137,8 @@ static int add_joins(struct timeline *tl, struct tids *map, const struct thread_
 			.ret_ns = j->ret_ns, .target = g >= 0 ? g : -1 };
 	}
 	for (int i = 0; i < tl->n; i++)
-		qsort(tl->th[i].joins, tl->th[i].njoins, sizeof(struct tl_join), by_call);
+		if (tl->th[i].njoins)	/* (no joins: a NULL array, which qsort may not take) */
+			qsort(tl->th[i].joins, tl->th[i].njoins, sizeof(struct tl_join), by_call);
 	return 0;
 }
 
@@ -203,7 +204,8 @@ static int add_regions(struct timeline *tl, struct tids *map, const struct threa
 			return -1;
 	}
 	for (int i = 0; i < tl->n; i++)
-		qsort(tl->th[i].joins, tl->th[i].njoins, sizeof(struct tl_join), by_call);
+		if (tl->th[i].njoins)	/* (no joins: a NULL array, which qsort may not take) */
+			qsort(tl->th[i].joins, tl->th[i].njoins, sizeof(struct tl_join), by_call);
 	return 0;
 }
 
