@@ -111,12 +111,17 @@ static uint64_t inner_rows(const struct thread *th, const struct call *c, struct
 	return n;
 }
 
-/* Keeps replaced call C (its time T, predicted F) for the thread's timeline.  0 or -1. */
-static int keep_call(struct tl_calls *rc, const struct call *c, uint64_t t, double f)
+/* Keeps replaced call C (predicted F) for the thread's timeline, its time less tracing's
+ * cost COST of the rows in it.  Not clipped at 0 there: the cost is an average (a short
+ * call may hold less), and only its sum over the calls is bounded (predict_trace), so
+ * the thread shifts by the same sum as Amdahl's T - t + f takes out.  0 or -1. */
+static int keep_call(struct tl_calls *rc, const struct call *c, uint64_t cost, double f)
 {
+	int64_t t = c->t_ns - (int64_t)cost;
+
 	if (grow(&rc->c, sizeof(*rc->c), rc->n, &rc->room, 64) != 0)
 		return -1;
-	rc->c[rc->n++] = (struct tl_call){ c->t_start, (int64_t)t, f };
+	rc->c[rc->n++] = (struct tl_call){ c->t_start, t, f };
 	rc->t_sum += t;
 	rc->f_sum += f;
 	return 0;
@@ -197,7 +202,7 @@ static int walk_thread(struct thread *th, int only_faster, struct fault_refs *fr
 			k->out_of_range_predicted_ns += f;
 		}
 		open_end = c->t_start + c->t_ns;
-		if (keep_call(rc, c, t, f) != 0)
+		if (keep_call(rc, c, cost, f) != 0)
 			return -1;
 	}
 	p->threads += rc->n > 0;	/* RC holds this thread's replaced calls only */

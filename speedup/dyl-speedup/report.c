@@ -711,7 +711,15 @@ static void print_csv(FILE *out, const struct report *r, const int *kern, int nk
 	csv_number(out, run->fault_kept_ns);
 	fprintf(out, "\n# fault_unmatched=%llu\n# faults_replaced=%d\n",
 		(unsigned long long)run->fault_unmatched, r->faults_replaced);
-	fprintf(out, "# processes=%d\n", r->nprocs);
+	fprintf(out, "# processes=%d\n# timeline=%d\n# amdahl_predicted_total_ns=", r->nprocs,
+		run->timeline > 0);
+	csv_number(out, run->amdahl_total_ns);
+	fputs("\n# queue_wait_ns=", out);
+	csv_number(out, run->queue_wait_ns);
+	if (r->devices)
+		fprintf(out, "\n# devices=%d\n", r->devices);
+	else
+		fputs("\n# devices=unlimited\n", out);
 }
 
 const char *report_fmt_ns(char *buf, size_t room, double ns)

@@ -117,8 +117,8 @@ static void json_thread(FILE *out, const struct prediction *p, int i, int first)
 	report_json_number(out, m > 0 ? (double)t->t_sum / m : NAN);
 	fputs(", \"S\": ", out);
 	report_json_number(out, m / pr);
-	fprintf(out, ", \"calls\": %zu, \"t_ns\": %llu, \"f_ns\": ", t->ncalls,
-		(unsigned long long)t->t_sum);
+	fprintf(out, ", \"calls\": %zu, \"t_ns\": %lld, \"f_ns\": ", t->ncalls,
+		(long long)t->t_sum);
 	report_json_number(out, t->f_sum);
 	fputs(", \"predicted_start_ns\": ", out);
 	report_json_number(out, t->pstart);

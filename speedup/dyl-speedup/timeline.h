@@ -18,7 +18,8 @@
 
 #define TL_UNKNOWN (-1)		/* a thread's end the trace does not know (still running) */
 
-/* A replaced call: measured start and time t (ns), predicted time f. */
+/* A replaced call: measured start and time t (ns; tracing's cost taken out, an average,
+ * so a short call's may be below 0: only the thread's sum is meant), predicted time f. */
 struct tl_call {
 	int64_t start, t;
 	double f;
@@ -48,7 +49,7 @@ struct tl_thread {
 	size_t ncalls;
 	struct tl_join *joins;	/* by call_ns (the caller's) */
 	size_t njoins;
-	uint64_t t_sum;		/* the caller's: its calls' t and f, for the report */
+	int64_t t_sum;		/* the caller's: its calls' t and f, for the report */
 	double f_sum;
 	/* results */
 	enum tl_state state;	/* TL_DONE, or TL_ABSORBED: created inside a replaced call

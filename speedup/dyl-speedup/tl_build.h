@@ -11,7 +11,7 @@
 struct tl_calls {
 	struct tl_call *c;
 	size_t n, room;
-	uint64_t t_sum;
+	int64_t t_sum;
 	double f_sum;
 };
 

@@ -92,6 +92,11 @@ def test_call_then_join(tmp_path, model, devices, want, wait):
 def test_the_default_is_one_device(tmp_path, model):
     r, _ = predict(trace(tmp_path, **CALL_THEN_JOIN), model)
     assert r['devices'] == 1 and r['predicted_total_ns'] == 9700
+    csv = subprocess.run([SPEEDUP, '--csv', trace(tmp_path, **CALL_THEN_JOIN), model, '--devices',
+                          'unlimited'], capture_output=True, text=True).stdout.splitlines()
+    for line in ('# predicted_total_ns=7000', '# timeline=1', '# amdahl_predicted_total_ns=-500',
+                 '# queue_wait_ns=0', '# devices=unlimited'):
+        assert line in csv, csv[-12:]
 
 
 def test_the_table_shows_threads_path_and_queueing(tmp_path, model):
@@ -232,3 +237,23 @@ def test_an_openmp_region_waits_for_its_team(tmp_path, model):
     r, _ = predict(path, model)
     assert r['predicted_total_ns'] == 4525
     assert [s['tid'] for s in r['critical_path']] == [100, 101, 100]
+
+
+def test_one_thread_with_nested_rows_is_amdahls_answer(tmp_path, model):
+    """Tracing's cost of nested rows is an average (overhead_ns / rows = 440 / 22 = 20 ns a
+    row): the short call (100 ns, 10 rows in it: 200 ns) goes below 0, and only the sum is
+    meant.  T = 10000 - 440 = 9560; t = 5100 - 400 = 4700; f = 25 + 1250: Amdahl's T' =
+    6135, and the timeline's the same (clipping the short call at 0 gave 6035)."""
+    def write(name, recorded):
+        rows = [(1, 'k', 0, 100, 100, 0)] + [(2 + i, 'x', 5 + i, 1, '', 1) for i in range(10)]
+        rows += [(12, 'k', 1000, 5000, 5000, 0)] + [(13 + i, 'x', 1100 + i, 1, '', 1) for i in range(10)]
+        lines = ['# dyliberator trace 1', '# pid=100', HEADER + ',depth']
+        lines += [f'{s},100,{f},{a},{t},,,{w},{d}' for s, f, a, t, w, d in rows]
+        lines += (['# threads=recorded'] if recorded else []) + ['# total_ns=10000', '# overhead_ns=440']
+        path = tmp_path / name
+        path.write_text('\n'.join(lines) + '\n')
+        return str(path)
+    with_lines, _ = predict(write('a.csv', True), model)
+    without, _ = predict(write('b.csv', False), model)
+    assert without['predicted_total_ns'] == 6135
+    assert with_lines['timeline'] and with_lines['predicted_total_ns'] == pytest.approx(6135, abs=1e-6)
