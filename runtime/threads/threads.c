@@ -72,9 +72,18 @@ static void ended(void *pid)
 		record(DYL_EV_END, 0, 0, dyl_now(), 0);
 }
 
+/* A forked child has one thread: the lock may have been held by another of the
+ * parent's, in the middle of the free list (its records are left, a page at most). */
+static void after_fork_child(void)
+{
+	pthread_mutex_init(&thr.lock, NULL);
+	thr.free = NULL;
+}
+
 static void make_key(void)
 {
 	thr.key_ok = pthread_key_create(&thr.key, ended) == 0;
+	pthread_atfork(NULL, NULL, after_fork_child);
 }
 
 static struct start *get_start(void)

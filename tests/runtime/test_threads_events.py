@@ -175,7 +175,7 @@ def test_openmp_regions(app, tmp_path):
 def test_detached(app, tmp_path):
     r, path = run_both([app.app, 'detached'], app.wrap, tmp_path)
     ev = Events(path)
-    ev.check()
+    ev.check(ended=False)   # (nothing waits for its end: it may come after the exit)
     assert len(ev.threads) == 1 and not ev.joins
     assert ev.row_tids() - {ev.pid} == set(ev.threads)
 
@@ -246,6 +246,6 @@ def test_killed_run_keeps_its_events(app, tmp_path):
     assert r.returncode == 0, r.stderr
     ev = Events(dyltest.write_text(str(tmp_path / 'recovered.csv'), r.stdout))
     ev.check(ended=False)
-    assert len(ev.threads) == 3 and len(ev.joins) == 1
+    assert len(ev.threads) == 3 and len(ev.joins) == 2
     running = [t for t in ev.threads.values() if t['end_ns'] is None]
     assert len(running) == 1 and running[0]['tid'] in ev.row_tids()

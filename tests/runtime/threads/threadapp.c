@@ -217,9 +217,12 @@ static int run_fork(void)
 	return 0;
 }
 
+static sem_t called;
+
 static void *forever(void *arg)
 {
 	tiny_add(1, (int)(intptr_t)arg);
+	sem_post(&called);
 	for (;;)
 		pause();
 	return NULL;
@@ -230,9 +233,10 @@ static int run_kill(void)
 	void *r;
 	pthread_t a = start(caller, (void *)(intptr_t)3);
 	pthread_join(a, &r);
+	sem_init(&called, 0, 0);
 	start(forever, (void *)(intptr_t)1);
-	start(quiet, NULL);
-	tiny_sleep_us(10000);
+	pthread_join(start(quiet, NULL), &r);
+	sem_wait(&called);	/* (its call made: it started) */
 	printf("ready\n");
 	fflush(stdout);
 	for (;;)
