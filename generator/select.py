@@ -17,9 +17,12 @@ CORE_NEEDS = {'dlopen', 'dlmopen', 'dlsym', 'dlvsym', 'dladdr', 'dladdr1', 'dlcl
 # would call themselves.
 SKELETON_NEEDS = {'__errno_location'}
 
-# The runtime interposes these itself to write the trace before the image goes away.
+# The runtime interposes these itself: to write the trace before the image goes away
+# (dyl_process.h), and to record thread events (dyl_threads.h).
 RUNTIME_OWNED = {'execve', 'execv', 'execvp', 'execvpe', 'execl', 'execlp', 'execle',
-                 'fexecve', '_exit', '_Exit'}
+                 'fexecve', '_exit', '_Exit', 'pthread_create', 'pthread_join',
+                 'pthread_tryjoin_np', 'pthread_timedjoin_np', 'pthread_clockjoin_np',
+                 'GOMP_parallel'}
 
 # Functions that return twice: a wrapper's frame would be returned through twice (vfork's
 # child runs on its parent's stack and clobbers the wrapper's frame; setjmp's second

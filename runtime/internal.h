@@ -11,7 +11,8 @@
  *            resolve.c, elfsym.c
  * These are the core; it names no feature.  The features sit above it, each in its own
  * folder: regions/ (std.regions' table and lookups), diff/ (std.diff, over regions/),
- * faults/ (std.faults).  A feature the core must call installs a hook (dyl_hooks).
+ * faults/ (std.faults), threads/ (thread events, for the interposers of dyl_threads.h).
+ * A feature the core must call installs a hook (dyl_hooks).
  */
 #ifndef DYL_INTERNAL_H
 #define DYL_INTERNAL_H
@@ -254,6 +255,8 @@ HIDDEN struct dyl_window *dyl_spool_window(pid_t tid);	/* NULL: none */
 HIDDEN void dyl_spool_window_done(struct dyl_window *w);	/* its thread ended */
 HIDDEN int dyl_spool_window_is_shared(const struct dyl_thread *t);
 HIDDEN void dyl_spool_after_fork(void);	/* in the child */
+/* A thread event (runtime/threads/) into the spool now, or when it exists (io not held) */
+HIDDEN void dyl_spool_event(const struct dyl_event *e);
 
 /* trace.c */
 /* Opens PATH for writing with FLAGS (O_CREAT|O_EXCL: new only) and O_NOFOLLOW; an existing

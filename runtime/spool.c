@@ -37,6 +37,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 #include "dyl_csv.h"
+#include "dyl_events.h"
 #include "internal.h"
 
 #define SPOOL_STEP (64u << 20)
@@ -150,6 +151,62 @@ static int append(uint32_t kind, struct iovec *iov, int n)
 	}
 	dyl_rt.spool_size += sizeof(ch) + ch.len;
 	return 0;
+}
+
+/* --- thread events (runtime/threads/): each goes into the spool as it happens, in a
+ * chunk of its own, so that a killed run keeps it; those before the spool exists (the
+ * trace is claimed at the first recorded call) wait here.  dyl_rt.io held. --- */
+
+static struct pending_events {
+	struct dyl_event *ev;	/* mmap'd: no malloc on this path */
+	uint32_t n, cap;
+	int on;			/* DYL_EV_ON queued: a forked child queues it again */
+} events;
+
+static void put_events(void)
+{
+	if (dyl_rt.spool_fd < 0 || events.n == 0)
+		return;
+	uint32_t head[2] = { events.n, 0 };
+	struct iovec iov[4] = { { 0 }, { head, sizeof(head) },
+				{ events.ev, events.n * sizeof(*events.ev) } };
+	if (append(DYL_CH_EVENTS, iov, 3) == 0)
+		events.n = 0;
+}
+
+void dyl_spool_event(const struct dyl_event *e)
+{
+	pthread_mutex_lock(&dyl_rt.io);
+	if (DYL_DISABLED() || __atomic_load_n(&dyl_rt.finished, __ATOMIC_ACQUIRE) ||
+	    (e->kind == DYL_EV_ON && events.on))
+		goto out;
+	if (events.n == events.cap) {
+		uint32_t cap = events.cap ? 2 * events.cap : 64;
+		void *p = events.ev ? mremap(events.ev, events.cap * sizeof(*e), cap * sizeof(*e),
+					     MREMAP_MAYMOVE)
+				    : mmap(NULL, cap * sizeof(*e), PROT_READ | PROT_WRITE,
+					   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			goto out;	/* (the event is lost) */
+		events.ev = p;
+		events.cap = cap;
+	}
+	events.ev[events.n++] = *e;
+	events.on |= e->kind == DYL_EV_ON;
+	put_events();
+out:
+	pthread_mutex_unlock(&dyl_rt.io);
+}
+
+/* The thread events as '#' lines after the rows (events.c). */
+static void event_lines(struct dyl_conv *c)
+{
+	size_t len;
+	char *text = dyl_events_text(c, dyl_rt.spool_fd, dyl_rt.spool_size, &len);
+
+	if (text)
+		dyl_trace_put(text, len);
+	dyl_events_free(text);
 }
 
 /* --- what the converter needs besides records --- */
@@ -389,6 +446,12 @@ void dyl_spool_open(void)
 	dyl_spool_meta();
 	put_names();
 	put_clock(1);
+	if (events.on && events.n == 0) {
+		/* a new spool (a forked child's, or after a failed exec) of a process whose
+		 * wrapper records thread events: it says so too */
+		events.ev[events.n++] = (struct dyl_event){ .kind = DYL_EV_ON };
+	}
+	put_events();
 }
 
 /* A window for thread TID: one a finished thread left, or a new one at the end of
@@ -506,6 +569,7 @@ void dyl_spool_convert(void)
 	dyl_clock_mark();
 	put_clock(0);
 	put_names();
+	put_events();
 	if (dyl_rt.spool_fd < 0 || spool_ok() != 0)
 		return;
 	struct dyl_conv *c = dyl_conv_open(dyl_rt.spool_fd, dyl_rt.spool_size, 0, &why);
@@ -523,6 +587,7 @@ void dyl_spool_convert(void)
 			o += dyl_csv_row(&w, out + o, DYL_ROW_MAX, &row, ncol);
 		}
 		dyl_trace_put(out, o);
+		event_lines(c);
 		dyl_rt.seq = dyl_conv_seq(c);
 		const char *lost;
 		uint64_t at = dyl_conv_damage(c, &lost);
@@ -552,6 +617,7 @@ void dyl_spool_drop(void)
 		unlink(dyl_rt.spool_path);
 	dyl_fd_close(&dyl_rt.spool_fd, dyl_rt.spool_dev, dyl_rt.spool_ino);
 	dyl_rt.spool_size = dyl_rt.spool_alloc = 0;
+	events.n = 0;	/* the parent's thread events are the parent's */
 }
 
 /* A forked child writes its own trace, and so its own spool: the parent's stays the

@@ -371,6 +371,7 @@ static int read_chunks(struct dyl_conv *c, int windows)
 			bad = add_block(c, off, ch.len) != 0;
 			break;
 		case DYL_CH_PAD:
+		case DYL_CH_EVENTS:	/* thread events: events.c reads them */
 			break;
 		default:
 			bad = 1;
@@ -939,6 +940,12 @@ uint64_t dyl_conv_damage(const struct dyl_conv *c, const char **what)
 {
 	*what = c->damage_what;
 	return c->damage_at;
+}
+
+uint64_t dyl_conv_ns(struct dyl_conv *c, uint64_t ticks)
+{
+	uint64_t s = to_ns(c, ticks);
+	return s > c->t0_ns ? s - c->t0_ns : 0;
 }
 
 void dyl_conv_close(struct dyl_conv *c)

@@ -63,6 +63,9 @@ int dyl_conv_cut_short(const struct dyl_conv *c);
  * and in *WHAT what was lost there.  Known once the rows are read: a record is checked
  * when its block's turn comes.  Nothing is read past a damaged place's own bytes. */
 uint64_t dyl_conv_damage(const struct dyl_conv *c, const char **what);
+/* TICKS of the spool's clock as ns since the process started, as a row's t_start_ns
+ * (thread events' times, events.c). */
+uint64_t dyl_conv_ns(struct dyl_conv *c, uint64_t ticks);
 void dyl_conv_close(struct dyl_conv *c);
 
 #endif

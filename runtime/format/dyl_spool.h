@@ -57,6 +57,7 @@ enum {
 	DYL_CH_WINDOW = 0x4e495757u,	/* "WWIN": struct dyl_window */
 	DYL_CH_BLOCK = 0x4b4c4242u,	/* "BBLK": struct dyl_block, opens, records */
 	DYL_CH_PAD = 0x44415050u,	/* "PPAD" */
+	DYL_CH_EVENTS = 0x53545645u,	/* "EVTS": u32 count, u32 0, struct dyl_event records */
 };
 
 /* A thread's window.  Only its owner stores into data and len; len is stored after the
@@ -144,6 +145,26 @@ static inline uint32_t dyl_rec_depth(const struct dyl_rec *r)
 	return (r->meta >> 28 & DYL_REC_EXT) && (w[0] >> 8 & DYL_X_WIDE) ? (uint32_t)(w[2] >> 32)
 								       : (r->meta >> 20 & 0xff);
 }
+
+/* Thread events (runtime/threads/): thread start and end, joins, OpenMP parallel regions,
+ * written to the spool as they happen (an EVTS chunk each time), so that a killed run
+ * keeps them.  The converter (events.c) turns them into the trace's '#' lines. */
+struct dyl_event {
+	uint32_t kind;		/* DYL_EV_* */
+	int32_t tid;		/* the thread it happened in */
+	int32_t parent;		/* START: the thread that called pthread_create */
+	uint32_t zero;
+	uint64_t handle;	/* START: the thread's pthread_t; JOIN: the joined thread's */
+	uint64_t t1, t2;	/* ticks.  START: create, start; END: end; JOIN and PARALLEL:
+				 * call, return */
+};
+enum {
+	DYL_EV_ON = 1,		/* the wrapper interposes thread calls (no times) */
+	DYL_EV_START = 2,	/* a thread's start routine begins */
+	DYL_EV_END = 3,		/* it returned, or the thread called pthread_exit or was cancelled */
+	DYL_EV_JOIN = 4,	/* pthread_join (or a _np join) that succeeded */
+	DYL_EV_PARALLEL = 5,	/* GOMP_parallel: an OpenMP parallel region */
+};
 
 /* The spool's path for the trace PATH: DIR/.NAME.dylspool.  0, or -1 if too long. */
 int dyl_spool_name(char *out, size_t room, const char *path);

@@ -150,6 +150,27 @@ DYL_API char *dyl_args_buffer(unsigned *size);
 DYL_API void dyl_image_ends(int how);
 DYL_API void dyl_image_goes_on(void);
 
+/* Thread events (runtime/threads/), for the interposers every wrapper compiles in
+ * (dyl_threads.h).  Each records nothing where the process records nothing (DYL_OFF,
+ * AT_SECURE, the trace cannot be written).
+ *   pthread_create: S = dyl_thread_wrap(fn, arg) as it is entered; NULL: forward FN and
+ *     ARG as they are; else start dyl_thread_run with S instead, then give
+ *     dyl_thread_created(S, the result).  dyl_thread_run records the thread's start and
+ *     end (its start routine returned, or it called pthread_exit or was cancelled).
+ *   joins: T = dyl_thread_join_begin() as it is entered (0: record nothing), then
+ *     dyl_thread_join_end(T, the thread joined, whether the join succeeded).
+ *   GOMP_parallel: T = dyl_parallel_begin(), then dyl_parallel_end(T).
+ *   dyl_threads_on(): the wrapper's interposers are the ones the program calls
+ *     ('# threads=recorded'). */
+DYL_API void *dyl_thread_wrap(void *(*fn)(void *), void *arg);
+DYL_API void *dyl_thread_run(void *s);
+DYL_API void dyl_thread_created(void *s, int result);
+DYL_API uint64_t dyl_thread_join_begin(void);
+DYL_API void dyl_thread_join_end(uint64_t t, unsigned long thread, int ok);
+DYL_API uint64_t dyl_parallel_begin(void);
+DYL_API void dyl_parallel_end(uint64_t t);
+DYL_API void dyl_threads_on(void);
+
 #ifdef __cplusplus
 }
 #endif

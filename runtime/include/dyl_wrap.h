@@ -3,7 +3,8 @@
  * Two kinds of header serve a wrapper.  dyl.h (with dyl_regions.h) is the runtime's
  * interface: declarations the wrapper calls, and dyl_now(), inline for speed.  This one
  * and the headers it includes are code that must live in the wrapper itself: the ABI
- * check below and the exec and _exit trampolines (dyl_process.h); std.regions and
+ * check below, the exec and _exit trampolines (dyl_process.h) and the thread
+ * interposers (dyl_threads.h); std.regions and
  * std.diff add the allocator interposers (dyl_alloc.h).  The runtime's own files include
  * none of them.
  */
@@ -18,5 +19,6 @@
 static const int *const dyl_abi_check __attribute__((used)) = &dyl_abi_3;
 
 #include "dyl_process.h"	/* exec and _exit write the trace out first */
+#include "dyl_threads.h"	/* thread creation, joins, OpenMP regions: thread events */
 
 #endif

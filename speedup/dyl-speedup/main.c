@@ -18,12 +18,17 @@
 #include "spool.h"
 #include "trace.h"
 
+/* One device by default: a model gives one call's time on the accelerator to itself, and
+ * a GPU runs one such kernel at a time (concurrent kernels share its units, each slower);
+ * the default never promises more parallelism than the model was measured with. */
+#define DEFAULT_DEVICES 1
+
 #define EXIT_NO_MATCH 1
 #define EXIT_BAD_INPUT 2
 
 static const char usage[] =
 "usage: dyl-speedup TRACE... MODEL... [--json | --csv] [--only-faster] [--keep-overhead]\n"
-"                   [--cpu-time] [--faults-replaced]\n";
+"                   [--cpu-time] [--faults-replaced] [--devices N|unlimited]\n";
 
 static const char help[] =
 "\n"
@@ -88,6 +93,19 @@ static const char help[] =
 "  - several traces: each process is predicted on its own, and the run's T is the sum\n"
 "    of their total_ns (processes that ran one after another).\n"
 "\n"
+"Threads (doc/threads.md): a trace whose wrapper recorded the program's threads\n"
+"('# threads=recorded', with '# thread' and '# join' lines) is predicted by their\n"
+"timelines instead of Amdahl's sum.  Each thread runs from its start to its end, its\n"
+"replaced calls and the gaps between them; a replaced call takes f(work) instead of t and\n"
+"shifts the rest of its thread; a thread starts when its creator, on the prediction,\n"
+"created it; pthread_join returns when the joined thread's predicted end is reached (plus\n"
+"the join's own cost); an OpenMP region ('# parallel') returns when the work of every\n"
+"thread in it is done; the process ends with its main thread, or a thread that outlives\n"
+"it.  T' is that end (with T's start-up, less tracing's cost), S_G = T / T', never\n"
+"negative or infinite.  One thread: Amdahl's T' to the nanosecond.  The report adds each\n"
+"thread's measured and predicted time, P and S, the critical path, and the waiting for\n"
+"devices.  A trace without the thread lines keeps Amdahl's answer, with a note.\n"
+"\n"
 "Options:\n"
 "  --json         one JSON object: total_ns (T), overhead_ns (taken out of it), t_ns, P,\n"
 "                 predicted_ns, S_P, S_G,\n"
@@ -101,6 +119,11 @@ static const char help[] =
 "                 fault_unmatched (of them, without a fault-free call at their work),\n"
 "                 ...), traces_with_faults (a faults column: measured), processes[] (the\n"
 "                 same per trace),\n"
+"                 timeline (true: T' from the threads' timelines), amdahl_predicted_total_ns,\n"
+"                 queue_wait_ns, waited_calls, devices, threads[] (trace, tid, main,\n"
+"                 parent, state, measured_ns, predicted_ns, P, S, calls, t_ns, f_ns,\n"
+"                 predicted_start_ns, predicted_end_ns, queue_wait_ns, waited_calls),\n"
+"                 critical_path[] (trace, tid, from_ns, to_ns, after: start or join),\n"
 "                 not_accelerated[] (calls and t_ns that stay on the host; all_calls,\n"
 "                 all_t_ns), unused_models[], notes[].  Times in ns; a ratio that is\n"
 "                 undefined (nothing replaced, T' <= 0) or infinite is null\n"
@@ -119,6 +142,12 @@ static const char help[] =
 "                 (I/O, sleep) leaves too, so not for programs that wait.  A trace with\n"
 "                 several threads, or whose calls took longer on the wall clock than the\n"
 "                 process's CPU time, keeps its wall time (a note)\n"
+"  --devices N    at most N replaced calls run at once ('unlimited': any number); a call\n"
+"                 that arrives while N run waits its turn (first come, by predicted\n"
+"                 arrival, first served), and the report shows the waiting.  Default 1:\n"
+"                 a model gives one call's time on the accelerator to itself, and a GPU\n"
+"                 runs one such kernel at a time; for a faster library on the CPU give\n"
+"                 the number of cores, or unlimited\n"
 "  --keep-overhead\n"
 "                 leave tracing's own cost in T.  By default T loses the wrapper's own\n"
 "                 measure of it, '# overhead_ns=N': one call in 32 (the first 64 of each\n"
@@ -218,6 +247,26 @@ struct speedup_opts {
 	int nfiles;
 };
 
+/* --devices' value V: a positive count, or 'unlimited' (0).  0, or -1 after a message. */
+static int parse_devices(const char *v, int *devices)
+{
+	char *end;
+	long n;
+
+	if (v && strcmp(v, "unlimited") == 0) {
+		*devices = 0;
+		return 0;
+	}
+	n = v ? strtol(v, &end, 10) : 0;
+	if (!v || !*v || *end || n < 1 || n > 1000000) {
+		input_error(NULL, 0, "--devices takes a count of 1 or more, or 'unlimited' (got '%s')",
+			    v ? v : "nothing");
+		return -1;
+	}
+	*devices = (int)n;
+	return 0;
+}
+
 /* Fills O from the command line.  0; 1 after --help; -1 after a message. */
 static int parse_options(int argc, char **argv, struct speedup_opts *o)
 {
@@ -246,6 +295,10 @@ static int parse_options(int argc, char **argv, struct speedup_opts *o)
 			o->r.keep_overhead = 1;
 		} else if (strcmp(a, "--cpu-time") == 0) {
 			o->r.cpu_time = 1;
+		} else if (strncmp(a, "--devices", 9) == 0 && (a[9] == '\0' || a[9] == '=')) {
+			const char *v = a[9] == '=' ? a + 10 : i + 1 < argc ? argv[++i] : NULL;
+			if (parse_devices(v, &o->r.devices) != 0)
+				return -1;
 		} else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
 			fputs(usage, stdout);
 			fputs(help, stdout);
@@ -303,7 +356,8 @@ static int predict_traces(struct speedup_opts *o, const enum kind *kinds,
 		if (trace_read(&tr, &o->files[i], o->r.keep_overhead, o->r.cpu_time) != 0)
 			return -1;
 		input_close(&o->files[i]);
-		if (predict_trace(&tr, o->r.only_faster, o->r.faults_replaced, &procs[ntraces]) != 0 ||
+		if (predict_trace(&tr, o->r.only_faster, o->r.faults_replaced, o->r.devices,
+				  &procs[ntraces]) != 0 ||
 		    predict_add(run, &procs[ntraces]) != 0)
 			return -1;
 		trace_free(&tr);
@@ -351,7 +405,7 @@ static int dyl_speedup(struct speedup_opts *o)
 
 int main(int argc, char **argv)
 {
-	struct speedup_opts o = { .r = { .format = REPORT_TABLE } };
+	struct speedup_opts o = { .r = { .format = REPORT_TABLE, .devices = DEFAULT_DEVICES } };
 	int rc;
 
 	o.files = calloc((size_t)argc, sizeof(*o.files));

@@ -24,6 +24,7 @@
 #include "model.h"
 #include "model2d.h"
 #include "predict.h"
+#include "tl_build.h"
 
 /* Start order; at the same start the longer (outer) call first, then the shallower. */
 static int call_order(const void *a, const void *b)
@@ -110,12 +111,28 @@ static uint64_t inner_rows(const struct thread *th, const struct call *c, struct
 	return n;
 }
 
-/* FR: the fault-free references, NULL when faulted calls are replaced whole. */
-static void walk_thread(struct thread *th, int only_faster, struct fault_refs *fr,
-			double row_cost, struct prediction *p)
+/* Keeps replaced call C (predicted F) for the thread's timeline, its time less tracing's
+ * cost COST of the rows in it.  Not clipped at 0 there: the cost is an average (a short
+ * call may hold less), and only its sum over the calls is bounded (predict_trace), so
+ * the thread shifts by the same sum as Amdahl's T - t + f takes out.  0 or -1. */
+static int keep_call(struct tl_calls *rc, const struct call *c, uint64_t cost, double f)
+{
+	int64_t t = c->t_ns - (int64_t)cost;
+
+	if (grow(&rc->c, sizeof(*rc->c), rc->n, &rc->room, 64) != 0)
+		return -1;
+	rc->c[rc->n++] = (struct tl_call){ c->t_start, t, f };
+	rc->t_sum += t;
+	rc->f_sum += f;
+	return 0;
+}
+
+/* FR: the fault-free references, NULL when faulted calls are replaced whole.  RC: the
+ * replaced calls are kept there for the timeline.  0, or -1 out of memory. */
+static int walk_thread(struct thread *th, int only_faster, struct fault_refs *fr,
+		       double row_cost, struct prediction *p, struct tl_calls *rc)
 {
 	int64_t open_end = INT64_MIN;	/* end of the replaced call we are inside */
-	int replaced = 0;
 
 	sort_thread(th);
 	/* the nested rows by start (a caller's row comes after its callees': by end) */
@@ -185,9 +202,11 @@ static void walk_thread(struct thread *th, int only_faster, struct fault_refs *f
 			k->out_of_range_predicted_ns += f;
 		}
 		open_end = c->t_start + c->t_ns;
-		replaced = 1;
+		if (keep_call(rc, c, cost, f) != 0)
+			return -1;
 	}
-	p->threads += replaced;
+	p->threads += rc->n > 0;	/* RC holds this thread's replaced calls only */
+	return 0;
 }
 
 /* The per-kernel counts summed into P's totals. */
@@ -218,9 +237,25 @@ static void sum_kernels(struct prediction *p)
 	}
 }
 
-int predict_trace(struct trace *tr, int only_faster, int faults_replaced, struct prediction *p)
+/* The replaced calls of each thread, and the timeline built from them. */
+static int walk_threads(struct trace *tr, int only_faster, struct fault_refs *fr,
+			struct prediction *p, struct tl_calls *rc)
+{
+	for (size_t t = 0; t < tr->tids.n; t++)
+		if (walk_thread(tids_item(&tr->tids, t), only_faster, fr, tr->row_cost_ns, p,
+				&rc[t]) != 0) {
+			input_error(tr->path, 0, "out of memory");
+			return -1;
+		}
+	return 0;
+}
+
+int predict_trace(struct trace *tr, int only_faster, int faults_replaced, int devices,
+		  struct prediction *p)
 {
 	struct fault_refs fr;
+	struct tl_calls *rc;
+	int rc_failed;
 
 	memset(p, 0, sizeof(*p));
 	p->path = tr->path;
@@ -249,9 +284,10 @@ int predict_trace(struct trace *tr, int only_faster, int faults_replaced, struct
 		p->k[id].all_calls = tr->funcs[id].calls;
 		p->k[id].all_t_ns = tr->funcs[id].t_ns;
 	}
-	for (size_t t = 0; t < tr->tids.n; t++)
-		walk_thread(tids_item(&tr->tids, t), only_faster, faults_replaced ? NULL : &fr,
-			    tr->row_cost_ns, p);
+	rc = calloc(tr->tids.n + 1, sizeof(*rc));
+	rc_failed = !rc || walk_threads(tr, only_faster, faults_replaced ? NULL : &fr, p, rc) != 0;
+	if (!rc)
+		input_error(tr->path, 0, "out of memory");
 	if (!faults_replaced)
 		fault_refs_free(&fr);
 	for (int id = 0; id < p->nk; id++) {
@@ -268,6 +304,15 @@ int predict_trace(struct trace *tr, int only_faster, int faults_replaced, struct
 		}
 	}
 	sum_kernels(p);
+	if (!rc_failed)
+		rc_failed = tl_predict(p, tr, rc, devices) != 0;
+	for (size_t t = 0; rc && t < tr->tids.n; t++)
+		free(rc[t].c);
+	free(rc);
+	if (rc_failed) {
+		predict_free(p);
+		return -1;
+	}
 	predict_finish(p);
 	return 0;
 }
@@ -324,6 +369,12 @@ int predict_add(struct prediction *run, const struct prediction *p)
 	run->setup_ns += p->setup_ns;
 	if (p->threads > run->threads)
 		run->threads = p->threads;
+	/* the run's T' is its processes' whatever predicted them; queueing is per process */
+	run->timeline += p->timeline;
+	run->timeline_total_ns += p->predicted_total_ns;
+	run->queue_wait_ns += p->queue_wait_ns;
+	run->waited_calls += p->waited_calls;
+	run->devices = p->devices;
 	sum_kernels(run);
 	predict_finish(run);
 	return 0;
@@ -349,10 +400,18 @@ void predict_finish(struct prediction *p)
 		p->P = t > 0 ? NAN : 0;
 		p->S_G = (t > 0 || f > 0) ? NAN : 1;
 	}
+	p->amdahl_total_ns = p->predicted_total_ns;
+	if (p->timeline) {
+		/* the critical path through the threads: S_G = T / T', defined for T' > 0 */
+		p->predicted_total_ns = p->timeline_total_ns;
+		p->S_G = T > 0 && p->predicted_total_ns > 0 ? T / p->predicted_total_ns : NAN;
+	}
 }
 
 void predict_free(struct prediction *p)
 {
+	tl_release(p->tl);
+	p->tl = NULL;
 	free(p->k);
 	p->k = NULL;
 	p->nk = 0;

@@ -18,6 +18,8 @@
 #include <stdint.h>
 #include "trace.h"
 
+struct timeline;
+
 /* What happened to one traced function's calls. */
 struct kernel {
 	uint64_t all_calls, all_t_ns;	/* every call in the trace */
@@ -69,16 +71,28 @@ struct prediction {
 	int has_faults;		/* traces with a faults column */
 	int threads;		/* threads with a replaced call (max over processes) */
 	double P, S_P, S_G, predicted_total_ns;
+	/* the threads' timelines (timeline.h): T' is the critical path through them, S_G = T / T' */
+	int timeline;		/* processes predicted by their timelines */
+	double timeline_total_ns;	/* a process's T' by it; a run's: the sum of its T' */
+	double amdahl_total_ns;	/* T - t + f, as if the threads ran one after another */
+	double queue_wait_ns;	/* what replaced calls waited for a device */
+	uint64_t waited_calls;
+	int devices;		/* --devices: calls at once, 0 unlimited */
+	uint64_t tl_clock_total_ns;	/* the trace's total_ns, the timeline's clock */
+	const char *no_timeline;	/* why a process's is Amdahl's answer (static text) */
+	struct timeline *tl;	/* a process's timelines; NULL */
 	struct kernel *k;	/* by func id */
 	int nk;
 	size_t kroom;		/* of a run's k (predict_add) */
 };
 
-/* Walks TR's calls and fills P (allocated here).  ONLY_FASTER: replace only calls the
+/* Walks TR's calls and fills P (allocated here).  DEVICES: replaced calls at once (0:
+ * unlimited), for the timeline of a trace that recorded its threads.  ONLY_FASTER: replace only calls the
  * model makes faster.  FAULTS_REPLACED: a faulted call's whole time is replaced by f(w),
  * no excess kept (the accelerator would not take the program's page faults).  Returns 0
  * or -1 (out of memory, message printed). */
-int predict_trace(struct trace *tr, int only_faster, int faults_replaced, struct prediction *p);
+int predict_trace(struct trace *tr, int only_faster, int faults_replaced, int devices,
+		  struct prediction *p);
 /* Adds process P to the run RUN (zeroed by the caller before the first one). */
 int predict_add(struct prediction *run, const struct prediction *p);
 /* P, S_P, S_G and the predicted total from the sums. */

@@ -14,6 +14,8 @@
 #include "input.h"
 #include "model.h"
 #include "report.h"
+#include "report_threads.h"
+#include "timeline.h"
 #include "shown.h"
 
 struct notes {
@@ -195,9 +197,39 @@ static void process_notes(struct notes *ns, const struct prediction *p)
 		     "what they waited for a core, which the CPU time T does not hold; a loaded "
 		     "machine?" : p->threads > 1 ? "calls of several threads overlap in time" :
 		     "the trace's times do not fit together: a damaged or hand-made trace?");
-	else if (p->P > 1 || isnan(p->P))
+	else if (!p->timeline && (p->P > 1 || isnan(p->P)))
 		note(ns, "%s: the replaced calls' time exceeds the process's total_ns (P > 1; parallel "
 		     "threads?): Amdahl's law does not hold as such, read S_G with care", p->path);
+}
+
+/* How the processes' threads were predicted: by their timelines, or added up (and why). */
+static void thread_notes(struct notes *ns, const struct report *r)
+{
+	for (int i = 0; i < r->nprocs; i++) {
+		const struct prediction *p = &r->procs[i];
+		if (!p->timeline && p->threads > 1)
+			note(ns, "%s: replaced calls come from %d threads: %s", p->path, p->threads,
+			     p->no_timeline ? p->no_timeline : "added up as if they ran one after another");
+		if (p->timeline && p->tl->absorbed)
+			note(ns, "%s: %d thread%s created inside replaced calls (part of them: f(work) "
+			     "stands for their work) or never reached", p->path, p->tl->absorbed,
+			     p->tl->absorbed == 1 ? "" : "s");
+		if (p->timeline && p->tl->unresolved)
+			note(ns, "%s: %d join%s waited for a thread that never ended on the timeline: "
+			     "kept as measured (a damaged trace?)", p->path, p->tl->unresolved,
+			     p->tl->unresolved == 1 ? "" : "s");
+	}
+	if (!r->run->timeline)
+		return;
+	char dev[96] = "any number of replaced calls run at once (--devices unlimited)";
+	if (r->devices)
+		snprintf(dev, sizeof(dev), "at most %d replaced call%s at once, the others wait their "
+			 "turn (--devices %d)", r->devices, r->devices == 1 ? " runs" : "s run",
+			 r->devices);
+	note(ns, "T' follows the threads' timelines: a replaced call shifts the rest of its thread, "
+	     "threads start when their creator created them and joins wait for their target's "
+	     "end; %s; Amdahl's T - measured + predicted, adding the threads' calls up, would "
+	     "say %.17g ns", dev, r->run->amdahl_total_ns);
 }
 
 static void build_notes(struct notes *ns, const struct report *r, const int *kern, int nkern)
@@ -220,9 +252,7 @@ static void build_notes(struct notes *ns, const struct report *r, const int *ker
 	if (r->only_faster)
 		note(ns, "--only-faster: only calls the model makes faster are replaced (the best "
 		     "implementation per call, decided from the outermost call inwards)");
-	if (run->threads > 1)
-		note(ns, "replaced calls come from %d threads of one process: their times are added as if "
-		     "the threads ran one after another, as Amdahl's law assumes", run->threads);
+	thread_notes(ns, r);
 	for (int i = 0; i < r->nprocs; i++)
 		process_notes(ns, &r->procs[i]);
 	if (r->nprocs > 1 && run->total_ns > 0 && !(run->predicted_total_ns > 0))
@@ -369,6 +399,14 @@ static void print_totals(FILE *out, const struct report *r)
 	const struct prediction *run = r->run;
 	char a[32], b[32], d[32];
 
+	if (run->timeline) {
+		fprintf(out, "\nS_G = T / T' = %s   (the whole %s's speedup, by its threads' timelines)\n",
+			fmt_ratio(a, sizeof(a), run->S_G), r->nprocs > 1 ? "run" : "program");
+		fprintf(out, "predicted T' = %s   (T = %s; the critical path through the threads, "
+			"below)\n", fmt_ns(b, sizeof(b), run->predicted_total_ns),
+			fmt_ns(d, sizeof(d), (double)run->total_ns));
+		return;
+	}
 	fprintf(out, "\nS_G = 1 / ((1 - P) + P / S_P) = %s   (the whole %s's speedup, Amdahl)\n",
 		fmt_ratio(a, sizeof(a), run->S_G), r->nprocs > 1 ? "run" : "program");
 	fprintf(out, "predicted T' = T - measured + predicted%s = %s   (T = %s)%s\n",
@@ -400,6 +438,7 @@ static void print_table(FILE *out, const struct report *r, const int *kern, int 
 	print_head(out, r, wp);
 	print_kernels(out, r, kern, nkern, w);
 	print_totals(out, r);
+	threads_table(out, r);
 	if (nother) {
 		fprintf(out, "\nnot accelerated (no model): what stays on the host.  A call's time holds "
 			"its nested\ncalls' (the shares may add up past 100 %%); calls nested in a replaced "
@@ -526,6 +565,10 @@ static void json_totals(FILE *out, const struct prediction *p)
 	json_double(out, "S_P", p->S_P);
 	json_double(out, "S_G", p->S_G);
 	json_double(out, "predicted_total_ns", p->predicted_total_ns);
+	fprintf(out, ", \"timeline\": %s", p->timeline ? "true" : "false");
+	json_double(out, "amdahl_predicted_total_ns", p->amdahl_total_ns);
+	json_double(out, "queue_wait_ns", p->queue_wait_ns);
+	json_u64(out, "waited_calls", p->waited_calls);
 	json_u64(out, "rows", p->rows);
 	json_u64(out, "calls", p->calls);
 	json_u64(out, "out_of_range_calls", p->out_of_range);
@@ -548,6 +591,7 @@ static void print_json(FILE *out, const struct report *r, const int *kern, int n
 	fprintf(out, "{\"only_faster\": %s, \"faults_replaced\": %s", r->only_faster ? "true" : "false",
 		r->faults_replaced ? "true" : "false");
 	json_totals(out, run);
+	threads_json(out, r);
 	fputs(",\n  \"kernels\": ", out);
 	json_kernels(out, run, kern, nkern);
 	fputs(",\n  \"not_accelerated\": [", out);
@@ -667,7 +711,30 @@ static void print_csv(FILE *out, const struct report *r, const int *kern, int nk
 	csv_number(out, run->fault_kept_ns);
 	fprintf(out, "\n# fault_unmatched=%llu\n# faults_replaced=%d\n",
 		(unsigned long long)run->fault_unmatched, r->faults_replaced);
-	fprintf(out, "# processes=%d\n", r->nprocs);
+	fprintf(out, "# processes=%d\n# timeline=%d\n# amdahl_predicted_total_ns=", r->nprocs,
+		run->timeline > 0);
+	csv_number(out, run->amdahl_total_ns);
+	fputs("\n# queue_wait_ns=", out);
+	csv_number(out, run->queue_wait_ns);
+	if (r->devices)
+		fprintf(out, "\n# devices=%d\n", r->devices);
+	else
+		fputs("\n# devices=unlimited\n", out);
+}
+
+const char *report_fmt_ns(char *buf, size_t room, double ns)
+{
+	return fmt_ns(buf, room, ns);
+}
+
+void report_json_number(FILE *out, double x)
+{
+	json_number(out, x);
+}
+
+void report_json_string(FILE *out, const char *s)
+{
+	json_string(out, s);
 }
 
 int report_print(FILE *out, const struct report *r)

@@ -13,6 +13,7 @@ struct report {
 	int keep_overhead;	/* --keep-overhead: T as the trace says, tracing's cost in it */
 	int cpu_time;		/* --cpu-time: T from cpu_ns for one-thread traces timed on the wall */
 	int faults_replaced;	/* --faults-replaced: faulted calls replaced whole */
+	int devices;		/* --devices: replaced calls at once, 0 unlimited */
 	const struct prediction *procs;	/* one per trace */
 	int nprocs;
 	const struct prediction *run;	/* their sum */

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "dyl_csv.h"
+#include "dyl_events.h"
 #include "funcs.h"
 #include "input.h"
 #include "rows.h"
@@ -213,6 +214,10 @@ static int ended(struct spool_rows *s)
 {
 	const struct dyl_conv *c = s->conv;
 	char note[256];
+	/* the thread events (runtime/format/events.c), as the runtime writes them after the
+	 * rows at exit */
+	size_t elen;
+	char *events = dyl_events_text(s->conv, s->fd, s->size, &elen);
 	int n = snprintf(note, sizeof(note), "# recovered_from=%s\n# last_end_ns=%llu\n", s->path,
 			 (unsigned long long)dyl_conv_last_end_ns(c));
 	/* the runtime could not write the spool (a full disk): why its rows end there */
@@ -226,11 +231,18 @@ static int ended(struct spool_rows *s)
 			      "could not be written further)\n");
 	if ((size_t)n >= sizeof(note))
 		n = (int)sizeof(note) - 1;
-	if (!(s->tail = strndup(note, (size_t)n))) {
+	s->tail = malloc(elen + (size_t)n + 1);
+	if (s->tail) {
+		if (events)
+			memcpy(s->tail, events, elen);
+		memcpy(s->tail + elen, note, (size_t)n + 1);
+	}
+	dyl_events_free(events);
+	if (!s->tail) {
 		input_error(s->path, 0, "out of memory");
 		return -1;
 	}
-	s->tail_len = (size_t)n;
+	s->tail_len = elen + (size_t)n;
 	if (warn_damage(s))
 		;
 	else if (dyl_conv_cut_short(c))

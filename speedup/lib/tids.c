@@ -5,14 +5,22 @@
 #include "slots.h"
 #include "tids.h"
 
-static size_t hash(uint64_t tid, size_t nslots)
+static size_t mix(uint64_t tid)
 {
-	return (size_t)((tid * 0x9e3779b97f4a7c15ull) >> 20) & (nslots - 1);
+	return (size_t)((tid * 0x9e3779b97f4a7c15ull) >> 20);
 }
 
+static size_t hash(uint64_t tid, size_t nslots)
+{
+	return mix(tid) & (nslots - 1);
+}
+
+/* The unmasked hash: slots_grow masks it to the new size.  (Masked with SIZE_MAX - 1, as
+ * it once was, it lost bit 0: past 32 threads, a thread placed on an even slot was looked
+ * for from the odd one after it, and came back as a new thread.) */
 static size_t hash_at(const void *ctx, size_t i)
 {
-	return hash(((const struct tids *)ctx)->tid[i], SIZE_MAX);
+	return mix(((const struct tids *)ctx)->tid[i]);
 }
 
 static int grow_slots(struct tids *t)

@@ -240,6 +240,10 @@ int trace_read(struct trace *tr, const struct input_file *f, int keep_overhead, 
 			    "(did it end before the wrapper could write it?)");
 		goto fail;
 	}
+	tr->pid = src.pid;
+	tr->clock_total_ns = (uint64_t)src.total_ns;
+	if (thread_events_read(&tr->ev, &src, f->path) != 0)
+		goto fail;
 	set_total(tr, &src, &st, cpu_time);
 	if (!keep_overhead)
 		set_overhead(tr, &src, &st);
@@ -263,5 +267,6 @@ void trace_free(struct trace *tr)
 	}
 	free(tr->funcs);
 	tids_free(&tr->tids);
+	thread_events_free(&tr->ev);
 	memset(tr, 0, sizeof(*tr));
 }

@@ -9,6 +9,7 @@
 #include "tids.h"
 #include "input.h"
 #include "rows.h"
+#include "thread_events.h"
 
 #define TRACE_HEADER ROWS_HEADER
 
@@ -92,6 +93,10 @@ struct trace {
 	struct func_total *funcs;	/* by func id, every row */
 	size_t funcs_room;
 	struct tids tids;		/* struct thread by tid */
+	/* for the timeline of its threads (thread_events.h) */
+	int64_t pid;			/* the main thread's tid; -1 not said */
+	uint64_t clock_total_ns;	/* '# total_ns=' as written: the main thread's end */
+	struct thread_events ev;
 };
 
 /* Reads F (its header already recognised as a trace's) through rows.h; F stays open, the

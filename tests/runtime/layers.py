@@ -55,10 +55,12 @@ LAYERS = [
      ["api", "format", "state", "settings", "clock", "output", "calls", "regions"]),
     ("faults", ["runtime/faults/*"],
      ["api", "format", "state", "settings", "clock", "output", "calls"]),
+    ("threads", ["runtime/threads/*"],
+     ["api", "format", "state", "settings", "clock", "output", "calls"]),
 ]
 # compiled into the wrappers, never into the runtime: no runtime file includes them
 WRAPPER_SIDE = ["runtime/include/dyl_wrap.h", "runtime/include/dyl_process.h",
-                "runtime/include/dyl_alloc.h"]
+                "runtime/include/dyl_alloc.h", "runtime/include/dyl_threads.h"]
 INCLUDE_DIRS = ["runtime/include", "runtime", "runtime/format"]
 
 

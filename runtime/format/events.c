@@ -1,0 +1,265 @@
+/* events.c - a spool's thread events as '#' lines (dyl_events.h).
+ *
+ * The runtime writes an event as it happens, from the thread it happens in
+ * (runtime/threads/): a thread's start carries its creator and the time of the
+ * pthread_create call; its end carries only its tid; a join names the joined thread by its
+ * pthread_t, which the joiner has, not its tid.  The events of one process are appended in
+ * one order that follows cause (a thread's start before its end, a joined thread's end
+ * before the join's record), so in file order:
+ *   - an end belongs to the last start of the same tid without an end;
+ *   - a join belongs to the last start of the same pthread_t created before the join was
+ *     called and not joined yet.  (glibc reuses a joined thread's pthread_t; a thread
+ *     created with it while the join returns, started before the join is recorded,
+ *     would be taken for the joined one: only if its pthread_create began before the join
+ *     was called.)
+ * A join whose thread started nowhere in the spool (created before the wrapper could see
+ * it) has no line.
+ */
+#define _GNU_SOURCE
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include "dyl_csv.h"
+#include "dyl_events.h"
+
+#define NO_END UINT64_MAX
+
+struct thr {
+	int32_t tid, parent;
+	uint64_t handle;
+	uint64_t create, start, end;	/* ticks; end NO_END: unknown */
+	int joined;
+};
+
+/* one line to write: its time, and what it is (an index into threads or events) */
+struct line {
+	uint64_t at;	/* ns */
+	uint32_t kind;	/* DYL_EV_START (a thread line), JOIN, PARALLEL */
+	uint32_t index;
+	int32_t target;	/* a join's thread */
+};
+
+struct evs {
+	struct dyl_event *ev;
+	size_t nev, ev_cap;
+	struct thr *thr;
+	size_t nthr, thr_cap;
+	struct line *lines, *tmp;
+	size_t nlines, lines_cap;
+};
+
+static void *grow(void *p, size_t *cap, size_t need, size_t elsize)
+{
+	if (need <= *cap)
+		return p;
+	size_t ncap = *cap ? *cap : 256;
+	while (ncap < need)
+		ncap *= 2;
+	void *q = p ? mremap(p, *cap * elsize, ncap * elsize, MREMAP_MAYMOVE)
+		    : mmap(NULL, ncap * elsize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (q == MAP_FAILED)
+		return NULL;
+	*cap = ncap;
+	return q;
+}
+
+static void release(void *p, size_t cap, size_t elsize)
+{
+	if (p)
+		munmap(p, cap * elsize);
+}
+
+static int read_at(int fd, void *buf, size_t n, uint64_t off)
+{
+	char *p = buf;
+	while (n > 0) {
+		ssize_t r = pread(fd, p, n, (off_t)off);
+		if (r <= 0)
+			return -1;	/* (EINTR: the event lines are lost, the rows are not) */
+		p += r, off += (uint64_t)r, n -= (size_t)r;
+	}
+	return 0;
+}
+
+/* Every event of the spool, in file order; stops where the decoder stops (a chunk that
+ * is not whole, or sizes that do not add up).  0, or -1 without memory. */
+static int read_events(struct evs *e, int fd, uint64_t size)
+{
+	uint64_t off = sizeof(struct dyl_spool_head);
+
+	while (off + sizeof(struct dyl_chunk) <= size) {
+		struct dyl_chunk ch;
+		uint64_t body = off + sizeof(ch);
+		if (read_at(fd, &ch, sizeof(ch), off) != 0 || ch.len > size - body || (ch.len & 7) ||
+		    (ch.kind == 0 && ch.len == 0))
+			break;
+		if (ch.kind == DYL_CH_EVENTS) {
+			uint32_t n[2];
+			if (ch.len < 8 || read_at(fd, n, 8, body) != 0 ||
+			    n[0] > (ch.len - 8) / sizeof(struct dyl_event))
+				break;
+			if (!(e->ev = grow(e->ev, &e->ev_cap, e->nev + n[0], sizeof(*e->ev))))
+				return -1;
+			if (read_at(fd, e->ev + e->nev, n[0] * sizeof(*e->ev), body + 8) != 0)
+				break;
+			e->nev += n[0];
+		}
+		off = body + ch.len;
+	}
+	return 0;
+}
+
+static int add_line(struct evs *e, uint64_t at, uint32_t kind, uint32_t index, int32_t target)
+{
+	if (!(e->lines = grow(e->lines, &e->lines_cap, e->nlines + 1, sizeof(*e->lines))))
+		return -1;
+	e->lines[e->nlines++] = (struct line){ at, kind, index, target };
+	return 0;
+}
+
+/* The events matched into threads and lines (see the top).  0, or -1 without memory. */
+static int match(struct evs *e, struct dyl_conv *c)
+{
+	for (size_t i = 0; i < e->nev; i++) {
+		const struct dyl_event *v = &e->ev[i];
+		size_t k;
+		switch (v->kind) {
+		case DYL_EV_START:
+			if (!(e->thr = grow(e->thr, &e->thr_cap, e->nthr + 1, sizeof(*e->thr))))
+				return -1;
+			e->thr[e->nthr++] = (struct thr){ v->tid, v->parent, v->handle, v->t1, v->t2,
+							  NO_END, 0 };
+			break;
+		case DYL_EV_END:
+			for (k = e->nthr; k-- > 0;)
+				if (e->thr[k].tid == v->tid && e->thr[k].end == NO_END) {
+					e->thr[k].end = v->t1;
+					break;
+				}
+			break;
+		case DYL_EV_JOIN:
+			for (k = e->nthr; k-- > 0;)
+				if (e->thr[k].handle == v->handle && !e->thr[k].joined &&
+				    e->thr[k].create <= v->t1)
+					break;
+			if (k == (size_t)-1)
+				break;
+			e->thr[k].joined = 1;
+			if (add_line(e, dyl_conv_ns(c, v->t1), DYL_EV_JOIN, (uint32_t)i, e->thr[k].tid) != 0)
+				return -1;
+			break;
+		case DYL_EV_PARALLEL:
+			if (add_line(e, dyl_conv_ns(c, v->t1), DYL_EV_PARALLEL, (uint32_t)i, 0) != 0)
+				return -1;
+			break;
+		}
+	}
+	for (size_t k = 0; k < e->nthr; k++)
+		if (add_line(e, dyl_conv_ns(c, e->thr[k].create), DYL_EV_START, (uint32_t)k, 0) != 0)
+			return -1;
+	return 0;
+}
+
+/* Lines by time, stable (a bottom-up merge sort: there may be many). */
+static int sort_lines(struct evs *e)
+{
+	size_t n = e->nlines, cap = 0;
+	struct line *a = e->lines, *b;
+
+	if (n < 2)
+		return 0;
+	if (!(b = e->tmp = grow(NULL, &cap, n, sizeof(*b))))
+		return -1;
+	for (size_t w = 1; w < n; w *= 2) {
+		for (size_t lo = 0; lo < n; lo += 2 * w) {
+			size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+			size_t i = lo, j = mid, o = lo;
+			while (i < mid && j < hi)
+				b[o++] = a[j].at < a[i].at ? a[j++] : a[i++];
+			while (i < mid)
+				b[o++] = a[i++];
+			while (j < hi)
+				b[o++] = a[j++];
+		}
+		struct line *t = a;
+		a = b, b = t;
+	}
+	if (a != e->lines)
+		memcpy(e->lines, a, n * sizeof(*a));
+	release(e->tmp, cap, sizeof(*b));
+	e->tmp = NULL;
+	return 0;
+}
+
+static char *put_s(char *p, const char *s)
+{
+	size_t n = strlen(s);
+	memcpy(p, s, n);
+	return p + n;
+}
+
+static char *put_tid(char *p, const char *key, int32_t v)
+{
+	return dyl_put_i64(put_s(p, key), v);
+}
+
+static char *put_ns(char *p, const char *key, struct dyl_conv *c, uint64_t ticks)
+{
+	p = put_s(p, key);
+	return ticks == NO_END ? p : dyl_put_u64(p, dyl_conv_ns(c, ticks));
+}
+
+/* (at most 200 bytes a line) */
+static char *put_line(char *p, const struct evs *e, const struct line *l, struct dyl_conv *c)
+{
+	if (l->kind == DYL_EV_START) {
+		const struct thr *t = &e->thr[l->index];
+		p = put_tid(p, "# thread tid=", t->tid);
+		p = put_tid(p, " parent=", t->parent);
+		p = put_ns(p, " create_ns=", c, t->create);
+		p = put_ns(p, " start_ns=", c, t->start);
+		p = put_ns(p, " end_ns=", c, t->end);
+	} else {
+		const struct dyl_event *v = &e->ev[l->index];
+		p = put_tid(p, l->kind == DYL_EV_JOIN ? "# join tid=" : "# parallel tid=", v->tid);
+		if (l->kind == DYL_EV_JOIN)
+			p = put_tid(p, " target=", l->target);
+		p = put_ns(p, " call_ns=", c, v->t1);
+		p = put_ns(p, " ret_ns=", c, v->t2);
+	}
+	*p++ = '\n';
+	return p;
+}
+
+/* The text's mapping starts with its size (16 bytes: dyl_events_free unmaps it whole). */
+char *dyl_events_text(struct dyl_conv *c, int fd, uint64_t size, size_t *len)
+{
+	struct evs e = { 0 };
+	char *map = NULL, *text = NULL;
+	size_t cap = 0;
+
+	*len = 0;
+	if (read_events(&e, fd, size) == 0 && e.nev > 0 && match(&e, c) == 0 && sort_lines(&e) == 0 &&
+	    (map = grow(NULL, &cap, 16 + 32 + 200 * e.nlines, 1))) {
+		memcpy(map, &cap, sizeof(cap));
+		text = map + 16;
+		char *p = put_s(text, "# threads=recorded\n");
+		for (size_t i = 0; i < e.nlines; i++)
+			p = put_line(p, &e, &e.lines[i], c);
+		*len = (size_t)(p - text);
+	}
+	release(e.ev, e.ev_cap, sizeof(*e.ev));
+	release(e.thr, e.thr_cap, sizeof(*e.thr));
+	release(e.lines, e.lines_cap, sizeof(*e.lines));
+	return text;
+}
+
+void dyl_events_free(char *text)
+{
+	size_t cap;
+
+	if (!text)
+		return;
+	memcpy(&cap, text - 16, sizeof(cap));
+	release(text - 16, cap, 1);
+}

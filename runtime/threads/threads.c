@@ -1,0 +1,187 @@
+/* threads.c - thread events: when each thread was created, started and ended, joins,
+ * and OpenMP parallel regions, for dyl-speedup's timeline (doc/trace-format.md,
+ * "Threads").  The interposers are in the wrapper (dyl_threads.h: only a definition in a
+ * preloaded object comes before the C library's); they call the functions below.
+ *
+ * A created thread starts in dyl_thread_run with a small record of its start routine,
+ * its argument, its creator and when pthread_create was called.  dyl_thread_run records
+ * the start, calls the routine and records the end when it returns; a thread that calls
+ * pthread_exit or is cancelled ends through a thread-specific key's destructor, which
+ * glibc runs on every way out of a thread (no unwinding of ours is involved: the
+ * program's cleanup handlers and its return values are untouched).
+ *
+ * Events go to the spool as they happen (spool.c: dyl_spool_event), so that a killed run
+ * keeps them.  Times are clock ticks, converted as the rows' are.  A forked child keeps
+ * only its own events: the thread that forked is its main thread there (its end is not
+ * recorded).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include "internal.h"
+
+/* what dyl_thread_run needs; lives from pthread_create to the thread's start */
+struct start {
+	void *(*fn)(void *);
+	void *arg;
+	pid_t parent, pid;
+	uint64_t create;	/* ticks */
+	struct start *next;	/* in the free list */
+};
+
+/* The module's state: records for threads about to start (from pages of their own: no
+ * malloc), and the key whose destructor sees a thread end. */
+static struct threads_state {
+	pthread_mutex_t lock;
+	struct start *free;
+	pthread_once_t once;
+	pthread_key_t key;
+	int key_ok;
+} thr = { PTHREAD_MUTEX_INITIALIZER, NULL, PTHREAD_ONCE_INIT, 0, 0 };
+
+/* Does this process record thread events? */
+static int recording(void)
+{
+	if (__atomic_load_n(&dyl_rt.initialized, __ATOMIC_ACQUIRE) != 2)
+		dyl_init();
+	return __atomic_load_n(&dyl_rt.initialized, __ATOMIC_ACQUIRE) == 2 && !dyl_rt.off &&
+	       !dyl_rt.secure && !DYL_DISABLED() && !dyl_busy;
+}
+
+static void record(uint32_t kind, pid_t parent, uint64_t handle, uint64_t t1, uint64_t t2)
+{
+	int saved = errno, cancel;
+	struct dyl_event e = { kind, (int32_t)gettid(), (int32_t)parent, 0, handle, t1, t2 };
+
+	/* the spool's write is a cancellation point: a thread cancelled there would leave
+	 * the trace's lock held (the process would hang at its next event or its exit) */
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
+	DYL_BUSY_IN();
+	dyl_spool_event(&e);
+	DYL_BUSY_OUT();
+	pthread_setcancelstate(cancel, NULL);
+	errno = saved;
+}
+
+/* the thread ended without returning from its start routine (pthread_exit, cancelled) */
+static void ended(void *pid)
+{
+	if ((pid_t)(intptr_t)pid == getpid())	/* (not in a child the thread forked) */
+		record(DYL_EV_END, 0, 0, dyl_now(), 0);
+}
+
+/* A forked child has one thread: the lock may have been held by another of the
+ * parent's, in the middle of the free list (its records are left, a page at most). */
+static void after_fork_child(void)
+{
+	pthread_mutex_init(&thr.lock, NULL);
+	thr.free = NULL;
+}
+
+static void make_key(void)
+{
+	thr.key_ok = pthread_key_create(&thr.key, ended) == 0;
+	pthread_atfork(NULL, NULL, after_fork_child);
+}
+
+static struct start *get_start(void)
+{
+	struct start *s;
+
+	pthread_mutex_lock(&thr.lock);
+	if (!thr.free) {
+		struct start *page = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+					  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (page != MAP_FAILED)
+			for (size_t i = 0; i < 4096 / sizeof(*page); i++) {
+				page[i].next = thr.free;
+				thr.free = &page[i];
+			}
+	}
+	if ((s = thr.free))
+		thr.free = s->next;
+	pthread_mutex_unlock(&thr.lock);
+	return s;
+}
+
+static void put_start(struct start *s)
+{
+	pthread_mutex_lock(&thr.lock);
+	s->next = thr.free;
+	thr.free = s;
+	pthread_mutex_unlock(&thr.lock);
+}
+
+void *dyl_thread_wrap(void *(*fn)(void *), void *arg)
+{
+	uint64_t now = dyl_now();
+	int saved = errno;
+
+	if (!fn || !recording())
+		return NULL;
+	pthread_once(&thr.once, make_key);
+	struct start *s = thr.key_ok ? get_start() : NULL;
+	if (s)
+		*s = (struct start){ fn, arg, gettid(), getpid(), now, NULL };
+	errno = saved;
+	return s;
+}
+
+void dyl_thread_created(void *s, int result)
+{
+	if (result != 0)	/* no thread: S was not handed over */
+		put_start(s);
+}
+
+void *dyl_thread_run(void *arg)
+{
+	struct start *s = arg;
+	void *(*fn)(void *) = s->fn;
+	void *a = s->arg;
+	uint64_t handle = (uint64_t)pthread_self();
+	pid_t parent = s->parent, pid = s->pid;
+	uint64_t create = s->create;
+
+	put_start(s);
+	record(DYL_EV_START, parent, handle, create, dyl_now());
+	pthread_setspecific(thr.key, (void *)(intptr_t)pid);
+	void *ret = fn(a);
+	pthread_setspecific(thr.key, NULL);
+	ended((void *)(intptr_t)pid);
+	return ret;
+}
+
+uint64_t dyl_thread_join_begin(void)
+{
+	uint64_t now = dyl_now();
+	int saved = errno;
+	int on = recording();
+
+	errno = saved;
+	return on ? now : 0;
+}
+
+void dyl_thread_join_end(uint64_t t, unsigned long thread, int ok)
+{
+	if (t && ok)
+		record(DYL_EV_JOIN, 0, thread, t, dyl_now());
+}
+
+uint64_t dyl_parallel_begin(void)
+{
+	return dyl_thread_join_begin();
+}
+
+void dyl_parallel_end(uint64_t t)
+{
+	if (t)
+		record(DYL_EV_PARALLEL, 0, 0, t, dyl_now());
+}
+
+void dyl_threads_on(void)
+{
+	if (recording())
+		record(DYL_EV_ON, 0, 0, 0, 0);
+}

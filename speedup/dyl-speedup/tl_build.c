@@ -1,0 +1,272 @@
+/* tl_build.c - from a trace to its timeline: thread 0 is the main thread (tid = pid,
+ * from 0 to '# total_ns='), then one per '# thread' line, then any thread that made
+ * replaced calls without one (a creator the wrapper did not see: it starts at its first
+ * call, its end unknown).  The timeline's T' is on the trace's clock; T may differ from
+ * total_ns by the start-up before it and tracing's cost taken out, and T' with it. */
+#include <stdlib.h>
+#include <string.h>
+#include "input.h"
+#include "tids.h"
+#include "tl_build.h"
+
+/* The thread index of TID in MAP, -1 if it has none. */
+static int index_of(struct tids *map, uint64_t tid)
+{
+	int fresh;
+	int *ix = tids_get(map, tid, sizeof(int), &fresh);
+
+	if (!ix)
+		return -2;
+	if (fresh)
+		*ix = -1;
+	return *ix;
+}
+
+static int set_index(struct tids *map, uint64_t tid, int i)
+{
+	int fresh, *ix = tids_get(map, tid, sizeof(int), &fresh);
+
+	if (!ix)
+		return -1;
+	*ix = i;
+	return 0;
+}
+
+static uint64_t main_tid(const struct trace *tr)
+{
+	if (tr->pid >= 0)
+		return (uint64_t)tr->pid;
+	if (tr->ev.nthreads)
+		return tr->ev.threads[0].parent;
+	return tr->tids.n ? ((const struct thread *)tids_item(&tr->tids, 0))->tid : 0;
+}
+
+/* TL->th: the main thread, the recorded ones, the unrecorded ones with calls (RC). */
+static int add_threads(struct timeline *tl, struct tids *map, const struct trace *tr,
+		       struct tl_calls *rc)
+{
+	const struct thread_events *ev = &tr->ev;
+
+	tl->th[0] = (struct tl_thread){ .tid = main_tid(tr), .creator = -1,
+					.end_ns = (int64_t)tr->clock_total_ns };
+	tl->n = 1;
+	if (set_index(map, tl->th[0].tid, 0) != 0)
+		return -1;
+	for (size_t i = 0; i < ev->nthreads; i++) {
+		const struct tev_thread *e = &ev->threads[i];
+		int ix = index_of(map, e->tid);
+		if (ix < -1 || (ix == -1 && set_index(map, e->tid, tl->n) != 0))
+			return -1;
+		if (ix >= 0)
+			continue;	/* a tid met twice (reused): the first is kept */
+		tl->th[tl->n++] = (struct tl_thread){ .tid = e->tid, .creator = -1,
+			.create_ns = e->create_ns, .start_ns = e->start_ns,
+			.end_ns = e->end_ns == TEV_NONE ? TL_UNKNOWN : e->end_ns };
+	}
+	for (size_t i = 0; i < ev->nthreads; i++) {
+		int c = index_of(map, ev->threads[i].parent), me = index_of(map, ev->threads[i].tid);
+		if (c < -1 || me < 0)
+			return -1;
+		if (me > 0 && tl->th[me].create_ns == ev->threads[i].create_ns && c != me)
+			tl->th[me].creator = c;
+	}
+	for (size_t t = 0; t < tr->tids.n; t++) {
+		const struct thread *th = tids_item(&tr->tids, t);
+		int ix = index_of(map, th->tid);
+		if (ix < -1)
+			return -1;
+		if (ix == -1 && rc[t].n) {
+			if (set_index(map, th->tid, tl->n) != 0)
+				return -1;
+			tl->th[tl->n++] = (struct tl_thread){ .tid = th->tid, .creator = -1,
+				.create_ns = rc[t].c[0].start, .start_ns = rc[t].c[0].start,
+				.end_ns = TL_UNKNOWN };
+		}
+	}
+	return 0;
+}
+
+/* Each thread's replaced calls, taken over from RC. */
+static int add_calls(struct timeline *tl, struct tids *map, const struct trace *tr,
+		     struct tl_calls *rc)
+{
+	for (size_t t = 0; t < tr->tids.n; t++) {
+		int ix = index_of(map, ((const struct thread *)tids_item(&tr->tids, t))->tid);
+		if (ix < -1)
+			return -1;
+		if (ix < 0 || !rc[t].n)
+			continue;
+		tl->th[ix].calls = rc[t].c;
+		tl->th[ix].ncalls = rc[t].n;
+		tl->th[ix].t_sum = rc[t].t_sum;
+		tl->th[ix].f_sum = rc[t].f_sum;
+		memset(&rc[t], 0, sizeof(rc[t]));
+	}
+	return 0;
+}
+
+static int by_call(const void *a, const void *b)
+{
+	const struct tl_join *x = a, *y = b;
+
+	return x->call_ns < y->call_ns ? -1 : x->call_ns > y->call_ns;
+}
+
+/* Each thread's joins, by time; a join by a thread the trace does not know is left out. */
+static int add_joins(struct timeline *tl, struct tids *map, const struct thread_events *ev)
+{
+	for (size_t i = 0; i < ev->njoins; i++) {
+		int ix = index_of(map, ev->joins[i].tid);
+		if (ix < -1)
+			return -1;
+		if (ix >= 0)
+			tl->th[ix].njoins++;
+	}
+	for (int i = 0; i < tl->n; i++) {
+		if (tl->th[i].njoins &&
+		    !(tl->th[i].joins = calloc(tl->th[i].njoins, sizeof(struct tl_join))))
+			return -1;
+		tl->th[i].njoins = 0;
+	}
+	for (size_t i = 0; i < ev->njoins; i++) {
+		const struct tev_join *j = &ev->joins[i];
+		int ix = index_of(map, j->tid), g = index_of(map, j->target);
+		if (ix < 0)
+			continue;
+		tl->th[ix].joins[tl->th[ix].njoins++] = (struct tl_join){ .call_ns = j->call_ns,
+			.ret_ns = j->ret_ns, .target = g >= 0 ? g : -1 };
+	}
+	for (int i = 0; i < tl->n; i++)
+		if (tl->th[i].njoins)	/* (no joins: a NULL array, which qsort may not take) */
+			qsort(tl->th[i].joins, tl->th[i].njoins, sizeof(struct tl_join), by_call);
+	return 0;
+}
+
+/* Appends J to thread T's joins.  0 or -1. */
+static int push_join(struct tl_thread *t, struct tl_join j)
+{
+	struct tl_join *g = realloc(t->joins, (t->njoins + 1) * sizeof(*g));
+
+	if (!g)
+		return -1;
+	t->joins = g;
+	t->joins[t->njoins++] = j;
+	return 0;
+}
+
+/* The last of thread T's calls that start in [A, B]: its index + 1, 0 if none. */
+static size_t last_call_in(const struct tl_thread *t, int64_t a, int64_t b)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < t->ncalls && t->calls[i].start <= b; i++)
+		if (t->calls[i].start >= a)
+			k = i + 1;
+	return k;
+}
+
+/* An OpenMP region of thread P from A to B ends with a barrier: P goes on when every
+ * thread's work in the region is done.  Joins on P: the first from P's own last call in
+ * the region (its arrival at the barrier) to B, on the thread whose work there ended last;
+ * then one of no time at B on each other thread with work there. */
+static int add_region(struct timeline *tl, int p, int64_t a, int64_t b)
+{
+	struct tl_thread *t = &tl->th[p];
+	size_t own = last_call_in(t, a, b);
+	int64_t arrive = own ? t->calls[own - 1].start + t->calls[own - 1].t : a, latest = -1;
+	int last = -1;
+
+	for (int i = 0; i < tl->n; i++) {
+		const struct tl_thread *g = &tl->th[i];
+		size_t k = i == p ? 0 : last_call_in(g, a, b);
+		int64_t e = k ? g->calls[k - 1].start + g->calls[k - 1].t : -1;
+		if (k && e > latest)
+			latest = e, last = i;
+		/* P's arrival is after the team threads it started, too */
+		if (g->creator == p && g->create_ns >= a && g->create_ns <= b && g->create_ns > arrive)
+			arrive = g->create_ns;
+	}
+	for (int i = 0; last >= 0 && i < tl->n; i++) {
+		size_t k = i == p ? 0 : last_call_in(&tl->th[i], a, b);
+		int first = i == last;
+		if (k && push_join(t, (struct tl_join){ .call_ns = first ? (arrive < b ? arrive : b) : b,
+							.ret_ns = b, .target = i, .upto = k }) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int add_regions(struct timeline *tl, struct tids *map, const struct thread_events *ev)
+{
+	for (size_t r = 0; r < ev->nregions; r++) {
+		int p = index_of(map, ev->regions[r].tid);
+		if (p < -1 || (p >= 0 && add_region(tl, p, ev->regions[r].call_ns, ev->regions[r].ret_ns)))
+			return -1;
+	}
+	for (int i = 0; i < tl->n; i++)
+		if (tl->th[i].njoins)	/* (no joins: a NULL array, which qsort may not take) */
+			qsort(tl->th[i].joins, tl->th[i].njoins, sizeof(struct tl_join), by_call);
+	return 0;
+}
+
+/* Why TR's process keeps Amdahl's answer; NULL when its timeline can be built. */
+static const char *why_not(const struct trace *tr)
+{
+	if (!tr->ev.recorded)
+		return "the trace has no '# threads=recorded' line (an older trace, or a wrapper "
+		       "without thread events): its threads' calls are added up as if they ran "
+		       "one after another (Amdahl)";
+	if (tr->t_cpu != 0)
+		return "T is CPU time, and a timeline needs the wall clock: Amdahl's answer";
+	return NULL;
+}
+
+/* P's results from the run timeline TL. */
+static void take_results(struct prediction *p, struct timeline *tl)
+{
+	p->timeline = 1;
+	/* T less the trace's total_ns: the start-up before it, less tracing's cost taken out */
+	p->timeline_total_ns = tl->end_ns + ((double)p->total_ns - (double)p->tl_clock_total_ns);
+	p->queue_wait_ns = tl->queue_wait_ns;
+	p->waited_calls = tl->waited_calls;
+}
+
+int tl_predict(struct prediction *p, const struct trace *tr, struct tl_calls *rc, int devices)
+{
+	struct tids map = { 0 };
+	struct timeline *tl;
+	size_t room = 1 + tr->ev.nthreads + tr->tids.n;
+
+	p->devices = devices;
+	if ((p->no_timeline = why_not(tr)))
+		return 0;
+	p->tl_clock_total_ns = tr->clock_total_ns;
+	if (!(tl = p->tl = calloc(1, sizeof(*tl))) || !(tl->th = calloc(room, sizeof(*tl->th))))
+		goto oom;
+	tl->devices = devices;
+	tl->setup_ns = p->setup_ns;
+	if (add_threads(tl, &map, tr, rc) != 0 || add_calls(tl, &map, tr, rc) != 0 ||
+	    add_joins(tl, &map, &tr->ev) != 0 || add_regions(tl, &map, &tr->ev) != 0 ||
+	    timeline_run(tl) != 0)
+		goto oom;
+	take_results(p, tl);
+	tids_free(&map);
+	return 0;
+oom:
+	tids_free(&map);
+	input_error(tr->path, 0, "out of memory");
+	return -1;
+}
+
+void tl_release(struct timeline *tl)
+{
+	if (!tl)
+		return;
+	for (int i = 0; tl->th && i < tl->n; i++) {
+		free((void *)tl->th[i].calls);
+		free(tl->th[i].joins);
+	}
+	timeline_free(tl);
+	free(tl->th);
+	free(tl);
+}

@@ -1,0 +1,152 @@
+/* thread_events.c - the '# threads=recorded', '# thread', '# join' and '# parallel' notes of a
+ * trace, parsed.  Fields are KEY=VALUE separated by blanks; unknown keys are ignored (room
+ * to grow), a known one that is not a number (or empty where it may not be) is an error. */
+#include <stdlib.h>
+#include <string.h>
+#include "grow.h"
+#include "input.h"
+#include "thread_events.h"
+
+/* Does the note (TEXT, LEN) start with the word W followed by a blank or its end? */
+static int starts_with_word(const char *text, size_t len, const char *w)
+{
+	size_t n = strlen(w);
+
+	return len >= n && memcmp(text, w, n) == 0 && (len == n || text[n] == ' ' || text[n] == '\t');
+}
+
+/* The value of KEY among the note's fields, as a number: 0 found (*OUT = it, or TEV_NONE
+ * when empty), 1 absent, -1 not a number. */
+static int field(const char *text, size_t len, const char *key, int64_t *out)
+{
+	size_t n = strlen(key);
+	const char *p = text, *end = text + len;
+
+	while (p < end) {
+		const char *w = p;
+		while (p < end && *p != ' ' && *p != '\t')
+			p++;
+		if ((size_t)(p - w) > n && memcmp(w, key, n) == 0 && w[n] == '=') {
+			struct csv_field f = { w + n + 1, (uint32_t)(p - w - (ptrdiff_t)n - 1), 0 };
+			uint64_t v;
+			int why = parse_u64(&f, &v);
+			if (why == NUM_EMPTY) {
+				*out = TEV_NONE;
+				return 0;
+			}
+			if (why != NUM_OK || v >= ROWS_MAX_VALUE)
+				return -1;
+			*out = (int64_t)v;
+			return 0;
+		}
+		while (p < end && (*p == ' ' || *p == '\t'))
+			p++;
+	}
+	return 1;
+}
+
+/* The fields KEYS (N of them) of the note into VALS; those in REQUIRED (a bit each) must be
+ * present and not empty.  0, or -1 after a message. */
+static int fields(const struct trace_note *nt, const char *path, const char *const *keys,
+		  int64_t *vals, int n, unsigned required)
+{
+	for (int i = 0; i < n; i++) {
+		int rc = field(nt->text, nt->len, keys[i], &vals[i]);
+		if (rc == 1)
+			vals[i] = TEV_NONE;
+		if (rc < 0 || ((required >> i & 1) && vals[i] == TEV_NONE)) {
+			input_error(path, 0, "'# %.*s': %s %s", (int)(nt->len < 200 ? nt->len : 200),
+				    nt->text, keys[i], rc < 0 ? "is not a non-negative integer"
+				    : "is missing or empty");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int add_thread(struct thread_events *ev, const struct trace_note *nt, const char *path)
+{
+	static const char *const keys[] = { "tid", "parent", "create_ns", "start_ns", "end_ns" };
+	int64_t v[5];
+
+	if (fields(nt, path, keys, v, 5, 0xf) != 0)
+		return -1;
+	if (v[3] < v[2] || (v[4] != TEV_NONE && v[4] < v[3])) {
+		input_error(path, 0, "'# %.*s': the times are out of order (create_ns <= start_ns "
+			    "<= end_ns)", (int)(nt->len < 200 ? nt->len : 200), nt->text);
+		return -1;
+	}
+	if (grow(&ev->threads, sizeof(*ev->threads), ev->nthreads, &ev->threads_room, 16))
+		return -2;
+	ev->threads[ev->nthreads++] = (struct tev_thread){ (uint64_t)v[0], (uint64_t)v[1],
+							   v[2], v[3], v[4] };
+	return 0;
+}
+
+static int add_join(struct thread_events *ev, const struct trace_note *nt, const char *path)
+{
+	static const char *const keys[] = { "tid", "target", "call_ns", "ret_ns" };
+	int64_t v[4];
+
+	if (fields(nt, path, keys, v, 4, 0xf) != 0)
+		return -1;
+	if (v[3] < v[2]) {
+		input_error(path, 0, "'# %.*s': ret_ns is before call_ns",
+			    (int)(nt->len < 200 ? nt->len : 200), nt->text);
+		return -1;
+	}
+	if (grow(&ev->joins, sizeof(*ev->joins), ev->njoins, &ev->joins_room, 16))
+		return -2;
+	ev->joins[ev->njoins++] = (struct tev_join){ (uint64_t)v[0], (uint64_t)v[1], v[2], v[3] };
+	return 0;
+}
+
+static int add_region(struct thread_events *ev, const struct trace_note *nt, const char *path)
+{
+	static const char *const keys[] = { "tid", "call_ns", "ret_ns" };
+	int64_t v[3];
+
+	if (fields(nt, path, keys, v, 3, 0x7) != 0)
+		return -1;
+	if (v[2] < v[1]) {
+		input_error(path, 0, "'# %.*s': ret_ns is before call_ns",
+			    (int)(nt->len < 200 ? nt->len : 200), nt->text);
+		return -1;
+	}
+	if (grow(&ev->regions, sizeof(*ev->regions), ev->nregions, &ev->regions_room, 16))
+		return -2;
+	ev->regions[ev->nregions++] = (struct tev_parallel){ (uint64_t)v[0], v[1], v[2] };
+	return 0;
+}
+
+int thread_events_read(struct thread_events *ev, const struct trace_src *src, const char *path)
+{
+	memset(ev, 0, sizeof(*ev));
+	for (size_t i = 0; i < src->nnotes; i++) {
+		const struct trace_note *nt = &src->notes[i];
+		int rc = 0;
+		if (starts_with_word(nt->text, nt->len, "threads=recorded"))
+			ev->recorded = 1;
+		else if (starts_with_word(nt->text, nt->len, "thread"))
+			rc = add_thread(ev, nt, path);
+		else if (starts_with_word(nt->text, nt->len, "join"))
+			rc = add_join(ev, nt, path);
+		else if (starts_with_word(nt->text, nt->len, "parallel"))
+			rc = add_region(ev, nt, path);
+		if (rc == -2)
+			input_error(path, 0, "out of memory");
+		if (rc < 0) {
+			thread_events_free(ev);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+void thread_events_free(struct thread_events *ev)
+{
+	free(ev->threads);
+	free(ev->joins);
+	free(ev->regions);
+	memset(ev, 0, sizeof(*ev));
+}

@@ -1,0 +1,46 @@
+/* thread_events.h - the program's threads as the trace's footer records them: which thread
+ * created which and when, when each ran, and who joined whom (the '#' lines of
+ * /work/wt/THREADS.md, doc/threads.md).  The timeline prediction stands on them. */
+#ifndef SPEEDUP_THREAD_EVENTS_H
+#define SPEEDUP_THREAD_EVENTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "rows.h"
+
+#define TEV_NONE (-1)	/* a time the trace leaves empty (end_ns= of a thread still running) */
+
+/* '# thread tid=T parent=P create_ns=C start_ns=S end_ns=E' */
+struct tev_thread {
+	uint64_t tid, parent;
+	int64_t create_ns, start_ns, end_ns;
+};
+
+/* '# join tid=P target=T call_ns=A ret_ns=B' */
+struct tev_join {
+	uint64_t tid, target;
+	int64_t call_ns, ret_ns;
+};
+
+/* '# parallel tid=P call_ns=A ret_ns=B': an OpenMP region (GOMP_parallel) */
+struct tev_parallel {
+	uint64_t tid;
+	int64_t call_ns, ret_ns;
+};
+
+struct thread_events {
+	int recorded;		/* '# threads=recorded': the wrapper watched thread creation */
+	struct tev_thread *threads;
+	size_t nthreads, threads_room;
+	struct tev_join *joins;
+	size_t njoins, joins_room;
+	struct tev_parallel *regions;
+	size_t nregions, regions_room;
+};
+
+/* Reads SRC's notes into EV (zeroed here).  0; -1 after one message naming PATH and the
+ * line's text (a field that is no number, a time before create_ns); out of memory too. */
+int thread_events_read(struct thread_events *ev, const struct trace_src *src, const char *path);
+void thread_events_free(struct thread_events *ev);
+
+#endif
