@@ -135,7 +135,7 @@ int flow_object(struct flow *f, uint32_t id, uint32_t kind, uint64_t size, uint3
 		return fail(f, "object %u: kind %u unknown", id, kind);
 	if (id >= MAX_ID)
 		return fail(f, "object id %u too large", id);
-	if (kind == FLOW_HEAP) {
+	if (kind == FLOW_HEAP && !name) {
 		if (site >= f->site_room || !f->site[site])
 			return fail(f, "object %u: site %u not defined", id, site);
 		name = f->site[site];

@@ -143,7 +143,7 @@ int flow_call(struct flow *f, uint64_t seq, uint32_t node, uint32_t depth, uint6
 /* The events, in time order.  Each returns 0, or -1 with f->err saying why (an object
  * or site not defined, a seq that is no call of the trace, hi < lo, out of memory). */
 int flow_site(struct flow *f, uint32_t site, const char *text, size_t len);
-/* A block: heap blocks name their SITE, others NAME (LEN bytes). */
+/* A block, named NAME (LEN bytes); a heap block with NAME NULL is named by its SITE. */
 int flow_object(struct flow *f, uint32_t id, uint32_t kind, uint64_t size, uint32_t site,
 		const char *name, size_t len);
 int flow_resize(struct flow *f, uint32_t id, uint64_t size, int moved);
