@@ -22,6 +22,8 @@ static void spread(const struct flow_slices *s, double *row, uint32_t node, int6
 {
 	uint64_t k0 = (uint64_t)(a / s->ns), k1 = b > a ? (uint64_t)((b - 1) / s->ns) : k0;
 
+	if (k0 >= s->n)		/* a call of 0 ns at the very end */
+		k0 = k1 = s->n - 1;
 	if (bytes == 0)
 		return;
 	if (k0 == k1) {
@@ -183,7 +185,10 @@ int flow_slices_make(struct flow_slices *s, const struct flow *f, int64_t ns, ch
 		return -1;
 	}
 	s->t0 = t0;
-	s->n = (uint64_t)((t1 - t0) / ns) + 1;
+	/* slices up to the last call's end (a call of 0 ns there goes to the last slice) */
+	s->n = (uint64_t)((t1 - t0 + ns - 1) / ns);
+	if (s->n == 0)
+		s->n = 1;
 	if (s->n > MAX_CELLS / (s->nnodes ? s->nnodes : 1)) {
 		snprintf(err, room, "%llu slices of %lld ns for %zu functions: too many, give a "
 			 "larger NS (the run spans %lld ns)", (unsigned long long)s->n,
