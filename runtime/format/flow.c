@@ -304,6 +304,7 @@ static int walk_threads(struct fc *c)
 					break;
 				case DYL_RE_SITE: {
 					uint32_t npc = DYL_RE_SMALL(e[0]);
+					last_free = was_free;	/* (a realloc's new site comes between) */
 					if (words < 2 || npc > words - 2 || npc > DYL_FLOW_SITE_PCS || e[1] > (1u << 24))
 						break;
 					if (!(c->sites = grow(c->sites, &c->sites_cap, e[1] + 1, sizeof(*c->sites))))
@@ -488,6 +489,7 @@ static uint64_t put_object(struct fc *c, uint32_t kind, uint64_t size, uint64_t 
 #define KEY_REGION 1
 #define KEY_STATIC 2
 #define KEY_STACK 3
+#define KEY_NAMED 4
 
 static struct obj_ent *region_obj(struct fc *c, uint64_t id)
 {
@@ -562,6 +564,8 @@ static void emit_acc(struct fc *c, const struct item *it)
 			o->live = 1;
 		}
 	} else {
+		/* by extent and frame (its return address: one per call site of the function),
+		 * then by extent and name: one object for the variable of every call site */
 		o = map_find(c, KEY_STACK | ip << 8, start, end, 1);
 		if (o && !o->live) {
 			if (c->names && c->names->stack)
@@ -570,7 +574,18 @@ static void emit_acc(struct fc *c, const struct item *it)
 				memcpy(name, "frame", 5);
 				n = 5;
 			}
-			o->obj = put_object(c, kind, end - start, DYL_FLOW_NONE, it->seq, start, name, n);
+			uint64_t h = 14695981039346656037ull;
+			for (size_t i = 0; i < n; i++)
+				h = (h ^ (unsigned char)name[i]) * 1099511628211ull;
+			struct obj_ent *byname = map_find(c, KEY_NAMED, start, end ^ h, 1);
+			o = map_find(c, KEY_STACK | ip << 8, start, end, 0);	/* (the map may have grown) */
+			if (!byname || !o)
+				return;
+			if (!byname->live) {
+				byname->obj = put_object(c, kind, end - start, DYL_FLOW_NONE, it->seq, start, name, n);
+				byname->live = 1;
+			}
+			o->obj = byname->obj;
 			o->live = 1;
 		}
 	}

@@ -74,12 +74,19 @@ static void free_first(void)
 
 /* a static array and a stack array */
 double table[32];
-static void named(void)
+static volatile long sink;
+static __attribute__((noinline)) void named(void)
 {
+	long other[8];
 	double local[12];
+	for (int i = 0; i < 8; i++)
+		other[i] = i;
+	__asm__ volatile("" : : "r"(other), "r"(local) : "memory");
 	produce(table, 32);
 	produce(local, 12);
 	printf("%.0f\n", consume(local, 12) + consume(table, 32));
+	for (int i = 0; i < 8; i++)
+		sink += other[i];
 }
 
 /* the program changes part of a buffer between two calls */
