@@ -27,6 +27,7 @@ struct dyl_slot {
  * that feature's set-up; NULL: nobody asked.  The table knows no feature: it calls
  * these after its shard's lock is released, from the allocating thread.  Each pointer
  * costs the load and test that a flag would. */
+struct dyl_groups;
 struct dyl_region_hooks {
 	/* a new heap block of N bytes at START (id ID) whose content is indeterminate
 	 * (DYL_REGION_UNINIT) */
@@ -35,6 +36,12 @@ struct dyl_region_hooks {
 	void (*died)(uintptr_t start, uint64_t id);
 	/* a heap block of DYL_FREED_BIG bytes or more at START was freed */
 	void (*freed)(uintptr_t start, uint64_t size);
+	/* std.flow (runtime/flow/): every heap block or mapping added (KIND: its
+	 * dyl_region_kind, with DYL_REGION_REALLOC when a realloc made it), and removed;
+	 * and each charge's grouping, before it is released (from the charging thread) */
+	void (*added)(uintptr_t start, uint64_t n, uint64_t id, unsigned kind);
+	void (*removed)(uintptr_t start, uint64_t id);
+	void (*charged)(const struct dyl_groups *c);
 };
 #define DYL_FREED_BIG (32 * 4096)
 
