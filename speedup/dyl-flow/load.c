@@ -299,6 +299,23 @@ static int read_flow(struct proc *p, const struct opts *o)
 	return rc;
 }
 
+/* Room for the calls the head announces, at once (no copies as the array grows). */
+static int reserve(struct proc *p)
+{
+	struct input_file in;
+	int rc = 0;
+
+	if (input_open(&in, p->flow_path) != 0)
+		return -1;
+	if (in.size >= sizeof(struct dyl_flow_head) && memcmp(in.data, DYL_FLOW_MAGIC, 8) == 0 &&
+	    flow_reserve(&p->f, rd64(in.data + 24)) != 0) {
+		input_error(p->flow_path, 0, "%s", p->f.err);
+		rc = -1;
+	}
+	input_close(&in);
+	return rc;
+}
+
 int proc_read(struct proc *p, const char *trace, const struct opts *o)
 {
 	size_t n = strlen(trace), sl = strlen(DYL_FLOW_SUFFIX);
@@ -323,7 +340,7 @@ int proc_read(struct proc *p, const char *trace, const struct opts *o)
 			    "std.flow?  (the runtime writes it at exit; a killed run leaves none)");
 		return -1;
 	}
-	if (read_calls(p) != 0 || read_flow(p, o) != 0)
+	if (reserve(p) != 0 || read_calls(p) != 0 || read_flow(p, o) != 0)
 		return -1;
 	if (p->f.nested_events)
 		input_warning(p->flow_path, 0, "%llu events of nested calls skipped",

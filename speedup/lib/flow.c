@@ -32,6 +32,22 @@ void flow_init(struct flow *f)
 	memset(f, 0, sizeof(*f));
 }
 
+int flow_reserve(struct flow *f, uint64_t nseq)
+{
+	if (nseq >= MAX_SEQ)
+		return fail(f, "%llu calls: too many", (unsigned long long)nseq);
+	if (!f->call && nseq) {
+		/* calloc: fresh pages come zeroed, no memset over them */
+		if (!(f->call = calloc(nseq + 1, sizeof(*f->call))))
+			return oom(f);
+		f->ncall_room = nseq + 1;
+		return 0;
+	}
+	if (grow_to(&f->call, sizeof(*f->call), nseq + 1, &f->ncall_room, 1024) != 0)
+		return oom(f);
+	return 0;
+}
+
 static int need_node(struct flow *f, uint32_t node)
 {
 	if (node >= f->nnodes) {
@@ -54,8 +70,10 @@ int flow_call(struct flow *f, uint64_t seq, uint32_t node, uint32_t depth, uint6
 	if (seq + 1 > f->max_seq)
 		f->max_seq = seq + 1;
 	c = &f->call[seq];
-	*c = (struct flow_call){ .t_start = t_start, .t_ns = t_ns, .tid = tid,
-				 .node = depth ? 0 : node, .depth = depth, .known = 1 };
+	(void)tid;	/* (threads do not change who wrote a byte last) */
+	*c = (struct flow_call){ .t_start = t_start, .t_ns = t_ns, .node = depth ? 0 : node,
+				 .depth = (uint16_t)(depth > UINT16_MAX ? UINT16_MAX : depth),
+				 .known = 1 };
 	if (depth == 0) {
 		if (need_node(f, node) != 0)
 			return -1;
@@ -196,15 +214,25 @@ int flow_resize(struct flow *f, uint32_t id, uint64_t size, int moved)
 
 static struct flow_edge *edge(struct flow *f, uint32_t from, uint32_t to)
 {
-	int64_t i = fh_get(&f->edge_by_pair, from, to);
+	int direct = from < FLOW_EDGE_DIRECT && to < FLOW_EDGE_DIRECT;
+	int64_t i;
 
-	if (i >= 0)
+	if (direct && f->edge_direct && f->edge_direct[from * FLOW_EDGE_DIRECT + to])
+		return &f->edge[f->edge_direct[from * FLOW_EDGE_DIRECT + to] - 1];
+	if (!direct && (i = fh_get(&f->edge_by_pair, from, to)) >= 0)
 		return &f->edge[i];
-	if (grow(&f->edge, sizeof(*f->edge), f->nedges, &f->edge_room, 64) != 0 ||
-	    fh_put(&f->edge_by_pair, from, to, (uint32_t)f->nedges) != 0) {
+	if (direct && !f->edge_direct &&
+	    !(f->edge_direct = calloc(FLOW_EDGE_DIRECT * FLOW_EDGE_DIRECT, sizeof(int32_t)))) {
 		oom(f);
 		return NULL;
 	}
+	if (grow(&f->edge, sizeof(*f->edge), f->nedges, &f->edge_room, 64) != 0 ||
+	    (!direct && fh_put(&f->edge_by_pair, from, to, (uint32_t)f->nedges) != 0)) {
+		oom(f);
+		return NULL;
+	}
+	if (direct)
+		f->edge_direct[from * FLOW_EDGE_DIRECT + to] = (int32_t)f->nedges + 1;
 	f->edge[f->nedges] = (struct flow_edge){ .from = from, .to = to };
 	return &f->edge[f->nedges++];
 }
@@ -231,11 +259,16 @@ static int64_t sub_map(struct flow *f, uint32_t id, int unique, uint32_t from, u
 {
 	struct flow_hash *h = unique ? &f->unique_map : &f->read_map;
 	uint64_t key = unique ? (uint64_t)from << 32 | to : to;
-	int64_t i = fh_get(h, id, key);
+	uint32_t *last = unique ? &f->block[id].last_unique : &f->block[id].last_read;
+	int64_t i;
 	uint32_t k;
 
-	if (i >= 0)
+	if (*last && f->sub[*last - 1].from == (unique ? from : 0) && f->sub[*last - 1].to == to)
+		return *last - 1;
+	if ((i = fh_get(h, id, key)) >= 0) {
+		*last = (uint32_t)i + 1;
 		return i;
+	}
 	if (f->free_sub) {
 		k = f->free_sub - 1;
 		f->free_sub = f->sub[k].next;
@@ -252,6 +285,7 @@ static int64_t sub_map(struct flow *f, uint32_t id, int unique, uint32_t from, u
 	f->sub[k] = (struct flow_sub){ .block = id, .next = f->block[id].subs, .from = from,
 				       .to = to, .unique = (uint32_t)unique };
 	f->block[id].subs = k + 1;
+	*last = k + 1;
 	return k;
 }
 
@@ -278,6 +312,7 @@ static int drop_subs(struct flow *f, uint32_t id)
 		k = next;
 	}
 	f->block[id].subs = 0;
+	f->block[id].last_read = f->block[id].last_unique = 0;
 	return 0;
 }
 
@@ -543,6 +578,7 @@ void flow_free_all(struct flow *f)
 	free(f->block);
 	free(f->sub);
 	free(f->edge);
+	free(f->edge_direct);
 	free(f->link);
 	free(f->pend);
 	fh_free(&f->object_by_name);

@@ -30,13 +30,12 @@ enum flow_kind { FLOW_HEAP, FLOW_STATIC, FLOW_STACK, FLOW_MAPPING, FLOW_KINDS };
 extern const char *const flow_kind_name[FLOW_KINDS];
 
 /* One call of the trace, by seq. */
-struct flow_call {
+struct flow_call {	/* 40 bytes: a run has millions */
 	int64_t t_start, t_ns;		/* ns; -1: the trace has no times */
-	uint64_t tid;
 	uint64_t read, written;		/* the bytes its ACCESS events name */
 	uint32_t node;			/* its function's node; 0 with depth > 0 */
-	uint32_t depth;
-	uint32_t known;			/* 1: the trace has a row of this seq */
+	uint16_t depth;			/* (at most 65535) */
+	uint16_t known;			/* 1: the trace has a row of this seq */
 };
 
 /* A node: a function (or the program). */
@@ -80,6 +79,9 @@ struct flow_block {
 	uint32_t object;
 	uint32_t state;			/* 0 unknown, 1 live, 2 freed */
 	uint32_t subs;			/* its read and unique maps: index + 1 into sub[] */
+	/* the maps last asked for (index + 1, 0: none): a block is mostly read by the
+	 * same consumer from the same producer, call after call */
+	uint32_t last_read, last_unique;
 };
 
 /* A map that hangs off a block: the last reads of one consumer, or the distinct bytes
@@ -118,6 +120,8 @@ struct flow {
 	struct flow_edge *edge;
 	size_t nedges, edge_room;
 	struct flow_hash edge_by_pair;	/* (producer, consumer) -> edge */
+	int32_t *edge_direct;		/* [from * EDGE_DIRECT + to]: edge + 1, for small nodes */
+#define FLOW_EDGE_DIRECT 64
 	struct flow_link *link;
 	size_t nlinks, link_room;
 	struct flow_hash link_by_pair;	/* (node, object) -> link */
@@ -134,6 +138,8 @@ struct flow {
 };
 
 void flow_init(struct flow *f);
+/* Room for the calls of seqs below NSEQ at once (TRACE.flow's head says how many). */
+int flow_reserve(struct flow *f, uint64_t nseq);
 void flow_free_all(struct flow *f);
 
 /* The trace's calls (any order).  NODE: funcs.h id + 1.  0, or -1 (f->err). */

@@ -57,7 +57,14 @@ int ivmap_set(struct ivmap *m, uint64_t lo, uint64_t hi, uint64_t who, uint64_t 
 
 	if (lo >= hi)
 		return 0;
-	/* the common case: appending past the last segment, or rewriting it exactly */
+	/* the common case: the range covers every segment (a buffer written whole) */
+	if (m->n == 0 || (lo <= m->seg[0].lo && hi >= m->seg[m->n - 1].hi)) {
+		if (m->n == 0 && open_at(m, 0) != 0)
+			return -1;
+		m->n = 1;
+		m->seg[0] = (struct ivseg){ lo, hi, who, when };
+		return 0;
+	}
 	if ((i = ivmap_cut(m, lo)) < 0 || (j = ivmap_cut(m, hi)) < 0)
 		return -1;
 	if (i > 0 && m->seg[i - 1].hi == lo && same(&m->seg[i - 1], who, when)) {
