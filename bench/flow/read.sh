@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # dyl-flow's reading speed (issue 23's goal: at least 3 million calls a second).
-#   bench/flow/run.sh [CALLS [ROUNDS]]        (defaults: 1000000 calls, 5 rounds)
-# gen.c writes two synthetic runs of CALLS depth-0 calls, 3 accesses each (2 reads, a
+#   bench/flow/read.sh [CALLS [ROUNDS]]        (defaults: 1000000 calls, 5 rounds)
+# readgen.c writes two synthetic runs of CALLS depth-0 calls, 3 accesses each (2 reads, a
 # write, 4 KiB blocks, a block freed and another allocated every 50 calls):
 #   random    each call's blocks drawn at random among 64: the worst case for the
 #             engine's caches (every read a new producer -> consumer pair on its block);
@@ -17,7 +17,7 @@ ROUNDS=${2:-5}
 . ../lib.sh	# scratch, med
 scratch
 make -s -C "$ROOT" bin/dyl-flow bin/dyl-trace
-cc -O2 -std=gnu11 -I"$ROOT/runtime/format" -o "$W/gen" gen.c
+cc -O2 -std=gnu11 -I"$ROOT/runtime/format" -o "$W/gen" readgen.c
 "$W/gen" "$N" "$W/random.csv"
 "$W/gen" "$N" "$W/pipeline.csv" pipeline
 cpu() {	# CPU seconds of a command, its output dropped

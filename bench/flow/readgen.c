@@ -1,10 +1,10 @@
-/* gen.c - a synthetic run for dyl-flow's reading speed (bench/flow/run.sh): N depth-0
+/* readgen.c - a synthetic run for dyl-flow's reading speed (bench/flow/read.sh): N depth-0
  * calls of 8 functions, each reading two of 64 live 4 KiB heap blocks (one whole, one
  * half) and writing a third whole; every 50th call frees a block and allocates another
  * from one of 8 sites (random: the worst case for the engine's caches).  With
  * "pipeline": call i reads the block call i-1 wrote, and a 256 KiB table every call
  * reads (a power iteration's matrix), and writes the next block.  Writes TRACE (CSV)
- * and TRACE.flow.  usage: gen N TRACE [pipeline] */
+ * and TRACE.flow.  usage: readgen N TRACE [pipeline] */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,7 +41,7 @@ int main(int argc, char **argv)
 	struct dyl_flow_head h = { .version = DYL_FLOW_VERSION, .pid = 1 };
 
 	if (!n)
-		return fprintf(stderr, "usage: gen N TRACE\n"), 2;
+		return fprintf(stderr, "usage: readgen N TRACE\n"), 2;
 	snprintf(path, sizeof(path), "%s%s", argv[2], DYL_FLOW_SUFFIX);
 	tr = fopen(argv[2], "w");
 	fl = fopen(path, "w");
