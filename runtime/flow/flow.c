@@ -30,6 +30,14 @@
 #define BUF_FIRST (64u << 10)	/* bytes of a thread's buffer */
 #define BUF_MAX (1u << 30)	/* while no spool exists */
 
+/* a region of the current outermost call (std.diff's changes are told by address) */
+struct fgroup {
+	struct dyl_region r;
+	uintptr_t min_out, end_out;	/* its output buffer (min_out UINTPTR_MAX: none) */
+	uintptr_t ip, cfa;	/* a stack region's frame */
+};
+#define FGROUPS 64
+
 struct fbuf {
 	struct fbuf *next;	/* in flow.bufs, never removed (reused once dead) */
 	int lock;
@@ -40,6 +48,8 @@ struct fbuf {
 	size_t cap;		/* words */
 	size_t len;		/* words stored (release) */
 	size_t out;		/* words written out */
+	unsigned ngroups;	/* the current call's regions (std.diff) */
+	struct fgroup groups[FGROUPS];
 };
 
 /* std.flow's process-wide state */
@@ -197,45 +207,87 @@ static unsigned obj_kind(uint32_t region_kind)
 	}
 }
 
-static void put_acc(const struct dyl_groups *c, const struct dyl_region *r, uintptr_t lo, uintptr_t hi,
-		    unsigned flags)
+/* the frame holding stack region R: its function (a return address) and CFA name a
+ * variable at exit */
+static void frame_of(const struct dyl_groups *c, const struct dyl_region *r, uintptr_t *ip, uintptr_t *cfa)
 {
-	unsigned kind = obj_kind(r->kind);
-	uint64_t ev[8] = { DYL_RE_WORD(DYL_RE_ACC, 6, flags, kind), r->id, r->start, r->end,
-			   lo - r->start, hi - r->start, 0, 0 };
-	if (kind == DYL_OBJ_STACK) {
-		/* the frame holding it: its function and CFA name a variable at exit */
-		const struct dyl_frames *fr = &c->fr;
-		for (int i = 0; fr->checked && i + 1 < fr->n; i++)
-			if (fr->sp[i] <= r->start && r->start < fr->sp[i + 1]) {
-				ev[6] = fr->ip[i];
-				ev[7] = fr->sp[i + 1];
-				break;
-			}
-		ev[0] = DYL_RE_WORD(DYL_RE_ACC, 8, flags, kind);
-		dyl_flow_put(ev, 8);
-		return;
-	}
-	dyl_flow_put(ev, 6);
+	const struct dyl_frames *fr = &c->fr;
+
+	*ip = *cfa = 0;
+	for (int i = 0; fr->checked && i + 1 < fr->n; i++)
+		if (fr->sp[i] <= r->start && r->start < fr->sp[i + 1]) {
+			*ip = fr->ip[i];
+			*cfa = fr->sp[i + 1];
+			return;
+		}
 }
 
-/* the region table's hook: an outermost call's extents, grouped by region */
+/* an event on [LO, HI) of G's region: ACC (TYPE DYL_RE_ACC) or HOST */
+static void put_range(uint32_t type, const struct fgroup *g, uintptr_t lo, uintptr_t hi, unsigned flags)
+{
+	unsigned kind = obj_kind(g->r.kind), words = kind == DYL_OBJ_STACK ? 8 : 6;
+	uint64_t ev[8] = { DYL_RE_WORD(type, words, flags, kind), g->r.id, g->r.start, g->r.end,
+			   lo - g->r.start, hi - g->r.start, g->ip, g->cfa };
+	dyl_flow_put(ev, words);
+}
+
+/* the region table's hook: an outermost call's extents, grouped by region.  With
+ * std.diff, writes are the bytes that changed (changed(), below), not the extents. */
 static void charged(const struct dyl_groups *c)
 {
 	struct dyl_thread *t = dyl_self;
+	struct fbuf *b;
 
 	if (!recording() || !t || t->depth != 1)
 		return;
 	in_flow++;
 	put_call();
+	int diff = __atomic_load_n(&dyl_reg.diff_on, __ATOMIC_RELAXED);
+	if ((b = mine))
+		b->ngroups = 0;
 	for (unsigned i = 0; i < c->ngroups; i++) {
 		const struct dyl_group *g = &c->g[c->used[i]];
+		struct fgroup f = { g->r, g->min_out, g->end_out, 0, 0 };
+		if (f.r.kind == DYL_REGION_STACK)
+			frame_of(c, &g->r, &f.ip, &f.cfa);
 		if (g->min_in != UINTPTR_MAX)
-			put_acc(c, &g->r, g->min_in, g->end_in, 0);
-		if (g->min_out != UINTPTR_MAX)
-			put_acc(c, &g->r, g->min_out, g->end_out, DYL_REF_W);
+			put_range(DYL_RE_ACC, &f, g->min_in, g->end_in, 0);
+		if (g->min_out != UINTPTR_MAX && !diff)
+			put_range(DYL_RE_ACC, &f, g->min_out, g->end_out, DYL_REF_W);
+		if (diff && (b = mine) && b->ngroups < FGROUPS)
+			b->groups[b->ngroups++] = f;
 	}
 	marked = t->frames[0];
+	in_flow--;
+}
+
+/* std.diff's hook: [A, B) of one of the current call's regions changed, before the
+ * call (the program wrote it: HOST; in an output buffer, the call reads it too) or
+ * during it (the call wrote it) */
+static void changed(uintptr_t a, uintptr_t b, int after)
+{
+	struct fbuf *f = mine;
+	struct dyl_thread *t = dyl_self;
+
+	if (!flow.on || in_flow || !f || !t || t->depth != 1)
+		return;
+	in_flow++;
+	for (unsigned i = 0; i < f->ngroups; i++) {
+		const struct fgroup *g = &f->groups[i];
+		if (a < g->r.start || a >= g->r.end)
+			continue;
+		if (b > g->r.end)
+			b = g->r.end;
+		if (after) {
+			put_range(DYL_RE_ACC, g, a, b, DYL_REF_W | DYL_REF_DIFF);
+		} else {
+			put_range(DYL_RE_HOST, g, a, b, 0);
+			uintptr_t lo = a > g->min_out ? a : g->min_out, hi = b < g->end_out ? b : g->end_out;
+			if (g->min_out != UINTPTR_MAX && lo < hi)
+				put_range(DYL_RE_ACC, g, lo, hi, DYL_REF_DIFF);
+		}
+		break;
+	}
 	in_flow--;
 }
 
@@ -317,6 +369,7 @@ void dyl_flow_setup(void)
 	__atomic_store_n(&dyl_hooks.flow_flush, flush_all, __ATOMIC_RELAXED);
 	__atomic_store_n(&dyl_hooks.flow_converted, dyl_flow_write, __ATOMIC_RELAXED);
 	__atomic_store_n(&dyl_reg.hooks.charged, charged, __ATOMIC_RELAXED);
+	__atomic_store_n(&dyl_reg.hooks.changed, changed, __ATOMIC_RELAXED);
 	__atomic_store_n(&dyl_reg.hooks.removed, removed, __ATOMIC_RELAXED);
 	__atomic_store_n(&dyl_reg.hooks.added, added, __ATOMIC_RELAXED);
 }

@@ -158,8 +158,9 @@ enum {
 	/* SITE: a new allocation site, before the first ALLOC naming it.  small: npc;
 	 * then site id (per process), pc[npc] (return addresses, innermost first). */
 	DYL_RE_SITE = 5,
-	/* HOST: (std.diff) the program changed [lo, hi) of a region before the last CALL.
-	 * small: kind; then region id, start, end, lo, hi.  6 words. */
+	/* HOST: (std.diff) the program changed [lo, hi) of a region before the last CALL
+	 * looked.  small: kind; then region id, start, end, lo, hi (stack: ip, cfa, as ACC).
+	 * 6 words (8 for stack). */
 	DYL_RE_HOST = 6,
 	/* MAP: a loaded object, for symbolising after a crash: small: name length, then
 	 * base (dlpi_addr), lo, hi (its text), the name (NUL-padded to 8). */

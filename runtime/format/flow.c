@@ -57,8 +57,9 @@ struct row0 {			/* a depth-0 row */
 struct tick_seq {
 	uint64_t tick, seq;
 };
-/* An event to write: life events (cls 0) ordered by tick, accesses (cls 1) by place. */
-enum { IT_ALLOC, IT_FREE, IT_RESIZE, IT_ACC };
+/* An event to write: life events (cls 0) ordered by tick, then the program's changes
+ * (cls 1) and accesses (cls 2) by place. */
+enum { IT_ALLOC, IT_FREE, IT_RESIZE, IT_ACC, IT_HOST };
 struct item {
 	uint64_t seq, order;
 	uint32_t cls, type;
@@ -279,7 +280,12 @@ static int walk_threads(struct fc *c)
 					break;
 				case DYL_RE_ACC:
 					if (words >= 6 && cur != DYL_FLOW_NONE &&
-					    add_item(c, (struct item){ cur, order++, 1, IT_ACC, e, 0, 0 }) != 0)
+					    add_item(c, (struct item){ cur, order++, 2, IT_ACC, e, 0, 0 }) != 0)
+						return -1;
+					break;
+				case DYL_RE_HOST:
+					if (words >= 6 && cur != DYL_FLOW_NONE &&
+					    add_item(c, (struct item){ cur, order++, 1, IT_HOST, e, 0, 0 }) != 0)
 						return -1;
 					break;
 				case DYL_RE_ALLOC:
@@ -537,7 +543,8 @@ static void emit_resize(struct fc *c, const struct item *it)
 	put(c, &r, sizeof(r));
 }
 
-static void emit_acc(struct fc *c, const struct item *it)
+/* the object an ACC or HOST event names (made at its first mention) */
+static struct obj_ent *event_obj(struct fc *c, const struct item *it)
 {
 	const uint64_t *e = it->ev;
 	uint32_t kind = DYL_RE_SMALL(e[0]), words = DYL_RE_WORDS(e[0]);
@@ -580,7 +587,7 @@ static void emit_acc(struct fc *c, const struct item *it)
 			struct obj_ent *byname = map_find(c, KEY_NAMED, start, end ^ h, 1);
 			o = map_find(c, KEY_STACK | ip << 8, start, end, 0);	/* (the map may have grown) */
 			if (!byname || !o)
-				return;
+				return NULL;
 			if (!byname->live) {
 				byname->obj = put_object(c, kind, end - start, DYL_FLOW_NONE, it->seq, start, name, n);
 				byname->live = 1;
@@ -589,10 +596,27 @@ static void emit_acc(struct fc *c, const struct item *it)
 			o->live = 1;
 		}
 	}
+	return o;
+}
+
+static void emit_acc(struct fc *c, const struct item *it)
+{
+	const uint64_t *e = it->ev;
+	struct obj_ent *o = event_obj(c, it);
 	if (!o)
 		return;
 	struct dyl_flow_access r = { { DYL_FR_ACCESS, sizeof(r) - 8 }, it->seq, o->obj, e[4], e[5],
 				     (DYL_RE_FLAGS(e[0]) & DYL_REF_W) ? DYL_ACC_W : DYL_ACC_R, 0 };
+	put(c, &r, sizeof(r));
+}
+
+static void emit_host(struct fc *c, const struct item *it)
+{
+	const uint64_t *e = it->ev;
+	struct obj_ent *o = event_obj(c, it);
+	if (!o)
+		return;
+	struct dyl_flow_host r = { { DYL_FR_HOST_WRITE, sizeof(r) - 8 }, it->seq, o->obj, e[4], e[5] };
 	put(c, &r, sizeof(r));
 }
 
@@ -643,6 +667,7 @@ int dyl_flow_convert(int spool_fd, uint64_t size, int conv_flags, uint64_t seq, 
 		case IT_FREE: emit_free(&c, &c.it[i]); break;
 		case IT_RESIZE: emit_resize(&c, &c.it[i]); break;
 		case IT_ACC: emit_acc(&c, &c.it[i]); break;
+		case IT_HOST: emit_host(&c, &c.it[i]); break;
 		}
 	}
 	out_flush(&c);
