@@ -165,24 +165,37 @@ static struct fbuf *own_buffer(void)
 	return mine = b;
 }
 
-int dyl_flow_put(const uint64_t *ev, unsigned words)
+/* room for WORDS words at the end of the calling thread's buffer (NULL: none, the
+ * events dropped); commit(N) then stores that N of them were written */
+static inline uint64_t *reserve(unsigned words)
 {
 	struct fbuf *b = mine;
 
 	if (dyl_unlikely(!b) && !(b = own_buffer()))
 		goto lost;
-	size_t len = b->len;
-	if (dyl_unlikely(len + words > b->cap)) {
-		if (make_room(b, words) != 0)
-			goto lost;
-		len = b->len;
-	}
-	memcpy(b->data + len, ev, words * 8);
-	__atomic_store_n(&b->len, len + words, __ATOMIC_RELEASE);
-	return 0;
+	if (dyl_unlikely(b->len + words > b->cap) && make_room(b, words) != 0)
+		goto lost;
+	return b->data + b->len;
 lost:
 	__atomic_fetch_add(&flow.lost, 1, __ATOMIC_RELAXED);
-	return -1;
+	return NULL;
+}
+
+static inline void commit(unsigned words)
+{
+	struct fbuf *b = mine;
+	__atomic_store_n(&b->len, b->len + words, __ATOMIC_RELEASE);
+}
+
+int dyl_flow_put(const uint64_t *ev, unsigned words)
+{
+	uint64_t *p = reserve(words);
+
+	if (!p)
+		return -1;
+	memcpy(p, ev, words * 8);
+	commit(words);
+	return 0;
 }
 
 /* 1: record now (std.flow on, not re-entered, not the runtime's own work) */
@@ -193,8 +206,8 @@ static inline int recording(void)
 
 static void put_call(void)
 {
-	uint64_t ev[2] = { DYL_RE_WORD(DYL_RE_CALL, 2, 0, 0), dyl_now() };
-	dyl_flow_put(ev, 2);
+	uint64_t ev[1] = { DYL_RE_WORD(DYL_RE_CALL, 1, 0, 0) };
+	dyl_flow_put(ev, 1);
 }
 
 static unsigned obj_kind(uint32_t region_kind)
@@ -222,13 +235,31 @@ static void frame_of(const struct dyl_groups *c, const struct dyl_region *r, uin
 		}
 }
 
-/* an event on [LO, HI) of G's region: ACC (TYPE DYL_RE_ACC) or HOST */
-static void put_range(uint32_t type, const struct fgroup *g, uintptr_t lo, uintptr_t hi, unsigned flags)
+/* an event on [LO, HI) of G's region, ACC (TYPE DYL_RE_ACC) or HOST, at P (room for
+ * ACC_MAX words): its words (dyl_flow.h: heap blocks and mappings by id,
+ * statics by extent, stack objects by extent and frame) */
+#define ACC_MAX 7
+static inline unsigned put_range(uint64_t *p, uint32_t type, const struct fgroup *g, uintptr_t lo,
+				 uintptr_t hi, unsigned flags)
 {
-	unsigned kind = obj_kind(g->r.kind), words = kind == DYL_OBJ_STACK ? 8 : 6;
-	uint64_t ev[8] = { DYL_RE_WORD(type, words, flags, kind), g->r.id, g->r.start, g->r.end,
-			   lo - g->r.start, hi - g->r.start, g->ip, g->cfa };
-	dyl_flow_put(ev, words);
+	unsigned kind = obj_kind(g->r.kind);
+
+	if (kind == DYL_OBJ_HEAP || kind == DYL_OBJ_MAPPING) {
+		p[0] = DYL_RE_WORD(type, 4, flags, kind);
+		p[1] = g->r.id;
+		p[2] = lo - g->r.start;
+		p[3] = hi - g->r.start;
+		return 4;
+	}
+	unsigned words = kind == DYL_OBJ_STACK ? 7 : 5;
+	p[0] = DYL_RE_WORD(type, words, flags, kind);
+	p[1] = g->r.start;
+	p[2] = g->r.end;
+	p[3] = lo - g->r.start;
+	p[4] = hi - g->r.start;
+	p[5] = g->ip;
+	p[6] = g->cfa;
+	return words;
 }
 
 /* the region table's hook: an outermost call's extents, grouped by region.  With
@@ -241,8 +272,11 @@ static void charged(const struct dyl_groups *c)
 	if (!recording() || !t || t->depth != 1)
 		return;
 	in_flow++;
-	put_call();
 	int diff = __atomic_load_n(&dyl_reg.diff_on, __ATOMIC_RELAXED);
+	uint64_t *p = reserve(1 + 2 * ACC_MAX * c->ngroups);
+	unsigned n = 0, first = DYL_REF_NEWCALL;
+	if (!p)
+		goto out;
 	if ((b = mine))
 		b->ngroups = 0;
 	for (unsigned i = 0; i < c->ngroups; i++) {
@@ -250,14 +284,22 @@ static void charged(const struct dyl_groups *c)
 		struct fgroup f = { g->r, g->min_out, g->end_out, 0, 0 };
 		if (f.r.kind == DYL_REGION_STACK)
 			frame_of(c, &g->r, &f.ip, &f.cfa);
-		if (g->min_in != UINTPTR_MAX)
-			put_range(DYL_RE_ACC, &f, g->min_in, g->end_in, 0);
-		if (g->min_out != UINTPTR_MAX && !diff)
-			put_range(DYL_RE_ACC, &f, g->min_out, g->end_out, DYL_REF_W);
-		if (diff && (b = mine) && b->ngroups < FGROUPS)
+		if (g->min_in != UINTPTR_MAX) {
+			n += put_range(p + n, DYL_RE_ACC, &f, g->min_in, g->end_in, first);
+			first = 0;
+		}
+		if (g->min_out != UINTPTR_MAX && !diff) {
+			n += put_range(p + n, DYL_RE_ACC, &f, g->min_out, g->end_out, DYL_REF_W | first);
+			first = 0;
+		}
+		if (diff && b && b->ngroups < FGROUPS)
 			b->groups[b->ngroups++] = f;
 	}
+	if (first)	/* no access: the call alone */
+		p[n++] = DYL_RE_WORD(DYL_RE_CALL, 1, 0, 0);
+	commit(n);
 	marked = t->frames[0];
+out:
 	in_flow--;
 }
 
@@ -278,14 +320,19 @@ static void changed(uintptr_t a, uintptr_t b, int after)
 			continue;
 		if (b > g->r.end)
 			b = g->r.end;
+		uint64_t *p = reserve(2 * ACC_MAX);
+		unsigned n = 0;
+		if (!p)
+			break;
 		if (after) {
-			put_range(DYL_RE_ACC, g, a, b, DYL_REF_W | DYL_REF_DIFF);
+			n += put_range(p, DYL_RE_ACC, g, a, b, DYL_REF_W | DYL_REF_DIFF);
 		} else {
-			put_range(DYL_RE_HOST, g, a, b, 0);
+			n += put_range(p, DYL_RE_HOST, g, a, b, 0);
 			uintptr_t lo = a > g->min_out ? a : g->min_out, hi = b < g->end_out ? b : g->end_out;
 			if (g->min_out != UINTPTR_MAX && lo < hi)
-				put_range(DYL_RE_ACC, g, lo, hi, DYL_REF_DIFF);
+				n += put_range(p + n, DYL_RE_ACC, g, lo, hi, DYL_REF_DIFF);
 		}
+		commit(n);
 		break;
 	}
 	in_flow--;
@@ -314,8 +361,15 @@ static void added(uintptr_t start, uint64_t n, uint64_t id, unsigned kind)
 	unsigned flags = kind & DYL_REGION_REALLOC ? DYL_REF_REALLOC : 0;
 	kind &= 0xff;
 	uint64_t site = kind == DYL_REGION_HEAP || kind == DYL_REGION_MMAP ? dyl_flow_site() : UINT64_MAX;
-	uint64_t ev[6] = { DYL_RE_WORD(DYL_RE_ALLOC, 6, flags, obj_kind(kind)), dyl_now(), id, start, n, site };
-	dyl_flow_put(ev, 6);
+	uint64_t *p = reserve(4);
+	if (p) {
+		p[0] = DYL_RE_WORD(DYL_RE_ALLOC, 4, flags | obj_kind(kind) << 8,
+				   site < UINT32_MAX ? site : UINT32_MAX);
+		p[1] = id;
+		p[2] = start;
+		p[3] = n;
+		commit(4);
+	}
 	in_flow--;
 }
 
@@ -324,8 +378,12 @@ static void removed(uintptr_t start, uint64_t id)
 	if (!recording())
 		return;
 	in_flow++;
-	uint64_t ev[3] = { DYL_RE_WORD(DYL_RE_FREE, 3, 0, 0), dyl_now(), id };
-	dyl_flow_put(ev, 3);
+	uint64_t *p = reserve(2);
+	if (p) {
+		p[0] = DYL_RE_WORD(DYL_RE_FREE, 2, 0, 0);
+		p[1] = id;
+		commit(2);
+	}
 	in_flow--;
 }
 
