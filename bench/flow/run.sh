@@ -14,7 +14,7 @@ N=${2:-1000000}
 . ../lib.sh	# scratch, med
 scratch
 make -s -C "$ROOT" all
-cc -O2 -o "$W/mallocbench" ../malloc/mallocbench.c -lpthread
+cc -O2 -o "$W/mallocbench" mallocbench.c -I. "$W/libptrs.so" -Wl,-rpath,"$W"
 cc -O2 -fPIC -shared -Wl,-soname,libptrs.so -o "$W/libptrs.so" libptrs.c
 cc -O2 -o "$W/callbench" callbench.c -I. "$W/libptrs.so" -Wl,-rpath,"$W"
 cc -O2 -o "$W/unwbench" unwbench.c -lunwind
@@ -33,7 +33,7 @@ for r in $(seq "$ROUNDS"); do
 		for k in 1 3 10; do
 			one "$c/$k" env LD_PRELOAD="$W/$c.so" DYL_TRACE="$W/t.csv" "$W/callbench" "$k" "$N"
 		done
-		one "$c/malloc" env LD_PRELOAD="$W/$c.so" DYL_TRACE="$W/t.csv" "$W/mallocbench" "$N" 1
+		one "$c/malloc" env LD_PRELOAD="$W/$c.so" DYL_TRACE="$W/t.csv" "$W/mallocbench" "$N"
 	done
 	"$W/unwbench" "$N" >>"$W/unw.txt"
 done

@@ -48,6 +48,7 @@ static struct sites {
 } st;
 
 static TLS uintptr_t stack_lo, stack_hi;
+static TLS uint64_t last_pc[NPC], last_id = UINT64_MAX;	/* the thread's last site */
 
 static inline unsigned slot(uint64_t pc)
 {
@@ -173,7 +174,13 @@ uint64_t dyl_flow_site(void)
 		memset(pc, 0, sizeof(pc));
 		n = walk_unwind(pc);
 	}
-	return n > 0 ? intern(pc) : UINT64_MAX;
+	if (n <= 0)
+		return UINT64_MAX;
+	/* a loop's allocations: the thread's last site again, no table probe */
+	if (last_id != UINT64_MAX && !memcmp(pc, last_pc, sizeof(pc)))
+		return last_id;
+	memcpy(last_pc, pc, sizeof(pc));
+	return last_id = intern(pc);
 }
 
 unsigned dyl_flow_site_pcs(uint64_t site, uint64_t *pc)
@@ -207,6 +214,7 @@ static int find_rt(struct dl_phdr_info *info, size_t size, void *arg)
 static void child_after_fork(void)
 {
 	st.lock = 0;
+	last_id = UINT64_MAX;
 	if (st.tab)
 		memset(st.tab, 0, SITES * sizeof(*st.tab));
 	st.n = 0;
