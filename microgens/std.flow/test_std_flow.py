@@ -42,11 +42,20 @@ def built(tmp_path_factory):
     return d, app, w
 
 
+@pytest.fixture(scope='module')
+def built_diff(built):
+    """the same program under std.flow with std.diff (changed bytes)"""
+    d, app, _ = built
+    w = wrap(d, '--lib', str(d / 'libfl.so'), '--header', str(d / 'fl.h'), '-g', 'std.flow',
+             '-g', 'std.diff', name='wrap_diff.so')
+    return d, app, w
+
+
 def scenario(built, what):
     """the rows of the trace, TRACE.flow's head and records, and the program's own objects
     (those whose site is in app.c, or static and stack ones): obj_id -> OBJECT"""
     d, app, w = built
-    _, tp = run_both([app, what], w, d, trace=f'{what}.csv')
+    _, tp = run_both([app, what], w, d, trace=f'{what}-{os.path.basename(w)}.csv')
     t = Trace(tp)
     assert t.meta['flow'] == 'on'
     head, recs = flowread.read(tp + '.flow')
@@ -176,3 +185,39 @@ def test_flow_file_made_safely(built, tmp_path):
     os.unlink(tmp_path / 't.csv.flow')
     subprocess.run([app, 'chain'], capture_output=True, env=env, timeout=120, check=True)
     assert stat.S_IMODE(os.stat(tmp_path / 't.csv.flow').st_mode) == 0o600
+
+
+def test_program_changes_part_of_a_buffer(built_diff):
+    """with std.diff: produce writes all 800 bytes, the program then changes elements
+    10-19 (bytes 80-160): the HOST_WRITE before consume's read is exactly those"""
+    rows, head, recs, mine = scenario(built_diff, 'host')
+    assert head['flags'] & 1	# std.diff ran
+    assert [r['func'] for r in rows] == ['produce', 'consume']
+    # std.diff's byte counts stay the trace's: consume's input is what changed, + 4
+    assert int(rows[1]['in_bytes']) == 80 + 4
+    (a,) = mine
+    assert [(r['type'], r['seq'], r['obj_id'], r['lo'], r['hi']) for r in recs
+            if r['type'] == 'HOST_WRITE'] == [('HOST_WRITE', 1, a, 80, 160)]
+    assert accesses(recs, mine) == [(0, a, 'W', 0, 800), (1, a, 'R', 0, 800)]
+    # the HOST_WRITE comes before the read it feeds
+    kinds = [r['type'] for r in recs if r.get('obj_id') == a and r.get('seq') == 1]
+    assert kinds == ['HOST_WRITE', 'ACCESS']
+
+
+def test_diff_writes_are_changed_bytes(built_diff):
+    """with std.diff the chain's flow is the one the extents gave (every byte written
+    changed), and there is no HOST_WRITE where the program changed nothing"""
+    rows, head, recs, mine = scenario(built_diff, 'chain')
+    (a, b) = sorted(mine)
+    assert sorted(accesses(recs, mine)) == [(0, a, 'W', 0, 800), (1, a, 'R', 0, 800),
+                                            (1, b, 'W', 0, 800), (2, b, 'R', 0, 800)]
+    assert not [r for r in recs if r['type'] == 'HOST_WRITE']
+
+
+def test_diff_writes_only_changed_bytes(built_diff):
+    """produce(a, 50) into a zeroed block of 100 doubles changes its first 400 bytes: with
+    std.diff that is the write, not the block's 800"""
+    rows, head, recs, mine = scenario(built_diff, 'partial')
+    (a,) = mine
+    assert mine[a]['size'] == 800
+    assert accesses(recs, mine) == [(0, a, 'W', 0, 400), (1, a, 'R', 0, 800)]

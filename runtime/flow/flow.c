@@ -30,6 +30,14 @@
 #define BUF_FIRST (64u << 10)	/* bytes of a thread's buffer */
 #define BUF_MAX (1u << 30)	/* while no spool exists */
 
+/* a region of the current outermost call (std.diff's changes are told by address) */
+struct fgroup {
+	struct dyl_region r;
+	uintptr_t min_out, end_out;	/* its output buffer (min_out UINTPTR_MAX: none) */
+	uintptr_t ip, cfa;	/* a stack region's frame */
+};
+#define FGROUPS 64
+
 struct fbuf {
 	struct fbuf *next;	/* in flow.bufs, never removed (reused once dead) */
 	int lock;
@@ -40,6 +48,8 @@ struct fbuf {
 	size_t cap;		/* words */
 	size_t len;		/* words stored (release) */
 	size_t out;		/* words written out */
+	unsigned ngroups;	/* the current call's regions (std.diff) */
+	struct fgroup groups[FGROUPS];
 };
 
 /* std.flow's process-wide state */
@@ -155,24 +165,37 @@ static struct fbuf *own_buffer(void)
 	return mine = b;
 }
 
-int dyl_flow_put(const uint64_t *ev, unsigned words)
+/* room for WORDS words at the end of the calling thread's buffer (NULL: none, the
+ * events dropped); commit(N) then stores that N of them were written */
+static inline uint64_t *reserve(unsigned words)
 {
 	struct fbuf *b = mine;
 
 	if (dyl_unlikely(!b) && !(b = own_buffer()))
 		goto lost;
-	size_t len = b->len;
-	if (dyl_unlikely(len + words > b->cap)) {
-		if (make_room(b, words) != 0)
-			goto lost;
-		len = b->len;
-	}
-	memcpy(b->data + len, ev, words * 8);
-	__atomic_store_n(&b->len, len + words, __ATOMIC_RELEASE);
-	return 0;
+	if (dyl_unlikely(b->len + words > b->cap) && make_room(b, words) != 0)
+		goto lost;
+	return b->data + b->len;
 lost:
 	__atomic_fetch_add(&flow.lost, 1, __ATOMIC_RELAXED);
-	return -1;
+	return NULL;
+}
+
+static inline void commit(unsigned words)
+{
+	struct fbuf *b = mine;
+	__atomic_store_n(&b->len, b->len + words, __ATOMIC_RELEASE);
+}
+
+int dyl_flow_put(const uint64_t *ev, unsigned words)
+{
+	uint64_t *p = reserve(words);
+
+	if (!p)
+		return -1;
+	memcpy(p, ev, words * 8);
+	commit(words);
+	return 0;
 }
 
 /* 1: record now (std.flow on, not re-entered, not the runtime's own work) */
@@ -183,8 +206,8 @@ static inline int recording(void)
 
 static void put_call(void)
 {
-	uint64_t ev[2] = { DYL_RE_WORD(DYL_RE_CALL, 2, 0, 0), dyl_now() };
-	dyl_flow_put(ev, 2);
+	uint64_t ev[1] = { DYL_RE_WORD(DYL_RE_CALL, 1, 0, 0) };
+	dyl_flow_put(ev, 1);
 }
 
 static unsigned obj_kind(uint32_t region_kind)
@@ -197,45 +220,121 @@ static unsigned obj_kind(uint32_t region_kind)
 	}
 }
 
-static void put_acc(const struct dyl_groups *c, const struct dyl_region *r, uintptr_t lo, uintptr_t hi,
-		    unsigned flags)
+/* the frame holding stack region R: its function (a return address) and CFA name a
+ * variable at exit */
+static void frame_of(const struct dyl_groups *c, const struct dyl_region *r, uintptr_t *ip, uintptr_t *cfa)
 {
-	unsigned kind = obj_kind(r->kind);
-	uint64_t ev[8] = { DYL_RE_WORD(DYL_RE_ACC, 6, flags, kind), r->id, r->start, r->end,
-			   lo - r->start, hi - r->start, 0, 0 };
-	if (kind == DYL_OBJ_STACK) {
-		/* the frame holding it: its function and CFA name a variable at exit */
-		const struct dyl_frames *fr = &c->fr;
-		for (int i = 0; fr->checked && i + 1 < fr->n; i++)
-			if (fr->sp[i] <= r->start && r->start < fr->sp[i + 1]) {
-				ev[6] = fr->ip[i];
-				ev[7] = fr->sp[i + 1];
-				break;
-			}
-		ev[0] = DYL_RE_WORD(DYL_RE_ACC, 8, flags, kind);
-		dyl_flow_put(ev, 8);
-		return;
-	}
-	dyl_flow_put(ev, 6);
+	const struct dyl_frames *fr = &c->fr;
+
+	*ip = *cfa = 0;
+	for (int i = 0; fr->checked && i + 1 < fr->n; i++)
+		if (fr->sp[i] <= r->start && r->start < fr->sp[i + 1]) {
+			*ip = fr->ip[i];
+			*cfa = fr->sp[i + 1];
+			return;
+		}
 }
 
-/* the region table's hook: an outermost call's extents, grouped by region */
+/* an event on [LO, HI) of G's region, ACC (TYPE DYL_RE_ACC) or HOST, at P (room for
+ * ACC_MAX words): its words (dyl_flow.h: heap blocks and mappings by id,
+ * statics by extent, stack objects by extent and frame) */
+#define ACC_MAX 7
+static inline unsigned put_range(uint64_t *p, uint32_t type, const struct fgroup *g, uintptr_t lo,
+				 uintptr_t hi, unsigned flags)
+{
+	unsigned kind = obj_kind(g->r.kind);
+
+	if (kind == DYL_OBJ_HEAP || kind == DYL_OBJ_MAPPING) {
+		p[0] = DYL_RE_WORD(type, 4, flags, kind);
+		p[1] = g->r.id;
+		p[2] = lo - g->r.start;
+		p[3] = hi - g->r.start;
+		return 4;
+	}
+	unsigned words = kind == DYL_OBJ_STACK ? 7 : 5;
+	p[0] = DYL_RE_WORD(type, words, flags, kind);
+	p[1] = g->r.start;
+	p[2] = g->r.end;
+	p[3] = lo - g->r.start;
+	p[4] = hi - g->r.start;
+	p[5] = g->ip;
+	p[6] = g->cfa;
+	return words;
+}
+
+/* the region table's hook: an outermost call's extents, grouped by region.  With
+ * std.diff, writes are the bytes that changed (changed(), below), not the extents. */
 static void charged(const struct dyl_groups *c)
 {
 	struct dyl_thread *t = dyl_self;
+	struct fbuf *b;
 
 	if (!recording() || !t || t->depth != 1)
 		return;
 	in_flow++;
-	put_call();
+	int diff = __atomic_load_n(&dyl_reg.diff_on, __ATOMIC_RELAXED);
+	uint64_t *p = reserve(1 + 2 * ACC_MAX * c->ngroups);
+	unsigned n = 0, first = DYL_REF_NEWCALL;
+	if (!p)
+		goto out;
+	if ((b = mine))
+		b->ngroups = 0;
 	for (unsigned i = 0; i < c->ngroups; i++) {
 		const struct dyl_group *g = &c->g[c->used[i]];
-		if (g->min_in != UINTPTR_MAX)
-			put_acc(c, &g->r, g->min_in, g->end_in, 0);
-		if (g->min_out != UINTPTR_MAX)
-			put_acc(c, &g->r, g->min_out, g->end_out, DYL_REF_W);
+		struct fgroup f = { g->r, g->min_out, g->end_out, 0, 0 };
+		if (f.r.kind == DYL_REGION_STACK)
+			frame_of(c, &g->r, &f.ip, &f.cfa);
+		if (g->min_in != UINTPTR_MAX) {
+			n += put_range(p + n, DYL_RE_ACC, &f, g->min_in, g->end_in, first);
+			first = 0;
+		}
+		if (g->min_out != UINTPTR_MAX && !diff) {
+			n += put_range(p + n, DYL_RE_ACC, &f, g->min_out, g->end_out, DYL_REF_W | first);
+			first = 0;
+		}
+		if (diff && b && b->ngroups < FGROUPS)
+			b->groups[b->ngroups++] = f;
 	}
+	if (first)	/* no access: the call alone */
+		p[n++] = DYL_RE_WORD(DYL_RE_CALL, 1, 0, 0);
+	commit(n);
 	marked = t->frames[0];
+out:
+	in_flow--;
+}
+
+/* std.diff's hook: [A, B) of one of the current call's regions changed, before the
+ * call (the program wrote it: HOST; in an output buffer, the call reads it too) or
+ * during it (the call wrote it) */
+static void changed(uintptr_t a, uintptr_t b, int after)
+{
+	struct fbuf *f = mine;
+	struct dyl_thread *t = dyl_self;
+
+	if (!flow.on || in_flow || !f || !t || t->depth != 1)
+		return;
+	in_flow++;
+	for (unsigned i = 0; i < f->ngroups; i++) {
+		const struct fgroup *g = &f->groups[i];
+		if (a < g->r.start || a >= g->r.end)
+			continue;
+		if (b > g->r.end)
+			b = g->r.end;
+		uint64_t *p = reserve(2 * ACC_MAX);
+		unsigned n = 0;
+		if (!p)
+			break;
+		if (after) {
+			n += put_range(p, DYL_RE_ACC, g, a, b, DYL_REF_W | DYL_REF_DIFF);
+		} else {
+			n += put_range(p, DYL_RE_HOST, g, a, b, 0);
+			uintptr_t lo = a > g->min_out ? a : g->min_out, hi = b < g->end_out ? b : g->end_out;
+			if (g->min_out != UINTPTR_MAX && lo < hi)
+				n += put_range(p + n, DYL_RE_ACC, g, lo, hi, DYL_REF_DIFF);
+		}
+		commit(n);
+		break;
+	}
 	in_flow--;
 }
 
@@ -262,8 +361,15 @@ static void added(uintptr_t start, uint64_t n, uint64_t id, unsigned kind)
 	unsigned flags = kind & DYL_REGION_REALLOC ? DYL_REF_REALLOC : 0;
 	kind &= 0xff;
 	uint64_t site = kind == DYL_REGION_HEAP || kind == DYL_REGION_MMAP ? dyl_flow_site() : UINT64_MAX;
-	uint64_t ev[6] = { DYL_RE_WORD(DYL_RE_ALLOC, 6, flags, obj_kind(kind)), dyl_now(), id, start, n, site };
-	dyl_flow_put(ev, 6);
+	uint64_t *p = reserve(4);
+	if (p) {
+		p[0] = DYL_RE_WORD(DYL_RE_ALLOC, 4, flags | obj_kind(kind) << 8,
+				   site < UINT32_MAX ? site : UINT32_MAX);
+		p[1] = id;
+		p[2] = start;
+		p[3] = n;
+		commit(4);
+	}
 	in_flow--;
 }
 
@@ -272,8 +378,12 @@ static void removed(uintptr_t start, uint64_t id)
 	if (!recording())
 		return;
 	in_flow++;
-	uint64_t ev[3] = { DYL_RE_WORD(DYL_RE_FREE, 3, 0, 0), dyl_now(), id };
-	dyl_flow_put(ev, 3);
+	uint64_t *p = reserve(2);
+	if (p) {
+		p[0] = DYL_RE_WORD(DYL_RE_FREE, 2, 0, 0);
+		p[1] = id;
+		commit(2);
+	}
 	in_flow--;
 }
 
@@ -317,6 +427,7 @@ void dyl_flow_setup(void)
 	__atomic_store_n(&dyl_hooks.flow_flush, flush_all, __ATOMIC_RELAXED);
 	__atomic_store_n(&dyl_hooks.flow_converted, dyl_flow_write, __ATOMIC_RELAXED);
 	__atomic_store_n(&dyl_reg.hooks.charged, charged, __ATOMIC_RELAXED);
+	__atomic_store_n(&dyl_reg.hooks.changed, changed, __ATOMIC_RELAXED);
 	__atomic_store_n(&dyl_reg.hooks.removed, removed, __ATOMIC_RELAXED);
 	__atomic_store_n(&dyl_reg.hooks.added, added, __ATOMIC_RELAXED);
 }

@@ -48,17 +48,19 @@ static struct sites {
 } st;
 
 static TLS uintptr_t stack_lo, stack_hi;
+static TLS uint64_t last_pc[NPC], last_id = UINT64_MAX;	/* the thread's last site */
 
 static inline unsigned slot(uint64_t pc)
 {
 	return (unsigned)((pc * 0x9E3779B97F4A7C15ull) >> 40) & (CACHE - 1);
 }
 
+/* 1: PC is known, *OFF its frame's size (0: the outermost frame) */
 static inline int frame_size(uintptr_t pc, unsigned *off)
 {
 	uint64_t e = __atomic_load_n(&st.cache[slot(pc)], __ATOMIC_RELAXED);
 	*off = (unsigned)(e & 0xffff);
-	return e && (e >> 16) == pc;
+	return pc && (e >> 16) == pc;
 }
 
 /* The frames' return addresses into OUT: the frames of libdylrt.so first, then one
@@ -76,8 +78,10 @@ static int walk_cached(uintptr_t pc, uintptr_t sp, uint64_t *out)
 			return -1;
 		if (phase == 0 && !(pc >= st.rt_lo && pc < st.rt_hi))
 			phase = 1;	/* the allocator's own frame */
-		else if (phase == 1)
-			out[n++] = pc;
+		else if (phase == 1 && (out[n++] = pc, n == NPC))
+			break;
+		if (off == 0)
+			break;	/* the outermost frame libunwind found */
 		uintptr_t cfa = sp + off;
 		if (cfa <= sp || cfa < stack_lo + 8 || cfa > stack_hi)
 			return -1;
@@ -107,10 +111,13 @@ static __attribute__((noinline)) int walk_unwind(uint64_t *out)
 		sp[n] = b;
 		n++;
 	} while (n < WALK_MAX && unw_step(&cur) > 0);
-	/* frame 0 is this function (its IP is no return address) */
-	for (int i = 1; i + 1 < n; i++) {
-		uint64_t off = sp[i + 1] - sp[i];
-		if (sp[i + 1] > sp[i] && off < 0x10000 && ip[i] < (1ull << 48))
+	/* frame 0 is this function (its IP is no return address); the outermost frame
+	 * has size 0: known, but the walk ends there (unless the walk stopped at WALK_MAX) */
+	for (int i = 1; i < n; i++) {
+		uint64_t off = i + 1 < n ? sp[i + 1] - sp[i] : 0;
+		if (i + 1 == n && n == WALK_MAX)
+			break;
+		if ((i + 1 == n || (sp[i + 1] > sp[i] && off < 0x10000)) && ip[i] < (1ull << 48))
 			__atomic_store_n(&st.cache[slot(ip[i])], (uint64_t)ip[i] << 16 | off, __ATOMIC_RELAXED);
 	}
 	for (int i = 1; i < n && k < NPC; i++) {
@@ -167,7 +174,13 @@ uint64_t dyl_flow_site(void)
 		memset(pc, 0, sizeof(pc));
 		n = walk_unwind(pc);
 	}
-	return n > 0 ? intern(pc) : UINT64_MAX;
+	if (n <= 0)
+		return UINT64_MAX;
+	/* a loop's allocations: the thread's last site again, no table probe */
+	if (last_id != UINT64_MAX && !memcmp(pc, last_pc, sizeof(pc)))
+		return last_id;
+	memcpy(last_pc, pc, sizeof(pc));
+	return last_id = intern(pc);
 }
 
 unsigned dyl_flow_site_pcs(uint64_t site, uint64_t *pc)
@@ -201,6 +214,7 @@ static int find_rt(struct dl_phdr_info *info, size_t size, void *arg)
 static void child_after_fork(void)
 {
 	st.lock = 0;
+	last_id = UINT64_MAX;
 	if (st.tab)
 		memset(st.tab, 0, SITES * sizeof(*st.tab));
 	st.n = 0;

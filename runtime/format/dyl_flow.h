@@ -132,7 +132,9 @@ struct dyl_flow_chunk {
 
 /* Raw events: a u64 header word, then fields.  Header: bits 0-7 DYL_RE_*, 8-15 the
  * event's length in 8-byte words (the header included), 16-31 flags, 32-63 a small
- * field (below).  Times are clock ticks (the spool's CLOK chunk maps them to ns). */
+ * field (below).  No clock is read: a thread's events are in its own order, and a life
+ * event (ALLOC, FREE) belongs before the thread's next call (the converter says which
+ * seq that is, and moves a birth before the first access of any thread). */
 #define DYL_RE_WORD(type, words, flags, small) \
 	((uint64_t)(type) | (uint64_t)(words) << 8 | (uint64_t)(flags) << 16 | (uint64_t)(small) << 32)
 #define DYL_RE_TYPE(w) ((uint32_t)((w) & 0xff))
@@ -140,34 +142,35 @@ struct dyl_flow_chunk {
 #define DYL_RE_FLAGS(w) ((uint32_t)((w) >> 16 & 0xffff))
 #define DYL_RE_SMALL(w) ((uint32_t)((w) >> 32))
 enum {
-	/* CALL: the thread's next depth-0 call (its Nth CALL is its Nth depth-0 row: the
-	 * converter joins them so).  tick (when it looked at its arguments). 2 words. */
+	/* CALL: the thread's next depth-0 call, when it accessed nothing (else its first
+	 * ACC has DYL_REF_NEWCALL).  A thread's Nth call is its Nth depth-0 row: the
+	 * converter joins them so.  1 word. */
 	DYL_RE_CALL = 1,
-	/* ACC: the last CALL's access.  small: kind (DYL_OBJ_*), flags: DYL_REF_W, then
-	 * region id (heap, mapping; 0 else), region start, region end, lo, hi (offsets).
-	 * Stack regions (kind stack) add: ip (the frame's function: a return address),
-	 * cfa.  6 words (8 for stack). */
+	/* ACC: an access of the thread's current call (DYL_REF_NEWCALL: of its next one).
+	 * small: the object's kind (DYL_OBJ_*); flags DYL_REF_W, _DIFF, _NEWCALL.  Then
+	 *   heap, mapping: region id, lo, hi (offsets in the region).  4 words;
+	 *   static: region start, end, lo, hi.  5 words;
+	 *   stack: region start, end, lo, hi, ip (the frame's function: a return address;
+	 *   0 not known), cfa.  7 words. */
 	DYL_RE_ACC = 2,
-	/* ALLOC: a heap block or mapping born.  small: kind (DYL_OBJ_HEAP, _MAPPING);
-	 * flags: DYL_REF_REALLOC (it replaces the block this thread's last FREE
-	 * removed: a realloc), then tick, region id, start, size, site (a SITE event's
-	 * id, UINT64_MAX: none).  6 words. */
+	/* ALLOC: a heap block or mapping born.  small: its site (a SITE event's id,
+	 * UINT32_MAX: none); flags: bits 0-7 DYL_REF_REALLOC (it replaces the block this
+	 * thread's last FREE removed: a realloc), bits 8-15 the kind (DYL_OBJ_HEAP,
+	 * _MAPPING); then region id, start, size.  4 words. */
 	DYL_RE_ALLOC = 3,
-	/* FREE: tick, region id.  3 words. */
+	/* FREE: region id.  2 words. */
 	DYL_RE_FREE = 4,
 	/* SITE: a new allocation site, before the first ALLOC naming it.  small: npc;
 	 * then site id (per process), pc[npc] (return addresses, innermost first). */
 	DYL_RE_SITE = 5,
-	/* HOST: (std.diff) the program changed [lo, hi) of a region before the last CALL.
-	 * small: kind; then region id, start, end, lo, hi.  6 words. */
+	/* HOST: (std.diff) the program changed [lo, hi) of a region before the thread's
+	 * current call looked.  As ACC (no flags). */
 	DYL_RE_HOST = 6,
-	/* MAP: a loaded object, for symbolising after a crash: small: name length, then
-	 * base (dlpi_addr), lo, hi (its text), the name (NUL-padded to 8). */
-	DYL_RE_MAP = 7,
 };
 #define DYL_REF_W 1u		/* ACC: a write */
 #define DYL_REF_REALLOC 2u	/* ALLOC: a realloc's new block */
 #define DYL_REF_DIFF 4u		/* ACC: changed bytes (std.diff) */
+#define DYL_REF_NEWCALL 8u	/* ACC: the first of a new call */
 #define DYL_FLOW_SITE_PCS 3	/* return addresses kept per site */
 
 #endif

@@ -1,14 +1,15 @@
 /* flow.c - the spool's FLOW chunks into TRACE.flow (dyl_flow.h, doc/specs/flow.md).
  *
- * The runtime keeps raw events per thread (clock ticks, region ids, addresses, and
- * a CALL per depth-0 call); seq numbers exist only once the rows are numbered.  So:
+ * The runtime keeps raw events per thread (region ids, addresses, a mark for each
+ * depth-0 call); seq numbers exist only once the rows are numbered.  So:
  *   1. every FLOW chunk is read, by thread (tid), in file order;
  *   2. the rows are numbered by the decoder (dyl_decode.h), exactly as the trace's: a
- *      thread's Nth CALL is its Nth depth-0 row;
- *   3. life events (ALLOC, FREE, a realloc's FREE + ALLOC) get the seq of the first
- *      call that looked after them (by tick, over all threads);
- *   4. everything is sorted by seq (life events first at one seq, by tick; accesses in
- *      their order) and written out, objects and sites numbered at first use.
+ *      thread's Nth call is its Nth depth-0 row;
+ *   3. life events (ALLOC, FREE, a realloc's FREE + ALLOC) get the seq of their
+ *      thread's next call; a birth moves before the first access of its object;
+ *   4. everything is sorted by seq (life events first at one seq, then the program's
+ *      changes, then accesses, each in their order) and written out, objects and sites
+ *      numbered at first use.
  * No malloc, no stdio: this runs in the process at its end, maybe in a wrapper of malloc.
  */
 #define _GNU_SOURCE
@@ -54,17 +55,14 @@ struct row0 {			/* a depth-0 row */
 	int64_t tid;
 	uint64_t seq;
 };
-struct tick_seq {
-	uint64_t tick, seq;
-};
-/* An event to write: life events (cls 0) ordered by tick, accesses (cls 1) by place. */
-enum { IT_ALLOC, IT_FREE, IT_RESIZE, IT_ACC };
+/* An event to write: life events (cls 0), the program's changes (cls 1), accesses
+ * (cls 2), each in the order they came. */
+enum { IT_ALLOC, IT_FREE, IT_RESIZE, IT_ACC, IT_HOST };
 struct item {
 	uint64_t seq, order;
 	uint32_t cls, type;
 	const uint64_t *ev;	/* its raw event (in ev) */
 	uint64_t old_id;	/* IT_RESIZE: the block the realloc took */
-	uint64_t tick;
 };
 struct site_raw {		/* the runtime's site id -> its pcs; the file's id once used */
 	uint64_t pc[DYL_FLOW_SITE_PCS];
@@ -86,8 +84,8 @@ struct fc {
 	size_t nch, ch_cap;
 	struct row0 *rows;
 	size_t nrows, rows_cap;
-	struct tick_seq *calls;
-	size_t ncalls, calls_cap;
+	size_t *pend;		/* a thread's life items waiting for its next call */
+	size_t npend, pend_cap;
 	struct item *it, *tmp;
 	size_t nit, it_cap, tmp_cap;
 	struct site_raw *sites;
@@ -184,10 +182,6 @@ static int item_less(const struct item *a, const struct item *b)
 		return a->cls < b->cls;
 	return a->order < b->order;
 }
-static int call_less(const struct tick_seq *a, const struct tick_seq *b)
-{
-	return a->tick < b->tick;
-}
 
 #define MERGE_SORT(name, T, less)                                                    \
 	static void name(T *a, T *t, size_t n)                                        \
@@ -209,7 +203,6 @@ static int call_less(const struct tick_seq *a, const struct tick_seq *b)
 	}
 MERGE_SORT(sort_rows, struct row0, row_less)
 MERGE_SORT(sort_items, struct item, item_less)
-MERGE_SORT(sort_calls, struct tick_seq, call_less)
 
 static int add_item(struct fc *c, struct item it)
 {
@@ -236,8 +229,27 @@ static void rows_of(const struct fc *c, int32_t tid, size_t *lo, size_t *hi)
 	*hi = b < a ? a : b;
 }
 
+/* the thread's next call begins: its seq, given to the life items waiting for it */
+static uint64_t next_call(struct fc *c, size_t rlo, size_t rhi, size_t *k, uint64_t nseq)
+{
+	uint64_t cur = rlo + *k < rhi ? c->rows[rlo + *k].seq : DYL_FLOW_NONE;
+	(*k)++;
+	for (size_t i = 0; i < c->npend; i++)
+		c->it[c->pend[i]].seq = cur == DYL_FLOW_NONE ? nseq : cur;
+	c->npend = 0;
+	return cur;
+}
+
+static int add_life(struct fc *c, struct item it)
+{
+	if (add_item(c, it) != 0 || !(c->pend = grow(c->pend, &c->pend_cap, c->npend + 1, sizeof(*c->pend))))
+		return -1;
+	c->pend[c->npend++] = c->nit - 1;
+	return 0;
+}
+
 /* 3. each thread's events in order: calls joined with rows, items made */
-static int walk_threads(struct fc *c)
+static int walk_threads(struct fc *c, uint64_t nseq)
 {
 	uint64_t order = 0;
 
@@ -255,50 +267,51 @@ static int walk_threads(struct fc *c)
 		rows_of(c, tid, &rlo, &rhi);
 		uint64_t cur = DYL_FLOW_NONE;
 		ssize_t last_free = -1;	/* the item of this thread's last event, when a FREE */
+		c->npend = 0;
 		for (size_t j = i; j < c->nch; j++) {
 			if (c->ch[j].tid != tid)
 				continue;
 			const uint64_t *e = c->ev + c->ch[j].at, *end = e + c->ch[j].n;
 			while (e < end) {
 				uint32_t type = DYL_RE_TYPE(e[0]), words = DYL_RE_WORDS(e[0]);
+				uint32_t flags = DYL_RE_FLAGS(e[0]), kind = DYL_RE_SMALL(e[0]);
 				if (words == 0 || words > (size_t)(end - e))
 					break;	/* damaged: the rest of the chunk */
 				ssize_t was_free = last_free;
 				last_free = -1;
 				switch (type) {
 				case DYL_RE_CALL:
-					if (words < 2)
-						break;
-					cur = rlo + k < rhi ? c->rows[rlo + k].seq : DYL_FLOW_NONE;
-					k++;
-					if (cur != DYL_FLOW_NONE) {
-						if (!(c->calls = grow(c->calls, &c->calls_cap, c->ncalls + 1, sizeof(*c->calls))))
-							return -1;
-						c->calls[c->ncalls++] = (struct tick_seq){ e[1], cur };
-					}
+					cur = next_call(c, rlo, rhi, &k, nseq);
 					break;
 				case DYL_RE_ACC:
-					if (words >= 6 && cur != DYL_FLOW_NONE &&
-					    add_item(c, (struct item){ cur, order++, 1, IT_ACC, e, 0, 0 }) != 0)
+				case DYL_RE_HOST:
+					if (words < ((kind == DYL_OBJ_HEAP || kind == DYL_OBJ_MAPPING) ? 4u
+						     : kind == DYL_OBJ_STATIC ? 5u : 7u))
+						break;
+					if (type == DYL_RE_ACC && (flags & DYL_REF_NEWCALL))
+						cur = next_call(c, rlo, rhi, &k, nseq);
+					if (cur != DYL_FLOW_NONE &&
+					    add_item(c, (struct item){ cur, order++, type == DYL_RE_ACC ? 2 : 1,
+								       type == DYL_RE_ACC ? IT_ACC : IT_HOST, e, 0 }) != 0)
 						return -1;
 					break;
 				case DYL_RE_ALLOC:
-					if (words < 6)
+					if (words < 4)
 						break;
-					if ((DYL_RE_FLAGS(e[0]) & DYL_REF_REALLOC) && was_free >= 0) {
+					if ((flags & DYL_REF_REALLOC) && was_free >= 0) {
 						struct item *f = &c->it[was_free];
 						f->type = IT_RESIZE;
-						f->old_id = f->ev[2];
+						f->old_id = f->ev[1];
 						f->ev = e;
 						break;
 					}
-					if (add_item(c, (struct item){ 0, 0, 0, IT_ALLOC, e, 0, e[1] }) != 0)
+					if (add_life(c, (struct item){ nseq, order++, 0, IT_ALLOC, e, 0 }) != 0)
 						return -1;
 					break;
 				case DYL_RE_FREE:
-					if (words < 3)
+					if (words < 2)
 						break;
-					if (add_item(c, (struct item){ 0, 0, 0, IT_FREE, e, 0, e[1] }) != 0)
+					if (add_life(c, (struct item){ nseq, order++, 0, IT_FREE, e, 0 }) != 0)
 						return -1;
 					last_free = (ssize_t)c->nit - 1;
 					break;
@@ -322,37 +335,35 @@ static int walk_threads(struct fc *c)
 				e += words;
 			}
 		}
+		c->npend = 0;	/* (those left wait for no call: nseq, as made) */
 	}
 	return 0;
 }
 
-/* the life events' seq: the least seq of the calls that looked at or after their tick */
-static int place_life(struct fc *c, uint64_t nseq)
+/* a heap block or mapping used by another thread before its maker's next call: its
+ * birth moves before that use (the first access of its region id, any thread) */
+#define KEY_FIRST 5
+static struct obj_ent *map_find(struct fc *c, uint64_t k1, uint64_t k2, uint64_t k3, int make);
+static int births_first(struct fc *c)
 {
-	struct tick_seq *t = NULL;
-	size_t tcap = 0;
-
-	if (c->ncalls && !(t = grow(NULL, &tcap, c->ncalls, sizeof(*t))))
-		return -1;
-	sort_calls(c->calls, t, c->ncalls);
-	release(t, tcap, sizeof(*t));
-	for (size_t i = c->ncalls; i-- > 1;)	/* suffix minimum of seq */
-		if (c->calls[i].seq < c->calls[i - 1].seq)
-			c->calls[i - 1].seq = c->calls[i].seq;
+	for (size_t i = 0; i < c->nit; i++) {
+		const struct item *it = &c->it[i];
+		uint32_t kind = DYL_RE_SMALL(it->ev[0]);
+		if (it->cls == 0 || (kind != DYL_OBJ_HEAP && kind != DYL_OBJ_MAPPING))
+			continue;
+		struct obj_ent *o = map_find(c, KEY_FIRST, it->ev[1], 0, 1);
+		if (!o)
+			return -1;
+		if (!o->live || it->seq < o->obj)
+			o->obj = it->seq, o->live = 1;
+	}
 	for (size_t i = 0; i < c->nit; i++) {
 		struct item *it = &c->it[i];
-		if (it->cls != 0)
+		if (it->type != IT_ALLOC && it->type != IT_RESIZE)
 			continue;
-		size_t a = 0, b = c->ncalls;
-		while (a < b) {
-			size_t m = (a + b) / 2;
-			if (c->calls[m].tick < it->tick)
-				a = m + 1;
-			else
-				b = m;
-		}
-		it->seq = a < c->ncalls ? c->calls[a].seq : nseq;
-		it->order = it->tick;
+		struct obj_ent *o = map_find(c, KEY_FIRST, it->ev[1], 0, 0);
+		if (o && o->live && o->obj < it->seq)
+			it->seq = o->obj;
 	}
 	return 0;
 }
@@ -499,19 +510,19 @@ static struct obj_ent *region_obj(struct fc *c, uint64_t id)
 static void emit_alloc(struct fc *c, const struct item *it)
 {
 	const uint64_t *e = it->ev;
-	uint32_t kind = DYL_RE_SMALL(e[0]);
-	uint64_t site = e[5] == UINT64_MAX ? DYL_FLOW_NONE : site_of(c, e[5]);
-	struct obj_ent *o = map_find(c, KEY_REGION, e[2], 0, 1);
+	uint32_t kind = DYL_RE_FLAGS(e[0]) >> 8, raw = DYL_RE_SMALL(e[0]);
+	uint64_t site = raw == UINT32_MAX ? DYL_FLOW_NONE : site_of(c, raw);
+	struct obj_ent *o = map_find(c, KEY_REGION, e[1], 0, 1);
 	if (!o)
 		return;
-	o->obj = put_object(c, kind, e[4], site, it->seq, e[3], "", 0);
-	o->start = e[3];
+	o->obj = put_object(c, kind, e[3], site, it->seq, e[2], "", 0);
+	o->start = e[2];
 	o->live = 1;
 }
 
 static void emit_free(struct fc *c, const struct item *it)
 {
-	struct obj_ent *o = region_obj(c, it->ev[2]);
+	struct obj_ent *o = region_obj(c, it->ev[1]);
 	if (!o || !o->live)
 		return;	/* a block from before std.flow began */
 	struct dyl_flow_free r = { { DYL_FR_FREE, sizeof(r) - 8 }, o->obj, it->seq };
@@ -529,31 +540,36 @@ static void emit_resize(struct fc *c, const struct item *it)
 	}
 	uint64_t obj = o->obj, old_start = o->start;
 	o->live = 0;
-	struct obj_ent *n = map_find(c, KEY_REGION, e[2], 0, 1);
+	struct obj_ent *n = map_find(c, KEY_REGION, e[1], 0, 1);
 	if (!n)
 		return;
-	*n = (struct obj_ent){ KEY_REGION, e[2], 0, obj, e[3], 1 };
-	struct dyl_flow_resize r = { { DYL_FR_RESIZE, sizeof(r) - 8 }, obj, e[4], it->seq, e[3] != old_start, 0 };
+	*n = (struct obj_ent){ KEY_REGION, e[1], 0, obj, e[2], 1 };
+	struct dyl_flow_resize r = { { DYL_FR_RESIZE, sizeof(r) - 8 }, obj, e[3], it->seq, e[2] != old_start, 0 };
 	put(c, &r, sizeof(r));
 }
 
-static void emit_acc(struct fc *c, const struct item *it)
+/* an ACC or HOST event's object (made at its first mention) and range */
+static struct obj_ent *event_obj(struct fc *c, const struct item *it, uint64_t *lo, uint64_t *hi)
 {
 	const uint64_t *e = it->ev;
-	uint32_t kind = DYL_RE_SMALL(e[0]), words = DYL_RE_WORDS(e[0]);
-	uint64_t start = e[2], end = e[3], ip = words >= 8 ? e[6] : 0, cfa = words >= 8 ? e[7] : 0;
+	uint32_t kind = DYL_RE_SMALL(e[0]);
 	struct obj_ent *o;
 	char name[TEXT_MAX];
 	size_t n = 0;
 
 	if (kind == DYL_OBJ_HEAP || kind == DYL_OBJ_MAPPING) {
+		*lo = e[2], *hi = e[3];
 		o = map_find(c, KEY_REGION, e[1], 0, 1);
 		if (o && !o->live) {	/* born before std.flow began (or its event lost) */
-			o->obj = put_object(c, kind, end - start, DYL_FLOW_NONE, 0, start, "", 0);
-			o->start = start;
+			o->obj = put_object(c, kind, e[3], DYL_FLOW_NONE, 0, 0, "", 0);
+			o->start = 0;
 			o->live = 1;
 		}
-	} else if (kind == DYL_OBJ_STATIC) {
+		return o;
+	}
+	uint64_t start = e[1], end = e[2];
+	*lo = e[3], *hi = e[4];
+	if (kind == DYL_OBJ_STATIC) {
 		o = map_find(c, KEY_STATIC, start, end, 1);
 		if (o && !o->live) {
 			if (c->names && c->names->statics)
@@ -563,36 +579,55 @@ static void emit_acc(struct fc *c, const struct item *it)
 			o->obj = put_object(c, kind, end - start, DYL_FLOW_NONE, 0, start, name, n);
 			o->live = 1;
 		}
-	} else {
-		/* by extent and frame (its return address: one per call site of the function),
-		 * then by extent and name: one object for the variable of every call site */
-		o = map_find(c, KEY_STACK | ip << 8, start, end, 1);
-		if (o && !o->live) {
-			if (c->names && c->names->stack)
-				n = c->names->stack(c->names->ctx, ip, cfa, start, end, name, sizeof(name));
-			if (!n) {
-				memcpy(name, "frame", 5);
-				n = 5;
-			}
-			uint64_t h = 14695981039346656037ull;
-			for (size_t i = 0; i < n; i++)
-				h = (h ^ (unsigned char)name[i]) * 1099511628211ull;
-			struct obj_ent *byname = map_find(c, KEY_NAMED, start, end ^ h, 1);
-			o = map_find(c, KEY_STACK | ip << 8, start, end, 0);	/* (the map may have grown) */
-			if (!byname || !o)
-				return;
-			if (!byname->live) {
-				byname->obj = put_object(c, kind, end - start, DYL_FLOW_NONE, it->seq, start, name, n);
-				byname->live = 1;
-			}
-			o->obj = byname->obj;
-			o->live = 1;
-		}
+		return o;
 	}
+	/* stack: by extent and frame (its return address: one per call site of the
+	 * function), then by extent and name: one object for the variable of every call
+	 * site */
+	uint64_t ip = e[5], cfa = e[6];
+	o = map_find(c, KEY_STACK | ip << 8, start, end, 1);
+	if (o && !o->live) {
+		if (c->names && c->names->stack)
+			n = c->names->stack(c->names->ctx, ip, cfa, start, end, name, sizeof(name));
+		if (!n) {
+			memcpy(name, "frame", 5);
+			n = 5;
+		}
+		uint64_t h = 14695981039346656037ull;
+		for (size_t i = 0; i < n; i++)
+			h = (h ^ (unsigned char)name[i]) * 1099511628211ull;
+		struct obj_ent *byname = map_find(c, KEY_NAMED, start, end ^ h, 1);
+		o = map_find(c, KEY_STACK | ip << 8, start, end, 0);	/* (the map may have grown) */
+		if (!byname || !o)
+			return NULL;
+		if (!byname->live) {
+			byname->obj = put_object(c, kind, end - start, DYL_FLOW_NONE, it->seq, start, name, n);
+			byname->live = 1;
+		}
+		o->obj = byname->obj;
+		o->live = 1;
+	}
+	return o;
+}
+
+static void emit_acc(struct fc *c, const struct item *it)
+{
+	uint64_t lo, hi;
+	struct obj_ent *o = event_obj(c, it, &lo, &hi);
 	if (!o)
 		return;
-	struct dyl_flow_access r = { { DYL_FR_ACCESS, sizeof(r) - 8 }, it->seq, o->obj, e[4], e[5],
-				     (DYL_RE_FLAGS(e[0]) & DYL_REF_W) ? DYL_ACC_W : DYL_ACC_R, 0 };
+	struct dyl_flow_access r = { { DYL_FR_ACCESS, sizeof(r) - 8 }, it->seq, o->obj, lo, hi,
+				     (DYL_RE_FLAGS(it->ev[0]) & DYL_REF_W) ? DYL_ACC_W : DYL_ACC_R, 0 };
+	put(c, &r, sizeof(r));
+}
+
+static void emit_host(struct fc *c, const struct item *it)
+{
+	uint64_t lo, hi;
+	struct obj_ent *o = event_obj(c, it, &lo, &hi);
+	if (!o)
+		return;
+	struct dyl_flow_host r = { { DYL_FR_HOST_WRITE, sizeof(r) - 8 }, it->seq, o->obj, lo, hi };
 	put(c, &r, sizeof(r));
 }
 
@@ -627,7 +662,7 @@ int dyl_flow_convert(int spool_fd, uint64_t size, int conv_flags, uint64_t seq, 
 		goto out;
 	sort_rows(c.rows, rt, c.nrows);
 	release(rt, rtcap, sizeof(*rt));
-	if (walk_threads(&c) != 0 || place_life(&c, nseq) != 0)
+	if (walk_threads(&c, nseq) != 0 || births_first(&c) != 0)
 		goto out;
 	if (c.nit && !(c.tmp = grow(NULL, &c.tmp_cap, c.nit, sizeof(*c.tmp))))
 		goto out;
@@ -643,6 +678,7 @@ int dyl_flow_convert(int spool_fd, uint64_t size, int conv_flags, uint64_t seq, 
 		case IT_FREE: emit_free(&c, &c.it[i]); break;
 		case IT_RESIZE: emit_resize(&c, &c.it[i]); break;
 		case IT_ACC: emit_acc(&c, &c.it[i]); break;
+		case IT_HOST: emit_host(&c, &c.it[i]); break;
 		}
 	}
 	out_flush(&c);
@@ -655,7 +691,7 @@ out:
 	release(c.ev, c.ev_cap, 8);
 	release(c.ch, c.ch_cap, sizeof(*c.ch));
 	release(c.rows, c.rows_cap, sizeof(*c.rows));
-	release(c.calls, c.calls_cap, sizeof(*c.calls));
+	release(c.pend, c.pend_cap, sizeof(*c.pend));
 	release(c.it, c.it_cap, sizeof(*c.it));
 	release(c.tmp, c.tmp_cap, sizeof(*c.tmp));
 	release(c.sites, c.sites_cap, sizeof(*c.sites));

@@ -42,6 +42,10 @@ struct dyl_region_hooks {
 	void (*added)(uintptr_t start, uint64_t n, uint64_t id, unsigned kind);
 	void (*removed)(uintptr_t start, uint64_t id);
 	void (*charged)(const struct dyl_groups *c);
+	/* std.flow, from std.diff's looks at an outermost call's buffers: [A, B) changed
+	 * since the last look (AFTER 0: before the call, the program's doing) or during the
+	 * call (AFTER 1), in address order, adjacent pieces joined */
+	void (*changed)(uintptr_t a, uintptr_t b, int after);
 };
 #define DYL_FREED_BIG (32 * 4096)
 
@@ -80,6 +84,7 @@ struct dyl_regions {
 	/* charge.c */
 	uint64_t pointers, unknown, unwinds;
 	int heap_note;		/* dyl_regions_check_allocator ran */
+	int diff_on;		/* std.diff is set up: its looks say what changed (std.flow) */
 	struct dyl_region_hooks hooks;	/* (atomic loads and stores) */
 };
 

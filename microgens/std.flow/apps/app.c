@@ -100,6 +100,15 @@ static void host(void)
 	free(a);
 }
 
+/* a call that writes half of its buffer (std.diff sees which half) */
+static void partial(void)
+{
+	double *a = calloc(N, sizeof(double));	/* SITE partial */
+	produce(a, N / 2);
+	printf("%.0f\n", consume(a, N));
+	free(a);
+}
+
 /* producer and consumer in two threads */
 static double *shared;
 static void *producer(void *arg)
@@ -136,6 +145,8 @@ int main(int argc, char **argv)
 		named();
 	else if (!strcmp(what, "host"))
 		host();
+	else if (!strcmp(what, "partial"))
+		partial();
 	else if (!strcmp(what, "threads"))
 		threads();
 	return 0;
