@@ -84,8 +84,6 @@ def test_program_changes_part_of_a_buffer(fl):
     wd = wrap(d, '--lib', lib, '--header', h, '-g', 'std.flow', '-g', 'std.diff',
               name='wrap-diff.so')
     e = edges(scenario(fl, 'host', wd))
-    if ('host', 'consume') not in e:
-        pytest.xfail('std.flow does not write HOST_WRITE records with std.diff yet')
     assert e == {('produce', 'consume'): (720, 720, 720), ('host', 'consume'): (80, 80, 80)}
 
 
