@@ -33,6 +33,7 @@ struct proc {
 	char *cmdline;
 	uint32_t flags;		/* DYL_FLOW_F_* */
 	uint64_t records;
+	uint64_t nsites, nobjects;	/* SITE and OBJECT records so far */
 	struct flow f;
 	struct flow_slices slices;
 	int have_slices;

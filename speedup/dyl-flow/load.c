@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "dyl_flow.h"
 #include "flowtool.h"
@@ -179,11 +180,12 @@ static int record(struct proc *p, const struct opts *o, uint32_t type, const cha
 				 "not fit its %u bytes", npc, tlen, len);
 			return -1;
 		}
-		if (id >= UINT32_MAX) {
-			snprintf(f->err, sizeof(f->err), "SITE: id %llu too large",
-				 (unsigned long long)id);
+		if (id != p->nsites) {	/* the Nth SITE is site N (doc/specs/flow.md) */
+			snprintf(f->err, sizeof(f->err), "SITE %llu out of order (site %llu "
+				 "expected)", (unsigned long long)id, (unsigned long long)p->nsites);
 			return -1;
 		}
+		p->nsites++;
 		return flow_site(f, (uint32_t)id, b + 16 + (size_t)npc * 8, tlen);
 	}
 	case DYL_FR_OBJECT: {
@@ -196,7 +198,13 @@ static int record(struct proc *p, const struct opts *o, uint32_t type, const cha
 				 "fit its %u bytes", nlen, len);
 			return -1;
 		}
-		if (kind < DYL_OBJ_HEAP || kind > DYL_OBJ_MAPPING || id >= UINT32_MAX) {
+		if (id != p->nobjects) {	/* the Nth OBJECT is object N */
+			snprintf(f->err, sizeof(f->err), "OBJECT %llu out of order (object %llu "
+				 "expected)", (unsigned long long)id, (unsigned long long)p->nobjects);
+			return -1;
+		}
+		p->nobjects++;
+		if (kind < DYL_OBJ_HEAP || kind > DYL_OBJ_MAPPING) {
 			snprintf(f->err, sizeof(f->err), "OBJECT %llu: kind %u unknown",
 				 (unsigned long long)id, kind);
 			return -1;
@@ -299,6 +307,13 @@ static int read_flow(struct proc *p, const struct opts *o)
 	return rc;
 }
 
+static uint64_t trace_size(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
+}
+
 /* Room for the calls the head announces, at once (no copies as the array grows). */
 static int reserve(struct proc *p)
 {
@@ -307,7 +322,10 @@ static int reserve(struct proc *p)
 
 	if (input_open(&in, p->flow_path) != 0)
 		return -1;
+	/* a row of any trace takes 8 bytes or more: a head that says more calls than that
+	 * is wrong, and no reason to ask for the memory */
 	if (in.size >= sizeof(struct dyl_flow_head) && memcmp(in.data, DYL_FLOW_MAGIC, 8) == 0 &&
+	    rd64(in.data + 24) <= trace_size(p->trace) / 8 &&
 	    flow_reserve(&p->f, rd64(in.data + 24)) != 0) {
 		input_error(p->flow_path, 0, "%s", p->f.err);
 		rc = -1;
