@@ -215,6 +215,10 @@ def test_bad_input(tmp_path):
     flow.write_bytes(good + access(2, 9, 0, 1, 0))
     r = dyl_flow(t, rc=2)
     assert r.stderr.count('\n') == 1 and 'record 8' in r.stderr and 'object 9' in r.stderr
+    # ids out of file order (a damaged file must not ask for an array of that size)
+    flow.write_bytes(flow_file([site(0, 's'), obj(900000000, HEAP, 8, 0)]))
+    r = dyl_flow(t, rc=2)
+    assert r.stderr.count('\n') == 1 and 'record 2' in r.stderr and 'out of order' in r.stderr
     # not a flow file; no flow file
     flow.write_bytes(b'hello')
     assert 'not a flow file' in dyl_flow(t, rc=2).stderr
