@@ -66,23 +66,13 @@ static int add_phase(struct flow_slices *s, size_t *room, uint64_t first, uint64
 	return 0;
 }
 
-/* The signature of the functions with a tenth of the bytes of slices [A, B]. */
-static uint64_t span_sig(const struct flow_slices *s, uint64_t a, uint64_t b)
+/* Do phases A and B move about as many bytes a slice (within JUMP of each other)? */
+static int same_level(const struct flow_phase *a, const struct flow_phase *b)
 {
-	double t = 0;
-	uint64_t g = 0;
+	double x = a->bytes / (double)(a->last - a->first + 1);
+	double y = b->bytes / (double)(b->last - b->first + 1);
 
-	for (size_t i = 0; i < s->nnodes; i++)
-		for (uint64_t k = a; k <= b; k++)
-			t += s->read[k * s->nnodes + i] + s->written[k * s->nnodes + i];
-	for (size_t i = 0; i < s->nnodes && t > 0; i++) {
-		double n = 0;
-		for (uint64_t k = a; k <= b; k++)
-			n += s->read[k * s->nnodes + i] + s->written[k * s->nnodes + i];
-		if (n >= SHARE * t)
-			g ^= mix(i);
-	}
-	return g;
+	return !(x > JUMP * y || y > JUMP * x);
 }
 
 int flow_phase_has(const struct flow_slices *s, const struct flow_phase *p, uint32_t node)
@@ -140,11 +130,12 @@ static int phases(struct flow_slices *s)
 		}
 	}
 	s->nphases = n;
-	for (size_t i = 0; i < s->nphases; i++)
-		s->phase[i].sig = span_sig(s, s->phase[i].first, s->phase[i].last);
+	/* a joined run keeps the set of the phase it joined: neighbours of one set and one
+	 * level of traffic are one phase */
 	n = 0;
 	for (size_t i = 0; i < s->nphases; i++) {
-		if (n > 0 && s->phase[n - 1].sig == s->phase[i].sig) {
+		if (n > 0 && s->phase[n - 1].sig == s->phase[i].sig &&
+		    same_level(&s->phase[n - 1], &s->phase[i])) {
 			s->phase[n - 1].last = s->phase[i].last;
 			s->phase[n - 1].bytes += s->phase[i].bytes;
 		} else {

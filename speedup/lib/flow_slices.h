@@ -7,8 +7,8 @@
  * (a slice that moves none has the empty set: the program between calls).  A new phase
  * starts where the set changes, or where the set stays but the slice moves 4 times more
  * or less than the phase's mean.  Phases shorter than MINLEN slices (2, or 1/50 of the
- * run) join the phase before them (the first, the one after), and neighbours with the
- * same set join again. */
+ * run) join the phase before them (the first, the one after), keeping its set; then
+ * neighbours with the same set and a traffic level within 4 times join. */
 #ifndef SPEEDUP_FLOW_SLICES_H
 #define SPEEDUP_FLOW_SLICES_H
 
