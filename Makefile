@@ -11,7 +11,7 @@ B := build
 DEB_PACKAGES := gcc make python3 python3-clang-14 libclang1-14 python3-jinja2 \
 	python3-pyelftools python3-pytest libpapi-dev papi-tools libunwind-dev libdw-dev \
 	libblas3 libblas-dev liblapack3 libssl-dev openssl libjpeg-turbo-progs libjpeg-dev \
-	libopenblas0-serial libopenblas0-pthread clang-14 libclang-rt-14-dev
+	libopenblas0-serial libopenblas0-pthread clang-14 libclang-rt-14-dev graphviz
 
 # What the benchmarks compare against and use (make bench installs them)
 BENCH_PACKAGES := uftrace ltrace bc heaptrack

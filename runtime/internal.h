@@ -167,6 +167,11 @@ struct dyl_hooks {
 	/* at the very end of dyl_leave, in a thread that set dyl_leave_pending (std.diff:
 	 * the stack below the outermost call's caller is dead, diff.c) */
 	void (*after_leave)(void);
+	/* std.flow (runtime/flow/), at the spool's conversion (dyl_rt.io held): FLUSH before
+	 * (what its buffers hold into the spool), CONVERTED after the rows (TRACE.flow from
+	 * the spool FD of SIZE bytes, whose rows were numbered from SEQ) */
+	void (*flow_flush)(void);
+	void (*flow_converted)(int fd, uint64_t size, uint64_t seq);
 };
 HIDDEN extern struct dyl_hooks dyl_hooks;
 HIDDEN extern TLS int dyl_leave_pending;	/* the hook clears it */
@@ -257,6 +262,9 @@ HIDDEN int dyl_spool_window_is_shared(const struct dyl_thread *t);
 HIDDEN void dyl_spool_after_fork(void);	/* in the child */
 /* A thread event (runtime/threads/) into the spool now, or when it exists (io not held) */
 HIDDEN void dyl_spool_event(const struct dyl_event *e);
+/* appends a chunk of KIND made of [A, A+ALEN) and [B, B+BLEN) (padded to 8 bytes): 0, or
+ * -1 (no spool, or it cannot be written: the warning given) */
+HIDDEN int dyl_spool_chunk(uint32_t kind, const void *a, size_t alen, const void *b, size_t blen);
 
 /* trace.c */
 /* Opens PATH for writing with FLAGS (O_CREAT|O_EXCL: new only) and O_NOFOLLOW; an existing

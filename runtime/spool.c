@@ -209,6 +209,16 @@ static void event_lines(struct dyl_conv *c)
 	dyl_events_free(text);
 }
 
+int dyl_spool_chunk(uint32_t kind, const void *a, size_t alen, const void *b, size_t blen)
+{
+	struct iovec iov[4] = { { 0 }, { (void *)a, alen }, { (void *)b, blen } };
+
+	DYL_ASSERT_HELD(&dyl_rt.io);
+	if (dyl_rt.spool_fd < 0 || DYL_DISABLED())
+		return -1;
+	return append(kind, iov, 3);
+}
+
 /* --- what the converter needs besides records --- */
 
 /* SIZE bytes at the end of the spool (on a page), space taken and mapped shared.
@@ -570,6 +580,8 @@ void dyl_spool_convert(void)
 	put_clock(0);
 	put_names();
 	put_events();
+	if (dyl_hooks.flow_flush)	/* std.flow's events, before the spool is read */
+		dyl_hooks.flow_flush();
 	if (dyl_rt.spool_fd < 0 || spool_ok() != 0)
 		return;
 	struct dyl_conv *c = dyl_conv_open(dyl_rt.spool_fd, dyl_rt.spool_size, 0, &why);
@@ -578,6 +590,7 @@ void dyl_spool_convert(void)
 		struct dyl_csv_writer w = { 0 };
 		size_t o = 0;
 		unsigned ncol = dyl_conv_ncolumns(c);
+		uint64_t seq0 = dyl_rt.seq;
 		dyl_conv_set_seq(c, dyl_rt.seq);
 		while (!DYL_DISABLED() && dyl_conv_next(c, &row)) {
 			if (o + DYL_ROW_MAX > sizeof(out)) {
@@ -595,6 +608,8 @@ void dyl_spool_convert(void)
 			dyl_warn_once("spool-damaged", "the spool %s is damaged at byte %llu: %s",
 				      dyl_rt.spool_path, (unsigned long long)at, lost);
 		dyl_conv_close(c);
+		if (dyl_hooks.flow_converted)	/* std.flow: TRACE.flow, now that seq is known */
+			dyl_hooks.flow_converted(dyl_rt.spool_fd, dyl_rt.spool_size, seq0);
 	} else {
 		dyl_warn_once("spool", "cannot convert the spool %s: %s", dyl_rt.spool_path, why);
 	}

@@ -548,7 +548,45 @@ struct cmp {
 	uint64_t bytes;		/* changed, in whole blocks clipped to the buffer */
 	int first;		/* a first look: a byte that is zero now is no change either */
 	int f64;		/* a typed look (DYL_DIFF_TYPED): see odd_words */
+	/* std.flow's hook (regions.h: hooks.changed): the changed pieces, joined */
+	void (*sink)(uintptr_t a, uintptr_t b, int after);
+	int after;
+	uintptr_t run_a, run_b;	/* the piece not reported yet (run_a == run_b: none) */
 };
+
+/* [A, B) changed: joins the piece before it, or reports that one and starts anew */
+static void piece(struct cmp *c, uintptr_t a, uintptr_t b)
+{
+	if (a == c->run_b && c->run_a != c->run_b) {
+		c->run_b = b;
+		return;
+	}
+	if (c->run_a != c->run_b)
+		c->sink(c->run_a, c->run_b, c->after);
+	c->run_a = a;
+	c->run_b = b;
+}
+
+static void pieces_end(struct cmp *c)
+{
+	if (c->sink && c->run_a != c->run_b)
+		c->sink(c->run_a, c->run_b, c->after);
+	c->run_a = c->run_b = 0;
+}
+
+/* the runs of set bits of M, the bytes of the line at LA */
+static void pieces_of(struct cmp *c, uintptr_t la, uint64_t m)
+{
+	while (m) {
+		unsigned i = (unsigned)__builtin_ctzll(m);
+		uint64_t rest = ~(m >> i);
+		unsigned n = rest ? (unsigned)__builtin_ctzll(rest) : 64 - i;
+		piece(c, la + i, la + i + n);
+		if (i + n >= 64)
+			break;
+		m &= ~(((n == 64 ? 0 : (1ull << n)) - 1) << i);
+	}
+}
 
 /* the stack protector's canary, which every frame with an array leaves next to it (0:
  * not known here) */
@@ -630,17 +668,24 @@ static inline void count_line(struct cmp *c, uintptr_t la, uint64_t dm, uint64_t
 		c->last_block = blk + 1;
 		uintptr_t s = blk > a ? blk : a, e = blk + bs < b ? blk + bs : b;
 		c->bytes += e - s;
+		if (c->sink)
+			piece(c, s, e);
 		return;
 	}
 	if (dm == vm) {
 		c->bytes += (uint64_t)__builtin_popcountll(vm);
+		if (c->sink)
+			pieces_of(c, la, vm);
 		return;
 	}
 	/* a bit per block that has a changed byte, spread back over its bytes */
 	uint64_t any = dm, ones = (1ull << bs) - 1, base = ~0ull / ones;
 	for (unsigned s = 1; s < bs; s <<= 1)
 		any |= any >> s;
-	c->bytes += (uint64_t)__builtin_popcountll(((any & base) * ones) & vm);
+	uint64_t m = ((any & base) * ones) & vm;
+	c->bytes += (uint64_t)__builtin_popcountll(m);
+	if (c->sink)
+		pieces_of(c, la, m);
 }
 
 /* compares [A, B) (the bytes at CUR) with the snapshot bytes at SNAP, counts the
@@ -784,7 +829,8 @@ static int compare_watched(struct cmp *c, struct snap *s, uintptr_t a, uintptr_t
 /* the changed bytes of [A, B) in region snapshot S since the last look */
 static uint64_t look(struct snap *s, uint32_t kind, uintptr_t a, uintptr_t b, unsigned block, int fresh)
 {
-	struct cmp c = { block & ~DYL_DIFF_TYPED, 0, 0, fresh, !!(block & DYL_DIFF_TYPED) };
+	struct cmp c = { block & ~DYL_DIFF_TYPED, 0, 0, fresh, !!(block & DYL_DIFF_TYPED),
+			 __atomic_load_n(&dyl_reg.hooks.changed, __ATOMIC_RELAXED), 0, 0, 0 };
 	uintptr_t pa, pb;
 	uint64_t written;
 
@@ -797,6 +843,7 @@ static uint64_t look(struct snap *s, uint32_t kind, uintptr_t a, uintptr_t b, un
 	} else {
 		compare_all(&c, s, a, b);
 	}
+	pieces_end(&c);
 	return c.bytes;
 }
 
@@ -903,6 +950,7 @@ void dyl_diff_setup(void)
 		snprintf(note, sizeof(note), "whole buffers compared (%s)", how);
 	dyl_note("diff", note);
 	pthread_atfork(NULL, NULL, after_fork_child);
+	__atomic_store_n(&dyl_reg.diff_on, 1, __ATOMIC_RELAXED);
 	__atomic_store_n(&dyl_reg.hooks.born, born, __ATOMIC_RELAXED);
 }
 
@@ -1034,7 +1082,8 @@ void dyl_diff_after(uint32_t mark, unsigned block, int64_t *out, const void *fra
 		struct snap *s = lookup(p->key);
 		if (!s || s->start != p->start || s->end != p->end || !alive(s))
 			continue;	/* freed during the call */
-		struct cmp c = { block, 0, 0, 0, 0 };
+		struct cmp c = { block, 0, 0, 0, 0, __atomic_load_n(&dyl_reg.hooks.changed, __ATOMIC_RELAXED),
+				 1, 0, 0 };
 		uintptr_t pa, pb;
 		d.st.bytes_tracked += p->hi - p->lo;
 		if (p->kind == DYL_REGION_MMAP) {
@@ -1053,6 +1102,7 @@ void dyl_diff_after(uint32_t mark, unsigned block, int64_t *out, const void *fra
 			if (w)	/* still mostly rewritten by each call? */
 				s->out_hot = c.bytes * 2 > p->hi - p->lo;
 		}
+		pieces_end(&c);
 		total += (int64_t)c.bytes;
 	}
 	unlock();

@@ -17,6 +17,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include "dyl_decode.h"
+#include "dyl_flow.h"
 
 #define NONE UINT32_MAX
 
@@ -372,6 +373,7 @@ static int read_chunks(struct dyl_conv *c, int windows)
 			break;
 		case DYL_CH_PAD:
 		case DYL_CH_EVENTS:	/* thread events: events.c reads them */
+		case DYL_CH_FLOW:	/* std.flow's events (dyl_flow.h): runtime/format/flow.c's */
 			break;
 		default:
 			bad = 1;

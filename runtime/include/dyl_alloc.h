@@ -211,7 +211,7 @@ DYL_ALLOC_HOOK void *realloc(void *p, size_t n)
 	int64_t old = p ? dyl_region_del(p) : -1;
 	void *q = DYL_NEXT(realloc)(p, n);
 	if (q)
-		dyl_region_add(q, n, DYL_REGION_HEAP);
+		dyl_region_add(q, n, DYL_REGION_HEAP | (old >= 0 ? DYL_REGION_REALLOC : 0));
 	else if (old >= 0 && n)	/* failed: P is still the caller's */
 		dyl_region_add(p, (size_t)old, DYL_REGION_HEAP);
 	return q;
@@ -229,7 +229,7 @@ DYL_ALLOC_HOOK void *reallocarray(void *p, size_t n, size_t size)
 	int64_t old = p ? dyl_region_del(p) : -1;
 	void *q = DYL_NEXT(reallocarray)(p, n, size);
 	if (q && !overflow)
-		dyl_region_add(q, total, DYL_REGION_HEAP);
+		dyl_region_add(q, total, DYL_REGION_HEAP | (old >= 0 ? DYL_REGION_REALLOC : 0));
 	else if (!q && old >= 0)
 		dyl_region_add(p, (size_t)old, DYL_REGION_HEAP);
 	return q;
@@ -291,7 +291,7 @@ DYL_ALLOC_HOOK void *mremap(void *old, size_t old_len, size_t len, int flags, ..
 	int64_t was = dyl_region_del(old);
 	void *p = next(old, old_len, len, flags, to);
 	if (p != MAP_FAILED)
-		dyl_region_add(p, len, DYL_REGION_MMAP);
+		dyl_region_add(p, len, DYL_REGION_MMAP | (was >= 0 ? DYL_REGION_REALLOC : 0));
 	else if (was >= 0)
 		dyl_region_add(old, (size_t)was, DYL_REGION_MMAP);
 	return p;

@@ -44,6 +44,9 @@ struct dyl_region {
  * (malloc, memalign, ...; not calloc's zeros nor realloc's moved data): what it holds
  * is no data of the program's (std.diff takes a copy of it, see diff.c) */
 #define DYL_REGION_UNINIT 0x100u
+/* with DYL_REGION_HEAP or _MMAP in dyl_region_add's KIND: a realloc (mremap) made it,
+ * of the block this thread removed just before: one object for std.flow */
+#define DYL_REGION_REALLOC 0x200u
 
 /* The allocator interposers (dyl_alloc.h) report here.  DEL returns the size the
  * region had, or -1 when P was not tracked; UNMAP removes (or trims) the mapping that
@@ -124,6 +127,14 @@ struct dyl_diff_stats {
 	uint64_t births_skipped;	/* not copied: std.diff was busy, or UNSEEN_MAX */
 };
 DYL_API void dyl_diff_stats(struct dyl_diff_stats *s);
+
+/* std.flow (runtime/flow/): per outermost call and object, the extents its pointers
+ * reach (from the charge above), and heap blocks' births with their allocation sites,
+ * reallocs and frees, kept in the spool; TRACE.flow at exit (doc/specs/flow.md).
+ * SETUP, once (the wrapper's constructor); CALL, at each outermost call's start, after
+ * the charge: the thread's depth-0 calls are counted so. */
+DYL_API void dyl_flow_setup(void);
+DYL_API void dyl_flow_call(const struct dyl_call *c);
 
 /* Which malloc the process uses: 1 if a dyliberator wrapper's (the heap is tracked), 0
  * if another one comes first (a sanitizer or an allocator preloaded before the wrapper);

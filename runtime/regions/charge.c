@@ -189,5 +189,8 @@ void dyl_regions_charge(const struct dyl_rarg *args, unsigned n, int64_t scalar_
 		*in = total_in;
 		*out = total_out;
 	}
+	void (*charged)(const struct dyl_groups *) = __atomic_load_n(&dyl_reg.hooks.charged, __ATOMIC_RELAXED);
+	if (charged)	/* std.flow: this call's extents */
+		charged(c);
 	dyl_groups_release(c);
 }

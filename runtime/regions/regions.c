@@ -365,9 +365,9 @@ static void leave(void)
 
 void dyl_region_add(const void *p, size_t n, unsigned kind)
 {
-	unsigned uninit = kind & DYL_REGION_UNINIT;
+	unsigned uninit = kind & DYL_REGION_UNINIT, flags = kind;
 
-	kind &= ~DYL_REGION_UNINIT;
+	kind &= ~(DYL_REGION_UNINIT | DYL_REGION_REALLOC);
 	if (!p || !n || !enter())
 		return;
 	uint64_t id = add((uintptr_t)p, n, kind);
@@ -375,6 +375,9 @@ void dyl_region_add(const void *p, size_t n, unsigned kind)
 	void (*born)(uintptr_t, uint64_t, uint64_t);
 	if (uninit && id && (born = __atomic_load_n(&dyl_reg.hooks.born, __ATOMIC_RELAXED)))
 		born((uintptr_t)p, n, id);
+	void (*added)(uintptr_t, uint64_t, uint64_t, unsigned);
+	if (id && (added = __atomic_load_n(&dyl_reg.hooks.added, __ATOMIC_RELAXED)))
+		added((uintptr_t)p, n, id, flags & ~DYL_REGION_UNINIT);
 }
 
 int64_t dyl_region_del(const void *p)
@@ -395,6 +398,9 @@ int64_t dyl_region_del(const void *p)
 		if (died)
 			died((uintptr_t)p, idk >> 8);
 	}
+	void (*removed)(uintptr_t, uint64_t);
+	if (size >= 0 && (removed = __atomic_load_n(&dyl_reg.hooks.removed, __ATOMIC_RELAXED)))
+		removed((uintptr_t)p, idk >> 8);
 	void (*freed)(uintptr_t, uint64_t);
 	if (size >= DYL_FREED_BIG && (freed = __atomic_load_n(&dyl_reg.hooks.freed, __ATOMIC_RELAXED)))
 		freed((uintptr_t)p, (uint64_t)size);

@@ -27,6 +27,7 @@ struct dyl_slot {
  * that feature's set-up; NULL: nobody asked.  The table knows no feature: it calls
  * these after its shard's lock is released, from the allocating thread.  Each pointer
  * costs the load and test that a flag would. */
+struct dyl_groups;
 struct dyl_region_hooks {
 	/* a new heap block of N bytes at START (id ID) whose content is indeterminate
 	 * (DYL_REGION_UNINIT) */
@@ -35,6 +36,16 @@ struct dyl_region_hooks {
 	void (*died)(uintptr_t start, uint64_t id);
 	/* a heap block of DYL_FREED_BIG bytes or more at START was freed */
 	void (*freed)(uintptr_t start, uint64_t size);
+	/* std.flow (runtime/flow/): every heap block or mapping added (KIND: its
+	 * dyl_region_kind, with DYL_REGION_REALLOC when a realloc made it), and removed;
+	 * and each charge's grouping, before it is released (from the charging thread) */
+	void (*added)(uintptr_t start, uint64_t n, uint64_t id, unsigned kind);
+	void (*removed)(uintptr_t start, uint64_t id);
+	void (*charged)(const struct dyl_groups *c);
+	/* std.flow, from std.diff's looks at an outermost call's buffers: [A, B) changed
+	 * since the last look (AFTER 0: before the call, the program's doing) or during the
+	 * call (AFTER 1), in address order, adjacent pieces joined */
+	void (*changed)(uintptr_t a, uintptr_t b, int after);
 };
 #define DYL_FREED_BIG (32 * 4096)
 
@@ -73,6 +84,7 @@ struct dyl_regions {
 	/* charge.c */
 	uint64_t pointers, unknown, unwinds;
 	int heap_note;		/* dyl_regions_check_allocator ran */
+	int diff_on;		/* std.diff is set up: its looks say what changed (std.flow) */
 	struct dyl_region_hooks hooks;	/* (atomic loads and stores) */
 };
 

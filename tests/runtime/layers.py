@@ -57,6 +57,9 @@ LAYERS = [
      ["api", "format", "state", "settings", "clock", "output", "calls"]),
     ("threads", ["runtime/threads/*"],
      ["api", "format", "state", "settings", "clock", "output", "calls"]),
+    # std.flow: built on the region table (its hooks and groupings)
+    ("flow", ["runtime/flow/*"],
+     ["api", "format", "state", "settings", "clock", "output", "calls", "regions"]),
 ]
 # compiled into the wrappers, never into the runtime: no runtime file includes them
 WRAPPER_SIDE = ["runtime/include/dyl_wrap.h", "runtime/include/dyl_process.h",

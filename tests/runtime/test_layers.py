@@ -60,7 +60,7 @@ def test_settings_are_read_through_env_table():
 def test_tools_compile_no_private_runtime_source():
     # the tools share the on-disk format with the runtime through runtime/format/ alone
     # (no constant restated, no private runtime file compiled in), as the Makefile says
-    for tool in ("dyl-speedup", "dyl-trace", "dyl-model"):
+    for tool in ("dyl-speedup", "dyl-trace", "dyl-model", "dyl-flow"):
         srcs = subprocess.run(["make", "-s", "-C", layers.ROOT, "tool-src-" + tool],
                               capture_output=True, text=True, check=True).stdout.split()
         assert srcs and any(s.startswith("runtime/format/") for s in srcs), srcs

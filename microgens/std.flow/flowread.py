@@ -1,0 +1,59 @@
+"""A small reader of TRACE.flow (runtime/format/dyl_flow.h, doc/specs/flow.md) for the
+tests: every record as a dict, read with the struct module alone (no project code), so
+that the tests check the file's bytes, not a reader written from the same misreading."""
+import struct
+
+KINDS = {1: 'heap', 2: 'static', 3: 'stack', 4: 'mapping'}
+NONE = 2**64 - 1
+
+
+def read(path):
+    """(head, records): head a dict; records a list of dicts with 'type' (SITE, OBJECT,
+    RESIZE, FREE, ACCESS, HOST_WRITE, HOST_READ) and the fields the spec names."""
+    with open(path, 'rb') as f:
+        data = f.read()
+    assert data[:8] == b'DYLFLOW1', data[:8]
+    version, flags, pid, zero, nseq = struct.unpack_from('<IIiIQ', data, 8)
+    head = dict(version=version, flags=flags, pid=pid, nseq=nseq)
+    out, off = [], 32
+    while off < len(data):
+        typ, ln = struct.unpack_from('<II', data, off)
+        assert ln % 8 == 0 and off + 8 + ln <= len(data), (off, typ, ln)
+        b = data[off + 8:off + 8 + ln]
+        if typ == 1:
+            site_id, npc, tlen = struct.unpack_from('<QII', b)
+            pcs = struct.unpack_from(f'<{npc}Q', b, 16)
+            text = b[16 + 8 * npc:16 + 8 * npc + tlen].decode()
+            out.append(dict(type='SITE', site_id=site_id, pcs=pcs, text=text))
+        elif typ == 2:
+            obj, kind, nlen, size, site, birth, addr = struct.unpack_from('<QIIQQQQ', b)
+            out.append(dict(type='OBJECT', obj_id=obj, kind=KINDS[kind], size=size,
+                            site_id=None if site == NONE else site, birth_seq=birth, addr=addr,
+                            name=b[48:48 + nlen].decode()))
+        elif typ == 3:
+            obj, size, seq, moved, _ = struct.unpack_from('<QQQII', b)
+            out.append(dict(type='RESIZE', obj_id=obj, new_size=size, seq=seq, moved=moved))
+        elif typ == 4:
+            obj, seq = struct.unpack_from('<QQ', b)
+            out.append(dict(type='FREE', obj_id=obj, seq=seq))
+        elif typ == 5:
+            seq, obj, lo, hi, rw, _ = struct.unpack_from('<QQQQII', b)
+            out.append(dict(type='ACCESS', seq=seq, obj_id=obj, lo=lo, hi=hi, rw='RW'[rw]))
+        elif typ in (6, 7):
+            seq, obj, lo, hi = struct.unpack_from('<QQQQ', b)
+            out.append(dict(type='HOST_WRITE' if typ == 6 else 'HOST_READ', seq=seq, obj_id=obj,
+                            lo=lo, hi=hi))
+        off += 8 + ln
+    return head, out
+
+
+def dump(path):
+    head, recs = read(path)
+    print(head)
+    for r in recs:
+        print(r)
+
+
+if __name__ == '__main__':
+    import sys
+    dump(sys.argv[1])

@@ -1,0 +1,433 @@
+/* flow.c - std.flow's events: each thread appends raw events (dyl_flow.h: CALL, ACC,
+ * ALLOC, FREE, SITE) to a buffer of its own, written out to the spool as a FLOW chunk
+ * when full, when the thread ends and before the spool is converted.  A killed run
+ * keeps the chunks written so far (a thread's last buffer is lost with it).
+ *
+ * Where events come from: the region table's hooks (regions.h): every heap block or
+ * mapping added (ALLOC, with its site: sites.c) and removed (FREE); every charge of an
+ * outermost call (CALL, then one ACC per region and direction: the extents std.regions
+ * computed, no second lookup); and dyl_flow_call, from each wrapped call's prefix, for
+ * the outermost calls no charge marked (no pointer argument).  The converter joins a
+ * thread's Nth CALL with its Nth depth-0 row.
+ *
+ * The owner appends without a lock: it stores the words, then len (release).  The lock
+ * of a buffer (a spin lock) is taken only to write out, grow or empty it, by the owner
+ * or by the converter's flush at exit.  Before the spool exists (events before the
+ * first recorded call: the program's set-up), a full buffer doubles instead (up to
+ * BUF_MAX; past it events are dropped, and TRACE.flow says some are missing).
+ * Nothing is recorded while the runtime itself runs (dyl_busy): its own allocations
+ * are no data of the program's, and a write-out takes dyl_rt.io, which it may hold.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+#include "flow.h"
+#include "../regions/regions.h"
+
+#define BUF_FIRST (64u << 10)	/* bytes of a thread's buffer */
+#define BUF_MAX (1u << 30)	/* while no spool exists */
+
+/* a region of the current outermost call (std.diff's changes are told by address) */
+struct fgroup {
+	struct dyl_region r;
+	uintptr_t min_out, end_out;	/* its output buffer (min_out UINTPTR_MAX: none) */
+	uintptr_t ip, cfa;	/* a stack region's frame */
+};
+#define FGROUPS 64
+
+struct fbuf {
+	struct fbuf *next;	/* in flow.bufs, never removed (reused once dead) */
+	int lock;
+	int dead;		/* its thread ended: the next new thread takes it */
+	pid_t tid;
+	uint32_t calls_out;	/* CALL events written out so far */
+	uint64_t *data;
+	size_t cap;		/* words */
+	size_t len;		/* words stored (release) */
+	size_t out;		/* words written out */
+	unsigned ngroups;	/* the current call's regions (std.diff) */
+	struct fgroup groups[FGROUPS];
+};
+
+/* std.flow's process-wide state */
+static struct flow {
+	int on;
+	int lock;		/* the list */
+	struct fbuf *bufs;
+	pthread_key_t key;
+	uint64_t lost;		/* events dropped */
+} flow;
+
+static TLS struct fbuf *mine;
+static TLS int in_flow;		/* re-entered (a signal handler, or malloc from within) */
+static TLS uintptr_t marked;	/* the call (its dyl_call) whose CALL a charge put */
+
+static uint64_t *map_words(size_t words)
+{
+	void *p = mmap(NULL, words * 8, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/* lock held, and dyl_rt.io: [out, len) into the spool as one chunk */
+static void write_out(struct fbuf *b)
+{
+	size_t len = __atomic_load_n(&b->len, __ATOMIC_ACQUIRE);
+	if (len == b->out)
+		return;
+	uint32_t calls = 0;
+	for (size_t i = b->out; i < len; i += DYL_RE_WORDS(b->data[i]) ? DYL_RE_WORDS(b->data[i]) : 1)
+		calls += DYL_RE_TYPE(b->data[i]) == DYL_RE_CALL;
+	struct dyl_flow_chunk h = { b->tid, b->calls_out };
+	if (dyl_spool_chunk(DYL_CH_FLOW, &h, sizeof(h), b->data + b->out, (len - b->out) * 8) != 0)
+		return;	/* no spool (yet), or a full disk: kept */
+	b->calls_out += calls;
+	b->out = len;
+}
+
+/* the owner's buffer is full: written out and emptied, else doubled */
+static int make_room(struct fbuf *b, unsigned words)
+{
+	if (!dyl_busy && dyl_rt.spool_fd >= 0) {
+		pthread_mutex_lock(&dyl_rt.io);
+		dyl_spin_lock(&b->lock);
+		write_out(b);
+		if (b->out == b->len) {
+			__atomic_store_n(&b->len, 0, __ATOMIC_RELEASE);
+			b->out = 0;
+		}
+		dyl_spin_unlock(&b->lock);
+		pthread_mutex_unlock(&dyl_rt.io);
+		if (b->len + words <= b->cap)
+			return 0;
+	}
+	if (b->cap * 16 > BUF_MAX)
+		return -1;
+	void *p = mremap(b->data, b->cap * 8, b->cap * 16, MREMAP_MAYMOVE);
+	if (p == MAP_FAILED)
+		return -1;
+	dyl_spin_lock(&b->lock);
+	b->data = p;
+	b->cap *= 2;
+	dyl_spin_unlock(&b->lock);
+	return 0;
+}
+
+static void thread_gone(void *arg)
+{
+	struct fbuf *b = arg;
+
+	in_flow++;
+	if (dyl_rt.spool_fd >= 0) {
+		pthread_mutex_lock(&dyl_rt.io);
+		dyl_spin_lock(&b->lock);
+		write_out(b);
+		dyl_spin_unlock(&b->lock);
+		pthread_mutex_unlock(&dyl_rt.io);
+	}
+	/* (what could not be written stays: the flush at exit tries again) */
+	if (b->out == __atomic_load_n(&b->len, __ATOMIC_RELAXED))
+		__atomic_store_n(&b->dead, 1, __ATOMIC_RELEASE);
+	mine = NULL;
+	in_flow--;
+}
+
+static struct fbuf *own_buffer(void)
+{
+	struct fbuf *b;
+	pid_t tid = (pid_t)syscall(SYS_gettid);
+
+	for (b = __atomic_load_n(&flow.bufs, __ATOMIC_ACQUIRE); b; b = b->next) {
+		int dead = 1;
+		if (__atomic_load_n(&b->dead, __ATOMIC_RELAXED) &&
+		    __atomic_compare_exchange_n(&b->dead, &dead, 0, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+			break;
+	}
+	if (!b) {
+		b = (struct fbuf *)map_words(sizeof(*b) / 8 + 1);
+		if (!b || !(b->data = map_words(BUF_FIRST / 8)))
+			return NULL;
+		b->cap = BUF_FIRST / 8;
+		dyl_spin_lock(&flow.lock);
+		b->next = flow.bufs;
+		__atomic_store_n(&flow.bufs, b, __ATOMIC_RELEASE);
+		dyl_spin_unlock(&flow.lock);
+	}
+	dyl_spin_lock(&b->lock);
+	b->tid = tid;
+	b->calls_out = 0;
+	__atomic_store_n(&b->len, 0, __ATOMIC_RELEASE);
+	b->out = 0;
+	dyl_spin_unlock(&b->lock);
+	pthread_setspecific(flow.key, b);
+	return mine = b;
+}
+
+/* room for WORDS words at the end of the calling thread's buffer (NULL: none, the
+ * events dropped); commit(N) then stores that N of them were written */
+static inline uint64_t *reserve(unsigned words)
+{
+	struct fbuf *b = mine;
+
+	if (dyl_unlikely(!b) && !(b = own_buffer()))
+		goto lost;
+	if (dyl_unlikely(b->len + words > b->cap) && make_room(b, words) != 0)
+		goto lost;
+	return b->data + b->len;
+lost:
+	__atomic_fetch_add(&flow.lost, 1, __ATOMIC_RELAXED);
+	return NULL;
+}
+
+static inline void commit(unsigned words)
+{
+	struct fbuf *b = mine;
+	__atomic_store_n(&b->len, b->len + words, __ATOMIC_RELEASE);
+}
+
+int dyl_flow_put(const uint64_t *ev, unsigned words)
+{
+	uint64_t *p = reserve(words);
+
+	if (!p)
+		return -1;
+	memcpy(p, ev, words * 8);
+	commit(words);
+	return 0;
+}
+
+/* 1: record now (std.flow on, not re-entered, not the runtime's own work) */
+static inline int recording(void)
+{
+	return flow.on && !in_flow && !dyl_busy;
+}
+
+static void put_call(void)
+{
+	uint64_t ev[1] = { DYL_RE_WORD(DYL_RE_CALL, 1, 0, 0) };
+	dyl_flow_put(ev, 1);
+}
+
+static unsigned obj_kind(uint32_t region_kind)
+{
+	switch (region_kind) {
+	case DYL_REGION_HEAP: return DYL_OBJ_HEAP;
+	case DYL_REGION_MMAP: return DYL_OBJ_MAPPING;
+	case DYL_REGION_STATIC: return DYL_OBJ_STATIC;
+	default: return DYL_OBJ_STACK;
+	}
+}
+
+/* the frame holding stack region R: its function (a return address) and CFA name a
+ * variable at exit */
+static void frame_of(const struct dyl_groups *c, const struct dyl_region *r, uintptr_t *ip, uintptr_t *cfa)
+{
+	const struct dyl_frames *fr = &c->fr;
+
+	*ip = *cfa = 0;
+	for (int i = 0; fr->checked && i + 1 < fr->n; i++)
+		if (fr->sp[i] <= r->start && r->start < fr->sp[i + 1]) {
+			*ip = fr->ip[i];
+			*cfa = fr->sp[i + 1];
+			return;
+		}
+}
+
+/* an event on [LO, HI) of G's region, ACC (TYPE DYL_RE_ACC) or HOST, at P (room for
+ * ACC_MAX words): its words (dyl_flow.h: heap blocks and mappings by id,
+ * statics by extent, stack objects by extent and frame) */
+#define ACC_MAX 7
+static inline unsigned put_range(uint64_t *p, uint32_t type, const struct fgroup *g, uintptr_t lo,
+				 uintptr_t hi, unsigned flags)
+{
+	unsigned kind = obj_kind(g->r.kind);
+
+	if (kind == DYL_OBJ_HEAP || kind == DYL_OBJ_MAPPING) {
+		p[0] = DYL_RE_WORD(type, 4, flags, kind);
+		p[1] = g->r.id;
+		p[2] = lo - g->r.start;
+		p[3] = hi - g->r.start;
+		return 4;
+	}
+	unsigned words = kind == DYL_OBJ_STACK ? 7 : 5;
+	p[0] = DYL_RE_WORD(type, words, flags, kind);
+	p[1] = g->r.start;
+	p[2] = g->r.end;
+	p[3] = lo - g->r.start;
+	p[4] = hi - g->r.start;
+	p[5] = g->ip;
+	p[6] = g->cfa;
+	return words;
+}
+
+/* the region table's hook: an outermost call's extents, grouped by region.  With
+ * std.diff, writes are the bytes that changed (changed(), below), not the extents. */
+static void charged(const struct dyl_groups *c)
+{
+	struct dyl_thread *t = dyl_self;
+	struct fbuf *b;
+
+	if (!recording() || !t || t->depth != 1)
+		return;
+	in_flow++;
+	int diff = __atomic_load_n(&dyl_reg.diff_on, __ATOMIC_RELAXED);
+	uint64_t *p = reserve(1 + 2 * ACC_MAX * c->ngroups);
+	unsigned n = 0, first = DYL_REF_NEWCALL;
+	if (!p)
+		goto out;
+	if ((b = mine))
+		b->ngroups = 0;
+	for (unsigned i = 0; i < c->ngroups; i++) {
+		const struct dyl_group *g = &c->g[c->used[i]];
+		struct fgroup f = { g->r, g->min_out, g->end_out, 0, 0 };
+		if (f.r.kind == DYL_REGION_STACK)
+			frame_of(c, &g->r, &f.ip, &f.cfa);
+		if (g->min_in != UINTPTR_MAX) {
+			n += put_range(p + n, DYL_RE_ACC, &f, g->min_in, g->end_in, first);
+			first = 0;
+		}
+		if (g->min_out != UINTPTR_MAX && !diff) {
+			n += put_range(p + n, DYL_RE_ACC, &f, g->min_out, g->end_out, DYL_REF_W | first);
+			first = 0;
+		}
+		if (diff && b && b->ngroups < FGROUPS)
+			b->groups[b->ngroups++] = f;
+	}
+	if (first)	/* no access: the call alone */
+		p[n++] = DYL_RE_WORD(DYL_RE_CALL, 1, 0, 0);
+	commit(n);
+	marked = t->frames[0];
+out:
+	in_flow--;
+}
+
+/* std.diff's hook: [A, B) of one of the current call's regions changed, before the
+ * call (the program wrote it: HOST; in an output buffer, the call reads it too) or
+ * during it (the call wrote it) */
+static void changed(uintptr_t a, uintptr_t b, int after)
+{
+	struct fbuf *f = mine;
+	struct dyl_thread *t = dyl_self;
+
+	if (!flow.on || in_flow || !f || !t || t->depth != 1)
+		return;
+	in_flow++;
+	for (unsigned i = 0; i < f->ngroups; i++) {
+		const struct fgroup *g = &f->groups[i];
+		if (a < g->r.start || a >= g->r.end)
+			continue;
+		if (b > g->r.end)
+			b = g->r.end;
+		uint64_t *p = reserve(2 * ACC_MAX);
+		unsigned n = 0;
+		if (!p)
+			break;
+		if (after) {
+			n += put_range(p, DYL_RE_ACC, g, a, b, DYL_REF_W | DYL_REF_DIFF);
+		} else {
+			n += put_range(p, DYL_RE_HOST, g, a, b, 0);
+			uintptr_t lo = a > g->min_out ? a : g->min_out, hi = b < g->end_out ? b : g->end_out;
+			if (g->min_out != UINTPTR_MAX && lo < hi)
+				n += put_range(p + n, DYL_RE_ACC, g, lo, hi, DYL_REF_DIFF);
+		}
+		commit(n);
+		break;
+	}
+	in_flow--;
+}
+
+void dyl_flow_call(const struct dyl_call *c)
+{
+	if (c->depth != 0)
+		return;
+	if (marked == (uintptr_t)c) {	/* the charge put its CALL */
+		marked = 0;
+		return;
+	}
+	if (!recording())
+		return;
+	in_flow++;
+	put_call();
+	in_flow--;
+}
+
+static void added(uintptr_t start, uint64_t n, uint64_t id, unsigned kind)
+{
+	if (!recording())
+		return;
+	in_flow++;
+	unsigned flags = kind & DYL_REGION_REALLOC ? DYL_REF_REALLOC : 0;
+	kind &= 0xff;
+	uint64_t site = kind == DYL_REGION_HEAP || kind == DYL_REGION_MMAP ? dyl_flow_site() : UINT64_MAX;
+	uint64_t *p = reserve(4);
+	if (p) {
+		p[0] = DYL_RE_WORD(DYL_RE_ALLOC, 4, flags | obj_kind(kind) << 8,
+				   site < UINT32_MAX ? site : UINT32_MAX);
+		p[1] = id;
+		p[2] = start;
+		p[3] = n;
+		commit(4);
+	}
+	in_flow--;
+}
+
+static void removed(uintptr_t start, uint64_t id)
+{
+	if (!recording())
+		return;
+	in_flow++;
+	uint64_t *p = reserve(2);
+	if (p) {
+		p[0] = DYL_RE_WORD(DYL_RE_FREE, 2, 0, 0);
+		p[1] = id;
+		commit(2);
+	}
+	in_flow--;
+}
+
+/* dyl_hooks.flow_flush: every buffer into the spool (dyl_rt.io held) */
+static void flush_all(void)
+{
+	for (struct fbuf *b = __atomic_load_n(&flow.bufs, __ATOMIC_ACQUIRE); b; b = b->next) {
+		dyl_spin_lock(&b->lock);
+		write_out(b);
+		dyl_spin_unlock(&b->lock);
+	}
+}
+
+uint64_t dyl_flow_lost(void)
+{
+	return __atomic_load_n(&flow.lost, __ATOMIC_RELAXED);
+}
+
+/* a forked child writes its own trace: the parent's events are not its own */
+static void child_after_fork(void)
+{
+	for (struct fbuf *b = flow.bufs; b; b = b->next) {
+		b->lock = 0;
+		b->len = b->out = 0;
+		b->calls_out = 0;
+		b->dead = b != mine;
+	}
+	if (mine)
+		mine->tid = (pid_t)syscall(SYS_gettid);
+	marked = 0;
+}
+
+void dyl_flow_setup(void)
+{
+	if (__atomic_exchange_n(&flow.on, 1, __ATOMIC_ACQ_REL))
+		return;	/* (another wrapper's constructor did) */
+	pthread_key_create(&flow.key, thread_gone);
+	pthread_atfork(NULL, NULL, child_after_fork);
+	dyl_flow_sites_setup();
+	dyl_note("flow", "on");
+	__atomic_store_n(&dyl_hooks.flow_flush, flush_all, __ATOMIC_RELAXED);
+	__atomic_store_n(&dyl_hooks.flow_converted, dyl_flow_write, __ATOMIC_RELAXED);
+	__atomic_store_n(&dyl_reg.hooks.charged, charged, __ATOMIC_RELAXED);
+	__atomic_store_n(&dyl_reg.hooks.changed, changed, __ATOMIC_RELAXED);
+	__atomic_store_n(&dyl_reg.hooks.removed, removed, __ATOMIC_RELAXED);
+	__atomic_store_n(&dyl_reg.hooks.added, added, __ATOMIC_RELAXED);
+}

@@ -1,0 +1,176 @@
+/* dyl_flow.h - data flow between calls, objects and the program (std.flow): the one
+ * definition of its two layouts (doc/specs/flow.md tells the model and the protocol).
+ *
+ * 1. TRACE.flow, the file the readers (bin/dyl-flow) read: written at exit beside the
+ *    trace by the converter, when seq numbers are known.  A head (magic "DYLFLOW1"),
+ *    then records in time order (by seq; at equal seq the runtime's own order, every
+ *    SITE before the first record naming it, every OBJECT before its RESIZE, FREE and
+ *    ACCESS records, life events of a seq before its ACCESS records).
+ * 2. The spool's FLOW chunks (DYL_CH_FLOW, beside dyl_spool.h's): what the runtime keeps
+ *    during the run, in raw form (clock ticks, addresses, region ids, each thread's own
+ *    call count), so that a killed run keeps what was written out.  The converter
+ *    (runtime/format/flow.c) turns them into (1).
+ *
+ * All numbers little-endian; every record a multiple of 8 bytes, starting with a
+ * struct dyl_flow_rec header (type, length).  A reader skips types it does not know
+ * (len says how far), and stops at a record whose length does not fit.
+ */
+#ifndef DYL_FLOW_H
+#define DYL_FLOW_H
+
+#include <stdint.h>
+
+/* ------------------------------------------------------------------ TRACE.flow */
+
+#define DYL_FLOW_MAGIC "DYLFLOW1"
+#define DYL_FLOW_VERSION 1u
+#define DYL_FLOW_SUFFIX ".flow"	/* TRACE.flow is the trace's path with this added */
+
+struct dyl_flow_head {
+	char magic[8];		/* DYL_FLOW_MAGIC */
+	uint32_t version;	/* DYL_FLOW_VERSION */
+	uint32_t flags;		/* DYL_FLOW_F_* */
+	int32_t pid;		/* the process (as the trace's # pid= line) */
+	uint32_t zero;
+	uint64_t nseq;		/* the trace's rows: seq numbers are below this */
+};
+#define DYL_FLOW_F_DIFF 1u	/* std.diff ran: W ranges are changed bytes, HOST_WRITE exists */
+#define DYL_FLOW_F_CUT 2u	/* from a spool cut short (a killed run): events may be missing */
+#define DYL_FLOW_F_NOSITES 4u	/* allocation sites were not recorded (DYL_FLOW_SITES=0) */
+
+/* Every record: TYPE (DYL_FR_*), LEN the bytes after this header (a multiple of 8). */
+struct dyl_flow_rec {
+	uint32_t type;
+	uint32_t len;
+};
+enum {
+	DYL_FR_SITE = 1,
+	DYL_FR_OBJECT = 2,
+	DYL_FR_RESIZE = 3,
+	DYL_FR_FREE = 4,
+	DYL_FR_ACCESS = 5,
+	DYL_FR_HOST_WRITE = 6,
+	DYL_FR_HOST_READ = 7,	/* (issue 24: not written yet) */
+};
+#define DYL_FLOW_NONE UINT64_MAX	/* no site, no seq */
+
+/* SITE: an allocation site.  TEXT (TEXT_LEN bytes, no NUL, then zeros to 8 bytes):
+ * "func (file.c:12) <- caller (file.c:40)", innermost first, the frames " <- "
+ * separated; a frame without debug information is func+0xoff, without a symbol
+ * object+0xoff (the object's file name).  PC: the NPC return addresses, innermost first,
+ * as the process had them (informative: the text is what names the site). */
+struct dyl_flow_site {
+	struct dyl_flow_rec h;
+	uint64_t site_id;	/* 0, 1, 2...: its place among the file's SITE records */
+	uint32_t npc;
+	uint32_t text_len;
+	/* uint64_t pc[npc]; char text[text_len]; zeros to 8 bytes */
+};
+
+/* OBJECT: a memory object, before its first use.  Heap: one per block (realloc keeps
+ * it, RESIZE); the tool groups blocks by site_id.  NAME (NAME_LEN bytes, no NUL, zeros
+ * to 8): static "symbol" (else "object+0xoff"); stack "func:var" (else "func frame");
+ * mapping: the mmap site's text (site_id) or empty; heap: empty. */
+enum { DYL_OBJ_HEAP = 1, DYL_OBJ_STATIC = 2, DYL_OBJ_STACK = 3, DYL_OBJ_MAPPING = 4 };
+struct dyl_flow_object {
+	struct dyl_flow_rec h;
+	uint64_t obj_id;	/* 0, 1, 2...: its place among the file's OBJECT records */
+	uint32_t kind;		/* DYL_OBJ_* */
+	uint32_t name_len;
+	uint64_t size;		/* bytes at birth */
+	uint64_t site_id;	/* heap and mapping: its SITE; DYL_FLOW_NONE: not known */
+	uint64_t birth_seq;	/* it exists before call birth_seq (0: from the start) */
+	uint64_t addr;		/* where it was (informative) */
+	/* char name[name_len]; zeros to 8 bytes */
+};
+
+/* RESIZE: realloc (mremap) of OBJ_ID to NEW_SIZE before call SEQ; MOVED: at a new address
+ * (its data copied: last writers carry over). */
+struct dyl_flow_resize {
+	struct dyl_flow_rec h;
+	uint64_t obj_id, new_size, seq;
+	uint32_t moved;
+	uint32_t zero;
+};
+
+/* FREE: OBJ_ID freed (unmapped) before call SEQ. */
+struct dyl_flow_free {
+	struct dyl_flow_rec h;
+	uint64_t obj_id, seq;
+};
+
+/* ACCESS: depth-0 call SEQ read (DYL_ACC_R) or wrote (DYL_ACC_W) bytes [LO, HI) of
+ * OBJ_ID (offsets in the object).  Reads: what its const pointers reach (with std.diff,
+ * also its other buffers' bytes that changed since the last look); writes: what its
+ * non-const pointers reach (with std.diff: the bytes that changed during the call).
+ * One call has any number of them, in no particular order. */
+#define DYL_ACC_R 0u
+#define DYL_ACC_W 1u
+struct dyl_flow_access {
+	struct dyl_flow_rec h;
+	uint64_t seq, obj_id, lo, hi;
+	uint32_t rw;		/* DYL_ACC_* */
+	uint32_t zero;
+};
+
+/* HOST_WRITE (std.diff): the program changed [LO, HI) of OBJ_ID before call SEQ (seen
+ * when call SEQ looked at the object).  HOST_READ (issue 24) the same for reads. */
+struct dyl_flow_host {
+	struct dyl_flow_rec h;
+	uint64_t seq, obj_id, lo, hi;
+};
+
+/* ------------------------------------------------------------ the spool's chunks */
+
+/* A FLOW chunk: a thread's raw events, in the order it made them. */
+#define DYL_CH_FLOW 0x574f4c46u	/* "FLOW" */
+struct dyl_flow_chunk {
+	/* struct dyl_chunk ch (dyl_spool.h) comes before */
+	int32_t tid;
+	uint32_t first_call;	/* the thread's CALL events before this chunk's */
+};
+
+/* Raw events: a u64 header word, then fields.  Header: bits 0-7 DYL_RE_*, 8-15 the
+ * event's length in 8-byte words (the header included), 16-31 flags, 32-63 a small
+ * field (below).  No clock is read: a thread's events are in its own order, and a life
+ * event (ALLOC, FREE) belongs before the thread's next call (the converter says which
+ * seq that is, and moves a birth before the first access of any thread). */
+#define DYL_RE_WORD(type, words, flags, small) \
+	((uint64_t)(type) | (uint64_t)(words) << 8 | (uint64_t)(flags) << 16 | (uint64_t)(small) << 32)
+#define DYL_RE_TYPE(w) ((uint32_t)((w) & 0xff))
+#define DYL_RE_WORDS(w) ((uint32_t)((w) >> 8 & 0xff))
+#define DYL_RE_FLAGS(w) ((uint32_t)((w) >> 16 & 0xffff))
+#define DYL_RE_SMALL(w) ((uint32_t)((w) >> 32))
+enum {
+	/* CALL: the thread's next depth-0 call, when it accessed nothing (else its first
+	 * ACC has DYL_REF_NEWCALL).  A thread's Nth call is its Nth depth-0 row: the
+	 * converter joins them so.  1 word. */
+	DYL_RE_CALL = 1,
+	/* ACC: an access of the thread's current call (DYL_REF_NEWCALL: of its next one).
+	 * small: the object's kind (DYL_OBJ_*); flags DYL_REF_W, _DIFF, _NEWCALL.  Then
+	 *   heap, mapping: region id, lo, hi (offsets in the region).  4 words;
+	 *   static: region start, end, lo, hi.  5 words;
+	 *   stack: region start, end, lo, hi, ip (the frame's function: a return address;
+	 *   0 not known), cfa.  7 words. */
+	DYL_RE_ACC = 2,
+	/* ALLOC: a heap block or mapping born.  small: its site (a SITE event's id,
+	 * UINT32_MAX: none); flags: bits 0-7 DYL_REF_REALLOC (it replaces the block this
+	 * thread's last FREE removed: a realloc), bits 8-15 the kind (DYL_OBJ_HEAP,
+	 * _MAPPING); then region id, start, size.  4 words. */
+	DYL_RE_ALLOC = 3,
+	/* FREE: region id.  2 words. */
+	DYL_RE_FREE = 4,
+	/* SITE: a new allocation site, before the first ALLOC naming it.  small: npc;
+	 * then site id (per process), pc[npc] (return addresses, innermost first). */
+	DYL_RE_SITE = 5,
+	/* HOST: (std.diff) the program changed [lo, hi) of a region before the thread's
+	 * current call looked.  As ACC (no flags). */
+	DYL_RE_HOST = 6,
+};
+#define DYL_REF_W 1u		/* ACC: a write */
+#define DYL_REF_REALLOC 2u	/* ALLOC: a realloc's new block */
+#define DYL_REF_DIFF 4u		/* ACC: changed bytes (std.diff) */
+#define DYL_REF_NEWCALL 8u	/* ACC: the first of a new call */
+#define DYL_FLOW_SITE_PCS 3	/* return addresses kept per site */
+
+#endif
