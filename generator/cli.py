@@ -79,7 +79,7 @@ environment of the wrapped program:
 files written: OUT.so and OUT.d/ (wrap.c, Makefile: `make -C OUT.d` rebuilds).  A wrapper
   of more than 256 functions is built as units in parallel (wrap.h, wrap.c, wrap_NNN.c);
   dyliberator run again rewrites only the files whose text changed, and make compiles
-  only those (a change of one --defs block: one unit), at -O1 (one unit: -O2; CFLAGS=
+  only those (a change of one --defs block: one unit), at -O0 (one unit: -O2; CFLAGS=
   overrides).  OUT.d/headers.json keeps the parse of the headers until one changes.
   OUT.d/ must be new, or yours and writable by nobody else (else dyliberator refuses:
   another user's folder could hold a GNUmakefile); OUT.so is replaced by a rename.
@@ -417,11 +417,13 @@ def _compiler_lines(text, cap=40):
 
 
 # A wrapper of one unit is built at -O2, as it always was: its frames' sizes are part of
-# what std.diff sees on the stack (make accuracy's figures).  A wrapper of many units is
-# built at -O1: the same cost per call (bench/build/percall_opt.sh: the loop), half the
-# compile time, and that is where the compile time is.
+# what std.diff sees on the stack (make accuracy's figures: all its wrappers are one
+# unit).  A wrapper of many units is built at -O0: the same cost per call as -O2 and -O1
+# (bench/build/percall_opt.sh: the loop; the cost is the runtime's dyl_enter and
+# dyl_leave, out of line), a third of -O1's compile time, and that is where the time
+# of a whole-library wrapper goes.
 DEFAULT_CFLAGS = '-O2 -g'
-SPLIT_CFLAGS = '-O1 -g'
+SPLIT_CFLAGS = '-O0 -g'
 _UNIT = re.compile(r'wrap_\d{3}\.(c|o|dep)$')
 
 

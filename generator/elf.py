@@ -239,9 +239,18 @@ def read_library_cached(path, cache_dir):
 
 def save_libraries(cache_dir, libs):
     """Writes the reads of LIBS (read_library's) to CACHE_DIR/libraries.json."""
+    stamps = {lib.path: _stamp(lib.path) for lib in libs}
+    try:   # the same reads there already (a wrapper generated again): nothing to write
+        with open(os.path.join(cache_dir, CACHE_NAME)) as f:
+            old = json.load(f)
+        if sorted(old) == sorted(s[0] for s in stamps.values() if s is not None) and \
+                all(old[s[0]]['stamp'] == s for s in stamps.values() if s is not None):
+            return
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        pass
     data = {}
     for lib in libs:
-        stamp = _stamp(lib.path)
+        stamp = stamps[lib.path]
         if stamp is not None:
             data[stamp[0]] = {'stamp': stamp, 'lib': asdict(lib)}
     cache.write_json(cache_dir, CACHE_NAME, data)

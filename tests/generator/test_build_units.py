@@ -165,3 +165,26 @@ def test_quiet_or_not_compiles_nothing(tmp_path):
     obj = stamps(d, '.o')
     gen(tmp_path, lib, h, '-q')
     assert changed(obj, stamps(d, '.o')) == []
+
+
+def test_caches_not_written_again_when_unchanged(tmp_path):
+    """A wrapper generated again from its caches writes neither of them (libcrypto: 0.7 s
+    of CPU was spent writing libraries.json again)."""
+    lib, h = many(tmp_path, 300)
+    _, d, _ = gen(tmp_path, lib, h, '--no-build')
+    before = stamps(d, '.json')
+    assert sorted(before) == ['headers.json', 'libraries.json']
+    gen(tmp_path, lib, h, '--no-build')
+    assert changed(before, stamps(d, '.json')) == []
+
+
+def test_split_wrapper_built_at_O0_one_unit_at_O2(tmp_path):
+    """Units at -O0 -g (the compile time of a whole library; no slower per call:
+    bench/build/percall_opt.sh); one unit at -O2 -g (its frames are what std.diff sees in
+    make accuracy, whose wrappers are all one unit)."""
+    lib, h = many(tmp_path)
+    _, d, _ = gen(tmp_path, lib, h, '--no-build')
+    assert 'CFLAGS ?= -O0 -g\n' in open(os.path.join(d, 'Makefile')).read()
+    lib, h = many(tmp_path, 10)
+    _, d, _ = gen(tmp_path, lib, h, '--no-build')
+    assert 'CFLAGS ?= -O2 -g\n' in open(os.path.join(d, 'Makefile')).read()
