@@ -408,3 +408,17 @@ def test_compose_one_value_per_parameter_and_required_ones():
     microgen.compose(av, [('std.redirect', {'lib': 'a.so'}), ('std.redirect', {'lib': 'a.so'})])
     with pytest.raises(microgen.MicrogenProblem, match=r'^std\.redirect needs lib= \(-g std\.redirect:lib=\.\.\.\): '):
         microgen.compose(av, [('std.redirect', {})])
+
+
+@pytest.mark.parametrize('lib', ['libc.so.6', 'libcrypto.so.3'])
+def test_elf_fast_symbols_as_pyelftools(lib, monkeypatch):
+    """elf.read_library's struct reading of .dynsym (64-bit little-endian) gives what
+    pyelftools' symbol objects give (the path other files take): every export, its kind,
+    address, version, hidden versions (libc's memcpy@GLIBC_2.2.5) and aliases."""
+    import struct
+    path = elf.find_library(lib)
+    fast = elf.read_library(path)
+    monkeypatch.setattr(elf, '_SYM64', struct.Struct('<IBBHQ'))   # another size: pyelftools
+    slow = elf.read_library(path)
+    assert fast == slow
+    assert len(fast.exports) > 1000
