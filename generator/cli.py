@@ -77,7 +77,8 @@ environment of the wrapped program:
                       by build ID (DIR/.build-id/xx/...debug); default /usr/lib/debug.
 
 files written: OUT.so and OUT.d/ (wrap.c, Makefile: `make -C OUT.d` rebuilds).  A wrapper
-  of more than 256 functions is built as units in parallel (wrap.h, wrap.c, wrap_NNN.c);
+  of more than 256 functions is built as units in parallel (wrap.h, wrap.c, wrap_NNN.c
+  of 512 wrappers);
   dyliberator run again rewrites only the files whose text changed, and make compiles
   only those (a change of one --defs block: one unit), at -O0 (one unit: -O2; CFLAGS=
   overrides).  OUT.d/headers.json keeps the parse of the headers until one changes.

@@ -302,8 +302,8 @@ class Renderer:
         return '\n'.join(parts)
 
     def render(self, w):
-        """The wrapper's C files: {name: text}.  One wrap.c when the functions fit one unit
-        (UNIT_SIZE) or a micro-generator in use is not written for units (microgen.toml
+        """The wrapper's C files: {name: text}.  One wrap.c for SPLIT_ABOVE functions or
+        fewer, or when a micro-generator in use is not written for units (microgen.toml
         split = true); else wrap.h (what every unit shares: the headers, the file parts),
         wrap.c (the main unit: constructor, destructor, end parts) and wrap_NNN.c, UNIT_SIZE
         wrappers each in the order of w['functions'] (a change to one function's code
@@ -315,7 +315,7 @@ class Renderer:
                       init_parts=[_indent(x) for x in self._run('init', w)],
                       fini_parts=[_indent(x) for x in self._run('fini', w)],
                       end_parts=self._run('end', w))
-        split = (len(fns) > UNIT_SIZE and all(mg.split for mg, _, _ in self.gens))
+        split = (len(fns) > SPLIT_ABOVE and all(mg.split for mg, _, _ in self.gens))
         if not split:
             text = skeleton.render(part='whole', name='wrap.c', functions=functions, **common)
             return {'wrap.c': _resolve_line_resets(text, 'wrap.c')}
@@ -331,7 +331,13 @@ class Renderer:
         return files
 
 
-UNIT_SIZE = 256   # wrappers a unit: see bench/build (about 1 s of gcc -O2 each)
+# A wrapper of more than SPLIT_ABOVE functions is split: its main unit and the units of
+# wrappers compile in parallel, at -O0 (generator/cli.py).  UNIT_SIZE wrappers a unit:
+# each unit parses the library's headers again (libcrypto's: ~0.3 s of CPU), 512
+# wrappers cost ~0.7 s more at -O0 -g.  libcrypto in 11 units of 512: 22.5 CPU s of
+# make, 27.9 in 21 units of 256; one unit rebuilt (a --defs change) ~0.4 s more (bench/build).
+SPLIT_ABOVE = 256
+UNIT_SIZE = 512
 
 
 def unit_name(i):
