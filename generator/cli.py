@@ -272,7 +272,7 @@ def run(argv):
         'runtime_lib_dir': RUNTIME_LIB_DIR, 'runtime_include': RUNTIME_INCLUDE,
         'include_dirs': [os.path.abspath(d) for d in args.include_dirs], 'link': link,
     }
-    files = renderer.render(w)
+    files = renderer.render(w, jobs=_jobs())
     w['units'] = [n for n in files if n.endswith('.c')]
     w['cflags'] = DEFAULT_CFLAGS if len(w['units']) == 1 else SPLIT_CFLAGS
     files['Makefile'] = emit.makefile(w)
