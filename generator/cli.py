@@ -215,12 +215,14 @@ def run(argv):
     for lib in libs:
         wanted |= set(lib.exports)
     hdrs = [os.path.abspath(h) for h in args.header]
+    dpkg = headers.DpkgMemo(cache_dir)
     if not hdrs:
         for given, lib in zip(args.lib, libs):
             _refuse_cplusplus(given, lib)
         for lib in libs:
             hdrs += [h for h in headers.find_headers(lib.path, lib.exports,
-                                                     args.include_dirs + headers.INCLUDE_DIRS)
+                                                     args.include_dirs + headers.INCLUDE_DIRS,
+                                                     memo=dpkg)
                      if h not in hdrs]
         if not hdrs:
             raise UsageProblem(_no_headers(args.lib))
@@ -260,6 +262,7 @@ def run(argv):
     _check_out(out)
     _own_folder(out_dir)
     save_parse(out_dir)
+    dpkg.save(out_dir)
     elf.save_libraries(out_dir, libs)
     command = 'dyliberator ' + ' '.join(shlex.quote(a) for a in argv)
     link = []

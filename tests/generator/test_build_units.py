@@ -213,3 +213,18 @@ def test_between_split_and_unit_size_two_units(tmp_path):
     lib, h = many(tmp_path, 300)
     _, d, _ = gen(tmp_path, lib, h, '--no-build')
     assert sorted(stamps(d, '.c')) == ['wrap.c', 'wrap_001.c']
+
+
+def test_dpkg_asked_once_then_kept(tmp_path):
+    """The headers of a library found through dpkg (-S, then -L): asked by the first
+    generation, then kept in OUT.d/packages.json while dpkg's status file is unchanged
+    (dpkg on PATH logs its command lines: tests/generator/logdpkg/dpkg)."""
+    log = os.path.join(str(tmp_path), 'dpkg.log')
+    env = dict(ENV, PATH=os.path.join(ROOT, 'tests', 'generator', 'logdpkg') + ':' + os.environ['PATH'],
+               LOGDPKG=log)
+    out = os.path.join(str(tmp_path), 'z.so')
+    for _ in range(2):
+        run([DYLIBERATOR, '--lib', 'libz.so.1', '-o', out, '--no-build'], cwd=str(tmp_path), env=env)
+    asked = open(log).read().split('\n')
+    assert [a.split()[0] for a in asked if a] == ['-S', '-L']
+    assert '#include "/usr/include/zlib.h"' in open(os.path.join(str(tmp_path), 'z.d', 'wrap.c')).read()
