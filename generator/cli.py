@@ -77,9 +77,10 @@ environment of the wrapped program:
                       by build ID (DIR/.build-id/xx/...debug); default /usr/lib/debug.
 
 files written: OUT.so and OUT.d/ (wrap.c, Makefile: `make -C OUT.d` rebuilds).  A wrapper
-  of more than 256 functions is built as units in parallel (wrap.h, wrap.c, wrap_NNN.c);
+  of more than 256 functions is built as units in parallel (wrap.h, wrap.c, wrap_NNN.c
+  of 512 wrappers);
   dyliberator run again rewrites only the files whose text changed, and make compiles
-  only those (a change of one --defs block: one unit), at -O1 (one unit: -O2; CFLAGS=
+  only those (a change of one --defs block: one unit), at -O0 (one unit: -O2; CFLAGS=
   overrides).  OUT.d/headers.json keeps the parse of the headers until one changes.
   OUT.d/ must be new, or yours and writable by nobody else (else dyliberator refuses:
   another user's folder could hold a GNUmakefile); OUT.so is replaced by a rename.
@@ -214,12 +215,14 @@ def run(argv):
     for lib in libs:
         wanted |= set(lib.exports)
     hdrs = [os.path.abspath(h) for h in args.header]
+    dpkg = headers.DpkgMemo(cache_dir)
     if not hdrs:
         for given, lib in zip(args.lib, libs):
             _refuse_cplusplus(given, lib)
         for lib in libs:
             hdrs += [h for h in headers.find_headers(lib.path, lib.exports,
-                                                     args.include_dirs + headers.INCLUDE_DIRS)
+                                                     args.include_dirs + headers.INCLUDE_DIRS,
+                                                     memo=dpkg)
                      if h not in hdrs]
         if not hdrs:
             raise UsageProblem(_no_headers(args.lib))
@@ -259,6 +262,7 @@ def run(argv):
     _check_out(out)
     _own_folder(out_dir)
     save_parse(out_dir)
+    dpkg.save(out_dir)
     elf.save_libraries(out_dir, libs)
     command = 'dyliberator ' + ' '.join(shlex.quote(a) for a in argv)
     link = []
@@ -271,7 +275,7 @@ def run(argv):
         'runtime_lib_dir': RUNTIME_LIB_DIR, 'runtime_include': RUNTIME_INCLUDE,
         'include_dirs': [os.path.abspath(d) for d in args.include_dirs], 'link': link,
     }
-    files = renderer.render(w)
+    files = renderer.render(w, jobs=_jobs())
     w['units'] = [n for n in files if n.endswith('.c')]
     w['cflags'] = DEFAULT_CFLAGS if len(w['units']) == 1 else SPLIT_CFLAGS
     files['Makefile'] = emit.makefile(w)
@@ -417,11 +421,13 @@ def _compiler_lines(text, cap=40):
 
 
 # A wrapper of one unit is built at -O2, as it always was: its frames' sizes are part of
-# what std.diff sees on the stack (make accuracy's figures).  A wrapper of many units is
-# built at -O1: the same cost per call (bench/build/percall_opt.sh: the loop), half the
-# compile time, and that is where the compile time is.
+# what std.diff sees on the stack (make accuracy's figures: all its wrappers are one
+# unit).  A wrapper of many units is built at -O0: the same cost per call as -O2 and -O1
+# (bench/build/percall_opt.sh: the loop; the cost is the runtime's dyl_enter and
+# dyl_leave, out of line), a third of -O1's compile time, and that is where the time
+# of a whole-library wrapper goes.
 DEFAULT_CFLAGS = '-O2 -g'
-SPLIT_CFLAGS = '-O1 -g'
+SPLIT_CFLAGS = '-O0 -g'
 _UNIT = re.compile(r'wrap_\d{3}\.(c|o|dep)$')
 
 

@@ -1,6 +1,7 @@
 """Rendering a wrapper: wrap.c from the skeleton and the micro-generators' macros, and
 the Makefile that builds it."""
 import os
+import pickle
 import re
 from dataclasses import dataclass, field
 
@@ -301,21 +302,60 @@ class Renderer:
         parts.append(f'{head}\n{{\n{indented}\n}}')
         return '\n'.join(parts)
 
-    def render(self, w):
-        """The wrapper's C files: {name: text}.  One wrap.c when the functions fit one unit
-        (UNIT_SIZE) or a micro-generator in use is not written for units (microgen.toml
+    def wrappers(self, fns, jobs=1):
+        """[self.wrapper(f) for f in FNS], the second half in a forked child when JOBS > 1
+        and there are PARALLEL_FROM functions or more (libcrypto's 5,335: ~1 s of Jinja
+        macros; the child's texts come back pickled through a pipe).  The same texts, in
+        the same order, as one process renders them; a template's error in the child is
+        raised here, as in one process."""
+        if jobs < 2 or len(fns) < PARALLEL_FROM:
+            return [self.wrapper(f) for f in fns]
+        half = len(fns) // 2
+        r, wfd = os.pipe()
+        pid = os.fork()
+        if pid == 0:   # the child: renders, writes, exits without running the parent's code
+            code = 0
+            try:
+                os.close(r)
+                try:
+                    data = pickle.dumps((True, [self.wrapper(f) for f in fns[half:]]))
+                except mgmod.MicrogenProblem as e:
+                    data = pickle.dumps((False, str(e)))
+                with os.fdopen(wfd, 'wb') as out:
+                    out.write(data)
+            except BaseException:
+                code = 1
+            finally:
+                os._exit(code)
+        os.close(wfd)
+        try:
+            first = [self.wrapper(f) for f in fns[:half]]
+        finally:
+            with os.fdopen(r, 'rb') as inp:
+                data = inp.read()
+            _, status = os.waitpid(pid, 0)
+        if status != 0 or not data:
+            return first + [self.wrapper(f) for f in fns[half:]]   # the child failed: here
+        ok, rest = pickle.loads(data)
+        if not ok:
+            raise mgmod.MicrogenProblem(rest)
+        return first + rest
+
+    def render(self, w, jobs=1):
+        """The wrapper's C files: {name: text}.  One wrap.c for SPLIT_ABOVE functions or
+        fewer, or when a micro-generator in use is not written for units (microgen.toml
         split = true); else wrap.h (what every unit shares: the headers, the file parts),
         wrap.c (the main unit: constructor, destructor, end parts) and wrap_NNN.c, UNIT_SIZE
         wrappers each in the order of w['functions'] (a change to one function's code
         changes one unit's text: the others are not rebuilt)."""
         skeleton = self.env.from_string(open(os.path.join(HERE, 'templates', 'wrap.c.j2')).read())
         fns = w['functions']
-        functions = [self.wrapper(f) for f in fns]
+        functions = self.wrappers(fns, jobs)
         common = dict(w=w, system_includes=SYSTEM_INCLUDES, file_parts=self._run('file', w),
                       init_parts=[_indent(x) for x in self._run('init', w)],
                       fini_parts=[_indent(x) for x in self._run('fini', w)],
                       end_parts=self._run('end', w))
-        split = (len(fns) > UNIT_SIZE and all(mg.split for mg, _, _ in self.gens))
+        split = (len(fns) > SPLIT_ABOVE and all(mg.split for mg, _, _ in self.gens))
         if not split:
             text = skeleton.render(part='whole', name='wrap.c', functions=functions, **common)
             return {'wrap.c': _resolve_line_resets(text, 'wrap.c')}
@@ -331,7 +371,14 @@ class Renderer:
         return files
 
 
-UNIT_SIZE = 256   # wrappers a unit: see bench/build (about 1 s of gcc -O2 each)
+# A wrapper of more than SPLIT_ABOVE functions is split: its main unit and the units of
+# wrappers compile in parallel, at -O0 (generator/cli.py).  UNIT_SIZE wrappers a unit:
+# each unit parses the library's headers again (libcrypto's: ~0.3 s of CPU), 512
+# wrappers cost ~0.7 s more at -O0 -g.  libcrypto in 11 units of 512: 22.5 CPU s of
+# make, 27.9 in 21 units of 256; one unit rebuilt (a --defs change) ~0.4 s more (bench/build).
+SPLIT_ABOVE = 256
+UNIT_SIZE = 512
+PARALLEL_FROM = 2048   # functions: rendered by two processes (Renderer.wrappers)
 
 
 def unit_name(i):

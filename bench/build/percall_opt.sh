@@ -12,7 +12,7 @@ scratch
 P=../percall
 cc -O2 -fPIC -shared -Wl,-soname,libnop.so -o "$W/libnop.so" $P/libnop.c
 cc -O2 -o "$W/loop" $P/loop.c -I$P "$W/libnop.so" -Wl,-rpath,"$W"
-flags=("-O2 -g" "-O1 -g" "-O1 -g1" "-O0 -g")
+flags=("-O2 -g" "-O1 -g" "-Og -g" "-O0 -g")
 for i in "${!flags[@]}"; do
 	CFLAGS="${flags[$i]}" "$ROOT/bin/dyliberator" -q --lib "$W/libnop.so" --header $P/nop.h -o "$W/w$i.so"
 done

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # How long a user waits for a wrapper: dyliberator generating and building the wrappers
-# of libcrypto (5,335 functions, 22 units) and libblas (150, one unit).
+# of libcrypto (5,335 functions: the main unit and 11 of 512 wrappers) and libblas (150, one unit).
 #   bench/build/run.sh [ROUNDS]        (default 3)
 #   OLD=/path/to/other/checkout bench/build/run.sh: also its fresh builds, interleaved
 # Each round, per library: fresh (no OUT.d), again with the same options (nothing to do),

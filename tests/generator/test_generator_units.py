@@ -408,3 +408,49 @@ def test_compose_one_value_per_parameter_and_required_ones():
     microgen.compose(av, [('std.redirect', {'lib': 'a.so'}), ('std.redirect', {'lib': 'a.so'})])
     with pytest.raises(microgen.MicrogenProblem, match=r'^std\.redirect needs lib= \(-g std\.redirect:lib=\.\.\.\): '):
         microgen.compose(av, [('std.redirect', {})])
+
+
+@pytest.mark.parametrize('lib', ['libc.so.6', 'libcrypto.so.3'])
+def test_elf_fast_symbols_as_pyelftools(lib, monkeypatch):
+    """elf.read_library's struct reading of .dynsym (64-bit little-endian) gives what
+    pyelftools' symbol objects give (the path other files take): every export, its kind,
+    address, version, hidden versions (libc's memcpy@GLIBC_2.2.5) and aliases."""
+    import struct
+    path = elf.find_library(lib)
+    fast = elf.read_library(path)
+    monkeypatch.setattr(elf, '_SYM64', struct.Struct('<IBBHQ'))   # another size: pyelftools
+    slow = elf.read_library(path)
+    assert fast == slow
+    assert len(fast.exports) > 1000
+
+
+def _views(gens, n):
+    """Function views of `int fI(int x)`, I < N, for the micro-generators GENS."""
+    exports = {f'f{i}': elf.Export(f'f{i}', 'func', 16 * i) for i in range(n)}
+    lib = elf.Library(path='/x/libf.so', soname='libf.so', exports=exports)
+    out = []
+    for i in range(n):
+        proto = Prototype(name=f'f{i}', result='int', file='/x/f.h', line=i + 1,
+                          params=[Param(name='x', type='int', kind='signed', canonical='int')])
+        choice = select.Choice(name=f'f{i}', lib=lib, export=exports[f'f{i}'], proto=proto)
+        out.append(emit.function_view(choice, emit.LibView('dyl_lib_0', 'libf.so', '/x/libf.so'),
+                                      set(), [], {mg.name for mg, _ in gens}))
+    return out
+
+
+def test_wrappers_rendered_by_two_processes_as_by_one(tmp_path, monkeypatch):
+    """Renderer.wrappers with jobs=2 (half the functions in a forked child): the same
+    texts in the same order; a template's error met in the child's half is raised."""
+    monkeypatch.setattr(emit, 'PARALLEL_FROM', 4)
+    av = microgen.discover([STD])
+    gens = microgen.compose(av, [('std.time', {}), ('std.trace', {})])
+    fns = _views(gens, 9)
+    one = emit.Renderer(gens).wrappers(fns, jobs=1)
+    assert [t[t.index('DYL_EXPORT'):].split('(')[1] for t in one] == [f'f{i})' for i in range(9)]
+    assert emit.Renderer(gens).wrappers(_views(gens, 9), jobs=2) == one
+    _mg(tmp_path, 'x.bad', 'requires = ["std.trace"]\n',
+        "{% macro prefix(f, p) %}{{ f.nothing if f.name == 'f8' else '' }}{% endmacro %}\n")
+    av = microgen.discover([STD, str(tmp_path)])
+    gens = microgen.compose(av, [('x.bad', {})])
+    with pytest.raises(microgen.MicrogenProblem, match=r'x\.bad.*prefix'):
+        emit.Renderer(gens).wrappers(_views(gens, 9), jobs=2)
