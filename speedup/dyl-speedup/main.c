@@ -375,16 +375,17 @@ static int dyl_speedup(struct speedup_opts *o)
 	enum kind *kinds = calloc((size_t)o->nfiles + 1, sizeof(*kinds));
 	const char **model_files = calloc((size_t)o->nfiles + 1, sizeof(*model_files));
 	struct prediction *procs = calloc((size_t)o->nfiles + 1, sizeof(*procs));
-	struct prediction run = { 0 };
+	/* on the heap, as procs: O (the caller's) keeps a pointer to it */
+	struct prediction *run = calloc(1, sizeof(*run));
 	int rc = 0;
 
-	if (!kinds || !model_files || !procs) {
+	if (!kinds || !model_files || !procs || !run) {
 		input_error(NULL, 0, "out of memory");
 		return EXIT_BAD_INPUT;
 	}
-	if (load_models(o, kinds, model_files) < 0 || predict_traces(o, kinds, procs, &run) != 0)
+	if (load_models(o, kinds, model_files) < 0 || predict_traces(o, kinds, procs, run) != 0)
 		return EXIT_BAD_INPUT;
-	if (run.rows > 0 && warn_unused_models() == 0) {
+	if (run->rows > 0 && warn_unused_models() == 0) {
 		no_match_error();
 		return EXIT_NO_MATCH;
 	}
@@ -396,7 +397,9 @@ static int dyl_speedup(struct speedup_opts *o)
 	}
 	for (int i = 0; i < o->r.nprocs; i++)
 		predict_free(&procs[i]);
-	predict_free(&run);
+	predict_free(run);
+	free(run);
+	o->r.run = NULL;
 	free(procs);
 	free(model_files);
 	free(kinds);
