@@ -67,15 +67,31 @@ static void *dyl_threads_find(const char *name, void **cache)
 #define DYL_THREAD_NEXT(name, type) \
 	({ static void *dyl_cache_; (type)dyl_threads_find(#name, &dyl_cache_); })
 
-/* '# threads=recorded' when the program's pthread_create is a dyliberator wrapper's (this
- * one or another's): not when an object before the wrappers defines its own. */
+/* Is the program's pthread_create a dyliberator wrapper's (this one or another's)?  Not
+ * when an object before the wrappers defines its own: a sanitizer (ASan, TSan) preloaded
+ * first, whose interceptor calls ours.  Then the interposers only forward: TSan's
+ * interceptor hands over a start routine that sets up its thread, and the runtime's code
+ * (instrumented in a sanitized build) must not run in the thread before it. */
+static int dyl_threads_ours(void)
+{
+	static int state;	/* 0: not known yet, 1: ours, 2: not */
+	int s = __atomic_load_n(&state, __ATOMIC_RELAXED);
+
+	if (!s) {
+		void *fn = dlsym(RTLD_DEFAULT, "pthread_create");
+		void *ours = dlsym(RTLD_DEFAULT, "dyl_threads_next");
+		Dl_info a, b;
+		s = fn && ours && dladdr(fn, &a) && dladdr(ours, &b) && a.dli_fbase == b.dli_fbase
+			    ? 1 : 2;
+		__atomic_store_n(&state, s, __ATOMIC_RELAXED);
+	}
+	return s == 1;
+}
+
+/* '# threads=recorded' when the interposers record */
 static __attribute__((constructor)) void dyl_threads_check(void)
 {
-	void *fn = dlsym(RTLD_DEFAULT, "pthread_create");
-	void *ours = dlsym(RTLD_DEFAULT, "dyl_threads_next");
-	Dl_info a, b;
-
-	if (fn && ours && dladdr(fn, &a) && dladdr(ours, &b) && a.dli_fbase == b.dli_fbase)
+	if (dyl_threads_ours())
 		dyl_threads_on();
 }
 
@@ -85,7 +101,7 @@ DYL_THREAD_HOOK int pthread_create(pthread_t *th, const pthread_attr_t *attr,
 	int (*next)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *) =
 		DYL_THREAD_NEXT(pthread_create, int (*)(pthread_t *, const pthread_attr_t *,
 							void *(*)(void *), void *));
-	void *s = dyl_thread_wrap(fn, arg);
+	void *s = dyl_threads_ours() ? dyl_thread_wrap(fn, arg) : NULL;
 
 	if (!s)
 		return next(th, attr, fn, arg);
@@ -97,7 +113,7 @@ DYL_THREAD_HOOK int pthread_create(pthread_t *th, const pthread_attr_t *attr,
 DYL_THREAD_HOOK int pthread_join(pthread_t th, void **ret)
 {
 	int (*next)(pthread_t, void **) = DYL_THREAD_NEXT(pthread_join, int (*)(pthread_t, void **));
-	uint64_t t = dyl_thread_join_begin();
+	uint64_t t = dyl_threads_ours() ? dyl_thread_join_begin() : 0;
 	int r = next(th, ret);
 
 	dyl_thread_join_end(t, (unsigned long)th, r == 0);
@@ -108,7 +124,7 @@ DYL_THREAD_HOOK int pthread_tryjoin_np(pthread_t th, void **ret)
 {
 	int (*next)(pthread_t, void **) =
 		DYL_THREAD_NEXT(pthread_tryjoin_np, int (*)(pthread_t, void **));
-	uint64_t t = dyl_thread_join_begin();
+	uint64_t t = dyl_threads_ours() ? dyl_thread_join_begin() : 0;
 	int r = next(th, ret);
 
 	dyl_thread_join_end(t, (unsigned long)th, r == 0);
@@ -120,7 +136,7 @@ DYL_THREAD_HOOK int pthread_timedjoin_np(pthread_t th, void **ret, const struct 
 	int (*next)(pthread_t, void **, const struct timespec *) =
 		DYL_THREAD_NEXT(pthread_timedjoin_np,
 				int (*)(pthread_t, void **, const struct timespec *));
-	uint64_t t = dyl_thread_join_begin();
+	uint64_t t = dyl_threads_ours() ? dyl_thread_join_begin() : 0;
 	int r = next(th, ret, abstime);
 
 	dyl_thread_join_end(t, (unsigned long)th, r == 0);
@@ -133,7 +149,7 @@ DYL_THREAD_HOOK int pthread_clockjoin_np(pthread_t th, void **ret, clockid_t clo
 	int (*next)(pthread_t, void **, clockid_t, const struct timespec *) =
 		DYL_THREAD_NEXT(pthread_clockjoin_np,
 				int (*)(pthread_t, void **, clockid_t, const struct timespec *));
-	uint64_t t = dyl_thread_join_begin();
+	uint64_t t = dyl_threads_ours() ? dyl_thread_join_begin() : 0;
 	int r = next(th, ret, clockid, abstime);
 
 	dyl_thread_join_end(t, (unsigned long)th, r == 0);
@@ -147,7 +163,7 @@ DYL_THREAD_HOOK void GOMP_parallel(void (*fn)(void *), void *data, unsigned num_
 {
 	void (*next)(void (*)(void *), void *, unsigned, unsigned) =
 		DYL_THREAD_NEXT(GOMP_parallel, void (*)(void (*)(void *), void *, unsigned, unsigned));
-	uint64_t t = dyl_parallel_begin();
+	uint64_t t = dyl_threads_ours() ? dyl_parallel_begin() : 0;
 
 	next(fn, data, num_threads, flags);
 	dyl_parallel_end(t);
