@@ -221,3 +221,13 @@ def test_diff_writes_only_changed_bytes(built_diff):
     (a,) = mine
     assert mine[a]['size'] == 800
     assert accesses(recs, mine) == [(0, a, 'W', 0, 400), (1, a, 'R', 0, 800)]
+
+
+def test_calls_repeating_their_accesses(built):
+    """three consumes of the same buffer in a row, a call without pointers, a fourth: the
+    runtime writes a repeated call's accesses as one word; each call still has its read"""
+    rows, head, recs, mine = scenario(built, 'repeat')
+    assert [r['func'] for r in rows] == ['produce', 'consume', 'consume', 'consume', 'tick', 'consume']
+    (a,) = mine
+    assert accesses(recs, mine) == [(0, a, 'W', 0, 800), (1, a, 'R', 0, 800), (2, a, 'R', 0, 800),
+                                    (3, a, 'R', 0, 800), (5, a, 'R', 0, 800)]

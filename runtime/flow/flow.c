@@ -37,6 +37,7 @@ struct fgroup {
 	uintptr_t ip, cfa;	/* a stack region's frame */
 };
 #define FGROUPS 64
+#define PREV_MAX 64	/* words of a call's events compared with the next call's */
 
 struct fbuf {
 	struct fbuf *next;	/* in flow.bufs, never removed (reused once dead) */
@@ -48,6 +49,8 @@ struct fbuf {
 	size_t cap;		/* words */
 	size_t len;		/* words stored (release) */
 	size_t out;		/* words written out */
+	unsigned nprev;		/* the last call's events (words; 0: none, or too many) */
+	uint64_t prev[PREV_MAX];
 	unsigned ngroups;	/* the current call's regions (std.diff) */
 	struct fgroup groups[FGROUPS];
 };
@@ -297,6 +300,18 @@ static void charged(const struct dyl_groups *c)
 	}
 	if (first)	/* no access: the call alone */
 		p[n++] = DYL_RE_WORD(DYL_RE_CALL, 1, 0, 0);
+	/* a loop's calls often pass the same buffers: the same events as the thread's last
+	 * call are one word */
+	b = mine;
+	if (!first && b->nprev == n && !memcmp(b->prev, p, n * 8)) {
+		p[0] = DYL_RE_WORD(DYL_RE_CALL, 1, DYL_REF_REPEAT, 0);
+		n = 1;
+	} else if (n <= PREV_MAX) {
+		memcpy(b->prev, p, n * 8);
+		b->nprev = first ? 0 : n;
+	} else {
+		b->nprev = 0;
+	}
 	commit(n);
 	marked = t->frames[0];
 out:

@@ -143,8 +143,9 @@ struct dyl_flow_chunk {
 #define DYL_RE_SMALL(w) ((uint32_t)((w) >> 32))
 enum {
 	/* CALL: the thread's next depth-0 call, when it accessed nothing (else its first
-	 * ACC has DYL_REF_NEWCALL).  A thread's Nth call is its Nth depth-0 row: the
-	 * converter joins them so.  1 word. */
+	 * ACC has DYL_REF_NEWCALL), or (flag DYL_REF_REPEAT) when it made the same ACC
+	 * events as the thread's last call with accesses (a loop passing the same buffers).
+	 * A thread's Nth call is its Nth depth-0 row: the converter joins them so.  1 word. */
 	DYL_RE_CALL = 1,
 	/* ACC: an access of the thread's current call (DYL_REF_NEWCALL: of its next one).
 	 * small: the object's kind (DYL_OBJ_*); flags DYL_REF_W, _DIFF, _NEWCALL.  Then
@@ -171,6 +172,7 @@ enum {
 #define DYL_REF_REALLOC 2u	/* ALLOC: a realloc's new block */
 #define DYL_REF_DIFF 4u		/* ACC: changed bytes (std.diff) */
 #define DYL_REF_NEWCALL 8u	/* ACC: the first of a new call */
+#define DYL_REF_REPEAT 16u	/* CALL: the same accesses as the thread's last call's */
 #define DYL_FLOW_SITE_PCS 3	/* return addresses kept per site */
 
 #endif
