@@ -14,9 +14,9 @@ N=${2:-1000000}
 . ../lib.sh	# scratch, med
 scratch
 make -s -C "$ROOT" all
-cc -O2 -o "$W/mallocbench" mallocbench.c -I. "$W/libptrs.so" -Wl,-rpath,"$W"
 cc -O2 -fPIC -shared -Wl,-soname,libptrs.so -o "$W/libptrs.so" libptrs.c
 cc -O2 -o "$W/callbench" callbench.c -I. "$W/libptrs.so" -Wl,-rpath,"$W"
+cc -O2 -o "$W/mallocbench" mallocbench.c -I. "$W/libptrs.so" -Wl,-rpath,"$W"
 cc -O2 -o "$W/unwbench" unwbench.c -lunwind
 gen() { "$ROOT/bin/dyliberator" -q --lib "$W/libptrs.so" --header ptrs.h -o "$W/$1.so" "${@:2}"; }
 gen regions -g std.regions

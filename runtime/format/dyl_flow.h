@@ -122,12 +122,17 @@ struct dyl_flow_host {
 
 /* ------------------------------------------------------------ the spool's chunks */
 
-/* A FLOW chunk: a thread's raw events, in the order it made them. */
+/* A FLOW chunk: a thread's raw events, in the order it made them.  The runtime maps
+ * it shared while the thread writes into it (a window): WORDS is stored after the
+ * events it covers, the rest of the chunk is zeros, so a reader after a crash reads
+ * whole events only. */
 #define DYL_CH_FLOW 0x574f4c46u	/* "FLOW" */
 struct dyl_flow_chunk {
 	/* struct dyl_chunk ch (dyl_spool.h) comes before */
 	int32_t tid;
-	uint32_t first_call;	/* the thread's CALL events before this chunk's */
+	uint32_t zero;
+	uint32_t words;		/* the events' 8-byte words (at most the chunk's room) */
+	uint32_t zero2;
 };
 
 /* Raw events: a u64 header word, then fields.  Header: bits 0-7 DYL_RE_*, 8-15 the

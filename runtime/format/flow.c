@@ -133,7 +133,11 @@ static int read_chunks(struct fc *c)
 		if (ch.kind == DYL_CH_FLOW && ch.len >= sizeof(struct dyl_flow_chunk)) {
 			struct dyl_flow_chunk fh;
 			size_t words = (ch.len - sizeof(fh)) / 8;
-			if (read_at(c, &fh, sizeof(fh), body) != 0 ||
+			if (read_at(c, &fh, sizeof(fh), body) != 0)
+				return -1;
+			if (fh.words < words)	/* (a window: the rest is room) */
+				words = fh.words;
+			if (
 			    !(c->ev = grow(c->ev, &c->ev_cap, c->nev + words, 8)) ||
 			    !(c->ch = grow(c->ch, &c->ch_cap, c->nch + 1, sizeof(*c->ch))) ||
 			    read_at(c, c->ev + c->nev, words * 8, body + sizeof(fh)) != 0)
