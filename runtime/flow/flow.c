@@ -1,8 +1,12 @@
 /* flow.c - std.flow's events: each thread appends raw events (dyl_flow.h: CALL, ACC,
- * ALLOC, FREE, SITE, HOST) to a window of its own: a FLOW chunk of the spool, mapped
+ * ALLOC, FREE, SITE, HOST) to a window of its own: a FLOW chunk of the spool mapped
  * shared, as the records' windows are (doc/specs/spool.md), so that an event is in the
- * file once stored and a killed run keeps every one.  A full window is left as it is
- * (its chunk says how many words it holds) and the next one mapped.
+ * file once stored and a killed run keeps every one.  A full window is copied out as a
+ * FLOW chunk naming the window and its generation, then emptied (a window written over
+ * again and again stays mapped and dirty: a fresh one each time cost a page fault per
+ * 4 KiB, 3 us each here); a reader takes a window's live events after its copies,
+ * unless a copy of that generation exists (the process was killed between the copy and
+ * the emptying).
  *
  * Where events come from: the region table's hooks (regions.h): every heap block or
  * mapping added (ALLOC, with its site: sites.c) and removed (FREE); every charge of an
@@ -12,15 +16,13 @@
  * marked (no pointer argument).  The converter joins a thread's Nth call with its Nth
  * depth-0 row.
  *
- * The owner appends without a lock: it stores the words, then the count (release).
- * Before the spool exists (events before the first recorded call: the program's
- * set-up), or when a window cannot be had (a full disk, the runtime busy), events go
+ * The owner appends without a lock: it stores the words, then the count (release).  A
+ * buffer's spin lock keeps its owner's copy-out and the one at exit apart.  Before the
+ * spool exists (events before the first recorded call: the program's set-up), events go
  * to a private buffer that doubles (up to BUF_MAX; past it events are dropped, and
- * TRACE.flow says some are missing), written out as one FLOW chunk when a window comes,
- * when the thread ends, and before the spool is converted (the buffer's spin lock
- * keeps the owner and that flush apart).  Nothing is recorded while the runtime itself
- * runs (dyl_busy): its own allocations are no data of the program's, and a window is
- * had under dyl_rt.io, which it may hold.
+ * TRACE.flow says some are missing), copied out when the spool comes.  Nothing is
+ * recorded while the runtime itself runs (dyl_busy): its own allocations are no data of
+ * the program's, and a copy-out takes dyl_rt.io, which it may hold.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -47,10 +49,12 @@ struct fgroup {
 
 struct fbuf {
 	struct fbuf *next;	/* in flow.bufs, never removed (reused once dead) */
-	int lock;		/* the private buffer: its owner and the flush at exit */
+	int lock;
 	int dead;		/* its thread ended: the next new thread takes it */
 	pid_t tid;
 	char *win;		/* the window (its chunk), or NULL */
+	int nowin;		/* the spool gave no window (tried again only when full) */
+	uint32_t win_id;
 	uint64_t *data;		/* where events go: the window's, or priv */
 	size_t cap;		/* words */
 	size_t len;		/* words stored (release) */
@@ -68,11 +72,13 @@ static struct flow {
 	int lock;		/* the list */
 	struct fbuf *bufs;
 	pthread_key_t key;
+	uint32_t windows;	/* ids given */
 	uint64_t lost;		/* events dropped */
 } flow;
 
 static TLS struct fbuf *mine;
 static TLS int in_flow;		/* re-entered (a signal handler, or malloc from within) */
+static TLS int diff_look;	/* in std.diff's look (it holds dyl_busy, not dyl_rt.io) */
 static TLS uintptr_t marked;	/* the call (its dyl_call) whose CALL a charge put */
 
 static uint64_t *map_words(size_t words)
@@ -86,48 +92,54 @@ static inline struct dyl_flow_chunk *win_head(const struct fbuf *b)
 	return (struct dyl_flow_chunk *)(b->win + sizeof(struct dyl_chunk));
 }
 
-/* buffer lock and dyl_rt.io held: the private buffer's events into the spool, as one
- * chunk, and emptied (kept when they cannot be written) */
-static void write_private(struct fbuf *b)
+/* buffer lock and dyl_rt.io held: the events into the spool as one chunk, and the
+ * buffer emptied (kept when they cannot be written: a full disk).  0, or -1. */
+static int copy_out(struct fbuf *b)
 {
-	if (b->win || !b->len)
-		return;
 	size_t len = __atomic_load_n(&b->len, __ATOMIC_ACQUIRE);
-	struct dyl_flow_chunk h = { b->tid, 0, (uint32_t)len, 0 };
-	if (dyl_spool_chunk(DYL_CH_FLOW, &h, sizeof(h), b->priv, len * 8) == 0)
-		__atomic_store_n(&b->len, 0, __ATOMIC_RELEASE);
+	if (!len)
+		return 0;
+	struct dyl_flow_chunk h = { b->tid, UINT32_MAX, 0, (uint32_t)len };
+	if (b->win) {
+		h.window = b->win_id;
+		h.gen = win_head(b)->gen;
+	}
+	if (dyl_spool_chunk(DYL_CH_FLOW, &h, sizeof(h), b->data, len * 8) != 0)
+		return -1;
+	if (b->win) {	/* (a reader finding the copy of this generation skips the window) */
+		__atomic_store_n(&win_head(b)->words, 0, __ATOMIC_RELEASE);
+		__atomic_store_n(&win_head(b)->gen, h.gen + 1, __ATOMIC_RELEASE);
+	}
+	__atomic_store_n(&b->len, 0, __ATOMIC_RELEASE);
+	return 0;
 }
 
-/* the owner's window (or private buffer) is full: a new window, else a bigger buffer */
+/* the owner's buffer is full: copied out (the private one: then a window), else the
+ * private buffer doubles */
 static int make_room(struct fbuf *b, unsigned words)
 {
-	if (!dyl_busy && dyl_rt.spool_fd >= 0) {
+	if ((!dyl_busy || diff_look) && dyl_rt.spool_fd >= 0) {
 		pthread_mutex_lock(&dyl_rt.io);
 		dyl_spin_lock(&b->lock);
-		write_private(b);
-		char *w = b->len == 0 || b->win ? dyl_spool_map(DYL_CH_FLOW, WIN_SIZE) : NULL;
-		if (w) {
-			if (b->win)
-				munmap(b->win, WIN_SIZE);	/* (full: its count says so) */
-			struct dyl_flow_chunk *h = (struct dyl_flow_chunk *)(w + sizeof(struct dyl_chunk));
-			h->tid = b->tid;
-			b->win = w;
-			b->data = (uint64_t *)(w + WIN_HEAD);
-			b->cap = (WIN_SIZE - WIN_HEAD) / 8;
-			__atomic_store_n(&b->len, 0, __ATOMIC_RELEASE);
+		if (copy_out(b) == 0 && !b->win) {
+			char *w = dyl_spool_map(DYL_CH_FLOW, WIN_SIZE);
+			if (w) {
+				b->win = w;
+				b->win_id = flow.windows++;
+				*win_head(b) = (struct dyl_flow_chunk){ b->tid, b->win_id | DYL_FLOW_LIVE, 0, 0 };
+				b->data = (uint64_t *)(w + WIN_HEAD);
+				b->cap = (WIN_SIZE - WIN_HEAD) / 8;
+			}
+			b->nowin = !w;
 		}
 		dyl_spin_unlock(&b->lock);
 		pthread_mutex_unlock(&dyl_rt.io);
 		if (b->len + words <= b->cap)
 			return 0;
 	}
-	/* the private buffer: new, or doubled */
+	if (b->win)	/* a full window that cannot be copied out now: dropped */
+		return -1;
 	dyl_spin_lock(&b->lock);
-	if (b->win) {	/* (a full window, and no new one now) */
-		munmap(b->win, WIN_SIZE);
-		b->win = NULL;
-		__atomic_store_n(&b->len, 0, __ATOMIC_RELEASE);
-	}
 	size_t need = b->len + words;
 	if (!b->priv && (b->priv = map_words(BUF_FIRST / 8)))
 		b->priv_cap = BUF_FIRST / 8;
@@ -152,12 +164,12 @@ static void thread_gone(void *arg)
 	if (dyl_rt.spool_fd >= 0) {
 		pthread_mutex_lock(&dyl_rt.io);
 		dyl_spin_lock(&b->lock);
-		write_private(b);
+		copy_out(b);
 		dyl_spin_unlock(&b->lock);
 		pthread_mutex_unlock(&dyl_rt.io);
 	}
 	/* (what could not be written stays: the flush at exit tries again) */
-	if (b->win || !__atomic_load_n(&b->len, __ATOMIC_RELAXED))
+	if (!__atomic_load_n(&b->len, __ATOMIC_RELAXED))
 		__atomic_store_n(&b->dead, 1, __ATOMIC_RELEASE);
 	mine = NULL;
 	in_flow--;
@@ -183,12 +195,11 @@ static struct fbuf *own_buffer(void)
 		dyl_spin_unlock(&flow.lock);
 	}
 	dyl_spin_lock(&b->lock);
-	if (b->win)	/* the dead thread's window: its chunk names that thread */
-		munmap(b->win, WIN_SIZE);
-	b->win = NULL;
 	b->tid = tid;
-	b->data = b->priv;
-	b->cap = b->priv ? b->priv_cap : 0;
+	if (b->win)	/* (empty: its thread's events were copied out) */
+		__atomic_store_n(&win_head(b)->tid, tid, __ATOMIC_RELEASE);
+	else
+		b->data = b->priv, b->cap = b->priv ? b->priv_cap : 0;
 	b->nprev = 0;
 	__atomic_store_n(&b->len, 0, __ATOMIC_RELEASE);
 	dyl_spin_unlock(&b->lock);
@@ -204,7 +215,9 @@ static inline uint64_t *reserve(unsigned words)
 
 	if (dyl_unlikely(!b) && !(b = own_buffer()))
 		goto lost;
-	if (dyl_unlikely(b->len + words > b->cap) && make_room(b, words) != 0)
+	/* (full; or private while the spool exists now: into it, and a window) */
+	if (dyl_unlikely(b->len + words > b->cap || (!b->win && !b->nowin && dyl_rt.spool_fd >= 0 && !dyl_busy)) &&
+	    make_room(b, words) != 0)
 		goto lost;
 	return b->data + b->len;
 lost:
@@ -360,6 +373,7 @@ static void changed(uintptr_t a, uintptr_t b, int after)
 	if (!flow.on || in_flow || !f || !t || t->depth != 1)
 		return;
 	in_flow++;
+	diff_look = 1;	/* (std.diff's look holds dyl_busy: a window may be had here) */
 	for (unsigned i = 0; i < f->ngroups; i++) {
 		const struct fgroup *g = &f->groups[i];
 		if (a < g->r.start || a >= g->r.end)
@@ -381,6 +395,7 @@ static void changed(uintptr_t a, uintptr_t b, int after)
 		commit(n);
 		break;
 	}
+	diff_look = 0;
 	in_flow--;
 }
 
@@ -433,13 +448,13 @@ static void removed(uintptr_t start, uint64_t id)
 	in_flow--;
 }
 
-/* dyl_hooks.flow_flush: every private buffer into the spool (dyl_rt.io held; the
- * windows are in it already) */
+/* dyl_hooks.flow_flush: every buffer's events into the spool (dyl_rt.io held; a
+ * window's are there already, but its copy says they were read) */
 static void flush_all(void)
 {
 	for (struct fbuf *b = __atomic_load_n(&flow.bufs, __ATOMIC_ACQUIRE); b; b = b->next) {
 		dyl_spin_lock(&b->lock);
-		write_private(b);
+		copy_out(b);
 		dyl_spin_unlock(&b->lock);
 	}
 }

@@ -122,17 +122,23 @@ struct dyl_flow_host {
 
 /* ------------------------------------------------------------ the spool's chunks */
 
-/* A FLOW chunk: a thread's raw events, in the order it made them.  The runtime maps
- * it shared while the thread writes into it (a window): WORDS is stored after the
- * events it covers, the rest of the chunk is zeros, so a reader after a crash reads
- * whole events only. */
+/* A FLOW chunk: a thread's raw events, in the order it made them.  Three forms:
+ *   - a window (WINDOW has DYL_FLOW_LIVE): the runtime maps it shared while the thread
+ *     writes into it; WORDS is stored after the events it covers (the rest is room);
+ *     when full it is copied out and emptied, and GEN goes up;
+ *   - a window's copy (WINDOW: the window's id, GEN: the generation copied);
+ *   - a private buffer's events (WINDOW UINT32_MAX), from before the spool existed.
+ * A reader takes a thread's chunks in file order, then its live window's events, unless
+ * a copy of the window's current generation exists (the copy was made, the window not
+ * emptied yet: the process was killed between). */
 #define DYL_CH_FLOW 0x574f4c46u	/* "FLOW" */
+#define DYL_FLOW_LIVE 0x80000000u
 struct dyl_flow_chunk {
 	/* struct dyl_chunk ch (dyl_spool.h) comes before */
 	int32_t tid;
-	uint32_t zero;
+	uint32_t window;
+	uint32_t gen;
 	uint32_t words;		/* the events' 8-byte words (at most the chunk's room) */
-	uint32_t zero2;
 };
 
 /* Raw events: a u64 header word, then fields.  Header: bits 0-7 DYL_RE_*, 8-15 the

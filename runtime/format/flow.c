@@ -48,7 +48,7 @@ static void release(void *p, size_t cap, size_t elsize)
 
 struct chunk {			/* a FLOW chunk's events: words [at, at + n) of ev */
 	int32_t tid;
-	uint32_t pad;
+	uint32_t window, gen;	/* a window's copy: which, and its generation */
 	size_t at, n;
 };
 struct row0 {			/* a depth-0 row */
@@ -116,36 +116,60 @@ static int read_at(struct fc *c, void *p, size_t n, uint64_t off)
 	return 0;
 }
 
-/* 1. the FLOW chunks, in file order (a chunk cut short ends the reading) */
+/* 1. the FLOW chunks, in file order, each thread's live window after them (unless a
+ * copy of its generation exists); a chunk cut short ends the reading */
 static int read_chunks(struct fc *c)
 {
 	struct dyl_spool_head h;
 	uint64_t off = sizeof(h);
+	struct { uint64_t body; struct dyl_flow_chunk fh; size_t words; } live[256];
+	size_t nlive = 0;
 
 	if (c->size < sizeof(h) || read_at(c, &h, sizeof(h), 0) != 0 || memcmp(h.magic, DYL_SPOOL_MAGIC, 8))
 		return -1;
-	while (off + sizeof(struct dyl_chunk) <= c->size) {
-		struct dyl_chunk ch;
-		uint64_t body = off + sizeof(ch);
-		if (read_at(c, &ch, sizeof(ch), off) != 0 || ch.len > c->size - body ||
-		    (ch.kind == 0 && ch.len == 0) || (ch.len & 7))
-			break;
-		if (ch.kind == DYL_CH_FLOW && ch.len >= sizeof(struct dyl_flow_chunk)) {
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t l = 0; pass == 1 && l < nlive; l++) {
+			int copied = 0;
+			for (size_t i = 0; i < c->nch && !copied; i++)
+				copied = c->ch[i].window == (live[l].fh.window & ~DYL_FLOW_LIVE) &&
+					 c->ch[i].gen == live[l].fh.gen;
+			if (copied || !live[l].words)
+				continue;
+			size_t words = live[l].words;
+			if (!(c->ev = grow(c->ev, &c->ev_cap, c->nev + words, 8)) ||
+			    !(c->ch = grow(c->ch, &c->ch_cap, c->nch + 1, sizeof(*c->ch))) ||
+			    read_at(c, c->ev + c->nev, words * 8, live[l].body + sizeof(struct dyl_flow_chunk)) != 0)
+				return -1;
+			c->ch[c->nch++] = (struct chunk){ live[l].fh.tid, UINT32_MAX, 0, c->nev, words };
+			c->nev += words;
+		}
+		while (pass == 0 && off + sizeof(struct dyl_chunk) <= c->size) {
+			struct dyl_chunk ch;
+			uint64_t body = off + sizeof(ch);
+			if (read_at(c, &ch, sizeof(ch), off) != 0 || ch.len > c->size - body ||
+			    (ch.kind == 0 && ch.len == 0) || (ch.len & 7))
+				break;
+			off = body + ch.len;
 			struct dyl_flow_chunk fh;
+			if (ch.kind != DYL_CH_FLOW || ch.len < sizeof(fh))
+				continue;
 			size_t words = (ch.len - sizeof(fh)) / 8;
 			if (read_at(c, &fh, sizeof(fh), body) != 0)
 				return -1;
 			if (fh.words < words)	/* (a window: the rest is room) */
 				words = fh.words;
-			if (
-			    !(c->ev = grow(c->ev, &c->ev_cap, c->nev + words, 8)) ||
+			if (fh.window != UINT32_MAX && (fh.window & DYL_FLOW_LIVE)) {
+				if (nlive < sizeof(live) / sizeof(live[0]))
+					live[nlive].body = body, live[nlive].fh = fh, live[nlive++].words = words;
+				continue;
+			}
+			if (!(c->ev = grow(c->ev, &c->ev_cap, c->nev + words, 8)) ||
 			    !(c->ch = grow(c->ch, &c->ch_cap, c->nch + 1, sizeof(*c->ch))) ||
 			    read_at(c, c->ev + c->nev, words * 8, body + sizeof(fh)) != 0)
 				return -1;
-			c->ch[c->nch++] = (struct chunk){ fh.tid, 0, c->nev, words };
+			c->ch[c->nch++] = (struct chunk){ fh.tid, fh.window, fh.gen, c->nev, words };
 			c->nev += words;
 		}
-		off = body + ch.len;
 	}
 	return 0;
 }

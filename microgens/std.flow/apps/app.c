@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "fl.h"
 
 #define N 100
@@ -163,7 +164,15 @@ int main(int argc, char **argv)
 		partial();
 	else if (!strcmp(what, "repeat"))
 		repeat();
-	else if (!strcmp(what, "threads"))
+	else if (!strcmp(what, "killed")) {
+		/* the chain, then killed while it waits: the spool is what is left */
+		chain();
+		printf("ready\n");
+		fflush(stdout);
+		char c;
+		if (read(0, &c, 1) < 0)
+			return 1;
+	} else if (!strcmp(what, "threads"))
 		threads();
 	return 0;
 }
