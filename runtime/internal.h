@@ -265,6 +265,10 @@ HIDDEN void dyl_spool_event(const struct dyl_event *e);
 /* appends a chunk of KIND made of [A, A+ALEN) and [B, B+BLEN) (padded to 8 bytes): 0, or
  * -1 (no spool, or it cannot be written: the warning given) */
 HIDDEN int dyl_spool_chunk(uint32_t kind, const void *a, size_t alen, const void *b, size_t blen);
+/* a chunk of KIND, SIZE bytes in all (its header included; a multiple of the page),
+ * zeros, mapped shared at a page of the spool (as windows are): its header filled; NULL
+ * when none can be had (no spool, no room) */
+HIDDEN void *dyl_spool_map(uint32_t kind, uint32_t size);
 
 /* trace.c */
 /* Opens PATH for writing with FLAGS (O_CREAT|O_EXCL: new only) and O_NOFOLLOW; an existing

@@ -14,9 +14,9 @@ N=${2:-1000000}
 . ../lib.sh	# scratch, med
 scratch
 make -s -C "$ROOT" all
-cc -O2 -o "$W/mallocbench" mallocbench.c -I. "$W/libptrs.so" -Wl,-rpath,"$W"
 cc -O2 -fPIC -shared -Wl,-soname,libptrs.so -o "$W/libptrs.so" libptrs.c
 cc -O2 -o "$W/callbench" callbench.c -I. "$W/libptrs.so" -Wl,-rpath,"$W"
+cc -O2 -o "$W/mallocbench" mallocbench.c -I. "$W/libptrs.so" -Wl,-rpath,"$W"
 cc -O2 -o "$W/unwbench" unwbench.c -lunwind
 gen() { "$ROOT/bin/dyliberator" -q --lib "$W/libptrs.so" --header ptrs.h -o "$W/$1.so" "${@:2}"; }
 gen regions -g std.regions
@@ -32,15 +32,25 @@ for r in $(seq "$ROUNDS"); do
 	for c in regions flow; do
 		for k in 1 3 10; do
 			one "$c/$k" env LD_PRELOAD="$W/$c.so" DYL_TRACE="$W/t.csv" "$W/callbench" "$k" "$N"
+			one "$c/${k}a" env LD_PRELOAD="$W/$c.so" DYL_TRACE="$W/t.csv" "$W/callbench" "$k" "$N" alt
 		done
 		one "$c/malloc" env LD_PRELOAD="$W/$c.so" DYL_TRACE="$W/t.csv" "$W/mallocbench" "$N"
 	done
 	"$W/unwbench" "$N" >>"$W/unw.txt"
 done
-printf '%-9s %-22s %-22s %-22s %-22s\n' "" "1 heap ptr, ns/call" "3 heap ptrs" "10 heap ptrs" "malloc/free, ns/pair"
+printf '%-9s %-21s %-21s %-21s %-21s\n' "" "1 heap ptr, ns/call" "3 heap ptrs" "10 heap ptrs" "malloc/free, ns/pair"
 for c in regions flow; do
-	printf '%-9s %-22s %-22s %-22s %-22s\n' "$c" "$(med <<<"${res[$c/1]}")" "$(med <<<"${res[$c/3]}")" \
+	printf '%-9s %-21s %-21s %-21s %-21s\n' "$c" "$(med <<<"${res[$c/1]}")" "$(med <<<"${res[$c/3]}")" \
 		"$(med <<<"${res[$c/10]}")" "$(med <<<"${res[$c/malloc]}")"
+done
+echo "the same, two sets of buffers in turn (no call repeats the one before):"
+for c in regions flow; do
+	printf '%-9s %-21s %-21s %-21s\n' "$c" "$(med <<<"${res[$c/1a]}")" "$(med <<<"${res[$c/3a]}")" \
+		"$(med <<<"${res[$c/10a]}")"
+done
+echo "flow - regions, round by round (the paired runs):"
+for k in 1 3 10 1a 3a 10a malloc; do
+	printf '  %-7s %s\n' "$k" "$(minus "${res[flow/$k]}" "${res[regions/$k]}" | tr '\n' ' ' | med)"
 done
 echo
 for d in 0 2 4 6; do
@@ -48,7 +58,9 @@ for d in 0 2 4 6; do
 		"$(awk -v d=$d '$2 == d {printf "%s ", $3}' "$W/unw.txt" | med)"
 done
 # the exit: the spool's events into TRACE.flow (10 pointers, N calls), and its size
-s=$( { /usr/bin/time -f "%e %M" env LD_PRELOAD="$W/flow.so" DYL_TRACE="$W/t.csv" "$W/callbench" 10 "$N" >/dev/null; } 2>&1 )
-echo
-echo "10 pointers, $N calls, whole run with the conversion: $s (s wall, max RSS KiB); TRACE.flow $(stat -c %s "$W/t.csv.flow") bytes"
+for alt in "" alt; do
+	s=$( { /usr/bin/time -f "%U+%S s CPU, %M KiB max RSS" env LD_PRELOAD="$W/flow.so" DYL_TRACE="$W/t.csv" \
+		"$W/callbench" 10 "$N" $alt >/dev/null; } 2>&1 )
+	echo "10 pointers $alt, $N calls, the whole run with the conversion: $s; TRACE.flow $(stat -c %s "$W/t.csv.flow") bytes"
+done
 echo "(N = $N; $ROUNDS rounds; median (min-max) of the loop's CPU ns)"

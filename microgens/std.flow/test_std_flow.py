@@ -7,11 +7,12 @@ allocation sites with "SITE name" comments: the sites' file:line come from there
 import os
 import re
 import stat
+import signal
 import subprocess
 
 import pytest
 
-from dyltest import Trace, build_c, c_library, run_both, wrap
+from dyltest import ROOT, Trace, build_c, c_library, run, run_both, wrap
 import flowread
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -221,3 +222,38 @@ def test_diff_writes_only_changed_bytes(built_diff):
     (a,) = mine
     assert mine[a]['size'] == 800
     assert accesses(recs, mine) == [(0, a, 'W', 0, 400), (1, a, 'R', 0, 800)]
+
+
+def test_calls_repeating_their_accesses(built):
+    """three consumes of the same buffer in a row, a call without pointers, a fourth: the
+    runtime writes a repeated call's accesses as one word; each call still has its read"""
+    rows, head, recs, mine = scenario(built, 'repeat')
+    assert [r['func'] for r in rows] == ['produce', 'consume', 'consume', 'consume', 'tick', 'consume']
+    (a,) = mine
+    assert accesses(recs, mine) == [(0, a, 'W', 0, 800), (1, a, 'R', 0, 800), (2, a, 'R', 0, 800),
+                                    (3, a, 'R', 0, 800), (5, a, 'R', 0, 800)]
+
+
+def test_killed_run_keeps_its_events(built, tmp_path):
+    """SIGKILLed after the chain: the spool's windows hold every event, and a reader
+    converts them (runtime/format/flow.c, as dyl-flow does after a crash)"""
+    d, app, w = built
+    fmt = run(['make', '-s', '-C', ROOT, 'tool-src-dyl-trace']).stdout.split()
+    fmt = [os.path.join(ROOT, f) for f in fmt if f.startswith('runtime/format/')]
+    conv = build_c(tmp_path, os.path.join(C_FILES, 'flowconv.c'), 'flowconv',
+                   f'-I{ROOT}/runtime/format', f'-I{ROOT}/runtime/include', *fmt)
+    env = dict(os.environ, LD_PRELOAD=w, DYL_TRACE=str(tmp_path / 'k.csv'))
+    p = subprocess.Popen([app, 'killed'], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
+    assert p.stdout.readline().strip().isdigit()
+    assert p.stdout.readline() == b'ready\n'
+    p.send_signal(signal.SIGKILL)
+    p.wait(timeout=60)
+    spool = tmp_path / '.k.csv.dylspool'
+    assert spool.exists() and not (tmp_path / 'k.csv.flow').exists()
+    run([conv, str(spool), str(tmp_path / 'k.flow')])
+    head, recs = flowread.read(str(tmp_path / 'k.flow'))
+    assert head['nseq'] == 3 and head['flags'] & 2
+    sized = {r['obj_id'] for r in recs if r['type'] == 'OBJECT' and r['size'] == 800}
+    (a, b) = sorted(sized)
+    assert sorted(accesses(recs, sized)) == [(0, a, 'W', 0, 800), (1, a, 'R', 0, 800),
+                                             (1, b, 'W', 0, 800), (2, b, 'R', 0, 800)]

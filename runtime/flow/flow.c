@@ -1,22 +1,28 @@
 /* flow.c - std.flow's events: each thread appends raw events (dyl_flow.h: CALL, ACC,
- * ALLOC, FREE, SITE) to a buffer of its own, written out to the spool as a FLOW chunk
- * when full, when the thread ends and before the spool is converted.  A killed run
- * keeps the chunks written so far (a thread's last buffer is lost with it).
+ * ALLOC, FREE, SITE, HOST) to a window of its own: a FLOW chunk of the spool mapped
+ * shared, as the records' windows are (doc/specs/spool.md), so that an event is in the
+ * file once stored and a killed run keeps every one.  A full window is copied out as a
+ * FLOW chunk naming the window and its generation, then emptied (a window written over
+ * again and again stays mapped and dirty: a fresh one each time cost a page fault per
+ * 4 KiB, 3 us each here); a reader takes a window's live events after its copies,
+ * unless a copy of that generation exists (the process was killed between the copy and
+ * the emptying).
  *
  * Where events come from: the region table's hooks (regions.h): every heap block or
  * mapping added (ALLOC, with its site: sites.c) and removed (FREE); every charge of an
- * outermost call (CALL, then one ACC per region and direction: the extents std.regions
- * computed, no second lookup); and dyl_flow_call, from each wrapped call's prefix, for
- * the outermost calls no charge marked (no pointer argument).  The converter joins a
- * thread's Nth CALL with its Nth depth-0 row.
+ * outermost call (one ACC per region and direction: the extents std.regions computed,
+ * no second lookup; the first marks a new call); std.diff's looks (changed()); and
+ * dyl_flow_call, from each wrapped call's prefix, for the outermost calls no charge
+ * marked (no pointer argument).  The converter joins a thread's Nth call with its Nth
+ * depth-0 row.
  *
- * The owner appends without a lock: it stores the words, then len (release).  The lock
- * of a buffer (a spin lock) is taken only to write out, grow or empty it, by the owner
- * or by the converter's flush at exit.  Before the spool exists (events before the
- * first recorded call: the program's set-up), a full buffer doubles instead (up to
- * BUF_MAX; past it events are dropped, and TRACE.flow says some are missing).
- * Nothing is recorded while the runtime itself runs (dyl_busy): its own allocations
- * are no data of the program's, and a write-out takes dyl_rt.io, which it may hold.
+ * The owner appends without a lock: it stores the words, then the count (release).  A
+ * buffer's spin lock keeps its owner's copy-out and the one at exit apart.  Before the
+ * spool exists (events before the first recorded call: the program's set-up), events go
+ * to a private buffer that doubles (up to BUF_MAX; past it events are dropped, and
+ * TRACE.flow says some are missing), copied out when the spool comes.  Nothing is
+ * recorded while the runtime itself runs (dyl_busy): its own allocations are no data of
+ * the program's, and a copy-out takes dyl_rt.io, which it may hold.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -27,8 +33,10 @@
 #include "flow.h"
 #include "../regions/regions.h"
 
-#define BUF_FIRST (64u << 10)	/* bytes of a thread's buffer */
-#define BUF_MAX (1u << 30)	/* while no spool exists */
+#define WIN_SIZE (256u << 10)	/* a window: its chunk, header included */
+#define WIN_HEAD (sizeof(struct dyl_chunk) + sizeof(struct dyl_flow_chunk))
+#define BUF_FIRST (64u << 10)	/* bytes of a private buffer, at first */
+#define BUF_MAX (1u << 30)
 
 /* a region of the current outermost call (std.diff's changes are told by address) */
 struct fgroup {
@@ -37,17 +45,23 @@ struct fgroup {
 	uintptr_t ip, cfa;	/* a stack region's frame */
 };
 #define FGROUPS 64
+#define PREV_MAX 64	/* words of a call's events compared with the next call's */
 
 struct fbuf {
 	struct fbuf *next;	/* in flow.bufs, never removed (reused once dead) */
 	int lock;
 	int dead;		/* its thread ended: the next new thread takes it */
 	pid_t tid;
-	uint32_t calls_out;	/* CALL events written out so far */
-	uint64_t *data;
+	char *win;		/* the window (its chunk), or NULL */
+	int nowin;		/* the spool gave no window (tried again only when full) */
+	uint32_t win_id;
+	uint64_t *data;		/* where events go: the window's, or priv */
 	size_t cap;		/* words */
 	size_t len;		/* words stored (release) */
-	size_t out;		/* words written out */
+	uint64_t *priv;		/* the private buffer (NULL until needed) */
+	size_t priv_cap;
+	unsigned nprev;		/* the last call's events (words; 0: none, or too many) */
+	uint64_t prev[PREV_MAX];
 	unsigned ngroups;	/* the current call's regions (std.diff) */
 	struct fgroup groups[FGROUPS];
 };
@@ -58,11 +72,13 @@ static struct flow {
 	int lock;		/* the list */
 	struct fbuf *bufs;
 	pthread_key_t key;
+	uint32_t windows;	/* ids given */
 	uint64_t lost;		/* events dropped */
 } flow;
 
 static TLS struct fbuf *mine;
 static TLS int in_flow;		/* re-entered (a signal handler, or malloc from within) */
+static TLS int diff_look;	/* in std.diff's look (it holds dyl_busy, not dyl_rt.io) */
 static TLS uintptr_t marked;	/* the call (its dyl_call) whose CALL a charge put */
 
 static uint64_t *map_words(size_t words)
@@ -71,48 +87,73 @@ static uint64_t *map_words(size_t words)
 	return p == MAP_FAILED ? NULL : p;
 }
 
-/* lock held, and dyl_rt.io: [out, len) into the spool as one chunk */
-static void write_out(struct fbuf *b)
+static inline struct dyl_flow_chunk *win_head(const struct fbuf *b)
 {
-	size_t len = __atomic_load_n(&b->len, __ATOMIC_ACQUIRE);
-	if (len == b->out)
-		return;
-	uint32_t calls = 0;
-	for (size_t i = b->out; i < len; i += DYL_RE_WORDS(b->data[i]) ? DYL_RE_WORDS(b->data[i]) : 1)
-		calls += DYL_RE_TYPE(b->data[i]) == DYL_RE_CALL;
-	struct dyl_flow_chunk h = { b->tid, b->calls_out };
-	if (dyl_spool_chunk(DYL_CH_FLOW, &h, sizeof(h), b->data + b->out, (len - b->out) * 8) != 0)
-		return;	/* no spool (yet), or a full disk: kept */
-	b->calls_out += calls;
-	b->out = len;
+	return (struct dyl_flow_chunk *)(b->win + sizeof(struct dyl_chunk));
 }
 
-/* the owner's buffer is full: written out and emptied, else doubled */
+/* buffer lock and dyl_rt.io held: the events into the spool as one chunk, and the
+ * buffer emptied (kept when they cannot be written: a full disk).  0, or -1. */
+static int copy_out(struct fbuf *b)
+{
+	size_t len = __atomic_load_n(&b->len, __ATOMIC_ACQUIRE);
+	if (!len)
+		return 0;
+	struct dyl_flow_chunk h = { b->tid, UINT32_MAX, 0, (uint32_t)len };
+	if (b->win) {
+		h.window = b->win_id;
+		h.gen = win_head(b)->gen;
+	}
+	if (dyl_spool_chunk(DYL_CH_FLOW, &h, sizeof(h), b->data, len * 8) != 0)
+		return -1;
+	if (b->win) {	/* (a reader finding the copy of this generation skips the window) */
+		__atomic_store_n(&win_head(b)->words, 0, __ATOMIC_RELEASE);
+		__atomic_store_n(&win_head(b)->gen, h.gen + 1, __ATOMIC_RELEASE);
+	}
+	__atomic_store_n(&b->len, 0, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* the owner's buffer is full: copied out (the private one: then a window), else the
+ * private buffer doubles */
 static int make_room(struct fbuf *b, unsigned words)
 {
-	if (!dyl_busy && dyl_rt.spool_fd >= 0) {
+	if ((!dyl_busy || diff_look) && dyl_rt.spool_fd >= 0) {
 		pthread_mutex_lock(&dyl_rt.io);
 		dyl_spin_lock(&b->lock);
-		write_out(b);
-		if (b->out == b->len) {
-			__atomic_store_n(&b->len, 0, __ATOMIC_RELEASE);
-			b->out = 0;
+		if (copy_out(b) == 0 && !b->win) {
+			char *w = dyl_spool_map(DYL_CH_FLOW, WIN_SIZE);
+			if (w) {
+				b->win = w;
+				b->win_id = flow.windows++;
+				*win_head(b) = (struct dyl_flow_chunk){ b->tid, b->win_id | DYL_FLOW_LIVE, 0, 0 };
+				b->data = (uint64_t *)(w + WIN_HEAD);
+				b->cap = (WIN_SIZE - WIN_HEAD) / 8;
+			}
+			b->nowin = !w;
 		}
 		dyl_spin_unlock(&b->lock);
 		pthread_mutex_unlock(&dyl_rt.io);
 		if (b->len + words <= b->cap)
 			return 0;
 	}
-	if (b->cap * 16 > BUF_MAX)
-		return -1;
-	void *p = mremap(b->data, b->cap * 8, b->cap * 16, MREMAP_MAYMOVE);
-	if (p == MAP_FAILED)
+	if (b->win)	/* a full window that cannot be copied out now: dropped */
 		return -1;
 	dyl_spin_lock(&b->lock);
-	b->data = p;
-	b->cap *= 2;
+	size_t need = b->len + words;
+	if (!b->priv && (b->priv = map_words(BUF_FIRST / 8)))
+		b->priv_cap = BUF_FIRST / 8;
+	while (b->priv && need > b->priv_cap && b->priv_cap * 16 <= BUF_MAX) {
+		void *p = mremap(b->priv, b->priv_cap * 8, b->priv_cap * 16, MREMAP_MAYMOVE);
+		if (p == MAP_FAILED)
+			break;
+		b->priv = p;
+		b->priv_cap *= 2;
+	}
+	b->data = b->priv;
+	b->cap = b->priv_cap;
 	dyl_spin_unlock(&b->lock);
-	return 0;
+	return b->priv && need <= b->cap ? 0 : -1;
 }
 
 static void thread_gone(void *arg)
@@ -123,12 +164,12 @@ static void thread_gone(void *arg)
 	if (dyl_rt.spool_fd >= 0) {
 		pthread_mutex_lock(&dyl_rt.io);
 		dyl_spin_lock(&b->lock);
-		write_out(b);
+		copy_out(b);
 		dyl_spin_unlock(&b->lock);
 		pthread_mutex_unlock(&dyl_rt.io);
 	}
 	/* (what could not be written stays: the flush at exit tries again) */
-	if (b->out == __atomic_load_n(&b->len, __ATOMIC_RELAXED))
+	if (!__atomic_load_n(&b->len, __ATOMIC_RELAXED))
 		__atomic_store_n(&b->dead, 1, __ATOMIC_RELEASE);
 	mine = NULL;
 	in_flow--;
@@ -146,10 +187,8 @@ static struct fbuf *own_buffer(void)
 			break;
 	}
 	if (!b) {
-		b = (struct fbuf *)map_words(sizeof(*b) / 8 + 1);
-		if (!b || !(b->data = map_words(BUF_FIRST / 8)))
+		if (!(b = (struct fbuf *)map_words(sizeof(*b) / 8 + 1)))
 			return NULL;
-		b->cap = BUF_FIRST / 8;
 		dyl_spin_lock(&flow.lock);
 		b->next = flow.bufs;
 		__atomic_store_n(&flow.bufs, b, __ATOMIC_RELEASE);
@@ -157,9 +196,12 @@ static struct fbuf *own_buffer(void)
 	}
 	dyl_spin_lock(&b->lock);
 	b->tid = tid;
-	b->calls_out = 0;
+	if (b->win)	/* (empty: its thread's events were copied out) */
+		__atomic_store_n(&win_head(b)->tid, tid, __ATOMIC_RELEASE);
+	else
+		b->data = b->priv, b->cap = b->priv ? b->priv_cap : 0;
+	b->nprev = 0;
 	__atomic_store_n(&b->len, 0, __ATOMIC_RELEASE);
-	b->out = 0;
 	dyl_spin_unlock(&b->lock);
 	pthread_setspecific(flow.key, b);
 	return mine = b;
@@ -173,7 +215,9 @@ static inline uint64_t *reserve(unsigned words)
 
 	if (dyl_unlikely(!b) && !(b = own_buffer()))
 		goto lost;
-	if (dyl_unlikely(b->len + words > b->cap) && make_room(b, words) != 0)
+	/* (full; or private while the spool exists now: into it, and a window) */
+	if (dyl_unlikely(b->len + words > b->cap || (!b->win && !b->nowin && dyl_rt.spool_fd >= 0 && !dyl_busy)) &&
+	    make_room(b, words) != 0)
 		goto lost;
 	return b->data + b->len;
 lost:
@@ -184,7 +228,10 @@ lost:
 static inline void commit(unsigned words)
 {
 	struct fbuf *b = mine;
-	__atomic_store_n(&b->len, b->len + words, __ATOMIC_RELEASE);
+	size_t len = b->len + words;
+	__atomic_store_n(&b->len, len, __ATOMIC_RELEASE);
+	if (b->win)	/* what a reader of the file sees */
+		__atomic_store_n(&win_head(b)->words, (uint32_t)len, __ATOMIC_RELEASE);
 }
 
 int dyl_flow_put(const uint64_t *ev, unsigned words)
@@ -297,6 +344,18 @@ static void charged(const struct dyl_groups *c)
 	}
 	if (first)	/* no access: the call alone */
 		p[n++] = DYL_RE_WORD(DYL_RE_CALL, 1, 0, 0);
+	/* a loop's calls often pass the same buffers: the same events as the thread's last
+	 * call are one word */
+	b = mine;
+	if (!first && b->nprev == n && !memcmp(b->prev, p, n * 8)) {
+		p[0] = DYL_RE_WORD(DYL_RE_CALL, 1, DYL_REF_REPEAT, 0);
+		n = 1;
+	} else if (n <= PREV_MAX) {
+		memcpy(b->prev, p, n * 8);
+		b->nprev = first ? 0 : n;
+	} else {
+		b->nprev = 0;
+	}
 	commit(n);
 	marked = t->frames[0];
 out:
@@ -314,6 +373,7 @@ static void changed(uintptr_t a, uintptr_t b, int after)
 	if (!flow.on || in_flow || !f || !t || t->depth != 1)
 		return;
 	in_flow++;
+	diff_look = 1;	/* (std.diff's look holds dyl_busy: a window may be had here) */
 	for (unsigned i = 0; i < f->ngroups; i++) {
 		const struct fgroup *g = &f->groups[i];
 		if (a < g->r.start || a >= g->r.end)
@@ -335,6 +395,7 @@ static void changed(uintptr_t a, uintptr_t b, int after)
 		commit(n);
 		break;
 	}
+	diff_look = 0;
 	in_flow--;
 }
 
@@ -387,12 +448,13 @@ static void removed(uintptr_t start, uint64_t id)
 	in_flow--;
 }
 
-/* dyl_hooks.flow_flush: every buffer into the spool (dyl_rt.io held) */
+/* dyl_hooks.flow_flush: every buffer's events into the spool (dyl_rt.io held; a
+ * window's are there already, but its copy says they were read) */
 static void flush_all(void)
 {
 	for (struct fbuf *b = __atomic_load_n(&flow.bufs, __ATOMIC_ACQUIRE); b; b = b->next) {
 		dyl_spin_lock(&b->lock);
-		write_out(b);
+		copy_out(b);
 		dyl_spin_unlock(&b->lock);
 	}
 }
@@ -402,13 +464,19 @@ uint64_t dyl_flow_lost(void)
 	return __atomic_load_n(&flow.lost, __ATOMIC_RELAXED);
 }
 
-/* a forked child writes its own trace: the parent's events are not its own */
+/* a forked child writes its own trace: the parent's events are not its own, and its
+ * windows are the parent's spool */
 static void child_after_fork(void)
 {
 	for (struct fbuf *b = flow.bufs; b; b = b->next) {
 		b->lock = 0;
-		b->len = b->out = 0;
-		b->calls_out = 0;
+		if (b->win)
+			munmap(b->win, WIN_SIZE);
+		b->win = NULL;
+		b->data = b->priv;
+		b->cap = b->priv ? b->priv_cap : 0;
+		b->len = 0;
+		b->nprev = 0;
 		b->dead = b != mine;
 	}
 	if (mine)

@@ -122,12 +122,23 @@ struct dyl_flow_host {
 
 /* ------------------------------------------------------------ the spool's chunks */
 
-/* A FLOW chunk: a thread's raw events, in the order it made them. */
+/* A FLOW chunk: a thread's raw events, in the order it made them.  Three forms:
+ *   - a window (WINDOW has DYL_FLOW_LIVE): the runtime maps it shared while the thread
+ *     writes into it; WORDS is stored after the events it covers (the rest is room);
+ *     when full it is copied out and emptied, and GEN goes up;
+ *   - a window's copy (WINDOW: the window's id, GEN: the generation copied);
+ *   - a private buffer's events (WINDOW UINT32_MAX), from before the spool existed.
+ * A reader takes a thread's chunks in file order, then its live window's events, unless
+ * a copy of the window's current generation exists (the copy was made, the window not
+ * emptied yet: the process was killed between). */
 #define DYL_CH_FLOW 0x574f4c46u	/* "FLOW" */
+#define DYL_FLOW_LIVE 0x80000000u
 struct dyl_flow_chunk {
 	/* struct dyl_chunk ch (dyl_spool.h) comes before */
 	int32_t tid;
-	uint32_t first_call;	/* the thread's CALL events before this chunk's */
+	uint32_t window;
+	uint32_t gen;
+	uint32_t words;		/* the events' 8-byte words (at most the chunk's room) */
 };
 
 /* Raw events: a u64 header word, then fields.  Header: bits 0-7 DYL_RE_*, 8-15 the
@@ -143,8 +154,9 @@ struct dyl_flow_chunk {
 #define DYL_RE_SMALL(w) ((uint32_t)((w) >> 32))
 enum {
 	/* CALL: the thread's next depth-0 call, when it accessed nothing (else its first
-	 * ACC has DYL_REF_NEWCALL).  A thread's Nth call is its Nth depth-0 row: the
-	 * converter joins them so.  1 word. */
+	 * ACC has DYL_REF_NEWCALL), or (flag DYL_REF_REPEAT) when it made the same ACC
+	 * events as the thread's last call with accesses (a loop passing the same buffers).
+	 * A thread's Nth call is its Nth depth-0 row: the converter joins them so.  1 word. */
 	DYL_RE_CALL = 1,
 	/* ACC: an access of the thread's current call (DYL_REF_NEWCALL: of its next one).
 	 * small: the object's kind (DYL_OBJ_*); flags DYL_REF_W, _DIFF, _NEWCALL.  Then
@@ -171,6 +183,7 @@ enum {
 #define DYL_REF_REALLOC 2u	/* ALLOC: a realloc's new block */
 #define DYL_REF_DIFF 4u		/* ACC: changed bytes (std.diff) */
 #define DYL_REF_NEWCALL 8u	/* ACC: the first of a new call */
+#define DYL_REF_REPEAT 16u	/* CALL: the same accesses as the thread's last call's */
 #define DYL_FLOW_SITE_PCS 3	/* return addresses kept per site */
 
 #endif

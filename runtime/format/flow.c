@@ -48,7 +48,7 @@ static void release(void *p, size_t cap, size_t elsize)
 
 struct chunk {			/* a FLOW chunk's events: words [at, at + n) of ev */
 	int32_t tid;
-	uint32_t pad;
+	uint32_t window, gen;	/* a window's copy: which, and its generation */
 	size_t at, n;
 };
 struct row0 {			/* a depth-0 row */
@@ -86,6 +86,8 @@ struct fc {
 	size_t nrows, rows_cap;
 	size_t *pend;		/* a thread's life items waiting for its next call */
 	size_t npend, pend_cap;
+	size_t *rep;		/* a thread's last call's ACC items (not std.diff's): a REPEAT's */
+	size_t nrep, rep_cap, rep_next;	/* rep_next: those of the current call start there */
 	struct item *it, *tmp;
 	size_t nit, it_cap, tmp_cap;
 	struct site_raw *sites;
@@ -114,32 +116,60 @@ static int read_at(struct fc *c, void *p, size_t n, uint64_t off)
 	return 0;
 }
 
-/* 1. the FLOW chunks, in file order (a chunk cut short ends the reading) */
+/* 1. the FLOW chunks, in file order, each thread's live window after them (unless a
+ * copy of its generation exists); a chunk cut short ends the reading */
 static int read_chunks(struct fc *c)
 {
 	struct dyl_spool_head h;
 	uint64_t off = sizeof(h);
+	struct { uint64_t body; struct dyl_flow_chunk fh; size_t words; } live[256];
+	size_t nlive = 0;
 
 	if (c->size < sizeof(h) || read_at(c, &h, sizeof(h), 0) != 0 || memcmp(h.magic, DYL_SPOOL_MAGIC, 8))
 		return -1;
-	while (off + sizeof(struct dyl_chunk) <= c->size) {
-		struct dyl_chunk ch;
-		uint64_t body = off + sizeof(ch);
-		if (read_at(c, &ch, sizeof(ch), off) != 0 || ch.len > c->size - body ||
-		    (ch.kind == 0 && ch.len == 0) || (ch.len & 7))
-			break;
-		if (ch.kind == DYL_CH_FLOW && ch.len >= sizeof(struct dyl_flow_chunk)) {
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t l = 0; pass == 1 && l < nlive; l++) {
+			int copied = 0;
+			for (size_t i = 0; i < c->nch && !copied; i++)
+				copied = c->ch[i].window == (live[l].fh.window & ~DYL_FLOW_LIVE) &&
+					 c->ch[i].gen == live[l].fh.gen;
+			if (copied || !live[l].words)
+				continue;
+			size_t words = live[l].words;
+			if (!(c->ev = grow(c->ev, &c->ev_cap, c->nev + words, 8)) ||
+			    !(c->ch = grow(c->ch, &c->ch_cap, c->nch + 1, sizeof(*c->ch))) ||
+			    read_at(c, c->ev + c->nev, words * 8, live[l].body + sizeof(struct dyl_flow_chunk)) != 0)
+				return -1;
+			c->ch[c->nch++] = (struct chunk){ live[l].fh.tid, UINT32_MAX, 0, c->nev, words };
+			c->nev += words;
+		}
+		while (pass == 0 && off + sizeof(struct dyl_chunk) <= c->size) {
+			struct dyl_chunk ch;
+			uint64_t body = off + sizeof(ch);
+			if (read_at(c, &ch, sizeof(ch), off) != 0 || ch.len > c->size - body ||
+			    (ch.kind == 0 && ch.len == 0) || (ch.len & 7))
+				break;
+			off = body + ch.len;
 			struct dyl_flow_chunk fh;
+			if (ch.kind != DYL_CH_FLOW || ch.len < sizeof(fh))
+				continue;
 			size_t words = (ch.len - sizeof(fh)) / 8;
-			if (read_at(c, &fh, sizeof(fh), body) != 0 ||
-			    !(c->ev = grow(c->ev, &c->ev_cap, c->nev + words, 8)) ||
+			if (read_at(c, &fh, sizeof(fh), body) != 0)
+				return -1;
+			if (fh.words < words)	/* (a window: the rest is room) */
+				words = fh.words;
+			if (fh.window != UINT32_MAX && (fh.window & DYL_FLOW_LIVE)) {
+				if (nlive < sizeof(live) / sizeof(live[0]))
+					live[nlive].body = body, live[nlive].fh = fh, live[nlive++].words = words;
+				continue;
+			}
+			if (!(c->ev = grow(c->ev, &c->ev_cap, c->nev + words, 8)) ||
 			    !(c->ch = grow(c->ch, &c->ch_cap, c->nch + 1, sizeof(*c->ch))) ||
 			    read_at(c, c->ev + c->nev, words * 8, body + sizeof(fh)) != 0)
 				return -1;
-			c->ch[c->nch++] = (struct chunk){ fh.tid, 0, c->nev, words };
+			c->ch[c->nch++] = (struct chunk){ fh.tid, fh.window, fh.gen, c->nev, words };
 			c->nev += words;
 		}
-		off = body + ch.len;
 	}
 	return 0;
 }
@@ -183,13 +213,21 @@ static int item_less(const struct item *a, const struct item *b)
 	return a->order < b->order;
 }
 
+/* A natural merge sort: the runs already in order (a thread's events mostly are, and
+ * one thread's are one run) are merged pairwise until one is left: O(n) for sorted
+ * input, O(n log runs) else. */
 #define MERGE_SORT(name, T, less)                                                    \
 	static void name(T *a, T *t, size_t n)                                        \
 	{                                                                             \
-		for (size_t w = 1; w < n; w *= 2) {                                   \
-			for (size_t lo = 0; lo < n; lo += 2 * w) {                    \
-				size_t mid = lo + w < n ? lo + w : n;                 \
-				size_t hi = lo + 2 * w < n ? lo + 2 * w : n;          \
+		for (;;) {                                                            \
+			size_t lo = 0, merged = 0;                                    \
+			while (lo < n) {                                              \
+				size_t mid = lo + 1, hi;                              \
+				while (mid < n && !less(&a[mid], &a[mid - 1]))        \
+					mid++;                                        \
+				hi = mid < n ? mid + 1 : n;                           \
+				while (hi < n && !less(&a[hi], &a[hi - 1]))           \
+					hi++;                                         \
 				size_t i = lo, j = mid, k = lo;                       \
 				while (i < mid && j < hi)                             \
 					t[k++] = less(&a[j], &a[i]) ? a[j++] : a[i++]; \
@@ -197,7 +235,11 @@ static int item_less(const struct item *a, const struct item *b)
 					t[k++] = a[i++];                              \
 				while (j < hi)                                        \
 					t[k++] = a[j++];                              \
+				merged += mid < hi;                                   \
+				lo = hi;                                              \
 			}                                                             \
+			if (!merged)	/* one run: in order */                       \
+				return;                                               \
 			memcpy(a, t, n * sizeof(T));                                  \
 		}                                                                     \
 	}
@@ -268,6 +310,7 @@ static int walk_threads(struct fc *c, uint64_t nseq)
 		uint64_t cur = DYL_FLOW_NONE;
 		ssize_t last_free = -1;	/* the item of this thread's last event, when a FREE */
 		c->npend = 0;
+		c->nrep = c->rep_next = 0;
 		for (size_t j = i; j < c->nch; j++) {
 			if (c->ch[j].tid != tid)
 				continue;
@@ -282,18 +325,36 @@ static int walk_threads(struct fc *c, uint64_t nseq)
 				switch (type) {
 				case DYL_RE_CALL:
 					cur = next_call(c, rlo, rhi, &k, nseq);
+					if (!(flags & DYL_REF_REPEAT))
+						break;
+					/* the last call's accesses again: copies at this seq */
+					for (size_t r = 0; r < c->rep_next && cur != DYL_FLOW_NONE; r++) {
+						struct item it = c->it[c->rep[r]];
+						it.seq = cur;
+						it.order = order++;
+						if (add_item(c, it) != 0)
+							return -1;
+					}
 					break;
 				case DYL_RE_ACC:
 				case DYL_RE_HOST:
 					if (words < ((kind == DYL_OBJ_HEAP || kind == DYL_OBJ_MAPPING) ? 4u
 						     : kind == DYL_OBJ_STATIC ? 5u : 7u))
 						break;
-					if (type == DYL_RE_ACC && (flags & DYL_REF_NEWCALL))
+					if (type == DYL_RE_ACC && (flags & DYL_REF_NEWCALL)) {
 						cur = next_call(c, rlo, rhi, &k, nseq);
+						c->nrep = 0;	/* a new call with accesses: the one a REPEAT repeats */
+					}
 					if (cur != DYL_FLOW_NONE &&
 					    add_item(c, (struct item){ cur, order++, type == DYL_RE_ACC ? 2 : 1,
 								       type == DYL_RE_ACC ? IT_ACC : IT_HOST, e, 0 }) != 0)
 						return -1;
+					if (cur != DYL_FLOW_NONE && type == DYL_RE_ACC && !(flags & DYL_REF_DIFF)) {
+						if (!(c->rep = grow(c->rep, &c->rep_cap, c->nrep + 1, sizeof(*c->rep))))
+							return -1;
+						c->rep[c->nrep++] = c->nit - 1;
+						c->rep_next = c->nrep;
+					}
 					break;
 				case DYL_RE_ALLOC:
 					if (words < 4)
@@ -692,6 +753,7 @@ out:
 	release(c.ch, c.ch_cap, sizeof(*c.ch));
 	release(c.rows, c.rows_cap, sizeof(*c.rows));
 	release(c.pend, c.pend_cap, sizeof(*c.pend));
+	release(c.rep, c.rep_cap, sizeof(*c.rep));
 	release(c.it, c.it_cap, sizeof(*c.it));
 	release(c.tmp, c.tmp_cap, sizeof(*c.tmp));
 	release(c.sites, c.sites_cap, sizeof(*c.sites));

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "fl.h"
 
 #define N 100
@@ -109,6 +110,20 @@ static void partial(void)
 	free(a);
 }
 
+/* the same buffer read by three calls in a row (a power iteration's matrix) */
+static void repeat(void)
+{
+	double *a = malloc(N * sizeof(double));	/* SITE repeat */
+	double s = 0;
+	produce(a, N);
+	for (int i = 0; i < 3; i++)
+		s += consume(a, N);
+	tick(2);
+	s += consume(a, N);
+	printf("%.0f\n", s);
+	free(a);
+}
+
 /* producer and consumer in two threads */
 static double *shared;
 static void *producer(void *arg)
@@ -147,7 +162,17 @@ int main(int argc, char **argv)
 		host();
 	else if (!strcmp(what, "partial"))
 		partial();
-	else if (!strcmp(what, "threads"))
+	else if (!strcmp(what, "repeat"))
+		repeat();
+	else if (!strcmp(what, "killed")) {
+		/* the chain, then killed while it waits: the spool is what is left */
+		chain();
+		printf("ready\n");
+		fflush(stdout);
+		char c;
+		if (read(0, &c, 1) < 0)
+			return 1;
+	} else if (!strcmp(what, "threads"))
 		threads();
 	return 0;
 }
