@@ -14,11 +14,15 @@
  * keeps them.  Times are clock ticks, converted as the rows' are.  A forked child keeps
  * only its own events: the thread that forked is its main thread there (its end is not
  * recorded).
+ *
+ * Every C library call made here is made with dyl_busy up: a wrapper of libc itself
+ * (pthread_setcancelstate, getpid, mmap...) must not record the runtime's own calls.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include "internal.h"
 
@@ -53,22 +57,23 @@ static int recording(void)
 static void record(uint32_t kind, pid_t parent, uint64_t handle, uint64_t t1, uint64_t t2)
 {
 	int saved = errno, cancel;
-	struct dyl_event e = { kind, (int32_t)gettid(), (int32_t)parent, 0, handle, t1, t2 };
 
+	DYL_BUSY_IN();
+	struct dyl_event e = { kind, (int32_t)syscall(SYS_gettid), (int32_t)parent, 0, handle,
+			       t1, t2 };
 	/* the spool's write is a cancellation point: a thread cancelled there would leave
 	 * the trace's lock held (the process would hang at its next event or its exit) */
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
-	DYL_BUSY_IN();
 	dyl_spool_event(&e);
-	DYL_BUSY_OUT();
 	pthread_setcancelstate(cancel, NULL);
+	DYL_BUSY_OUT();
 	errno = saved;
 }
 
 /* the thread ended without returning from its start routine (pthread_exit, cancelled) */
 static void ended(void *pid)
 {
-	if ((pid_t)(intptr_t)pid == getpid())	/* (not in a child the thread forked) */
+	if ((pid_t)(intptr_t)pid == (pid_t)syscall(SYS_getpid))	/* (not in a child the thread forked) */
 		record(DYL_EV_END, 0, 0, dyl_now(), 0);
 }
 
@@ -121,18 +126,24 @@ void *dyl_thread_wrap(void *(*fn)(void *), void *arg)
 
 	if (!fn || !recording())
 		return NULL;
+	DYL_BUSY_IN();
 	pthread_once(&thr.once, make_key);
 	struct start *s = thr.key_ok ? get_start() : NULL;
 	if (s)
-		*s = (struct start){ fn, arg, gettid(), getpid(), now, NULL };
+		*s = (struct start){ fn, arg, (pid_t)syscall(SYS_gettid),
+				     (pid_t)syscall(SYS_getpid), now, NULL };
+	DYL_BUSY_OUT();
 	errno = saved;
 	return s;
 }
 
 void dyl_thread_created(void *s, int result)
 {
-	if (result != 0)	/* no thread: S was not handed over */
+	if (result != 0) {	/* no thread: S was not handed over */
+		DYL_BUSY_IN();
 		put_start(s);
+		DYL_BUSY_OUT();
+	}
 }
 
 void *dyl_thread_run(void *arg)
@@ -140,15 +151,21 @@ void *dyl_thread_run(void *arg)
 	struct start *s = arg;
 	void *(*fn)(void *) = s->fn;
 	void *a = s->arg;
-	uint64_t handle = (uint64_t)pthread_self();
 	pid_t parent = s->parent, pid = s->pid;
 	uint64_t create = s->create;
 
+	DYL_BUSY_IN();
+	uint64_t handle = (uint64_t)pthread_self();
 	put_start(s);
+	DYL_BUSY_OUT();
 	record(DYL_EV_START, parent, handle, create, dyl_now());
+	DYL_BUSY_IN();
 	pthread_setspecific(thr.key, (void *)(intptr_t)pid);
+	DYL_BUSY_OUT();
 	void *ret = fn(a);
+	DYL_BUSY_IN();
 	pthread_setspecific(thr.key, NULL);
+	DYL_BUSY_OUT();
 	ended((void *)(intptr_t)pid);
 	return ret;
 }

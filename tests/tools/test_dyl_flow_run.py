@@ -20,6 +20,15 @@ FL_APPS = os.path.join(ROOT, 'microgens', 'std.flow', 'apps')
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
+def site(tag):
+    """'app.c:LINE' of the allocation marked /* SITE TAG */ in std.flow's app.c."""
+    with open(os.path.join(FL_APPS, 'app.c')) as f:
+        for n, line in enumerate(f, 1):
+            if line.rstrip().endswith(f'/* SITE {tag} */'):
+                return f'app.c:{n}'
+    raise AssertionError(f'no SITE {tag} in app.c')
+
+
 def dyl_flow(*args):
     r = subprocess.run([DYL_FLOW, *map(str, args)], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
@@ -64,7 +73,7 @@ def test_chain(fl):
 def test_realloc_moving(fl):
     t = scenario(fl, 'grow')
     assert edges(t) == {('produce', 'consume'): (128, 128, 128)}
-    objs = [r for r in rows(dyl_flow(t, '--objects')) if 'app.c:57' in r['object']]
+    objs = [r for r in rows(dyl_flow(t, '--objects')) if site('grow') in r['object']]
     assert len(objs) == 1
     assert (objs[0]['size'], objs[0]['moves'], objs[0]['prod_pct']) == ('800000', '1', '100.0')
 
@@ -73,7 +82,7 @@ def test_realloc_moving(fl):
 def test_free_before_read(fl):
     t = scenario(fl, 'free')
     assert edges(t) == {}
-    o = [r for r in rows(dyl_flow(t, '--objects')) if 'app.c:69' in r['object']][0]
+    o = [r for r in rows(dyl_flow(t, '--objects')) if site('free-first') in r['object']][0]
     assert (o['call_written'], o['alloc_pct'], o['prod_pct']) == ('800', '100.0', '0.0')
 
 
