@@ -135,7 +135,8 @@ struct dyl_runtime {
 	const char *filter;	/* DYL_FILTER */
 	/* Lock order: lock, a thread's flush_lock, io, meta. */
 	pthread_mutex_t lock;	/* the threads list */
-	pthread_mutex_t io;	/* the trace file */
+	pthread_mutex_t io;	/* the trace file: dyl_io_lock, dyl_io_unlock */
+	int io_cancel;		/* the holder's cancel state before dyl_io_lock */
 	pthread_mutex_t meta;	/* columns, notes, header_done, warned: held around no call */
 	struct dyl_thread *threads;
 	pthread_key_t key;	/* thread-exit flush */
@@ -146,6 +147,26 @@ struct dyl_runtime {
 };
 
 HIDDEN extern struct dyl_runtime dyl_rt;
+
+/* dyl_rt.io with the thread's cancellation held off.  The writes made under it (write,
+ * pwritev, close) are cancellation points: a thread cancelled there would leave the lock
+ * held, and the process would hang at its next write or at exit.  The cancellation
+ * waits until the lock is let go.  The holder keeps its old state in io_cancel. */
+static inline void dyl_io_lock(void)
+{
+	int old;
+
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
+	pthread_mutex_lock(&dyl_rt.io);
+	dyl_rt.io_cancel = old;
+}
+static inline void dyl_io_unlock(void)
+{
+	int old = dyl_rt.io_cancel;
+
+	pthread_mutex_unlock(&dyl_rt.io);
+	pthread_setcancelstate(old, NULL);
+}
 
 /* dyl_rt.disabled is read on every call, outside any lock, and set under dyl_rt.io;
  * dyl_rt.fd is read outside the lock too: both go through atomics. */

@@ -14,10 +14,10 @@ static void respool_meta(void)
 {
 	if (__atomic_load_n(&dyl_rt.fd, __ATOMIC_ACQUIRE) < 0)
 		return;
-	pthread_mutex_lock(&dyl_rt.io);
+	dyl_io_lock();
 	if (!dyl_rt.header_done)
 		dyl_spool_meta();
-	pthread_mutex_unlock(&dyl_rt.io);
+	dyl_io_unlock();
 }
 
 int dyl_add_columns(const char *const *names, unsigned n)

@@ -48,9 +48,9 @@ static void thread_exit(void *arg)
 	dyl_flush_thread(t, 0);
 	COST_BUMP(t->cost.whole, dyl_now() - a);
 	if (dyl_spool_window_is_shared(t)) {
-		pthread_mutex_lock(&dyl_rt.io);
+		dyl_io_lock();
 		dyl_spool_window_done(t->win);	/* empty now: the next thread's */
-		pthread_mutex_unlock(&dyl_rt.io);
+		dyl_io_unlock();
 	}
 	pthread_mutex_lock(&dyl_rt.lock);
 	for (p = &dyl_rt.threads; *p; p = &(*p)->next)
@@ -83,9 +83,9 @@ static void use_spool_window(struct dyl_thread *t)
 {
 	pthread_mutex_lock(&t->flush_lock);
 	if (!dyl_spool_window_is_shared(t) && t->flushed == 0) {
-		pthread_mutex_lock(&dyl_rt.io);
+		dyl_io_lock();
 		struct dyl_window *w = dyl_spool_window(t->tid);
-		pthread_mutex_unlock(&dyl_rt.io);
+		dyl_io_unlock();
 		if (w) {
 			uint32_t len = t->win->len;
 			memcpy(w->data, t->win->data, len);
@@ -109,9 +109,9 @@ struct dyl_thread *dyl_thread_get(void)
 	t->cost_left = t->cost_period = 1;
 	pthread_mutex_init(&t->flush_lock, NULL);
 	init_own_window(t);
-	pthread_mutex_lock(&dyl_rt.io);
+	dyl_io_lock();
 	struct dyl_window *w = dyl_spool_window(t->tid);
-	pthread_mutex_unlock(&dyl_rt.io);
+	dyl_io_unlock();
 	if (w)
 		t->win = w;
 	pthread_mutex_lock(&dyl_rt.lock);
@@ -202,10 +202,10 @@ void dyl_resume(void)
 		pthread_mutex_unlock(&t->flush_lock);
 	}
 	pthread_mutex_unlock(&dyl_rt.lock);
-	pthread_mutex_lock(&dyl_rt.io);
+	dyl_io_lock();
 	if (dyl_rt.fd >= 0)
 		dyl_spool_open();
-	pthread_mutex_unlock(&dyl_rt.io);
+	dyl_io_unlock();
 	__atomic_store_n(&dyl_rt.pending, 1, __ATOMIC_RELAXED);
 	DYL_BUSY_OUT();
 }

@@ -176,7 +176,7 @@ static void put_events(void)
 
 void dyl_spool_event(const struct dyl_event *e)
 {
-	pthread_mutex_lock(&dyl_rt.io);
+	dyl_io_lock();
 	if (DYL_DISABLED() || __atomic_load_n(&dyl_rt.finished, __ATOMIC_ACQUIRE) ||
 	    (e->kind == DYL_EV_ON && events.on))
 		goto out;
@@ -195,7 +195,7 @@ void dyl_spool_event(const struct dyl_event *e)
 	events.on |= e->kind == DYL_EV_ON;
 	put_events();
 out:
-	pthread_mutex_unlock(&dyl_rt.io);
+	dyl_io_unlock();
 }
 
 /* The thread events as '#' lines after the rows (events.c). */
@@ -433,9 +433,9 @@ void dyl_spool_names_now(void)
 {
 	if (__atomic_load_n(&dyl_rt.fd, __ATOMIC_ACQUIRE) < 0)
 		return;
-	pthread_mutex_lock(&dyl_rt.io);
+	dyl_io_lock();
 	put_names();
-	pthread_mutex_unlock(&dyl_rt.io);
+	dyl_io_unlock();
 }
 
 /* --- the file --- */

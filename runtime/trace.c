@@ -585,21 +585,21 @@ void dyl_trace_claim(void)
 {
 	if (__atomic_load_n(&dyl_rt.fd, __ATOMIC_ACQUIRE) >= 0 || DYL_DISABLED() || dyl_rt.off)
 		return;
-	pthread_mutex_lock(&dyl_rt.io);
+	dyl_io_lock();
 	if (dyl_rt.fd < 0 && !DYL_DISABLED())
 		open_trace();
-	pthread_mutex_unlock(&dyl_rt.io);
+	dyl_io_unlock();
 }
 
 int dyl_trace_lock(void)
 {
-	pthread_mutex_lock(&dyl_rt.io);
+	dyl_io_lock();
 	if (dyl_rt.fd < 0 && !DYL_DISABLED())
 		open_trace();
 	if (!DYL_DISABLED() && !dyl_rt.header_done)
 		write_header();
 	if (DYL_DISABLED()) {
-		pthread_mutex_unlock(&dyl_rt.io);
+		dyl_io_unlock();
 		return 0;
 	}
 	return 1;
@@ -613,7 +613,7 @@ void dyl_trace_put(const char *data, size_t len)
 
 void dyl_trace_unlock(void)
 {
-	pthread_mutex_unlock(&dyl_rt.io);
+	dyl_io_unlock();
 }
 
 void dyl_trace_write(const char *data, size_t len)
@@ -633,9 +633,9 @@ void dyl_trace_footer(void)
 	int n, saved = errno;
 
 	if (DYL_DISABLED()) {
-		pthread_mutex_lock(&dyl_rt.io);
+		dyl_io_lock();
 		dyl_spool_drop();
-		pthread_mutex_unlock(&dyl_rt.io);
+		dyl_io_unlock();
 	}
 	if (dyl_rt.off || DYL_DISABLED() || __atomic_exchange_n(&dyl_rt.finished, 1, __ATOMIC_ACQ_REL))
 		return;
@@ -646,10 +646,10 @@ void dyl_trace_footer(void)
 	if (__atomic_load_n(&dyl_rt.fd, __ATOMIC_ACQUIRE) < 0) {
 		if (dyl_rt.forked)
 			return;
-		pthread_mutex_lock(&dyl_rt.io);
+		dyl_io_lock();
 		if (dyl_rt.fd < 0)
 			open_trace_as(1);
-		pthread_mutex_unlock(&dyl_rt.io);
+		dyl_io_unlock();
 		if (dyl_rt.fd < 0)
 			return;
 	}
@@ -682,14 +682,14 @@ void dyl_trace_drop_unused(void)
 {
 	int saved = errno;
 
-	pthread_mutex_lock(&dyl_rt.io);
+	dyl_io_lock();
 	if (dyl_rt.fd >= 0 && !dyl_rt.header_done) {
 		dyl_spool_drop();
 		if (dyl_fd_is(dyl_rt.fd, dyl_rt.fd_dev, dyl_rt.fd_ino))
 			unlink(dyl_rt.path);	/* (still ours: the name was not taken over) */
 		dyl_fd_close(&dyl_rt.fd, dyl_rt.fd_dev, dyl_rt.fd_ino);	/* and the lock */
 	}
-	pthread_mutex_unlock(&dyl_rt.io);
+	dyl_io_unlock();
 	errno = saved;
 }
 

@@ -119,7 +119,7 @@ static int copy_out(struct fbuf *b)
 static int make_room(struct fbuf *b, unsigned words)
 {
 	if ((!dyl_busy || diff_look) && dyl_rt.spool_fd >= 0) {
-		pthread_mutex_lock(&dyl_rt.io);
+		dyl_io_lock();
 		dyl_spin_lock(&b->lock);
 		if (copy_out(b) == 0 && !b->win) {
 			char *w = dyl_spool_map(DYL_CH_FLOW, WIN_SIZE);
@@ -133,7 +133,7 @@ static int make_room(struct fbuf *b, unsigned words)
 			b->nowin = !w;
 		}
 		dyl_spin_unlock(&b->lock);
-		pthread_mutex_unlock(&dyl_rt.io);
+		dyl_io_unlock();
 		if (b->len + words <= b->cap)
 			return 0;
 	}
@@ -162,11 +162,11 @@ static void thread_gone(void *arg)
 
 	in_flow++;
 	if (dyl_rt.spool_fd >= 0) {
-		pthread_mutex_lock(&dyl_rt.io);
+		dyl_io_lock();
 		dyl_spin_lock(&b->lock);
 		copy_out(b);
 		dyl_spin_unlock(&b->lock);
-		pthread_mutex_unlock(&dyl_rt.io);
+		dyl_io_unlock();
 	}
 	/* (what could not be written stays: the flush at exit tries again) */
 	if (!__atomic_load_n(&b->len, __ATOMIC_RELAXED))

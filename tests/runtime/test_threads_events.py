@@ -31,6 +31,9 @@ def app(tmp_path_factory):
                             '-shared', '-Wl,-soname,libtiny.so')
     b.app = dyltest.build_c(d, os.path.join(HERE, 'threads', 'threadapp.c'), 'threadapp',
                             '-I' + APPS, '-L' + d, '-ltiny', '-Wl,-rpath,' + d, '-lpthread')
+    b.cancel = dyltest.build_c(d, os.path.join(HERE, 'threads', 'cancelapp.c'), 'cancelapp',
+                               '-I' + APPS, '-L' + d, '-ltiny', '-Wl,-rpath,' + d,
+                               '-lpthread')
     b.omp = None
     try:
         b.omp = dyltest.build_c(d, os.path.join(HERE, 'threads', 'ompapp.c'), 'ompapp',
@@ -188,6 +191,17 @@ def test_pthread_exit_and_cancel(app, tmp_path):
     ev = Events(path)
     ev.check()
     assert len(ev.threads) == 2 and len(ev.joins) == 2
+
+
+def test_cancelled_while_writing(app, tmp_path):
+    """Threads cancelled in the middle of their calls, many times: some cancels land
+    while the runtime writes the thread's records under its trace lock (a cancellation
+    point).  The process must not hang, and every thread ends with a line."""
+    r, path = run_both([app.cancel, '60'], app.wrap, tmp_path)
+    assert r.stdout == b'cancelled 60 of 60\n'
+    ev = Events(path)
+    ev.check()
+    assert len(ev.threads) == 60
 
 
 def test_thread_outlives_mains_calls(app, tmp_path):
