@@ -18,32 +18,10 @@
 #include <unistd.h>
 #include "dyl_decode.h"
 #include "dyl_flow.h"
+#include "dyl_fmtmem.h"
 
 #define NONE UINT32_MAX
 
-/* --- memory: mmap'd arrays that grow --- */
-
-static void *grow(void *p, size_t *cap, size_t need, size_t elsize)
-{
-	if (need <= *cap)
-		return p;
-	size_t ncap = *cap ? *cap : 64;
-	while (ncap < need)
-		ncap *= 2;
-	size_t old = *cap * elsize, sz = ncap * elsize;
-	void *q = p ? mremap(p, old, sz, MREMAP_MAYMOVE)
-		    : mmap(NULL, sz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (q == MAP_FAILED)
-		return NULL;
-	*cap = ncap;
-	return q;
-}
-
-static void release(void *p, size_t cap, size_t elsize)
-{
-	if (p)
-		munmap(p, cap * elsize);
-}
 
 /* --- the state --- */
 
@@ -207,7 +185,7 @@ static inline uint64_t to_ns(struct dyl_conv *c, uint64_t t)
 static ssize_t keep(struct dyl_conv *c, uint64_t at, uint32_t len)
 {
 	/* (32 bytes to spare: a name is copied in 16-byte steps) */
-	if (!(c->keep = grow(c->keep, &c->keep_cap, c->kept + len + 1 + 32, 1)) ||
+	if (!(c->keep = dyl_fmt_grow(c->keep, &c->keep_cap, c->kept + len + 1 + 32, 1)) ||
 	    read_at(c, c->keep + c->kept, len, at) != 0)
 		return -1;
 	size_t o = c->kept;
@@ -226,8 +204,8 @@ static int add_names(struct dyl_conv *c, uint64_t at, uint32_t len)
 	memcpy(&first, p, 4);
 	memcpy(&count, p + 4, 4);
 	if ((size_t)first + count > (1u << 24) ||
-	    !(c->names = grow(c->names, &c->names_cap, (size_t)first + count, sizeof(size_t))) ||
-	    !(c->name_len = grow(c->name_len, &c->name_len_cap, (size_t)first + count, sizeof(uint32_t))))
+	    !(c->names = dyl_fmt_grow(c->names, &c->names_cap, (size_t)first + count, sizeof(size_t))) ||
+	    !(c->name_len = dyl_fmt_grow(c->name_len, &c->name_len_cap, (size_t)first + count, sizeof(uint32_t))))
 		return -1;
 	for (size_t i = c->nnames; i < (size_t)first + count; i++)
 		c->names[i] = 0;
@@ -252,8 +230,8 @@ static int add_window(struct dyl_conv *c, uint64_t at, uint32_t len)
 	    w.id > c->windows_seen++)
 		return -1;	/* (ids count the windows in file order: no more than came before) */
 	size_t need = (size_t)w.id + 1;
-	if (!(c->windows = grow(c->windows, &c->windows_cap, need, sizeof(*c->windows))) ||
-	    !(c->covered = grow(c->covered, &c->covered_cap, need, sizeof(*c->covered))))
+	if (!(c->windows = dyl_fmt_grow(c->windows, &c->windows_cap, need, sizeof(*c->windows))) ||
+	    !(c->covered = dyl_fmt_grow(c->covered, &c->covered_cap, need, sizeof(*c->covered))))
 		return -1;
 	for (size_t i = c->nwindows; i < need; i++)
 		c->windows[i].present = 0, c->covered[i] = 0;
@@ -266,7 +244,7 @@ static int add_window(struct dyl_conv *c, uint64_t at, uint32_t len)
 
 static struct blk *new_blk(struct dyl_conv *c)
 {
-	if (!(c->blks = grow(c->blks, &c->blks_cap, c->nblks + 1, sizeof(struct blk))))
+	if (!(c->blks = dyl_fmt_grow(c->blks, &c->blks_cap, c->nblks + 1, sizeof(struct blk))))
 		return NULL;
 	return &c->blks[c->nblks++];
 }
@@ -355,7 +333,7 @@ static int read_chunks(struct dyl_conv *c, int windows)
 			struct dyl_spool_clock k;
 			if (ch.len < sizeof(k) || read_at(c, &k, sizeof(k), body) != 0 ||
 			    k.nknots > (ch.len - sizeof(k)) / sizeof(struct dyl_knot) || k.nknots > 4096 ||
-			    !(c->knots = grow(c->knots, &c->knots_cap, k.nknots + 2, sizeof(struct dyl_knot))) ||
+			    !(c->knots = dyl_fmt_grow(c->knots, &c->knots_cap, k.nknots + 2, sizeof(struct dyl_knot))) ||
 			    read_at(c, c->knots, k.nknots * sizeof(struct dyl_knot), body + sizeof(k)) != 0) {
 				bad = 1;
 				break;
@@ -411,7 +389,7 @@ static int group_streams(struct dyl_conv *c)
 			for (s = 0; s < c->nstreams && c->streams[s].tid != b->tid; s++)
 				;
 		if (s == c->nstreams) {
-			if (!(c->streams = grow(c->streams, &c->streams_cap, s + 1, sizeof(struct stream))))
+			if (!(c->streams = dyl_fmt_grow(c->streams, &c->streams_cap, s + 1, sizeof(struct stream))))
 				return -1;
 			memset(&c->streams[s], 0, sizeof(struct stream));
 			c->streams[s].tid = b->tid;
@@ -536,7 +514,7 @@ static int load(struct dyl_conv *c, struct stream *s, const struct blk *b)
 	size_t n = b->len / sizeof(struct dyl_rec) + b->nopen;
 	size_t opens = b->nopen * sizeof(struct dyl_open);
 
-	if (!(s->bytes = grow(s->bytes, &s->bytes_cap, opens + b->len, 1)) ||
+	if (!(s->bytes = dyl_fmt_grow(s->bytes, &s->bytes_cap, opens + b->len, 1)) ||
 	    read_at(c, s->bytes, opens + b->len, b->at) != 0)
 		return -1;
 	s->pos = 0;
@@ -546,10 +524,10 @@ static int load(struct dyl_conv *c, struct stream *s, const struct blk *b)
 	s->direct = 0;
 	if (n > s->cap) {
 		size_t cap = s->cap;
-		if (!(s->items = grow(s->items, &cap, n, sizeof(struct item))))
+		if (!(s->items = dyl_fmt_grow(s->items, &cap, n, sizeof(struct item))))
 			return -1;
 		cap = s->cap;
-		if (!(s->tmp = grow(s->tmp, &cap, n, sizeof(struct item))))
+		if (!(s->tmp = dyl_fmt_grow(s->tmp, &cap, n, sizeof(struct item))))
 			return -1;
 		s->cap = cap;
 	}
@@ -636,9 +614,9 @@ static int top_stays(struct dyl_conv *c)
 
 static void free_stream(struct stream *s)
 {
-	release(s->items, s->cap, sizeof(struct item));
-	release(s->tmp, s->cap, sizeof(struct item));
-	release(s->bytes, s->bytes_cap, 1);
+	dyl_fmt_release(s->items, s->cap, sizeof(struct item));
+	dyl_fmt_release(s->tmp, s->cap, sizeof(struct item));
+	dyl_fmt_release(s->bytes, s->bytes_cap, 1);
 	s->items = s->tmp = NULL;
 	s->bytes = NULL;
 	s->cap = s->bytes_cap = 0;
@@ -693,7 +671,7 @@ struct dyl_conv *dyl_conv_open(int fd, uint64_t size, int flags, const char **wh
 	c->seg = NONE;
 	c->runner_up = NONE;
 	if (read_chunks(c, flags & DYL_CONV_WINDOWS) != 0 || group_streams(c) != 0 ||
-	    !(c->heap = grow(NULL, &c->heap_cap, c->nstreams + 1, sizeof(uint32_t)))) {
+	    !(c->heap = dyl_fmt_grow(NULL, &c->heap_cap, c->nstreams + 1, sizeof(uint32_t)))) {
 		dyl_conv_close(c);
 		*why = "out of memory, or the spool cannot be read";
 		return NULL;
@@ -956,15 +934,15 @@ void dyl_conv_close(struct dyl_conv *c)
 		return;
 	for (size_t i = 0; i < c->nstreams; i++)
 		free_stream(&c->streams[i]);
-	release(c->keep, c->keep_cap, 1);
-	release(c->knots, c->knots_cap, sizeof(struct dyl_knot));
-	release(c->names, c->names_cap, sizeof(size_t));
-	release(c->name_len, c->name_len_cap, sizeof(uint32_t));
-	release(c->windows, c->windows_cap, sizeof(*c->windows));
-	release(c->covered, c->covered_cap, sizeof(*c->covered));
-	release(c->blks, c->blks_cap, sizeof(struct blk));
-	release(c->streams, c->streams_cap, sizeof(struct stream));
-	release(c->heap, c->heap_cap, sizeof(uint32_t));
+	dyl_fmt_release(c->keep, c->keep_cap, 1);
+	dyl_fmt_release(c->knots, c->knots_cap, sizeof(struct dyl_knot));
+	dyl_fmt_release(c->names, c->names_cap, sizeof(size_t));
+	dyl_fmt_release(c->name_len, c->name_len_cap, sizeof(uint32_t));
+	dyl_fmt_release(c->windows, c->windows_cap, sizeof(*c->windows));
+	dyl_fmt_release(c->covered, c->covered_cap, sizeof(*c->covered));
+	dyl_fmt_release(c->blks, c->blks_cap, sizeof(struct blk));
+	dyl_fmt_release(c->streams, c->streams_cap, sizeof(struct stream));
+	dyl_fmt_release(c->heap, c->heap_cap, sizeof(uint32_t));
 	munmap(c, sizeof(*c));
 }
 

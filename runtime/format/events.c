@@ -21,6 +21,7 @@
 #include <unistd.h>
 #include "dyl_csv.h"
 #include "dyl_events.h"
+#include "dyl_fmtmem.h"
 
 #define NO_END UINT64_MAX
 
@@ -47,27 +48,6 @@ struct evs {
 	struct line *lines, *tmp;
 	size_t nlines, lines_cap;
 };
-
-static void *grow(void *p, size_t *cap, size_t need, size_t elsize)
-{
-	if (need <= *cap)
-		return p;
-	size_t ncap = *cap ? *cap : 256;
-	while (ncap < need)
-		ncap *= 2;
-	void *q = p ? mremap(p, *cap * elsize, ncap * elsize, MREMAP_MAYMOVE)
-		    : mmap(NULL, ncap * elsize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (q == MAP_FAILED)
-		return NULL;
-	*cap = ncap;
-	return q;
-}
-
-static void release(void *p, size_t cap, size_t elsize)
-{
-	if (p)
-		munmap(p, cap * elsize);
-}
 
 static int read_at(int fd, void *buf, size_t n, uint64_t off)
 {
@@ -98,7 +78,7 @@ static int read_events(struct evs *e, int fd, uint64_t size)
 			if (ch.len < 8 || read_at(fd, n, 8, body) != 0 ||
 			    n[0] > (ch.len - 8) / sizeof(struct dyl_event))
 				break;
-			if (!(e->ev = grow(e->ev, &e->ev_cap, e->nev + n[0], sizeof(*e->ev))))
+			if (!(e->ev = dyl_fmt_grow(e->ev, &e->ev_cap, e->nev + n[0], sizeof(*e->ev))))
 				return -1;
 			if (read_at(fd, e->ev + e->nev, n[0] * sizeof(*e->ev), body + 8) != 0)
 				break;
@@ -111,7 +91,7 @@ static int read_events(struct evs *e, int fd, uint64_t size)
 
 static int add_line(struct evs *e, uint64_t at, uint32_t kind, uint32_t index, int32_t target)
 {
-	if (!(e->lines = grow(e->lines, &e->lines_cap, e->nlines + 1, sizeof(*e->lines))))
+	if (!(e->lines = dyl_fmt_grow(e->lines, &e->lines_cap, e->nlines + 1, sizeof(*e->lines))))
 		return -1;
 	e->lines[e->nlines++] = (struct line){ at, kind, index, target };
 	return 0;
@@ -125,7 +105,7 @@ static int match(struct evs *e, struct dyl_conv *c)
 		size_t k;
 		switch (v->kind) {
 		case DYL_EV_START:
-			if (!(e->thr = grow(e->thr, &e->thr_cap, e->nthr + 1, sizeof(*e->thr))))
+			if (!(e->thr = dyl_fmt_grow(e->thr, &e->thr_cap, e->nthr + 1, sizeof(*e->thr))))
 				return -1;
 			e->thr[e->nthr++] = (struct thr){ v->tid, v->parent, v->handle, v->t1, v->t2,
 							  NO_END, 0 };
@@ -168,7 +148,7 @@ static int sort_lines(struct evs *e)
 
 	if (n < 2)
 		return 0;
-	if (!(b = e->tmp = grow(NULL, &cap, n, sizeof(*b))))
+	if (!(b = e->tmp = dyl_fmt_grow(NULL, &cap, n, sizeof(*b))))
 		return -1;
 	for (size_t w = 1; w < n; w *= 2) {
 		for (size_t lo = 0; lo < n; lo += 2 * w) {
@@ -186,7 +166,7 @@ static int sort_lines(struct evs *e)
 	}
 	if (a != e->lines)
 		memcpy(e->lines, a, n * sizeof(*a));
-	release(e->tmp, cap, sizeof(*b));
+	dyl_fmt_release(e->tmp, cap, sizeof(*b));
 	e->tmp = NULL;
 	return 0;
 }
@@ -240,7 +220,7 @@ char *dyl_events_text(struct dyl_conv *c, int fd, uint64_t size, size_t *len)
 
 	*len = 0;
 	if (read_events(&e, fd, size) == 0 && e.nev > 0 && match(&e, c) == 0 && sort_lines(&e) == 0 &&
-	    (map = grow(NULL, &cap, 16 + 32 + 200 * e.nlines, 1))) {
+	    (map = dyl_fmt_grow(NULL, &cap, 16 + 32 + 200 * e.nlines, 1))) {
 		memcpy(map, &cap, sizeof(cap));
 		text = map + 16;
 		char *p = put_s(text, "# threads=recorded\n");
@@ -248,9 +228,9 @@ char *dyl_events_text(struct dyl_conv *c, int fd, uint64_t size, size_t *len)
 			p = put_line(p, &e, &e.lines[i], c);
 		*len = (size_t)(p - text);
 	}
-	release(e.ev, e.ev_cap, sizeof(*e.ev));
-	release(e.thr, e.thr_cap, sizeof(*e.thr));
-	release(e.lines, e.lines_cap, sizeof(*e.lines));
+	dyl_fmt_release(e.ev, e.ev_cap, sizeof(*e.ev));
+	dyl_fmt_release(e.thr, e.thr_cap, sizeof(*e.thr));
+	dyl_fmt_release(e.lines, e.lines_cap, sizeof(*e.lines));
 	return text;
 }
 
@@ -261,5 +241,5 @@ void dyl_events_free(char *text)
 	if (!text)
 		return;
 	memcpy(&cap, text - 16, sizeof(cap));
-	release(text - 16, cap, 1);
+	dyl_fmt_release(text - 16, cap, 1);
 }

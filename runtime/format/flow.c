@@ -20,29 +20,7 @@
 #include "dyl_decode.h"
 #include "dyl_flowconv.h"
 #include "dyl_spool.h"
-
-/* --- memory --- */
-
-static void *grow(void *p, size_t *cap, size_t need, size_t elsize)
-{
-	if (need <= *cap)
-		return p;
-	size_t ncap = *cap ? *cap : 256;
-	while (ncap < need)
-		ncap *= 2;
-	void *q = p ? mremap(p, *cap * elsize, ncap * elsize, MREMAP_MAYMOVE)
-		    : mmap(NULL, ncap * elsize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (q == MAP_FAILED)
-		return NULL;
-	*cap = ncap;
-	return q;
-}
-
-static void release(void *p, size_t cap, size_t elsize)
-{
-	if (p)
-		munmap(p, cap * elsize);
-}
+#include "dyl_fmtmem.h"
 
 /* --- the state of one conversion --- */
 
@@ -136,8 +114,8 @@ static int read_chunks(struct fc *c)
 			if (copied || !live[l].words)
 				continue;
 			size_t words = live[l].words;
-			if (!(c->ev = grow(c->ev, &c->ev_cap, c->nev + words, 8)) ||
-			    !(c->ch = grow(c->ch, &c->ch_cap, c->nch + 1, sizeof(*c->ch))) ||
+			if (!(c->ev = dyl_fmt_grow(c->ev, &c->ev_cap, c->nev + words, 8)) ||
+			    !(c->ch = dyl_fmt_grow(c->ch, &c->ch_cap, c->nch + 1, sizeof(*c->ch))) ||
 			    read_at(c, c->ev + c->nev, words * 8, live[l].body + sizeof(struct dyl_flow_chunk)) != 0)
 				return -1;
 			c->ch[c->nch++] = (struct chunk){ live[l].fh.tid, UINT32_MAX, 0, c->nev, words };
@@ -163,8 +141,8 @@ static int read_chunks(struct fc *c)
 					live[nlive].body = body, live[nlive].fh = fh, live[nlive++].words = words;
 				continue;
 			}
-			if (!(c->ev = grow(c->ev, &c->ev_cap, c->nev + words, 8)) ||
-			    !(c->ch = grow(c->ch, &c->ch_cap, c->nch + 1, sizeof(*c->ch))) ||
+			if (!(c->ev = dyl_fmt_grow(c->ev, &c->ev_cap, c->nev + words, 8)) ||
+			    !(c->ch = dyl_fmt_grow(c->ch, &c->ch_cap, c->nch + 1, sizeof(*c->ch))) ||
 			    read_at(c, c->ev + c->nev, words * 8, body + sizeof(fh)) != 0)
 				return -1;
 			c->ch[c->nch++] = (struct chunk){ fh.tid, fh.window, fh.gen, c->nev, words };
@@ -186,7 +164,7 @@ static int read_rows(struct fc *c, int conv_flags, uint64_t seq, uint64_t *nseq,
 	while (dyl_conv_next(d, &row)) {
 		if (row.depth != 0)
 			continue;
-		if (!(c->rows = grow(c->rows, &c->rows_cap, c->nrows + 1, sizeof(*c->rows)))) {
+		if (!(c->rows = dyl_fmt_grow(c->rows, &c->rows_cap, c->nrows + 1, sizeof(*c->rows)))) {
 			dyl_conv_close(d);
 			*why = "no memory";
 			return -1;
@@ -248,7 +226,7 @@ MERGE_SORT(sort_items, struct item, item_less)
 
 static int add_item(struct fc *c, struct item it)
 {
-	if (!(c->it = grow(c->it, &c->it_cap, c->nit + 1, sizeof(*c->it))))
+	if (!(c->it = dyl_fmt_grow(c->it, &c->it_cap, c->nit + 1, sizeof(*c->it))))
 		return -1;
 	c->it[c->nit++] = it;
 	return 0;
@@ -284,7 +262,7 @@ static uint64_t next_call(struct fc *c, size_t rlo, size_t rhi, size_t *k, uint6
 
 static int add_life(struct fc *c, struct item it)
 {
-	if (add_item(c, it) != 0 || !(c->pend = grow(c->pend, &c->pend_cap, c->npend + 1, sizeof(*c->pend))))
+	if (add_item(c, it) != 0 || !(c->pend = dyl_fmt_grow(c->pend, &c->pend_cap, c->npend + 1, sizeof(*c->pend))))
 		return -1;
 	c->pend[c->npend++] = c->nit - 1;
 	return 0;
@@ -350,7 +328,7 @@ static int walk_threads(struct fc *c, uint64_t nseq)
 								       type == DYL_RE_ACC ? IT_ACC : IT_HOST, e, 0 }) != 0)
 						return -1;
 					if (cur != DYL_FLOW_NONE && type == DYL_RE_ACC && !(flags & DYL_REF_DIFF)) {
-						if (!(c->rep = grow(c->rep, &c->rep_cap, c->nrep + 1, sizeof(*c->rep))))
+						if (!(c->rep = dyl_fmt_grow(c->rep, &c->rep_cap, c->nrep + 1, sizeof(*c->rep))))
 							return -1;
 						c->rep[c->nrep++] = c->nit - 1;
 						c->rep_next = c->nrep;
@@ -381,7 +359,7 @@ static int walk_threads(struct fc *c, uint64_t nseq)
 					last_free = was_free;	/* (a realloc's new site comes between) */
 					if (words < 2 || npc > words - 2 || npc > DYL_FLOW_SITE_PCS || e[1] > (1u << 24))
 						break;
-					if (!(c->sites = grow(c->sites, &c->sites_cap, e[1] + 1, sizeof(*c->sites))))
+					if (!(c->sites = dyl_fmt_grow(c->sites, &c->sites_cap, e[1] + 1, sizeof(*c->sites))))
 						return -1;
 					struct site_raw *s = &c->sites[e[1]];
 					memcpy(s->pc, e + 2, npc * 8);
@@ -512,7 +490,7 @@ static struct obj_ent *map_find(struct fc *c, uint64_t k1, uint64_t k2, uint64_t
 {
 	if (make && (c->map_used + 1) * 2 > c->map_cap) {
 		size_t ncap = c->map_cap ? c->map_cap * 2 : 4096, tcap = 0;
-		struct obj_ent *n = grow(NULL, &tcap, ncap, sizeof(*n));
+		struct obj_ent *n = dyl_fmt_grow(NULL, &tcap, ncap, sizeof(*n));
 		if (!n)
 			return NULL;
 		for (size_t i = 0; i < c->map_cap; i++) {
@@ -524,7 +502,7 @@ static struct obj_ent *map_find(struct fc *c, uint64_t k1, uint64_t k2, uint64_t
 				j = (j + 1) & (tcap - 1);
 			n[j] = c->map[i];
 		}
-		release(c->map, c->map_cap, sizeof(*c->map));
+		dyl_fmt_release(c->map, c->map_cap, sizeof(*c->map));
 		c->map = n;
 		c->map_cap = tcap;
 	}
@@ -696,8 +674,8 @@ int dyl_flow_in_spool(int spool_fd, uint64_t size)
 {
 	struct fc c = { .fd = spool_fd, .size = size };
 	int r = read_chunks(&c) == 0 && c.nch > 0;
-	release(c.ev, c.ev_cap, 8);
-	release(c.ch, c.ch_cap, sizeof(*c.ch));
+	dyl_fmt_release(c.ev, c.ev_cap, 8);
+	dyl_fmt_release(c.ch, c.ch_cap, sizeof(*c.ch));
 	return r;
 }
 
@@ -719,16 +697,16 @@ int dyl_flow_convert(int spool_fd, uint64_t size, int conv_flags, uint64_t seq, 
 	*why = "no memory";
 	struct row0 *rt = NULL;
 	size_t rtcap = 0;
-	if (c.nrows && !(rt = grow(NULL, &rtcap, c.nrows, sizeof(*rt))))
+	if (c.nrows && !(rt = dyl_fmt_grow(NULL, &rtcap, c.nrows, sizeof(*rt))))
 		goto out;
 	sort_rows(c.rows, rt, c.nrows);
-	release(rt, rtcap, sizeof(*rt));
+	dyl_fmt_release(rt, rtcap, sizeof(*rt));
 	if (walk_threads(&c, nseq) != 0 || births_first(&c) != 0)
 		goto out;
-	if (c.nit && !(c.tmp = grow(NULL, &c.tmp_cap, c.nit, sizeof(*c.tmp))))
+	if (c.nit && !(c.tmp = dyl_fmt_grow(NULL, &c.tmp_cap, c.nit, sizeof(*c.tmp))))
 		goto out;
 	sort_items(c.it, c.tmp, c.nit);
-	if (!(c.buf = grow(NULL, &c.buf_cap, 1 << 16, 1)))
+	if (!(c.buf = dyl_fmt_grow(NULL, &c.buf_cap, 1 << 16, 1)))
 		goto out;
 	struct dyl_flow_head h = { { 0 }, DYL_FLOW_VERSION, head_flags, pid, 0, nseq };
 	memcpy(h.magic, DYL_FLOW_MAGIC, 8);
@@ -749,15 +727,15 @@ int dyl_flow_convert(int spool_fd, uint64_t size, int conv_flags, uint64_t seq, 
 	}
 	ret = 0;
 out:
-	release(c.ev, c.ev_cap, 8);
-	release(c.ch, c.ch_cap, sizeof(*c.ch));
-	release(c.rows, c.rows_cap, sizeof(*c.rows));
-	release(c.pend, c.pend_cap, sizeof(*c.pend));
-	release(c.rep, c.rep_cap, sizeof(*c.rep));
-	release(c.it, c.it_cap, sizeof(*c.it));
-	release(c.tmp, c.tmp_cap, sizeof(*c.tmp));
-	release(c.sites, c.sites_cap, sizeof(*c.sites));
-	release(c.map, c.map_cap, sizeof(*c.map));
-	release(c.buf, c.buf_cap, 1);
+	dyl_fmt_release(c.ev, c.ev_cap, 8);
+	dyl_fmt_release(c.ch, c.ch_cap, sizeof(*c.ch));
+	dyl_fmt_release(c.rows, c.rows_cap, sizeof(*c.rows));
+	dyl_fmt_release(c.pend, c.pend_cap, sizeof(*c.pend));
+	dyl_fmt_release(c.rep, c.rep_cap, sizeof(*c.rep));
+	dyl_fmt_release(c.it, c.it_cap, sizeof(*c.it));
+	dyl_fmt_release(c.tmp, c.tmp_cap, sizeof(*c.tmp));
+	dyl_fmt_release(c.sites, c.sites_cap, sizeof(*c.sites));
+	dyl_fmt_release(c.map, c.map_cap, sizeof(*c.map));
+	dyl_fmt_release(c.buf, c.buf_cap, 1);
 	return ret;
 }

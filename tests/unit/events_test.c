@@ -1,4 +1,4 @@
-/* sources: runtime/format/events.c runtime/format/decode.c runtime/format/csv.c */
+/* sources: runtime/format/events.c runtime/format/decode.c runtime/format/csv.c runtime/format/fmtmem.c */
 /* events_test.c - a spool's thread events as '#' lines (runtime/format/events.c), on a
  * spool made by hand: an end matched to its thread by tid, a join to its thread by
  * pthread_t (one reused by a thread that started before the join was recorded), a join of a thread the spool never saw start (no

@@ -1,4 +1,4 @@
-/* sources: runtime/format/csv.c runtime/format/decode.c */
+/* sources: runtime/format/csv.c runtime/format/decode.c runtime/format/fmtmem.c */
 /* format_test.c - the CSV row writer (runtime/format/csv.c) against snprintf: numbers at
  * their edges, and the kept-state writer (dyl_csv_row) against the plain one
  * (dyl_format_row) over rows that change seq, thread, name and fields in every way a

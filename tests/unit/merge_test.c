@@ -1,4 +1,4 @@
-/* sources: runtime/format/decode.c */
+/* sources: runtime/format/decode.c runtime/format/fmtmem.c */
 /* merge_test.c - the spool decoder's order of rows (runtime/format/decode.c): threads
  * whose runs of calls interleave (a run of 1 to 40 calls, then another thread's), in
  * blocks that are read in place (plain records in start order), blocks whose callers
