@@ -64,6 +64,5 @@ int write_svg(const char *path, struct proc *ps, int n, const struct opts *o,
 /* Objects of P in the order of their traffic, largest first (a new array of N). */
 uint32_t *objects_by_traffic(const struct proc *p);
 /* The CSV field S (quoted when it must be) to OUT. */
-void csv_field(FILE *out, const char *s);
 
 #endif

@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include "dyl_flow.h"
 #include "flowtool.h"
+#include "shown.h"
 #include "funcs.h"
 #include "grow.h"
 #include "rows.h"
@@ -93,9 +94,9 @@ static void calls_flush(struct proc *p, const struct opts *o, uint64_t seq)
 			if (o->multi)
 				fprintf(out, "%s,%lld,", p->trace, (long long)p->pid);
 			fprintf(out, "%llu,", (unsigned long long)seq);
-			csv_field(out, node_name(c->node));
+			csv_str(out, node_name(c->node));
 			fprintf(out, ",%u,", pend[i].obj);
-			csv_field(out, p->f.object[p->f.block[pend[i].obj].object].name);
+			csv_str(out, p->f.object[p->f.block[pend[i].obj].object].name);
 			fprintf(out, ",%llu,%llu,", (unsigned long long)r, (unsigned long long)w);
 			put_ranges(out, pend + i, j - i, DYL_ACC_R);
 			fputc(',', out);

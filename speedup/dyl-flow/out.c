@@ -7,25 +7,10 @@
 #include "flowtool.h"
 #include "shown.h"
 
-void csv_field(FILE *out, const char *s)
-{
-	if (!strpbrk(s, ",\"\n\r")) {
-		fputs(s, out);
-		return;
-	}
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', out);
-		fputc(*s, out);
-	}
-	fputc('"', out);
-}
-
 static void lead(FILE *out, const struct proc *p, int n)
 {
 	if (n > 1) {
-		csv_field(out, p->trace);
+		csv_str(out, p->trace);
 		fprintf(out, ",%lld,", (long long)p->pid);
 	}
 }
@@ -111,9 +96,9 @@ int put_edges(FILE *out, struct proc *ps, int n)
 		for (size_t i = 0; i < ne; i++) {
 			const struct flow_edge *e = &ps[k].f.edge[v[i]];
 			lead(out, &ps[k], n);
-			csv_field(out, node_name(e->from));
+			csv_str(out, node_name(e->from));
 			fputc(',', out);
-			csv_field(out, node_name(e->to));
+			csv_str(out, node_name(e->to));
 			fprintf(out, ",%llu,%llu,%llu\n", (unsigned long long)e->bytes,
 				(unsigned long long)e->unique, (unsigned long long)e->fresh);
 		}
@@ -136,9 +121,9 @@ int put_objects(FILE *out, struct proc *ps, int n)
 			const struct flow_object *o = &f->object[v[i]];
 			int sited = o->kind == FLOW_HEAP || o->kind == FLOW_MAPPING;
 			lead(out, &ps[k], n);
-			csv_field(out, ps[k].label[v[i]]);
+			csv_str(out, ps[k].label[v[i]]);
 			fprintf(out, ",%s,%llu,", flow_kind_name[o->kind], (unsigned long long)o->size);
-			csv_field(out, sited ? o->name : "");
+			csv_str(out, sited ? o->name : "");
 			fprintf(out, ",%llu,%llu,%llu,%llu,%llu,%llu,%.1f,%.1f,%llu\n",
 				(unsigned long long)o->blocks, (unsigned long long)o->max_block,
 				(unsigned long long)o->call_read, (unsigned long long)o->call_written,
@@ -165,9 +150,9 @@ int put_via(FILE *out, struct proc *ps, int n)
 				if (!b)
 					continue;
 				lead(out, &ps[k], n);
-				csv_field(out, pass ? ob : fn);
+				csv_str(out, pass ? ob : fn);
 				fputc(',', out);
-				csv_field(out, pass ? fn : ob);
+				csv_str(out, pass ? fn : ob);
 				fprintf(out, ",%llu,%s\n", (unsigned long long)b, pass ? "read" : "write");
 			}
 	}
@@ -216,7 +201,7 @@ int put_slices(FILE *out, struct proc *ps, int n, enum output which)
 					lead(out, &ps[k], n);
 					fprintf(out, "%llu,%lld,%lld,", (unsigned long long)q,
 						(long long)(q * (uint64_t)s->ns), (long long)((q + 1) * (uint64_t)s->ns));
-					csv_field(out, node_name(i));
+					csv_str(out, node_name(i));
 					fprintf(out, ",%.0f,%.0f,%.0f\n", r, w, (r + w) * 1e9 / (double)s->ns);
 				}
 		} else if (which == OUT_SPANS) {
@@ -226,7 +211,7 @@ int put_slices(FILE *out, struct proc *ps, int n, enum output which)
 				if (s->first_ns[i] < 0)
 					continue;
 				lead(out, &ps[k], n);
-				csv_field(out, node_name(i));
+				csv_str(out, node_name(i));
 				fprintf(out, ",%lld,%lld,%llu,%llu,%.0f,%.0f\n", (long long)s->first_ns[i],
 					(long long)s->last_ns[i], (unsigned long long)f->node[i].read,
 					(unsigned long long)f->node[i].written,

@@ -639,21 +639,6 @@ static void print_json(FILE *out, const struct report *r, const int *kern, int n
 
 /* --- CSV --- */
 
-static void csv_string(FILE *out, const char *s)
-{
-	if (!strpbrk(s, ",\"\n\r")) {
-		fputs(s, out);
-		return;
-	}
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', out);
-		fputc(*s, out);
-	}
-	fputc('"', out);
-}
-
 static void csv_number(FILE *out, double x)
 {
 	if (isfinite(x))
@@ -670,9 +655,9 @@ static void print_csv(FILE *out, const struct report *r, const int *kern, int nk
 	      "fault_unmatched,measured_ns,inner_rows,inner_tracing_ns\n", out);
 	for (int i = 0; i < nkern; i++) {
 		const struct kernel *k = &run->k[kern[i]];
-		csv_string(out, funcs_get(kern[i])->name);
+		csv_str(out, funcs_get(kern[i])->name);
 		fputc(',', out);
-		csv_string(out, models_get(funcs_get(kern[i])->model)->pattern);
+		csv_str(out, models_get(funcs_get(kern[i])->model)->pattern);
 		fprintf(out, ",%llu,%llu,", (unsigned long long)k->calls, (unsigned long long)k->t_ns);
 		csv_number(out, share((double)k->t_ns, (double)run->total_ns));
 		fputc(',', out);

@@ -108,3 +108,18 @@ void json_str(FILE *out, const char *str, size_t len)
 	fwrite_unlocked(run, 1, (size_t)(p - run), out);
 	putc_unlocked('"', out);
 }
+
+void csv_str(FILE *out, const char *s)
+{
+	if (!strpbrk(s, ",\"\n\r")) {
+		fputs(s, out);
+		return;
+	}
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}

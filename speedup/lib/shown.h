@@ -25,4 +25,8 @@ int utf8_len(const unsigned char *p, const unsigned char *end);
  * bytes; JSON is text), so that any name or command line gives valid JSON. */
 void json_str(FILE *out, const char *s, size_t len);
 
+/* S as a CSV field, to OUT: in quotes (a quote doubled) when it holds a comma, a quote
+ * or a line end, else as it is. */
+void csv_str(FILE *out, const char *s);
+
 #endif
