@@ -696,6 +696,39 @@ static uint64_t get(const unsigned char **p, unsigned n)
 	return v;
 }
 
+/* What every record gives: the name of function ID, the times, and no sizes, arguments
+ * or counters (the extension's, read after).  END_OR_DUR is the call's end in ticks
+ * (IS_END), else its duration: in ns with DUR_NS, else in ticks. */
+static inline void decode_head(struct dyl_conv *c, struct dyl_row *row, uint64_t t_start,
+			       uint32_t id, uint64_t end_or_dur, int is_end, int dur_ns)
+{
+	row->func_id = id;
+	if (id < c->nnames && c->names[id]) {
+		row->func = c->keep + c->names[id] - 1;
+		row->func_len = c->name_len[id];
+	} else {
+		row->func = "?";
+		row->func_len = 1;
+	}
+	row->timed = t_start != 0;
+	if (row->timed) {
+		uint64_t s = to_ns(c, t_start);
+		row->t_start_ns = s > c->t0_ns ? s - c->t0_ns : 0;
+		if (dur_ns) {
+			row->t_ns = end_or_dur;
+		} else {
+			uint64_t e = to_ns(c, is_end ? end_or_dur : t_start + end_or_dur);
+			row->t_ns = e > s ? e - s : 0;
+		}
+		if (row->t_start_ns + row->t_ns > c->last_end_ns)
+			c->last_end_ns = row->t_start_ns + row->t_ns;
+	}
+	row->in_bytes = row->out_bytes = row->work = DYL_NONE;
+	row->args = NULL;
+	row->args_len = row->ncounters = row->counter_base = 0;
+	row->counters = NULL;
+}
+
 /* R passed rec_check() when its block was loaded: its payload's fields are within it. */
 static void decode(struct dyl_conv *c, struct dyl_row *row, const struct dyl_rec *r)
 {
@@ -716,31 +749,7 @@ static void decode(struct dyl_conv *c, struct dyl_row *row, const struct dyl_rec
 			p += 16;
 		}
 	}
-	row->func_id = id;
-	if (id < c->nnames && c->names[id]) {
-		row->func = c->keep + c->names[id] - 1;
-		row->func_len = c->name_len[id];
-	} else {
-		row->func = "?";
-		row->func_len = 1;
-	}
-	row->timed = r->t_start != 0;
-	if (row->timed) {
-		uint64_t s = to_ns(c, r->t_start);
-		row->t_start_ns = s > c->t0_ns ? s - c->t0_ns : 0;
-		if (flags & DYL_REC_DUR_NS) {
-			row->t_ns = end_or_dur;
-		} else {
-			uint64_t e = to_ns(c, is_end ? end_or_dur : r->t_start + end_or_dur);
-			row->t_ns = e > s ? e - s : 0;
-		}
-		if (row->t_start_ns + row->t_ns > c->last_end_ns)
-			c->last_end_ns = row->t_start_ns + row->t_ns;
-	}
-	row->in_bytes = row->out_bytes = row->work = DYL_NONE;
-	row->args = NULL;
-	row->args_len = row->ncounters = row->counter_base = 0;
-	row->counters = NULL;
+	decode_head(c, row, r->t_start, id, end_or_dur, is_end, flags & DYL_REC_DUR_NS);
 	if (!(flags & DYL_REC_EXT))
 		return;
 	unsigned n = (x & DYL_X_NARROW) ? 4 : 8;
@@ -767,34 +776,9 @@ static void decode(struct dyl_conv *c, struct dyl_row *row, const struct dyl_rec
 /* A plain record (no extension: a direct block's), as decode() reads it. */
 static inline void decode_plain(struct dyl_conv *c, struct dyl_row *row, const struct dyl_rec *r)
 {
-	uint32_t id = r->meta & ((1u << DYL_REC_FUNC_BITS) - 1);
-
 	row->depth = r->meta >> 20 & 0xff;
-	row->func_id = id;
-	if (id < c->nnames && c->names[id]) {
-		row->func = c->keep + c->names[id] - 1;
-		row->func_len = c->name_len[id];
-	} else {
-		row->func = "?";
-		row->func_len = 1;
-	}
-	row->timed = r->t_start != 0;
-	if (row->timed) {
-		uint64_t s = to_ns(c, r->t_start);
-		row->t_start_ns = s > c->t0_ns ? s - c->t0_ns : 0;
-		if (r->meta >> 28 & DYL_REC_DUR_NS) {
-			row->t_ns = r->dur;
-		} else {
-			uint64_t e = to_ns(c, r->t_start + r->dur);
-			row->t_ns = e > s ? e - s : 0;
-		}
-		if (row->t_start_ns + row->t_ns > c->last_end_ns)
-			c->last_end_ns = row->t_start_ns + row->t_ns;
-	}
-	row->in_bytes = row->out_bytes = row->work = DYL_NONE;
-	row->args = NULL;
-	row->args_len = row->ncounters = row->counter_base = 0;
-	row->counters = NULL;
+	decode_head(c, row, r->t_start, r->meta & ((1u << DYL_REC_FUNC_BITS) - 1), r->dur, 0,
+		    r->meta >> 28 & DYL_REC_DUR_NS);
 }
 
 int dyl_conv_next(struct dyl_conv *c, struct dyl_row *row)
