@@ -219,38 +219,6 @@ int dyl_spool_chunk(uint32_t kind, const void *a, size_t alen, const void *b, si
 	return append(kind, iov, 3);
 }
 
-void *dyl_spool_map(uint32_t kind, uint32_t size)
-{
-	DYL_ASSERT_HELD(&dyl_rt.io);
-	if (dyl_rt.spool_fd < 0 || DYL_DISABLED() || spool_ok() != 0 || size % PAGE)
-		return NULL;
-	uint64_t at = (dyl_rt.spool_size + PAGE - 1) & ~(uint64_t)(PAGE - 1);
-	if (at > dyl_rt.spool_size) {
-		struct dyl_chunk pad = { DYL_CH_PAD, (uint32_t)(at - dyl_rt.spool_size - sizeof(pad)) };
-		struct iovec iov = { &pad, sizeof(pad) };
-		if (write_at(&iov, 1, dyl_rt.spool_size) != 0)
-			return NULL;
-		dyl_rt.spool_size = at;
-	}
-	if (fallocate(dyl_rt.spool_fd, 0, (off_t)at, size) != 0)
-		return NULL;
-	struct dyl_chunk *c = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE,
-				   dyl_rt.spool_fd, (off_t)at);
-	if (c == MAP_FAILED) {
-		struct dyl_chunk pad = { DYL_CH_PAD, size - (uint32_t)sizeof(pad) };
-		struct iovec iov = { &pad, sizeof(pad) };
-		if (write_at(&iov, 1, at) == 0)
-			dyl_rt.spool_size = at + size;
-		return NULL;
-	}
-	__atomic_store_n(&c->len, size - (uint32_t)sizeof(*c), __ATOMIC_RELAXED);
-	__atomic_store_n(&c->kind, kind, __ATOMIC_RELEASE);
-	dyl_rt.spool_size = at + size;
-	if (dyl_rt.spool_alloc != UINT64_MAX && dyl_rt.spool_alloc < dyl_rt.spool_size)
-		dyl_rt.spool_alloc = dyl_rt.spool_size;
-	return c;
-}
-
 /* --- what the converter needs besides records --- */
 
 /* SIZE bytes at the end of the spool (on a page), space taken and mapped shared.
@@ -287,6 +255,20 @@ static void *map_space(uint32_t size, int populate)
 	if (dyl_rt.spool_alloc != UINT64_MAX && dyl_rt.spool_alloc < dyl_rt.spool_size)
 		dyl_rt.spool_alloc = dyl_rt.spool_size;
 	return w;
+}
+
+/* A chunk of KIND mapped shared at the spool's end (std.flow's windows): SIZE bytes, a
+ * multiple of a page, its header stored.  NULL when there is no room.  dyl_rt.io held. */
+void *dyl_spool_map(uint32_t kind, uint32_t size)
+{
+	struct dyl_chunk *c;
+
+	DYL_ASSERT_HELD(&dyl_rt.io);
+	if (dyl_rt.spool_fd < 0 || DYL_DISABLED() || size % PAGE || !(c = map_space(size, 1)))
+		return NULL;
+	__atomic_store_n(&c->len, size - (uint32_t)sizeof(*c), __ATOMIC_RELAXED);
+	__atomic_store_n(&c->kind, kind, __ATOMIC_RELEASE);
+	return c;
 }
 
 /* Names [dyl_rt.spool_names, COUNT) into the names area, as many as fit in one chunk;
