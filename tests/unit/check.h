@@ -16,6 +16,17 @@ static int check_failures;
 		}                                                                     \
 	} while (0)
 
+/* COND, with a message of its own (printf's arguments) when it fails. */
+#define CHECK_MSG(cond, ...)                                                          \
+	do {                                                                          \
+		if (!(cond)) {                                                        \
+			printf("%s:%d: failed: %s: ", __FILE__, __LINE__, #cond);     \
+			printf(__VA_ARGS__);                                          \
+			putchar('\n');                                                \
+			check_failures++;                                             \
+		}                                                                     \
+	} while (0)
+
 /* Two strings equal; both shown when not. */
 #define CHECK_STR(got, want)                                                          \
 	do {                                                                          \

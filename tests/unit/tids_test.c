@@ -5,17 +5,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "tids.h"
-
-static int failures;
-
-#define CHECK(cond, ...) do { \
-	if (!(cond)) { \
-		failures++; \
-		printf("FAIL %s:%d: ", __FILE__, __LINE__); \
-		printf(__VA_ARGS__); \
-		putchar('\n'); \
-	} \
-} while (0)
+#include "check.h"
 
 int main(void)
 {
@@ -26,17 +16,17 @@ int main(void)
 	for (uint64_t i = 0; i < 20000; i++) {
 		uint64_t tid = i < 10000 ? 1000 + i : i * 7919;
 		long *v = tids_get(&t, tid, sizeof(long), &fresh);
-		CHECK(v && fresh, "tid %llu not new", (unsigned long long)tid);
+		CHECK_MSG(v && fresh, "tid %llu not new", (unsigned long long)tid);
 		if (v)
 			*v = (long)i;
 	}
-	for (uint64_t i = 0; i < 20000 && failures < 10; i++) {
+	for (uint64_t i = 0; i < 20000 && check_failures < 10; i++) {
 		uint64_t tid = i < 10000 ? 1000 + i : i * 7919;
 		long *v = tids_get(&t, tid, sizeof(long), &fresh);
-		CHECK(v && !fresh && *v == (long)i, "tid %llu: fresh %d, item %ld", (unsigned long long)tid,
+		CHECK_MSG(v && !fresh && *v == (long)i, "tid %llu: fresh %d, item %ld", (unsigned long long)tid,
 		      fresh, v ? *v : -1);
 	}
-	CHECK(t.n == 20000, "%zu tids", t.n);
+	CHECK_MSG(t.n == 20000, "%zu tids", t.n);
 	tids_free(&t);
-	return failures ? 1 : 0;
+	return check_failures ? 1 : 0;
 }

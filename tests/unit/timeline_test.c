@@ -7,17 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "timeline.h"
-
-static int failures;
-
-#define CHECK(cond, ...) do { \
-	if (!(cond)) { \
-		failures++; \
-		printf("FAIL %s:%d: ", __FILE__, __LINE__); \
-		printf(__VA_ARGS__); \
-		putchar('\n'); \
-	} \
-} while (0)
+#include "check.h"
 
 #define NEAR(a, b) (fabs((a) - (b)) < 1e-6)
 
@@ -34,7 +24,7 @@ static void run(struct timeline *tl, struct tl_thread *th, int n, int devices)
 	tl->th = th;
 	tl->n = n;
 	tl->devices = devices;
-	CHECK(timeline_run(tl) == 0, "timeline_run failed");
+	CHECK_MSG(timeline_run(tl) == 0, "timeline_run failed");
 }
 
 /* One thread: T' = T - sum t + sum f, Amdahl's answer, whatever the devices. */
@@ -58,8 +48,8 @@ static void test_one_thread(void)
 		th[0].ncalls = 50;
 		run(&tl, th, 1, devices);
 		double amdahl = (double)(at + 123456789) - (double)sum_t + sum_f;
-		CHECK(NEAR(tl.end_ns, amdahl), "one thread: %.17g, Amdahl %.17g", tl.end_ns, amdahl);
-		CHECK(tl.queue_wait_ns == 0, "one thread waits for itself: %g", tl.queue_wait_ns);
+		CHECK_MSG(NEAR(tl.end_ns, amdahl), "one thread: %.17g, Amdahl %.17g", tl.end_ns, amdahl);
+		CHECK_MSG(tl.queue_wait_ns == 0, "one thread waits for itself: %g", tl.queue_wait_ns);
 		timeline_free(&tl);
 	}
 	/* the accelerator's set-up delays the first call: T' + 50 */
@@ -68,8 +58,8 @@ static void test_one_thread(void)
 	th[0].ncalls = 1;
 	memset(&tl, 0, sizeof(tl));
 	tl.th = th, tl.n = 1, tl.setup_ns = 50;
-	CHECK(timeline_run(&tl) == 0, "run");
-	CHECK(NEAR(tl.end_ns, 10000 - 1000 + 1000 / 3.7 + 50), "set-up: %.17g", tl.end_ns);
+	CHECK_MSG(timeline_run(&tl) == 0, "run");
+	CHECK_MSG(NEAR(tl.end_ns, 10000 - 1000 + 1000 / 3.7 + 50), "set-up: %.17g", tl.end_ns);
 	timeline_free(&tl);
 }
 
@@ -93,17 +83,17 @@ static void test_call_then_join(void)
 		th[1] = thread(101, 0, 1000, 1100, 21500);
 		th[1].calls = k, th[1].ncalls = 1;
 		run(&tl, th, 2, devices);
-		CHECK(NEAR(tl.end_ns, devices ? 9700 : 7000), "call then join, devices %d: %.17g",
+		CHECK_MSG(NEAR(tl.end_ns, devices ? 9700 : 7000), "call then join, devices %d: %.17g",
 		      devices, tl.end_ns);
-		CHECK(NEAR(tl.queue_wait_ns, devices ? 4200 : 0), "waited %g", tl.queue_wait_ns);
-		CHECK(NEAR(th[1].pstart, 1100) && NEAR(th[1].pend, 6500), "101: %g..%g",
+		CHECK_MSG(NEAR(tl.queue_wait_ns, devices ? 4200 : 0), "waited %g", tl.queue_wait_ns);
+		CHECK_MSG(NEAR(th[1].pstart, 1100) && NEAR(th[1].pend, 6500), "101: %g..%g",
 		      th[1].pstart, th[1].pend);
-		CHECK(j[0].bound == !devices, "the join waited for 101: %d", j[0].bound);
+		CHECK_MSG(j[0].bound == !devices, "the join waited for 101: %d", j[0].bound);
 		/* the critical path: main to 1000, 101 from its start, main after the join;
 		 * with one device main never waits for 101: main alone */
-		CHECK(tl.npath == (devices ? 1 : 3), "path of %d steps", tl.npath);
+		CHECK_MSG(tl.npath == (devices ? 1 : 3), "path of %d steps", tl.npath);
 		if (!devices && tl.npath == 3)
-			CHECK(tl.path[1].th == 1 && NEAR(tl.path[1].from, 1100) &&
+			CHECK_MSG(tl.path[1].th == 1 && NEAR(tl.path[1].from, 1100) &&
 			      NEAR(tl.path[1].to, 6500) && tl.path[2].how == TL_HOW_JOIN &&
 			      NEAR(tl.path[2].from, 6500) && NEAR(tl.path[0].to, 1000),
 			      "path: %d %g..%g", tl.path[1].th, tl.path[1].from, tl.path[1].to);
@@ -128,9 +118,9 @@ static void test_start_follows_creator(void)
 	th[1] = thread(101, 0, 5000, 5100, 7300);
 	th[1].calls = k, th[1].ncalls = 1;
 	run(&tl, th, 2, 1);
-	CHECK(NEAR(th[1].pstart, 2100) && NEAR(th[1].pend, 2800), "101: %g..%g", th[1].pstart,
+	CHECK_MSG(NEAR(th[1].pstart, 2100) && NEAR(th[1].pend, 2800), "101: %g..%g", th[1].pstart,
 	      th[1].pend);
-	CHECK(NEAR(tl.end_ns, 3500), "start follows the creator: %.17g", tl.end_ns);
+	CHECK_MSG(NEAR(tl.end_ns, 3500), "start follows the creator: %.17g", tl.end_ns);
 	timeline_free(&tl);
 }
 
@@ -151,8 +141,8 @@ static void test_join_then_call(void)
 		th[1] = thread(101, 0, 0, 0, 8000);
 		th[1].calls = k, th[1].ncalls = 1;
 		run(&tl, th, 2, devices);
-		CHECK(NEAR(tl.end_ns, 5000), "join then call, devices %d: %.17g", devices, tl.end_ns);
-		CHECK(NEAR(j[0].pred_ret, 2100), "join returns at %g", j[0].pred_ret);
+		CHECK_MSG(NEAR(tl.end_ns, 5000), "join then call, devices %d: %.17g", devices, tl.end_ns);
+		CHECK_MSG(NEAR(j[0].pred_ret, 2100), "join returns at %g", j[0].pred_ret);
 		timeline_free(&tl);
 	}
 }
@@ -175,9 +165,9 @@ static void test_thread_outlives_calls(void)
 		th[1] = thread(101, 0, 0, 0, 20000);
 		th[1].calls = k, th[1].ncalls = 1;
 		run(&tl, th, 2, devices);
-		CHECK(NEAR(tl.end_ns, devices ? 7100 : 5100), "outlives, devices %d: %.17g",
+		CHECK_MSG(NEAR(tl.end_ns, devices ? 7100 : 5100), "outlives, devices %d: %.17g",
 		      devices, tl.end_ns);
-		CHECK(NEAR(tl.queue_wait_ns, devices ? 4000 : 0), "waited %g", tl.queue_wait_ns);
+		CHECK_MSG(NEAR(tl.queue_wait_ns, devices ? 4000 : 0), "waited %g", tl.queue_wait_ns);
 		timeline_free(&tl);
 	}
 }
@@ -196,10 +186,10 @@ static void test_thread_outlives_main(void)
 	th[1] = thread(101, 0, 0, 0, 1800);
 	th[1].calls = k, th[1].ncalls = 1;
 	run(&tl, th, 2, 0);
-	CHECK(NEAR(tl.end_ns, 2800) && tl.last == 1, "outlives main: %.17g (thread %d)",
+	CHECK_MSG(NEAR(tl.end_ns, 2800) && tl.last == 1, "outlives main: %.17g (thread %d)",
 	      tl.end_ns, tl.last);
-	CHECK(NEAR(th[0].pend, 1500), "main ends at %g", th[0].pend);
-	CHECK(tl.npath == 2 && tl.path[1].th == 1, "path of %d steps", tl.npath);
+	CHECK_MSG(NEAR(th[0].pend, 1500), "main ends at %g", th[0].pend);
+	CHECK_MSG(tl.npath == 2 && tl.path[1].th == 1, "path of %d steps", tl.npath);
 	timeline_free(&tl);
 }
 
@@ -218,9 +208,9 @@ static void test_unknown_end_bounds_the_process(void)
 	th[1] = thread(101, 0, 0, 0, TL_UNKNOWN);
 	th[1].calls = k, th[1].ncalls = 1;
 	run(&tl, th, 2, 0);
-	CHECK(NEAR(tl.end_ns, 2200) && tl.last == 1, "unknown end: %.17g (thread %d)", tl.end_ns,
+	CHECK_MSG(NEAR(tl.end_ns, 2200) && tl.last == 1, "unknown end: %.17g (thread %d)", tl.end_ns,
 	      tl.last);
-	CHECK(isnan(th[1].pend), "101's end: %g", th[1].pend);
+	CHECK_MSG(isnan(th[1].pend), "101's end: %g", th[1].pend);
 	timeline_free(&tl);
 }
 
@@ -243,9 +233,9 @@ static void test_region_barrier(void)
 	th[1] = thread(101, 0, 100, 200, TL_UNKNOWN);
 	th[1].calls = k, th[1].ncalls = 1;
 	run(&tl, th, 2, 0);
-	CHECK(NEAR(j[0].pred_ret, 5200) && NEAR(tl.end_ns, 5700), "region: %g, %.17g",
+	CHECK_MSG(NEAR(j[0].pred_ret, 5200) && NEAR(tl.end_ns, 5700), "region: %g, %.17g",
 	      j[0].pred_ret, tl.end_ns);
-	CHECK(tl.npath == 3 && tl.path[1].th == 1 && NEAR(tl.path[1].to, 5000), "path: %d steps",
+	CHECK_MSG(tl.npath == 3 && tl.path[1].th == 1 && NEAR(tl.path[1].to, 5000), "path: %d steps",
 	      tl.npath);
 	timeline_free(&tl);
 }
@@ -274,10 +264,10 @@ static void test_queue_of_three(void)
 		}
 		th[0].joins = j, th[0].njoins = 3;
 		run(&tl, th, 4, devices);
-		CHECK(NEAR(tl.end_ns, want[devices]), "queue, devices %d: %.17g", devices, tl.end_ns);
-		CHECK(NEAR(tl.queue_wait_ns, wait[devices]), "devices %d waited %g", devices,
+		CHECK_MSG(NEAR(tl.end_ns, want[devices]), "queue, devices %d: %.17g", devices, tl.end_ns);
+		CHECK_MSG(NEAR(tl.queue_wait_ns, wait[devices]), "devices %d waited %g", devices,
 		      tl.queue_wait_ns);
-		CHECK(tl.waited_calls == (uint64_t)(devices == 1 ? 2 : devices == 2 ? 1 : 0),
+		CHECK_MSG(tl.waited_calls == (uint64_t)(devices == 1 ? 2 : devices == 2 ? 1 : 0),
 		      "devices %d: %llu calls waited", devices, (unsigned long long)tl.waited_calls);
 		timeline_free(&tl);
 	}
@@ -296,8 +286,8 @@ static void test_thread_inside_a_call(void)
 	th[0].calls = m, th[0].ncalls = 1, th[0].joins = j, th[0].njoins = 1;
 	th[1] = thread(101, 0, 200, 210, 900);
 	run(&tl, th, 2, 1);
-	CHECK(NEAR(tl.end_ns, 1100), "inside a call: %.17g", tl.end_ns);
-	CHECK(tl.absorbed == 1 && th[1].state == TL_ABSORBED, "absorbed %d", tl.absorbed);
+	CHECK_MSG(NEAR(tl.end_ns, 1100), "inside a call: %.17g", tl.end_ns);
+	CHECK_MSG(tl.absorbed == 1 && th[1].state == TL_ABSORBED, "absorbed %d", tl.absorbed);
 	timeline_free(&tl);
 }
 
@@ -313,5 +303,5 @@ int main(void)
 	test_unknown_end_bounds_the_process();
 	test_region_barrier();
 	test_thread_inside_a_call();
-	return failures ? 1 : 0;
+	return check_failures ? 1 : 0;
 }
