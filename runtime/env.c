@@ -47,6 +47,9 @@ static const struct var vars[DYL_ENV_COUNT] = {
 				    "bin/dyliberator's folders of micro-generators", 0 },
 	[DYL_ENV_RUNTIME] = { "DYL_RUNTIME", "", NULL,
 			      "a wrapper's Makefile: the folder of libdylrt.so", 0 },
+	[DYL_ENV_CONVERT] = { "DYL_CONVERT", "exit", "exit, later, keep",
+			      "when the trace's CSV rows are written: at exit; later (dyl-trace "
+			      "convert; the tools read the spool); keep: at exit, the spool kept", 1 },
 };
 
 #define VALUE_MAX 4096

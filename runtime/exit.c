@@ -28,6 +28,8 @@ void dyl_image_ends(int how)
 		dyl_trace_drop_unused();
 		dyl_busy--;
 	} else {
+		if (how == DYL_IMAGE_EXEC)
+			dyl_spool_exec();	/* its rows into the CSV now (DYL_CONVERT) */
 		dyl_finish();
 	}
 	errno = saved;

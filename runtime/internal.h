@@ -223,7 +223,7 @@ HIDDEN int dyl_fd_high(int fd);	/* state.c */
 enum dyl_env_id {
 	DYL_ENV_TRACE, DYL_ENV_OFF, DYL_ENV_FILTER, DYL_ENV_CLOCK, DYL_ENV_DIFF_WATCH,
 	DYL_ENV_DEBUG_DIR, DYL_ENV_PAPI_EVENTS, DYL_ENV_MICROGEN_PATH, DYL_ENV_RUNTIME,
-	DYL_ENV_COUNT
+	DYL_ENV_CONVERT, DYL_ENV_COUNT
 };
 HIDDEN void dyl_env_setup(void);
 HIDDEN const char *dyl_env(enum dyl_env_id id);
@@ -273,9 +273,16 @@ HIDDEN uint32_t dyl_rec_put(struct dyl_rec *r, const struct dyl_call *c, int num
 /* spool.c (dyl_rt.io held unless said) */
 HIDDEN void dyl_spool_open(void);	/* the trace is claimed: its spool */
 HIDDEN void dyl_spool_out(struct dyl_thread *t, uint32_t from, uint32_t to, uint32_t open);
-HIDDEN void dyl_spool_convert(void);	/* every spooled row into the trace */
+/* The image ends: the spool completed (names, clock, events, the FOOTer FOOT), then
+ * either every row converted into the trace and the spool removed (0), or, with
+ * DYL_CONVERT=later, the rows left in the spool, which is kept (1: the trace gets
+ * the '# rows_in_spool=' line). */
+HIDDEN int dyl_spool_finish(const char *foot, size_t len);
+HIDDEN void dyl_spool_exec(void);	/* an exec: the rows are converted now, never later */
 HIDDEN void dyl_spool_drop(void);
 HIDDEN void dyl_spool_meta(void);	/* the header text changed */
+/* the header TEXT (LEN bytes, NCOLUMNS counters) as the trace got it */
+HIDDEN void dyl_spool_meta_text(const char *text, size_t len, uint32_t ncolumns);
 HIDDEN void dyl_spool_names_now(void);	/* a new function name (io not held) */
 HIDDEN struct dyl_window *dyl_spool_window(pid_t tid);	/* NULL: none */
 HIDDEN void dyl_spool_window_done(struct dyl_window *w);	/* its thread ended */

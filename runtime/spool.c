@@ -5,7 +5,8 @@
  * directory takes no spool.  Each recording thread gets a window mapped from it; a
  * full window is appended as a block and reused, so a write-out is one pwritev and
  * no formatting.  When the image ends the spool is converted into the trace
- * (runtime/format/: decode.c, csv.c) and removed.
+ * (runtime/format/: decode.c, csv.c) and removed; with DYL_CONVERT=later it is completed
+ * (a FOOT chunk) and kept instead, and the tools read it in place (dyl_spool_finish).
  *
  * The spool is made as the trace is (trace.c): never through a symlink, never into
  * another user's file (such a name: one line, and the rows wait in memory), 0600.  The
@@ -395,20 +396,26 @@ static void put_clock(int first)
 		dyl_rt.spool_knots = n;
 }
 
+void dyl_spool_meta_text(const char *text, size_t len, uint32_t ncolumns)
+{
+	uint32_t head[2] = { ncolumns, (uint32_t)len };
+	struct iovec iov[4] = { { 0 }, { head, sizeof(head) }, { (void *)text, len } };
+
+	if (dyl_rt.spool_fd >= 0)
+		append(DYL_CH_META, iov, 3);
+}
+
 void dyl_spool_meta(void)
 {
 	static char buf[8192];
-	uint32_t head[2];
 
 	if (dyl_rt.spool_fd < 0)
 		return;
 	pthread_mutex_lock(&dyl_rt.meta);
 	size_t n = dyl_trace_header_text(buf, sizeof(buf));
-	head[0] = dyl_rt.ncolumns;
+	uint32_t ncolumns = dyl_rt.ncolumns;
 	pthread_mutex_unlock(&dyl_rt.meta);
-	head[1] = (uint32_t)n;
-	struct iovec iov[4] = { { 0 }, { head, sizeof(head) }, { buf, n } };
-	append(DYL_CH_META, iov, 3);
+	dyl_spool_meta_text(buf, n, ncolumns);
 }
 
 void dyl_spool_names_now(void)
@@ -579,17 +586,65 @@ void dyl_spool_out(struct dyl_thread *t, uint32_t from, uint32_t to, uint32_t op
 	errno = saved;
 }
 
-/* Every row spooled so far into the trace, then the spool goes.  The converter reads
- * the spool only (its names, knots and blocks): the same code dyl-trace runs after a
- * crash, checked by every run. */
-void dyl_spool_convert(void)
+/* When the rows become CSV (DYL_CONVERT, doc/environment.md): at exit (the default),
+ * later (dyl-trace convert; every tool reads the spool in place meanwhile), or at exit
+ * with the spool kept.  An exec converts at once: its image's spool cannot outlive it
+ * (a failed exec opens a new spool under the same name). */
+static enum { CONVERT_EXIT, CONVERT_LATER, CONVERT_KEEP } convert_when(void)
+{
+	const char *v = dyl_env(DYL_ENV_CONVERT);
+
+	if (!v || dyl_rt.spool_memfd)
+		return CONVERT_EXIT;
+	return !strcmp(v, "later") ? CONVERT_LATER : !strcmp(v, "keep") ? CONVERT_KEEP : CONVERT_EXIT;
+}
+
+static int exec_ends;
+
+void dyl_spool_exec(void)
+{
+	exec_ends = 1;
+}
+
+/* The footer FOOT into the spool: the process finished, every row is in a block. */
+static int put_footer(const char *foot, size_t len)
+{
+	uint32_t head[2] = { (uint32_t)len, 0 };
+	struct iovec iov[4] = { { 0 }, { head, sizeof(head) }, { (void *)foot, len } };
+
+	return append(DYL_CH_FOOTER, iov, 3);
+}
+
+/* The spool stays, complete, for the tools: our mappings and descriptor go, and the space
+ * reserved past its end (reserve) is given back. */
+static void keep(void)
+{
+	for (uint32_t i = 0; i < dyl_rt.nfree_windows; i++)
+		munmap(dyl_rt.free_windows[i], DYL_WINDOW_SIZE);
+	dyl_rt.nfree_windows = 0;
+	names_area_drop();
+	if (dyl_rt.spool_alloc != UINT64_MAX && dyl_rt.spool_alloc > dyl_rt.spool_size) {
+		uint64_t from = (dyl_rt.spool_size + PAGE - 1) & ~(uint64_t)(PAGE - 1);
+		if (dyl_rt.spool_alloc > from)
+			fallocate(dyl_rt.spool_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+				  (off_t)from, (off_t)(dyl_rt.spool_alloc - from));
+	}
+	dyl_fd_close(&dyl_rt.spool_fd, dyl_rt.spool_dev, dyl_rt.spool_ino);
+	dyl_rt.spool_size = dyl_rt.spool_alloc = 0;
+	events.n = 0;
+}
+
+/* Every row spooled so far into the trace, then the spool goes (or stays: see
+ * convert_when).  The converter reads the spool only (its names, knots and blocks): the
+ * same code dyl-trace runs after a crash and for DYL_CONVERT=later, checked by every run. */
+int dyl_spool_finish(const char *foot, size_t flen)
 {
 	/* (large blocks: a write of 256 KiB costs the system call once per ~7000 rows) */
 	static char out[256 * 1024];
 	const char *why;
 
 	if (dyl_rt.spool_fd < 0)
-		return;
+		return 0;
 	dyl_clock_mark();
 	put_clock(0);
 	put_names();
@@ -597,7 +652,18 @@ void dyl_spool_convert(void)
 	if (dyl_hooks.flow_flush)	/* std.flow's events, before the spool is read */
 		dyl_hooks.flow_flush();
 	if (dyl_rt.spool_fd < 0 || spool_ok() != 0)
-		return;
+		return 0;
+	int when = exec_ends ? CONVERT_EXIT : convert_when();
+	/* later: only a trace that has no rows yet (an image that went on after a failed
+	 * exec has its first rows in the CSV already) */
+	if (when == CONVERT_LATER && dyl_rt.seq == 0) {
+		if (put_footer(foot, flen) != 0)
+			return 0;	/* (disabled, with the warning) */
+		if (dyl_hooks.flow_converted)	/* std.flow: TRACE.flow, as at a conversion */
+			dyl_hooks.flow_converted(dyl_rt.spool_fd, dyl_rt.spool_size, 0);
+		keep();
+		return 1;
+	}
 	struct dyl_conv *c = dyl_conv_open(dyl_rt.spool_fd, dyl_rt.spool_size, 0, &why);
 	if (c) {
 		struct dyl_row row;
@@ -624,10 +690,15 @@ void dyl_spool_convert(void)
 		dyl_conv_close(c);
 		if (dyl_hooks.flow_converted)	/* std.flow: TRACE.flow, now that seq is known */
 			dyl_hooks.flow_converted(dyl_rt.spool_fd, dyl_rt.spool_size, seq0);
+		if (when == CONVERT_KEEP && !DYL_DISABLED() && put_footer(foot, flen) == 0) {
+			keep();
+			return 0;
+		}
 	} else {
 		dyl_warn_once("spool", "cannot convert the spool %s: %s", dyl_rt.spool_path, why);
 	}
 	dyl_spool_drop();
+	return 0;
 }
 
 /* The spool goes (converted, or the trace cannot be written). */

@@ -493,7 +493,8 @@ static void write_header(void)
 	size_t o = dyl_trace_header_text(buf, sizeof(buf));
 	pthread_mutex_unlock(&dyl_rt.meta);
 	write_all(dyl_rt.fd, buf, o);
-	dyl_spool_meta();	/* the spool's copy, for dyl-trace after a crash */
+	/* the spool's copy, for dyl-trace after a crash: the same bytes */
+	dyl_spool_meta_text(buf, o, dyl_rt.ncolumns);
 }
 
 /* FD is the trace: its file is remembered (dyl_fd_check) and created for its owner. */
@@ -528,8 +529,10 @@ static void open_trace_as(int only_path)
 		errno = EBUSY;
 	}
 	if (only_path) {
-		if (fd >= 0)
+		if (fd >= 0) {
 			dyl_rt.header_done = 0, set_fd(fd);
+			dyl_spool_open();	/* (replaces a spool an older run left: DYL_CONVERT) */
+		}
 		return;
 	}
 	for (int k = 0; fd < 0 && errno == EBUSY && k < 100; k++) {
@@ -670,7 +673,15 @@ void dyl_trace_footer(void)
 			      "# overhead_ns=%llu\n# overhead_calls_timed=%llu\n",
 			      (unsigned long long)cost, (unsigned long long)timed);
 	if (dyl_trace_lock()) {
-		dyl_spool_convert();	/* the rows written out in binary */
+		/* the rows written out in binary, or left in the spool (DYL_CONVERT=later): then
+		 * the trace says where they are, and the tools read them there */
+		if (dyl_spool_finish(buf, (size_t)n)) {
+			const char *base = strrchr(dyl_rt.spool_path, '/');
+			char line[sizeof(dyl_rt.spool_path) + 32];
+			int l = snprintf(line, sizeof(line), "# rows_in_spool=%s\n",
+					 base ? base + 1 : dyl_rt.spool_path);
+			dyl_trace_put(line, (size_t)l);
+		}
 		dyl_trace_put(buf, (size_t)n);
 		dyl_trace_unlock();
 	}

@@ -72,6 +72,8 @@ struct dyl_conv {
 	char *keep;
 	size_t kept, keep_cap;
 	size_t header, header_len;
+	size_t footer, footer_len;	/* FOOT: the process finished (footer_len 0: not) */
+	int finished;
 	uint32_t ncolumns;
 	int have_clock;
 	struct dyl_spool_clock clock;
@@ -326,6 +328,18 @@ static int read_chunks(struct dyl_conv *c, int windows)
 			c->header_len = n[1];
 			break;
 		}
+		case DYL_CH_FOOTER: {
+			ssize_t o = ch.len >= 8 ? keep(c, body, ch.len) : -1;
+			uint32_t n;
+			if (o < 0 || (memcpy(&n, c->keep + o, 4), n > ch.len - 8)) {
+				bad = 1;
+				break;
+			}
+			c->finished = 1;
+			c->footer = (size_t)o + 8;
+			c->footer_len = n;
+			break;
+		}
 		case DYL_CH_NAMES:
 			bad = add_names(c, body, ch.len) != 0;
 			break;
@@ -366,7 +380,9 @@ static int read_chunks(struct dyl_conv *c, int windows)
 	 * reserved ahead are not in SIZE) */
 	c->cut_short = off < c->size && !c->damage_at;
 	cover(c);
-	if (windows && window_blocks(c) != 0)
+	/* a finished process copied every window out before its footer: what a window holds
+	 * past that (a thread still running at exit) is not the trace's */
+	if (windows && !c->finished && window_blocks(c) != 0)
 		return -1;
 	/* a provisional slope when the process died before a second knot */
 	if (c->have_clock && c->clock.tsc && c->nknots == 1 && c->clock.prov_tsc > c->knots[0].tsc) {
@@ -868,6 +884,12 @@ const char *dyl_conv_header(const struct dyl_conv *c, size_t *len)
 {
 	*len = c->header_len;
 	return c->header_len ? c->keep + c->header : NULL;
+}
+
+const char *dyl_conv_footer(const struct dyl_conv *c, size_t *len)
+{
+	*len = c->footer_len;
+	return c->finished ? c->keep + c->footer : NULL;
 }
 
 unsigned dyl_conv_ncolumns(const struct dyl_conv *c)

@@ -50,6 +50,10 @@ int dyl_conv_next(struct dyl_conv *c, struct dyl_row *row);
  * line, '\n'-terminated), the number of extra counter columns, the end of the last call
  * (ns since the process started), whether the spool was cut short. */
 const char *dyl_conv_header(const struct dyl_conv *c, size_t *len);
+/* The trace's footer ('#' lines from '# end_ns=' on) when the process finished and left
+ * its rows in the spool (a FOOT chunk: DYL_CONVERT=later), else NULL.  Such a spool's
+ * windows are not read, DYL_CONV_WINDOWS or not: every row is in a block. */
+const char *dyl_conv_footer(const struct dyl_conv *c, size_t *len);
 /* The function names: ids 0 .. nnames - 1; an id the spool names nothing for is "?".
  * A name is cut at DYL_NAME_MAX bytes. */
 #define DYL_NAME_MAX 512

@@ -58,6 +58,9 @@ enum {
 	DYL_CH_BLOCK = 0x4b4c4242u,	/* "BBLK": struct dyl_block, opens, records */
 	DYL_CH_PAD = 0x44415050u,	/* "PPAD" */
 	DYL_CH_EVENTS = 0x53545645u,	/* "EVTS": u32 count, u32 0, struct dyl_event records */
+	/* "FOOT": u32 text length, u32 0, the trace's footer ('# total_ns=' ...): the process
+	 * finished and every row is in a block (its windows are not read) */
+	DYL_CH_FOOTER = 0x544f4f46u,
 };
 
 /* A thread's window.  Only its owner stores into data and len; len is stored after the

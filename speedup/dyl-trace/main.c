@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "convert.h"
 #include "funcs.h"
 #include "input.h"
 #include "outfile.h"
@@ -25,6 +26,7 @@ static const char usage[] =
 "usage: dyl-trace [cat] TRACE\n"
 "       dyl-trace summary TRACE... [--csv | --json]\n"
 "       dyl-trace chrome TRACE... [-o trace.json]\n"
+"       dyl-trace convert TRACE... [-o FILE]\n"
 "       dyl-trace --help\n";
 
 static const char help[] =
@@ -62,6 +64,11 @@ static const char help[] =
 "                   out_bytes, work), and each process named by its command line.  Open it\n"
 "                   in https://ui.perfetto.dev or chrome://tracing.  Several traces of one\n"
 "                   run are placed on one time axis by their processes' start times.\n"
+"  convert TRACE... the CSV of a run made with DYL_CONVERT=later (its rows stayed in its\n"
+"                   spool; every subcommand and tool reads them there meanwhile), written\n"
+"                   at TRACE as the runtime writes it at exit, byte for byte; then the\n"
+"                   spool is removed.  With -o FILE: the CSV of the one TRACE (or spool)\n"
+"                   goes to FILE, and both stay as they are.\n"
 "\n"
 "Options (before or after the files):\n"
 "  -o FILE          write to FILE instead of standard output: to a new file beside it,\n"
@@ -567,7 +574,7 @@ static int cmd_chrome(char **paths, int n)
 
 /* What the command line asks for. */
 struct trace_opts {
-	const char *cmd;	/* cat, summary or chrome */
+	const char *cmd;	/* cat, summary, chrome or convert */
 	char **files;		/* argv's file arguments */
 	int nfiles;
 	int fmt;		/* summary's FMT_* */
@@ -581,7 +588,7 @@ static int check_options(struct trace_opts *o)
 		o->cmd = "cat";
 		/* 'dyl-trace sumary x.csv': a misspelt subcommand, not a trace */
 		if (o->nfiles > 1 && !strpbrk(o->files[0], "./") && access(o->files[0], F_OK) != 0) {
-			fprintf(stderr, "dyl-trace: no subcommand '%s' (cat, summary, chrome)\n%s",
+			fprintf(stderr, "dyl-trace: no subcommand '%s' (cat, summary, chrome, convert)\n%s",
 				o->files[0], usage);
 			return -1;
 		}
@@ -610,7 +617,8 @@ static int parse_options(int argc, char **argv, struct trace_opts *o)
 		const char *a = argv[i];
 		if (only_files || a[0] != '-' || strcmp(a, "-") == 0) {
 			if (!o->cmd && !o->nfiles && !only_files &&
-			    (!strcmp(a, "cat") || !strcmp(a, "summary") || !strcmp(a, "chrome")))
+			    (!strcmp(a, "cat") || !strcmp(a, "summary") || !strcmp(a, "chrome") ||
+			     !strcmp(a, "convert")))
 				o->cmd = a;
 			else
 				o->files[o->nfiles++] = argv[i];
@@ -642,6 +650,8 @@ static int dyl_trace(const struct trace_opts *o)
 	struct outfile of;
 	int rc;
 
+	if (!strcmp(o->cmd, "convert"))	/* (it writes files, not standard output) */
+		return cmd_convert(o->files, o->nfiles, o->outpath);
 	out = stdout;
 	/* -o: a new file that replaces OUTPATH only when all went well (outfile.h) */
 	if (o->outpath) {

@@ -584,8 +584,12 @@ int rows_next(struct trace_src *src, struct trace_row *row)
 {
 	int rc = src->format->next(src, row);
 
-	if (rc == 0 && src->format == &spool_rows_format && spool_tail(src) != 0)
-		return -1;
+	if (rc == 0 && src->format == &spool_rows_format) {
+		if (spool_tail(src) != 0)
+			return -1;
+		if (src->total_ns < 0)	/* a finished process's spool has its footer */
+			src->truncated = 1;
+	}
 	return rc;
 }
 

@@ -36,6 +36,14 @@ static int finished(const char *data, size_t size)
 	return memmem(data + size - tail, tail, "# total_ns=", 11) != NULL;
 }
 
+/* Did its process leave its rows in the spool (DYL_CONVERT=later: the trace is its
+ * header, '# rows_in_spool=NAME' and the footer)? */
+static int rows_in_spool(const char *data, size_t size)
+{
+	size_t tail = size < 4096 ? size : 4096;
+	return memmem(data + size - tail, tail, "\n# rows_in_spool=", 17) != NULL;
+}
+
 /* The value of '# pid=' in a trace's first lines, or -1.  Read within SIZE: a mapped
  * file has no NUL after its last byte (strtol could run past it). */
 static long pid_of(const char *data, size_t size)
@@ -216,10 +224,13 @@ static int ended(struct spool_rows *s)
 	char note[256];
 	/* the thread events (runtime/format/events.c), as the runtime writes them after the
 	 * rows at exit */
-	size_t elen;
+	size_t elen, flen;
 	char *events = dyl_events_text(s->conv, s->fd, s->size, &elen);
-	int n = snprintf(note, sizeof(note), "# recovered_from=%s\n# last_end_ns=%llu\n", s->path,
-			 (unsigned long long)dyl_conv_last_end_ns(c));
+	/* a finished process's footer (DYL_CONVERT=later): the CSV's own last lines */
+	const char *foot = dyl_conv_footer(c, &flen);
+	int n = foot ? snprintf(note, sizeof(note), "%s", "")
+		     : snprintf(note, sizeof(note), "# recovered_from=%s\n# last_end_ns=%llu\n",
+				s->path, (unsigned long long)dyl_conv_last_end_ns(c));
 	/* the runtime could not write the spool (a full disk): why its rows end there */
 	uint32_t flags;
 	int full = pread(s->fd, &flags, sizeof(flags), offsetof(struct dyl_spool_head, zero)) ==
@@ -231,18 +242,22 @@ static int ended(struct spool_rows *s)
 			      "could not be written further)\n");
 	if ((size_t)n >= sizeof(note))
 		n = (int)sizeof(note) - 1;
-	s->tail = malloc(elen + (size_t)n + 1);
+	if (!foot)
+		flen = 0;
+	s->tail = malloc(elen + flen + (size_t)n + 1);
 	if (s->tail) {
 		if (events)
 			memcpy(s->tail, events, elen);
-		memcpy(s->tail + elen, note, (size_t)n + 1);
+		if (flen)
+			memcpy(s->tail + elen, foot, flen);
+		memcpy(s->tail + elen + flen, note, (size_t)n + 1);
 	}
 	dyl_events_free(events);
 	if (!s->tail) {
 		input_error(s->path, 0, "out of memory");
 		return -1;
 	}
-	s->tail_len = elen + (size_t)n;
+	s->tail_len = elen + flen + (size_t)n;
 	if (warn_damage(s))
 		;
 	else if (dyl_conv_cut_short(c))
@@ -325,6 +340,8 @@ int spool_recoverable(const char *path, const char *data, size_t size)
 
 	if (data && is_spool(data, size))
 		return 1;
+	if (data && rows_in_spool(data, size) && strcmp(path, "-"))
+		return 1;
 	if (!strcmp(path, "-") || (data && finished(data, size)) ||
 	    (data && memcmp(data, "# dyliberator trace", size < 19 ? size : 19) != 0))
 		return 0;
@@ -344,15 +361,29 @@ int spool_recover(const char *path, const char *data, size_t size, struct spool_
 			input_error(path, 0, "a spool is read from its file, not from a pipe");
 		return rc != 0 ? -1 : 0;
 	}
-	if (!strcmp(path, "-") || (data && finished(data, size)))
-		return 1;
 	if (data && memcmp(data, "# dyliberator trace", size < 19 ? size : 19) != 0)
 		return 1;	/* not a trace of ours (a model, say) */
+	if (data && rows_in_spool(data, size)) {
+		/* DYL_CONVERT=later: the rows are in the spool, complete */
+		if (!strcmp(path, "-")) {
+			input_error(path, 0, "its rows are in a spool beside the trace "
+				    "(DYL_CONVERT=later): name the trace's file, not a pipe");
+			return -1;
+		}
+		int rc = dyl_spool_name(spool, sizeof(spool), path) == 0
+			 ? map_and_convert(spool, pid_of(data, size), out) : 1;
+		if (rc > 0)
+			input_error(path, 0, "its rows are in the spool %s (DYL_CONVERT=later), "
+				    "which is missing or another process's", spool);
+		return rc != 0 ? -1 : 0;
+	}
+	if (!strcmp(path, "-") || (data && finished(data, size)))
+		return 1;
 	if (dyl_spool_name(spool, sizeof(spool), path) != 0)
 		return 1;
 	long pid = data ? pid_of(data, size) : -1;
 	int rc = map_and_convert(spool, pid, out);
-	if (rc == 0)
+	if (rc == 0 && !dyl_conv_footer((*out)->conv, &(size_t){ 0 }))
 		input_warning(path, 0, "the process did not finish; its rows are read from "
 			      "its spool %s", spool);
 	return rc;
@@ -452,10 +483,9 @@ static int spool_next(struct trace_src *src, struct trace_row *r)
 	if (!s->warned && !s->ended)
 		warn_damage(s);
 	if (!more) {
+		/* (truncated: once the '#' lines after the rows are read, rows.c) */
 		if (!s->ended && ended(s) != 0)
 			return -1;
-		if (src->total_ns < 0)
-			src->truncated = 1;
 		return 0;
 	}
 	/* the rows have the runtime's columns (dyl_csv.h): a header that gives them
