@@ -1,6 +1,11 @@
 #!/usr/bin/env bash
 # Per-call overhead of the wrappers, beside ltrace and uftrace.
 #   bench/percall/run.sh [ROUNDS [N]]     (defaults: 7 rounds, N = 10^7 calls)
+#   CONFIGS="time_trace time_later" bench/percall/run.sh ...   (only these configurations)
+# time_later is time_trace with DYL_CONVERT=later (the rows stay in the spool; no CSV rows
+# written at exit): the previous run's trace and spool are removed before each run,
+# outside the measure; time_later_old leaves them, so the run pays for truncating the old
+# spool (the case of running the program again before `dyl-trace convert`).
 # Each round runs every configuration once, interleaved; the table gives the median and
 # range over the rounds of: the loop's CPU time per call (the app measures it around the
 # loop, so start-up and the final trace write are excluded), the whole process's CPU time
@@ -13,16 +18,18 @@ N=${2:-10000000}
 scratch
 cc -O2 -fPIC -shared -Wl,-soname,libnop.so -o "$W/libnop.so" libnop.c
 cc -O2 -o "$W/loop" loop.c -I. "$W/libnop.so" -Wl,-rpath,"$W"
-gen() { "$ROOT/bin/dyliberator" -q --lib "$W/libnop.so" --header nop.h -o "$W/$1.so" "${@:2}"; }
-gen forward --no-default
-gen time_trace
-gen papi -g std.papi
-gen args -g std.args
-gen faults -g std.faults	# time_trace + the page faults of each call
-
-configs=(plain forward time_trace time_mono papi args faults)
+configs=(plain forward time_trace time_later time_later_old time_mono papi args faults)
 command -v uftrace >/dev/null && configs+=(uftrace)
 command -v ltrace >/dev/null && configs+=(ltrace)
+[ -n "${CONFIGS:-}" ] && read -r -a configs <<<"$CONFIGS"
+want() { [[ " ${configs[*]} " == *" $1 "* ]]; }
+gen() { "$ROOT/bin/dyliberator" -q --lib "$W/libnop.so" --header nop.h -o "$W/$1.so" "${@:2}"; }
+want forward && gen forward --no-default
+gen time_trace
+want papi && gen papi -g std.papi
+want args && gen args -g std.args
+want faults && gen faults -g std.faults	# time_trace + the page faults of each call
+
 declare -A loop proc rss wall
 run_one() {	# config -> appends "loop proc rss"
 	local c=$1 n=$N pre=() env=(DYL_TRACE="$W/t.csv")
@@ -31,6 +38,9 @@ run_one() {	# config -> appends "loop proc rss"
 	uftrace) pre=(uftrace record --force -d "$W/uftrace.data") ;;
 	ltrace) n=$((N / 1000)); pre=(ltrace -e nop -o /dev/null) ;;	# ptrace: wall time is its cost
 	time_mono) env+=(LD_PRELOAD="$W/time_trace.so" DYL_CLOCK=monotonic) ;;	# the clock_gettime clock
+	time_later) rm -f "$W/tl.csv" "$W/.tl.csv.dylspool"
+		env=(DYL_TRACE="$W/tl.csv" LD_PRELOAD="$W/time_trace.so" DYL_CONVERT=later) ;;
+	time_later_old) env=(DYL_TRACE="$W/tlo.csv" LD_PRELOAD="$W/time_trace.so" DYL_CONVERT=later) ;;
 	*) env+=(LD_PRELOAD="$W/$c.so") ;;
 	esac
 	local out
@@ -50,3 +60,7 @@ for c in "${configs[@]}"; do
 		"$(med <<<"${wall[$c]}")" "$(med <<<"${rss[$c]}")"
 done
 echo "(N = $N calls; ltrace runs N/1000 calls; loop ns/call includes the bare call, ~1-2 ns)"
+if want time_later; then	# what the conversion costs when the user asks for it
+	t=$(/usr/bin/time -f "%U %S" "$ROOT/bin/dyl-trace" convert "$W/tl.csv" 2>&1 >/dev/null | tail -1)
+	awk -v n="$N" '{printf "dyl-trace convert of the last time_later trace: %.1f ns a row (CPU)\n", ($1 + $2) * 1e9 / n}' <<<"$t"
+fi
