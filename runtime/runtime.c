@@ -36,6 +36,12 @@ const int dyl_abi_4 = 4;
 #define COST_BUMP(field, x) \
 	__atomic_store_n(&(field), __atomic_load_n(&(field), __ATOMIC_RELAXED) + (x), __ATOMIC_RELAXED)
 
+/* The structs of threads that ended, for the next threads (dyl_rt.lock). */
+static struct {
+	struct dyl_thread *t[16];
+	unsigned n;
+} spare;
+
 static void thread_exit(void *arg)
 {
 	struct dyl_thread *t = arg, **p;
@@ -59,13 +65,22 @@ static void thread_exit(void *arg)
 			break;
 		}
 	dyl_cost_sum(&dyl_rt.cost, &t->cost);
+	/* kept for the next thread (its first call then needs no mmap and no page faults
+	 * for it, and this one's exit no munmap, whose TLB flush interrupts every CPU) */
+	int kept = spare.n < sizeof(spare.t) / sizeof(spare.t[0]);
+	if (kept)
+		spare.t[spare.n++] = t;
 	pthread_mutex_unlock(&dyl_rt.lock);
 	dyl_self = NULL;
-	munmap(t, sizeof(*t));
+	if (!kept)
+		munmap(t, sizeof(*t));
 	DYL_BUSY_OUT();
 }
 
-static void init_own_window(struct dyl_thread *t)
+/* T's private window, empty, its header set; T appends to it from now on when USE.
+ * (Set only where it is used: a thread whose first call gets a window of the spool
+ * never touches its page.) */
+static struct dyl_window *own_window(struct dyl_thread *t, int use)
 {
 	struct dyl_window *own = DYL_OWN_WINDOW(t);
 
@@ -73,7 +88,14 @@ static void init_own_window(struct dyl_thread *t)
 	own->size = (uint32_t)DYL_WINDOW_DATA;
 	own->len = 0;
 	own->tid = t->tid;
-	t->win = own;
+	if (use)
+		t->win = own;
+	return own;
+}
+
+static void init_own_window(struct dyl_thread *t)
+{
+	own_window(t, 1);
 }
 
 /* T has its private window (no spool had room, or T is a forked child's thread): a
@@ -102,18 +124,27 @@ struct dyl_thread *dyl_thread_get(void)
 
 	if (dyl_likely(t != NULL))
 		return t;
-	t = mmap(NULL, sizeof(*t), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (t == MAP_FAILED)
-		return NULL;
+	pthread_mutex_lock(&dyl_rt.lock);
+	t = spare.n ? spare.t[--spare.n] : NULL;
+	pthread_mutex_unlock(&dyl_rt.lock);
+	if (t) {
+		/* (the state before args; args and its own window are written before read) */
+		memset(t, 0, offsetof(struct dyl_thread, args));
+	} else {
+		t = mmap(NULL, sizeof(*t), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (t == MAP_FAILED)
+			return NULL;
+	}
 	t->tid = (pid_t)syscall(SYS_gettid);
 	t->cost_left = t->cost_period = 1;
 	pthread_mutex_init(&t->flush_lock, NULL);
-	init_own_window(t);
 	dyl_io_lock();
 	struct dyl_window *w = dyl_spool_window(t->tid);
 	dyl_io_unlock();
 	if (w)
 		t->win = w;
+	else
+		init_own_window(t);
 	pthread_mutex_lock(&dyl_rt.lock);
 	t->next = dyl_rt.threads;
 	dyl_rt.threads = t;
@@ -165,6 +196,7 @@ static void after_fork_child(void)
 	pthread_mutex_init(&dyl_rt.io, NULL);
 	pthread_mutex_init(&dyl_rt.meta, NULL);
 	dyl_funcs_after_fork();
+	spare.n = 0;	/* (a thread may have been adding to it at the fork: left as they are) */
 	if (t) {
 		t->tid = (pid_t)syscall(SYS_gettid);
 		init_own_window(t);	/* empty: the parent's rows are the parent's */
@@ -192,7 +224,7 @@ void dyl_resume(void)
 	for (struct dyl_thread *t = dyl_rt.threads; t; t = t->next) {
 		pthread_mutex_lock(&t->flush_lock);
 		if (dyl_spool_window_is_shared(t)) {
-			struct dyl_window *w = t->win, *own = DYL_OWN_WINDOW(t);
+			struct dyl_window *w = t->win, *own = own_window(t, 0);
 			uint32_t len = __atomic_load_n(&w->len, __ATOMIC_ACQUIRE);
 			memcpy(own->data, w->data, len);
 			own->len = len;

@@ -199,3 +199,25 @@ def test_a_missing_spool_and_a_linked_trace_are_one_line(tiny, tmp_path):
     r = tool('dyl-trace', 'convert', str(tmp_path / 'link.csv'), rc=2)
     assert 'symbolic link' in r.stderr and r.stderr.count('\n') == 1
     assert os.path.islink(str(tmp_path / 'link.csv'))
+
+
+def test_dyl_flow_reads_a_later_trace(tmp_path):
+    """std.flow: TRACE.flow is written at exit in both modes; dyl-flow reads the trace
+    whose rows are in its spool as the CSV (std.flow's chain scenario: 800 B an edge)."""
+    dyltest.make('bin/dyl-flow')
+    fl_apps = os.path.join(dyltest.ROOT, 'microgens', 'std.flow', 'apps')
+    lib, h = dyltest.c_library(tmp_path, 'fl', os.path.join(fl_apps, 'fl.h'),
+                               os.path.join(fl_apps, 'libfl.c'))
+    app = dyltest.build_c(tmp_path, os.path.join(fl_apps, 'app.c'), 'app', f'-I{tmp_path}', lib,
+                          f'-Wl,-rpath,{tmp_path}', '-lpthread')
+    w = dyltest.wrap(tmp_path, '--lib', lib, '--header', h, '-g', 'std.flow')
+    out = {}
+    for mode in ('exit', 'later'):
+        _, trace = dyltest.run_both([app, 'chain'], w, tmp_path, env={'DYL_CONVERT': mode},
+                                    trace=f'{mode}.csv')
+        assert os.path.exists(trace + '.flow')
+        assert os.path.exists(spool_of(trace)) == (mode == 'later')
+        r = tool('dyl-flow', trace)
+        assert r.stderr == ''
+        out[mode] = r.stdout
+    assert out['later'] == out['exit'] and '800' in out['later']
