@@ -263,3 +263,27 @@ def test_killed_run_keeps_its_events(app, tmp_path):
     assert len(ev.threads) == 3 and len(ev.joins) == 2
     running = [t for t in ev.threads.values() if t['end_ns'] is None]
     assert len(running) == 1 and running[0]['tid'] in ev.row_tids()
+
+
+def test_threads_one_after_another_reuse_nothing_stale(app, tmp_path):
+    """Threads that start after others ended take their spool window and their state
+    (runtime.c keeps both): each one's rows are its own, at their own depth, numbered
+    once, also after a thread that left from inside a wrapped call (depth 1 at its end)."""
+    d = str(tmp_path)
+    exe = dyltest.build_c(d, os.path.join(HERE, 'threads', 'oneafter.c'), 'oneafter',
+                          '-I' + APPS, '-L' + os.path.dirname(app.lib), '-ltiny',
+                          '-Wl,-rpath,' + os.path.dirname(app.lib), '-lpthread')
+    nt, calls = 8, 20000    # more than a window (16K records) in each thread
+    _, path = run_both([exe, str(nt), str(calls)], app.wrap, tmp_path)
+    tr = Trace(path)
+    seqs = sorted(int(r['seq']) for r in tr.rows)
+    assert seqs == list(range(len(seqs)))
+    by_tid = {}
+    for r in tr.rows:
+        by_tid.setdefault(r['tid'], []).append(r)
+    assert len(by_tid) == nt
+    for rows in by_tid.values():
+        depth = {(r['func'], r['depth']) for r in rows}
+        assert depth <= {('tiny_add', '0'), ('tiny_outer', '0'), ('tiny_inner', '1')}, depth
+        assert sum(r['func'] == 'tiny_add' for r in rows) == calls
+        assert sum(r['func'] == 'tiny_inner' for r in rows) == 1
