@@ -326,7 +326,8 @@ static void charged(const struct dyl_groups *c)
 		goto out;
 	if ((b = mine))
 		b->ngroups = 0;
-	for (unsigned i = 0; i < c->ngroups; i++) {
+	unsigned ngroups = dyl_flow_defs_take() ? 0 : c->ngroups;	/* defs.c */
+	for (unsigned i = 0; i < ngroups; i++) {
 		const struct dyl_group *g = &c->g[c->used[i]];
 		struct fgroup f = { g->r, g->min_out, g->end_out, 0, 0 };
 		if (f.r.kind == DYL_REGION_STACK)
@@ -403,6 +404,7 @@ void dyl_flow_call(const struct dyl_call *c)
 {
 	if (c->depth != 0)
 		return;
+	dyl_flow_defs_take();	/* defs.c: a call without a charge */
 	if (marked == (uintptr_t)c) {	/* the charge put its CALL */
 		marked = 0;
 		return;

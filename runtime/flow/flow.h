@@ -21,6 +21,9 @@ HIDDEN void dyl_flow_sites_setup(void);
 /* the site's return addresses (at most DYL_FLOW_SITE_PCS): their number */
 HIDDEN unsigned dyl_flow_site_pcs(uint64_t site, uint64_t *pc);
 
+/* defs.c: 1 when --defs code gave the current outermost call's extents (clears it) */
+HIDDEN int dyl_flow_defs_take(void);
+
 /* out.c: TRACE.flow from the spool (dyl_hooks.flow_converted) */
 HIDDEN void dyl_flow_write(int fd, uint64_t size, uint64_t seq);
 
