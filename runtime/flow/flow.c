@@ -423,6 +423,8 @@ static void added(uintptr_t start, uint64_t n, uint64_t id, unsigned kind)
 	in_flow++;
 	unsigned flags = kind & DYL_REGION_REALLOC ? DYL_REF_REALLOC : 0;
 	kind &= 0xff;
+	if (kind == DYL_REGION_MMAP)
+		dyl_flow_map_added(start, n, id);	/* maps.c: a file's path */
 	uint64_t site = kind == DYL_REGION_HEAP || kind == DYL_REGION_MMAP ? dyl_flow_site() : UINT64_MAX;
 	uint64_t *p = reserve(4);
 	if (p) {

@@ -262,3 +262,27 @@ def test_power_iteration_openblas(tmp_path):
     assert h10[1] == h20[1] and 32768 < h10[1] < 2 * 32768
     assert h20[0] == 2 * h10[0] == 20 * h10[1]
     assert got[20][('dgemv_', 'dnrm2_')] == (20 * 512, 512, 20 * 512)
+
+
+# --- mapping objects' names -------------------------------------------------------------
+
+# tests/apps/flow_maps.c maps a file and an anonymous range and hands both to dasum_:
+# the file's mapping is named by its path, the anonymous one by its mmap call site.
+def test_mapping_names(tmp_path):
+    make('bin/dyl-flow')
+    src = os.path.join(ROOT, 'tests', 'apps', 'flow_maps.c')
+    app = build_c(tmp_path, src, 'flow_maps', REF_BLAS, f'-Wl,-rpath,{os.path.dirname(REF_BLAS)}')
+    w = wrap(tmp_path, '--lib', REF_BLAS, '--header', os.path.join(EXAMPLES, 'blas.h'),
+             '-g', 'std.flow')
+    data = os.path.join(str(tmp_path), 'doubles.bin')
+    with open(data, 'wb') as f:
+        f.write(b'\0\0\0\0\0\0\xf0\x3f' * 1024)      # 1024 doubles of 1.0
+    r, t = run_both([app, data], w, tmp_path, trace='maps.csv')
+    assert r.stdout == b'1024.0 1536.0\n'
+    with open(src) as f:
+        anon = [f'flow_maps.c:{n}' for n, line in enumerate(f, 1)
+                if line.rstrip().endswith('/* SITE ANON */')][0]
+    maps = {r['object']: r for r in rows(dyl_flow(t, '--objects')) if r['kind'] == 'mapping'}
+    assert set(maps) == {data, f'main ({anon})'}
+    assert {(m['size'], m['call_read']) for m in maps.values()} == {('8192', '8192')}
+    assert edges(t) == {('host', 'dasum_'): (16400, 16392, 16392)}
