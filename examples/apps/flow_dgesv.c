@@ -41,6 +41,7 @@ int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 40, nrhs = 1, one = 1, info = -99;
 	double minus1 = -1.0, plus1 = 1.0;
+	char trans = 'N';	/* a variable, not "N": one byte whatever the literal's neighbours */
 
 	if (n < 1) {
 		fprintf(stderr, "usage: flow_dgesv [N]\n");
@@ -67,7 +68,7 @@ int main(int argc, char **argv)
 	       changed(r, b, n));
 
 	/* r = b - A x with the copies: x (in b) is dgesv_'s, A's copy the program's */
-	dgemv_("N", &n, &n, &minus1, a0, &n, b, &one, &plus1, r, &one, 1);
+	dgemv_(&trans, &n, &n, &minus1, a0, &n, b, &one, &plus1, r, &one, 1);
 	double res = 0;
 	for (int i = 0; i < n; i++)
 		res += r[i] * r[i];

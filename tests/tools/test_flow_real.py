@@ -114,8 +114,8 @@ def test_dgesv_in_out_with_diff(dgesv):
     a_b = 8 * N * N + 8 * N + 4 + 4 + 4
     assert e[('host', 'dgesv_')] == (a_b, a_b, a_b)
     assert e[('dgesv_', 'dgemv_')] == (8 * cx, 8 * cx, 8 * cx)
-    # A's copy, r (in-out), n, "N" and its NUL, alpha, beta, incx, x's unchanged elements
-    h = 8 * N * N + 8 * N + 4 + 2 + 8 + 8 + 4 + 8 * (N - cx)
+    # A's copy, r (in-out), n, trans, alpha, beta, incx, x's unchanged elements
+    h = 8 * N * N + 8 * N + 4 + 1 + 8 + 8 + 4 + 8 * (N - cx)
     assert e[('host', 'dgemv_')] == (h, h, h)
     assert set(e) == {('host', 'dgesv_'), ('dgesv_', 'dgemv_'), ('host', 'dgemv_')}
     a = obj(t, 'flow_dgesv.c', 'A')
