@@ -292,3 +292,29 @@ def test_mapping_names(tmp_path):
     assert set(maps) == {data, f'main ({anon})'}
     assert {(m['size'], m['call_read']) for m in maps.values()} == {('8192', '8192')}
     assert edges(t) == {('host', 'dasum_'): (16400, 16392, 16392)}
+
+
+# --- numpy (python3-numpy: make bench installs it) ---------------------------------------
+
+def has_numpy():
+    return subprocess.run(['/usr/bin/python3', '-c', 'import numpy'], capture_output=True).returncode == 0
+
+
+# tests/apps/flow_numpy_power.py under a wrapper of the BLAS numpy uses (libblas.so.3, by
+# Debian's alternatives) with cblas.h: host -> cblas_dgemv doubles from 10 to 20 steps
+# (each reads the matrix and x again), its unique bytes stay (at least the matrix).
+# Not run on the VM it was written on (no numpy there): only what must hold is asserted.
+@pytest.mark.skipif(not has_numpy() or not os.path.exists('/usr/include/x86_64-linux-gnu/cblas.h'),
+                    reason='needs python3-numpy and libblas-dev')
+def test_power_iteration_numpy(tmp_path):
+    make('bin/dyl-flow')
+    w = wrap(tmp_path, '--lib', '/usr/lib/x86_64-linux-gnu/libblas.so.3',
+             '--header', '/usr/include/x86_64-linux-gnu/cblas.h', '-g', 'std.flow')
+    script = os.path.join(ROOT, 'tests', 'apps', 'flow_numpy_power.py')
+    got = {}
+    for steps in (10, 20):
+        _, t = run_both(['/usr/bin/python3', script, '64', str(steps)], w, tmp_path,
+                        trace=f'np{steps}.csv')
+        got[steps] = edges(t)[('host', 'cblas_dgemv')]
+    assert got[20][0] == 2 * got[10][0] >= 20 * 32768
+    assert got[20][1] == got[10][1] >= 32768
