@@ -14,7 +14,7 @@ DEB_PACKAGES := gcc make python3 python3-clang-14 libclang1-14 python3-jinja2 \
 	libopenblas0-serial libopenblas0-pthread clang-14 libclang-rt-14-dev graphviz
 
 # What the benchmarks compare against and use (make bench installs them)
-BENCH_PACKAGES := uftrace ltrace bc heaptrack
+BENCH_PACKAGES := uftrace ltrace bc heaptrack valgrind python3-numpy
 
 # runtime/*.c is the core; each feature has a folder of its own (runtime/regions/, ...);
 # runtime/format/ is the spool format, compiled into the runtime and into the tools.

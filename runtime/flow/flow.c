@@ -326,7 +326,8 @@ static void charged(const struct dyl_groups *c)
 		goto out;
 	if ((b = mine))
 		b->ngroups = 0;
-	for (unsigned i = 0; i < c->ngroups; i++) {
+	unsigned ngroups = dyl_flow_defs_take() ? 0 : c->ngroups;	/* defs.c */
+	for (unsigned i = 0; i < ngroups; i++) {
 		const struct dyl_group *g = &c->g[c->used[i]];
 		struct fgroup f = { g->r, g->min_out, g->end_out, 0, 0 };
 		if (f.r.kind == DYL_REGION_STACK)
@@ -403,6 +404,7 @@ void dyl_flow_call(const struct dyl_call *c)
 {
 	if (c->depth != 0)
 		return;
+	dyl_flow_defs_take();	/* defs.c: a call without a charge */
 	if (marked == (uintptr_t)c) {	/* the charge put its CALL */
 		marked = 0;
 		return;
@@ -421,6 +423,8 @@ static void added(uintptr_t start, uint64_t n, uint64_t id, unsigned kind)
 	in_flow++;
 	unsigned flags = kind & DYL_REGION_REALLOC ? DYL_REF_REALLOC : 0;
 	kind &= 0xff;
+	if (kind == DYL_REGION_MMAP)
+		dyl_flow_map_added(start, n, id);	/* maps.c: a file's path */
 	uint64_t site = kind == DYL_REGION_HEAP || kind == DYL_REGION_MMAP ? dyl_flow_site() : UINT64_MAX;
 	uint64_t *p = reserve(4);
 	if (p) {

@@ -4,6 +4,7 @@
 #ifndef DYL_FLOW_PRIVATE_H
 #define DYL_FLOW_PRIVATE_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "dyl_flow.h"
 #include "internal.h"
@@ -20,6 +21,14 @@ HIDDEN uint64_t dyl_flow_site(void);
 HIDDEN void dyl_flow_sites_setup(void);
 /* the site's return addresses (at most DYL_FLOW_SITE_PCS): their number */
 HIDDEN unsigned dyl_flow_site_pcs(uint64_t site, uint64_t *pc);
+
+/* defs.c: 1 when --defs code gave the current outermost call's extents (clears it) */
+HIDDEN int dyl_flow_defs_take(void);
+
+/* maps.c: a mapping's file, kept when it is added (ID its region id), and the name of
+ * mapping ID at exit (its path; 0: none, an anonymous mapping) */
+HIDDEN void dyl_flow_map_added(uintptr_t start, uint64_t n, uint64_t id);
+HIDDEN size_t dyl_flow_map_name(uint64_t id, uint64_t start, uint64_t size, char *out, size_t room);
 
 /* out.c: TRACE.flow from the spool (dyl_hooks.flow_converted) */
 HIDDEN void dyl_flow_write(int fd, uint64_t size, uint64_t seq);

@@ -222,10 +222,16 @@ static size_t stack_name(void *ctx, uint64_t ip, uint64_t cfa, uint64_t start, u
 	return add(out, room, 0, t, n < 0 ? 0 : (size_t)n < sizeof(t) ? (size_t)n : sizeof(t) - 1);
 }
 
+static size_t map_name(void *ctx, uint64_t id, uint64_t start, uint64_t size, char *out, size_t room)
+{
+	(void)ctx;
+	return dyl_flow_map_name(id, start, size, out, room);
+}
+
 void dyl_flow_write(int fd, uint64_t size, uint64_t seq)
 {
 	char path[sizeof(dyl_rt.path) + sizeof(DYL_FLOW_SUFFIX)];
-	struct dyl_flow_names names = { NULL, site_name, static_name, stack_name };
+	struct dyl_flow_names names = { NULL, site_name, static_name, stack_name, map_name };
 	const char *why;
 	struct stat st;
 

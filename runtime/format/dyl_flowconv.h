@@ -24,6 +24,9 @@ struct dyl_flow_names {
 	 * address; 0: not known) whose CFA is CFA */
 	size_t (*stack)(void *ctx, uint64_t ip, uint64_t cfa, uint64_t start, uint64_t end,
 			char *out, size_t room);
+	/* the mapping with region id ID at START, SIZE bytes: its file's path (0: none;
+	 * the reader then names it by its mmap site) */
+	size_t (*mapping)(void *ctx, uint64_t id, uint64_t start, uint64_t size, char *out, size_t room);
 };
 
 /* Writes TRACE.flow into OUT_FD from the spool SPOOL_FD (its first SIZE bytes).  The

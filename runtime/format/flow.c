@@ -552,9 +552,13 @@ static void emit_alloc(struct fc *c, const struct item *it)
 	uint32_t kind = DYL_RE_FLAGS(e[0]) >> 8, raw = DYL_RE_SMALL(e[0]);
 	uint64_t site = raw == UINT32_MAX ? DYL_FLOW_NONE : site_of(c, raw);
 	struct obj_ent *o = map_find(c, KEY_REGION, e[1], 0, 1);
+	char name[TEXT_MAX];
+	size_t n = 0;
 	if (!o)
 		return;
-	o->obj = put_object(c, kind, e[3], site, it->seq, e[2], "", 0);
+	if (kind == DYL_OBJ_MAPPING && c->names && c->names->mapping)
+		n = c->names->mapping(c->names->ctx, e[1], e[2], e[3], name, sizeof(name));
+	o->obj = put_object(c, kind, e[3], site, it->seq, e[2], name, n);
 	o->start = e[2];
 	o->live = 1;
 }

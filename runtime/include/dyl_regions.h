@@ -135,6 +135,12 @@ DYL_API void dyl_diff_stats(struct dyl_diff_stats *s);
  * the charge: the thread's depth-0 calls are counted so. */
 DYL_API void dyl_flow_setup(void);
 DYL_API void dyl_flow_call(const struct dyl_call *c);
+/* --defs code (runtime/flow/defs.c): OWN in a prefix drops the outermost call's
+ * std.regions extents; READS and WRITES in its postfix give the bytes it read and wrote
+ * (zlib's next_in/next_out, libjpeg's rows). */
+DYL_API void dyl_flow_own(void);
+DYL_API void dyl_flow_reads(const void *p, uint64_t n);
+DYL_API void dyl_flow_writes(const void *p, uint64_t n);
 
 /* Which malloc the process uses: 1 if a dyliberator wrapper's (the heap is tracked), 0
  * if another one comes first (a sanitizer or an allocator preloaded before the wrapper);
