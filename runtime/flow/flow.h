@@ -21,6 +21,12 @@ HIDDEN void dyl_flow_sites_setup(void);
 /* the site's return addresses (at most DYL_FLOW_SITE_PCS): their number */
 HIDDEN unsigned dyl_flow_site_pcs(uint64_t site, uint64_t *pc);
 
+/* follow.c: the option follow= (heap blocks reached per call; 0: off), and its walk
+ * from a charge's buffers through the pointers stored in them (DYL_REF_FOLLOW events) */
+HIDDEN extern uint32_t dyl_flow_follow_cap;
+struct dyl_groups;
+HIDDEN void dyl_flow_follow(const struct dyl_groups *c);
+
 /* out.c: TRACE.flow from the spool (dyl_hooks.flow_converted) */
 HIDDEN void dyl_flow_write(int fd, uint64_t size, uint64_t seq);
 

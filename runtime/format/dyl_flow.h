@@ -184,6 +184,7 @@ enum {
 #define DYL_REF_DIFF 4u		/* ACC: changed bytes (std.diff) */
 #define DYL_REF_NEWCALL 8u	/* ACC: the first of a new call */
 #define DYL_REF_REPEAT 16u	/* CALL: the same accesses as the thread's last call's */
+#define DYL_REF_FOLLOW 32u	/* ACC: a heap block reached through pointers (follow=), whole */
 #define DYL_FLOW_SITE_PCS 3	/* return addresses kept per site */
 
 #endif

@@ -135,6 +135,11 @@ DYL_API void dyl_diff_stats(struct dyl_diff_stats *s);
  * the charge: the thread's depth-0 calls are counted so. */
 DYL_API void dyl_flow_setup(void);
 DYL_API void dyl_flow_call(const struct dyl_call *c);
+/* follow= (runtime/flow/follow.c): each outermost call also reads the heap blocks that
+ * pointers stored in its buffers reach, transitively, at most CAP per call
+ * (DYL_FLOW_FOLLOW_ON for follow=on).  It sets std.flow up too. */
+#define DYL_FLOW_FOLLOW_ON 4096u
+DYL_API void dyl_flow_follow_setup(unsigned cap);
 
 /* Which malloc the process uses: 1 if a dyliberator wrapper's (the heap is tracked), 0
  * if another one comes first (a sanitizer or an allocator preloaded before the wrapper);
