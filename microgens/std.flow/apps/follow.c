@@ -53,6 +53,10 @@ int main(int argc, char **argv)
 
 	if (!strcmp(what, "list")) {
 		r = fw_list_sum(list(n));
+	} else if (!strcmp(what, "twice")) {
+		struct fw_node *head = list(n);
+		r = fw_list_sum(head);
+		r += fw_list_sum(head);	/* the same pointer: the same accesses again */
 	} else if (!strcmp(what, "ring")) {
 		struct fw_node *head = list(n), *e = head;
 		while (e->next)
