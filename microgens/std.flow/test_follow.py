@@ -107,6 +107,16 @@ def test_same_list_twice(built, n):
         assert reads(recs, nodes, seq) == [(seq, o, 0, NODE) for o in sorted(nodes)]
 
 
+def test_blocks_made_before_the_wrapper_started(built):
+    """the library's constructor, which runs before the wrapper's, makes a list of 3: no
+    site (std.flow had not begun), and followed all the same"""
+    rows, recs, objs, _ = flow(built, 'on', 'early')
+    assert [r['func'] for r in rows] == ['fw_early_list', 'fw_list_sum']
+    early = {o for o, x in objs.items() if x['site_id'] is None and x['size'] == NODE}
+    assert len(early) == 3
+    assert reads(recs, early) == [(1, o, 0, NODE) for o in sorted(early)]
+
+
 def test_binary_tree(built):
     depth = 6
     rows, recs, objs, _ = flow(built, 'on', 'tree', str(depth))
@@ -131,6 +141,16 @@ def test_pointers_into_the_middle_of_blocks(built):
     blocks = of_site(objs, 'middle')
     assert len(blocks) == 12
     assert reads(recs, blocks) == [(0, o, 0, MIDDLE) for o in sorted(blocks)]
+
+
+def test_big_blocks(built):
+    """4 blocks of 256 KiB (mapped apart by glibc, where no heap block was: the map of
+    the heap learns of them at their birth; read through process_vm_readv), each one's
+    last word pointing to the next"""
+    rows, recs, objs, _ = flow(built, 'on', 'big', '4')
+    blocks = of_site(objs, 'bigs')
+    assert len(blocks) == 4
+    assert reads(recs, blocks) == [(0, o, 0, 256 << 10) for o in sorted(blocks)]
 
 
 def test_address_of_a_freed_block_not_followed(built):

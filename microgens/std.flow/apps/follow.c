@@ -53,6 +53,8 @@ int main(int argc, char **argv)
 
 	if (!strcmp(what, "list")) {
 		r = fw_list_sum(list(n));
+	} else if (!strcmp(what, "early")) {
+		r = fw_list_sum(fw_early_list());
 	} else if (!strcmp(what, "twice")) {
 		struct fw_node *head = list(n);
 		r = fw_list_sum(head);
@@ -79,6 +81,16 @@ int main(int argc, char **argv)
 		a[1] = (long)(uintptr_t)c;
 		r += fw_take(a) != 0;
 		free(c);
+	} else if (!strcmp(what, "big")) {
+		/* N blocks of 256 KiB (glibc maps each apart), each one's last word pointing to
+		 * the next */
+		char *next = NULL;
+		for (int i = 0; i < n; i++) {
+			char *b = calloc(1, 256 << 10);	/* SITE bigs */
+			memcpy(b + (256 << 10) - 8, &next, sizeof(next));
+			next = b;
+		}
+		r = fw_take(next) == 0;
 	} else if (!strcmp(what, "budget")) {
 		/* a node's address in the last word of a 128 KiB buffer of zeros */
 		long *big = calloc(16384, sizeof(long));	/* SITE big */

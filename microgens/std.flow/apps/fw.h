@@ -15,4 +15,5 @@ long fw_list_sum(const struct fw_node *head);
 long fw_ring_sum(const struct fw_node *start);
 long fw_tree_sum(const struct fw_tree *root);
 long fw_take(const void *obj);
+struct fw_node *fw_early_list(void);	/* 3 nodes made by its constructor */
 #endif
