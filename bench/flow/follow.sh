@@ -6,7 +6,9 @@
 # Rounds interleave the two wrappers; each figure is the median over the rounds of the
 # CPU time per call the program measures around its loop, with the range.  With
 # follow=on every node reached is an event of 32 bytes in the spool: the loop includes
-# their write-outs; the conversion at exit (TRACE.flow) is left out.
+# their write-outs; the conversion at exit (TRACE.flow) is left out.  Also: K = 1000 with
+# two words per node that look like addresses (followbench ints), and a malloc/free pair
+# (mallocbench: the table's hook for new blocks fills follow='s map of the heap).
 set -euo pipefail
 cd "$(dirname "$0")"
 ROUNDS=${1:-7}
@@ -16,6 +18,7 @@ scratch
 make -s -C "$ROOT" all
 cc -O2 -fPIC -shared -Wl,-soname,libptrs.so -o "$W/libptrs.so" libptrs.c
 cc -O2 -o "$W/followbench" followbench.c -I. "$W/libptrs.so" -Wl,-rpath,"$W"
+cc -O2 -o "$W/mallocbench" mallocbench.c -I. "$W/libptrs.so" -Wl,-rpath,"$W"
 gen() { "$ROOT/bin/dyliberator" -q --lib "$W/libptrs.so" --header ptrs.h -o "$W/$1.so" "${@:2}"; }
 gen flow -g std.flow
 gen follow -g std.flow:follow=on
@@ -29,6 +32,12 @@ for r in $(seq "$ROUNDS"); do
 			res[$c/$k]+="$(awk '/_per_/ {print $2}' <<<"$out") "
 		done
 	done
+	for c in flow follow; do
+		out=$(env LD_PRELOAD="$W/$c.so" DYL_TRACE="$W/t.csv" "$W/followbench" 1000 "$(calls 1000)" ints)
+		res[$c/ints]+="$(awk '/_per_/ {print $2}' <<<"$out") "
+		out=$(env LD_PRELOAD="$W/$c.so" DYL_TRACE="$W/t.csv" "$W/mallocbench" 1000000)
+		res[$c/malloc]+="$(awk '/_per_/ {print $2}' <<<"$out") "
+	done
 done
 printf '%-6s %-9s %-24s %-24s %-22s %s\n' K calls "flow, ns/call" "follow=on, ns/call" \
 	"added, ns/call" "added per node"
@@ -37,6 +46,11 @@ for k in 1 10 100 1000; do
 	printf '%-6s %-9s %-24s %-24s %-22s %s\n' "$k" "$(calls "$k")" "$(med <<<"${res[flow/$k]}")" \
 		"$(med <<<"${res[follow/$k]}")" "$(med <<<"$d")" \
 		"$([ "$k" = 1 ] && echo - || awk -v k="$k" '{for (i = 1; i <= NF; i++) printf "%s ", $i / (k - 1)}' <<<"$d" | med)"
+done
+for x in ints malloc; do
+	printf '%-16s %-24s %-24s %s\n' "$([ $x = ints ] && echo "K=1000, ints" || echo "malloc/free pair")" \
+		"$(med <<<"${res[flow/$x]}")" "$(med <<<"${res[follow/$x]}")" \
+		"$(minus "${res[follow/$x]}" "${res[flow/$x]}" | tr '\n' ' ' | med)"
 done
 echo "(added: the paired rounds' differences; per node: over the K - 1 nodes past the head)"
 # the exit: the spool's events into TRACE.flow, and its size

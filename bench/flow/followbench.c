@@ -1,8 +1,11 @@
 /* followbench - N calls of p1 (ptrs.h) handed the head of a list of K nodes of 32
  * bytes, the same list every call: what std.flow's follow= adds per call and per node
- * reached.  Prints the loop's CPU time per call.   followbench K N */
+ * reached.  ints: each node's two pad words hold integers that look like addresses
+ * (2^32 + i, two packed ints: in the user address space, in no heap block).  Prints the
+ * loop's CPU time per call.   followbench K N [ints] */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "../cputime.h"
 #include "ptrs.h"
 
@@ -15,11 +18,17 @@ struct node {			/* p1 reads the value */
 int main(int argc, char **argv)
 {
 	long k = atol(argv[1]), n = atol(argv[2]), s = 0;
+	int ints = argc > 3;
 	struct node *head = NULL;
 
 	for (long i = 0; i < k; i++) {
 		struct node *e = calloc(1, sizeof(*e));
 		e->value = (double)i;
+		long m = (1L << 32) | i;
+		if (ints) {
+			memcpy(&e->pad[0], &m, sizeof(m));
+			memcpy(&e->pad[1], &m, sizeof(m));
+		}
 		e->next = head;
 		head = e;
 	}

@@ -32,6 +32,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 #include "flow.h"
@@ -77,7 +78,6 @@ static struct follow {
 	pthread_key_t key;
 	int key_made;
 	int warned;
-	uint64_t capped;	/* calls that hit the cap */
 	/* bit G: some heap block lay in granule G of the address space (never cleared: a
 	 * word outside every such granule is no heap pointer, found without a lookup) */
 	uint64_t *heap_map;
@@ -279,12 +279,13 @@ static int scan_range(struct fstate *s, uintptr_t lo, uintptr_t hi)
  * the copy: nothing is read from it) */
 static int scan_big(struct fstate *s, const struct block *b)
 {
-	pid_t self = getpid();
+	/* (system calls made raw: a wrapper of libc must not see the runtime's own) */
+	pid_t self = (pid_t)syscall(SYS_getpid);
 
 	for (uintptr_t a = b->start; a + 8 <= b->end; a += CHUNK) {
 		size_t n = b->end - a < CHUNK ? (b->end - a) & ~(size_t)7 : CHUNK;
 		struct iovec to = { s->chunk, n }, from = { (void *)a, n };
-		if (process_vm_readv(self, &to, 1, &from, 1, 0) != (ssize_t)n)
+		if (syscall(SYS_process_vm_readv, self, &to, 1UL, &from, 1UL, 0UL) != (long)n)
 			return 0;
 		if (scan(s, s->chunk, n / 8) != 0)
 			return -1;
@@ -327,7 +328,6 @@ void dyl_flow_follow(const struct dyl_groups *c)
 	}
 	flush(s);
 	if (s->capped) {
-		__atomic_fetch_add(&follow.capped, 1, __ATOMIC_RELAXED);
 		if (!__atomic_exchange_n(&follow.warned, 1, __ATOMIC_RELAXED)) {
 			dyl_warn_once("flow_follow", "std.flow follow=%u: a call reached the cap (%u heap "
 				      "blocks, or %u KiB read); blocks past it are not counted",
