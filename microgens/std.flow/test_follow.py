@@ -32,7 +32,7 @@ def built(tmp_path_factory):
     """the app, and wrappers without follow=, with follow=on and with follow=16"""
     d = tmp_path_factory.mktemp('follow')
     lib, h = c_library(d, 'fw', os.path.join(C_FILES, 'fw.h'), os.path.join(C_FILES, 'libfw.c'))
-    app = build_c(d, APP, 'follow', f'-I{d}', lib, f'-Wl,-rpath,{d}')
+    app = build_c(d, APP, 'follow', f'-I{d}', lib, f'-Wl,-rpath,{d}', '-lpthread')
     ws = {v: wrap(d, '--lib', lib, '--header', h, '-g', f'std.flow:follow={v}', name=f'w_{v}.so')
           for v in ('off', 'on', '16')}
     return d, app, ws
@@ -115,6 +115,18 @@ def test_blocks_made_before_the_wrapper_started(built):
     early = {o for o, x in objs.items() if x['site_id'] is None and x['size'] == NODE}
     assert len(early) == 3
     assert reads(recs, early) == [(1, o, 0, NODE) for o in sorted(early)]
+
+
+def test_calls_in_other_threads(built):
+    """4 threads in turn each hand the main thread's list of 25 to a call: each call
+    reads every node once"""
+    rows, recs, objs, _ = flow(built, 'on', 'threads', '25')
+    assert [r['func'] for r in rows] == ['fw_list_sum'] * 4
+    assert len({r['tid'] for r in rows}) >= 2
+    nodes = of_site(objs, 'node')
+    assert len(nodes) == 25
+    for seq in range(4):
+        assert reads(recs, nodes, seq) == [(seq, o, 0, NODE) for o in sorted(nodes)]
 
 
 def test_binary_tree(built):

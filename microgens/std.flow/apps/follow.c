@@ -1,6 +1,7 @@
 /* follow.c - std.flow's follow= scenarios (test_follow.py): data structures built of
  * pointers handed to fw.h's calls.  Usage: follow SCENARIO [N].  The program marks its
  * allocation sites with "SITE name" comments. */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +46,12 @@ static void *middles(int n)
 	return next - 40;
 }
 
+/* a thread's call on the list the main thread made */
+static void *summer(void *head)
+{
+	return (void *)fw_list_sum(head);
+}
+
 int main(int argc, char **argv)
 {
 	const char *what = argc > 1 ? argv[1] : "list";
@@ -55,6 +62,17 @@ int main(int argc, char **argv)
 		r = fw_list_sum(list(n));
 	} else if (!strcmp(what, "early")) {
 		r = fw_list_sum(fw_early_list());
+	} else if (!strcmp(what, "threads")) {
+		/* 4 threads in turn, each summing the list once (each its own walk state,
+		 * given back when it ends) */
+		struct fw_node *head = list(n);
+		for (int i = 0; i < 4; i++) {
+			pthread_t t;
+			void *got;
+			pthread_create(&t, NULL, summer, head);
+			pthread_join(t, &got);
+			r += (long)got;
+		}
 	} else if (!strcmp(what, "twice")) {
 		struct fw_node *head = list(n);
 		r = fw_list_sum(head);
