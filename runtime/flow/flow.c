@@ -358,6 +358,8 @@ static void charged(const struct dyl_groups *c)
 		b->nprev = 0;
 	}
 	commit(n);
+	if (dyl_flow_follow_cap)	/* follow=: the heap blocks its buffers' pointers reach (follow.c) */
+		dyl_flow_follow(c);
 	marked = t->frames[0];
 out:
 	in_flow--;

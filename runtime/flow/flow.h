@@ -30,6 +30,12 @@ HIDDEN int dyl_flow_defs_take(void);
 HIDDEN void dyl_flow_map_added(uintptr_t start, uint64_t n, uint64_t id);
 HIDDEN size_t dyl_flow_map_name(uint64_t id, uint64_t start, uint64_t size, char *out, size_t room);
 
+/* follow.c: the option follow= (heap blocks reached per call; 0: off), and its walk
+ * from a charge's buffers through the pointers stored in them (DYL_REF_FOLLOW events) */
+HIDDEN extern uint32_t dyl_flow_follow_cap;
+struct dyl_groups;
+HIDDEN void dyl_flow_follow(const struct dyl_groups *c);
+
 /* out.c: TRACE.flow from the spool (dyl_hooks.flow_converted) */
 HIDDEN void dyl_flow_write(int fd, uint64_t size, uint64_t seq);
 

@@ -155,11 +155,12 @@ struct dyl_flow_chunk {
 enum {
 	/* CALL: the thread's next depth-0 call, when it accessed nothing (else its first
 	 * ACC has DYL_REF_NEWCALL), or (flag DYL_REF_REPEAT) when it made the same ACC
-	 * events as the thread's last call with accesses (a loop passing the same buffers).
+	 * events as the thread's last call with accesses (a loop passing the same buffers;
+	 * DYL_REF_FOLLOW events are not among them: each call's come after its own).
 	 * A thread's Nth call is its Nth depth-0 row: the converter joins them so.  1 word. */
 	DYL_RE_CALL = 1,
 	/* ACC: an access of the thread's current call (DYL_REF_NEWCALL: of its next one).
-	 * small: the object's kind (DYL_OBJ_*); flags DYL_REF_W, _DIFF, _NEWCALL.  Then
+	 * small: the object's kind (DYL_OBJ_*); flags DYL_REF_W, _DIFF, _NEWCALL, _FOLLOW.  Then
 	 *   heap, mapping: region id, lo, hi (offsets in the region).  4 words;
 	 *   static: region start, end, lo, hi.  5 words;
 	 *   stack: region start, end, lo, hi, ip (the frame's function: a return address;
@@ -184,6 +185,7 @@ enum {
 #define DYL_REF_DIFF 4u		/* ACC: changed bytes (std.diff) */
 #define DYL_REF_NEWCALL 8u	/* ACC: the first of a new call */
 #define DYL_REF_REPEAT 16u	/* CALL: the same accesses as the thread's last call's */
+#define DYL_REF_FOLLOW 32u	/* ACC: a heap block reached through pointers (follow=), whole */
 #define DYL_FLOW_SITE_PCS 3	/* return addresses kept per site */
 
 #endif

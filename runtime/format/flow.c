@@ -327,7 +327,7 @@ static int walk_threads(struct fc *c, uint64_t nseq)
 					    add_item(c, (struct item){ cur, order++, type == DYL_RE_ACC ? 2 : 1,
 								       type == DYL_RE_ACC ? IT_ACC : IT_HOST, e, 0 }) != 0)
 						return -1;
-					if (cur != DYL_FLOW_NONE && type == DYL_RE_ACC && !(flags & DYL_REF_DIFF)) {
+					if (cur != DYL_FLOW_NONE && type == DYL_RE_ACC && !(flags & (DYL_REF_DIFF | DYL_REF_FOLLOW))) {
 						if (!(c->rep = dyl_fmt_grow(c->rep, &c->rep_cap, c->nrep + 1, sizeof(*c->rep))))
 							return -1;
 						c->rep[c->nrep++] = c->nit - 1;

@@ -141,6 +141,11 @@ DYL_API void dyl_flow_call(const struct dyl_call *c);
 DYL_API void dyl_flow_own(void);
 DYL_API void dyl_flow_reads(const void *p, uint64_t n);
 DYL_API void dyl_flow_writes(const void *p, uint64_t n);
+/* follow= (runtime/flow/follow.c): each outermost call also reads the heap blocks that
+ * pointers stored in its buffers reach, transitively, at most CAP per call
+ * (DYL_FLOW_FOLLOW_ON for follow=on).  It sets std.flow up too. */
+#define DYL_FLOW_FOLLOW_ON 4096u
+DYL_API void dyl_flow_follow_setup(unsigned cap);
 
 /* Which malloc the process uses: 1 if a dyliberator wrapper's (the heap is tracked), 0
  * if another one comes first (a sanitizer or an allocator preloaded before the wrapper);
