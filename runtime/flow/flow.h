@@ -21,6 +21,15 @@ HIDDEN void dyl_flow_sites_setup(void);
 /* the site's return addresses (at most DYL_FLOW_SITE_PCS): their number */
 HIDDEN unsigned dyl_flow_site_pcs(uint64_t site, uint64_t *pc);
 
+/* flow.c: the frame of stack region R (a return address, its CFA; 0: not known) */
+struct dyl_groups;
+struct dyl_region;
+HIDDEN void dyl_flow_frame_of(const struct dyl_groups *c, const struct dyl_region *r, uintptr_t *ip,
+			      uintptr_t *cfa);
+/* flow.c: a HOSTRD event (hostread.c) */
+HIDDEN void dyl_flow_host_read(const struct dyl_region *r, uintptr_t ip, uintptr_t cfa, uintptr_t lo,
+			       uintptr_t hi, unsigned how);
+
 /* out.c: TRACE.flow from the spool (dyl_hooks.flow_converted) */
 HIDDEN void dyl_flow_write(int fd, uint64_t size, uint64_t seq);
 

@@ -1,0 +1,21 @@
+/* libhr.c - hr.h */
+#include "hr.h"
+
+void hr_fill(double *out, long n, double v)
+{
+	for (long i = 0; i < n; i++)
+		out[i] = v + (double)i;
+}
+
+double hr_sum(const double *in, long n)
+{
+	double s = 0;
+	for (long i = 0; i < n; i++)
+		s += in[i];
+	return s;
+}
+
+void hr_tick(int k)
+{
+	(void)k;
+}
