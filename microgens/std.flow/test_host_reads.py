@@ -87,6 +87,15 @@ def test_passed_to_the_next_call_only(built):
     assert host_reads(recs) == []
 
 
+def test_read_inside_the_next_call(built):
+    """the next call reaches the output through a struct (not an argument's region, not
+    lifted before it): the fault is the library's, inside the call: no host read"""
+    out, rows, head, recs, big = scenario(built, 'pass-vec')
+    assert [r['func'] for r in rows] == ['hr_fill', 'hr_sum_vec', 'hr_tick']
+    assert len(big) == 1
+    assert host_reads(recs) == []
+
+
 def test_write_fwrite_read_on_protected_pages(built):
     d = built[0]
     out, rows, head, recs, big = scenario(built, 'io', str(d / 'w1.bin'), str(d / 'w2.bin'))

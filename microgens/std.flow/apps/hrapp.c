@@ -59,6 +59,18 @@ static void s_pass(void)
 	free(a);
 }
 
+/* the next call reads it through a struct: its own fault, inside the call */
+static void s_pass_vec(void)
+{
+	double *a = big();
+	hr_fill(a, N, 1);
+	struct hr_vec v = { a, N };
+	double s = hr_sum_vec(&v);
+	hr_tick(0);
+	printf("%.1f\n", s);
+	free(a);
+}
+
 /* write(2), fwrite, then read(2) back into the protected buffer */
 static void s_io(const char *w1, const char *w2)
 {
@@ -202,6 +214,8 @@ int main(int argc, char **argv)
 		s_never();
 	else if (!strcmp(s, "pass"))
 		s_pass();
+	else if (!strcmp(s, "pass-vec"))
+		s_pass_vec();
 	else if (!strcmp(s, "io"))
 		s_io(argc > 3 ? argv[2] : "w1.bin", argc > 3 ? argv[3] : "w2.bin");
 	else if (!strcmp(s, "handler"))

@@ -19,3 +19,11 @@ void hr_tick(int k)
 {
 	(void)k;
 }
+
+double hr_sum_vec(const struct hr_vec *v)
+{
+	double s = 0;
+	for (long i = 0; i < v->n; i++)
+		s += v->p[i];
+	return s;
+}
