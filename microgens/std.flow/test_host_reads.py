@@ -96,6 +96,14 @@ def test_read_inside_the_next_call(built):
     assert host_reads(recs) == []
 
 
+def test_arguments_unprotected_before_the_call(built):
+    """the next call gives its argument to the kernel with a raw read(2): no fault, no
+    interposer: its region must be lifted before the call"""
+    out, rows, head, recs, big = scenario(built, 'load')
+    assert f'loaded {SIZE}' in out
+    assert host_reads(recs) == []
+
+
 def test_write_fwrite_read_on_protected_pages(built):
     d = built[0]
     out, rows, head, recs, big = scenario(built, 'io', str(d / 'w1.bin'), str(d / 'w2.bin'))

@@ -12,4 +12,7 @@ struct hr_vec {
 	long n;
 };
 double hr_sum_vec(const struct hr_vec *v);
+/* reads N bytes of FD into OUT with a raw system call (no interposer can lift it): what
+ * the kernel wrote, or -1 (EFAULT on a protected page) */
+long hr_load(double *out, long n, int fd);
 #endif

@@ -71,6 +71,20 @@ static void s_pass_vec(void)
 	free(a);
 }
 
+/* the next call hands its argument to the kernel itself (a raw read of /dev/zero): it
+ * must find it unprotected */
+static void s_load(void)
+{
+	double *a = big();
+	hr_fill(a, N, 1);
+	int fd = open("/dev/zero", O_RDONLY);
+	long got = hr_load(a, N * (long)sizeof(double), fd);
+	close(fd);
+	hr_tick(0);
+	printf("loaded %ld\n", got);
+	free(a);
+}
+
 /* write(2), fwrite, then read(2) back into the protected buffer */
 static void s_io(const char *w1, const char *w2)
 {
@@ -216,6 +230,8 @@ int main(int argc, char **argv)
 		s_pass();
 	else if (!strcmp(s, "pass-vec"))
 		s_pass_vec();
+	else if (!strcmp(s, "load"))
+		s_load();
 	else if (!strcmp(s, "io"))
 		s_io(argc > 3 ? argv[2] : "w1.bin", argc > 3 ? argv[3] : "w2.bin");
 	else if (!strcmp(s, "handler"))
