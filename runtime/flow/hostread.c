@@ -37,6 +37,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <ucontext.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -82,15 +83,21 @@ static TLS uintptr_t retried;	/* a fault not in the table, let happen again once
 static inline uintptr_t floor_page(uintptr_t a) { return a & ~(PAGE - 1); }
 static inline uintptr_t ceil_page(uintptr_t a) { return (a + PAGE - 1) & ~(PAGE - 1); }
 
+/* every signal but those a fault raises */
+static void async_signals(sigset_t *s)
+{
+	sigfillset(s);
+	sigdelset(s, SIGSEGV);
+	sigdelset(s, SIGBUS);
+	sigdelset(s, SIGFPE);
+	sigdelset(s, SIGILL);
+	sigdelset(s, SIGTRAP);
+}
+
 static void lock(sigset_t *old)
 {
 	sigset_t all;
-	sigfillset(&all);
-	sigdelset(&all, SIGSEGV);
-	sigdelset(&all, SIGBUS);
-	sigdelset(&all, SIGFPE);
-	sigdelset(&all, SIGILL);
-	sigdelset(&all, SIGTRAP);
+	async_signals(&all);
 	syscall(SYS_rt_sigprocmask, SIG_BLOCK, &all, old, _NSIG / 8);
 	dyl_spin_lock(&hr.lock);
 }
@@ -321,10 +328,14 @@ void dyl_hostread_after(const struct dyl_call *c)
 		return;
 	for (unsigned i = 0; i < nouts; i++) {
 		const struct hr_out *o = &outs[i];
-		if (o->r.kind == DYL_REGION_HEAP)
-			keep_heap(o);
-		else
+		struct dyl_region now;
+		if (o->r.kind == DYL_REGION_HEAP) {
+			/* (a call may free or reallocate its output: nothing of it is left) */
+			if (dyl_table_find(o->r.start, &now) == 1 && now.id == o->r.id)
+				keep_heap(o);
+		} else {
 			dyl_flow_host_read(&o->r, o->ip, o->cfa, o->lo, o->hi, DYL_HR_ASSUMED);
+		}
 	}
 	nouts = 0;
 }
@@ -356,10 +367,17 @@ static void chain(int sig, siginfo_t *si, void *uc)
 			raise(sig);
 		return;
 	}
-	sigset_t mask = p.sa_mask, old;
+	/* the mask the kernel would have given it: the interrupted code's, its sa_mask, the
+	 * signal (ours runs with the asynchronous signals blocked) */
+	sigset_t mask, old;
+	if (uc)
+		mask = ((const ucontext_t *)uc)->uc_sigmask;
+	else
+		sigemptyset(&mask);
+	sigorset(&mask, &mask, &p.sa_mask);
 	if (!(p.sa_flags & SA_NODEFER))
 		sigaddset(&mask, sig);
-	pthread_sigmask(SIG_BLOCK, &mask, &old);
+	pthread_sigmask(SIG_SETMASK, &mask, &old);
 	if (p.sa_flags & SA_SIGINFO)
 		p.sa_sigaction(sig, si, uc);
 	else
@@ -375,8 +393,7 @@ static void on_segv(int sig, siginfo_t *si, void *uc)
 		uintptr_t a = floor_page((uintptr_t)si->si_addr);
 		int program = program_runs();
 		struct range got = { 0 };
-		sigset_t old;
-		lock(&old);
+		dyl_spin_lock(&hr.lock);	/* (the asynchronous signals are blocked in here) */
 		size_t i = first_after(a);
 		if (i < hr.n && hr.v[i].a <= a) {
 			/* the program: that page; a library: all of the range */
@@ -385,7 +402,7 @@ static void on_segv(int sig, siginfo_t *si, void *uc)
 			cut(i, &x, &y);
 			got.a = x, got.b = y;
 		}
-		unlock(&old);
+		dyl_spin_unlock(&hr.lock);
 		if (got.b) {
 			if (program)
 				record(&got.r, got.a, got.b);
@@ -457,7 +474,7 @@ void dyl_hostread_setup(void)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = on_segv;
 	sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER | SA_RESTART;
-	sigemptyset(&sa.sa_mask);
+	async_signals(&sa.sa_mask);	/* (the table's lock is taken in the handler) */
 	pthread_atfork(NULL, NULL, child_after_fork);
 	if (__sigaction(SIGSEGV, &sa, NULL) != 0) {
 		dyl_note("host_reads", "off (no signal)");
