@@ -219,7 +219,9 @@ void dyl_hostread_io(const void *p, size_t n)
 	if (!n || !__atomic_load_n(&hr.n, __ATOMIC_ACQUIRE))
 		return;
 	uintptr_t a = (uintptr_t)p, b = a + n < a ? UINTPTR_MAX : a + n;
+	uint64_t t0 = dyl_now();
 	lift(a, b, program_runs());
+	dyl_cost_add(dyl_now() - t0);	/* (the wrapper's overhead: # overhead_ns=) */
 }
 
 /* every range of the block at START lifted in one mprotect (the pages between them are
@@ -390,6 +392,7 @@ static void on_segv(int sig, siginfo_t *si, void *uc)
 	int saved = errno;
 
 	if (si && si->si_code == SEGV_ACCERR && __atomic_load_n(&hr.n, __ATOMIC_ACQUIRE)) {
+		uint64_t t0 = dyl_now();
 		uintptr_t a = floor_page((uintptr_t)si->si_addr);
 		int program = program_runs();
 		struct range got = { 0 };
@@ -406,6 +409,7 @@ static void on_segv(int sig, siginfo_t *si, void *uc)
 		if (got.b) {
 			if (program)
 				record(&got.r, got.a, got.b);
+			dyl_cost_add(dyl_now() - t0);	/* (the handler's part of the fault) */
 			retried = 0;
 			errno = saved;
 			return;
