@@ -27,6 +27,9 @@ def built(tmp_path_factory):
     lib, h = c_library(d, 'hr', os.path.join(C_FILES, 'hr.h'), os.path.join(C_FILES, 'libhr.c'))
     app = build_c(d, os.path.join(C_FILES, 'hrapp.c'), 'hrapp', f'-I{d}', lib, f'-Wl,-rpath,{d}',
                   '-lpthread')
+    # the same program fortified: read(2) of a block of known size is __read_chk
+    build_c(d, os.path.join(C_FILES, 'hrapp.c'), 'hrapp_fortified', '-D_FORTIFY_SOURCE=2', f'-I{d}',
+            lib, f'-Wl,-rpath,{d}', '-lpthread')
     w = wrap(d, '--lib', lib, '--header', h, '-g', 'std.flow:host_reads=on')
     return d, app, w
 
@@ -115,6 +118,19 @@ def test_write_fwrite_read_on_protected_pages(built):
     # the files are the wrapped run's (run_both runs it last)
     assert (d / 'w1.bin').read_bytes() == b''.join(struct.pack('<d', 7 + i) for i in range(N))
     assert (d / 'w2.bin').read_bytes() == b''.join(struct.pack('<d', 9 + i) for i in range(N))
+
+
+def test_fortified_read(built):
+    """__read_chk (a -D_FORTIFY_SOURCE program) reaches the C library's internal read,
+    past read's interposer: it is interposed too"""
+    d, app, w = built
+    (d / 'w3.bin').write_bytes(b''.join(struct.pack('<d', 7 + i) for i in range(N)))
+    fort = str(d / 'hrapp_fortified')
+    r, tp = run_both([fort, 'read-chk', str(d / 'w3.bin')], w, d, trace='chk.csv')
+    assert b'read 524288, a[5]=12' in r.stdout
+    head, recs = flowread.read(tp + '.flow')
+    (a,) = [x['obj_id'] for x in recs if x['type'] == 'OBJECT' and x['size'] == SIZE]
+    assert host_reads(recs) == [(1, a, 0, SIZE, 'seen')]
 
 
 @pytest.mark.parametrize('how', ['handler', 'handler-signal'])

@@ -8,7 +8,7 @@
  * that passes a user buffer to the kernel lifts the buffer's protected pages first
  * (recording them as read by the program when it is the program that calls: depth 0).
  * fread and fwrite too: glibc's stdio calls its internal write or read on a large
- * buffer directly, past any interposer.
+ * buffer directly, past any interposer; and the fortified forms (__read_chk...).
  *
  * Why here and not in libdylrt.so: as for the thread hooks (dyl_threads.h), only a
  * definition in the preloaded object itself comes before the C library's.  The
@@ -50,6 +50,7 @@ DYL_API void (*dyl_hostread_signal(int sig, void (*h)(int)))(int);
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/uio.h>
+#include <time.h>
 
 #ifndef RTLD_NEXT
 #define RTLD_NEXT ((void *)-1l)
@@ -115,6 +116,20 @@ DYL_HOSTIO_BUF(size_t, fwrite, (const void *p, size_t size, size_t n, FILE *f), 
 DYL_HOSTIO_BUF(size_t, fread_unlocked, (void *p, size_t size, size_t n, FILE *f), (p, size, n, f), p, size * n)
 DYL_HOSTIO_BUF(size_t, fwrite_unlocked, (const void *p, size_t size, size_t n, FILE *f), (p, size, n, f), p,
 	       size * n)
+/* the fortified forms (-D_FORTIFY_SOURCE) call the C library's internal read, past
+ * read's interposer */
+DYL_HOSTIO_BUF(ssize_t, __read_chk, (int fd, void *p, size_t n, size_t room), (fd, p, n, room), p, n)
+DYL_HOSTIO_BUF(ssize_t, __pread_chk, (int fd, void *p, size_t n, off_t o, size_t room), (fd, p, n, o, room), p, n)
+DYL_HOSTIO_BUF(ssize_t, __pread64_chk, (int fd, void *p, size_t n, off_t o, size_t room), (fd, p, n, o, room),
+	       p, n)
+DYL_HOSTIO_BUF(ssize_t, __recv_chk, (int fd, void *p, size_t n, size_t room, int f), (fd, p, n, room, f), p, n)
+DYL_HOSTIO_BUF(ssize_t, __recvfrom_chk,
+	       (int fd, void *p, size_t n, size_t room, int f, struct sockaddr *a, socklen_t *l),
+	       (fd, p, n, room, f, a, l), p, n)
+DYL_HOSTIO_BUF(size_t, __fread_chk, (void *p, size_t room, size_t size, size_t n, FILE *f), (p, room, size, n, f),
+	       p, size * n)
+DYL_HOSTIO_BUF(size_t, __fread_unlocked_chk, (void *p, size_t room, size_t size, size_t n, FILE *f),
+	       (p, room, size, n, f), p, size * n)
 #undef DYL_HOSTIO_BUF
 
 /* several buffers */
@@ -134,6 +149,28 @@ DYL_HOSTIO_IOV(ssize_t, recvmsg, (int fd, struct msghdr *m, int f), (fd, m, f), 
 DYL_HOSTIO_IOV(ssize_t, sendmsg, (int fd, const struct msghdr *m, int f), (fd, m, f), m ? m->msg_iov : NULL,
 	       m ? (int)m->msg_iovlen : 0)
 #undef DYL_HOSTIO_IOV
+
+static void dyl_hostio_mmsg(struct mmsghdr *v, unsigned n)
+{
+	for (unsigned i = 0; v && i < n; i++)
+		dyl_hostio_iov(v[i].msg_hdr.msg_iov, (int)v[i].msg_hdr.msg_iovlen);
+}
+
+DYL_HOSTIO_HOOK int(recvmmsg)(int fd, struct mmsghdr *v, unsigned n, int f, struct timespec *t)
+{
+	int (*next)(int, struct mmsghdr *, unsigned, int, struct timespec *) =
+		DYL_HOSTIO_NEXT(recvmmsg, int (*)(int, struct mmsghdr *, unsigned, int, struct timespec *));
+	dyl_hostio_mmsg(v, n);
+	return next(fd, v, n, f, t);
+}
+
+DYL_HOSTIO_HOOK int(sendmmsg)(int fd, struct mmsghdr *v, unsigned n, int f)
+{
+	int (*next)(int, struct mmsghdr *, unsigned, int) =
+		DYL_HOSTIO_NEXT(sendmmsg, int (*)(int, struct mmsghdr *, unsigned, int));
+	dyl_hostio_mmsg(v, n);
+	return next(fd, v, n, f);
+}
 
 /* SIGSEGV as the program sees it: kept by the runtime, whose handler passes it the
  * faults that are not the runtime's */

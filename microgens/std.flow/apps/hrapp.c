@@ -108,6 +108,24 @@ static void s_io(const char *w1, const char *w2)
 	free(a);
 }
 
+/* read(2) into a block whose size the compiler knows: built with -D_FORTIFY_SOURCE=2,
+ * it calls __read_chk, which reaches the C library's internal read past read's
+ * interposer */
+static void s_read_chk(const char *w1)
+{
+	double *a = malloc(N * sizeof(double));
+	if (!a)
+		exit(3);
+	hr_fill(a, N, 0);
+	int fd = open(w1, O_RDONLY);
+	volatile size_t n = N * sizeof(double);	/* (not a constant: the checked form) */
+	ssize_t got = read(fd, a, n);
+	close(fd);
+	hr_tick(0);
+	printf("read %zd, a[5]=%g\n", got, a[5]);
+	free(a);
+}
+
 static sigjmp_buf env;
 static volatile int handled;
 
@@ -234,6 +252,8 @@ int main(int argc, char **argv)
 		s_load();
 	else if (!strcmp(s, "io"))
 		s_io(argc > 3 ? argv[2] : "w1.bin", argc > 3 ? argv[3] : "w2.bin");
+	else if (!strcmp(s, "read-chk"))
+		s_read_chk(argc > 2 ? argv[2] : "w1.bin");
 	else if (!strcmp(s, "handler"))
 		s_handler(0);
 	else if (!strcmp(s, "handler-signal"))
