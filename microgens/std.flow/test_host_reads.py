@@ -148,6 +148,13 @@ def test_own_fault_without_handler_kills(built):
     assert b'survived' not in r.stdout
 
 
+def test_thread_blocking_every_signal(built):
+    """a fault raised while SIGSEGV is blocked kills: it is never blocked"""
+    out, rows, head, recs, big = scenario(built, 'blocked')
+    (a,) = big
+    assert host_reads(recs) == [(1, a, *page_of(base_of(out), 7 * 512 * 8), 'seen')]
+
+
 def test_unprotectable_outputs_are_assumed_read(built):
     out, rows, head, recs, big = scenario(built, 'assumed')
     objs = {x['obj_id']: x for x in recs if x['type'] == 'OBJECT'}

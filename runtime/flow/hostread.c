@@ -25,8 +25,11 @@
  * The program's own SIGSEGV handler: sigaction and signal are interposed for SIGSEGV
  * (dyl_hostio.h): what the program sets is kept here, not given to the kernel, and a
  * fault that is not ours goes to it as the kernel would have delivered it (its mask,
- * SA_RESETHAND, SA_SIGINFO); with no handler the default is put back and the fault
- * happens again: the process dies of it as without the wrapper.
+ * SA_RESETHAND, SA_SIGINFO; but SIGSEGV is not blocked in it); with no handler the
+ * default is put back and the fault happens again: the process dies of it as without
+ * the wrapper.  A fault raised while SIGSEGV is blocked kills the process (the kernel
+ * puts the default back), so SIGSEGV is never blocked: sigprocmask, pthread_sigmask
+ * and the sa_mask of the program's handlers lose it (dyl_hostio.h).
  *
  * The table of protected ranges is one sorted array under a spin lock, taken with the
  * asynchronous signals blocked (a handler of the program's that touched a protected
@@ -382,14 +385,15 @@ static void chain(int sig, siginfo_t *si, void *uc)
 	else
 		sigemptyset(&mask);
 	sigorset(&mask, &mask, &p.sa_mask);
-	if (!(p.sa_flags & SA_NODEFER))
-		sigaddset(&mask, sig);
-	pthread_sigmask(SIG_SETMASK, &mask, &old);
+	/* (not SIGSEGV itself, as the kernel would: a touch of a protected page in the
+	 * program's handler would kill it) */
+	sigdelset(&mask, sig);
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &mask, &old, _NSIG / 8);
 	if (p.sa_flags & SA_SIGINFO)
 		p.sa_sigaction(sig, si, uc);
 	else
 		p.sa_handler(sig);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, _NSIG / 8);
 }
 
 static void on_segv(int sig, siginfo_t *si, void *uc)
@@ -432,10 +436,22 @@ static void on_segv(int sig, siginfo_t *si, void *uc)
 	errno = saved;
 }
 
+int dyl_hostread_keeps_segv(void)
+{
+	return dyl_hostread_active();
+}
+
 int dyl_hostread_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
-	if (sig != SIGSEGV || !dyl_hostread_active())
+	if (sig != SIGSEGV || !dyl_hostread_active()) {
+		/* (a handler running with SIGSEGV blocked would die of a protected page) */
+		if (act && dyl_hostread_active() && sigismember(&act->sa_mask, SIGSEGV)) {
+			struct sigaction a = *act;
+			sigdelset(&a.sa_mask, SIGSEGV);
+			return __sigaction(sig, &a, old);
+		}
 		return __sigaction(sig, act, old);
+	}
 	dyl_spin_lock(&hr.prog_lock);
 	if (old)
 		*old = hr.prog;

@@ -21,7 +21,10 @@
  *   dyl_hostread_after(call): after each outermost call, its outputs protected;
  *   dyl_hostread_io(p, n): [p, p + n) about to be handed to the kernel;
  *   dyl_hostread_sigaction / dyl_hostread_signal: SIGSEGV's disposition as the program
- *   sees it (dyl_hostread_signal returns SIG_ERR for a signal it does not keep).
+ *   sees it (dyl_hostread_signal returns SIG_ERR for a signal it does not keep); a
+ *   handler's sa_mask never holds SIGSEGV;
+ *   dyl_hostread_keeps_segv(): SIGSEGV must never be blocked (sigprocmask,
+ *   pthread_sigmask take it out of the masks the program sets).
  */
 #ifndef DYL_HOSTIO_H
 #define DYL_HOSTIO_H
@@ -38,6 +41,7 @@ DYL_API void dyl_hostread_after(const struct dyl_call *c);
 DYL_API void dyl_hostread_io(const void *p, size_t n);
 DYL_API int dyl_hostread_sigaction(int sig, const struct sigaction *act, struct sigaction *old);
 DYL_API void (*dyl_hostread_signal(int sig, void (*h)(int)))(int);
+DYL_API int dyl_hostread_keeps_segv(void);	/* 1: the runtime handles SIGSEGV */
 #ifdef __cplusplus
 }
 #endif
@@ -177,6 +181,35 @@ DYL_HOSTIO_HOOK int(sendmmsg)(int fd, struct mmsghdr *v, unsigned n, int f)
 DYL_HOSTIO_HOOK int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
 	return dyl_hostread_sigaction(sig, act, old);
+}
+
+/* A fault raised while SIGSEGV is blocked kills the process (the kernel puts the
+ * default back): the program blocking every signal in a thread must not block it, or
+ * its first touch of a protected page would be its last.  SIGSEGV is taken out of the
+ * masks it sets (the old mask it is told is the kernel's). */
+static const sigset_t *dyl_hostio_unblocked(int how, const sigset_t *set, sigset_t *copy)
+{
+	if (!set || how == SIG_UNBLOCK || !sigismember(set, SIGSEGV) || !dyl_hostread_keeps_segv())
+		return set;
+	*copy = *set;
+	sigdelset(copy, SIGSEGV);
+	return copy;
+}
+
+DYL_HOSTIO_HOOK int sigprocmask(int how, const sigset_t *set, sigset_t *old)
+{
+	int (*next)(int, const sigset_t *, sigset_t *) =
+		DYL_HOSTIO_NEXT(sigprocmask, int (*)(int, const sigset_t *, sigset_t *));
+	sigset_t copy;
+	return next(how, dyl_hostio_unblocked(how, set, &copy), old);
+}
+
+DYL_HOSTIO_HOOK int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
+{
+	int (*next)(int, const sigset_t *, sigset_t *) =
+		DYL_HOSTIO_NEXT(pthread_sigmask, int (*)(int, const sigset_t *, sigset_t *));
+	sigset_t copy;
+	return next(how, dyl_hostio_unblocked(how, set, &copy), old);
 }
 
 DYL_HOSTIO_HOOK void (*signal(int sig, void (*h)(int)))(int)

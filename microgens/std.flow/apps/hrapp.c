@@ -182,6 +182,20 @@ static void s_die(void)
 	puts("survived");
 }
 
+/* a thread that blocks every signal (SIGSEGV too) reads an output */
+static void s_blocked(void)
+{
+	sigset_t all;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	double *a = big();
+	hr_fill(a, N, 3);
+	volatile double x = a[PER_PAGE * 7];
+	hr_tick(0);
+	printf("%g\n", x);
+	free(a);
+}
+
 /* outputs the runtime cannot protect: a stack array, a small heap block */
 static void s_assumed(void)
 {
@@ -260,6 +274,8 @@ int main(int argc, char **argv)
 		s_handler(1);
 	else if (!strcmp(s, "die"))
 		s_die();
+	else if (!strcmp(s, "blocked"))
+		s_blocked();
 	else if (!strcmp(s, "assumed"))
 		s_assumed();
 	else if (!strcmp(s, "threads"))
