@@ -81,6 +81,7 @@ static struct hostread {
 
 static TLS struct hr_out outs[OUTS_MAX];
 static TLS unsigned nouts;
+static TLS uintptr_t outs_call;	/* the call they are of (its struct dyl_call) */
 static TLS uintptr_t retried;	/* a fault not in the table, let happen again once */
 
 static inline uintptr_t floor_page(uintptr_t a) { return a & ~(PAGE - 1); }
@@ -257,6 +258,7 @@ void dyl_hostread_charged(const struct dyl_groups *c)
 	int any = __atomic_load_n(&hr.n, __ATOMIC_ACQUIRE) != 0;
 
 	nouts = 0;
+	outs_call = dyl_self ? dyl_self->frames[0] : 0;
 	for (unsigned i = 0; i < c->ngroups; i++) {
 		const struct dyl_group *g = &c->g[c->used[i]];
 		if (any && g->r.kind == DYL_REGION_HEAP)
@@ -336,6 +338,10 @@ void dyl_hostread_after(const struct dyl_call *c)
 {
 	if (c->depth != 0 || !nouts)
 		return;
+	if (outs_call != (uintptr_t)c) {	/* (another call's: it left by a longjmp) */
+		nouts = 0;
+		return;
+	}
 	for (unsigned i = 0; i < nouts; i++) {
 		const struct hr_out *o = &outs[i];
 		struct dyl_region now;
