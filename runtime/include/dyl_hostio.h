@@ -78,16 +78,42 @@ DYL_HOSTIO_HOOK void *dyl_hostio_next(const char *name)
 	return dyl_hostio_lookup(name);
 }
 
-#define DYL_HOSTIO_NEXT(name, type)                                                   \
-	({                                                                            \
-		static void *dyl_cache_;                                              \
-		void *dyl_f_ = __atomic_load_n(&dyl_cache_, __ATOMIC_ACQUIRE);        \
-		if (!dyl_f_) {                                                        \
-			dyl_f_ = dyl_hostio_lookup(#name);                            \
-			__atomic_store_n(&dyl_cache_, dyl_f_, __ATOMIC_RELEASE);      \
-		}                                                                     \
-		(type)dyl_f_;                                                         \
-	})
+/* Every next definition is looked up in the wrapper's constructor, before the program
+ * has threads: a first lookup later would take the dynamic linker's lock from inside
+ * the runtime (which writes its spool with write(2) holding its own lock) while another
+ * thread, inside dlsym, frees through the runtime and waits for that lock. */
+#define DYL_HOSTIO_NAMES(X)                                                           \
+	X(read) X(write) X(pread) X(pwrite) X(pread64) X(pwrite64) X(recv) X(send)    \
+	X(recvfrom) X(sendto) X(fread) X(fwrite) X(fread_unlocked) X(fwrite_unlocked) \
+	X(__read_chk) X(__pread_chk) X(__pread64_chk) X(__recv_chk) X(__recvfrom_chk) \
+	X(__fread_chk) X(__fread_unlocked_chk) X(readv) X(writev) X(preadv)           \
+	X(pwritev) X(recvmsg) X(sendmsg) X(recvmmsg) X(sendmmsg) X(sigprocmask)       \
+	X(pthread_sigmask) X(signal)
+#define DYL_HOSTIO_ENUM(name) DYL_HOSTIO_I_##name,
+enum { DYL_HOSTIO_NAMES(DYL_HOSTIO_ENUM) DYL_HOSTIO_N };
+#undef DYL_HOSTIO_ENUM
+#define DYL_HOSTIO_STR(name) #name,
+static const char *const dyl_hostio_names[] = { DYL_HOSTIO_NAMES(DYL_HOSTIO_STR) };
+#undef DYL_HOSTIO_STR
+static void *dyl_hostio_fn[DYL_HOSTIO_N];
+
+static void *dyl_hostio_find(unsigned i)
+{
+	void *f = __atomic_load_n(&dyl_hostio_fn[i], __ATOMIC_ACQUIRE);
+	if (!f) {
+		f = dyl_hostio_lookup(dyl_hostio_names[i]);
+		__atomic_store_n(&dyl_hostio_fn[i], f, __ATOMIC_RELEASE);
+	}
+	return f;
+}
+
+static __attribute__((constructor)) void dyl_hostio_resolve(void)
+{
+	for (unsigned i = 0; i < DYL_HOSTIO_N; i++)
+		dyl_hostio_find(i);
+}
+
+#define DYL_HOSTIO_NEXT(name, type) ((type)dyl_hostio_find(DYL_HOSTIO_I_##name))
 
 static void dyl_hostio_iov(const struct iovec *iov, int n)
 {
