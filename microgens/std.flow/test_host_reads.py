@@ -148,6 +148,18 @@ def test_own_fault_without_handler_kills(built):
     assert b'survived' not in r.stdout
 
 
+def test_adjacent_blocks(built):
+    """two blocks mapped side by side, their protected ranges touching: each read is
+    its own block's"""
+    out, rows, head, recs, big = scenario(built, 'adjacent')
+    (a, b) = sorted(big)
+    # (glibc maps the second right below the first: 512 KiB, its header and a page)
+    assert big[b]['addr'] + SIZE + PAGE == big[a]['addr']
+    ba, bb = (int(x.split()[0]) for x in out.split('base=')[1:3])
+    assert host_reads(recs) == [(3, a, *page_of(ba, 4 * 512 * 8), 'seen'),
+                                (3, b, *page_of(bb, 6 * 512 * 8), 'seen')]
+
+
 def test_thread_blocking_every_signal(built):
     """a fault raised while SIGSEGV is blocked kills: it is never blocked"""
     out, rows, head, recs, big = scenario(built, 'blocked')

@@ -304,10 +304,11 @@ static void keep_heap(const struct hr_out *o)
 	pa = floor_page(o->lo) > own_a ? floor_page(o->lo) : own_a;
 	pb = ceil_page(o->hi) < own_b ? ceil_page(o->hi) : own_b;
 	if (pa < pb) {
-		/* ranges of this block it overlaps or touches become one */
+		/* ranges of this block it overlaps or touches become one (another block's
+		 * range right after it stays apart; one it overlaps is stale: it goes) */
 		size_t i = first_after(pa), j = i;
 		struct range r = { pa, pb, o->r };
-		while (j < hr.n && hr.v[j].a <= pb) {
+		while (j < hr.n && (hr.v[j].a < pb || (hr.v[j].a == pb && hr.v[j].r.start == s))) {
 			if (hr.v[j].a < r.a)
 				r.a = hr.v[j].a;
 			if (hr.v[j].b > r.b)

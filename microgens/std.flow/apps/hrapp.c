@@ -182,6 +182,21 @@ static void s_die(void)
 	puts("survived");
 }
 
+/* two blocks glibc maps next to each other (the second below the first), written by
+ * two calls, the second written last: the program reads a page of each */
+static void s_adjacent(void)
+{
+	hr_tick(0);	/* (the wrapper's own mappings made before the blocks) */
+	double *a = big(), *b = big();
+	hr_fill(a, N, 1);
+	hr_fill(b, N, 2);
+	volatile double x = a[PER_PAGE * 4], y = b[PER_PAGE * 6];
+	hr_tick(0);
+	printf("%g %g\n", x, y);
+	free(a);
+	free(b);
+}
+
 /* a thread that blocks every signal (SIGSEGV too) reads an output */
 static void s_blocked(void)
 {
@@ -274,6 +289,8 @@ int main(int argc, char **argv)
 		s_handler(1);
 	else if (!strcmp(s, "die"))
 		s_die();
+	else if (!strcmp(s, "adjacent"))
+		s_adjacent();
 	else if (!strcmp(s, "blocked"))
 		s_blocked();
 	else if (!strcmp(s, "assumed"))
