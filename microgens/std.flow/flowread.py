@@ -39,10 +39,14 @@ def read(path):
         elif typ == 5:
             seq, obj, lo, hi, rw, _ = struct.unpack_from('<QQQQII', b)
             out.append(dict(type='ACCESS', seq=seq, obj_id=obj, lo=lo, hi=hi, rw='RW'[rw]))
-        elif typ in (6, 7):
+        elif typ == 6:
             seq, obj, lo, hi = struct.unpack_from('<QQQQ', b)
-            out.append(dict(type='HOST_WRITE' if typ == 6 else 'HOST_READ', seq=seq, obj_id=obj,
-                            lo=lo, hi=hi))
+            out.append(dict(type='HOST_WRITE', seq=seq, obj_id=obj, lo=lo, hi=hi))
+        elif typ == 7:
+            assert ln == 40, ln
+            seq, obj, lo, hi, how = struct.unpack_from('<QQQQQ', b)
+            out.append(dict(type='HOST_READ', seq=seq, obj_id=obj, lo=lo, hi=hi,
+                            how={0: 'seen', 1: 'assumed'}[how]))
         off += 8 + ln
     return head, out
 

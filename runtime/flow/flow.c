@@ -31,6 +31,7 @@
 #include <unistd.h>
 #include <sys/syscall.h>
 #include "flow.h"
+#include "hostread.h"
 #include "../regions/regions.h"
 
 #define WIN_SIZE (256u << 10)	/* a window: its chunk, header included */
@@ -80,6 +81,8 @@ static TLS struct fbuf *mine;
 static TLS int in_flow;		/* re-entered (a signal handler, or malloc from within) */
 static TLS int diff_look;	/* in std.diff's look (it holds dyl_busy, not dyl_rt.io) */
 static TLS uintptr_t marked;	/* the call (its dyl_call) whose CALL a charge put */
+static TLS uint64_t *hr_data;	/* where the thread's last HOSTRD ended (it may grow) */
+static TLS size_t hr_end;
 
 static uint64_t *map_words(size_t words)
 {
@@ -269,7 +272,7 @@ static unsigned obj_kind(uint32_t region_kind)
 
 /* the frame holding stack region R: its function (a return address) and CFA name a
  * variable at exit */
-static void frame_of(const struct dyl_groups *c, const struct dyl_region *r, uintptr_t *ip, uintptr_t *cfa)
+void dyl_flow_frame_of(const struct dyl_groups *c, const struct dyl_region *r, uintptr_t *ip, uintptr_t *cfa)
 {
 	const struct dyl_frames *fr = &c->fr;
 
@@ -319,6 +322,8 @@ static void charged(const struct dyl_groups *c)
 	if (!recording() || !t || t->depth != 1)
 		return;
 	in_flow++;
+	if (dyl_hostread_active())	/* host_reads=on: its arguments lifted, its outputs kept */
+		dyl_hostread_charged(c);
 	int diff = __atomic_load_n(&dyl_reg.diff_on, __ATOMIC_RELAXED);
 	uint64_t *p = reserve(1 + 2 * ACC_MAX * c->ngroups);
 	unsigned n = 0, first = DYL_REF_NEWCALL;
@@ -331,7 +336,7 @@ static void charged(const struct dyl_groups *c)
 		const struct dyl_group *g = &c->g[c->used[i]];
 		struct fgroup f = { g->r, g->min_out, g->end_out, 0, 0 };
 		if (f.r.kind == DYL_REGION_STACK)
-			frame_of(c, &g->r, &f.ip, &f.cfa);
+			dyl_flow_frame_of(c, &g->r, &f.ip, &f.cfa);
 		if (g->min_in != UINTPTR_MAX) {
 			n += put_range(p + n, DYL_RE_ACC, &f, g->min_in, g->end_in, first);
 			first = 0;
@@ -402,6 +407,32 @@ static void changed(uintptr_t a, uintptr_t b, int after)
 	in_flow--;
 }
 
+/* hostread.c: the program read [LO, HI) of region R (HOW: DYL_HR_*), before the
+ * thread's next call.  A read of the pages right after the thread's last event, when
+ * that was a read of the same block, widens it (a loop reading an array faults page
+ * after page: one event, not one per page). */
+void dyl_flow_host_read(const struct dyl_region *r, uintptr_t ip, uintptr_t cfa, uintptr_t lo,
+			uintptr_t hi, unsigned how)
+{
+	struct fbuf *b = mine;
+
+	if (!flow.on || in_flow || lo >= hi)
+		return;
+	in_flow++;
+	struct fgroup g = { *r, UINTPTR_MAX, 0, ip, cfa };
+	uint64_t w[ACC_MAX];
+	unsigned n = put_range(w, DYL_RE_HOSTRD, &g, lo, hi, how);
+	size_t len = b ? __atomic_load_n(&b->len, __ATOMIC_RELAXED) : 0;
+	if (n == 4 && b && b->data == hr_data && len == hr_end && len >= 4 && b->data[len - 4] == w[0] &&
+	    b->data[len - 3] == w[1] && b->data[len - 1] == w[2]) {
+		__atomic_store_n(&b->data[len - 1], w[3], __ATOMIC_RELEASE);
+	} else if (dyl_flow_put(w, n) == 0 && (b = mine)) {
+		hr_data = b->data;
+		hr_end = __atomic_load_n(&b->len, __ATOMIC_RELAXED);
+	}
+	in_flow--;
+}
+
 void dyl_flow_call(const struct dyl_call *c)
 {
 	if (c->depth != 0)
@@ -442,6 +473,8 @@ static void added(uintptr_t start, uint64_t n, uint64_t id, unsigned kind)
 
 static void removed(uintptr_t start, uint64_t id)
 {
+	if (dyl_hostread_active())	/* (the allocator writes in the block: unprotected first) */
+		dyl_hostread_freed(start, id);
 	if (!recording())
 		return;
 	in_flow++;

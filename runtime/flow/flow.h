@@ -35,6 +35,14 @@ HIDDEN size_t dyl_flow_map_name(uint64_t id, uint64_t start, uint64_t size, char
 HIDDEN extern uint32_t dyl_flow_follow_cap;
 struct dyl_groups;
 HIDDEN void dyl_flow_follow(const struct dyl_groups *c);
+/* flow.c: the frame of stack region R (a return address, its CFA; 0: not known) */
+struct dyl_groups;
+struct dyl_region;
+HIDDEN void dyl_flow_frame_of(const struct dyl_groups *c, const struct dyl_region *r, uintptr_t *ip,
+			      uintptr_t *cfa);
+/* flow.c: a HOSTRD event (hostread.c) */
+HIDDEN void dyl_flow_host_read(const struct dyl_region *r, uintptr_t ip, uintptr_t cfa, uintptr_t lo,
+			       uintptr_t hi, unsigned how);
 
 /* out.c: TRACE.flow from the spool (dyl_hooks.flow_converted) */
 HIDDEN void dyl_flow_write(int fd, uint64_t size, uint64_t seq);

@@ -23,6 +23,7 @@
 #include <unistd.h>
 #include "dyl_flowconv.h"
 #include "flow.h"
+#include "hostread.h"
 #include "../regions/regions.h"
 
 /* libdw's functions, found with dlsym */
@@ -247,7 +248,8 @@ void dyl_flow_write(int fd, uint64_t size, uint64_t seq)
 	}
 	dw_load();
 	uint32_t flags = (dyl_flow_lost() ? DYL_FLOW_F_CUT : 0) |
-			 (__atomic_load_n(&dyl_reg.diff_on, __ATOMIC_RELAXED) ? DYL_FLOW_F_DIFF : 0);
+			 (__atomic_load_n(&dyl_reg.diff_on, __ATOMIC_RELAXED) ? DYL_FLOW_F_DIFF : 0) |
+			 (dyl_hostread_recorded() ? DYL_FLOW_F_HOSTREAD : 0);
 	if (dyl_flow_convert(fd, size, 0, seq, (int32_t)getpid(), flags, &names, out, &why) != 0) {
 		int err = errno;
 		dyl_warn_once("flow", "cannot write %s: %s (%s)", path, why, strerror(err));

@@ -37,6 +37,7 @@ struct dyl_flow_head {
 #define DYL_FLOW_F_DIFF 1u	/* std.diff ran: W ranges are changed bytes, HOST_WRITE exists */
 #define DYL_FLOW_F_CUT 2u	/* from a spool cut short (a killed run): events may be missing */
 #define DYL_FLOW_F_NOSITES 4u	/* allocation sites were not recorded (DYL_FLOW_SITES=0) */
+#define DYL_FLOW_F_HOSTREAD 8u	/* host reads recorded (std.flow:host_reads=on): HOST_READ exists */
 
 /* Every record: TYPE (DYL_FR_*), LEN the bytes after this header (a multiple of 8). */
 struct dyl_flow_rec {
@@ -50,7 +51,7 @@ enum {
 	DYL_FR_FREE = 4,
 	DYL_FR_ACCESS = 5,
 	DYL_FR_HOST_WRITE = 6,
-	DYL_FR_HOST_READ = 7,	/* (issue 24: not written yet) */
+	DYL_FR_HOST_READ = 7,
 };
 #define DYL_FLOW_NONE UINT64_MAX	/* no site, no seq */
 
@@ -114,10 +115,24 @@ struct dyl_flow_access {
 };
 
 /* HOST_WRITE (std.diff): the program changed [LO, HI) of OBJ_ID before call SEQ (seen
- * when call SEQ looked at the object).  HOST_READ (issue 24) the same for reads. */
+ * when call SEQ looked at the object). */
 struct dyl_flow_host {
 	struct dyl_flow_rec h;
 	uint64_t seq, obj_id, lo, hi;
+};
+
+/* HOST_READ (std.flow:host_reads=on, head flag DYL_FLOW_F_HOSTREAD): the program (not a
+ * wrapped call) touched [LO, HI) of OBJ_ID after earlier calls wrote it, before call SEQ
+ * (the touching thread's next call; nseq: none came).  HOW: DYL_HR_SEEN, the touched
+ * pages clipped to the object (a fault on a protected page, or an I/O function about to
+ * hand the range to the kernel); DYL_HR_ASSUMED, bytes a call wrote that could not be
+ * watched (pages shared with other objects, stack, statics, mappings, the protection
+ * limit), written once right after that call.  A touch that writes counts as a read. */
+#define DYL_HR_SEEN 0u
+#define DYL_HR_ASSUMED 1u
+struct dyl_flow_host_read {
+	struct dyl_flow_rec h;
+	uint64_t seq, obj_id, lo, hi, how;
 };
 
 /* ------------------------------------------------------------ the spool's chunks */
@@ -179,6 +194,9 @@ enum {
 	/* HOST: (std.diff) the program changed [lo, hi) of a region before the thread's
 	 * current call looked.  As ACC (no flags). */
 	DYL_RE_HOST = 6,
+	/* HOSTRD: (host_reads=on) the program read [lo, hi) of a region; it belongs before
+	 * the thread's next call (as a life event).  As ACC; flags: the how (DYL_HR_*). */
+	DYL_RE_HOSTRD = 7,
 };
 #define DYL_REF_W 1u		/* ACC: a write */
 #define DYL_REF_REALLOC 2u	/* ALLOC: a realloc's new block */

@@ -33,9 +33,10 @@ struct row0 {			/* a depth-0 row */
 	int64_t tid;
 	uint64_t seq;
 };
-/* An event to write: life events (cls 0), the program's changes (cls 1), accesses
- * (cls 2), each in the order they came. */
-enum { IT_ALLOC, IT_FREE, IT_RESIZE, IT_ACC, IT_HOST };
+/* An event to write: life events (cls 0; the program's reads with them: a read comes
+ * before the free that follows it), the program's changes (cls 1), accesses (cls 2),
+ * each in the order they came. */
+enum { IT_ALLOC, IT_FREE, IT_RESIZE, IT_ACC, IT_HOST, IT_HOSTRD };
 struct item {
 	uint64_t seq, order;
 	uint32_t cls, type;
@@ -345,6 +346,14 @@ static int walk_threads(struct fc *c, uint64_t nseq)
 						break;
 					}
 					if (add_life(c, (struct item){ nseq, order++, 0, IT_ALLOC, e, 0 }) != 0)
+						return -1;
+					break;
+				case DYL_RE_HOSTRD:	/* before the thread's next call, as a life event */
+					if (words < ((kind == DYL_OBJ_HEAP || kind == DYL_OBJ_MAPPING) ? 4u
+						     : kind == DYL_OBJ_STATIC ? 5u : 7u))
+						break;
+					last_free = was_free;	/* (a read does not part a realloc's two halves) */
+					if (add_life(c, (struct item){ nseq, order++, 0, IT_HOSTRD, e, 0 }) != 0)
 						return -1;
 					break;
 				case DYL_RE_FREE:
@@ -674,6 +683,17 @@ static void emit_host(struct fc *c, const struct item *it)
 	put(c, &r, sizeof(r));
 }
 
+static void emit_host_read(struct fc *c, const struct item *it)
+{
+	uint64_t lo, hi;
+	struct obj_ent *o = event_obj(c, it, &lo, &hi);
+	if (!o)
+		return;
+	struct dyl_flow_host_read r = { { DYL_FR_HOST_READ, sizeof(r) - 8 }, it->seq, o->obj, lo, hi,
+					DYL_RE_FLAGS(it->ev[0]) };
+	put(c, &r, sizeof(r));
+}
+
 int dyl_flow_in_spool(int spool_fd, uint64_t size)
 {
 	struct fc c = { .fd = spool_fd, .size = size };
@@ -722,6 +742,7 @@ int dyl_flow_convert(int spool_fd, uint64_t size, int conv_flags, uint64_t seq, 
 		case IT_RESIZE: emit_resize(&c, &c.it[i]); break;
 		case IT_ACC: emit_acc(&c, &c.it[i]); break;
 		case IT_HOST: emit_host(&c, &c.it[i]); break;
+		case IT_HOSTRD: emit_host_read(&c, &c.it[i]); break;
 		}
 	}
 	out_flush(&c);

@@ -35,7 +35,9 @@ ROOT = _root()
 # (layer, the file patterns it holds, the layers below it that it may use), bottom up.
 LAYERS = [
     ("api", ["runtime/include/dyl.h", "runtime/include/dyl_regions.h",
-             "runtime/include/dyl_limits.h"], []),
+             "runtime/include/dyl_limits.h",
+             # (its declarations; its interposers are compiled into wrappers only)
+             "runtime/include/dyl_hostio.h"], []),
     ("format", ["runtime/format/*"],
      ["api"]),
     ("state", ["runtime/state.c", "runtime/internal.h"], ["api", "format"]),

@@ -1,0 +1,305 @@
+/* hrapp.c - std.flow's host-read scenarios (test_host_reads.py): hr_fill writes a
+ * buffer (a call's output), and the program then reads it, or not, or hands it to the
+ * kernel, or takes its own faults.  Every scenario prints what the program computed,
+ * which must be the same with the wrapper as without.  "base" is where the block starts
+ * in its page: the test works the pages out from it. */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "hr.h"
+
+#define N 65536L	/* 512 KiB of doubles: a block glibc maps by itself */
+#define PER_PAGE 512L	/* doubles a page */
+
+static double *big(void)
+{
+	double *a = malloc(N * sizeof(double));
+	if (!a)
+		exit(3);
+	printf("base=%lu size=%lu\n", (unsigned long)((uintptr_t)a & 4095), (unsigned long)(N * sizeof(double)));
+	return a;
+}
+
+/* the program reads two doubles: on the pages holding a[3 * 512] and a[5 * 512 + 100] */
+static void s_read(void)
+{
+	double *a = big();
+	hr_fill(a, N, 1);
+	volatile double x = a[3 * PER_PAGE], y = a[5 * PER_PAGE + 100];
+	hr_tick(0);
+	printf("%g %g\n", x, y);
+	free(a);
+}
+
+static void s_never(void)
+{
+	double *a = big();
+	hr_fill(a, N, 1);
+	hr_tick(0);
+	free(a);
+	puts("never read");
+}
+
+static void s_pass(void)
+{
+	double *a = big();
+	hr_fill(a, N, 1);
+	double s = hr_sum(a, N);
+	hr_tick(0);
+	printf("%.1f\n", s);
+	free(a);
+}
+
+/* the next call reads it through a struct: its own fault, inside the call */
+static void s_pass_vec(void)
+{
+	double *a = big();
+	hr_fill(a, N, 1);
+	struct hr_vec v = { a, N };
+	double s = hr_sum_vec(&v);
+	hr_tick(0);
+	printf("%.1f\n", s);
+	free(a);
+}
+
+/* the next call hands its argument to the kernel itself (a raw read of /dev/zero): it
+ * must find it unprotected */
+static void s_load(void)
+{
+	double *a = big();
+	hr_fill(a, N, 1);
+	int fd = open("/dev/zero", O_RDONLY);
+	long got = hr_load(a, N * (long)sizeof(double), fd);
+	close(fd);
+	hr_tick(0);
+	printf("loaded %ld\n", got);
+	free(a);
+}
+
+/* write(2), fwrite, then read(2) back into the protected buffer */
+static void s_io(const char *w1, const char *w2)
+{
+	double *a = big();
+	hr_fill(a, N, 7);
+	int fd = open(w1, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0 || write(fd, a, N * sizeof(double)) != (ssize_t)(N * sizeof(double)))
+		perror("write");
+	close(fd);
+	hr_fill(a, N, 9);
+	FILE *f = fopen(w2, "wb");
+	if (!f || fwrite(a, sizeof(double), N, f) != (size_t)N)
+		perror("fwrite");
+	fclose(f);
+	hr_fill(a, N, 0);
+	fd = open(w1, O_RDONLY);
+	ssize_t got = read(fd, a, N * sizeof(double));
+	close(fd);
+	hr_tick(0);
+	printf("read %zd, a[5]=%g\n", got, a[5]);
+	free(a);
+}
+
+/* read(2) into a block whose size the compiler knows: built with -D_FORTIFY_SOURCE=2,
+ * it calls __read_chk, which reaches the C library's internal read past read's
+ * interposer */
+static void s_read_chk(const char *w1)
+{
+	double *a = malloc(N * sizeof(double));
+	if (!a)
+		exit(3);
+	hr_fill(a, N, 0);
+	int fd = open(w1, O_RDONLY);
+	volatile size_t n = N * sizeof(double);	/* (not a constant: the checked form) */
+	ssize_t got = read(fd, a, n);
+	close(fd);
+	hr_tick(0);
+	printf("read %zd, a[5]=%g\n", got, a[5]);
+	free(a);
+}
+
+static sigjmp_buf env;
+static volatile int handled;
+
+static void on_segv(int sig)
+{
+	(void)sig;
+	handled++;
+	siglongjmp(env, 1);
+}
+
+static void on_segv_info(int sig, siginfo_t *si, void *uc)
+{
+	(void)si, (void)uc;
+	on_segv(sig);
+}
+
+/* the program's own handler for its own fault (a page it protected), while an output
+ * of a call is protected and read: its handler sees its fault, and only that */
+static void s_handler(int use_signal)
+{
+	double *a = big();
+	char *own = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (use_signal) {
+		signal(SIGSEGV, on_segv);
+	} else {
+		struct sigaction sa;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_sigaction = on_segv_info;
+		sa.sa_flags = SA_SIGINFO;
+		sigaction(SIGSEGV, &sa, NULL);
+	}
+	hr_fill(a, N, 2);
+	volatile double x = a[PER_PAGE * 10];
+	if (!sigsetjmp(env, 1)) {
+		*(volatile char *)own = 1;
+		puts("no fault");
+	} else {
+		puts("caught its own fault");
+	}
+	hr_tick(0);
+	printf("%g handled=%d\n", x, handled);
+	free(a);
+}
+
+/* its own fault, no handler: it dies of it */
+static void s_die(void)
+{
+	double *a = big();
+	char *own = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	hr_fill(a, N, 2);
+	printf("%g\n", a[1]);
+	fflush(stdout);
+	*(volatile char *)own = 1;
+	puts("survived");
+}
+
+/* two blocks glibc maps next to each other (the second below the first), written by
+ * two calls, the second written last: the program reads a page of each */
+static void s_adjacent(void)
+{
+	hr_tick(0);	/* (the wrapper's own mappings made before the blocks) */
+	double *a = big(), *b = big();
+	hr_fill(a, N, 1);
+	hr_fill(b, N, 2);
+	volatile double x = a[PER_PAGE * 4], y = b[PER_PAGE * 6];
+	hr_tick(0);
+	printf("%g %g\n", x, y);
+	free(a);
+	free(b);
+}
+
+/* a thread that blocks every signal (SIGSEGV too) reads an output */
+static void s_blocked(void)
+{
+	sigset_t all;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	double *a = big();
+	hr_fill(a, N, 3);
+	volatile double x = a[PER_PAGE * 7];
+	hr_tick(0);
+	printf("%g\n", x);
+	free(a);
+}
+
+/* outputs the runtime cannot protect: a stack array, a small heap block */
+static void s_assumed(void)
+{
+	double st[512];
+	double *small = malloc(100 * sizeof(double));
+	hr_fill(st, 512, 1);
+	hr_fill(small, 100, 2);
+	hr_tick(0);
+	printf("%g %g\n", st[3], small[4]);
+	free(small);
+}
+
+static void *worker(void *arg)
+{
+	int k = (int)(intptr_t)arg;
+	double *a = malloc(N * sizeof(double));
+	hr_fill(a, N, k);
+	volatile double x = a[PER_PAGE * k];
+	hr_tick(k);
+	free(a);
+	return (void *)(intptr_t)(x == k + PER_PAGE * k);
+}
+
+static void s_threads(void)
+{
+	pthread_t t[2];
+	void *r[2];
+	for (int i = 0; i < 2; i++)
+		pthread_create(&t[i], NULL, worker, (void *)(intptr_t)(i + 1));
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], &r[i]);
+	printf("threads %ld %ld\n", (long)(intptr_t)r[0], (long)(intptr_t)r[1]);
+}
+
+/* the child reads page 1, the parent page 2, each before its own next call */
+static void s_fork(void)
+{
+	double *a = big();
+	hr_fill(a, N, 1);
+	fflush(stdout);
+	pid_t p = fork();
+	if (p == 0) {
+		volatile double x = a[PER_PAGE * 1 + 1];
+		hr_tick(1);
+		printf("child %g\n", x);
+		exit(0);
+	}
+	int st;
+	waitpid(p, &st, 0);
+	volatile double y = a[PER_PAGE * 2 + 1];
+	hr_tick(2);
+	printf("parent %g child status %d\n", y, st);
+	free(a);
+}
+
+int main(int argc, char **argv)
+{
+	const char *s = argc > 1 ? argv[1] : "read";
+	if (!strcmp(s, "read"))
+		s_read();
+	else if (!strcmp(s, "never"))
+		s_never();
+	else if (!strcmp(s, "pass"))
+		s_pass();
+	else if (!strcmp(s, "pass-vec"))
+		s_pass_vec();
+	else if (!strcmp(s, "load"))
+		s_load();
+	else if (!strcmp(s, "io"))
+		s_io(argc > 3 ? argv[2] : "w1.bin", argc > 3 ? argv[3] : "w2.bin");
+	else if (!strcmp(s, "read-chk"))
+		s_read_chk(argc > 2 ? argv[2] : "w1.bin");
+	else if (!strcmp(s, "handler"))
+		s_handler(0);
+	else if (!strcmp(s, "handler-signal"))
+		s_handler(1);
+	else if (!strcmp(s, "die"))
+		s_die();
+	else if (!strcmp(s, "adjacent"))
+		s_adjacent();
+	else if (!strcmp(s, "blocked"))
+		s_blocked();
+	else if (!strcmp(s, "assumed"))
+		s_assumed();
+	else if (!strcmp(s, "threads"))
+		s_threads();
+	else if (!strcmp(s, "fork"))
+		s_fork();
+	else
+		return 2;
+	return 0;
+}

@@ -1,0 +1,218 @@
+"""std.flow:host_reads=on: the program's reads of a call's outputs (HOST_READ, TRACE.flow
+type 7, doc/specs/flow.md), on hrapp.c's scenarios: the pages it reads and only those;
+nothing when it never reads an output or only hands it to the next call; write(2),
+fwrite and read(2) on a protected buffer (recorded, and the bytes right); its own SIGSEGV
+handler for its own fault (sigaction and signal); its own fault with no handler (it dies
+of it); outputs that cannot be protected (assumed read); two threads; a fork.  Every
+run's output, status and files are compared with the same run without the wrapper."""
+import os
+import signal
+import struct
+
+import pytest
+
+from dyltest import Trace, build_c, c_library, run_both, wrap
+import flowread
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+C_FILES = os.path.join(HERE, 'apps')
+PAGE = 4096
+N = 65536          # doubles in hrapp.c's big blocks
+SIZE = N * 8
+
+
+@pytest.fixture(scope='module')
+def built(tmp_path_factory):
+    d = tmp_path_factory.mktemp('hostreads')
+    lib, h = c_library(d, 'hr', os.path.join(C_FILES, 'hr.h'), os.path.join(C_FILES, 'libhr.c'))
+    app = build_c(d, os.path.join(C_FILES, 'hrapp.c'), 'hrapp', f'-I{d}', lib, f'-Wl,-rpath,{d}',
+                  '-lpthread')
+    # the same program fortified: read(2) of a block of known size is __read_chk
+    build_c(d, os.path.join(C_FILES, 'hrapp.c'), 'hrapp_fortified', '-D_FORTIFY_SOURCE=2', f'-I{d}',
+            lib, f'-Wl,-rpath,{d}', '-lpthread')
+    w = wrap(d, '--lib', lib, '--header', h, '-g', 'std.flow:host_reads=on')
+    return d, app, w
+
+
+def scenario(built, what, *args, wrapper=None):
+    """(stdout, rows by seq, head, records, big blocks' OBJECT records by obj_id)"""
+    d, app, w = built
+    r, tp = run_both([app, what, *args], wrapper or w, d, trace=f'{what}.csv')
+    t = Trace(tp)
+    head, recs = flowread.read(tp + '.flow')
+    big = {x['obj_id']: x for x in recs if x['type'] == 'OBJECT' and x['size'] == SIZE}
+    return r.stdout.decode(), t.by_seq(), head, recs, big
+
+
+def host_reads(recs, objs=None):
+    return [(x['seq'], x['obj_id'], x['lo'], x['hi'], x['how']) for x in recs
+            if x['type'] == 'HOST_READ' and (objs is None or x['obj_id'] in objs)]
+
+
+def base_of(out):
+    """where hrapp's block starts in its page (its 'base=' line)"""
+    return int(out.split('base=')[1].split()[0])
+
+
+def page_of(base, off):
+    """the page holding byte OFF of a block starting BASE bytes into a page, as offsets
+    in the block (clipped to it)"""
+    lo = (base + off) // PAGE * PAGE - base
+    return max(lo, 0), min(lo + PAGE, SIZE)
+
+
+def test_reads_of_two_pages(built):
+    out, rows, head, recs, big = scenario(built, 'read')
+    assert head['flags'] & 8
+    assert [r['func'] for r in rows] == ['hr_fill', 'hr_tick']
+    (a,) = big
+    b = base_of(out)
+    # hr_fill (seq 0) wrote it; the program read a[3*512] and a[5*512+100] before seq 1
+    assert host_reads(recs) == [(1, a, *page_of(b, 3 * 512 * 8), 'seen'),
+                                (1, a, *page_of(b, (5 * 512 + 100) * 8), 'seen')]
+    # ordered before that seq's accesses, after the call that wrote it
+    i = next(i for i, x in enumerate(recs) if x['type'] == 'HOST_READ')
+    assert all(x.get('seq', 0) <= 1 for x in recs[:i])
+
+
+def test_never_read(built):
+    out, rows, head, recs, big = scenario(built, 'never')
+    assert head['flags'] & 8 and len(big) == 1
+    assert host_reads(recs) == []
+
+
+def test_passed_to_the_next_call_only(built):
+    out, rows, head, recs, big = scenario(built, 'pass')
+    assert [r['func'] for r in rows] == ['hr_fill', 'hr_sum', 'hr_tick']
+    (a,) = big
+    assert (1, a, 'R', 0, SIZE) in [(x['seq'], x['obj_id'], x['rw'], x['lo'], x['hi'])
+                                    for x in recs if x['type'] == 'ACCESS']
+    assert host_reads(recs) == []
+
+
+def test_read_inside_the_next_call(built):
+    """the next call reaches the output through a struct (not an argument's region, not
+    lifted before it): the fault is the library's, inside the call: no host read"""
+    out, rows, head, recs, big = scenario(built, 'pass-vec')
+    assert [r['func'] for r in rows] == ['hr_fill', 'hr_sum_vec', 'hr_tick']
+    assert len(big) == 1
+    assert host_reads(recs) == []
+
+
+def test_arguments_unprotected_before_the_call(built):
+    """the next call gives its argument to the kernel with a raw read(2): no fault, no
+    interposer: its region must be lifted before the call"""
+    out, rows, head, recs, big = scenario(built, 'load')
+    assert f'loaded {SIZE}' in out
+    assert host_reads(recs) == []
+
+
+def test_write_fwrite_read_on_protected_pages(built):
+    d = built[0]
+    out, rows, head, recs, big = scenario(built, 'io', str(d / 'w1.bin'), str(d / 'w2.bin'))
+    assert 'read 524288, a[5]=12' in out
+    (a,) = big
+    # write(2) before seq 1, fwrite before seq 2, read(2) into it before seq 3: all of it
+    assert host_reads(recs) == [(1, a, 0, SIZE, 'seen'), (2, a, 0, SIZE, 'seen'),
+                                (3, a, 0, SIZE, 'seen')]
+    # the files are the wrapped run's (run_both runs it last)
+    assert (d / 'w1.bin').read_bytes() == b''.join(struct.pack('<d', 7 + i) for i in range(N))
+    assert (d / 'w2.bin').read_bytes() == b''.join(struct.pack('<d', 9 + i) for i in range(N))
+
+
+def test_fortified_read(built):
+    """__read_chk (a -D_FORTIFY_SOURCE program) reaches the C library's internal read,
+    past read's interposer: it is interposed too"""
+    d, app, w = built
+    (d / 'w3.bin').write_bytes(b''.join(struct.pack('<d', 7 + i) for i in range(N)))
+    fort = str(d / 'hrapp_fortified')
+    r, tp = run_both([fort, 'read-chk', str(d / 'w3.bin')], w, d, trace='chk.csv')
+    assert b'read 524288, a[5]=12' in r.stdout
+    head, recs = flowread.read(tp + '.flow')
+    (a,) = [x['obj_id'] for x in recs if x['type'] == 'OBJECT' and x['size'] == SIZE]
+    assert host_reads(recs) == [(1, a, 0, SIZE, 'seen')]
+
+
+@pytest.mark.parametrize('how', ['handler', 'handler-signal'])
+def test_own_handler_sees_its_own_fault_only(built, how):
+    out, rows, head, recs, big = scenario(built, how)
+    assert 'caught its own fault' in out and 'handled=1' in out
+    (a,) = big
+    assert host_reads(recs) == [(1, a, *page_of(base_of(out), 10 * 512 * 8), 'seen')]
+
+
+def test_own_fault_without_handler_kills(built):
+    d, app, w = built
+    r, tp = run_both([app, 'die'], w, d, trace='die.csv')
+    assert r.returncode == -signal.SIGSEGV
+    assert b'survived' not in r.stdout
+
+
+def test_adjacent_blocks(built):
+    """two blocks mapped side by side, their protected ranges touching: each read is
+    its own block's"""
+    out, rows, head, recs, big = scenario(built, 'adjacent')
+    (a, b) = sorted(big)
+    # (glibc maps the second right below the first: 512 KiB, its header and a page)
+    assert big[b]['addr'] + SIZE + PAGE == big[a]['addr']
+    ba, bb = (int(x.split()[0]) for x in out.split('base=')[1:3])
+    assert host_reads(recs) == [(3, a, *page_of(ba, 4 * 512 * 8), 'seen'),
+                                (3, b, *page_of(bb, 6 * 512 * 8), 'seen')]
+
+
+def test_thread_blocking_every_signal(built):
+    """a fault raised while SIGSEGV is blocked kills: it is never blocked"""
+    out, rows, head, recs, big = scenario(built, 'blocked')
+    (a,) = big
+    assert host_reads(recs) == [(1, a, *page_of(base_of(out), 7 * 512 * 8), 'seen')]
+
+
+def test_unprotectable_outputs_are_assumed_read(built):
+    out, rows, head, recs, big = scenario(built, 'assumed')
+    objs = {x['obj_id']: x for x in recs if x['type'] == 'OBJECT'}
+    got = [(s, objs[o]['kind'], lo, hi, how) for s, o, lo, hi, how in host_reads(recs)]
+    # the stack array (written by seq 0), the small block (seq 1): each once, right after
+    assert got == [(1, 'stack', 0, 512 * 8, 'assumed'), (2, 'heap', 0, 800, 'assumed')]
+
+
+def test_two_threads(built):
+    out, rows, head, recs, big = scenario(built, 'threads')
+    assert 'threads 1 1' in out
+    # (which thread's block glibc maps by itself depends on the order of the frees: the
+    # other comes from a heap, its edges recorded as assumed reads)
+    got = [r for r in host_reads(recs, big) if r[4] == 'seen']
+    assert len(got) == 2 and {r[1] for r in got} == set(big)
+    for seq, obj, lo, hi, how in got:
+        # read by the thread that filled it, before its own next call (hr_tick)
+        (fill,) = [x['seq'] for x in recs if x['type'] == 'ACCESS' and x['obj_id'] == obj]
+        tid = rows[fill]['tid']
+        assert rows[seq]['func'] == 'hr_tick' and rows[seq]['tid'] == tid
+        # the page of a[512 * k] (k = 1, 2: the value it filled with)
+        base = big[obj]['addr'] % PAGE
+        assert (lo, hi) in (page_of(base, 512 * 8), page_of(base, 2 * 512 * 8))
+
+
+def test_fork(built):
+    d = built[0]
+    out, rows, head, recs, big = scenario(built, 'fork')
+    (a,) = big
+    b = base_of(out)
+    assert host_reads(recs) == [(1, a, *page_of(b, (2 * 512 + 1) * 8), 'seen')]
+    children = [f for f in os.listdir(d) if f.startswith('fork.csv.') and f.endswith('.flow')
+                and f != 'fork.csv.flow']
+    assert len(children) == 1
+    chead, crecs = flowread.read(str(d / children[0]))
+    assert chead['flags'] & 8
+    # the child's own first call is its seq 0; it read page 1 (its copy, still protected)
+    # (the block is the parent's: an object of the child's file at its first mention)
+    assert [(s, lo, hi, how) for s, _, lo, hi, how in host_reads(crecs)] == \
+        [(0, *page_of(b, (512 + 1) * 8), 'seen')]
+
+
+def test_off_by_default(built):
+    d, app, _ = built
+    w = wrap(d, '--lib', str(d / 'libhr.so'), '--header', str(d / 'hr.h'), '-g', 'std.flow',
+             name='wrap_off.so')
+    out, rows, head, recs, big = scenario(built, 'read', wrapper=w)
+    assert not head['flags'] & 8
+    assert host_reads(recs) == []

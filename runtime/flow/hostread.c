@@ -1,0 +1,522 @@
+/* hostread.c - std.flow's host reads (-g std.flow:host_reads=on, issue 24): which
+ * outputs of a call the program itself reads before its next call (doc/flow.md, the
+ * HOST_READ record: doc/specs/flow.md).
+ *
+ * After each outermost call, the pages of the heap blocks it wrote (its output extents)
+ * that hold nothing but that block are protected (PROT_NONE).  The program's first touch
+ * of such a page is a SIGSEGV that this file's handler takes: it records a HOSTRD event
+ * (the page, clipped to the block) and lifts that page's protection, so each page costs
+ * one fault per call that wrote it.  A fault while the thread is inside a wrapped call
+ * (depth > 0) or inside the runtime is the library's, not the program's: the range is
+ * lifted, nothing recorded; and before each call the protection of its arguments'
+ * regions is lifted (one mprotect per region) so that libraries do not fault page by
+ * page.  The kernel does not fault when it reads or writes a protected page for a
+ * system call (read(2) fails with EFAULT): the wrapper interposes the libc functions
+ * that hand user buffers to it (dyl_hostio.h), which call dyl_hostread_io first.
+ *
+ * What cannot be protected is recorded as read right after the call (DYL_HR_ASSUMED):
+ * bytes on pages shared with other objects (a small block, the edges of a block from
+ * the brk heap; a block glibc mapped by itself owns its edge pages), stack and static
+ * outputs, mappings (the program chose their protection), and anything past RANGES_MAX
+ * protected ranges (each may split a mapping in three; the kernel allows 65,530 a
+ * process).  A touch that writes counts as a read (a partial page still needs the
+ * rest of it).
+ *
+ * The program's own SIGSEGV handler: sigaction and signal are interposed for SIGSEGV
+ * (dyl_hostio.h): what the program sets is kept here, not given to the kernel, and a
+ * fault that is not ours goes to it as the kernel would have delivered it (its mask,
+ * SA_RESETHAND, SA_SIGINFO; but SIGSEGV is not blocked in it); with no handler the
+ * default is put back and the fault happens again: the process dies of it as without
+ * the wrapper.  A fault raised while SIGSEGV is blocked kills the process (the kernel
+ * puts the default back), so SIGSEGV is never blocked: sigprocmask, pthread_sigmask
+ * and the sa_mask of the program's handlers lose it (dyl_hostio.h).
+ *
+ * The table of protected ranges is one sorted array under a spin lock, taken with the
+ * asynchronous signals blocked (a handler of the program's that touched a protected
+ * page while its thread held the lock would wait for itself).  fork: the child's memory
+ * and table are copies of each other: it goes on with them.  exec drops both.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <ucontext.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include "flow.h"
+#include "hostread.h"
+#include "../regions/regions.h"
+#define DYL_HOSTIO_DECLS_ONLY
+#include "dyl_hostio.h"
+
+#define PAGE 4096ul
+#define RANGES_MAX 8192	/* protected ranges at once: at most 2 more VMAs each */
+#define OUTS_MAX 64	/* a call's outputs kept for after it (more: not watched) */
+
+/* glibc's own sigaction: ours is interposed over the program's */
+extern int __sigaction(int sig, const struct sigaction *act, struct sigaction *old);
+
+struct range {
+	uintptr_t a, b;		/* the protected pages */
+	struct dyl_region r;	/* the heap block they belong to */
+};
+
+struct hr_out {			/* an output of the current call */
+	struct dyl_region r;
+	uintptr_t lo, hi, ip, cfa;
+};
+
+int dyl_hostread_on;
+
+static struct hostread {
+	int lock;
+	size_t n;		/* ranges (read without the lock: 0 is the fast path) */
+	struct range *v;	/* sorted by address, disjoint */
+	int prog_lock;
+	struct sigaction prog;	/* the program's SIGSEGV disposition */
+	int full_said;
+} hr;
+
+static TLS struct hr_out outs[OUTS_MAX];
+static TLS unsigned nouts;
+static TLS uintptr_t outs_call;	/* the call they are of (its struct dyl_call) */
+static TLS uintptr_t retried;	/* a fault not in the table, let happen again once */
+
+static inline uintptr_t floor_page(uintptr_t a) { return a & ~(PAGE - 1); }
+static inline uintptr_t ceil_page(uintptr_t a) { return (a + PAGE - 1) & ~(PAGE - 1); }
+
+/* every signal but those a fault raises */
+static void async_signals(sigset_t *s)
+{
+	sigfillset(s);
+	sigdelset(s, SIGSEGV);
+	sigdelset(s, SIGBUS);
+	sigdelset(s, SIGFPE);
+	sigdelset(s, SIGILL);
+	sigdelset(s, SIGTRAP);
+}
+
+static void lock(sigset_t *old)
+{
+	sigset_t all;
+	async_signals(&all);
+	syscall(SYS_rt_sigprocmask, SIG_BLOCK, &all, old, _NSIG / 8);
+	dyl_spin_lock(&hr.lock);
+}
+
+static void unlock(const sigset_t *old)
+{
+	dyl_spin_unlock(&hr.lock);
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, old, NULL, _NSIG / 8);
+}
+
+static int protect(uintptr_t a, uintptr_t b, int prot)
+{
+	return (int)syscall(SYS_mprotect, a, b - a, prot);
+}
+
+/* lock held: the first range that ends after A */
+static size_t first_after(uintptr_t a)
+{
+	size_t lo = 0, hi = hr.n;
+	while (lo < hi) {
+		size_t m = (lo + hi) / 2;
+		if (hr.v[m].b <= a)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	return lo;
+}
+
+static void remove_at(size_t i)
+{
+	memmove(&hr.v[i], &hr.v[i + 1], (hr.n - i - 1) * sizeof(*hr.v));
+	__atomic_store_n(&hr.n, hr.n - 1, __ATOMIC_RELEASE);
+}
+
+static int insert_at(size_t i, const struct range *r)
+{
+	if (hr.n >= RANGES_MAX)
+		return -1;
+	memmove(&hr.v[i + 1], &hr.v[i], (hr.n - i) * sizeof(*hr.v));
+	hr.v[i] = *r;
+	__atomic_store_n(&hr.n, hr.n + 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* lock held: [*X, *Y) (inside range I) made accessible and taken out of it; where that
+ * would need one more range than the table holds, all of range I (*X, *Y widened).
+ * Returns the index after what is left of range I. */
+static size_t cut(size_t i, uintptr_t *x, uintptr_t *y)
+{
+	struct range *v = &hr.v[i];
+
+	if (*x > v->a && *y < v->b) {	/* a hole in the middle: two ranges */
+		struct range tail = *v;
+		tail.a = *y;
+		if (insert_at(i + 1, &tail) != 0) {
+			*x = v->a, *y = v->b;
+		} else {
+			protect(*x, *y, PROT_READ | PROT_WRITE);
+			hr.v[i].b = *x;
+			return i + 1;
+		}
+	}
+	protect(*x, *y, PROT_READ | PROT_WRITE);
+	if (*x == v->a && *y == v->b) {
+		remove_at(i);
+		return i;
+	}
+	if (*x == v->a)
+		v->a = *y;
+	else
+		v->b = *x;
+	return i + 1;
+}
+
+/* the program read [A, B) (page-aligned) of R */
+static void record(const struct dyl_region *r, uintptr_t a, uintptr_t b)
+{
+	uintptr_t lo = a > r->start ? a : r->start, hi = b < r->end ? b : r->end;
+	if (lo < hi)
+		dyl_flow_host_read(r, 0, 0, lo, hi, DYL_HR_SEEN);
+}
+
+/* 1 when the calling thread is the program's, not a library's or the runtime's */
+static int program_runs(void)
+{
+	struct dyl_thread *t = dyl_self;
+	return (!t || t->depth == 0) && !dyl_busy;
+}
+
+/* the protected pages in [A, B) lifted; recorded as read when the program touched */
+static void lift(uintptr_t a, uintptr_t b, int program)
+{
+	enum { BATCH = 16 };
+	struct range got[BATCH];
+	sigset_t old;
+
+	a = floor_page(a), b = ceil_page(b);
+	for (;;) {
+		unsigned k = 0;
+		lock(&old);
+		for (size_t i = first_after(a); i < hr.n && hr.v[i].a < b && k < BATCH;) {
+			uintptr_t x = hr.v[i].a > a ? hr.v[i].a : a, y = hr.v[i].b < b ? hr.v[i].b : b;
+			got[k] = hr.v[i];
+			i = cut(i, &x, &y);
+			got[k].a = x, got[k].b = y;
+			k++;
+		}
+		unlock(&old);
+		for (unsigned j = 0; program && j < k; j++)
+			record(&got[j].r, got[j].a, got[j].b);
+		if (k < BATCH)
+			return;
+	}
+}
+
+void dyl_hostread_io(const void *p, size_t n)
+{
+	if (!n || !__atomic_load_n(&hr.n, __ATOMIC_ACQUIRE))
+		return;
+	uintptr_t a = (uintptr_t)p, b = a + n < a ? UINTPTR_MAX : a + n;
+	uint64_t t0 = dyl_now();
+	lift(a, b, program_runs());
+	dyl_cost_add(dyl_now() - t0);	/* (the wrapper's overhead: # overhead_ns=) */
+}
+
+/* every range of the block at START lifted in one mprotect (the pages between them are
+ * the block's own, accessible already); nothing recorded */
+static void lift_block(uintptr_t start)
+{
+	sigset_t old;
+
+	lock(&old);
+	size_t i = first_after(floor_page(start)), j = i;
+	while (j < hr.n && hr.v[j].r.start == start)
+		j++;
+	if (j > i) {
+		protect(hr.v[i].a, hr.v[j - 1].b, PROT_READ | PROT_WRITE);
+		memmove(&hr.v[i], &hr.v[j], (hr.n - j) * sizeof(*hr.v));
+		__atomic_store_n(&hr.n, hr.n - (j - i), __ATOMIC_RELEASE);
+	}
+	unlock(&old);
+}
+
+void dyl_hostread_freed(uintptr_t start, uint64_t id)
+{
+	(void)id;
+	if (__atomic_load_n(&hr.n, __ATOMIC_ACQUIRE))
+		lift_block(start);
+}
+
+void dyl_hostread_charged(const struct dyl_groups *c)
+{
+	int any = __atomic_load_n(&hr.n, __ATOMIC_ACQUIRE) != 0;
+
+	nouts = 0;
+	outs_call = dyl_self ? dyl_self->frames[0] : 0;
+	for (unsigned i = 0; i < c->ngroups; i++) {
+		const struct dyl_group *g = &c->g[c->used[i]];
+		if (any && g->r.kind == DYL_REGION_HEAP)
+			lift_block(g->r.start);
+		if (g->min_out == UINTPTR_MAX || nouts >= OUTS_MAX)
+			continue;
+		struct hr_out *o = &outs[nouts++];
+		*o = (struct hr_out){ g->r, g->min_out, g->end_out, 0, 0 };
+		if (g->r.kind == DYL_REGION_STACK)
+			dyl_flow_frame_of(c, &g->r, &o->ip, &o->cfa);
+	}
+}
+
+/* lock held: is the page at P the block's alone?  A block glibc mapped by itself
+ * (IS_MMAPPED, its header 16 bytes into a page) owns its first and last pages. */
+static int owns_edges(uintptr_t s, uintptr_t e)
+{
+	size_t i = first_after(floor_page(s));
+	if (i < hr.n && hr.v[i].a <= floor_page(s) && hr.v[i].r.start == s)
+		return 1;	/* protected already: it was found so before */
+	if ((s & (PAGE - 1)) != 16)
+		return 0;
+	uint64_t size = ((const uint64_t *)s)[-1];
+	uint64_t chunk = size & ~7ull;
+	return (size & 7) == 2 && chunk >= e - s + 16 && ((s - 16 + chunk) & (PAGE - 1)) == 0;
+}
+
+/* protects what the heap output O can have protected; the rest is recorded as read */
+static void keep_heap(const struct hr_out *o)
+{
+	uintptr_t s = o->r.start, e = o->r.end, pa, pb;
+	sigset_t old;
+	int done = 0;
+
+	/* (most outputs are small blocks: no page of their own, and no lock taken) */
+	if ((s & (PAGE - 1)) != 16 && ceil_page(s) >= floor_page(e)) {
+		dyl_flow_host_read(&o->r, 0, 0, o->lo, o->hi, DYL_HR_ASSUMED);
+		return;
+	}
+	lock(&old);
+	int whole = owns_edges(s, e);
+	uintptr_t own_a = whole ? floor_page(s) : ceil_page(s), own_b = whole ? ceil_page(e) : floor_page(e);
+	pa = floor_page(o->lo) > own_a ? floor_page(o->lo) : own_a;
+	pb = ceil_page(o->hi) < own_b ? ceil_page(o->hi) : own_b;
+	if (pa < pb) {
+		/* ranges of this block it overlaps or touches become one (another block's
+		 * range right after it stays apart; one it overlaps is stale: it goes) */
+		size_t i = first_after(pa), j = i;
+		struct range r = { pa, pb, o->r };
+		while (j < hr.n && (hr.v[j].a < pb || (hr.v[j].a == pb && hr.v[j].r.start == s))) {
+			if (hr.v[j].a < r.a)
+				r.a = hr.v[j].a;
+			if (hr.v[j].b > r.b)
+				r.b = hr.v[j].b;
+			j++;
+		}
+		if (hr.n - (j - i) < RANGES_MAX && protect(pa, pb, PROT_NONE) == 0) {
+			memmove(&hr.v[i], &hr.v[j], (hr.n - j) * sizeof(*hr.v));
+			__atomic_store_n(&hr.n, hr.n - (j - i), __ATOMIC_RELEASE);
+			insert_at(i, &r);
+			done = 1;
+		}
+	}
+	unlock(&old);
+	if (!done) {
+		if (pa < pb && !__atomic_exchange_n(&hr.full_said, 1, __ATOMIC_RELAXED))
+			dyl_warn_once("host_reads", "%d ranges protected already (or mprotect failed): "
+				      "outputs past that are recorded as read", RANGES_MAX);
+		pa = pb = o->lo;
+	}
+	if (o->lo < pa)
+		dyl_flow_host_read(&o->r, 0, 0, o->lo, pa < o->hi ? pa : o->hi, DYL_HR_ASSUMED);
+	if (pb < o->hi)
+		dyl_flow_host_read(&o->r, 0, 0, pb > o->lo ? pb : o->lo, o->hi, DYL_HR_ASSUMED);
+}
+
+void dyl_hostread_after(const struct dyl_call *c)
+{
+	if (c->depth != 0 || !nouts)
+		return;
+	if (outs_call != (uintptr_t)c) {	/* (another call's: it left by a longjmp) */
+		nouts = 0;
+		return;
+	}
+	for (unsigned i = 0; i < nouts; i++) {
+		const struct hr_out *o = &outs[i];
+		struct dyl_region now;
+		if (o->r.kind == DYL_REGION_HEAP) {
+			/* (a call may free or reallocate its output: nothing of it is left) */
+			if (dyl_table_find(o->r.start, &now) == 1 && now.id == o->r.id)
+				keep_heap(o);
+		} else {
+			dyl_flow_host_read(&o->r, o->ip, o->cfa, o->lo, o->hi, DYL_HR_ASSUMED);
+		}
+	}
+	nouts = 0;
+}
+
+/* --- the signal --- */
+
+/* a fault that is not ours: to the program's handler, or the default */
+static void chain(int sig, siginfo_t *si, void *uc)
+{
+	struct sigaction p;
+
+	dyl_spin_lock(&hr.prog_lock);
+	p = hr.prog;
+	if ((p.sa_flags & SA_RESETHAND) && p.sa_handler != SIG_DFL && p.sa_handler != SIG_IGN) {
+		hr.prog.sa_handler = SIG_DFL;
+		hr.prog.sa_flags &= ~SA_SIGINFO;
+	}
+	dyl_spin_unlock(&hr.prog_lock);
+	if (!(p.sa_flags & SA_SIGINFO) && (p.sa_handler == SIG_DFL || p.sa_handler == SIG_IGN)) {
+		if (p.sa_handler == SIG_IGN && si && si->si_code <= 0)
+			return;	/* a SIGSEGV sent and ignored */
+		/* the default back: the fault happens again (a sent signal is sent again) and
+		 * the process dies of it, as it would have */
+		struct sigaction d;
+		memset(&d, 0, sizeof(d));
+		d.sa_handler = SIG_DFL;
+		__sigaction(sig, &d, NULL);
+		if (si && si->si_code <= 0)
+			raise(sig);
+		return;
+	}
+	/* the mask the kernel would have given it: the interrupted code's, its sa_mask, the
+	 * signal (ours runs with the asynchronous signals blocked) */
+	sigset_t mask, old;
+	if (uc)
+		mask = ((const ucontext_t *)uc)->uc_sigmask;
+	else
+		sigemptyset(&mask);
+	sigorset(&mask, &mask, &p.sa_mask);
+	/* (not SIGSEGV itself, as the kernel would: a touch of a protected page in the
+	 * program's handler would kill it) */
+	sigdelset(&mask, sig);
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &mask, &old, _NSIG / 8);
+	if (p.sa_flags & SA_SIGINFO)
+		p.sa_sigaction(sig, si, uc);
+	else
+		p.sa_handler(sig);
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, _NSIG / 8);
+}
+
+static void on_segv(int sig, siginfo_t *si, void *uc)
+{
+	int saved = errno;
+
+	if (si && si->si_code == SEGV_ACCERR && __atomic_load_n(&hr.n, __ATOMIC_ACQUIRE)) {
+		uint64_t t0 = dyl_now();
+		uintptr_t a = floor_page((uintptr_t)si->si_addr);
+		int program = program_runs();
+		struct range got = { 0 };
+		dyl_spin_lock(&hr.lock);	/* (the asynchronous signals are blocked in here) */
+		size_t i = first_after(a);
+		if (i < hr.n && hr.v[i].a <= a) {
+			/* the program: that page; a library: all of the range */
+			uintptr_t x = program ? a : hr.v[i].a, y = program ? a + PAGE : hr.v[i].b;
+			got = hr.v[i];
+			cut(i, &x, &y);
+			got.a = x, got.b = y;
+		}
+		dyl_spin_unlock(&hr.lock);
+		if (got.b) {
+			if (program)
+				record(&got.r, got.a, got.b);
+			dyl_cost_add(dyl_now() - t0);	/* (the handler's part of the fault) */
+			retried = 0;
+			errno = saved;
+			return;
+		}
+	}
+	/* another thread may have lifted the page between the fault and the lock: let it
+	 * happen once more before it goes to the program */
+	if (si && si->si_code == SEGV_ACCERR && retried != (uintptr_t)si->si_addr) {
+		retried = (uintptr_t)si->si_addr;
+		errno = saved;
+		return;
+	}
+	retried = 0;
+	chain(sig, si, uc);
+	errno = saved;
+}
+
+int dyl_hostread_keeps_segv(void)
+{
+	return dyl_hostread_active();
+}
+
+int dyl_hostread_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+	if (sig != SIGSEGV || !dyl_hostread_active()) {
+		/* (a handler running with SIGSEGV blocked would die of a protected page) */
+		if (act && dyl_hostread_active() && sigismember(&act->sa_mask, SIGSEGV)) {
+			struct sigaction a = *act;
+			sigdelset(&a.sa_mask, SIGSEGV);
+			return __sigaction(sig, &a, old);
+		}
+		return __sigaction(sig, act, old);
+	}
+	dyl_spin_lock(&hr.prog_lock);
+	if (old)
+		*old = hr.prog;
+	if (act)
+		hr.prog = *act;
+	dyl_spin_unlock(&hr.prog_lock);
+	return 0;
+}
+
+sighandler_t dyl_hostread_signal(int sig, sighandler_t h)
+{
+	struct sigaction sa, old;
+
+	if (sig != SIGSEGV || !dyl_hostread_active())
+		return SIG_ERR;	/* (the interposer forwards) */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = h;
+	sa.sa_flags = SA_RESTART;
+	dyl_hostread_sigaction(sig, &sa, &old);
+	if (old.sa_flags & SA_SIGINFO) {	/* (the handler's address, as glibc's signal gives it) */
+		sighandler_t h2;
+		memcpy(&h2, &old.sa_sigaction, sizeof(h2));
+		return h2;
+	}
+	return old.sa_handler;
+}
+
+static void child_after_fork(void)
+{
+	hr.lock = 0;
+	hr.prog_lock = 0;
+}
+
+void dyl_hostread_setup(void)
+{
+	static int once;
+	struct sigaction sa;
+
+	if (__atomic_exchange_n(&once, 1, __ATOMIC_ACQ_REL))
+		return;	/* (another wrapper's constructor did) */
+	if (!(hr.v = dyl_raw_map(RANGES_MAX * sizeof(*hr.v))) || __sigaction(SIGSEGV, NULL, &hr.prog) != 0) {
+		dyl_note("host_reads", "off (no memory, or no signal)");
+		return;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_segv;
+	sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER | SA_RESTART;
+	async_signals(&sa.sa_mask);	/* (the table's lock is taken in the handler) */
+	pthread_atfork(NULL, NULL, child_after_fork);
+	if (__sigaction(SIGSEGV, &sa, NULL) != 0) {
+		dyl_note("host_reads", "off (no signal)");
+		return;
+	}
+	dyl_note("host_reads", "on");
+	__atomic_store_n(&dyl_hostread_on, 1, __ATOMIC_RELEASE);
+}
+
+int dyl_hostread_recorded(void)
+{
+	return dyl_hostread_active();
+}

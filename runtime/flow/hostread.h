@@ -1,0 +1,24 @@
+/* hostread.h - std.flow's host reads (host_reads=on; hostread.c): what flow.c calls.
+ * Nothing here is exported; the wrapper's side is runtime/include/dyl_hostio.h. */
+#ifndef DYL_HOSTREAD_H
+#define DYL_HOSTREAD_H
+
+#include <stdint.h>
+#include "internal.h"
+
+HIDDEN extern int dyl_hostread_on;	/* set up: pages are protected after calls */
+static inline int dyl_hostread_active(void)
+{
+	return __atomic_load_n(&dyl_hostread_on, __ATOMIC_RELAXED);
+}
+
+struct dyl_groups;
+/* an outermost call's regions, before it runs: the protection of each is lifted (one
+ * mprotect per region), and its outputs are kept for dyl_hostread_after */
+HIDDEN void dyl_hostread_charged(const struct dyl_groups *c);
+/* the heap block at START (id ID) is being freed or reallocated: unprotected first */
+HIDDEN void dyl_hostread_freed(uintptr_t start, uint64_t id);
+/* 1: host reads were recorded from the start (TRACE.flow's head flag 8) */
+HIDDEN int dyl_hostread_recorded(void);
+
+#endif

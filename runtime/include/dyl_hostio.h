@@ -1,0 +1,253 @@
+/* dyl_hostio.h - std.flow's host reads (-g std.flow:host_reads=on): the libc functions
+ * interposed from the wrapper so that pages the runtime protected (runtime/flow/
+ * hostread.c) are lifted before the kernel is handed them, and sigaction and signal for
+ * SIGSEGV, which the runtime's handler takes first.
+ *
+ * Why: the kernel does not fault on a protected page it reads or writes for a system
+ * call: read(2), write(2) and the rest fail with EFAULT and no signal.  So each function
+ * that passes a user buffer to the kernel lifts the buffer's protected pages first
+ * (recording them as read by the program when it is the program that calls: depth 0).
+ * fread and fwrite too: glibc's stdio calls its internal write or read on a large
+ * buffer directly, past any interposer; and the fortified forms (__read_chk...).
+ *
+ * Why here and not in libdylrt.so: as for the thread hooks (dyl_threads.h), only a
+ * definition in the preloaded object itself comes before the C library's.  The
+ * definitions are weak and exported; the next definition is found with
+ * dlsym(RTLD_NEXT), past other dyliberator wrappers (each lifts; lifting twice is
+ * harmless).  Only shared objects (-fPIC, not -fPIE) get them.
+ *
+ * The runtime side (DYL_API, libdylrt.so):
+ *   dyl_hostread_setup(): from the wrapper's constructor, after dyl_flow_setup;
+ *   dyl_hostread_after(call): after each outermost call, its outputs protected;
+ *   dyl_hostread_io(p, n): [p, p + n) about to be handed to the kernel;
+ *   dyl_hostread_sigaction / dyl_hostread_signal: SIGSEGV's disposition as the program
+ *   sees it (dyl_hostread_signal returns SIG_ERR for a signal it does not keep); a
+ *   handler's sa_mask never holds SIGSEGV;
+ *   dyl_hostread_keeps_segv(): SIGSEGV must never be blocked (sigprocmask,
+ *   pthread_sigmask take it out of the masks the program sets).
+ */
+#ifndef DYL_HOSTIO_H
+#define DYL_HOSTIO_H
+
+#include <signal.h>
+#include <stddef.h>
+#include "dyl.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+DYL_API void dyl_hostread_setup(void);
+DYL_API void dyl_hostread_after(const struct dyl_call *c);
+DYL_API void dyl_hostread_io(const void *p, size_t n);
+DYL_API int dyl_hostread_sigaction(int sig, const struct sigaction *act, struct sigaction *old);
+DYL_API void (*dyl_hostread_signal(int sig, void (*h)(int)))(int);
+DYL_API int dyl_hostread_keeps_segv(void);	/* 1: the runtime handles SIGSEGV */
+#ifdef __cplusplus
+}
+#endif
+
+#if !defined(DYL_HOSTIO_DECLS_ONLY) && !defined(__cplusplus) && defined(__PIC__) && \
+	!defined(__PIE__)
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+#include <time.h>
+
+#ifndef RTLD_NEXT
+#define RTLD_NEXT ((void *)-1l)
+#endif
+
+#define DYL_HOSTIO_HOOK __attribute__((visibility("default"), weak))
+
+static void *dyl_hostio_lookup(const char *name)
+{
+	void *fn = dlsym(RTLD_NEXT, name);
+	void *(*next)(const char *) = (void *(*)(const char *))dlsym(RTLD_NEXT, "dyl_hostio_next");
+	Dl_info a, b;
+
+	if (fn && next && dladdr(fn, &a) && dladdr((void *)next, &b) && a.dli_fbase == b.dli_fbase)
+		fn = next(name);
+	return fn;
+}
+
+DYL_HOSTIO_HOOK void *dyl_hostio_next(const char *name)
+{
+	return dyl_hostio_lookup(name);
+}
+
+/* Every next definition is looked up in the wrapper's constructor, before the program
+ * has threads: a first lookup later would take the dynamic linker's lock from inside
+ * the runtime (which writes its spool with write(2) holding its own lock) while another
+ * thread, inside dlsym, frees through the runtime and waits for that lock. */
+#define DYL_HOSTIO_NAMES(X)                                                           \
+	X(read) X(write) X(pread) X(pwrite) X(pread64) X(pwrite64) X(recv) X(send)    \
+	X(recvfrom) X(sendto) X(fread) X(fwrite) X(fread_unlocked) X(fwrite_unlocked) \
+	X(__read_chk) X(__pread_chk) X(__pread64_chk) X(__recv_chk) X(__recvfrom_chk) \
+	X(__fread_chk) X(__fread_unlocked_chk) X(readv) X(writev) X(preadv)           \
+	X(pwritev) X(recvmsg) X(sendmsg) X(recvmmsg) X(sendmmsg) X(sigprocmask)       \
+	X(pthread_sigmask) X(signal)
+#define DYL_HOSTIO_ENUM(name) DYL_HOSTIO_I_##name,
+enum { DYL_HOSTIO_NAMES(DYL_HOSTIO_ENUM) DYL_HOSTIO_N };
+#undef DYL_HOSTIO_ENUM
+#define DYL_HOSTIO_STR(name) #name,
+static const char *const dyl_hostio_names[] = { DYL_HOSTIO_NAMES(DYL_HOSTIO_STR) };
+#undef DYL_HOSTIO_STR
+static void *dyl_hostio_fn[DYL_HOSTIO_N];
+
+static void *dyl_hostio_find(unsigned i)
+{
+	void *f = __atomic_load_n(&dyl_hostio_fn[i], __ATOMIC_ACQUIRE);
+	if (!f) {
+		f = dyl_hostio_lookup(dyl_hostio_names[i]);
+		__atomic_store_n(&dyl_hostio_fn[i], f, __ATOMIC_RELEASE);
+	}
+	return f;
+}
+
+static __attribute__((constructor)) void dyl_hostio_resolve(void)
+{
+	for (unsigned i = 0; i < DYL_HOSTIO_N; i++)
+		dyl_hostio_find(i);
+}
+
+#define DYL_HOSTIO_NEXT(name, type) ((type)dyl_hostio_find(DYL_HOSTIO_I_##name))
+
+static void dyl_hostio_iov(const struct iovec *iov, int n)
+{
+	for (int i = 0; iov && i < n; i++)
+		dyl_hostread_io(iov[i].iov_base, iov[i].iov_len);
+}
+
+/* one buffer: lifted, then the next definition */
+#define DYL_HOSTIO_BUF(ret, name, params, args, buf, len)                             \
+	DYL_HOSTIO_HOOK ret(name) params                                             \
+	{                                                                             \
+		ret(*next_) params = DYL_HOSTIO_NEXT(name, ret(*) params);            \
+		dyl_hostread_io(buf, len);                                            \
+		return next_ args;                                                    \
+	}
+DYL_HOSTIO_BUF(ssize_t, read, (int fd, void *p, size_t n), (fd, p, n), p, n)
+DYL_HOSTIO_BUF(ssize_t, write, (int fd, const void *p, size_t n), (fd, p, n), p, n)
+DYL_HOSTIO_BUF(ssize_t, pread, (int fd, void *p, size_t n, off_t o), (fd, p, n, o), p, n)
+DYL_HOSTIO_BUF(ssize_t, pwrite, (int fd, const void *p, size_t n, off_t o), (fd, p, n, o), p, n)
+DYL_HOSTIO_BUF(ssize_t, pread64, (int fd, void *p, size_t n, off_t o), (fd, p, n, o), p, n)
+DYL_HOSTIO_BUF(ssize_t, pwrite64, (int fd, const void *p, size_t n, off_t o), (fd, p, n, o), p, n)
+DYL_HOSTIO_BUF(ssize_t, recv, (int fd, void *p, size_t n, int f), (fd, p, n, f), p, n)
+DYL_HOSTIO_BUF(ssize_t, send, (int fd, const void *p, size_t n, int f), (fd, p, n, f), p, n)
+DYL_HOSTIO_BUF(ssize_t, recvfrom, (int fd, void *p, size_t n, int f, struct sockaddr *a, socklen_t *l),
+	       (fd, p, n, f, a, l), p, n)
+DYL_HOSTIO_BUF(ssize_t, sendto, (int fd, const void *p, size_t n, int f, const struct sockaddr *a, socklen_t l),
+	       (fd, p, n, f, a, l), p, n)
+DYL_HOSTIO_BUF(size_t, fread, (void *p, size_t size, size_t n, FILE *f), (p, size, n, f), p, size * n)
+DYL_HOSTIO_BUF(size_t, fwrite, (const void *p, size_t size, size_t n, FILE *f), (p, size, n, f), p, size * n)
+DYL_HOSTIO_BUF(size_t, fread_unlocked, (void *p, size_t size, size_t n, FILE *f), (p, size, n, f), p, size * n)
+DYL_HOSTIO_BUF(size_t, fwrite_unlocked, (const void *p, size_t size, size_t n, FILE *f), (p, size, n, f), p,
+	       size * n)
+/* the fortified forms (-D_FORTIFY_SOURCE) call the C library's internal read, past
+ * read's interposer */
+DYL_HOSTIO_BUF(ssize_t, __read_chk, (int fd, void *p, size_t n, size_t room), (fd, p, n, room), p, n)
+DYL_HOSTIO_BUF(ssize_t, __pread_chk, (int fd, void *p, size_t n, off_t o, size_t room), (fd, p, n, o, room), p, n)
+DYL_HOSTIO_BUF(ssize_t, __pread64_chk, (int fd, void *p, size_t n, off_t o, size_t room), (fd, p, n, o, room),
+	       p, n)
+DYL_HOSTIO_BUF(ssize_t, __recv_chk, (int fd, void *p, size_t n, size_t room, int f), (fd, p, n, room, f), p, n)
+DYL_HOSTIO_BUF(ssize_t, __recvfrom_chk,
+	       (int fd, void *p, size_t n, size_t room, int f, struct sockaddr *a, socklen_t *l),
+	       (fd, p, n, room, f, a, l), p, n)
+DYL_HOSTIO_BUF(size_t, __fread_chk, (void *p, size_t room, size_t size, size_t n, FILE *f), (p, room, size, n, f),
+	       p, size * n)
+DYL_HOSTIO_BUF(size_t, __fread_unlocked_chk, (void *p, size_t room, size_t size, size_t n, FILE *f),
+	       (p, room, size, n, f), p, size * n)
+#undef DYL_HOSTIO_BUF
+
+/* several buffers */
+#define DYL_HOSTIO_IOV(ret, name, params, args, iov, n)                               \
+	DYL_HOSTIO_HOOK ret(name) params                                             \
+	{                                                                             \
+		ret(*next_) params = DYL_HOSTIO_NEXT(name, ret(*) params);            \
+		dyl_hostio_iov(iov, n);                                               \
+		return next_ args;                                                    \
+	}
+DYL_HOSTIO_IOV(ssize_t, readv, (int fd, const struct iovec *v, int n), (fd, v, n), v, n)
+DYL_HOSTIO_IOV(ssize_t, writev, (int fd, const struct iovec *v, int n), (fd, v, n), v, n)
+DYL_HOSTIO_IOV(ssize_t, preadv, (int fd, const struct iovec *v, int n, off_t o), (fd, v, n, o), v, n)
+DYL_HOSTIO_IOV(ssize_t, pwritev, (int fd, const struct iovec *v, int n, off_t o), (fd, v, n, o), v, n)
+DYL_HOSTIO_IOV(ssize_t, recvmsg, (int fd, struct msghdr *m, int f), (fd, m, f), m ? m->msg_iov : NULL,
+	       m ? (int)m->msg_iovlen : 0)
+DYL_HOSTIO_IOV(ssize_t, sendmsg, (int fd, const struct msghdr *m, int f), (fd, m, f), m ? m->msg_iov : NULL,
+	       m ? (int)m->msg_iovlen : 0)
+#undef DYL_HOSTIO_IOV
+
+static void dyl_hostio_mmsg(struct mmsghdr *v, unsigned n)
+{
+	for (unsigned i = 0; v && i < n; i++)
+		dyl_hostio_iov(v[i].msg_hdr.msg_iov, (int)v[i].msg_hdr.msg_iovlen);
+}
+
+DYL_HOSTIO_HOOK int(recvmmsg)(int fd, struct mmsghdr *v, unsigned n, int f, struct timespec *t)
+{
+	int (*next)(int, struct mmsghdr *, unsigned, int, struct timespec *) =
+		DYL_HOSTIO_NEXT(recvmmsg, int (*)(int, struct mmsghdr *, unsigned, int, struct timespec *));
+	dyl_hostio_mmsg(v, n);
+	return next(fd, v, n, f, t);
+}
+
+DYL_HOSTIO_HOOK int(sendmmsg)(int fd, struct mmsghdr *v, unsigned n, int f)
+{
+	int (*next)(int, struct mmsghdr *, unsigned, int) =
+		DYL_HOSTIO_NEXT(sendmmsg, int (*)(int, struct mmsghdr *, unsigned, int));
+	dyl_hostio_mmsg(v, n);
+	return next(fd, v, n, f);
+}
+
+/* SIGSEGV as the program sees it: kept by the runtime, whose handler passes it the
+ * faults that are not the runtime's */
+DYL_HOSTIO_HOOK int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+	return dyl_hostread_sigaction(sig, act, old);
+}
+
+/* A fault raised while SIGSEGV is blocked kills the process (the kernel puts the
+ * default back): the program blocking every signal in a thread must not block it, or
+ * its first touch of a protected page would be its last.  SIGSEGV is taken out of the
+ * masks it sets (the old mask it is told is the kernel's). */
+static const sigset_t *dyl_hostio_unblocked(int how, const sigset_t *set, sigset_t *copy)
+{
+	if (!set || how == SIG_UNBLOCK || !sigismember(set, SIGSEGV) || !dyl_hostread_keeps_segv())
+		return set;
+	*copy = *set;
+	sigdelset(copy, SIGSEGV);
+	return copy;
+}
+
+DYL_HOSTIO_HOOK int sigprocmask(int how, const sigset_t *set, sigset_t *old)
+{
+	int (*next)(int, const sigset_t *, sigset_t *) =
+		DYL_HOSTIO_NEXT(sigprocmask, int (*)(int, const sigset_t *, sigset_t *));
+	sigset_t copy;
+	return next(how, dyl_hostio_unblocked(how, set, &copy), old);
+}
+
+DYL_HOSTIO_HOOK int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
+{
+	int (*next)(int, const sigset_t *, sigset_t *) =
+		DYL_HOSTIO_NEXT(pthread_sigmask, int (*)(int, const sigset_t *, sigset_t *));
+	sigset_t copy;
+	return next(how, dyl_hostio_unblocked(how, set, &copy), old);
+}
+
+DYL_HOSTIO_HOOK void (*signal(int sig, void (*h)(int)))(int)
+{
+	void (*(*next)(int, void (*)(int)))(int) =
+		DYL_HOSTIO_NEXT(signal, void (*(*)(int, void (*)(int)))(int));
+	void (*r)(int) = dyl_hostread_signal(sig, h);
+	return r == SIG_ERR ? next(sig, h) : r;
+}
+
+#undef DYL_HOSTIO_NEXT
+#undef DYL_HOSTIO_HOOK
+
+#endif
+#endif
