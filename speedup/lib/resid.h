@@ -53,6 +53,8 @@ struct resid_events {
 	size_t n, room;
 	uint64_t nseq;		/* seqs are below it; nseq itself: after the last call */
 	int32_t *func;		/* [nseq] */
+	uint64_t *tid;		/* [nseq]: the call's thread (0: no row) */
+	int64_t *t_start;	/* [nseq]: its start (ns; -1: no row, or no times) */
 	uint32_t nblocks;	/* block ids are below it */
 	int nfuncs;		/* funcs ids are below it (funcs_count() when loaded) */
 	int host_reads;		/* TRACE.flow's flag 8: host reads recorded (exact mode) */
