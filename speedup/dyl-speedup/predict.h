@@ -105,6 +105,7 @@ struct prediction {
 	double xfer_tail_ns;	/* of it, charged after the last call (timeline: at the end) */
 	uint64_t host_read_events, assumed_reads;	/* TRACE.flow's HOST_READ records */
 	uint64_t unmatched_calls;	/* replaced calls not found among the flow's calls */
+	int flow_no_diff;	/* its flow was recorded without std.diff */
 	struct kernel *k;	/* by func id */
 	int nk;
 	size_t kroom;		/* of a run's k (predict_add) */

@@ -206,6 +206,10 @@ static void process_notes(struct notes *ns, const struct prediction *p)
 		     "could not watch (pages shared with other objects, stack, statics), counted as "
 		     "read by the program", p->path, (unsigned long long)p->assumed_reads,
 		     (unsigned long long)p->host_read_events);
+	if (p->residency && p->flow_no_diff)
+		note(ns, "%s: its flow was recorded without std.diff: the program's own writes are not "
+		     "seen, so data it rewrites between calls does not move again (record with -g "
+		     "std.flow -g std.diff)", p->path);
 	if (p->unmatched_calls)
 		note(ns, "%s: %llu replaced calls are not in its flow (no depth-0 call of the same "
 		     "thread, start and function): their transfers are not counted", p->path,

@@ -246,6 +246,7 @@ int transfers_predict(struct prediction *p, const struct trace *tr, struct tl_ca
 	p->residency = 1;
 	p->host_read_events = ev.host_read_events;
 	p->assumed_reads = ev.assumed_reads;
+	p->flow_no_diff = !(ev.flow_flags & DYL_FLOW_F_DIFF);
 	if (simulate(p, tr, &ev, accel, &top) != 0)
 		goto out;
 	if (charge_calls(p, tr, rc, &ev, top.charge_ns, seqs) != 0) {
@@ -286,6 +287,7 @@ void transfers_add(struct prediction *run, const struct prediction *p)
 	run->host_read_events += p->host_read_events;
 	run->assumed_reads += p->assumed_reads;
 	run->unmatched_calls += p->unmatched_calls;
+	run->flow_no_diff += p->flow_no_diff;
 }
 
 void transfers_finish(struct prediction *p)
