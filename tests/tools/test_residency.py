@@ -379,3 +379,17 @@ def test_killed_run_read_from_the_spool(tmp_path):
     assert r.stdout.splitlines()[1:] == ['produce,transform,800,800,800',
                                          'transform,consume,800,800,800']
     assert "read from the run's spool" in r.stderr
+
+
+# --- dyl-flow reads HOST_READ as the program's read ---------------------------------
+
+# gemv writes y (80 B); the program reads it (a HOST_READ, how 0) and half of it again
+# (how 1, assumed): the edge gemv -> host carries 120 B.
+def test_dyl_flow_host_read_edge(tmp_path):
+    calls = [('gemv', 1000, 1000, 100)]
+    recs = [ff.obj(0, ff.HEAP, 80), ff.access(0, 0, 0, 80, True), host_read(1, 0, 0, 80),
+            host_read(1, 0, 0, 40, how=1)]
+    t, _, _ = files(tmp_path, calls, recs, F_DIFF | F_HOST_READS)
+    r = subprocess.run([DYL_FLOW, t], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines()[1:] == ['gemv,host,120,80,80']
