@@ -730,11 +730,17 @@ static void print_csv(FILE *out, const struct report *r, const int *kern, int nk
 		fprintf(out, "\n# devices=%d\n", r->devices);
 	else
 		fputs("\n# devices=unlimited\n", out);
+	xfer_csv(out, run);
 }
 
 const char *report_fmt_ns(char *buf, size_t room, double ns)
 {
 	return fmt_ns(buf, room, ns);
+}
+
+void report_csv_number(FILE *out, double x)
+{
+	csv_number(out, x);
 }
 
 void report_json_number(FILE *out, double x)

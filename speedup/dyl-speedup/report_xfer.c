@@ -124,3 +124,28 @@ void xfer_json_kernel(FILE *out, const struct prediction *p, const struct kernel
 	fputs(", \"d2h_ns\": ", out);
 	report_json_number(out, k->d2h_ns);
 }
+
+void xfer_csv(FILE *out, const struct prediction *p)
+{
+	const struct xfer_fig *f = &p->top;
+
+	if (!p->residency)
+		return;
+	fprintf(out, "# residency_mode=%s\n# h2d_bytes=%llu\n# d2h_bytes=%llu\n"
+		"# h2d_transfers=%llu\n# d2h_transfers=%llu\n# h2d_ns=", mode_name(p->xfer_top),
+		(unsigned long long)f->h2d_bytes, (unsigned long long)f->d2h_bytes,
+		(unsigned long long)f->h2d_transfers, (unsigned long long)f->d2h_transfers);
+	report_csv_number(out, f->h2d_ns);
+	fputs("\n# d2h_ns=", out);
+	report_csv_number(out, f->d2h_ns);
+	fputc('\n', out);
+	for (int m = 0; m < RESID_MODES; m++) {
+		if (!p->xfer[m].known)
+			continue;
+		fprintf(out, "# %s_S_G=", resid_mode_name[m]);
+		report_csv_number(out, p->xfer[m].S_G);
+		fprintf(out, "\n# %s_predicted_total_ns=", resid_mode_name[m]);
+		report_csv_number(out, p->xfer[m].predicted_total_ns);
+		fputc('\n', out);
+	}
+}

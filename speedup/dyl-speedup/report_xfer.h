@@ -13,4 +13,8 @@ void xfer_json(FILE *out, const struct prediction *p);
 /* ', "h2d_bytes": ...' for kernel K's JSON object in P. */
 void xfer_json_kernel(FILE *out, const struct prediction *p, const struct kernel *k);
 
+/* '# h2d_bytes=N' ... lines after the CSV's totals (the top-level figure, then each
+ * bound's S_G and T'). */
+void xfer_csv(FILE *out, const struct prediction *p);
+
 #endif

@@ -137,6 +137,9 @@ def test_loop_three_figures(tmp_path):
     assert [ln.split()[:3] for ln in out.splitlines()
             if ln.split()[:1] in (['exact'], ['optimistic'], ['pessimistic'])] == \
         [['exact', '1040', '240'], ['optimistic', '1040', '0'], ['pessimistic', '2640', '240']]
+    csv = speedup(t, k, link, '--csv').stdout
+    assert '# residency_mode=exact\n# h2d_bytes=1040\n# d2h_bytes=240\n' in csv
+    assert '# optimistic_predicted_total_ns=12340\n' in csv
 
 
 # Without head flag 8 the HOST_READ records are not trusted: the top figure is the
