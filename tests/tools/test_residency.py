@@ -169,6 +169,31 @@ def test_loop_timeline(tmp_path):
     assert r['amdahl_predicted_total_ns'] == 18820
 
 
+# Two threads: 101 (200..8000) runs gemv at 1000 (t 1000; f 100 + its h2d of 100 B,
+# 1100: 1200, so 101 ends at 8200); main (100) calls dot at 5000 (on the host) which reads
+# gemv's 80 B output: d2h 2160 ns.  Main has no replaced call, so no timeline of its own
+# calls: the d2h is added at the end, 10000 + 2160 (the join at 9000 finds 101 done).
+# Amdahl: 10000 - 1000 + 100 + 1100 + 2160.
+def test_two_threads_timeline(tmp_path):
+    t = tmp_path / 'mt.csv'
+    t.write_text('\n'.join([
+        '# dyliberator trace 1', '# pid=100',
+        'seq,tid,func,t_start_ns,t_ns,in_bytes,out_bytes,work,depth,args',
+        '0,101,gemv,1000,1000,,,100,0,', '1,100,dot,5000,500,,,100,0,', '# threads=recorded',
+        '# thread tid=101 parent=100 create_ns=100 start_ns=200 end_ns=8000',
+        '# join tid=100 target=101 call_ns=9000 ret_ns=9000', '# total_ns=10000']) + '\n')
+    recs = [ff.obj(0, ff.HEAP, 100), ff.obj(1, ff.HEAP, 80), ff.access(0, 0, 0, 100, False),
+            ff.access(0, 1, 0, 80, True), ff.access(1, 1, 0, 80, False)]
+    (tmp_path / 'mt.csv.flow').write_bytes(ff.flow_file(recs, nseq=2, flags=F_DIFF))
+    (tmp_path / 'k.csv').write_text('func,work,t_ns\n' + GEMV)
+    (tmp_path / 'link.csv').write_text(LINK)
+    r = predict(t, tmp_path / 'k.csv', tmp_path / 'link.csv')
+    assert r['timeline'] is True and figure(r) == (100, 1, 80, 1)
+    assert r['predicted_total_ns'] == pytest.approx(12160, abs=1e-6)
+    assert r['amdahl_predicted_total_ns'] == 12360
+    assert {x['tid']: x['predicted_end_ns'] for x in r['threads']}[101] == pytest.approx(8200)
+
+
 # --- a pipeline -------------------------------------------------------------------
 
 # gemv reads in (100 B), writes mid; axpy reads mid, writes out; the program reads out.
