@@ -241,7 +241,8 @@ int proc_read(struct proc *p, const char *trace, const struct opts *o)
 	rc = flow_file_open(&ff, p->flow_path, p->trace);
 	if (rc > 0)
 		input_error(p->flow_path, 0, "cannot read it: was the wrapper built with -g "
-			    "std.flow?  (the runtime writes it at exit; a killed run leaves none)");
+			    "std.flow?  (the runtime writes it at exit; a killed run's is read from its "
+			    "spool, and there is none here)");
 	if (rc != 0)
 		return -1;
 	p->flags = ff.flags;

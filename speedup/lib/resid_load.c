@@ -22,6 +22,7 @@ struct loader {
 	size_t seq_room;
 	uint64_t *size;		/* by block: its size now (UINT64_MAX: not known) */
 	size_t size_room;
+	char why[120];		/* a bad record's message */
 };
 
 /* The arrays by seq cover SEQ.  0, or -1. */
@@ -113,7 +114,7 @@ static int record(struct loader *l, const struct flow_rec *r, uint64_t nobjects,
 {
 	struct resid_events *ev = l->ev;
 	struct resid_ev e = { .seq = r->seq, .block = (uint32_t)r->id };
-	static char buf[120];
+	char *buf = l->why;
 
 	switch (r->type) {
 	case DYL_FR_OBJECT:
@@ -142,7 +143,7 @@ static int record(struct loader *l, const struct flow_rec *r, uint64_t nobjects,
 		e.hi = r->hi;
 		e.how = (uint8_t)(r->type == DYL_FR_HOST_READ && r->rw);
 		if (e.hi < e.lo) {
-			snprintf(buf, sizeof(buf), "range %llu-%llu ends before it starts",
+			snprintf(buf, sizeof(l->why), "range %llu-%llu ends before it starts",
 				 (unsigned long long)e.lo, (unsigned long long)e.hi);
 			*why = buf;
 			return -1;
@@ -165,12 +166,12 @@ static int record(struct loader *l, const struct flow_rec *r, uint64_t nobjects,
 	if (r->type == DYL_FR_OBJECT)
 		return 0;
 	if (r->id >= nobjects) {
-		snprintf(buf, sizeof(buf), "object %llu not defined", (unsigned long long)r->id);
+		snprintf(buf, sizeof(l->why), "object %llu not defined", (unsigned long long)r->id);
 		*why = buf;
 		return -1;
 	}
 	if (e.seq > ev->nseq || (e.seq == ev->nseq && r->type == DYL_FR_ACCESS)) {
-		snprintf(buf, sizeof(buf), "seq %llu is no call of the trace (it has %llu)",
+		snprintf(buf, sizeof(l->why), "seq %llu is no call of the trace (it has %llu)",
 			 (unsigned long long)e.seq, (unsigned long long)ev->nseq);
 		*why = buf;
 		return -1;
