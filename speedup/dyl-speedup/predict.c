@@ -426,6 +426,7 @@ void predict_finish(struct prediction *p)
 
 void predict_free(struct prediction *p)
 {
+	transfers_free(p);
 	tl_release(p->tl);
 	p->tl = NULL;
 	free(p->k);

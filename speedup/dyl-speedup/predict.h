@@ -106,6 +106,9 @@ struct prediction {
 	uint64_t host_read_events, assumed_reads;	/* TRACE.flow's HOST_READ records */
 	uint64_t unmatched_calls;	/* replaced calls not found among the flow's calls */
 	int flow_no_diff;	/* its flow was recorded without std.diff */
+	/* a process's events and its replaced calls by seq, kept for more simulations (the
+	 * offload plan: resid_simulate with other calls accelerated); NULL for a run */
+	struct transfers_state *resid;
 	struct kernel *k;	/* by func id */
 	int nk;
 	size_t kroom;		/* of a run's k (predict_add) */

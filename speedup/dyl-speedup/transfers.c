@@ -253,6 +253,15 @@ int transfers_predict(struct prediction *p, const struct trace *tr, struct tl_ca
 		input_error(tr->path, 0, "out of memory");
 		goto out;
 	}
+	if (!(p->resid = malloc(sizeof(*p->resid)))) {
+		input_error(tr->path, 0, "out of memory");
+		goto out;
+	}
+	p->resid->ev = ev;
+	p->resid->accel = accel;
+	p->resid->link = (struct link_model){ models_link(MODEL_H2D), models_link(MODEL_D2H) };
+	resid_events_init(&ev);
+	accel = NULL;
 	rc_ = 0;
 out:
 	resid_result_free(&top);
@@ -260,6 +269,16 @@ out:
 	free(accel);
 	free(seqs);
 	return rc_;
+}
+
+void transfers_free(struct prediction *p)
+{
+	if (!p->resid)
+		return;
+	resid_events_free(&p->resid->ev);
+	free(p->resid->accel);
+	free(p->resid);
+	p->resid = NULL;
 }
 
 static void fig_add(struct xfer_fig *a, const struct xfer_fig *b, int first)

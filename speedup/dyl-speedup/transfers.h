@@ -5,6 +5,7 @@
 #define SPEEDUP_TRANSFERS_H
 
 #include "predict.h"
+#include "resid.h"
 #include "tl_build.h"
 #include "trace.h"
 
@@ -21,6 +22,15 @@ int transfers_wanted(void);
  * accelerated call's f; a host call's: a call of t 0 at its start).  0, or -1 after one
  * message (no TRACE.flow: exit 2). */
 int transfers_predict(struct prediction *p, const struct trace *tr, struct tl_calls *rc);
+
+/* What a process's prediction keeps (P->resid): its events, loaded once, and the calls
+ * the prediction replaced (ACCEL[seq]), for more resid_simulate runs. */
+struct transfers_state {
+	struct resid_events ev;
+	unsigned char *accel;	/* [ev.nseq + 1] */
+	struct link_model link;
+};
+void transfers_free(struct prediction *p);
 
 /* P's per-mode T' and S_G from its top-level T' (predict_finish). */
 void transfers_finish(struct prediction *p);
