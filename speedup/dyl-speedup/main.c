@@ -14,6 +14,8 @@
 #include "model.h"
 #include "predict.h"
 #include "report.h"
+#include "resid.h"
+#include "transfers.h"
 #include "shown.h"
 #include "spool.h"
 #include "trace.h"
@@ -28,7 +30,8 @@
 
 static const char usage[] =
 "usage: dyl-speedup TRACE... MODEL... [--json | --csv] [--only-faster] [--keep-overhead]\n"
-"                   [--cpu-time] [--faults-replaced] [--devices N|unlimited]\n";
+"                   [--cpu-time] [--faults-replaced] [--devices N|unlimited]\n"
+"                   [--residency exact|optimistic|pessimistic]\n";
 
 static const char help[] =
 "\n"
@@ -126,7 +129,10 @@ static const char help[] =
 "                 critical_path[] (trace, tid, from_ns, to_ns, after: start or join),\n"
 "                 not_accelerated[] (calls and t_ns that stay on the host; all_calls,\n"
 "                 all_t_ns), unused_models[], notes[].  Times in ns; a ratio that is\n"
-"                 undefined (nothing replaced, T' <= 0) or infinite is null\n"
+"                 undefined (nothing replaced, T' <= 0) or infinite is null\n""                 With link rows (--residency): h2d_bytes, d2h_bytes, h2d_transfers,\n"
+"                 d2h_transfers, h2d_ns, d2h_ns, residency_mode, transfers_ns, bounds\n"
+"                 {optimistic, pessimistic[, exact]} (each: those fields, S_G,\n"
+"                 predicted_total_ns); each kernel: h2d_* and d2h_*\n"
 "  --csv          the kernel table as CSV; the totals follow as '# key=value' lines\n"
 "  --only-faster  replace only the calls the model makes faster (f(work) < t): the best\n"
 "                 implementation for every call.  Decided from the outermost call in: a\n"
@@ -157,6 +163,14 @@ static const char help[] =
 "                 1 us AES calls: 6 %), and left in, it would stay in T' as well.  The\n"
 "                 measure is a sum over threads: where several threads recorded calls and\n"
 "                 T is wall time, their costs overlap in time and it stays in T (a note)\n"
+"  --residency exact|optimistic|pessimistic\n"
+"                 with link rows (func @h2d and @d2h in a model file: work = the bytes of\n"
+"                 one transfer, t_ns its time), the kernel models are the compute alone\n"
+"                 and the transfers a port keeping data on the accelerator makes are\n"
+"                 simulated over TRACE.flow (-g std.flow) and added to T'.  The three\n"
+"                 figures are shown side by side; this picks the top-level one.  Default:\n"
+"                 exact where host reads were recorded (-g std.flow:host_reads=on), else\n"
+"                 optimistic.  See doc/residency.md\n"
 "  -h, --help     this text\n"
 "\n"
 "Exit status: 0 done; 1 no model matches any traced function; 2 bad usage or bad input\n"
@@ -211,6 +225,13 @@ static int warn_unused_models(void)
 
 	for (int i = 0; i < models_count(); i++) {
 		const struct model *m = models_get(i);
+		if (m->link) {	/* the link's rows: no function to match */
+			const struct model *l = models_link(m->link);
+			if (l != m)
+				input_warning(m->file, m->line, "link model '%s' is not used: the "
+					      "earlier one (%s:%lu) is", m->shown, l->file, l->line);
+			continue;
+		}
 		if (m->used)
 			used++;
 		else if (m->shadowed_by >= 0) {
@@ -267,6 +288,19 @@ static int parse_devices(const char *v, int *devices)
 	return 0;
 }
 
+/* --residency's value V: the mode of the top-level figures.  0, or -1 after a message. */
+static int parse_residency(const char *v)
+{
+	for (int m = 0; v && m < RESID_MODES; m++)
+		if (strcmp(v, resid_mode_name[m]) == 0) {
+			transfers_mode = m;
+			return 0;
+		}
+	input_error(NULL, 0, "--residency takes exact, optimistic or pessimistic (got '%s')",
+		    v ? v : "nothing");
+	return -1;
+}
+
 /* Fills O from the command line.  0; 1 after --help; -1 after a message. */
 static int parse_options(int argc, char **argv, struct speedup_opts *o)
 {
@@ -298,6 +332,10 @@ static int parse_options(int argc, char **argv, struct speedup_opts *o)
 		} else if (strncmp(a, "--devices", 9) == 0 && (a[9] == '\0' || a[9] == '=')) {
 			const char *v = a[9] == '=' ? a + 10 : i + 1 < argc ? argv[++i] : NULL;
 			if (parse_devices(v, &o->r.devices) != 0)
+				return -1;
+		} else if (strncmp(a, "--residency", 11) == 0 && (a[11] == '\0' || a[11] == '=')) {
+			const char *v = a[11] == '=' ? a + 12 : i + 1 < argc ? argv[++i] : NULL;
+			if (parse_residency(v) != 0)
 				return -1;
 		} else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
 			fputs(usage, stdout);
