@@ -1,13 +1,14 @@
 /* load.c - one process: its trace's calls (rows.h: any form the runtime keeps), then
  * TRACE.flow's records (runtime/format/dyl_flow.h, doc/specs/flow.md) fed to the engine
- * in file order.  A bad record is one message "dyl-flow: FILE: record N (offset X):
- * what", exit 2. */
+ * in file order (speedup/lib/flow_file.h reads and checks them).  A bad record is one
+ * message "dyl-flow: FILE: record N (offset X): what", exit 2. */
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "dyl_flow.h"
+#include "flow_file.h"
 #include "flowtool.h"
 #include "shown.h"
 #include "funcs.h"
@@ -107,29 +108,7 @@ static void calls_flush(struct proc *p, const struct opts *o, uint64_t seq)
 	npend = 0;
 }
 
-/* --- TRACE.flow --- */
-
-static uint64_t rd64(const char *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return v;
-}
-
-static uint32_t rd32(const char *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return v;
-}
-
-/* The bytes after a record's header that each type needs at least. */
-static const uint32_t min_len[] = {
-	[DYL_FR_SITE] = 16, [DYL_FR_OBJECT] = 48, [DYL_FR_RESIZE] = 32, [DYL_FR_FREE] = 16,
-	[DYL_FR_ACCESS] = 40, [DYL_FR_HOST_WRITE] = 32, [DYL_FR_HOST_READ] = 32,
-};
+/* --- TRACE.flow (read through flow_file.h) --- */
 
 /* An object's name: heap: its site's text; mapping: its name, else its site's text. */
 static int object_name(struct proc *p, uint32_t kind, const char *name, uint32_t name_len,
@@ -158,144 +137,57 @@ static int object_name(struct proc *p, uint32_t kind, const char *name, uint32_t
 	return 0;
 }
 
-/* One record (TYPE, its BODY of LEN bytes) into the engine.  0, or -1 (f->err). */
-static int record(struct proc *p, const struct opts *o, uint32_t type, const char *b,
-		  uint32_t len, uint64_t *cur_seq)
+/* One record R (checked by flow_file.c) into the engine.  0, or -1 (f->err). */
+static int record(struct proc *p, const struct opts *o, const struct flow_rec *r,
+		  uint64_t *cur_seq)
 {
 	struct flow *f = &p->f;
-	uint64_t seq;
 
-	if (type < sizeof(min_len) / sizeof(min_len[0]) && len < min_len[type] && min_len[type]) {
-		snprintf(f->err, sizeof(f->err), "type %u: %u bytes, needs %u", type, len,
-			 min_len[type]);
-		return -1;
-	}
-	if (o->calls_out && npend && (type != DYL_FR_ACCESS || rd64(b) != *cur_seq))
+	if (o->calls_out && npend && (r->type != DYL_FR_ACCESS || r->seq != *cur_seq))
 		calls_flush(p, o, *cur_seq);
-	switch (type) {
-	case DYL_FR_SITE: {
-		uint64_t id = rd64(b);
-		uint32_t npc = rd32(b + 8), tlen = rd32(b + 12);
-		if ((uint64_t)npc * 8 + tlen > len - 16) {
-			snprintf(f->err, sizeof(f->err), "SITE: %u pcs and %u bytes of text do "
-				 "not fit its %u bytes", npc, tlen, len);
-			return -1;
-		}
-		if (id != p->nsites) {	/* the Nth SITE is site N (doc/specs/flow.md) */
-			snprintf(f->err, sizeof(f->err), "SITE %llu out of order (site %llu "
-				 "expected)", (unsigned long long)id, (unsigned long long)p->nsites);
-			return -1;
-		}
-		p->nsites++;
-		return flow_site(f, (uint32_t)id, b + 16 + (size_t)npc * 8, tlen);
-	}
+	switch (r->type) {
+	case DYL_FR_SITE:
+		return flow_site(f, (uint32_t)r->id, r->text, r->text_len);
 	case DYL_FR_OBJECT: {
-		uint64_t id = rd64(b), size = rd64(b + 16), site = rd64(b + 24);
-		uint32_t kind = rd32(b + 8), nlen = rd32(b + 12);
 		const char *name;
-		size_t len2;
-		if (nlen > len - 48) {
-			snprintf(f->err, sizeof(f->err), "OBJECT: a name of %u bytes does not "
-				 "fit its %u bytes", nlen, len);
+		size_t len;
+		if (object_name(p, r->kind, r->text, r->text_len, r->site, &name, &len) != 0)
 			return -1;
-		}
-		if (id != p->nobjects) {	/* the Nth OBJECT is object N */
-			snprintf(f->err, sizeof(f->err), "OBJECT %llu out of order (object %llu "
-				 "expected)", (unsigned long long)id, (unsigned long long)p->nobjects);
-			return -1;
-		}
-		p->nobjects++;
-		if (kind < DYL_OBJ_HEAP || kind > DYL_OBJ_MAPPING) {
-			snprintf(f->err, sizeof(f->err), "OBJECT %llu: kind %u unknown",
-				 (unsigned long long)id, kind);
-			return -1;
-		}
-		if (object_name(p, kind, b + 48, nlen, site, &name, &len2) != 0)
-			return -1;
-		return flow_object(f, (uint32_t)id, kind - 1, size, 0, name, len2);
+		return flow_object(f, (uint32_t)r->id, r->kind - 1, r->size, 0, name, len);
 	}
 	case DYL_FR_RESIZE:
-		if (rd64(b) >= UINT32_MAX)
-			goto bad_id;
-		return flow_resize(f, (uint32_t)rd64(b), rd64(b + 8), rd32(b + 24) != 0);
+		return flow_resize(f, (uint32_t)r->id, r->size, r->rw != 0);
 	case DYL_FR_FREE:
-		if (rd64(b) >= UINT32_MAX)
-			goto bad_id;
-		return flow_release(f, (uint32_t)rd64(b));
-	case DYL_FR_ACCESS: {
-		uint64_t id = rd64(b + 8), lo = rd64(b + 16), hi = rd64(b + 24);
-		uint32_t rw = rd32(b + 32);
-		seq = rd64(b);
-		if (id >= UINT32_MAX)
-			goto bad_id;
-		if (rw > DYL_ACC_W) {
-			snprintf(f->err, sizeof(f->err), "ACCESS: rw %u is neither 0 nor 1", rw);
-			return -1;
-		}
+		return flow_release(f, (uint32_t)r->id);
+	case DYL_FR_ACCESS:
 		if (o->calls_out) {
 			if (grow(&pend, sizeof(*pend), npend, &pend_room, 16) != 0)
 				return -1;
-			pend[npend++] = (struct acc){ (uint32_t)id, rw, lo, hi };
-			*cur_seq = seq;
+			pend[npend++] = (struct acc){ (uint32_t)r->id, r->rw, r->lo, r->hi };
+			*cur_seq = r->seq;
 		}
-		return flow_access(f, seq, (uint32_t)id, rw == DYL_ACC_W, lo, hi);
-	}
+		return flow_access(f, r->seq, (uint32_t)r->id, r->rw == DYL_ACC_W, r->lo, r->hi);
 	case DYL_FR_HOST_WRITE:
-	case DYL_FR_HOST_READ:
-		if (rd64(b + 8) >= UINT32_MAX)
-			goto bad_id;
-		return flow_host(f, (uint32_t)rd64(b + 8), type == DYL_FR_HOST_WRITE,
-				 rd64(b + 16), rd64(b + 24));
+	case DYL_FR_HOST_READ:	/* seen or assumed alike: the program read them */
+		return flow_host(f, (uint32_t)r->id, r->type == DYL_FR_HOST_WRITE, r->lo, r->hi);
 	default:
 		return 0;	/* a type from a later version: skipped */
 	}
-bad_id:
-	snprintf(f->err, sizeof(f->err), "object id %llu too large", (unsigned long long)rd64(b));
-	return -1;
 }
 
-static int read_flow(struct proc *p, const struct opts *o)
+static int read_flow(struct proc *p, const struct opts *o, struct flow_file *ff)
 {
-	struct input_file in;
-	const struct dyl_flow_head *h;
-	size_t off = sizeof(*h);
+	struct flow_rec r;
 	uint64_t cur_seq = 0;
-	int rc = 0;
+	int rc;
 
-	if (input_open(&in, p->flow_path) != 0)
-		return -1;
-	h = (const void *)in.data;
-	if (in.size < sizeof(*h) || memcmp(in.data, DYL_FLOW_MAGIC, 8) != 0) {
-		input_error(p->flow_path, 0, "not a flow file (no %s at its start)", DYL_FLOW_MAGIC);
-		input_close(&in);
-		return -1;
-	}
-	if (rd32(in.data + 8) != DYL_FLOW_VERSION) {
-		input_error(p->flow_path, 0, "version %u (this dyl-flow reads %u)",
-			    rd32(in.data + 8), DYL_FLOW_VERSION);
-		input_close(&in);
-		return -1;
-	}
-	p->flags = rd32(in.data + 12);
-	while (off < in.size) {
-		uint32_t type, len;
-		p->records++;
-		if (in.size - off < 8 || (len = rd32(in.data + off + 4)) % 8 ||
-		    len > in.size - off - 8) {
-			input_error(p->flow_path, 0, "record %llu (offset %zu): cut short or its "
-				    "length does not fit", (unsigned long long)p->records, off);
+	while ((rc = flow_file_next(ff, &r)) == 1)
+		if (record(p, o, &r, &cur_seq) != 0) {
+			flow_file_error(ff, p->f.err);
 			rc = -1;
 			break;
 		}
-		type = rd32(in.data + off);
-		if (record(p, o, type, in.data + off + 8, len, &cur_seq) != 0) {
-			input_error(p->flow_path, 0, "record %llu (offset %zu): %s",
-				    (unsigned long long)p->records, off, p->f.err);
-			rc = -1;
-			break;
-		}
-		off += 8 + (size_t)len;
-	}
+	p->records = ff->records;
 	if (rc == 0 && o->calls_out && npend)
 		calls_flush(p, o, cur_seq);
 	npend = 0;
@@ -303,8 +195,6 @@ static int read_flow(struct proc *p, const struct opts *o)
 		input_error(p->flow_path, 0, "%s", p->f.err);
 		rc = -1;
 	}
-	(void)h;
-	input_close(&in);
 	return rc;
 }
 
@@ -316,28 +206,22 @@ static uint64_t trace_size(const char *path)
 }
 
 /* Room for the calls the head announces, at once (no copies as the array grows). */
-static int reserve(struct proc *p)
+static int reserve(struct proc *p, const struct flow_file *ff)
 {
-	struct input_file in;
-	int rc = 0;
-
-	if (input_open(&in, p->flow_path) != 0)
-		return -1;
 	/* a row of any trace takes 8 bytes or more: a head that says more calls than that
 	 * is wrong, and no reason to ask for the memory */
-	if (in.size >= sizeof(struct dyl_flow_head) && memcmp(in.data, DYL_FLOW_MAGIC, 8) == 0 &&
-	    rd64(in.data + 24) <= trace_size(p->trace) / 8 &&
-	    flow_reserve(&p->f, rd64(in.data + 24)) != 0) {
+	if (ff->nseq <= trace_size(p->trace) / 8 && flow_reserve(&p->f, ff->nseq) != 0) {
 		input_error(p->flow_path, 0, "%s", p->f.err);
-		rc = -1;
+		return -1;
 	}
-	input_close(&in);
-	return rc;
+	return 0;
 }
 
 int proc_read(struct proc *p, const char *trace, const struct opts *o)
 {
 	size_t n = strlen(trace), sl = strlen(DYL_FLOW_SUFFIX);
+	struct flow_file ff;
+	int rc;
 
 	memset(p, 0, sizeof(*p));
 	flow_init(&p->f);
@@ -354,12 +238,16 @@ int proc_read(struct proc *p, const char *trace, const struct opts *o)
 		input_error(trace, 0, "out of memory");
 		return -1;
 	}
-	if (access(p->flow_path, R_OK) != 0) {
+	rc = flow_file_open(&ff, p->flow_path, p->trace);
+	if (rc > 0)
 		input_error(p->flow_path, 0, "cannot read it: was the wrapper built with -g "
 			    "std.flow?  (the runtime writes it at exit; a killed run leaves none)");
+	if (rc != 0)
 		return -1;
-	}
-	if (reserve(p) != 0 || read_calls(p) != 0 || read_flow(p, o) != 0)
+	p->flags = ff.flags;
+	rc = reserve(p, &ff) != 0 || read_calls(p) != 0 || read_flow(p, o, &ff) != 0 ? -1 : 0;
+	flow_file_close(&ff);
+	if (rc != 0)
 		return -1;
 	if (p->f.nested_events)
 		input_warning(p->flow_path, 0, "%llu events of nested calls skipped",
