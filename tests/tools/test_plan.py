@@ -113,3 +113,31 @@ def test_plan_needs_link_rows_and_flow(tmp_path):
     os.unlink(files[0] + '.flow')
     r = subprocess.run([DYL_SPEEDUP, '--plan', *files], capture_output=True, text=True)
     assert r.returncode == 2 and 'TRACE.flow' in r.stderr and files[0] in r.stderr
+
+
+# Over 12 functions the search is greedy.  A and B as in the first case, C slower alone,
+# and F1..F11 (1 ms; 0.5 ms) each reading its own 4 KiB and writing another.  From
+# call-by-call {B, F1..F11} (better than all), flipping A in saves moving Y:
+#   best {A, B, F1..F11}: T - 8.5 ms - 11 x 0.5 ms + 12 x 4 KiB in  = 86.049152 ms
+#   all: best + C (1 ms more, 4 KiB in)                             = 87.053248 ms
+#   call-by-call: T - 9 ms - 5.5 ms + Y + 11 x 4 KiB                = 86.593632 ms
+def test_plan_greedy_over_12_functions(tmp_path):
+    calls = [('A', 1_000_000), ('B', 10_000_000), ('C', 1_000_000)]
+    recs = [obj(0, HEAP, 4096), obj(1, HEAP, MIB), obj(2, HEAP, 4096), obj(3, HEAP, 4096),
+            obj(4, HEAP, 4096),
+            access(0, 0, 0, 4096, False), access(0, 1, 0, MIB, True),
+            access(1, 1, 0, MIB, False), access(1, 2, 0, 4096, True),
+            access(2, 3, 0, 4096, False), access(2, 4, 0, 4096, True)]
+    kernels = {'A': 1_500_000, 'B': 1_000_000, 'C': 2_000_000}
+    for i in range(1, 12):
+        seq, o = len(calls), 3 + 2 * i
+        calls.append((f'F{i}', 1_000_000))
+        kernels[f'F{i}'] = 500_000
+        recs += [obj(o, HEAP, 4096), obj(o + 1, HEAP, 4096), access(seq, o, 0, 4096, False),
+                 access(seq, o + 1, 0, 4096, True)]
+    p, j = plans(case(tmp_path, calls, recs, kernels))
+    assert j['plan_search'] == 'greedy'
+    fs = [f'F{i}' for i in range(1, 12)]
+    check(p['best'], ['A', 'B', *fs], T - 14_000_000 + 12 * 4096, 12 * 4096)
+    check(p['all'], ['A', 'B', 'C', *fs], T - 13_000_000 + 13 * 4096, 13 * 4096)
+    check(p['call-by-call'], ['B', *fs], T - 14_500_000 + MIB + 11 * 4096, MIB + 11 * 4096)
