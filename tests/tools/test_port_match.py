@@ -5,15 +5,22 @@ residency prediction from its trace (exact mode, a PCIe 4 link model) must give 
 bytes and transfers the port copied, and the link time the port's copies were modelled
 at (fakedev sums the same link model over its copies).
 
-These need the three branches of issue 24 together (host reads: -g
-std.flow:host_reads=on; the simulation: dyl-speedup's h2d_bytes): without either the
-tests SKIP, saying which is missing."""
+The prediction checked is --plan's "all" plan (every modelled function accelerated: the
+simulation as the top level runs it) and, where dyl-speedup has them, the top-level
+h2d/d2h figures.  Without host reads (-g std.flow:host_reads=on, helper hostreads'
+branch) the tests SKIP.  One known difference XFAILs, and only it: the scalars the
+Fortran BLAS takes by reference (n, alpha, 'N') moving h2d, which no port copies."""
 import json
 import os
+import struct
+import sys
 
 import pytest
 
 from dyltest import REF_BLAS, ROOT, dyliberator, make, run, run_both
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from flowfile import STACK, STATIC  # noqa: E402
 
 RES = os.path.join(ROOT, 'bench', 'residency')
 DYL_SPEEDUP = os.path.join(ROOT, 'bin', 'dyl-speedup')
@@ -62,6 +69,37 @@ def port_counts(d, name, args):
         return r.stdout, {k: float(v) for k, v in (line.strip().split('=') for line in f)}
 
 
+def scalar_reads(flow_path):
+    """(bytes, count) of the scalars the calls read by reference: statics and stack
+    variables of at most 16 bytes (n, alpha, the 'N' of trans...).  A device library
+    takes them by value, so a port copies none; each is read whole, once moved."""
+    with open(flow_path, 'rb') as f:
+        d = f.read()
+    objs, read, off = {}, set(), 32
+    while off + 8 <= len(d):
+        kind, length = struct.unpack_from('<II', d, off)
+        body = d[off + 8:off + 8 + length]
+        off += 8 + length
+        if kind == 2:
+            oid, okind, _, size = struct.unpack_from('<QIIQ', body)
+            objs[oid] = (okind, size)
+        elif kind == 5:
+            _, oid, lo, hi, rw = struct.unpack_from('<QQQQI', body)
+            if rw == 0:
+                read.add(oid)
+    small = [objs[o][1] for o in read if objs[o][0] in (STATIC, STACK) and objs[o][1] <= 16]
+    return sum(small), len(small)
+
+
+def figures(j):
+    """The predictions to check: the plan accelerating every modelled function (--plan's
+    'all'), and the top-level figures where dyl-speedup has them (helper residency)."""
+    out = {'plan all': next(p for p in j['plans'] if p['name'] == 'all')}
+    if 'h2d_bytes' in j:
+        out['top level'] = j
+    return out
+
+
 @pytest.mark.parametrize('name', sorted(CASES))
 def test_prediction_moves_what_the_port_copies(env, name):
     d, w, kernel = env
@@ -73,11 +111,16 @@ def test_prediction_moves_what_the_port_copies(env, name):
     # the hand count is the port's own
     assert (port['h2d_bytes'], port['h2d_transfers'], port['d2h_bytes'],
             port['d2h_transfers']) == (h2d, h2dn, d2h, d2hn)
-    j = json.loads(run([DYL_SPEEDUP, '--json', trace, kernel, LINK]).stdout)
-    if 'h2d_bytes' not in j:
-        pytest.skip('dyl-speedup has no residency simulation here (helper residency\'s branch)')
-    assert j['residency_mode'] == 'exact'
-    assert (j['h2d_bytes'], j['d2h_bytes']) == (h2d, d2h)
-    assert (j['h2d_transfers'], j['d2h_transfers']) == (h2dn, d2hn)
-    assert j['h2d_ns'] == pytest.approx(port['h2d_ns'], rel=1e-6)
-    assert j['d2h_ns'] == pytest.approx(port['d2h_ns'], rel=1e-6)
+    j = json.loads(run([DYL_SPEEDUP, '--plan', '--json', trace, kernel, LINK]).stdout)
+    assert j['plan_mode'] == 'exact'
+    sb, sn = scalar_reads(trace + '.flow')
+    for what, f in figures(j).items():
+        assert (f['d2h_bytes'], f['d2h_transfers']) == (d2h, d2hn), what
+        assert f['d2h_ns'] == pytest.approx(port['d2h_ns'], rel=1e-6), what
+        got = (f['h2d_bytes'], f['h2d_transfers'])
+        if got == (h2d + sb, h2dn + sn) and sn:
+            pytest.xfail(f'{what}: the {sn} scalar arguments passed by reference ({sb} B: '
+                         'n, alpha, trans...) move h2d in the simulation; a port passes '
+                         'them by value (RESIDENCY.md: resid_load should not count them)')
+        assert got == (h2d, h2dn), what
+        assert f['h2d_ns'] == pytest.approx(port['h2d_ns'], rel=1e-6), what
