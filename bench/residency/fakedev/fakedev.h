@@ -9,11 +9,12 @@
  *                        h2d_transfers, h2d_ns, h2d_wall_ns, d2h_...; *_ns the link
  *                        model's times, *_wall_ns what the copies took, waits included)
  *   FAKEDEV_LINK=MODEL   a link model (rows @h2d,work,t_ns and @d2h,...: models/link-*.csv):
- *                        each copy takes its modelled time (waits it out), and h2d_ns and
- *                        d2h_ns sum the modelled times
+ *                        each copy lasts at least its modelled time (waits it out, the
+ *                        memcpy inside it), and h2d_ns and d2h_ns sum the modelled times
  *   FAKEDEV_NOWAIT=1     with FAKEDEV_LINK: sum the modelled times, do not wait
- *   FAKEDEV_WAIT=cpu     wait by burning the thread's CPU time (a loaded machine wakes a
- *                        sleep late; CPU time of the port = its work + the link's time)
+ *   FAKEDEV_WAIT=cpu     after the memcpy, burn the modelled time as the thread's CPU time
+ *                        (a loaded machine wakes a sleep late): the port's CPU time is then
+ *                        its own work, its copies' and the link's time
  */
 #ifndef FAKEDEV_H
 #define FAKEDEV_H

@@ -14,5 +14,7 @@ int fd_is_device(const void *p, size_t bytes);
 double fd_link_ns(int dir, size_t bytes);
 uint64_t fd_link_now(void);
 void fd_link_wait(uint64_t t0, double ns);
+/* 1 when fd_link_now reads the thread's CPU time (FAKEDEV_WAIT=cpu) */
+int fd_link_cpu_clock(void);
 
 #endif

@@ -110,6 +110,12 @@ uint64_t fd_link_now(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+int fd_link_cpu_clock(void)
+{
+	pthread_once(&model.once, load);
+	return model.clock == CLOCK_THREAD_CPUTIME_ID;
+}
+
 /* Sleeps for the bulk, spins the last 200 us: nanosleep alone overshoots by tens of us,
  * more than a small transfer's whole time.  On the CPU clock: spins all of it. */
 void fd_link_wait(uint64_t t0, double ns)

@@ -84,9 +84,11 @@ static int copy(int dir, void *to, const void *from, size_t bytes)
 	double ns = fd_link_ns(dir, bytes);
 	uint64_t t0 = fd_link_now();
 	memcpy(to, from, bytes);
-	/* the link's time starts after the copy: the memcpy (and the first touch of fresh
+	/* on the wall clock the copy lasts its modelled time, the memcpy inside it (a DMA
+	 * is the link's time); on the CPU clock (FAKEDEV_WAIT=cpu, for timing ports) the
+	 * link's time comes after the memcpy, whose CPU time (and the first touch of fresh
 	 * device pages) is this fake device's own cost, not the link's */
-	uint64_t tc = fd_link_now();
+	uint64_t tc = fd_link_cpu_clock() ? fd_link_now() : t0;
 	pthread_mutex_lock(&dev.lock);
 	if (dir == 0) {
 		dev.counts.h2d_bytes += bytes;
