@@ -15,6 +15,8 @@
 #include "plan.h"
 #include "predict.h"
 #include "report.h"
+#include "resid.h"
+#include "transfers.h"
 #include "shown.h"
 #include "spool.h"
 #include "trace.h"
@@ -29,7 +31,8 @@
 
 static const char usage[] =
 "usage: dyl-speedup TRACE... MODEL... [--json | --csv] [--only-faster] [--keep-overhead]\n"
-"                   [--cpu-time] [--faults-replaced] [--devices N|unlimited] [--plan]\n";
+"                   [--cpu-time] [--faults-replaced] [--devices N|unlimited]\n"
+"                   [--residency exact|optimistic|pessimistic] [--plan]\n";
 
 static const char help[] =
 "\n"
@@ -158,6 +161,14 @@ static const char help[] =
 "                 1 us AES calls: 6 %), and left in, it would stay in T' as well.  The\n"
 "                 measure is a sum over threads: where several threads recorded calls and\n"
 "                 T is wall time, their costs overlap in time and it stays in T (a note)\n"
+"  --residency exact|optimistic|pessimistic\n"
+"                 with link rows (func @h2d and @d2h in a model file: work = the bytes of\n"
+"                 one transfer, t_ns its time), the kernel models are the compute alone\n"
+"                 and the transfers a port keeping data on the accelerator makes are\n"
+"                 simulated over TRACE.flow (-g std.flow) and added to T'.  The three\n"
+"                 figures are shown side by side; this picks the top-level one.  Default:\n"
+"                 exact where host reads were recorded (-g std.flow:host_reads=on), else\n"
+"                 optimistic.  See doc/residency.md\n"
 "  --plan         the offload plan beside the report (plan.c): which functions to\n"
 "                 accelerate so that T', the transfers included, is least (every subset\n"
 "                 of up to 12 modelled functions; more: greedy flips), printed with the\n"
@@ -218,6 +229,13 @@ static int warn_unused_models(void)
 
 	for (int i = 0; i < models_count(); i++) {
 		const struct model *m = models_get(i);
+		if (m->link) {	/* the link's rows: no function to match */
+			const struct model *l = models_link(m->link);
+			if (l != m)
+				input_warning(m->file, m->line, "link model '%s' is not used: the "
+					      "earlier one (%s:%lu) is", m->shown, l->file, l->line);
+			continue;
+		}
 		if (m->used)
 			used++;
 		else if (m->shadowed_by >= 0) {
@@ -275,6 +293,19 @@ static int parse_devices(const char *v, int *devices)
 	return 0;
 }
 
+/* --residency's value V: the mode of the top-level figures.  0, or -1 after a message. */
+static int parse_residency(const char *v)
+{
+	for (int m = 0; v && m < RESID_MODES; m++)
+		if (strcmp(v, resid_mode_name[m]) == 0) {
+			transfers_mode = m;
+			return 0;
+		}
+	input_error(NULL, 0, "--residency takes exact, optimistic or pessimistic (got '%s')",
+		    v ? v : "nothing");
+	return -1;
+}
+
 /* Fills O from the command line.  0; 1 after --help; -1 after a message. */
 static int parse_options(int argc, char **argv, struct speedup_opts *o)
 {
@@ -308,6 +339,10 @@ static int parse_options(int argc, char **argv, struct speedup_opts *o)
 		} else if (strncmp(a, "--devices", 9) == 0 && (a[9] == '\0' || a[9] == '=')) {
 			const char *v = a[9] == '=' ? a + 10 : i + 1 < argc ? argv[++i] : NULL;
 			if (parse_devices(v, &o->r.devices) != 0)
+				return -1;
+		} else if (strncmp(a, "--residency", 11) == 0 && (a[11] == '\0' || a[11] == '=')) {
+			const char *v = a[11] == '=' ? a + 12 : i + 1 < argc ? argv[++i] : NULL;
+			if (parse_residency(v) != 0)
 				return -1;
 		} else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
 			fputs(usage, stdout);

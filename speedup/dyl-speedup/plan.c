@@ -29,6 +29,7 @@
 #include "report_threads.h"
 #include "resid.h"
 #include "rows.h"
+#include "transfers.h"
 
 /* One process: its events, and its depth-0 calls' times by seq. */
 struct plan_proc {
@@ -37,7 +38,7 @@ struct plan_proc {
 	double *t, *f;		/* [nseq]: measured and modelled; f NaN: not plannable */
 	double *setup;		/* by cand: the setup of the candidate's model file */
 	double total_ns;	/* T */
-	int mode;		/* RESID_EXACT or RESID_OPTIMISTIC */
+	int mode;		/* enum resid_mode: the top level's */
 };
 
 /* One plan's figures. */
@@ -64,17 +65,6 @@ struct planner {
 	int exhaustive;
 	int skipped_2d;		/* modelled functions keyed on bytes too, left out */
 };
-
-/* The model row of the link in direction NAME ("@h2d", "@d2h"), or NULL. */
-static const struct model *link_row(const char *name)
-{
-	for (int i = 0; i < models_count(); i++)
-		if (!strcmp(models_get(i)->pattern, name)) {
-			models_get(i)->used = 1;	/* not "a model matching no function" */
-			return models_get(i);
-		}
-	return NULL;
-}
 
 /* Reads PATH's depth-0 calls: t and f by seq, the candidates met.  0, or -1. */
 static int read_calls(struct planner *pl, struct plan_proc *p, const char *path)
@@ -271,14 +261,13 @@ static void put_funcs(FILE *out, const struct planner *pl, const struct plan_fig
 		fputs("(none: all on the host)", out);
 }
 
+/* The processes' mode: "exact", "optimistic", "pessimistic", or "mixed". */
 static const char *mode_text(const struct planner *pl)
 {
-	int exact = 0, opt = 0;
-	for (int i = 0; i < pl->nprocs; i++) {
-		exact += pl->procs[i].mode == RESID_EXACT;
-		opt += pl->procs[i].mode != RESID_EXACT;
-	}
-	return opt == 0 ? "exact" : exact == 0 ? "optimistic" : "mixed";
+	for (int i = 1; i < pl->nprocs; i++)
+		if (pl->procs[i].mode != pl->procs[0].mode)
+			return "mixed";
+	return pl->nprocs ? resid_mode_name[pl->procs[0].mode] : "none";
 }
 
 static void print_table(FILE *out, const struct planner *pl, const struct plan_fig *figs, int n)
@@ -410,7 +399,10 @@ static int load(struct planner *pl)
 		}
 		if (rc != 0)
 			return -1;
-		p->mode = p->ev.host_reads ? RESID_EXACT : RESID_OPTIMISTIC;
+		/* the top-level mode, as transfers.c takes it (--residency, which refused
+		 * exact without host reads already) */
+		p->mode = transfers_mode >= 0 ? transfers_mode
+			  : p->ev.host_reads ? RESID_EXACT : RESID_OPTIMISTIC;
 		p->total_ns = (double)r->procs[i].total_ns;
 		pl->total_ns += p->total_ns;
 		if (read_calls(pl, p, path) != 0)
@@ -443,8 +435,8 @@ int plan_report(FILE *out, const struct report *r)
 				    { .name = "call-by-call" } };
 	int rc;
 
-	pl.link.h2d = link_row("@h2d");
-	pl.link.d2h = link_row("@d2h");
+	pl.link.h2d = models_link(MODEL_H2D);
+	pl.link.d2h = models_link(MODEL_D2H);
 	if (!pl.link.h2d || !pl.link.d2h) {
 		input_error(NULL, 0, "--plan needs a link model: rows @h2d and @d2h among the "
 			    "models (models/link-*.csv, or dyl-model --link)");

@@ -25,6 +25,7 @@
 #include "model2d.h"
 #include "predict.h"
 #include "tl_build.h"
+#include "transfers.h"
 
 /* Start order; at the same start the longer (outer) call first, then the shallower. */
 static int call_order(const void *a, const void *b)
@@ -121,7 +122,7 @@ static int keep_call(struct tl_calls *rc, const struct call *c, uint64_t cost, d
 
 	if (grow(&rc->c, sizeof(*rc->c), rc->n, &rc->room, 64) != 0)
 		return -1;
-	rc->c[rc->n++] = (struct tl_call){ c->t_start, t, f };
+	rc->c[rc->n++] = (struct tl_call){ c->t_start, t, f, (int32_t)c->func };
 	rc->t_sum += t;
 	rc->f_sum += f;
 	return 0;
@@ -304,8 +305,13 @@ int predict_trace(struct trace *tr, int only_faster, int faults_replaced, int de
 		}
 	}
 	sum_kernels(p);
+	/* link rows: the transfers, into T' and the replaced calls' times */
+	if (!rc_failed && transfers_wanted())
+		rc_failed = transfers_predict(p, tr, rc) != 0;
 	if (!rc_failed)
 		rc_failed = tl_predict(p, tr, rc, devices) != 0;
+	if (!rc_failed && p->timeline)
+		p->timeline_total_ns += p->xfer_tail_ns;
 	for (size_t t = 0; rc && t < tr->tids.n; t++)
 		free(rc[t].c);
 	free(rc);
@@ -353,7 +359,14 @@ int predict_add(struct prediction *run, const struct prediction *p)
 		r->fault_calls += k->fault_calls;
 		r->fault_kept_ns += k->fault_kept_ns;
 		r->fault_unmatched += k->fault_unmatched;
+		r->h2d_bytes += k->h2d_bytes;
+		r->d2h_bytes += k->d2h_bytes;
+		r->h2d_transfers += k->h2d_transfers;
+		r->d2h_transfers += k->d2h_transfers;
+		r->h2d_ns += k->h2d_ns;
+		r->d2h_ns += k->d2h_ns;
 	}
+	transfers_add(run, p);
 	/* processes that ran one after another: their run times add up (in one clock) */
 	run->t_cpu = run->processes == 0 || run->t_cpu == p->t_cpu ? p->t_cpu
 		     : run->t_cpu > 0 && p->t_cpu > 0 ? 2 : -1;	/* CPU T either way: 2 */
@@ -383,7 +396,9 @@ int predict_add(struct prediction *run, const struct prediction *p)
 void predict_finish(struct prediction *p)
 {
 	/* the accelerator's set-up is part of the accelerated kernels' cost */
-	double T = (double)p->total_ns, t = (double)p->t_ns, f = p->predicted_ns + p->setup_ns;
+	/* (link rows: the transfers too; 0 without them) */
+	double T = (double)p->total_ns, t = (double)p->t_ns,
+	       f = p->predicted_ns + p->setup_ns + p->xfer_ns;
 
 	p->predicted_total_ns = T - t + f;
 	/* S_P: NAN when nothing is replaced (0/0), INFINITY when the model says 0 ns */
@@ -406,6 +421,7 @@ void predict_finish(struct prediction *p)
 		p->predicted_total_ns = p->timeline_total_ns;
 		p->S_G = T > 0 && p->predicted_total_ns > 0 ? T / p->predicted_total_ns : NAN;
 	}
+	transfers_finish(p);
 }
 
 void predict_free(struct prediction *p)

@@ -44,6 +44,19 @@ struct kernel {
 	uint64_t fault_calls;		/* replaced calls that took page faults */
 	double fault_kept_ns;		/* their excess, in predicted_ns */
 	uint64_t fault_unmatched;	/* ... without a fault-free call at their work */
+	/* with link rows (doc/residency.md), the top-level mode's transfers: h2d of its
+	 * replaced calls' reads, d2h of what they wrote (resid.h) */
+	uint64_t h2d_bytes, d2h_bytes, h2d_transfers, d2h_transfers;
+	double h2d_ns, d2h_ns;
+};
+
+/* One residency mode's figures (doc/residency.md): its transfers, and T' and S_G with
+ * them in place of the top-level mode's. */
+struct xfer_fig {
+	int known;		/* computed (exact: only where host reads were recorded) */
+	uint64_t h2d_bytes, d2h_bytes, h2d_transfers, d2h_transfers;
+	double h2d_ns, d2h_ns;
+	double S_G, predicted_total_ns;
 };
 
 struct prediction {
@@ -81,6 +94,18 @@ struct prediction {
 	uint64_t tl_clock_total_ns;	/* the trace's total_ns, the timeline's clock */
 	const char *no_timeline;	/* why a process's is Amdahl's answer (static text) */
 	struct timeline *tl;	/* a process's timelines; NULL */
+	/* link rows: the kernel models are compute only, and the transfers the residency
+	 * simulation finds are added (transfers.h) */
+	int residency;		/* processes predicted so (a run: all, or 0) */
+	int xfer_top;		/* the mode of the top-level figures (enum resid_mode; a run
+				 * whose processes differ: -1) */
+	struct xfer_fig top;	/* the top-level figures (a run: its processes' sum) */
+	struct xfer_fig xfer[3];	/* by enum resid_mode */
+	double xfer_ns;		/* the top mode's h2d_ns + d2h_ns: in T' */
+	double xfer_tail_ns;	/* of it, charged after the last call (timeline: at the end) */
+	uint64_t host_read_events, assumed_reads;	/* TRACE.flow's HOST_READ records */
+	uint64_t unmatched_calls;	/* replaced calls not found among the flow's calls */
+	int flow_no_diff;	/* its flow was recorded without std.diff */
 	struct kernel *k;	/* by func id */
 	int nk;
 	size_t kroom;		/* of a run's k (predict_add) */

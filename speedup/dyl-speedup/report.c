@@ -15,6 +15,7 @@
 #include "model.h"
 #include "report.h"
 #include "report_threads.h"
+#include "report_xfer.h"
 #include "timeline.h"
 #include "shown.h"
 
@@ -200,6 +201,23 @@ static void process_notes(struct notes *ns, const struct prediction *p)
 	else if (!p->timeline && (p->P > 1 || isnan(p->P)))
 		note(ns, "%s: the replaced calls' time exceeds the process's total_ns (P > 1; parallel "
 		     "threads?): Amdahl's law does not hold as such, read S_G with care", p->path);
+	if (p->assumed_reads)
+		note(ns, "%s: %llu of its %llu host reads are assumed, not seen: bytes the runtime "
+		     "could not watch (pages shared with other objects, stack, statics), counted as "
+		     "read by the program", p->path, (unsigned long long)p->assumed_reads,
+		     (unsigned long long)p->host_read_events);
+	if (p->residency && p->flow_no_diff)
+		note(ns, "%s: its flow was recorded without std.diff: the program's own writes are not "
+		     "seen, so data it rewrites between calls does not move again (record with -g "
+		     "std.flow -g std.diff)", p->path);
+	if (p->unmatched_calls)
+		note(ns, "%s: %llu replaced calls are not in its flow (no depth-0 call of the same "
+		     "thread, start and function): their transfers are not counted", p->path,
+		     (unsigned long long)p->unmatched_calls);
+	if (p->residency && p->timeline && p->xfer_ns > 0)
+		note(ns, "%s: the transfers lengthen the calls they are charged to in the threads' "
+		     "timelines; the other residency figures shift T' by their difference in "
+		     "transfer time", p->path);
 }
 
 /* How the processes' threads were predicted: by their timelines, or added up (and why). */
@@ -370,6 +388,10 @@ static void print_kernels(FILE *out, const struct report *r, const int *kern, in
 	if (run->setup_ns > 0)
 		fprintf(out, "%-*s %-*s %10s %12s %7s %12s\n", w, "accelerator set-up", w, "", "", "", "",
 			fmt_ns(b, sizeof(b), run->setup_ns));
+	if (run->residency)
+		fprintf(out, "%-*s %-*s %10llu %12s %7s %12s  (below)\n", w, "transfers", w, "",
+			(unsigned long long)(run->top.h2d_transfers + run->top.d2h_transfers), "", "",
+			fmt_ns(b, sizeof(b), run->xfer_ns));
 	if (run->fault_calls) {
 		char un[64] = "";
 		if (run->fault_unmatched)
@@ -409,8 +431,8 @@ static void print_totals(FILE *out, const struct report *r)
 	}
 	fprintf(out, "\nS_G = 1 / ((1 - P) + P / S_P) = %s   (the whole %s's speedup, Amdahl)\n",
 		fmt_ratio(a, sizeof(a), run->S_G), r->nprocs > 1 ? "run" : "program");
-	fprintf(out, "predicted T' = T - measured + predicted%s = %s   (T = %s)%s\n",
-		run->setup_ns > 0 ? " + set-up" : "",
+	fprintf(out, "predicted T' = T - measured + predicted%s%s = %s   (T = %s)%s\n",
+		run->setup_ns > 0 ? " + set-up" : "", run->residency ? " + transfers" : "",
 		fmt_ns(b, sizeof(b), run->predicted_total_ns), fmt_ns(d, sizeof(d), (double)run->total_ns),
 		run->total_ns > 0 && !(run->predicted_total_ns > 0) ? "\n  (no run time: S_G is "
 		"undefined, see the notes)" : "");
@@ -438,6 +460,7 @@ static void print_table(FILE *out, const struct report *r, const int *kern, int 
 	print_head(out, r, wp);
 	print_kernels(out, r, kern, nkern, w);
 	print_totals(out, r);
+	xfer_table(out, r, kern, nkern, w);
 	threads_table(out, r);
 	if (nother) {
 		fprintf(out, "\nnot accelerated (no model): what stays on the host.  A call's time holds "
@@ -543,6 +566,7 @@ static void json_kernels(FILE *out, const struct prediction *p, const int *kern,
 		json_u64(out, "all_t_ns", k->all_t_ns);
 		json_u64(out, "hidden_calls", k->hidden_calls);
 		json_u64(out, "hidden_t_ns", k->hidden_t_ns);
+		xfer_json_kernel(out, p, k);
 		fputs("}", out);
 	}
 	fputs(first ? "]" : "\n  ]", out);
@@ -580,6 +604,7 @@ static void json_totals(FILE *out, const struct prediction *p)
 	json_double(out, "fault_kept_ns", p->fault_kept_ns);
 	json_u64(out, "fault_unmatched", p->fault_unmatched);
 	json_u64(out, "traces_with_faults", (uint64_t)p->has_faults);
+	xfer_json(out, p);
 }
 
 static void print_json(FILE *out, const struct report *r, const int *kern, int nkern,
@@ -619,7 +644,7 @@ static void print_json(FILE *out, const struct report *r, const int *kern, int n
 	first = 1;
 	for (int i = 0; i < models_count(); i++) {
 		const struct model *m = models_get(i);
-		if (m->used)
+		if (m->used || m->link)
 			continue;
 		fputs(first ? "\n    {\"func\": " : ",\n    {\"func\": ", out);
 		first = 0;

@@ -258,10 +258,23 @@ static int add_row(struct model_file *mf, const struct csv_field *func, double w
 	for (int i = mf->first; i < nmodels && !m; i++)
 		if (strcmp(models[i].pattern, pattern) == 0)
 			m = &models[i];
-	if (m)
+	if (m) {
 		free(pattern);
-	else if (!(m = new_model(pattern, mf->f->path, mf->line)))
+	} else if (pattern[0] == MODEL_LINK_PREFIX) {
+		int link = !strcmp(pattern, "@h2d") ? MODEL_H2D : !strcmp(pattern, "@d2h") ? MODEL_D2H : 0;
+		if (!link || keyed == 2) {
+			input_error(mf->f->path, mf->line, link ? "link row '%s': bytes must be empty "
+				    "(work is the bytes of one transfer)" : "func '%s': the link's rows "
+				    "are @h2d and @d2h; no other func may start with '@'", pattern);
+			free(pattern);
+			return -1;
+		}
+		if (!(m = new_model(pattern, mf->f->path, mf->line)))
+			goto oom;
+		m->link = link;
+	} else if (!(m = new_model(pattern, mf->f->path, mf->line))) {
 		goto oom;
+	}
 	if (!m->keyed) {
 		m->keyed = keyed;
 		m->keyed_line = mf->line;
@@ -342,7 +355,7 @@ int models_match(const char *name)
 	int found = -1;
 
 	for (int i = 0; i < nmodels; i++) {
-		if (fnmatch(models[i].pattern, name, 0) != 0)
+		if (models[i].link || fnmatch(models[i].pattern, name, 0) != 0)
 			continue;
 		if (found < 0) {
 			found = i;
@@ -353,6 +366,16 @@ int models_match(const char *name)
 		}
 	}
 	return found;
+}
+
+const struct model *models_link(int dir)
+{
+	for (int i = 0; i < nmodels; i++)
+		if (models[i].link == dir) {
+			models[i].used = 1;
+			return &models[i];
+		}
+	return NULL;
 }
 
 /* The straight line through samples I and I+1, at W. */

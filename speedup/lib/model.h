@@ -32,7 +32,14 @@ struct model {
 	 * models (loading the accelerator's library); 0 when none */
 	double setup_ns;
 	int file_id;		/* which file, in the order given */
+	/* a link row's model (func @h2d or @d2h: work = bytes of one transfer, t_ns its
+	 * time; doc/residency.md), not a kernel's: MODEL_H2D, MODEL_D2H; 0 a kernel */
+	int link;
 };
+
+#define MODEL_H2D 1
+#define MODEL_D2H 2
+#define MODEL_LINK_PREFIX '@'	/* funcs starting with it are the link's, not kernels */
 
 /* Reads a model file (its header already recognised) and appends its models.
  * Returns 0, or -1 after printing the error. */
@@ -44,6 +51,10 @@ struct model *models_get(int i);
 /* The first model whose pattern matches NAME, in the order the models were given;
  * -1 if none.  Records the match in the models (NAME must outlive them). */
 int models_match(const char *name);
+
+/* The link model of direction DIR (MODEL_H2D, MODEL_D2H): the first one given (marked
+ * used); NULL when the files have none. */
+const struct model *models_link(int dir);
 
 /* f_k(w) of a model keyed on work alone (M->b NULL).  *OUT_OF_RANGE is set when W lies
  * outside the samples (extrapolated).  Keyed on bytes too: model2d.h. */

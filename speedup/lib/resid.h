@@ -58,6 +58,7 @@ struct resid_events {
 	uint32_t nblocks;	/* block ids are below it */
 	int nfuncs;		/* funcs ids are below it (funcs_count() when loaded) */
 	int host_reads;		/* TRACE.flow's flag 8: host reads recorded (exact mode) */
+	uint32_t flow_flags;	/* its head's flags (DYL_FLOW_F_*: 1 std.diff ran, 2 cut) */
 	uint64_t host_read_events, assumed_reads;	/* HOST_READ records, how 1 of them */
 };
 

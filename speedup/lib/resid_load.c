@@ -239,6 +239,7 @@ int resid_load(struct resid_events *ev, const char *trace)
 		return rc;
 	}
 	ev->host_reads = (ff.flags & DYL_FLOW_F_HOST_READS) != 0;
+	ev->flow_flags = ff.flags;
 	ev->nseq = ff.nseq < MAX_SEQ ? ff.nseq : 0;
 	rc = read_rows(&l, trace) != 0 ? -1 : 0;
 	if (rc == 0 && cover_seq(&l, ev->nseq) != 0) {
