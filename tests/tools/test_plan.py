@@ -4,6 +4,7 @@ transfers and times are worked out below.  The link model moves 1 byte a ns, no 
 (a 1 MiB transfer: 1048576 ns); T = 100 ms; the kernel models are constants."""
 import json
 import os
+import struct
 import subprocess
 import sys
 
@@ -12,7 +13,7 @@ import pytest
 from dyltest import ROOT, make
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from flowfile import HEAP, access, flow_file, host_write, obj  # noqa: E402
+from flowfile import HEAP, _rec, access, flow_file, host_write, obj  # noqa: E402
 
 DYL_SPEEDUP = os.path.join(ROOT, 'bin', 'dyl-speedup')
 MIB = 1 << 20
@@ -26,7 +27,12 @@ def built():
     make('bin/dyl-speedup')
 
 
-def case(tmp_path, calls, records, kernels):
+def host_read(seq, obj_id, lo, hi, how=0):
+    """A HOST_READ record (type 7: RESIDENCY.md section 1)."""
+    return _rec(7, struct.pack('<QQQQQ', seq, obj_id, lo, hi, how))
+
+
+def case(tmp_path, calls, records, kernels, flags=0):
     """CALLS: (func, t_ns) in seq order, one thread, one after another."""
     lines = ['# pid=100', 'seq,tid,func,t_start_ns,t_ns,in_bytes,out_bytes,work,depth,args']
     start = 1000
@@ -35,7 +41,7 @@ def case(tmp_path, calls, records, kernels):
         start += t + 1000
     lines.append(f'# total_ns={T}')
     (tmp_path / 'trace.csv').write_text('\n'.join(lines) + '\n')
-    (tmp_path / 'trace.csv.flow').write_bytes(flow_file(records, nseq=len(calls)))
+    (tmp_path / 'trace.csv.flow').write_bytes(flow_file(records, nseq=len(calls), flags=flags))
     (tmp_path / 'kernels.csv').write_text(
         'func,work,t_ns\n' + ''.join(f'{f},1,{t}\n' for f, t in kernels.items()))
     (tmp_path / 'link.csv').write_text(LINK)
@@ -149,3 +155,25 @@ def test_plan_greedy_over_12_functions(tmp_path):
     check(p['best'], ['A', 'B', *fs], T - 14_000_000 + 12 * 4096, 12 * 4096)
     check(p['all'], ['A', 'B', 'C', *fs], T - 13_000_000 + 13 * 4096, 13 * 4096)
     check(p['call-by-call'], ['B', *fs], T - 14_500_000 + MIB + 11 * 4096, MIB + 11 * 4096)
+
+
+# Host reads decide it.  G (2 ms; 1 ms) reads S (4 KiB) and writes R (1 MiB), three
+# times; the program reads all of R after each call (flag 8, HOST_READ records).
+#   exact, all = call-by-call {G}: T - 3 ms + S in + 3 x R back = 100.149824 ms
+#   exact, best {}: nothing accelerated                           = 100 ms
+#   optimistic (--residency optimistic): R never comes back: best {G} = 97.004096 ms
+def test_plan_exact_mode_keeps_what_the_program_reads_on_the_host(tmp_path):
+    recs = [obj(0, HEAP, 4096), obj(1, HEAP, MIB)]
+    for k in range(3):
+        recs += ([host_read(k, 1, 0, MIB)] if k else []) + [
+            access(k, 0, 0, 4096, False), access(k, 1, 0, MIB, True)]
+    recs.append(host_read(3, 1, 0, MIB))
+    files = case(tmp_path, [('G', 2_000_000)] * 3, recs, {'G': 1_000_000}, flags=1 | 8)
+    p, j = plans(files)
+    assert j['plan_mode'] == 'exact'
+    check(p['all'], ['G'], T - 3_000_000 + 4096 + 3 * MIB, 4096, 3 * MIB)
+    check(p['call-by-call'], ['G'], T - 3_000_000 + 4096 + 3 * MIB, 4096, 3 * MIB)
+    check(p['best'], [], T, 0)
+    p, j = plans(files, '--residency', 'optimistic')
+    assert j['plan_mode'] == 'optimistic'
+    check(p['best'], ['G'], T - 3_000_000 + 4096, 4096)
