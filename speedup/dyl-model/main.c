@@ -22,7 +22,8 @@
 
 static const char usage[] =
 "usage: dyl-model TRACE... [-f PATTERN]... [--stat median|mean|clipped|min]\n"
-"                 [--min-samples N] [--all-depths] [--bytes] [--keep-faults] > model.csv\n";
+"                 [--min-samples N] [--all-depths] [--bytes] [--keep-faults]\n"
+"                 [--link h2d=FUNC] [--link d2h=FUNC] > model.csv\n";
 
 static const char help[] =
 "\n"
@@ -77,6 +78,14 @@ static const char help[] =
 "                    interpolates over the (work, bytes) plane (see models/README.md).\n"
 "                    Sweep the family of shapes the program uses (for dgemm_: squares and\n"
 "                    m = k with a few n), or the samples between them are guesses.\n"
+"  --link h2d=FUNC   the calls of FUNC (a copy from host to accelerator: its work column\n"
+"  --link d2h=FUNC   the bytes moved) become rows of the link model, func @h2d (or\n"
+"                    @d2h), sampled as any model: what dyl-speedup adds for each transfer\n"
+"                    its residency simulation finds (models/README.md, 'Link models').\n"
+"                    Trace a copy benchmark (bench/residency/copybench.c) with a wrapper\n"
+"                    whose work is the bytes copied (bench/residency/fakedev/fakedev.defs).\n"
+"                    FUNC is a plain name; one function may give both directions.  The\n"
+"                    link rows are keyed on work alone, --bytes or not.\n"
 "  -h, --help        this text\n"
 "\n"
 "Exit status: 0 done; 1 no call left to model; 2 bad usage or bad input (a missing file,\n"
@@ -102,7 +111,11 @@ struct model_opts {
 	enum sample_stat stat;
 	unsigned long min_samples;
 	int all_depths, by_bytes, keep_faults;
+	const char *link[2];	/* --link h2d=FUNC, d2h=FUNC: the copy functions, or NULL */
 };
+
+/* The link rows' names, by direction (--link h2d=, d2h=). */
+static const char *const link_row[2] = { "@h2d", "@d2h" };
 
 /* With only exclusions among the -f patterns, everything else is in. */
 static int selected(const struct model_opts *o, const char *name)
@@ -129,19 +142,44 @@ struct counts {
 	/* samples_settle_faults: faulted calls left out, kept, and at how many sizes */
 	uint64_t fault_out, fault_kept, fault_sizes;
 	unsigned long dropped;	/* groups under --min-samples */
+	uint64_t links;		/* calls of --link's copy functions */
 };
 
-/* By funcs.h id: 0 not decided, 1 selected, 2 not (names are shared by all traces). */
+/* By funcs.h id: 0 not decided, 1 selected, 2 not (names are shared by all traces);
+ * bit 4: a copy of --link h2d, bit 8: of --link d2h. */
 static unsigned char *decided;
 static size_t decided_room;
+static int link_id[2] = { -1, -1 };	/* funcs.h ids of @h2d and @d2h */
 
 static int is_selected(const struct model_opts *o, uint32_t func)
 {
 	if (grow_to(&decided, 1, (size_t)func + 1, &decided_room, 256) != 0)
 		return -1;
-	if (!decided[func])
-		decided[func] = selected(o, funcs_get((int)func)->name) ? 1 : 2;
-	return decided[func] == 1;
+	if (!decided[func]) {
+		const char *name = funcs_get((int)func)->name;
+		decided[func] = selected(o, name) ? 1 : 2;
+		for (int d = 0; d < 2; d++)
+			if (o->link[d] && !strcmp(o->link[d], name))
+				decided[func] = (unsigned char)(decided[func] | 4 << d);
+	}
+	return decided[func] & 12 ? decided[func] : decided[func] == 1;
+}
+
+/* A copy call of --link: its time is a sample of the link row of each direction it was
+ * named for (work = the bytes moved).  0, or -1 when out of memory. */
+static int add_link_samples(int which, int64_t work, int64_t t_ns, enum sample_faults faults,
+			    struct samples *s)
+{
+	for (int d = 0; d < 2; d++) {
+		if (!(which & 4 << d))
+			continue;
+		int added;
+		if (link_id[d] < 0 && (link_id[d] = funcs_intern(link_row[d], 4, &added)) < 0)
+			return -1;
+		if (samples_add(s, (uint32_t)link_id[d], work, -1, t_ns, faults) != 0)
+			return -1;
+	}
+	return 0;
 }
 /* --bytes: group by (func, work, in_bytes + out_bytes) rather than (func, work).
  * --keep-faults: calls that took page faults are samples like the others. */
@@ -184,6 +222,16 @@ static int read_trace(const struct model_opts *o, const char *path, struct sampl
 			if (sel < 0)
 				goto oom;
 			c->filtered++;
+			continue;
+		}
+		if (sel & 12) {	/* a copy of --link: a sample of the link, keyed on bytes */
+			enum sample_faults lf = r.faults == ROWS_NONE || o->keep_faults ?
+						SAMPLE_FAULTS_UNKNOWN : r.faults == 0 ?
+						SAMPLE_NO_FAULTS : SAMPLE_FAULTED;
+			if (add_link_samples(sel, r.work, r.t_ns, lf, s) != 0)
+				goto oom;
+			c->links++;
+			c->kept++;
 			continue;
 		}
 		int64_t bytes = -1;
@@ -258,6 +306,14 @@ static int parse_options(int argc, char **argv, struct model_opts *o)
 			o->keep_faults = 1;
 		} else if (!strcmp(a, "--bytes")) {
 			o->by_bytes = 1;
+		} else if (!strcmp(a, "--link") && v) {
+			int d = !strncmp(v, "h2d=", 4) ? 0 : !strncmp(v, "d2h=", 4) ? 1 : -1;
+			if (d < 0 || !v[4]) {
+				input_error(NULL, 0, "--link %s: give h2d=FUNC or d2h=FUNC", v);
+				return -1;
+			}
+			o->link[d] = v + 4;
+			i++;
 		} else if (!strcmp(a, "--stat") && v) {
 			int k = 0;
 			while (k < 4 && strcmp(v, stat_names[k]) != 0)
@@ -343,6 +399,10 @@ static void write_comments(const struct model_opts *o, const struct counts *c)
 			       o->by_bytes ? "shapes" : "work sizes");
 		printf("\n");
 	}
+	for (int d = 0; d < 2; d++)
+		if (o->link[d])
+			printf("# link: %s rows from the calls of %s (work = bytes of one transfer)\n",
+			       link_row[d], o->link[d]);
 	if (c->nload) {
 		/* the least over the traces: what varies is the page cache (OpenBLAS's 35 MB
 		 * loads in 2.2 ms when cached, 28 ms read from disk, and anything between when
@@ -368,8 +428,10 @@ static void write_rows(const struct model_opts *o, struct samples *s)
 		/* medians of even counts end in .5; means are rounded to 0.1 ns */
 		printf(t == (double)(int64_t)t ? ",%lld,%.0f,%zu" : ",%lld,%.1f,%zu",
 		       (long long)g->work, t, g->n);
-		if (o->by_bytes)
+		if (o->by_bytes && g->bytes >= 0)
 			printf(",%lld", (long long)g->bytes);
+		else if (o->by_bytes)
+			putchar(',');	/* a link row: keyed on work alone */
 		putchar('\n');
 	}
 }

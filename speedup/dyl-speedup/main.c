@@ -12,6 +12,7 @@
 #include "funcs.h"
 #include "input.h"
 #include "model.h"
+#include "plan.h"
 #include "predict.h"
 #include "report.h"
 #include "resid.h"
@@ -31,7 +32,7 @@
 static const char usage[] =
 "usage: dyl-speedup TRACE... MODEL... [--json | --csv] [--only-faster] [--keep-overhead]\n"
 "                   [--cpu-time] [--faults-replaced] [--devices N|unlimited]\n"
-"                   [--residency exact|optimistic|pessimistic]\n";
+"                   [--residency exact|optimistic|pessimistic] [--plan]\n";
 
 static const char help[] =
 "\n"
@@ -171,6 +172,12 @@ static const char help[] =
 "                 figures are shown side by side; this picks the top-level one.  Default:\n"
 "                 exact where host reads were recorded (-g std.flow:host_reads=on), else\n"
 "                 optimistic.  See doc/residency.md\n"
+"  --plan         the offload plan beside the report (plan.c): which functions to\n"
+"                 accelerate so that T', the transfers included, is least (every subset\n"
+"                 of up to 12 modelled functions; more: greedy flips), printed with the\n"
+"                 all-in and call-by-call (--only-faster's) plans: T', S_G, the bytes\n"
+"                 and transfers each way.  Needs link rows (@h2d, @d2h: models/link-*.csv)\n"
+"                 and a TRACE.flow beside each trace (-g std.flow); --json adds \"plans\"\n"
 "  -h, --help     this text\n"
 "\n"
 "Exit status: 0 done; 1 no model matches any traced function; 2 bad usage or bad input\n"
@@ -266,6 +273,7 @@ struct speedup_opts {
 	struct report r;
 	struct input_file *files;
 	int nfiles;
+	int plan;		/* --plan: the offload plans beside the report (plan.h) */
 };
 
 /* --devices' value V: a positive count, or 'unlimited' (0).  0, or -1 after a message. */
@@ -327,6 +335,8 @@ static int parse_options(int argc, char **argv, struct speedup_opts *o)
 			o->r.faults_replaced = 1;
 		} else if (strcmp(a, "--keep-overhead") == 0) {
 			o->r.keep_overhead = 1;
+		} else if (strcmp(a, "--plan") == 0) {
+			o->plan = 1;
 		} else if (strcmp(a, "--cpu-time") == 0) {
 			o->r.cpu_time = 1;
 		} else if (strncmp(a, "--devices", 9) == 0 && (a[9] == '\0' || a[9] == '=')) {
@@ -427,7 +437,7 @@ static int dyl_speedup(struct speedup_opts *o)
 		no_match_error();
 		return EXIT_NO_MATCH;
 	}
-	if (report_print(stdout, &o->r) != 0)
+	if ((o->plan ? plan_report(stdout, &o->r) : report_print(stdout, &o->r)) != 0)
 		rc = EXIT_BAD_INPUT;
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		input_error(NULL, 0, "cannot write the output");
