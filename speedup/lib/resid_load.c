@@ -22,6 +22,7 @@ struct loader {
 	size_t seq_room;
 	uint64_t *size;		/* by block: its size now (UINT64_MAX: not known) */
 	size_t size_room;
+	unsigned char *scalar;	/* by block: a static or stack object of at most 16 bytes */
 	char why[120];		/* a bad record's message */
 };
 
@@ -101,8 +102,13 @@ static int cover_block(struct loader *l, uint64_t id)
 		return 0;
 	if (grow_to(&l->size, sizeof(*l->size), (size_t)id + 1, &room, 64) != 0)
 		return -1;
-	for (size_t i = old; i < room; i++)
+	room = old;
+	if (grow_to(&l->scalar, 1, (size_t)id + 1, &room, 64) != 0)
+		return -1;
+	for (size_t i = old; i < room; i++) {
 		l->size[i] = UINT64_MAX;
+		l->scalar[i] = 0;
+	}
 	l->size_room = room;
 	return 0;
 }
@@ -121,6 +127,8 @@ static int record(struct loader *l, const struct flow_rec *r, uint64_t nobjects,
 		if (cover_block(l, r->id) != 0)
 			return -2;
 		l->size[r->id] = r->size;
+		l->scalar[r->id] = (r->kind == DYL_OBJ_STATIC || r->kind == DYL_OBJ_STACK) &&
+				   r->size <= 16;
 		break;
 	case DYL_FR_RESIZE:
 		e.kind = RESID_RESIZE;
@@ -176,6 +184,10 @@ static int record(struct loader *l, const struct flow_rec *r, uint64_t nobjects,
 		*why = buf;
 		return -1;
 	}
+	/* a scalar a call reads by reference (n, alpha, a Fortran BLAS's 'N'): a device
+	 * library takes it by value, in the launch: no transfer (doc/residency.md) */
+	if (e.kind == RESID_READ && l->scalar[r->id])
+		return 0;
 	if (r->id + 1 > ev->nblocks)
 		ev->nblocks = (uint32_t)r->id + 1;
 	return add(l, e) != 0 ? -2 : 0;
@@ -267,6 +279,7 @@ int resid_load(struct resid_events *ev, const char *trace)
 	flow_file_close(&ff);
 	free(flow_path);
 	free(l.size);
+	free(l.scalar);
 	if (rc != 0)
 		resid_events_free(ev);
 	return rc;
