@@ -26,6 +26,7 @@
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -44,7 +45,9 @@ struct fgroup {
 	uintptr_t min_out, end_out;	/* its output buffer (min_out UINTPTR_MAX: none) */
 	uintptr_t ip, cfa;	/* a stack region's frame */
 };
-#define FGROUPS 64
+/* every region the call's table holds (dyl_groups_collect takes at most 3/4 of
+ * DYL_GROUPS: the regions past those are counted in flow.capped) */
+#define FGROUPS DYL_GROUPS
 #define PREV_MAX 64	/* words of a call's events compared with the next call's */
 
 struct fbuf {
@@ -63,6 +66,7 @@ struct fbuf {
 	unsigned nprev;		/* the last call's events (words; 0: none, or too many) */
 	uint64_t prev[PREV_MAX];
 	unsigned ngroups;	/* the current call's regions (std.diff) */
+	unsigned lastg;		/* the one std.diff's last piece was in (they come in order) */
 	struct fgroup groups[FGROUPS];
 };
 
@@ -74,6 +78,8 @@ static struct flow {
 	pthread_key_t key;
 	uint32_t windows;	/* ids given */
 	uint64_t lost;		/* events dropped */
+	uint64_t capped;	/* calls with more regions than the region table holds: the
+				 * rest have no events (a '#' line in the trace says how many) */
 } flow;
 
 static TLS struct fbuf *mine;
@@ -325,7 +331,9 @@ static void charged(const struct dyl_groups *c)
 	if (!p)
 		goto out;
 	if ((b = mine))
-		b->ngroups = 0;
+		b->ngroups = b->lastg = 0;
+	if (c->in || c->out)	/* (regions past the table's: bytes without a region) */
+		__atomic_fetch_add(&flow.capped, 1, __ATOMIC_RELAXED);
 	for (unsigned i = 0; i < c->ngroups; i++) {
 		const struct dyl_group *g = &c->g[c->used[i]];
 		struct fgroup f = { g->r, g->min_out, g->end_out, 0, 0 };
@@ -374,10 +382,12 @@ static void changed(uintptr_t a, uintptr_t b, int after)
 		return;
 	in_flow++;
 	diff_look = 1;	/* (std.diff's look holds dyl_busy: a window may be had here) */
-	for (unsigned i = 0; i < f->ngroups; i++) {
+	for (unsigned k = 0; k < f->ngroups; k++) {
+		unsigned i = (f->lastg + k) % f->ngroups;
 		const struct fgroup *g = &f->groups[i];
 		if (a < g->r.start || a >= g->r.end)
 			continue;
+		f->lastg = i;
 		if (b > g->r.end)
 			b = g->r.end;
 		uint64_t *p = reserve(2 * ACC_MAX);
@@ -457,6 +467,21 @@ static void flush_all(void)
 		copy_out(b);
 		dyl_spin_unlock(&b->lock);
 	}
+}
+
+/* The trace's lines of std.flow's caps, after its rows (dyl_rt.io held, the trace open:
+ * dyl_flow_write, from the conversion at exit). */
+void dyl_flow_notes(void)
+{
+	char line[160];
+	uint64_t n = __atomic_load_n(&flow.capped, __ATOMIC_RELAXED);
+
+	if (!n)
+		return;
+	int len = snprintf(line, sizeof(line), "# flow_capped_calls=%llu (calls with more than "
+			   "%u regions: the rest have no flow events)\n", (unsigned long long)n,
+			   DYL_GROUPS * 3 / 4);
+	dyl_trace_put(line, (size_t)len);
 }
 
 uint64_t dyl_flow_lost(void)
