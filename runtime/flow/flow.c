@@ -298,6 +298,12 @@ static inline unsigned put_range(uint64_t *p, uint32_t type, const struct fgroup
 	unsigned kind = obj_kind(g->r.kind);
 
 	if (kind == DYL_OBJ_HEAP || kind == DYL_OBJ_MAPPING) {
+		uint64_t l = lo - g->r.start, h = hi - g->r.start;
+		if (!((g->r.id | l | h) >> 32)) {	/* half the bytes (the spool's cost) */
+			p[0] = DYL_RE_WORD(type, 2, flags | DYL_REF_PACKED | kind << 8, g->r.id);
+			p[1] = l | h << 32;
+			return 2;
+		}
 		p[0] = DYL_RE_WORD(type, 4, flags, kind);
 		p[1] = g->r.id;
 		p[2] = lo - g->r.start;

@@ -184,6 +184,9 @@ enum {
 #define DYL_REF_DIFF 4u		/* ACC: changed bytes (std.diff) */
 #define DYL_REF_NEWCALL 8u	/* ACC: the first of a new call */
 #define DYL_REF_REPEAT 16u	/* CALL: the same accesses as the thread's last call's */
+/* ACC, HOST of a heap block or mapping whose id, lo and hi are below 2^32 (most): 2
+ * words.  small: the region id; flags bits 8-15: the kind; then lo | hi << 32. */
+#define DYL_REF_PACKED 32u
 #define DYL_FLOW_SITE_PCS 3	/* return addresses kept per site */
 
 #endif

@@ -94,6 +94,48 @@ static int read_at(struct fc *c, void *p, size_t n, uint64_t off)
 	return 0;
 }
 
+/* A chunk's packed ACC and HOST events (DYL_REF_PACKED, 2 words) made the 4-word form
+ * the rest of the converter reads, in place: the chunk of WORDS words at c->ev + AT is
+ * the last one read.  Its new length, or (size_t)-1 out of memory. */
+static size_t unpack(struct fc *c, size_t at, size_t words)
+{
+	size_t extra = 0, i;
+
+	for (i = 0; i < words;) {
+		uint64_t w = c->ev[at + i];
+		uint32_t type = DYL_RE_TYPE(w), n = DYL_RE_WORDS(w);
+		if (n == 0 || n > words - i)
+			break;	/* damaged: the reader stops there too */
+		if ((type == DYL_RE_ACC || type == DYL_RE_HOST) && (DYL_RE_FLAGS(w) & DYL_REF_PACKED))
+			extra += 4 - n;
+		i += n;
+	}
+	if (!extra)
+		return words;
+	size_t end = i;	/* the undamaged part: the rest is dropped */
+	/* the events written out past the chunk, then moved back over it */
+	if (!(c->ev = dyl_fmt_grow(c->ev, &c->ev_cap, at + 2 * end + extra, 8)))
+		return (size_t)-1;
+	uint64_t *e = c->ev + at, *out = e + end;
+	size_t to = 0;
+	for (i = 0; i < end; i += DYL_RE_WORDS(e[i])) {
+		uint64_t w = e[i];
+		uint32_t type = DYL_RE_TYPE(w), n = DYL_RE_WORDS(w), flags = DYL_RE_FLAGS(w);
+		if ((type == DYL_RE_ACC || type == DYL_RE_HOST) && (flags & DYL_REF_PACKED)) {
+			out[to] = DYL_RE_WORD(type, 4, flags & 0xff & ~DYL_REF_PACKED, flags >> 8);
+			out[to + 1] = DYL_RE_SMALL(w);
+			out[to + 2] = e[i + 1] & 0xffffffffu;
+			out[to + 3] = e[i + 1] >> 32;
+			to += 4;
+		} else {
+			memcpy(out + to, e + i, n * 8);
+			to += n;
+		}
+	}
+	memmove(e, out, to * 8);
+	return to;
+}
+
 /* 1. the FLOW chunks, in file order, each thread's live window after them (unless a
  * copy of its generation exists); a chunk cut short ends the reading */
 static int read_chunks(struct fc *c)
@@ -117,6 +159,8 @@ static int read_chunks(struct fc *c)
 			if (!(c->ev = dyl_fmt_grow(c->ev, &c->ev_cap, c->nev + words, 8)) ||
 			    !(c->ch = dyl_fmt_grow(c->ch, &c->ch_cap, c->nch + 1, sizeof(*c->ch))) ||
 			    read_at(c, c->ev + c->nev, words * 8, live[l].body + sizeof(struct dyl_flow_chunk)) != 0)
+				return -1;
+			if ((words = unpack(c, c->nev, words)) == (size_t)-1)
 				return -1;
 			c->ch[c->nch++] = (struct chunk){ live[l].fh.tid, UINT32_MAX, 0, c->nev, words };
 			c->nev += words;
@@ -144,6 +188,8 @@ static int read_chunks(struct fc *c)
 			if (!(c->ev = dyl_fmt_grow(c->ev, &c->ev_cap, c->nev + words, 8)) ||
 			    !(c->ch = dyl_fmt_grow(c->ch, &c->ch_cap, c->nch + 1, sizeof(*c->ch))) ||
 			    read_at(c, c->ev + c->nev, words * 8, body + sizeof(fh)) != 0)
+				return -1;
+			if ((words = unpack(c, c->nev, words)) == (size_t)-1)
 				return -1;
 			c->ch[c->nch++] = (struct chunk){ fh.tid, fh.window, fh.gen, c->nev, words };
 			c->nev += words;
