@@ -63,8 +63,10 @@ struct fbuf {
 	size_t len;		/* words stored (release) */
 	uint64_t *priv;		/* the private buffer (NULL until needed) */
 	size_t priv_cap;
-	unsigned nprev;		/* the last call's events (words; 0: none, or too many) */
-	uint64_t prev[PREV_MAX];
+	/* the last two calls' events (words; 0: none, or too many): prev[pcur] the last
+	 * one's, prev[pcur ^ 1] the one's before */
+	unsigned nprev[2], pcur;
+	uint64_t prev[2][PREV_MAX];
 	unsigned ngroups;	/* the current call's regions (std.diff) */
 	unsigned lastg;		/* the one std.diff's last piece was in (they come in order) */
 	struct fgroup groups[FGROUPS];
@@ -206,7 +208,7 @@ static struct fbuf *own_buffer(void)
 		__atomic_store_n(&win_head(b)->tid, tid, __ATOMIC_RELEASE);
 	else
 		b->data = b->priv, b->cap = b->priv ? b->priv_cap : 0;
-	b->nprev = 0;
+	b->nprev[0] = b->nprev[1] = 0;
 	__atomic_store_n(&b->len, 0, __ATOMIC_RELEASE);
 	dyl_spin_unlock(&b->lock);
 	pthread_setspecific(flow.key, b);
@@ -358,17 +360,24 @@ static void charged(const struct dyl_groups *c)
 	}
 	if (first)	/* no access: the call alone */
 		p[n++] = DYL_RE_WORD(DYL_RE_CALL, 1, 0, 0);
-	/* a loop's calls often pass the same buffers: the same events as the thread's last
-	 * call are one word */
+	/* a loop's calls often pass the same buffers, or two sets in turn: the same events
+	 * as the thread's last call, or the one before, are one word */
 	b = mine;
-	if (!first && b->nprev == n && !memcmp(b->prev, p, n * 8)) {
+	unsigned o = b->pcur ^ 1;
+	if (first) {
+		b->nprev[0] = b->nprev[1] = 0;
+	} else if (b->nprev[b->pcur] == n && !memcmp(b->prev[b->pcur], p, n * 8)) {
 		p[0] = DYL_RE_WORD(DYL_RE_CALL, 1, DYL_REF_REPEAT, 0);
 		n = 1;
-	} else if (n <= PREV_MAX) {
-		memcpy(b->prev, p, n * 8);
-		b->nprev = first ? 0 : n;
+	} else if (b->nprev[o] == n && !memcmp(b->prev[o], p, n * 8)) {
+		p[0] = DYL_RE_WORD(DYL_RE_CALL, 1, DYL_REF_REPEAT | DYL_REF_BEFORE, 0);
+		n = 1;
+		b->pcur = o;
 	} else {
-		b->nprev = 0;
+		b->pcur = o;
+		b->nprev[o] = n <= PREV_MAX ? n : 0;
+		if (n <= PREV_MAX)
+			memcpy(b->prev[o], p, n * 8);
 	}
 	commit(n);
 	marked = t->frames[0];
@@ -507,7 +516,7 @@ static void child_after_fork(void)
 		b->data = b->priv;
 		b->cap = b->priv ? b->priv_cap : 0;
 		b->len = 0;
-		b->nprev = 0;
+		b->nprev[0] = b->nprev[1] = 0;
 		b->dead = b != mine;
 	}
 	if (mine)

@@ -187,6 +187,9 @@ enum {
 /* ACC, HOST of a heap block or mapping whose id, lo and hi are below 2^32 (most): 2
  * words.  small: the region id; flags bits 8-15: the kind; then lo | hi << 32. */
 #define DYL_REF_PACKED 32u
+/* CALL with DYL_REF_REPEAT: the same accesses as the call before the thread's last one
+ * with accesses, which becomes the last (two sets of buffers in turn: double buffering) */
+#define DYL_REF_BEFORE 64u
 #define DYL_FLOW_SITE_PCS 3	/* return addresses kept per site */
 
 #endif

@@ -64,8 +64,11 @@ struct fc {
 	size_t nrows, rows_cap;
 	size_t *pend;		/* a thread's life items waiting for its next call */
 	size_t npend, pend_cap;
-	size_t *rep;		/* a thread's last call's ACC items (not std.diff's): a REPEAT's */
-	size_t nrep, rep_cap, rep_next;	/* rep_next: those of the current call start there */
+	/* a thread's last two calls' ACC items (not std.diff's), what a REPEAT repeats:
+	 * rep[rcur] the last call's, rep[rcur ^ 1] the one before (DYL_REF_BEFORE) */
+	size_t *rep[2];
+	size_t nrep[2], rep_cap[2];
+	unsigned rcur;
 	struct item *it, *tmp;
 	size_t nit, it_cap, tmp_cap;
 	struct site_raw *sites;
@@ -334,7 +337,8 @@ static int walk_threads(struct fc *c, uint64_t nseq)
 		uint64_t cur = DYL_FLOW_NONE;
 		ssize_t last_free = -1;	/* the item of this thread's last event, when a FREE */
 		c->npend = 0;
-		c->nrep = c->rep_next = 0;
+		c->nrep[0] = c->nrep[1] = 0;
+		c->rcur = 0;
 		for (size_t j = i; j < c->nch; j++) {
 			if (c->ch[j].tid != tid)
 				continue;
@@ -351,9 +355,12 @@ static int walk_threads(struct fc *c, uint64_t nseq)
 					cur = next_call(c, rlo, rhi, &k, nseq);
 					if (!(flags & DYL_REF_REPEAT))
 						break;
-					/* the last call's accesses again: copies at this seq */
-					for (size_t r = 0; r < c->rep_next && cur != DYL_FLOW_NONE; r++) {
-						struct item it = c->it[c->rep[r]];
+					/* the last call's accesses again (or the one's before it, which
+					 * becomes the last): copies at this seq */
+					if (flags & DYL_REF_BEFORE)
+						c->rcur ^= 1;
+					for (size_t r = 0; r < c->nrep[c->rcur] && cur != DYL_FLOW_NONE; r++) {
+						struct item it = c->it[c->rep[c->rcur][r]];
 						it.seq = cur;
 						it.order = order++;
 						if (add_item(c, it) != 0)
@@ -367,17 +374,20 @@ static int walk_threads(struct fc *c, uint64_t nseq)
 						break;
 					if (type == DYL_RE_ACC && (flags & DYL_REF_NEWCALL)) {
 						cur = next_call(c, rlo, rhi, &k, nseq);
-						c->nrep = 0;	/* a new call with accesses: the one a REPEAT repeats */
+						/* a new call with accesses: the one a REPEAT repeats */
+						c->rcur ^= 1;
+						c->nrep[c->rcur] = 0;
 					}
 					if (cur != DYL_FLOW_NONE &&
 					    add_item(c, (struct item){ cur, order++, type == DYL_RE_ACC ? 2 : 1,
 								       type == DYL_RE_ACC ? IT_ACC : IT_HOST, e, 0 }) != 0)
 						return -1;
 					if (cur != DYL_FLOW_NONE && type == DYL_RE_ACC && !(flags & DYL_REF_DIFF)) {
-						if (!(c->rep = dyl_fmt_grow(c->rep, &c->rep_cap, c->nrep + 1, sizeof(*c->rep))))
+						unsigned r = c->rcur;
+						if (!(c->rep[r] = dyl_fmt_grow(c->rep[r], &c->rep_cap[r], c->nrep[r] + 1,
+									       sizeof(*c->rep[r]))))
 							return -1;
-						c->rep[c->nrep++] = c->nit - 1;
-						c->rep_next = c->nrep;
+						c->rep[r][c->nrep[r]++] = c->nit - 1;
 					}
 					break;
 				case DYL_RE_ALLOC:
@@ -777,7 +787,8 @@ out:
 	dyl_fmt_release(c.ch, c.ch_cap, sizeof(*c.ch));
 	dyl_fmt_release(c.rows, c.rows_cap, sizeof(*c.rows));
 	dyl_fmt_release(c.pend, c.pend_cap, sizeof(*c.pend));
-	dyl_fmt_release(c.rep, c.rep_cap, sizeof(*c.rep));
+	dyl_fmt_release(c.rep[0], c.rep_cap[0], sizeof(*c.rep[0]));
+	dyl_fmt_release(c.rep[1], c.rep_cap[1], sizeof(*c.rep[1]));
 	dyl_fmt_release(c.it, c.it_cap, sizeof(*c.it));
 	dyl_fmt_release(c.tmp, c.tmp_cap, sizeof(*c.tmp));
 	dyl_fmt_release(c.sites, c.sites_cap, sizeof(*c.sites));
