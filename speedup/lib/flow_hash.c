@@ -78,14 +78,6 @@ int fh_put(struct flow_hash *h, uint64_t a, uint64_t b, uint32_t val)
 	return 0;
 }
 
-void fh_del(struct flow_hash *h, uint64_t a, uint64_t b)
-{
-	struct fh_slot *s = lookup(h, a, b);
-
-	if (s)
-		s->val = FH_DEAD;
-}
-
 void fh_free(struct flow_hash *h)
 {
 	free(h->slot);

@@ -1,7 +1,8 @@
 /* flow_hash.h - a hash table from a key of two numbers to an index (into an array the
- * caller keeps): dyl-flow's pairs (producer, consumer), (node, object), (block,
- * consumer) and (producer, consumer, block).  Open addressing, linear probing; a
- * removed key leaves a tombstone until the table next grows. */
+ * caller keeps): dyl-flow's pairs (producer, consumer) and (node, object) past the
+ * direct tables, and objects by (name hash, kind).  Open addressing, linear probing;
+ * keys are never removed (FH_DEAD, a removed key's tombstone, is no longer made: the
+ * per-block maps that were removed by the million have tables of their own, below). */
 #ifndef SPEEDUP_FLOW_HASH_H
 #define SPEEDUP_FLOW_HASH_H
 
@@ -24,8 +25,6 @@ struct flow_hash {
 int64_t fh_get(const struct flow_hash *h, uint64_t a, uint64_t b);
 /* Keeps VAL (below FH_DEAD - 1) for (A, B), a key not there yet.  0, or -1 out of memory. */
 int fh_put(struct flow_hash *h, uint64_t a, uint64_t b, uint32_t val);
-/* Removes (A, B) if there. */
-void fh_del(struct flow_hash *h, uint64_t a, uint64_t b);
 void fh_free(struct flow_hash *h);
 
 /* A block's own small table from a 64-bit key to an interval map: the last reads of
