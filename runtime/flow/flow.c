@@ -301,7 +301,9 @@ static inline unsigned put_range(uint64_t *p, uint32_t type, const struct fgroup
 
 	if (kind == DYL_OBJ_HEAP || kind == DYL_OBJ_MAPPING) {
 		uint64_t l = lo - g->r.start, h = hi - g->r.start;
-		if (!((g->r.id | l | h) >> 32)) {	/* half the bytes (the spool's cost) */
+		/* half the bytes (the spool's cost); ACC and HOST only: the converter unpacks
+		 * those (runtime/format/flow.c unpack), other types keep the long form */
+		if ((type == DYL_RE_ACC || type == DYL_RE_HOST) && !((g->r.id | l | h) >> 32)) {
 			p[0] = DYL_RE_WORD(type, 2, flags | DYL_REF_PACKED | kind << 8, g->r.id);
 			p[1] = l | h << 32;
 			return 2;
