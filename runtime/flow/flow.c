@@ -26,6 +26,7 @@
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -45,7 +46,9 @@ struct fgroup {
 	uintptr_t min_out, end_out;	/* its output buffer (min_out UINTPTR_MAX: none) */
 	uintptr_t ip, cfa;	/* a stack region's frame */
 };
-#define FGROUPS 64
+/* every region the call's table holds (dyl_groups_collect takes at most 3/4 of
+ * DYL_GROUPS: the regions past those are counted in flow.capped) */
+#define FGROUPS DYL_GROUPS
 #define PREV_MAX 64	/* words of a call's events compared with the next call's */
 
 struct fbuf {
@@ -61,9 +64,12 @@ struct fbuf {
 	size_t len;		/* words stored (release) */
 	uint64_t *priv;		/* the private buffer (NULL until needed) */
 	size_t priv_cap;
-	unsigned nprev;		/* the last call's events (words; 0: none, or too many) */
-	uint64_t prev[PREV_MAX];
+	/* the last two calls' events (words; 0: none, or too many): prev[pcur] the last
+	 * one's, prev[pcur ^ 1] the one's before */
+	unsigned nprev[2], pcur;
+	uint64_t prev[2][PREV_MAX];
 	unsigned ngroups;	/* the current call's regions (std.diff) */
+	unsigned lastg;		/* the one std.diff's last piece was in (they come in order) */
 	struct fgroup groups[FGROUPS];
 };
 
@@ -75,6 +81,8 @@ static struct flow {
 	pthread_key_t key;
 	uint32_t windows;	/* ids given */
 	uint64_t lost;		/* events dropped */
+	uint64_t capped;	/* calls with more regions than the region table holds: the
+				 * rest have no events (a '#' line in the trace says how many) */
 } flow;
 
 static TLS struct fbuf *mine;
@@ -203,7 +211,7 @@ static struct fbuf *own_buffer(void)
 		__atomic_store_n(&win_head(b)->tid, tid, __ATOMIC_RELEASE);
 	else
 		b->data = b->priv, b->cap = b->priv ? b->priv_cap : 0;
-	b->nprev = 0;
+	b->nprev[0] = b->nprev[1] = 0;
 	__atomic_store_n(&b->len, 0, __ATOMIC_RELEASE);
 	dyl_spin_unlock(&b->lock);
 	pthread_setspecific(flow.key, b);
@@ -295,6 +303,14 @@ static inline unsigned put_range(uint64_t *p, uint32_t type, const struct fgroup
 	unsigned kind = obj_kind(g->r.kind);
 
 	if (kind == DYL_OBJ_HEAP || kind == DYL_OBJ_MAPPING) {
+		uint64_t l = lo - g->r.start, h = hi - g->r.start;
+		/* half the bytes (the spool's cost); ACC and HOST only: the converter unpacks
+		 * those (runtime/format/flow.c unpack), other types keep the long form */
+		if ((type == DYL_RE_ACC || type == DYL_RE_HOST) && !((g->r.id | l | h) >> 32)) {
+			p[0] = DYL_RE_WORD(type, 2, flags | DYL_REF_PACKED | kind << 8, g->r.id);
+			p[1] = l | h << 32;
+			return 2;
+		}
 		p[0] = DYL_RE_WORD(type, 4, flags, kind);
 		p[1] = g->r.id;
 		p[2] = lo - g->r.start;
@@ -330,7 +346,9 @@ static void charged(const struct dyl_groups *c)
 	if (!p)
 		goto out;
 	if ((b = mine))
-		b->ngroups = 0;
+		b->ngroups = b->lastg = 0;
+	if (c->in || c->out)	/* (regions past the table's: bytes without a region) */
+		__atomic_fetch_add(&flow.capped, 1, __ATOMIC_RELAXED);
 	unsigned ngroups = dyl_flow_defs_take() ? 0 : c->ngroups;	/* defs.c */
 	for (unsigned i = 0; i < ngroups; i++) {
 		const struct dyl_group *g = &c->g[c->used[i]];
@@ -350,17 +368,24 @@ static void charged(const struct dyl_groups *c)
 	}
 	if (first)	/* no access: the call alone */
 		p[n++] = DYL_RE_WORD(DYL_RE_CALL, 1, 0, 0);
-	/* a loop's calls often pass the same buffers: the same events as the thread's last
-	 * call are one word */
+	/* a loop's calls often pass the same buffers, or two sets in turn: the same events
+	 * as the thread's last call, or the one before, are one word */
 	b = mine;
-	if (!first && b->nprev == n && !memcmp(b->prev, p, n * 8)) {
+	unsigned o = b->pcur ^ 1;
+	if (first) {
+		b->nprev[0] = b->nprev[1] = 0;
+	} else if (b->nprev[b->pcur] == n && !memcmp(b->prev[b->pcur], p, n * 8)) {
 		p[0] = DYL_RE_WORD(DYL_RE_CALL, 1, DYL_REF_REPEAT, 0);
 		n = 1;
-	} else if (n <= PREV_MAX) {
-		memcpy(b->prev, p, n * 8);
-		b->nprev = first ? 0 : n;
+	} else if (b->nprev[o] == n && !memcmp(b->prev[o], p, n * 8)) {
+		p[0] = DYL_RE_WORD(DYL_RE_CALL, 1, DYL_REF_REPEAT | DYL_REF_BEFORE, 0);
+		n = 1;
+		b->pcur = o;
 	} else {
-		b->nprev = 0;
+		b->pcur = o;
+		b->nprev[o] = n <= PREV_MAX ? n : 0;
+		if (n <= PREV_MAX)
+			memcpy(b->prev[o], p, n * 8);
 	}
 	commit(n);
 	if (dyl_flow_follow_cap)	/* follow=: the heap blocks its buffers' pointers reach (follow.c) */
@@ -382,10 +407,12 @@ static void changed(uintptr_t a, uintptr_t b, int after)
 		return;
 	in_flow++;
 	diff_look = 1;	/* (std.diff's look holds dyl_busy: a window may be had here) */
-	for (unsigned i = 0; i < f->ngroups; i++) {
+	for (unsigned k = 0; k < f->ngroups; k++) {
+		unsigned i = (f->lastg + k) % f->ngroups;
 		const struct fgroup *g = &f->groups[i];
 		if (a < g->r.start || a >= g->r.end)
 			continue;
+		f->lastg = i;
 		if (b > g->r.end)
 			b = g->r.end;
 		uint64_t *p = reserve(2 * ACC_MAX);
@@ -498,6 +525,21 @@ static void flush_all(void)
 	}
 }
 
+/* The trace's lines of std.flow's caps, after its rows (dyl_rt.io held, the trace open:
+ * dyl_flow_write, from the conversion at exit). */
+void dyl_flow_notes(void)
+{
+	char line[160];
+	uint64_t n = __atomic_load_n(&flow.capped, __ATOMIC_RELAXED);
+
+	if (!n)
+		return;
+	int len = snprintf(line, sizeof(line), "# flow_capped_calls=%llu (calls with more than "
+			   "%u regions: the rest have no flow events)\n", (unsigned long long)n,
+			   DYL_GROUPS * 3 / 4);
+	dyl_trace_put(line, (size_t)len);
+}
+
 uint64_t dyl_flow_lost(void)
 {
 	return __atomic_load_n(&flow.lost, __ATOMIC_RELAXED);
@@ -515,7 +557,7 @@ static void child_after_fork(void)
 		b->data = b->priv;
 		b->cap = b->priv ? b->priv_cap : 0;
 		b->len = 0;
-		b->nprev = 0;
+		b->nprev[0] = b->nprev[1] = 0;
 		b->dead = b != mine;
 	}
 	if (mine)

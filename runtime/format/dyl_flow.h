@@ -203,7 +203,13 @@ enum {
 #define DYL_REF_DIFF 4u		/* ACC: changed bytes (std.diff) */
 #define DYL_REF_NEWCALL 8u	/* ACC: the first of a new call */
 #define DYL_REF_REPEAT 16u	/* CALL: the same accesses as the thread's last call's */
-#define DYL_REF_FOLLOW 32u	/* ACC: a heap block reached through pointers (follow=), whole */
+/* ACC, HOST of a heap block or mapping whose id, lo and hi are below 2^32 (most): 2
+ * words.  small: the region id; flags bits 8-15: the kind; then lo | hi << 32. */
+#define DYL_REF_PACKED 32u
+/* CALL with DYL_REF_REPEAT: the same accesses as the call before the thread's last one
+ * with accesses, which becomes the last (two sets of buffers in turn: double buffering) */
+#define DYL_REF_BEFORE 64u
+#define DYL_REF_FOLLOW 128u	/* ACC: a heap block reached through pointers (follow=), whole */
 #define DYL_FLOW_SITE_PCS 3	/* return addresses kept per site */
 
 #endif

@@ -65,8 +65,11 @@ struct fc {
 	size_t nrows, rows_cap;
 	size_t *pend;		/* a thread's life items waiting for its next call */
 	size_t npend, pend_cap;
-	size_t *rep;		/* a thread's last call's ACC items (not std.diff's): a REPEAT's */
-	size_t nrep, rep_cap, rep_next;	/* rep_next: those of the current call start there */
+	/* a thread's last two calls' ACC items (not std.diff's), what a REPEAT repeats:
+	 * rep[rcur] the last call's, rep[rcur ^ 1] the one before (DYL_REF_BEFORE) */
+	size_t *rep[2];
+	size_t nrep[2], rep_cap[2];
+	unsigned rcur;
 	struct item *it, *tmp;
 	size_t nit, it_cap, tmp_cap;
 	struct site_raw *sites;
@@ -95,6 +98,48 @@ static int read_at(struct fc *c, void *p, size_t n, uint64_t off)
 	return 0;
 }
 
+/* A chunk's packed ACC and HOST events (DYL_REF_PACKED, 2 words) made the 4-word form
+ * the rest of the converter reads, in place: the chunk of WORDS words at c->ev + AT is
+ * the last one read.  Its new length, or (size_t)-1 out of memory. */
+static size_t unpack(struct fc *c, size_t at, size_t words)
+{
+	size_t extra = 0, i;
+
+	for (i = 0; i < words;) {
+		uint64_t w = c->ev[at + i];
+		uint32_t type = DYL_RE_TYPE(w), n = DYL_RE_WORDS(w);
+		if (n == 0 || n > words - i)
+			break;	/* damaged: the reader stops there too */
+		if ((type == DYL_RE_ACC || type == DYL_RE_HOST) && (DYL_RE_FLAGS(w) & DYL_REF_PACKED))
+			extra += 4 - n;
+		i += n;
+	}
+	if (!extra)
+		return words;
+	size_t end = i;	/* the undamaged part: the rest is dropped */
+	/* the events written out past the chunk, then moved back over it */
+	if (!(c->ev = dyl_fmt_grow(c->ev, &c->ev_cap, at + 2 * end + extra, 8)))
+		return (size_t)-1;
+	uint64_t *e = c->ev + at, *out = e + end;
+	size_t to = 0;
+	for (i = 0; i < end; i += DYL_RE_WORDS(e[i])) {
+		uint64_t w = e[i];
+		uint32_t type = DYL_RE_TYPE(w), n = DYL_RE_WORDS(w), flags = DYL_RE_FLAGS(w);
+		if ((type == DYL_RE_ACC || type == DYL_RE_HOST) && (flags & DYL_REF_PACKED)) {
+			out[to] = DYL_RE_WORD(type, 4, flags & 0xff & ~DYL_REF_PACKED, flags >> 8);
+			out[to + 1] = DYL_RE_SMALL(w);
+			out[to + 2] = e[i + 1] & 0xffffffffu;
+			out[to + 3] = e[i + 1] >> 32;
+			to += 4;
+		} else {
+			memcpy(out + to, e + i, n * 8);
+			to += n;
+		}
+	}
+	memmove(e, out, to * 8);
+	return to;
+}
+
 /* 1. the FLOW chunks, in file order, each thread's live window after them (unless a
  * copy of its generation exists); a chunk cut short ends the reading */
 static int read_chunks(struct fc *c)
@@ -118,6 +163,8 @@ static int read_chunks(struct fc *c)
 			if (!(c->ev = dyl_fmt_grow(c->ev, &c->ev_cap, c->nev + words, 8)) ||
 			    !(c->ch = dyl_fmt_grow(c->ch, &c->ch_cap, c->nch + 1, sizeof(*c->ch))) ||
 			    read_at(c, c->ev + c->nev, words * 8, live[l].body + sizeof(struct dyl_flow_chunk)) != 0)
+				return -1;
+			if ((words = unpack(c, c->nev, words)) == (size_t)-1)
 				return -1;
 			c->ch[c->nch++] = (struct chunk){ live[l].fh.tid, UINT32_MAX, 0, c->nev, words };
 			c->nev += words;
@@ -145,6 +192,8 @@ static int read_chunks(struct fc *c)
 			if (!(c->ev = dyl_fmt_grow(c->ev, &c->ev_cap, c->nev + words, 8)) ||
 			    !(c->ch = dyl_fmt_grow(c->ch, &c->ch_cap, c->nch + 1, sizeof(*c->ch))) ||
 			    read_at(c, c->ev + c->nev, words * 8, body + sizeof(fh)) != 0)
+				return -1;
+			if ((words = unpack(c, c->nev, words)) == (size_t)-1)
 				return -1;
 			c->ch[c->nch++] = (struct chunk){ fh.tid, fh.window, fh.gen, c->nev, words };
 			c->nev += words;
@@ -289,7 +338,8 @@ static int walk_threads(struct fc *c, uint64_t nseq)
 		uint64_t cur = DYL_FLOW_NONE;
 		ssize_t last_free = -1;	/* the item of this thread's last event, when a FREE */
 		c->npend = 0;
-		c->nrep = c->rep_next = 0;
+		c->nrep[0] = c->nrep[1] = 0;
+		c->rcur = 0;
 		for (size_t j = i; j < c->nch; j++) {
 			if (c->ch[j].tid != tid)
 				continue;
@@ -306,9 +356,12 @@ static int walk_threads(struct fc *c, uint64_t nseq)
 					cur = next_call(c, rlo, rhi, &k, nseq);
 					if (!(flags & DYL_REF_REPEAT))
 						break;
-					/* the last call's accesses again: copies at this seq */
-					for (size_t r = 0; r < c->rep_next && cur != DYL_FLOW_NONE; r++) {
-						struct item it = c->it[c->rep[r]];
+					/* the last call's accesses again (or the one's before it, which
+					 * becomes the last): copies at this seq */
+					if (flags & DYL_REF_BEFORE)
+						c->rcur ^= 1;
+					for (size_t r = 0; r < c->nrep[c->rcur] && cur != DYL_FLOW_NONE; r++) {
+						struct item it = c->it[c->rep[c->rcur][r]];
 						it.seq = cur;
 						it.order = order++;
 						if (add_item(c, it) != 0)
@@ -322,17 +375,20 @@ static int walk_threads(struct fc *c, uint64_t nseq)
 						break;
 					if (type == DYL_RE_ACC && (flags & DYL_REF_NEWCALL)) {
 						cur = next_call(c, rlo, rhi, &k, nseq);
-						c->nrep = 0;	/* a new call with accesses: the one a REPEAT repeats */
+						/* a new call with accesses: the one a REPEAT repeats */
+						c->rcur ^= 1;
+						c->nrep[c->rcur] = 0;
 					}
 					if (cur != DYL_FLOW_NONE &&
 					    add_item(c, (struct item){ cur, order++, type == DYL_RE_ACC ? 2 : 1,
 								       type == DYL_RE_ACC ? IT_ACC : IT_HOST, e, 0 }) != 0)
 						return -1;
 					if (cur != DYL_FLOW_NONE && type == DYL_RE_ACC && !(flags & (DYL_REF_DIFF | DYL_REF_FOLLOW))) {
-						if (!(c->rep = dyl_fmt_grow(c->rep, &c->rep_cap, c->nrep + 1, sizeof(*c->rep))))
+						unsigned r = c->rcur;
+						if (!(c->rep[r] = dyl_fmt_grow(c->rep[r], &c->rep_cap[r], c->nrep[r] + 1,
+									       sizeof(*c->rep[r]))))
 							return -1;
-						c->rep[c->nrep++] = c->nit - 1;
-						c->rep_next = c->nrep;
+						c->rep[r][c->nrep[r]++] = c->nit - 1;
 					}
 					break;
 				case DYL_RE_ALLOC:
@@ -756,7 +812,8 @@ out:
 	dyl_fmt_release(c.ch, c.ch_cap, sizeof(*c.ch));
 	dyl_fmt_release(c.rows, c.rows_cap, sizeof(*c.rows));
 	dyl_fmt_release(c.pend, c.pend_cap, sizeof(*c.pend));
-	dyl_fmt_release(c.rep, c.rep_cap, sizeof(*c.rep));
+	dyl_fmt_release(c.rep[0], c.rep_cap[0], sizeof(*c.rep[0]));
+	dyl_fmt_release(c.rep[1], c.rep_cap[1], sizeof(*c.rep[1]));
 	dyl_fmt_release(c.it, c.it_cap, sizeof(*c.it));
 	dyl_fmt_release(c.tmp, c.tmp_cap, sizeof(*c.tmp));
 	dyl_fmt_release(c.sites, c.sites_cap, sizeof(*c.sites));

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include "flow.h"
 #include "grow.h"
 
@@ -32,10 +33,54 @@ void flow_init(struct flow *f)
 	memset(f, 0, sizeof(*f));
 }
 
+/* A mapping of its own for a large call array, in huge pages where the kernel lends
+ * them: fresh pages come zeroed, and 4 KiB pages cost a fault each (10,000 for a
+ * million calls, 0.1 s of system time on a virtual machine). */
+#define HUGE_MIN (UINT64_C(4) << 20)
+
+static int map_calls(struct flow *f, size_t n)
+{
+	size_t bytes = n * sizeof(*f->call);
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return -1;
+#ifdef MADV_HUGEPAGE
+	madvise(p, bytes, MADV_HUGEPAGE);	/* a hint: without it, small pages */
+#endif
+	f->call = p;
+	f->ncall_room = n;
+	f->call_mapped = bytes;
+	return 0;
+}
+
+/* Room for seqs below NEED: the mapped array moves to the heap when it must grow. */
+static int need_calls(struct flow *f, size_t need)
+{
+	struct flow_call *c;
+
+	if (need <= f->ncall_room)
+		return 0;
+	if (f->call_mapped) {
+		size_t room = f->ncall_room * 2 > need ? f->ncall_room * 2 : need;
+		if (!(c = calloc(room, sizeof(*c))))
+			return -1;
+		memcpy(c, f->call, f->ncall_room * sizeof(*c));
+		munmap(f->call, f->call_mapped);
+		f->call = c;
+		f->ncall_room = room;
+		f->call_mapped = 0;
+		return 0;
+	}
+	return grow_to(&f->call, sizeof(*f->call), need, &f->ncall_room, 1024);
+}
+
 int flow_reserve(struct flow *f, uint64_t nseq)
 {
 	if (nseq >= MAX_SEQ)
 		return fail(f, "%llu calls: too many", (unsigned long long)nseq);
+	if (!f->call && (nseq + 1) * sizeof(*f->call) >= HUGE_MIN && map_calls(f, nseq + 1) == 0)
+		return 0;
 	if (!f->call && nseq) {
 		/* calloc: fresh pages come zeroed, no memset over them */
 		if (!(f->call = calloc(nseq + 1, sizeof(*f->call))))
@@ -43,7 +88,7 @@ int flow_reserve(struct flow *f, uint64_t nseq)
 		f->ncall_room = nseq + 1;
 		return 0;
 	}
-	if (grow_to(&f->call, sizeof(*f->call), nseq + 1, &f->ncall_room, 1024) != 0)
+	if (need_calls(f, nseq + 1) != 0)
 		return oom(f);
 	return 0;
 }
@@ -65,7 +110,7 @@ int flow_call(struct flow *f, uint64_t seq, uint32_t node, uint32_t depth, uint6
 
 	if (seq >= MAX_SEQ)
 		return fail(f, "seq %llu too large", (unsigned long long)seq);
-	if (grow_to(&f->call, sizeof(*f->call), seq + 1, &f->ncall_room, 1024) != 0)
+	if (need_calls(f, seq + 1) != 0)
 		return oom(f);
 	if (seq + 1 > f->max_seq)
 		f->max_seq = seq + 1;
@@ -197,8 +242,10 @@ int flow_resize(struct flow *f, uint32_t id, uint64_t size, int moved)
 	if (flush(f) != 0 || !(b = live_block(f, id)))
 		return -1;
 	o = &f->object[b->object];
-	if (size < b->size)	/* what was written past the new end was written */
+	if (size < b->size) {	/* what was written past the new end was written */
 		o->ever_written += ivmap_truncate(&b->writers, size);
+		b->shrunk = 1;
+	}
 	b->size = size;
 	if (size > b->peak) {
 		o->size += size - b->peak;
@@ -237,82 +284,48 @@ static struct flow_edge *edge(struct flow *f, uint32_t from, uint32_t to)
 	return &f->edge[f->nedges++];
 }
 
+/* Every access asks for its link: small ids go through a direct table, as edges do. */
 static struct flow_link *link_of(struct flow *f, uint32_t node, uint32_t object)
 {
-	int64_t i = fh_get(&f->link_by_pair, node, object);
+	int direct = node < FLOW_LINK_NODES && object < FLOW_LINK_OBJECTS;
+	size_t at = (size_t)object * FLOW_LINK_NODES + node;
+	int64_t i;
 
-	if (i >= 0)
+	if (direct && f->link_direct && f->link_direct[at])
+		return &f->link[f->link_direct[at] - 1];
+	if (!direct && (i = fh_get(&f->link_by_pair, node, object)) >= 0)
 		return &f->link[i];
-	if (grow(&f->link, sizeof(*f->link), f->nlinks, &f->link_room, 64) != 0 ||
-	    fh_put(&f->link_by_pair, node, object, (uint32_t)f->nlinks) != 0) {
+	if (direct && !f->link_direct &&
+	    !(f->link_direct = calloc(FLOW_LINK_NODES * FLOW_LINK_OBJECTS, sizeof(int32_t)))) {
 		oom(f);
 		return NULL;
 	}
+	if (grow(&f->link, sizeof(*f->link), f->nlinks, &f->link_room, 64) != 0 ||
+	    (!direct && fh_put(&f->link_by_pair, node, object, (uint32_t)f->nlinks) != 0)) {
+		oom(f);
+		return NULL;
+	}
+	if (direct)
+		f->link_direct[at] = (int32_t)f->nlinks + 1;
 	f->link[f->nlinks] = (struct flow_link){ .node = node, .object = object };
 	return &f->link[f->nlinks++];
-}
-
-/* The read map of (block ID, consumer TO), or the unique map of (ID, FROM -> TO),
- * made if new: its index in f->sub (which a new map may move: hold indexes, not
- * pointers).  -1: out of memory. */
-static int64_t sub_map(struct flow *f, uint32_t id, int unique, uint32_t from, uint32_t to)
-{
-	struct flow_hash *h = unique ? &f->unique_map : &f->read_map;
-	uint64_t key = unique ? (uint64_t)from << 32 | to : to;
-	uint32_t *last = unique ? &f->block[id].last_unique : &f->block[id].last_read;
-	int64_t i;
-	uint32_t k;
-
-	if (*last && f->sub[*last - 1].from == (unique ? from : 0) && f->sub[*last - 1].to == to)
-		return *last - 1;
-	if ((i = fh_get(h, id, key)) >= 0) {
-		*last = (uint32_t)i + 1;
-		return i;
-	}
-	if (f->free_sub) {
-		k = f->free_sub - 1;
-		f->free_sub = f->sub[k].next;
-	} else {
-		if (grow(&f->sub, sizeof(*f->sub), f->nsubs, &f->sub_room, 64) != 0)
-			return oom(f);
-		k = (uint32_t)f->nsubs++;
-	}
-	if (fh_put(h, id, key, k) != 0) {
-		f->sub[k].next = f->free_sub;	/* back on the free list */
-		f->free_sub = k + 1;
-		return oom(f);
-	}
-	f->sub[k] = (struct flow_sub){ .block = id, .next = f->block[id].subs, .from = from,
-				       .to = to, .unique = (uint32_t)unique };
-	f->block[id].subs = k + 1;
-	*last = k + 1;
-	return k;
 }
 
 /* The block's maps are done with: unique bytes go to their edges, the maps are freed. */
 static int drop_subs(struct flow *f, uint32_t id)
 {
-	uint32_t k = f->block[id].subs;
+	struct subtab *u = &f->block[id].unique;
 
-	while (k) {
-		struct flow_sub *s = &f->sub[k - 1];
-		uint32_t next = s->next;
-		if (s->unique) {
-			struct flow_edge *e = edge(f, s->from, s->to);
-			if (!e)
-				return -1;
-			e->unique += ivmap_covered(&s->map);
-			fh_del(&f->unique_map, id, (uint64_t)s->from << 32 | s->to);
-		} else {
-			fh_del(&f->read_map, id, s->to);
-		}
-		ivmap_free(&s->map);
-		s->next = f->free_sub;
-		f->free_sub = k;
-		k = next;
+	for (uint32_t i = 0; u->mask && i <= u->mask; i++) {
+		struct flow_edge *e;
+		if (u->e[i].key == FS_EMPTY)
+			continue;
+		if (!(e = edge(f, (uint32_t)(u->e[i].key >> 32), (uint32_t)u->e[i].key)))
+			return -1;
+		e->unique += ivmap_covered(&u->e[i].map);
 	}
-	f->block[id].subs = 0;
-	f->block[id].last_read = f->block[id].last_unique = 0;
+	st_free(u);
+	st_free(&f->block[id].reads);
 	return 0;
 }
 
@@ -353,53 +366,73 @@ static uint64_t fresh(const struct ivmap *reads, uint64_t a, uint64_t b, uint64_
 
 /* One piece of a read: bytes [A, B) of block ID, last written by FROM at clock W;
  * READS: the index of the consumer's read map of the block. */
-static int read_piece(struct flow *f, uint32_t id, int64_t reads, uint32_t from,
+static int read_piece(struct flow *f, uint32_t id, const struct ivmap *reads, uint32_t from,
 		      uint32_t to, uint64_t a, uint64_t b, uint64_t w)
 {
 	struct flow_edge *e = edge(f, from, to);
-	int64_t u;
+	struct ivmap *u;
+	uint64_t n;
 
 	if (!e)
 		return -1;
 	e->bytes += b - a;
-	e->fresh += fresh(&f->sub[reads].map, a, b, w);
-	if ((u = sub_map(f, id, 1, from, to)) < 0 || ivmap_set(&f->sub[u].map, a, b, 0, 0) != 0)
+	n = fresh(reads, a, b, w);
+	e->fresh += n;
+	/* None fresh: TO read every byte since FROM wrote it at W, and that read put it in
+	 * the pair's unique map already.  Not so for a gap of a block cut shorter once: a
+	 * byte there may have had a writer when TO read it. */
+	if (n == 0 && (w > 0 || !f->block[id].shrunk))
+		return 0;
+	if (!(u = st_get(&f->block[id].unique, (uint64_t)from << 32 | to)) ||
+	    ivmap_set(u, a, b, 0, 0) != 0)
 		return oom(f);
 	return 0;
 }
 
 /* Consumer TO (a function, or the program) reads [LO, HI) of block ID at clock NOW.
  * The pieces are the writers map's segments and the gaps between them (the program's,
- * never written: clock 0); each segment read is marked, for Prod %. */
+ * never written: clock 0); each segment read is marked, for Prod %.  A segment is cut
+ * at LO or HI only when it is not marked yet (a part of it read, the rest not): cut
+ * marked segments would only make more pieces, call after call. */
 static int do_read(struct flow *f, uint32_t id, uint32_t to, uint64_t lo, uint64_t hi,
 		   uint64_t now)
 {
-	struct ivmap *w = &f->block[id].writers;
-	struct flow_object *o = &f->object[f->block[id].object];
-	int64_t reads, i, j;
+	struct flow_block *b = &f->block[id];
+	struct ivmap *w = &b->writers, *reads;
+	struct flow_object *o = &f->object[b->object];
+	uint32_t i, k;
 	uint64_t pos = lo;
 
-	if ((reads = sub_map(f, id, 0, 0, to)) < 0)
-		return -1;
-	if ((i = ivmap_cut(w, lo)) < 0 || (j = ivmap_cut(w, hi)) < 0)
+	if (!(reads = st_get(&b->reads, to)))
 		return oom(f);
-	for (int64_t k = i; k < j; k++) {
+	i = ivmap_find(w, lo);
+	if (i < w->n && w->seg[i].lo < lo && !(w->seg[i].who & IV_READ)) {
+		int64_t c = ivmap_cut(w, lo);
+		if (c < 0)
+			return oom(f);
+		i = (uint32_t)c;
+	}
+	k = ivmap_find(w, hi);
+	if (k < w->n && w->seg[k].lo < hi && !(w->seg[k].who & IV_READ) && ivmap_cut(w, hi) < 0)
+		return oom(f);
+	for (k = i; k < w->n && w->seg[k].lo < hi; k++) {
 		struct ivseg *s = &w->seg[k];
 		uint32_t from = (uint32_t)(s->who & ~IV_READ);
-		if (pos < s->lo && read_piece(f, id, reads, FLOW_HOST, to, pos, s->lo, 0) != 0)
+		uint64_t a = s->lo > lo ? s->lo : lo, e = s->hi < hi ? s->hi : hi;
+		if (pos < a && read_piece(f, id, reads, FLOW_HOST, to, pos, a, 0) != 0)
 			return -1;
-		if (read_piece(f, id, reads, from, to, s->lo, s->hi, s->when) != 0)
+		if (read_piece(f, id, reads, from, to, a, e, s->when) != 0)
 			return -1;
-		if (!(s->who & IV_READ)) {
+		if (!(s->who & IV_READ)) {	/* (it lies inside [lo, hi): cut above) */
 			s->who |= IV_READ;
 			if (from != FLOW_HOST)
 				o->used += s->hi - s->lo;
 		}
-		pos = s->hi;
+		pos = e;
 	}
 	if (pos < hi && read_piece(f, id, reads, FLOW_HOST, to, pos, hi, 0) != 0)
 		return -1;
-	if (ivmap_set(&f->sub[reads].map, lo, hi, 0, now) != 0)
+	if (ivmap_set(reads, lo, hi, 0, now) != 0)
 		return oom(f);
 	return 0;
 }
@@ -569,21 +602,24 @@ void flow_free_all(struct flow *f)
 		free(f->object[i].name);
 	for (size_t i = 0; i < f->block_room; i++)
 		ivmap_free(&f->block[i].writers);
-	for (size_t i = 0; i < f->nsubs; i++)
-		ivmap_free(&f->sub[i].map);
-	free(f->call);
+	for (size_t i = 0; i < f->block_room; i++) {
+		st_free(&f->block[i].reads);
+		st_free(&f->block[i].unique);
+	}
+	if (f->call_mapped)
+		munmap(f->call, f->call_mapped);
+	else
+		free(f->call);
 	free(f->node);
 	free(f->site);
 	free(f->object);
 	free(f->block);
-	free(f->sub);
 	free(f->edge);
 	free(f->edge_direct);
 	free(f->link);
+	free(f->link_direct);
 	free(f->pend);
 	fh_free(&f->object_by_name);
-	fh_free(&f->read_map);
-	fh_free(&f->unique_map);
 	fh_free(&f->edge_by_pair);
 	fh_free(&f->link_by_pair);
 	memset(f, 0, sizeof(*f));

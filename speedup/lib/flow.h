@@ -78,19 +78,10 @@ struct flow_block {
 	uint64_t size, peak;
 	uint32_t object;
 	uint32_t state;			/* 0 unknown, 1 live, 2 freed */
-	uint32_t subs;			/* its read and unique maps: index + 1 into sub[] */
-	/* the maps last asked for (index + 1, 0: none): a block is mostly read by the
-	 * same consumer from the same producer, call after call */
-	uint32_t last_read, last_unique;
-};
-
-/* A map that hangs off a block: the last reads of one consumer, or the distinct bytes
- * of one producer -> consumer pair. */
-struct flow_sub {
-	struct ivmap map;
-	uint32_t block, next;		/* next: the block's next sub, index + 1 */
-	uint32_t from, to;		/* unique: the pair; read: to is the consumer */
-	uint32_t unique;		/* 1: a unique map, 0: a read map */
+	uint32_t shrunk;		/* 1: it was cut shorter once (its gaps may have
+					 * had writers: no shortcut over them) */
+	struct subtab reads;		/* consumer -> the clock of its last read of each byte */
+	struct subtab unique;		/* producer << 32 | consumer -> the bytes the pair moved */
 };
 
 /* Pending writes of the current call, applied after its reads. */
@@ -102,6 +93,7 @@ struct flow_pending {
 struct flow {
 	struct flow_call *call;		/* by seq */
 	size_t ncall_room;
+	size_t call_mapped;		/* its bytes when mapped (flow_reserve), else 0 */
 	uint64_t max_seq;		/* the largest seq seen + 1 */
 	struct flow_node *node;		/* by node */
 	size_t nnodes, node_room;
@@ -112,11 +104,6 @@ struct flow {
 	struct flow_hash object_by_name;	/* (hash of name, kind) -> object */
 	struct flow_block *block;	/* by object id of the events */
 	size_t block_room;
-	struct flow_sub *sub;
-	size_t nsubs, sub_room;
-	uint32_t free_sub;		/* a free list through next, index + 1 */
-	struct flow_hash read_map;	/* (block, consumer) -> sub */
-	struct flow_hash unique_map;	/* (block, producer << 32 | consumer) -> sub */
 	struct flow_edge *edge;
 	size_t nedges, edge_room;
 	struct flow_hash edge_by_pair;	/* (producer, consumer) -> edge */
@@ -125,6 +112,9 @@ struct flow {
 	struct flow_link *link;
 	size_t nlinks, link_room;
 	struct flow_hash link_by_pair;	/* (node, object) -> link */
+	int32_t *link_direct;		/* [object * LINK_NODES + node]: link + 1, for small ids */
+#define FLOW_LINK_NODES 64
+#define FLOW_LINK_OBJECTS 1024
 	/* the current call's group of events */
 	uint64_t cur_seq;
 	int in_call;

@@ -78,16 +78,71 @@ int fh_put(struct flow_hash *h, uint64_t a, uint64_t b, uint32_t val)
 	return 0;
 }
 
-void fh_del(struct flow_hash *h, uint64_t a, uint64_t b)
-{
-	struct fh_slot *s = lookup(h, a, b);
-
-	if (s)
-		s->val = FH_DEAD;
-}
-
 void fh_free(struct flow_hash *h)
 {
 	free(h->slot);
 	*h = (struct flow_hash){ 0 };
+}
+
+/* --- a block's small tables --- */
+
+static inline uint32_t st_slot(uint64_t key, uint32_t mask)
+{
+	return (uint32_t)((key * UINT64_C(0x9E3779B97F4A7C15)) >> 40) & mask;
+}
+
+/* Twice the room (4 slots the first time), the keys moved. */
+static int st_grow(struct subtab *t)
+{
+	uint32_t cap = t->mask ? (t->mask + 1) * 2 : 4;
+	struct fsub *e = malloc((size_t)cap * sizeof(*e));
+
+	if (!e)
+		return -1;
+	for (uint32_t i = 0; i < cap; i++)
+		e[i].key = FS_EMPTY;
+	for (uint32_t i = 0; t->mask && i <= t->mask; i++)
+		if (t->e[i].key != FS_EMPTY) {
+			uint32_t k = st_slot(t->e[i].key, cap - 1);
+			while (e[k].key != FS_EMPTY)
+				k = (k + 1) & (cap - 1);
+			e[k] = t->e[i];
+		}
+	free(t->e);
+	t->e = e;
+	t->mask = cap - 1;
+	t->last = 0;
+	return 0;
+}
+
+struct ivmap *st_get(struct subtab *t, uint64_t key)
+{
+	uint32_t k;
+
+	if (t->last && t->e[t->last - 1].key == key)
+		return &t->e[t->last - 1].map;
+	if (t->mask)
+		for (k = st_slot(key, t->mask); t->e[k].key != FS_EMPTY; k = (k + 1) & t->mask)
+			if (t->e[k].key == key) {
+				t->last = k + 1;
+				return &t->e[k].map;
+			}
+	/* a new key */
+	if ((t->n + 1) * 2 > (t->mask ? t->mask + 1 : 0) && st_grow(t) != 0)
+		return NULL;
+	for (k = st_slot(key, t->mask); t->e[k].key != FS_EMPTY; k = (k + 1) & t->mask)
+		;
+	t->e[k] = (struct fsub){ .key = key };
+	t->n++;
+	t->last = k + 1;
+	return &t->e[k].map;
+}
+
+void st_free(struct subtab *t)
+{
+	for (uint32_t i = 0; t->mask && i <= t->mask; i++)
+		if (t->e[i].key != FS_EMPTY)
+			ivmap_free(&t->e[i].map);
+	free(t->e);
+	*t = (struct subtab){ 0 };
 }

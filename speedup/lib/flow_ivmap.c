@@ -65,6 +65,11 @@ int ivmap_set(struct ivmap *m, uint64_t lo, uint64_t hi, uint64_t who, uint64_t 
 		m->seg[0] = (struct ivseg){ lo, hi, who, when };
 		return 0;
 	}
+	/* inside one segment with the same numbers: nothing changes (a pair's unique
+	 * bytes, read again) */
+	i = ivmap_find(m, lo);
+	if (i < m->n && m->seg[i].lo <= lo && m->seg[i].hi >= hi && same(&m->seg[i], who, when))
+		return 0;
 	if ((i = ivmap_cut(m, lo)) < 0 || (j = ivmap_cut(m, hi)) < 0)
 		return -1;
 	if (i > 0 && m->seg[i - 1].hi == lo && same(&m->seg[i - 1], who, when)) {

@@ -162,6 +162,28 @@ static void realloc_moves(void)
 	flow_free_all(&f);
 }
 
+/* B reads A's 100 bytes, the block shrinks to 50 and grows back, B reads it all again:
+ * nothing is fresh, but bytes [50, 100) now come from the program, a pair B never read
+ * them from: 50 unique bytes host -> B (the engine skips the unique map of a read with
+ * nothing fresh, except over a gap of a block that shrank). */
+static void regrown_gap(void)
+{
+	struct flow f;
+	int funcs[] = { A, B, B };
+
+	start(&f, funcs, 3);
+	CHECK(flow_object(&f, 1, FLOW_HEAP, 100, 0, NULL, 0) == 0);
+	CHECK(flow_access(&f, 1, 1, 1, 0, 100) == 0);
+	CHECK(flow_access(&f, 2, 1, 0, 0, 100) == 0);
+	CHECK(flow_resize(&f, 1, 50, 0) == 0);
+	CHECK(flow_resize(&f, 1, 100, 0) == 0);
+	CHECK(flow_access(&f, 3, 1, 0, 0, 100) == 0);
+	CHECK(flow_finish(&f) == 0);
+	EDGE(&f, A, B, 150, 100, 100);
+	EDGE(&f, FLOW_HOST, B, 50, 50, 0);
+	flow_free_all(&f);
+}
+
 /* B's write event comes before its read event: its read still sees A's bytes. */
 static void reads_first(void)
 {
@@ -281,6 +303,7 @@ int main(void)
 	prod();
 	realloc_moves();
 	reads_first();
+	regrown_gap();
 	objects();
 	power();
 	refused();
