@@ -221,6 +221,8 @@ static void process_notes(struct notes *ns, const struct prediction *p)
 }
 
 /* How the processes' threads were predicted: by their timelines, or added up (and why). */
+static const char *fmt_ns(char *buf, size_t room, double ns);
+
 static void thread_notes(struct notes *ns, const struct report *r)
 {
 	for (int i = 0; i < r->nprocs; i++) {
@@ -244,10 +246,11 @@ static void thread_notes(struct notes *ns, const struct report *r)
 		snprintf(dev, sizeof(dev), "at most %d replaced call%s at once, the others wait their "
 			 "turn (--devices %d)", r->devices, r->devices == 1 ? " runs" : "s run",
 			 r->devices);
+	char amdahl[32];
 	note(ns, "T' follows the threads' timelines: a replaced call shifts the rest of its thread, "
 	     "threads start when their creator created them and joins wait for their target's "
 	     "end; %s; Amdahl's T - measured + predicted, adding the threads' calls up, would "
-	     "say %.17g ns", dev, r->run->amdahl_total_ns);
+	     "say %s", dev, fmt_ns(amdahl, sizeof(amdahl), r->run->amdahl_total_ns));
 }
 
 static void build_notes(struct notes *ns, const struct report *r, const int *kern, int nkern)

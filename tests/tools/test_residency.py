@@ -232,18 +232,32 @@ def test_pipeline_consumer_on_the_host(tmp_path):
 
 # --- a partial rewrite under std.diff ----------------------------------------------
 
-# A (1000 B) read by two calls; between them the program rewrites [200, 300) and
-# [300, 400) (one contiguous range) and [600, 650): the second call moves 250 B in two
-# transfers.  Pessimistic: the whole of A both times.
+# A (10000 B) read by two calls; between them the program rewrites [200, 300) and
+# [300, 400) (one contiguous range) and [5000, 5050): the second call moves 250 B in two
+# transfers (the 4600 B between them would cost more than a transfer's 1000 ns).
+# Pessimistic: the whole of A both times.
 def test_rewrite_moves_only_the_changed_bytes(tmp_path):
+    calls = [('gemv', 1000, 1000, 100), ('gemv', 3000, 1000, 100)]
+    recs = [ff.obj(0, ff.HEAP, 10000), ff.access(0, 0, 0, 10000, False),
+            ff.host_write(1, 0, 200, 300), ff.host_write(1, 0, 5000, 5050),
+            ff.host_write(1, 0, 300, 400), ff.access(1, 0, 0, 10000, False)]
+    r = predict(*files(tmp_path, calls, recs, F_DIFF | F_HOST_READS, total=10000,
+                       models=GEMV))
+    assert figure(r) == (10250, 3, 0, 0) and r['h2d_ns'] == h2d_ns(3, 10250)
+    assert figure(r['bounds']['pessimistic']) == (20000, 2, 0, 0)
+
+
+# The same with the second range at [600, 650): the 200 B between the two ranges are
+# on both sides and cost 200 ns, less than a transfer's 1000: one transfer of 450 B, as
+# a port would copy them (not two of 250).
+def test_rewrite_pieces_close_together_move_as_one(tmp_path):
     calls = [('gemv', 1000, 1000, 100), ('gemv', 3000, 1000, 100)]
     recs = [ff.obj(0, ff.HEAP, 1000), ff.access(0, 0, 0, 1000, False),
             ff.host_write(1, 0, 200, 300), ff.host_write(1, 0, 600, 650),
             ff.host_write(1, 0, 300, 400), ff.access(1, 0, 0, 1000, False)]
     r = predict(*files(tmp_path, calls, recs, F_DIFF | F_HOST_READS, total=10000,
                        models=GEMV))
-    assert figure(r) == (1250, 3, 0, 0) and r['h2d_ns'] == h2d_ns(3, 1250)
-    assert figure(r['bounds']['pessimistic']) == (2000, 2, 0, 0)
+    assert figure(r) == (1450, 2, 0, 0) and r['h2d_ns'] == h2d_ns(2, 1450)
 
 
 # --- an output never read -----------------------------------------------------------

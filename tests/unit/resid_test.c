@@ -141,26 +141,59 @@ static void pipeline(void)
 	done();
 }
 
-/* A 1000-byte input read by two calls (the first reads it as two halves: one contiguous
+/* A 10000-byte input read by two calls (the first reads it as two halves: one contiguous
  * range, one transfer); between them the program rewrites (std.diff) [200, 300) and
- * [300, 400) (one contiguous range: one transfer) and [600, 650). */
+ * [300, 400) (one contiguous range: one transfer) and [5000, 5050): the 4600 bytes
+ * between cost more than a transfer's 1000 ns, so two transfers. */
 static void rewrite(void)
 {
 	static const int f[] = { GEMV, GEMV };
 	struct resid_result r = { 0 };
 
 	start(f, 2, 1);
-	add(0, RESID_READ, 0, 0, 500);
-	add(0, RESID_READ, 0, 500, 1000);
+	add(0, RESID_READ, 0, 0, 5000);
+	add(0, RESID_READ, 0, 5000, 10000);
 	add(1, RESID_HOST_WRITE, 0, 200, 300);
-	add(1, RESID_HOST_WRITE, 0, 600, 650);
+	add(1, RESID_HOST_WRITE, 0, 5000, 5050);
 	add(1, RESID_HOST_WRITE, 0, 300, 400);
-	add(1, RESID_READ, 0, 0, 1000);
+	add(1, RESID_READ, 0, 0, 10000);
 	CHECK(resid_simulate(&ev, accel, RESID_EXACT, &link, &r) == 0);
-	CHECK_DIR(r.h2d, 1250, 3, 3000 + 1250);
+	CHECK_DIR(r.h2d, 10250, 3, 3000 + 10250);
 	CHECK(r.charge_ns[1] == 1200 + 1050);
 	CHECK(resid_simulate(&ev, accel, RESID_PESSIMISTIC, &link, &r) == 0);
-	CHECK_DIR(r.h2d, 2000, 3, 5000);
+	CHECK_DIR(r.h2d, 20000, 3, 3000 + 20000);
+	resid_result_free(&r);
+	done();
+}
+
+/* Pieces close together move as one transfer only over bytes valid on both sides:
+ * [200, 400) and [600, 650) rewritten; the 200 bytes between cost 200 ns, less than a
+ * transfer: one transfer of 450 bytes.  When the call before wrote those 200 bytes on
+ * the accelerator (dev only), copying over them would destroy them: two transfers. */
+static void gaps(void)
+{
+	static const int f[] = { GEMV, GEMV, GEMV };
+	struct resid_result r = { 0 };
+
+	start(f, 3, 2);
+	add(0, RESID_READ, 0, 0, 1000);
+	add(1, RESID_READ, 1, 0, 8);
+	add(2, RESID_HOST_WRITE, 0, 200, 400);
+	add(2, RESID_HOST_WRITE, 0, 600, 650);
+	add(2, RESID_READ, 0, 0, 1000);
+	CHECK(resid_simulate(&ev, accel, RESID_EXACT, &link, &r) == 0);
+	CHECK_DIR(r.h2d, 1000 + 8 + 450, 3, 3000 + 1458);
+	resid_result_free(&r);
+	done();
+
+	start(f, 3, 1);
+	add(0, RESID_READ, 0, 0, 1000);
+	add(1, RESID_WRITE, 0, 400, 600);
+	add(2, RESID_HOST_WRITE, 0, 200, 400);
+	add(2, RESID_HOST_WRITE, 0, 600, 650);
+	add(2, RESID_READ, 0, 0, 1000);
+	CHECK(resid_simulate(&ev, accel, RESID_EXACT, &link, &r) == 0);
+	CHECK_DIR(r.h2d, 1000 + 250, 3, 3000 + 1250);
 	resid_result_free(&r);
 	done();
 }
@@ -220,6 +253,7 @@ int main(void)
 	iterative();
 	pipeline();
 	rewrite();
+	gaps();
 	never_read();
 	in_place_and_life();
 	return check_failures != 0;
