@@ -4,45 +4,23 @@ program (microgens/std.flow/apps/app.c over libfl: produce writes a buffer, tran
 reads one and writes another, consume reads one) gives the chain, realloc moving, free
 before read and the program changing a buffer; tests/tools/flow_power.c the power
 iteration over the reference BLAS."""
-import csv
-import io
 import json
 import os
 import shutil
-import subprocess
 
 import pytest
 
+from flowrun import dyl_flow, edges, marked_site, rows
+
 from dyltest import REF_BLAS, ROOT, build_c, c_library, make, run_both, wrap
 
-DYL_FLOW = os.path.join(ROOT, 'bin', 'dyl-flow')
 FL_APPS = os.path.join(ROOT, 'microgens', 'std.flow', 'apps')
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def site(tag):
     """'app.c:LINE' of the allocation marked /* SITE TAG */ in std.flow's app.c."""
-    with open(os.path.join(FL_APPS, 'app.c')) as f:
-        for n, line in enumerate(f, 1):
-            if line.rstrip().endswith(f'/* SITE {tag} */'):
-                return f'app.c:{n}'
-    raise AssertionError(f'no SITE {tag} in app.c')
-
-
-def dyl_flow(*args):
-    r = subprocess.run([DYL_FLOW, *map(str, args)], capture_output=True, text=True, timeout=120)
-    assert r.returncode == 0, r.stderr
-    return r.stdout
-
-
-def rows(text):
-    return list(csv.DictReader(io.StringIO(text)))
-
-
-def edges(trace):
-    return {(r['producer'], r['consumer']): (int(r['bytes']), int(r['unique_bytes']),
-                                             int(r['fresh_bytes']))
-            for r in rows(dyl_flow(trace))}
+    return marked_site(os.path.join(FL_APPS, 'app.c'), tag)
 
 
 @pytest.fixture(scope='module')

@@ -4,18 +4,17 @@ and decompressing, zlib streaming, and a power iteration over OpenBLAS.  The app
 examples/apps/flow_*.c; each fixes the bytes it moves, or prints what depends on the
 library's version (a compressed size, how many elements an LU factorisation changed), so
 every expectation is exact.  Objects are found by the /* SITE TAG */ marks in the apps."""
-import csv
-import io
 import os
 import re
 import subprocess
 
 import pytest
 
+from flowrun import dyl_flow, edges, marked_site, rows
+
 from dyltest import (EXAMPLES, REF_BLAS, REF_LAPACK, ROOT, Trace, build_c, make, run_both,
                      wrap)
 
-DYL_FLOW = os.path.join(ROOT, 'bin', 'dyl-flow')
 APPS = os.path.join(EXAMPLES, 'apps')
 HERE = os.path.dirname(os.path.abspath(__file__))
 OPENBLAS = '/usr/lib/x86_64-linux-gnu/openblas-serial/libblas.so.3'
@@ -23,27 +22,7 @@ OPENBLAS = '/usr/lib/x86_64-linux-gnu/openblas-serial/libblas.so.3'
 
 def site(app, tag):
     """'app.c:LINE' of the allocation marked /* SITE TAG */ in examples/apps/APP."""
-    with open(os.path.join(APPS, app)) as f:
-        for n, line in enumerate(f, 1):
-            if line.rstrip().endswith(f'/* SITE {tag} */'):
-                return f'{app}:{n}'
-    raise AssertionError(f'no SITE {tag} in {app}')
-
-
-def dyl_flow(*args):
-    r = subprocess.run([DYL_FLOW, *map(str, args)], capture_output=True, text=True, timeout=120)
-    assert r.returncode == 0, r.stderr
-    return r.stdout
-
-
-def rows(text):
-    return list(csv.DictReader(io.StringIO(text)))
-
-
-def edges(trace):
-    return {(r['producer'], r['consumer']): (int(r['bytes']), int(r['unique_bytes']),
-                                             int(r['fresh_bytes']))
-            for r in rows(dyl_flow(trace))}
+    return marked_site(os.path.join(APPS, app), tag)
 
 
 def obj(trace, app, tag):
