@@ -49,16 +49,6 @@ int dyl_flow_defs_take(void)
 	return was;
 }
 
-static unsigned obj_kind(uint32_t region_kind)
-{
-	switch (region_kind) {
-	case DYL_REGION_HEAP: return DYL_OBJ_HEAP;
-	case DYL_REGION_MMAP: return DYL_OBJ_MAPPING;
-	case DYL_REGION_STATIC: return DYL_OBJ_STATIC;
-	default: return DYL_OBJ_STACK;
-	}
-}
-
 static void put(const void *p, uint64_t n, unsigned flags)
 {
 	struct dyl_region r;
@@ -68,7 +58,7 @@ static void put(const void *p, uint64_t n, unsigned flags)
 	if (!n || !outermost() || !dyl_region_find(p, &r))
 		return;
 	uintptr_t lo = (uintptr_t)p, hi = r.end - lo < n ? r.end : lo + n;
-	unsigned kind = obj_kind(r.kind);
+	unsigned kind = dyl_flow_obj_kind(r.kind);
 	if (kind == DYL_OBJ_HEAP || kind == DYL_OBJ_MAPPING) {
 		words = 4;
 		ev[1] = r.id;

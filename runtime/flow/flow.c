@@ -268,7 +268,7 @@ static void put_call(void)
 	dyl_flow_put(ev, 1);
 }
 
-static unsigned obj_kind(uint32_t region_kind)
+unsigned dyl_flow_obj_kind(uint32_t region_kind)
 {
 	switch (region_kind) {
 	case DYL_REGION_HEAP: return DYL_OBJ_HEAP;
@@ -300,7 +300,7 @@ void dyl_flow_frame_of(const struct dyl_groups *c, const struct dyl_region *r, u
 static inline unsigned put_range(uint64_t *p, uint32_t type, const struct fgroup *g, uintptr_t lo,
 				 uintptr_t hi, unsigned flags)
 {
-	unsigned kind = obj_kind(g->r.kind);
+	unsigned kind = dyl_flow_obj_kind(g->r.kind);
 
 	if (kind == DYL_OBJ_HEAP || kind == DYL_OBJ_MAPPING) {
 		uint64_t l = lo - g->r.start, h = hi - g->r.start;
@@ -488,7 +488,7 @@ static void added(uintptr_t start, uint64_t n, uint64_t id, unsigned kind)
 	uint64_t site = kind == DYL_REGION_HEAP || kind == DYL_REGION_MMAP ? dyl_flow_site() : UINT64_MAX;
 	uint64_t *p = reserve(4);
 	if (p) {
-		p[0] = DYL_RE_WORD(DYL_RE_ALLOC, 4, flags | obj_kind(kind) << 8,
+		p[0] = DYL_RE_WORD(DYL_RE_ALLOC, 4, flags | dyl_flow_obj_kind(kind) << 8,
 				   site < UINT32_MAX ? site : UINT32_MAX);
 		p[1] = id;
 		p[2] = start;

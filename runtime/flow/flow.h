@@ -46,6 +46,9 @@ HIDDEN void dyl_flow_frame_of(const struct dyl_groups *c, const struct dyl_regio
 HIDDEN void dyl_flow_host_read(const struct dyl_region *r, uintptr_t ip, uintptr_t cfa, uintptr_t lo,
 			       uintptr_t hi, unsigned how);
 
+/* flow.c: the TRACE.flow kind (DYL_OBJ_*) of a region of kind DYL_REGION_* */
+HIDDEN unsigned dyl_flow_obj_kind(uint32_t region_kind);
+
 /* out.c: TRACE.flow from the spool (dyl_hooks.flow_converted) */
 HIDDEN void dyl_flow_write(int fd, uint64_t size, uint64_t seq);
 

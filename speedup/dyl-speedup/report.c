@@ -741,6 +741,11 @@ const char *report_fmt_ns(char *buf, size_t room, double ns)
 	return fmt_ns(buf, room, ns);
 }
 
+const char *report_fmt_ratio(char *buf, size_t room, double x)
+{
+	return fmt_ratio(buf, room, x);
+}
+
 void report_csv_number(FILE *out, double x)
 {
 	csv_number(out, x);

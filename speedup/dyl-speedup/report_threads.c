@@ -22,15 +22,6 @@ static void thread_times(const struct prediction *p, int i, double *measured, do
 	*predicted = t->state == TL_DONE ? t->pend - t->pstart : NAN;
 }
 
-static const char *ratio(char *buf, size_t room, double x)
-{
-	if (!isfinite(x))
-		snprintf(buf, room, "-");
-	else
-		snprintf(buf, room, "%.4g", x);
-	return buf;
-}
-
 static void table_row(FILE *out, const struct prediction *p, int i)
 {
 	const struct tl_thread *t = &p->tl->th[i];
@@ -48,7 +39,7 @@ static void table_row(FILE *out, const struct prediction *p, int i)
 	fprintf(out, "  %-12llu%-5s %-12s %12s %12s %7.2f%% %7s %8zu  %s\n",
 		(unsigned long long)t->tid, i == 0 ? " main" : "", by,
 		report_fmt_ns(a, sizeof(a), m), isfinite(pr) ? report_fmt_ns(b, sizeof(b), pr) : "-",
-		m > 0 ? 100.0 * (double)t->t_sum / m : 0.0, ratio(c, sizeof(c), m / pr), t->ncalls, w);
+		m > 0 ? 100.0 * (double)t->t_sum / m : 0.0, report_fmt_ratio(c, sizeof(c), m / pr), t->ncalls, w);
 }
 
 static void path_line(FILE *out, const struct prediction *p)

@@ -13,15 +13,6 @@ static const char *mode_name(int m)
 	return m >= 0 && m < RESID_MODES ? resid_mode_name[m] : "mixed";
 }
 
-static const char *ratio(char *buf, size_t room, double x)
-{
-	if (!isfinite(x))
-		snprintf(buf, room, "-");
-	else
-		snprintf(buf, room, "%.4g", x);
-	return buf;
-}
-
 void xfer_table(FILE *out, const struct report *r, const int *kern, int nkern, int w)
 {
 	const struct prediction *run = r->run;
@@ -65,7 +56,7 @@ void xfer_table(FILE *out, const struct report *r, const int *kern, int nkern, i
 			(unsigned long long)(f->h2d_transfers + f->d2h_transfers),
 			report_fmt_ns(a, sizeof(a), f->h2d_ns + f->d2h_ns),
 			report_fmt_ns(b, sizeof(b), f->predicted_total_ns),
-			ratio(c, sizeof(c), f->S_G), m == run->xfer_top ? "* " : "", what[m]);
+			report_fmt_ratio(c, sizeof(c), f->S_G), m == run->xfer_top ? "* " : "", what[m]);
 	}
 	fprintf(out, "  (*: the figure above)\n");
 }
