@@ -259,56 +259,73 @@ int flow_resize(struct flow *f, uint32_t id, uint64_t size, int moved)
 
 /* --- edges, links and the maps that hang off blocks --- */
 
-static struct flow_edge *edge(struct flow *f, uint32_t from, uint32_t to)
+/* The index of the pair (A, B) in an array of N items, found through a direct table
+ * (*DIRECT: index + 1 at slot AT, TABSIZE slots, made on first use) when SMALL, else
+ * through HASH.  A pair not there yet is given index N (*FRESH 1: the caller adds the
+ * item).  Edges and links are both such arrays.  -1: out of memory (f->err). */
+static int64_t pair_index(struct flow *f, int32_t **direct, size_t tabsize, int small, size_t at,
+			  struct flow_hash *hash, uint32_t a, uint32_t b, size_t n, int *fresh)
 {
-	int direct = from < FLOW_EDGE_DIRECT && to < FLOW_EDGE_DIRECT;
 	int64_t i;
 
-	if (direct && f->edge_direct && f->edge_direct[from * FLOW_EDGE_DIRECT + to])
-		return &f->edge[f->edge_direct[from * FLOW_EDGE_DIRECT + to] - 1];
-	if (!direct && (i = fh_get(&f->edge_by_pair, from, to)) >= 0)
-		return &f->edge[i];
-	if (direct && !f->edge_direct &&
-	    !(f->edge_direct = calloc(FLOW_EDGE_DIRECT * FLOW_EDGE_DIRECT, sizeof(int32_t)))) {
+	*fresh = 0;
+	if (small && *direct && (*direct)[at])
+		return (*direct)[at] - 1;
+	if (!small && (i = fh_get(hash, a, b)) >= 0)
+		return i;
+	if (small && !*direct && !(*direct = calloc(tabsize, sizeof(int32_t)))) {
 		oom(f);
-		return NULL;
+		return -1;
 	}
-	if (grow(&f->edge, sizeof(*f->edge), f->nedges, &f->edge_room, 64) != 0 ||
-	    (!direct && fh_put(&f->edge_by_pair, from, to, (uint32_t)f->nedges) != 0)) {
+	if (!small && fh_put(hash, a, b, (uint32_t)n) != 0) {
 		oom(f);
-		return NULL;
+		return -1;
 	}
-	if (direct)
-		f->edge_direct[from * FLOW_EDGE_DIRECT + to] = (int32_t)f->nedges + 1;
-	f->edge[f->nedges] = (struct flow_edge){ .from = from, .to = to };
-	return &f->edge[f->nedges++];
+	if (small)
+		(*direct)[at] = (int32_t)n + 1;
+	*fresh = 1;
+	return (int64_t)n;
+}
+
+static struct flow_edge *edge(struct flow *f, uint32_t from, uint32_t to)
+{
+	int fresh;
+	int64_t i = pair_index(f, &f->edge_direct, FLOW_EDGE_DIRECT * FLOW_EDGE_DIRECT,
+			       from < FLOW_EDGE_DIRECT && to < FLOW_EDGE_DIRECT,
+			       (size_t)from * FLOW_EDGE_DIRECT + to, &f->edge_by_pair, from, to,
+			       f->nedges, &fresh);
+
+	if (i < 0)
+		return NULL;
+	if (fresh) {
+		if (grow(&f->edge, sizeof(*f->edge), f->nedges, &f->edge_room, 64) != 0) {
+			oom(f);
+			return NULL;
+		}
+		f->edge[f->nedges++] = (struct flow_edge){ .from = from, .to = to };
+	}
+	return &f->edge[i];
 }
 
 /* Every access asks for its link: small ids go through a direct table, as edges do. */
 static struct flow_link *link_of(struct flow *f, uint32_t node, uint32_t object)
 {
-	int direct = node < FLOW_LINK_NODES && object < FLOW_LINK_OBJECTS;
-	size_t at = (size_t)object * FLOW_LINK_NODES + node;
-	int64_t i;
+	int fresh;
+	int64_t i = pair_index(f, &f->link_direct, FLOW_LINK_NODES * FLOW_LINK_OBJECTS,
+			       node < FLOW_LINK_NODES && object < FLOW_LINK_OBJECTS,
+			       (size_t)object * FLOW_LINK_NODES + node, &f->link_by_pair, node, object,
+			       f->nlinks, &fresh);
 
-	if (direct && f->link_direct && f->link_direct[at])
-		return &f->link[f->link_direct[at] - 1];
-	if (!direct && (i = fh_get(&f->link_by_pair, node, object)) >= 0)
-		return &f->link[i];
-	if (direct && !f->link_direct &&
-	    !(f->link_direct = calloc(FLOW_LINK_NODES * FLOW_LINK_OBJECTS, sizeof(int32_t)))) {
-		oom(f);
+	if (i < 0)
 		return NULL;
+	if (fresh) {
+		if (grow(&f->link, sizeof(*f->link), f->nlinks, &f->link_room, 64) != 0) {
+			oom(f);
+			return NULL;
+		}
+		f->link[f->nlinks++] = (struct flow_link){ .node = node, .object = object };
 	}
-	if (grow(&f->link, sizeof(*f->link), f->nlinks, &f->link_room, 64) != 0 ||
-	    (!direct && fh_put(&f->link_by_pair, node, object, (uint32_t)f->nlinks) != 0)) {
-		oom(f);
-		return NULL;
-	}
-	if (direct)
-		f->link_direct[at] = (int32_t)f->nlinks + 1;
-	f->link[f->nlinks] = (struct flow_link){ .node = node, .object = object };
-	return &f->link[f->nlinks++];
+	return &f->link[i];
 }
 
 /* The block's maps are done with: unique bytes go to their edges, the maps are freed. */
