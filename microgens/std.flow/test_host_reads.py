@@ -5,13 +5,15 @@ fwrite and read(2) on a protected buffer (recorded, and the bytes right); its ow
 handler for its own fault (sigaction and signal); its own fault with no handler (it dies
 of it); outputs that cannot be protected (assumed read); two threads; a fork.  Every
 run's output, status and files are compared with the same run without the wrapper."""
+import json
 import os
 import signal
 import struct
+import subprocess
 
 import pytest
 
-from dyltest import Trace, build_c, c_library, run_both, wrap
+from dyltest import ROOT, Trace, build_c, c_library, make, run_both, wrap
 import flowread
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -183,13 +185,42 @@ def test_two_threads(built):
     got = [r for r in host_reads(recs, big) if r[4] == 'seen']
     assert len(got) == 2 and {r[1] for r in got} == set(big)
     for seq, obj, lo, hi, how in got:
-        # read by the thread that filled it, before its own next call (hr_tick)
+        # read by the thread that filled it after its fill, at the latest before its own
+        # next call (hr_tick); the other thread's call may start between
         (fill,) = [x['seq'] for x in recs if x['type'] == 'ACCESS' and x['obj_id'] == obj]
         tid = rows[fill]['tid']
-        assert rows[seq]['func'] == 'hr_tick' and rows[seq]['tid'] == tid
+        (tick,) = [int(r['seq']) for r in rows if r['tid'] == tid and r['func'] == 'hr_tick']
+        assert fill < seq <= tick
         # the page of a[512 * k] (k = 1, 2: the value it filled with)
         base = big[obj]['addr'] % PAGE
         assert (lo, hi) in (page_of(base, 512 * 8), page_of(base, 2 * 512 * 8))
+
+
+def test_thread_that_never_calls_again(built, tmp_path):
+    """A second thread reads all of hr_fill's output (seq 0) and ends without a call of
+    its own; the main thread, having joined it, fills again (seq 1), reads all, ticks
+    (seq 2).  The second thread's read belongs before seq 1 (the first call to start
+    after it), not at the run's end (seq 3): with hr_fill accelerated, the block comes
+    back twice (exact d2h 2 x 512 KiB), not once."""
+    out, rows, head, recs, big = scenario(built, 'late-reader')
+    assert f'late {N * 1 + N * (N - 1) / 2:.1f} {N * 2 + N * (N - 1) / 2:.1f}' in out
+    assert [r['func'] for r in rows] == ['hr_fill', 'hr_fill', 'hr_tick']
+    a = min(big)    # (a read placed after the block's free would make it a second object)
+    assert host_reads(recs) == [(1, a, 0, SIZE, 'seen'), (2, a, 0, SIZE, 'seen')]
+    assert len(big) == 1
+    make('bin/dyl-speedup')
+    d = built[0]
+    (tmp_path / 'k.csv').write_text('func,work,t_ns\nhr_fill,0,100\nhr_fill,1000000,100\n')
+    (tmp_path / 'link.csv').write_text('func,work,t_ns\n@h2d,0,1000\n@h2d,1000000,1001000\n'
+                                       '@d2h,0,2000\n@d2h,1000000,2002000\n')
+    r = subprocess.run([os.path.join(ROOT, 'bin', 'dyl-speedup'), '--json', str(d / 'late-reader.csv'),
+                        str(tmp_path / 'k.csv'), str(tmp_path / 'link.csv')],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    p = json.loads(r.stdout)
+    assert p['residency_mode'] == 'exact'
+    assert (p['d2h_bytes'], p['d2h_transfers']) == (2 * SIZE, 2)
+    assert p['d2h_ns'] == 2 * 2000 + 2 * 2 * SIZE
 
 
 def test_fork(built):

@@ -245,6 +245,35 @@ static void s_threads(void)
 	printf("threads %ld %ld\n", (long)(intptr_t)r[0], (long)(intptr_t)r[1]);
 }
 
+/* a thread that reads an output of the main thread's call and never calls again: its
+ * read happened between the main thread's two fills (it is joined before the second),
+ * so it belongs before the second, not at the run's end */
+static double *late_a;
+static void *late_reader(void *arg)
+{
+	double s = 0;
+	for (long i = 0; i < N; i++)
+		s += late_a[i];
+	*(double *)arg = s;
+	return NULL;
+}
+
+static void s_late_reader(void)
+{
+	double *a = big(), s1 = 0, s2 = 0;
+	pthread_t t;
+	hr_fill(a, N, 1);
+	late_a = a;
+	if (pthread_create(&t, NULL, late_reader, &s1) != 0 || pthread_join(t, NULL) != 0)
+		exit(3);
+	hr_fill(a, N, 2);
+	for (long i = 0; i < N; i++)
+		s2 += a[i];
+	hr_tick(0);
+	printf("late %.1f %.1f\n", s1, s2);
+	free(a);
+}
+
 /* the child reads page 1, the parent page 2, each before its own next call */
 static void s_fork(void)
 {
@@ -297,6 +326,8 @@ int main(int argc, char **argv)
 		s_assumed();
 	else if (!strcmp(s, "threads"))
 		s_threads();
+	else if (!strcmp(s, "late-reader"))
+		s_late_reader();
 	else if (!strcmp(s, "fork"))
 		s_fork();
 	else
