@@ -523,6 +523,8 @@ static void removed(uintptr_t start, uint64_t id)
  * window's are there already, but its copy says they were read) */
 static void flush_all(void)
 {
+	if (dyl_hostread_active())	/* (an exec's arguments may be on protected pages) */
+		dyl_hostread_lift_all();
 	for (struct fbuf *b = __atomic_load_n(&flow.bufs, __ATOMIC_ACQUIRE); b; b = b->next) {
 		dyl_spin_lock(&b->lock);
 		copy_out(b);

@@ -34,7 +34,8 @@
  * The table of protected ranges is one sorted array under a spin lock, taken with the
  * asynchronous signals blocked (a handler of the program's that touched a protected
  * page while its thread held the lock would wait for itself).  fork: the child's memory
- * and table are copies of each other: it goes on with them.  exec drops both.
+ * and table are copies of each other: it goes on with them.  exec drops both (every
+ * page is lifted first: dyl_hostread_lift_all).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -243,6 +244,23 @@ static void lift_block(uintptr_t start)
 		memmove(&hr.v[i], &hr.v[j], (hr.n - j) * sizeof(*hr.v));
 		__atomic_store_n(&hr.n, hr.n - (j - i), __ATOMIC_RELEASE);
 	}
+	unlock(&old);
+}
+
+/* The image ends (exit, exec: the spool's conversion): every range lifted, nothing
+ * recorded (the trace is being written).  An exec's arguments and environment may lie
+ * in a protected page: the kernel would fail it with EFAULT.  (An exec that fails goes
+ * on with nothing protected: its later reads are not seen.) */
+void dyl_hostread_lift_all(void)
+{
+	sigset_t old;
+
+	if (!__atomic_load_n(&hr.n, __ATOMIC_ACQUIRE))
+		return;
+	lock(&old);
+	for (size_t i = 0; i < hr.n; i++)
+		protect(hr.v[i].a, hr.v[i].b, PROT_READ | PROT_WRITE);
+	__atomic_store_n(&hr.n, 0, __ATOMIC_RELEASE);
 	unlock(&old);
 }
 
