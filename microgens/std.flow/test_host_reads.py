@@ -10,10 +10,11 @@ import os
 import signal
 import struct
 import subprocess
+import sys
 
 import pytest
 
-from dyltest import ROOT, Trace, build_c, c_library, make, run_both, wrap
+from dyltest import ROOT, Trace, build_c, c_library, dyliberator, make, run_both, wrap
 import flowread
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -266,6 +267,71 @@ def test_fork(built):
     # (the block is the parent's: an object of the child's file at its first mention)
     assert [(s, lo, hi, how) for s, _, lo, hi, how in host_reads(crecs)] == \
         [(0, *page_of(b, (512 + 1) * 8), 'seen')]
+
+
+LIBC_SOME = os.path.join(C_FILES, 'libc_some.h')
+LIBC_PICK = ['hr_*', 'read', 'write', 'sigaction', 'getrandom', 'close', 'strlen']
+PICK = [a for p in LIBC_PICK for a in ('-f', p)]
+
+
+def test_libc_wrapper_leaves_the_interposed_out(built):
+    """Wrapping the C library with host_reads=on: read, write, sigaction, getrandom are
+    left out (dyl_hostio.h's interposers would be hidden by their wrappers), with the
+    reason and a note; close and strlen are wrapped; without host_reads, all are."""
+    def listed(gen):
+        out = dyliberator('--lib', 'libc.so.6', '--header', LIBC_SOME, *PICK, '-g', gen,
+                          '--list').stdout
+        return out, {line.split()[1]: line.split(None, 2)[2] for line in out.splitlines()
+                     if line.startswith(('wrap ', 'skip ')) and line.split()[1] in LIBC_PICK}
+    out, got = listed('std.flow:host_reads=on')
+    for name in ('read', 'write', 'sigaction', 'getrandom'):
+        assert got[name].startswith('std.flow:host_reads=on interposes it itself'), name
+    assert 'std.flow:host_reads=on: 4 functions not wrapped' in out
+    for name in ('close', 'strlen'):
+        assert not got[name].startswith('std.flow:host_reads=on'), name
+    out, got = listed('std.flow')
+    assert not any(v.startswith('std.flow:host_reads=on') for v in got.values())
+    assert 'functions not wrapped' not in out
+
+
+def test_libc_wrapped_too(built):
+    """The program's write(2), fwrite and read(2) on protected pages, with the C library
+    wrapped as well (close traced): they work and are recorded as with the library's
+    wrapper alone"""
+    d = built[0]
+    w = wrap(d, '--lib', str(d / 'libhr.so'), '--lib', 'libc.so.6', '--header', str(d / 'hr.h'),
+             '--header', LIBC_SOME, *PICK, '-g', 'std.flow:host_reads=on',
+             name='wrap_libc.so')
+    out, rows, head, recs, big = scenario(built, 'io', str(d / 'w1.bin'), str(d / 'w2.bin'),
+                                          wrapper=w)
+    assert 'read 524288, a[5]=12' in out
+    (a,) = big
+    calls = [r['func'] for r in rows]
+    assert 'close' in calls and 'write' not in calls and 'read' not in calls
+    fills = [int(r['seq']) for r in rows if r['func'].startswith('hr_')]
+    # write(2) before the second hr_ call, fwrite before the third, read(2) before the
+    # fourth (close calls come between: a read is before the first call after it)
+    assert [(lo, hi, how) for _, _, lo, hi, how in host_reads(recs, big)] == [(0, SIZE, 'seen')] * 3
+    for (seq, *_), after in zip(host_reads(recs, big), fills):
+        assert after < seq
+
+
+def test_interposed_names_are_one_list(built):
+    """What host_reads=on adds to a wrapper's exported functions is exactly
+    DYL_HOSTIO_NAMES (and the lookup dyl_hostio_next): the list the generator leaves out
+    is the list the header defines"""
+    d = built[0]
+    off = wrap(d, '--lib', str(d / 'libhr.so'), '--header', str(d / 'hr.h'), '-g', 'std.flow',
+               name='wrap_names_off.so')
+
+    def exported(so):
+        out = subprocess.run(['nm', '-D', '--defined-only', so], capture_output=True, text=True,
+                             check=True).stdout
+        return {line.split()[-1].split('@')[0] for line in out.splitlines() if line.strip()}
+    added = exported(built[2]) - exported(off)
+    sys.path.insert(0, ROOT)
+    from generator import hostio
+    assert added == hostio.interposed(os.path.join(ROOT, 'runtime', 'include')) | {'dyl_hostio_next'}
 
 
 def test_off_by_default(built):
