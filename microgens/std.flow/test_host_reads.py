@@ -147,19 +147,21 @@ def test_own_handler_sees_its_own_fault_only(built, how):
 
 def test_other_system_calls_on_protected_pages(built):
     """open, openat, creat, fopen of a path a call wrote; getrandom, vmsplice, preadv2,
-    getdents64 on pages a call wrote; an exec whose argument a call wrote: each works as
-    without the wrapper (the kernel would fail them with EFAULT), and each is recorded as
-    the program's read of those pages before the next call"""
+    getdents64 on pages a call wrote; system's command and posix_spawn's argument a call
+    wrote; an exec whose argument a call wrote: each works as without the wrapper (the
+    kernel would fail them with EFAULT), and each is recorded as the program's read of
+    those pages before the next call"""
     out, rows, head, recs, big = scenario(built, 'sys')
     for what in ('open', 'openat', 'creat', 'fopen', 'getrandom', 'vmsplice', 'preadv2',
-                 'getdents64'):
+                 'getdents64', 'system', 'posix_spawn'):
         assert f'{what} ok' in out
     assert 'vmspliced same' in out and 'preadv2 read 12: sys-out.txt' in out
+    assert 'by-system\nsystem ok\nsys-out.txt\nposix_spawn ok' in out
     assert 'sys-out.txt\nchild status 0' in out
     (a,) = big
     b = base_of(out)
     funcs = [r['func'] for r in rows]
-    assert funcs == ['hr_load'] * 4 + ['hr_fill'] * 4 + ['hr_tick']
+    assert funcs == ['hr_load'] * 4 + ['hr_fill'] * 4 + ['hr_load'] * 2 + ['hr_tick']
     # the path's page (the block's first) before the next call; the pages of a[k * 512]
     # (k = 4, 6, 8, 10: the kernel's part: a page, or two where it crosses)
     def pages(off, n):
@@ -169,7 +171,8 @@ def test_other_system_calls_on_protected_pages(built):
         (1, a, *pages(0, 1), 'seen'), (2, a, *pages(0, 1), 'seen'), (3, a, *pages(0, 1), 'seen'),
         (4, a, *pages(0, 1), 'seen'), (5, a, *pages(4 * 4096, 64), 'seen'),
         (6, a, *pages(6 * 4096, 4096), 'seen'), (7, a, *pages(8 * 4096, 12), 'seen'),
-        (8, a, *pages(10 * 4096, 4096), 'seen')]
+        (8, a, *pages(10 * 4096, 4096), 'seen'), (9, a, *pages(0, 1), 'seen'),
+        (10, a, *pages(0, 1), 'seen')]
 
 
 def test_own_fault_without_handler_kills(built):

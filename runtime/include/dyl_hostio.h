@@ -13,9 +13,10 @@
  * large heap block): preadv2 and the 64 forms, vmsplice, getrandom, getdents64, msgsnd
  * and msgrcv, the mq_ send and receive, the aio_ requests (lifted when made: the bytes
  * move later); and the paths of open, openat, creat, fopen (the kernel reads a path:
- * the pages up to its NUL are lifted).  exec: the runtime lifts every page when the
- * image ends (hostread.c).  What is left (stat and the other path calls, ioctl,
- * io_uring, process_vm_*, a vfork child's exec, posix_spawn): doc/residency.md.
+ * the pages up to its NUL are lifted), and the commands of system and popen and the
+ * strings of posix_spawn (a child that shares this memory execs with them).  exec: the
+ * runtime lifts every page when the image ends (hostread.c).  What is left (stat and
+ * the other path calls, ioctl, io_uring, process_vm_*, a vfork child's exec): doc/flow.md.
  *
  * Why here and not in libdylrt.so: as for the thread hooks (dyl_threads.h), only a
  * definition in the preloaded object itself comes before the C library's.  The
@@ -61,6 +62,7 @@ DYL_API int dyl_hostread_keeps_segv(void);	/* 1: the runtime handles SIGSEGV */
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <mqueue.h>
+#include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -111,7 +113,8 @@ DYL_HOSTIO_HOOK void *dyl_hostio_next(const char *name)
 	X(mq_timedsend) X(mq_timedreceive) X(aio_read) X(aio_write) X(aio_read64)     \
 	X(aio_write64) X(lio_listio) X(lio_listio64) X(open) X(open64) X(openat)      \
 	X(openat64) X(__open_2) X(__open64_2) X(__openat_2) X(__openat64_2) X(creat)  \
-	X(creat64) X(fopen) X(fopen64) X(sigaction) X(sigprocmask)                    \
+	X(creat64) X(fopen) X(fopen64) X(system) X(popen) X(posix_spawn)              \
+	X(posix_spawnp) X(sigaction) X(sigprocmask)                                   \
 	X(pthread_sigmask) X(signal) X(bsd_signal) X(ssignal) X(sysv_signal)          \
 	X(__sysv_signal) X(sigset)
 #define DYL_HOSTIO_ENUM(name) DYL_HOSTIO_I_##name,
@@ -328,7 +331,40 @@ DYL_HOSTIO_PATH(int, creat, (const char *p, mode_t m), (p, m), p)
 DYL_HOSTIO_PATH(int, creat64, (const char *p, mode_t m), (p, m), p)
 DYL_HOSTIO_PATH(FILE *, fopen, (const char *__restrict p, const char *__restrict m), (p, m), p)
 DYL_HOSTIO_PATH(FILE *, fopen64, (const char *__restrict p, const char *__restrict m), (p, m), p)
+/* a command for the shell: its child execs with it, sharing this memory */
+DYL_HOSTIO_PATH(int, system, (const char *c), (c), c)
+DYL_HOSTIO_PATH(FILE *, popen, (const char *c, const char *m), (c, m), c)
 #undef DYL_HOSTIO_PATH
+
+/* posix_spawn's child shares this memory until it execs (the kernel reads the path,
+ * the arguments and the environment from it): their pages lifted first */
+static void dyl_hostio_strings(char *const *v)
+{
+	for (size_t i = 0; v && v[i]; i++)	/* (a touch of the array itself faults: the
+						 * runtime's handler lifts its page) */
+		dyl_hostio_path(v[i]);
+}
+
+#define DYL_HOSTIO_SPAWN(name)                                                        \
+	DYL_HOSTIO_HOOK int(name)(pid_t *__restrict pid, const char *__restrict path,  \
+				  const posix_spawn_file_actions_t *fa,                 \
+				  const posix_spawnattr_t *__restrict at, char *const argv[], \
+				  char *const envp[])                                   \
+	{                                                                             \
+		int (*next_)(pid_t *, const char *, const posix_spawn_file_actions_t *, \
+			     const posix_spawnattr_t *, char *const[], char *const[]) = \
+			DYL_HOSTIO_NEXT(name, int (*)(pid_t *, const char *,          \
+						      const posix_spawn_file_actions_t *, \
+						      const posix_spawnattr_t *, char *const[], \
+						      char *const[]));                  \
+		dyl_hostio_path(path);                                                \
+		dyl_hostio_strings(argv);                                             \
+		dyl_hostio_strings(envp);                                             \
+		return next_(pid, path, fa, at, argv, envp);                          \
+	}
+DYL_HOSTIO_SPAWN(posix_spawn)
+DYL_HOSTIO_SPAWN(posix_spawnp)
+#undef DYL_HOSTIO_SPAWN
 
 static void dyl_hostio_mmsg(struct mmsghdr *v, unsigned n)
 {

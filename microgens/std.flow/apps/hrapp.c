@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -265,13 +266,19 @@ static void s_threads(void)
  * do not cover: each must do what it does without the wrapper (no EFAULT).  A path a
  * call wrote (hr_load reads sys-path.txt, which holds "sys-out.txt") opened by open,
  * openat, creat and fopen; getrandom, vmsplice, preadv2 and getdents64 into or from
- * pages hr_fill wrote; an exec whose argument a call wrote (a child's). */
-static void load_path(double *a)
+ * pages hr_fill wrote; the commands of system and posix_spawn, and an exec whose
+ * argument a call wrote (a child's). */
+static void load_file(double *a, const char *name)
 {
-	int fd = open("sys-path.txt", O_RDONLY);
+	int fd = open(name, O_RDONLY);
 	if (fd < 0 || hr_load(a, 64, fd) < 0)
 		exit(3);
 	close(fd);
+}
+
+static void load_path(double *a)
+{
+	load_file(a, "sys-path.txt");
 }
 
 static void said(const char *what, long r)
@@ -326,8 +333,23 @@ static void s_sys(void)
 	said("getdents64", getdents64(fd, a + 10 * PER_PAGE, 4096) > 0 ? 0 : -1);
 	close(fd);
 
+	/* the shell's command, and posix_spawn's argument, in pages a call wrote */
+	fd = open("sys-cmd.txt", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0 || write(fd, "echo by-system", 15) != 15)
+		exit(3);
+	close(fd);
 	fflush(stdout);
-	pid_t c = fork();
+	load_file(a, "sys-cmd.txt");
+	said("system", system(s) == 0 ? 0 : -1);
+	load_path(a);
+	char *argv[] = { "echo", s, NULL };
+	pid_t c;
+	fflush(stdout);
+	said("posix_spawn", posix_spawn(&c, "/bin/echo", NULL, NULL, argv, environ) == 0 &&
+				    waitpid(c, NULL, 0) == c ? 0 : -1);
+
+	fflush(stdout);
+	c = fork();
 	if (c == 0) {
 		load_path(a);
 		execl("/bin/echo", "echo", s, (char *)NULL);
