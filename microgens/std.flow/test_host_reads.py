@@ -156,6 +156,7 @@ def test_other_system_calls_on_protected_pages(built):
                  'getdents64', 'system', 'posix_spawn'):
         assert f'{what} ok' in out
     assert 'vmspliced same' in out and 'preadv2 read 12: sys-out.txt' in out
+    assert 'open-bad Bad address' in out
     assert 'by-system\nsystem ok\nsys-out.txt\nposix_spawn ok' in out
     assert 'sys-out.txt\nchild status 0' in out
     (a,) = big

@@ -229,6 +229,36 @@ void dyl_hostread_io(const void *p, size_t n)
 	dyl_cost_add(dyl_now() - t0);	/* (the wrapper's overhead: # overhead_ns=) */
 }
 
+/* A path (or command) the kernel is about to read: the pages from S to its NUL that are
+ * protected are lifted and recorded.  Nothing is read while nothing is protected (a bad
+ * pointer fails in the kernel as without the wrapper); a page that is not protected is
+ * read only when mincore says it is mapped. */
+void dyl_hostread_path(const char *s)
+{
+	uintptr_t a = (uintptr_t)s;
+
+	if (!s || !__atomic_load_n(&hr.n, __ATOMIC_ACQUIRE))
+		return;
+	uint64_t t0 = dyl_now();
+	for (;;) {
+		uintptr_t end = floor_page(a) + PAGE;
+		sigset_t old;
+		unsigned char v;
+		lock(&old);
+		size_t i = first_after(floor_page(a));
+		int ours = i < hr.n && hr.v[i].a <= floor_page(a);
+		unlock(&old);
+		if (ours)
+			lift(a, end, program_runs(), t0);
+		else if (syscall(SYS_mincore, floor_page(a), PAGE, &v) != 0)
+			break;	/* (not mapped: the kernel says EFAULT) */
+		if (memchr((const void *)a, 0, end - a) || end == 0)
+			break;
+		a = end;
+	}
+	dyl_cost_add(dyl_now() - t0);
+}
+
 /* every range of the block at START lifted in one mprotect (the pages between them are
  * the block's own, accessible already); nothing recorded */
 static void lift_block(uintptr_t start)

@@ -28,6 +28,7 @@
  *   dyl_hostread_setup(): from the wrapper's constructor, after dyl_flow_setup;
  *   dyl_hostread_after(call): after each outermost call, its outputs protected;
  *   dyl_hostread_io(p, n): [p, p + n) about to be handed to the kernel;
+ *   dyl_hostread_path(s): the string at s (a path, a command) likewise;
  *   dyl_hostread_sigaction / dyl_hostread_signal: SIGSEGV's disposition as the program
  *   sees it (dyl_hostread_signal returns SIG_ERR for a signal it does not keep); a
  *   handler's sa_mask never holds SIGSEGV;
@@ -47,6 +48,7 @@ extern "C" {
 DYL_API void dyl_hostread_setup(void);
 DYL_API void dyl_hostread_after(const struct dyl_call *c);
 DYL_API void dyl_hostread_io(const void *p, size_t n);
+DYL_API void dyl_hostread_path(const char *s);	/* a string the kernel reads, to its NUL */
 DYL_API int dyl_hostread_sigaction(int sig, const struct sigaction *act, struct sigaction *old);
 DYL_API void (*dyl_hostread_signal(int sig, void (*h)(int)))(int);
 DYL_API int dyl_hostread_keeps_segv(void);	/* 1: the runtime handles SIGSEGV */
@@ -266,20 +268,6 @@ DYL_HOSTIO_LIO(lio_listio, struct aiocb)
 DYL_HOSTIO_LIO(lio_listio64, struct aiocb64)
 #undef DYL_HOSTIO_LIO
 
-/* a path the kernel reads: the pages up to its NUL lifted (a page at a time: the
- * string's end is looked for only in a page that is readable by then) */
-static void dyl_hostio_path(const char *s)
-{
-	uintptr_t a = (uintptr_t)s;
-	while (a) {
-		size_t room = 4096 - (a & 4095);
-		dyl_hostread_io((const void *)a, room);
-		if (memchr((const void *)a, 0, room))
-			return;
-		a += room;
-	}
-}
-
 /* open's mode: there only when it creates a file */
 #define DYL_HOSTIO_MODE(flags, last)                                                  \
 	mode_t mode_ = 0;                                                             \
@@ -294,7 +282,7 @@ static void dyl_hostio_path(const char *s)
 	{                                                                             \
 		int (*next_)(const char *, int, ...) = DYL_HOSTIO_NEXT(name, int (*)(const char *, int, ...)); \
 		DYL_HOSTIO_MODE(flags, flags)                                         \
-		dyl_hostio_path(path);                                                \
+		dyl_hostread_path(path);                                                \
 		return next_(path, flags, mode_);                                     \
 	}
 #define DYL_HOSTIO_OPENAT(name)                                                       \
@@ -303,7 +291,7 @@ static void dyl_hostio_path(const char *s)
 		int (*next_)(int, const char *, int, ...) =                           \
 			DYL_HOSTIO_NEXT(name, int (*)(int, const char *, int, ...));  \
 		DYL_HOSTIO_MODE(flags, flags)                                         \
-		dyl_hostio_path(path);                                                \
+		dyl_hostread_path(path);                                                \
 		return next_(dir, path, flags, mode_);                                \
 	}
 DYL_HOSTIO_OPEN(open)
@@ -319,7 +307,7 @@ DYL_HOSTIO_OPENAT(openat64)
 	DYL_HOSTIO_HOOK ret(name) params                                             \
 	{                                                                             \
 		ret(*next_) params = DYL_HOSTIO_NEXT(name, ret(*) params);            \
-		dyl_hostio_path(path);                                                \
+		dyl_hostread_path(path);                                                \
 		return next_ args;                                                    \
 	}
 /* (the fortified opens: -D_FORTIFY_SOURCE, when the flags need no mode) */
@@ -342,7 +330,7 @@ static void dyl_hostio_strings(char *const *v)
 {
 	for (size_t i = 0; v && v[i]; i++)	/* (a touch of the array itself faults: the
 						 * runtime's handler lifts its page) */
-		dyl_hostio_path(v[i]);
+		dyl_hostread_path(v[i]);
 }
 
 #define DYL_HOSTIO_SPAWN(name)                                                        \
@@ -357,7 +345,7 @@ static void dyl_hostio_strings(char *const *v)
 						      const posix_spawn_file_actions_t *, \
 						      const posix_spawnattr_t *, char *const[], \
 						      char *const[]));                  \
-		dyl_hostio_path(path);                                                \
+		dyl_hostread_path(path);                                                \
 		dyl_hostio_strings(argv);                                             \
 		dyl_hostio_strings(envp);                                             \
 		return next_(pid, path, fa, at, argv, envp);                          \

@@ -332,6 +332,8 @@ static void s_sys(void)
 	fd = open(".", O_RDONLY | O_DIRECTORY);
 	said("getdents64", getdents64(fd, a + 10 * PER_PAGE, 4096) > 0 ? 0 : -1);
 	close(fd);
+	/* a bad path while pages are protected: EFAULT, as without the wrapper */
+	said("open-bad", open((const char *)16, O_RDONLY));
 
 	/* the shell's command, and posix_spawn's argument, in pages a call wrote */
 	fd = open("sys-cmd.txt", O_WRONLY | O_CREAT | O_TRUNC, 0644);
