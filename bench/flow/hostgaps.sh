@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# host_reads before and after a change (REV, default HEAD~1... any commit), interleaved:
+# host_reads at commit REV and now (this checkout, built), interleaved:
 #   1. an interposed I/O call when nothing is protected (iocall.c: write, pread,
 #      open+close, getrandom; CPU ns a call): plain, host_reads=on at REV, and now;
 #   2. a page the program reads (hostreads.c read, MIB MiB, ITERS iterations): CPU ms

@@ -232,7 +232,8 @@ void dyl_hostread_io(const void *p, size_t n)
 /* A path (or command) the kernel is about to read: the pages from S to its NUL that are
  * protected are lifted and recorded.  Nothing is read while nothing is protected (a bad
  * pointer fails in the kernel as without the wrapper); a page that is not protected is
- * read only when mincore says it is mapped. */
+ * read only when mincore says it is mapped (one the program made PROT_NONE itself is
+ * read, and faults: a path there is the program's bug). */
 void dyl_hostread_path(const char *s)
 {
 	uintptr_t a = (uintptr_t)s;
