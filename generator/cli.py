@@ -9,7 +9,7 @@ import sys
 import time
 
 from . import defs as defsmod
-from . import elf, emit, headers, microgen, select
+from . import elf, emit, headers, hostio, microgen, select
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RUNTIME_LIB_DIR = os.path.join(ROOT, 'build')
@@ -238,6 +238,11 @@ def run(argv):
         for app in args.app:
             imports |= elf.read_imports(app)
     sel = select.select(libs, protos, args.patterns, imports, declared)
+    hostio_note = hostio.leave_out(sel, gens, RUNTIME_INCLUDE)   # (host_reads' own)
+    if hostio_note:   # (--list prints it with the notes)
+        notes = list(notes) + [hostio_note]
+        if not args.list:
+            say(hostio_note)
 
     active = {mg.name for mg, _ in gens}
     libviews = {}

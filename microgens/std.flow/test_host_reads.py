@@ -5,13 +5,16 @@ fwrite and read(2) on a protected buffer (recorded, and the bytes right); its ow
 handler for its own fault (sigaction and signal); its own fault with no handler (it dies
 of it); outputs that cannot be protected (assumed read); two threads; a fork.  Every
 run's output, status and files are compared with the same run without the wrapper."""
+import json
 import os
 import signal
 import struct
+import subprocess
+import sys
 
 import pytest
 
-from dyltest import Trace, build_c, c_library, run_both, wrap
+from dyltest import ROOT, Trace, build_c, c_library, dyliberator, make, run_both, wrap
 import flowread
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -133,12 +136,44 @@ def test_fortified_read(built):
     assert host_reads(recs) == [(1, a, 0, SIZE, 'seen')]
 
 
-@pytest.mark.parametrize('how', ['handler', 'handler-signal'])
+@pytest.mark.parametrize('how', ['handler', 'handler-signal', 'handler-bsd', 'handler-sysv',
+                                 'handler-sigset'])
 def test_own_handler_sees_its_own_fault_only(built, how):
     out, rows, head, recs, big = scenario(built, how)
     assert 'caught its own fault' in out and 'handled=1' in out
     (a,) = big
     assert host_reads(recs) == [(1, a, *page_of(base_of(out), 10 * 512 * 8), 'seen')]
+
+
+def test_other_system_calls_on_protected_pages(built):
+    """open, openat, creat, fopen of a path a call wrote; getrandom, vmsplice, preadv2,
+    getdents64 on pages a call wrote; system's command and posix_spawn's argument a call
+    wrote; an exec whose argument a call wrote: each works as without the wrapper (the
+    kernel would fail them with EFAULT), and each is recorded as the program's read of
+    those pages before the next call"""
+    out, rows, head, recs, big = scenario(built, 'sys')
+    for what in ('open', 'openat', 'creat', 'fopen', 'getrandom', 'vmsplice', 'preadv2',
+                 'getdents64', 'system', 'posix_spawn'):
+        assert f'{what} ok' in out
+    assert 'vmspliced same' in out and 'preadv2 read 12: sys-out.txt' in out
+    assert 'open-bad Bad address' in out
+    assert 'by-system\nsystem ok\nsys-out.txt\nposix_spawn ok' in out
+    assert 'sys-out.txt\nchild status 0' in out
+    (a,) = big
+    b = base_of(out)
+    funcs = [r['func'] for r in rows]
+    assert funcs == ['hr_load'] * 4 + ['hr_fill'] * 4 + ['hr_load'] * 2 + ['hr_tick']
+    # the path's page (the block's first) before the next call; the pages of a[k * 512]
+    # (k = 4, 6, 8, 10: the kernel's part: a page, or two where it crosses)
+    def pages(off, n):
+        lo, _ = page_of(b, off)
+        return lo, page_of(b, off + n - 1)[1]
+    assert host_reads(recs, big) == [
+        (1, a, *pages(0, 1), 'seen'), (2, a, *pages(0, 1), 'seen'), (3, a, *pages(0, 1), 'seen'),
+        (4, a, *pages(0, 1), 'seen'), (5, a, *pages(4 * 4096, 64), 'seen'),
+        (6, a, *pages(6 * 4096, 4096), 'seen'), (7, a, *pages(8 * 4096, 12), 'seen'),
+        (8, a, *pages(10 * 4096, 4096), 'seen'), (9, a, *pages(0, 1), 'seen'),
+        (10, a, *pages(0, 1), 'seen')]
 
 
 def test_own_fault_without_handler_kills(built):
@@ -183,13 +218,42 @@ def test_two_threads(built):
     got = [r for r in host_reads(recs, big) if r[4] == 'seen']
     assert len(got) == 2 and {r[1] for r in got} == set(big)
     for seq, obj, lo, hi, how in got:
-        # read by the thread that filled it, before its own next call (hr_tick)
+        # read by the thread that filled it after its fill, at the latest before its own
+        # next call (hr_tick); the other thread's call may start between
         (fill,) = [x['seq'] for x in recs if x['type'] == 'ACCESS' and x['obj_id'] == obj]
         tid = rows[fill]['tid']
-        assert rows[seq]['func'] == 'hr_tick' and rows[seq]['tid'] == tid
+        (tick,) = [int(r['seq']) for r in rows if r['tid'] == tid and r['func'] == 'hr_tick']
+        assert fill < seq <= tick
         # the page of a[512 * k] (k = 1, 2: the value it filled with)
         base = big[obj]['addr'] % PAGE
         assert (lo, hi) in (page_of(base, 512 * 8), page_of(base, 2 * 512 * 8))
+
+
+def test_thread_that_never_calls_again(built, tmp_path):
+    """A second thread reads all of hr_fill's output (seq 0) and ends without a call of
+    its own; the main thread, having joined it, fills again (seq 1), reads all, ticks
+    (seq 2).  The second thread's read belongs before seq 1 (the first call to start
+    after it), not at the run's end (seq 3): with hr_fill accelerated, the block comes
+    back twice (exact d2h 2 x 512 KiB), not once."""
+    out, rows, head, recs, big = scenario(built, 'late-reader')
+    assert f'late {N * 1 + N * (N - 1) / 2:.1f} {N * 2 + N * (N - 1) / 2:.1f}' in out
+    assert [r['func'] for r in rows] == ['hr_fill', 'hr_fill', 'hr_tick']
+    a = min(big)    # (a read placed after the block's free would make it a second object)
+    assert host_reads(recs) == [(1, a, 0, SIZE, 'seen'), (2, a, 0, SIZE, 'seen')]
+    assert len(big) == 1
+    make('bin/dyl-speedup')
+    d = built[0]
+    (tmp_path / 'k.csv').write_text('func,work,t_ns\nhr_fill,0,100\nhr_fill,1000000,100\n')
+    (tmp_path / 'link.csv').write_text('func,work,t_ns\n@h2d,0,1000\n@h2d,1000000,1001000\n'
+                                       '@d2h,0,2000\n@d2h,1000000,2002000\n')
+    r = subprocess.run([os.path.join(ROOT, 'bin', 'dyl-speedup'), '--json', str(d / 'late-reader.csv'),
+                        str(tmp_path / 'k.csv'), str(tmp_path / 'link.csv')],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    p = json.loads(r.stdout)
+    assert p['residency_mode'] == 'exact'
+    assert (p['d2h_bytes'], p['d2h_transfers']) == (2 * SIZE, 2)
+    assert p['d2h_ns'] == 2 * 2000 + 2 * 2 * SIZE
 
 
 def test_fork(built):
@@ -207,6 +271,71 @@ def test_fork(built):
     # (the block is the parent's: an object of the child's file at its first mention)
     assert [(s, lo, hi, how) for s, _, lo, hi, how in host_reads(crecs)] == \
         [(0, *page_of(b, (512 + 1) * 8), 'seen')]
+
+
+LIBC_SOME = os.path.join(C_FILES, 'libc_some.h')
+LIBC_PICK = ['hr_*', 'read', 'write', 'sigaction', 'getrandom', 'close', 'strlen']
+PICK = [a for p in LIBC_PICK for a in ('-f', p)]
+
+
+def test_libc_wrapper_leaves_the_interposed_out(built):
+    """Wrapping the C library with host_reads=on: read, write, sigaction, getrandom are
+    left out (dyl_hostio.h's interposers would be hidden by their wrappers), with the
+    reason and a note; close and strlen are wrapped; without host_reads, all are."""
+    def listed(gen):
+        out = dyliberator('--lib', 'libc.so.6', '--header', LIBC_SOME, *PICK, '-g', gen,
+                          '--list').stdout
+        return out, {line.split()[1]: line.split(None, 2)[2] for line in out.splitlines()
+                     if line.startswith(('wrap ', 'skip ')) and line.split()[1] in LIBC_PICK}
+    out, got = listed('std.flow:host_reads=on')
+    for name in ('read', 'write', 'sigaction', 'getrandom'):
+        assert got[name].startswith('std.flow:host_reads=on interposes it itself'), name
+    assert 'std.flow:host_reads=on: 4 functions not wrapped' in out
+    for name in ('close', 'strlen'):
+        assert not got[name].startswith('std.flow:host_reads=on'), name
+    out, got = listed('std.flow')
+    assert not any(v.startswith('std.flow:host_reads=on') for v in got.values())
+    assert 'functions not wrapped' not in out
+
+
+def test_libc_wrapped_too(built):
+    """The program's write(2), fwrite and read(2) on protected pages, with the C library
+    wrapped as well (close traced): they work and are recorded as with the library's
+    wrapper alone"""
+    d = built[0]
+    w = wrap(d, '--lib', str(d / 'libhr.so'), '--lib', 'libc.so.6', '--header', str(d / 'hr.h'),
+             '--header', LIBC_SOME, *PICK, '-g', 'std.flow:host_reads=on',
+             name='wrap_libc.so')
+    out, rows, head, recs, big = scenario(built, 'io', str(d / 'w1.bin'), str(d / 'w2.bin'),
+                                          wrapper=w)
+    assert 'read 524288, a[5]=12' in out
+    (a,) = big
+    calls = [r['func'] for r in rows]
+    assert 'close' in calls and 'write' not in calls and 'read' not in calls
+    fills = [int(r['seq']) for r in rows if r['func'].startswith('hr_')]
+    # write(2) before the second hr_ call, fwrite before the third, read(2) before the
+    # fourth (close calls come between: a read is before the first call after it)
+    assert [(lo, hi, how) for _, _, lo, hi, how in host_reads(recs, big)] == [(0, SIZE, 'seen')] * 3
+    for (seq, *_), after in zip(host_reads(recs, big), fills):
+        assert after < seq
+
+
+def test_interposed_names_are_one_list(built):
+    """What host_reads=on adds to a wrapper's exported functions is exactly
+    DYL_HOSTIO_NAMES (and the lookup dyl_hostio_next): the list the generator leaves out
+    is the list the header defines"""
+    d = built[0]
+    off = wrap(d, '--lib', str(d / 'libhr.so'), '--header', str(d / 'hr.h'), '-g', 'std.flow',
+               name='wrap_names_off.so')
+
+    def exported(so):
+        out = subprocess.run(['nm', '-D', '--defined-only', so], capture_output=True, text=True,
+                             check=True).stdout
+        return {line.split()[-1].split('@')[0] for line in out.splitlines() if line.strip()}
+    added = exported(built[2]) - exported(off)
+    sys.path.insert(0, ROOT)
+    from generator import hostio
+    assert added == hostio.interposed(os.path.join(ROOT, 'runtime', 'include')) | {'dyl_hostio_next'}
 
 
 def test_off_by_default(built):

@@ -456,12 +456,14 @@ static void changed(uintptr_t a, uintptr_t b, int after)
 	in_flow--;
 }
 
-/* hostread.c: the program read [LO, HI) of region R (HOW: DYL_HR_*), before the
- * thread's next call.  A read of the pages right after the thread's last event, when
- * that was a read of the same block, widens it (a loop reading an array faults page
- * after page: one event, not one per page). */
+/* hostread.c: the program read [LO, HI) of region R (HOW: DYL_HR_*) at the trace
+ * clock's T: the converter places it before the first outermost call of any thread that
+ * starts after T (a thread that never calls again has its reads where they happened).
+ * A read of the pages right after the thread's last event, when that was a read of
+ * the same block, widens it (a loop reading an array faults page after page: one
+ * event, not one per page, at its first page's time). */
 void dyl_flow_host_read(const struct dyl_region *r, uintptr_t ip, uintptr_t cfa, uintptr_t lo,
-			uintptr_t hi, unsigned how)
+			uintptr_t hi, unsigned how, uint64_t t)
 {
 	struct fbuf *b = mine;
 
@@ -469,12 +471,15 @@ void dyl_flow_host_read(const struct dyl_region *r, uintptr_t ip, uintptr_t cfa,
 		return;
 	in_flow++;
 	struct fgroup g = { *r, UINTPTR_MAX, 0, ip, cfa };
-	uint64_t w[ACC_MAX];
+	uint64_t w[ACC_MAX + 1];
 	unsigned n = put_range(w, DYL_RE_HOSTRD, &g, lo, hi, how);
+	w[0] = DYL_RE_WORD(DYL_RE_HOSTRD, n + 1, how, DYL_RE_SMALL(w[0]));	/* (the time after) */
+	w[n++] = t;
 	size_t len = b ? __atomic_load_n(&b->len, __ATOMIC_RELAXED) : 0;
-	if (n == 4 && b && b->data == hr_data && len == hr_end && len >= 4 && b->data[len - 4] == w[0] &&
-	    b->data[len - 3] == w[1] && b->data[len - 1] == w[2]) {
-		__atomic_store_n(&b->data[len - 1], w[3], __ATOMIC_RELEASE);
+	/* (heap: type, id, lo, hi, time) */
+	if (n == 5 && b && b->data == hr_data && len == hr_end && len >= 5 && b->data[len - 5] == w[0] &&
+	    b->data[len - 4] == w[1] && b->data[len - 2] == w[2]) {
+		__atomic_store_n(&b->data[len - 2], w[3], __ATOMIC_RELEASE);
 	} else if (dyl_flow_put(w, n) == 0 && (b = mine)) {
 		hr_data = b->data;
 		hr_end = __atomic_load_n(&b->len, __ATOMIC_RELAXED);
@@ -540,6 +545,8 @@ static void removed(uintptr_t start, uint64_t id)
  * window's are there already, but its copy says they were read) */
 static void flush_all(void)
 {
+	if (dyl_hostread_active())	/* (an exec's arguments may be on protected pages) */
+		dyl_hostread_lift_all();
 	for (struct fbuf *b = __atomic_load_n(&flow.bufs, __ATOMIC_ACQUIRE); b; b = b->next) {
 		dyl_spin_lock(&b->lock);
 		copy_out(b);

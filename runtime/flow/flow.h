@@ -42,9 +42,9 @@ struct dyl_groups;
 struct dyl_region;
 HIDDEN void dyl_flow_frame_of(const struct dyl_groups *c, const struct dyl_region *r, uintptr_t *ip,
 			      uintptr_t *cfa);
-/* flow.c: a HOSTRD event (hostread.c) */
+/* flow.c: a HOSTRD event (hostread.c): the program read [LO, HI) of R at T (dyl_now) */
 HIDDEN void dyl_flow_host_read(const struct dyl_region *r, uintptr_t ip, uintptr_t cfa, uintptr_t lo,
-			       uintptr_t hi, unsigned how);
+			       uintptr_t hi, unsigned how, uint64_t t);
 
 /* flow.c: the TRACE.flow kind (DYL_OBJ_*) of a region of kind DYL_REGION_* */
 HIDDEN unsigned dyl_flow_obj_kind(uint32_t region_kind);

@@ -34,7 +34,8 @@
  * The table of protected ranges is one sorted array under a spin lock, taken with the
  * asynchronous signals blocked (a handler of the program's that touched a protected
  * page while its thread held the lock would wait for itself).  fork: the child's memory
- * and table are copies of each other: it goes on with them.  exec drops both.
+ * and table are copies of each other: it goes on with them.  exec drops both (every
+ * page is lifted first: dyl_hostread_lift_all).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -177,12 +178,12 @@ static size_t cut(size_t i, uintptr_t *x, uintptr_t *y)
 	return i + 1;
 }
 
-/* the program read [A, B) (page-aligned) of R */
-static void record(const struct dyl_region *r, uintptr_t a, uintptr_t b)
+/* the program read [A, B) (page-aligned) of R at T */
+static void record(const struct dyl_region *r, uintptr_t a, uintptr_t b, uint64_t t)
 {
 	uintptr_t lo = a > r->start ? a : r->start, hi = b < r->end ? b : r->end;
 	if (lo < hi)
-		dyl_flow_host_read(r, 0, 0, lo, hi, DYL_HR_SEEN);
+		dyl_flow_host_read(r, 0, 0, lo, hi, DYL_HR_SEEN, t);
 }
 
 /* 1 when the calling thread is the program's, not a library's or the runtime's */
@@ -192,8 +193,8 @@ static int program_runs(void)
 	return (!t || t->depth == 0) && !dyl_busy;
 }
 
-/* the protected pages in [A, B) lifted; recorded as read when the program touched */
-static void lift(uintptr_t a, uintptr_t b, int program)
+/* the protected pages in [A, B) lifted; recorded as read at T when the program touched */
+static void lift(uintptr_t a, uintptr_t b, int program, uint64_t t)
 {
 	enum { BATCH = 16 };
 	struct range got[BATCH];
@@ -212,7 +213,7 @@ static void lift(uintptr_t a, uintptr_t b, int program)
 		}
 		unlock(&old);
 		for (unsigned j = 0; program && j < k; j++)
-			record(&got[j].r, got[j].a, got[j].b);
+			record(&got[j].r, got[j].a, got[j].b, t);
 		if (k < BATCH)
 			return;
 	}
@@ -224,8 +225,39 @@ void dyl_hostread_io(const void *p, size_t n)
 		return;
 	uintptr_t a = (uintptr_t)p, b = a + n < a ? UINTPTR_MAX : a + n;
 	uint64_t t0 = dyl_now();
-	lift(a, b, program_runs());
+	lift(a, b, program_runs(), t0);
 	dyl_cost_add(dyl_now() - t0);	/* (the wrapper's overhead: # overhead_ns=) */
+}
+
+/* A path (or command) the kernel is about to read: the pages from S to its NUL that are
+ * protected are lifted and recorded.  Nothing is read while nothing is protected (a bad
+ * pointer fails in the kernel as without the wrapper); a page that is not protected is
+ * read only when mincore says it is mapped (one the program made PROT_NONE itself is
+ * read, and faults: a path there is the program's bug). */
+void dyl_hostread_path(const char *s)
+{
+	uintptr_t a = (uintptr_t)s;
+
+	if (!s || !__atomic_load_n(&hr.n, __ATOMIC_ACQUIRE))
+		return;
+	uint64_t t0 = dyl_now();
+	for (;;) {
+		uintptr_t end = floor_page(a) + PAGE;
+		sigset_t old;
+		unsigned char v;
+		lock(&old);
+		size_t i = first_after(floor_page(a));
+		int ours = i < hr.n && hr.v[i].a <= floor_page(a);
+		unlock(&old);
+		if (ours)
+			lift(a, end, program_runs(), t0);
+		else if (syscall(SYS_mincore, floor_page(a), PAGE, &v) != 0)
+			break;	/* (not mapped: the kernel says EFAULT) */
+		if (memchr((const void *)a, 0, end - a) || end == 0)
+			break;
+		a = end;
+	}
+	dyl_cost_add(dyl_now() - t0);
 }
 
 /* every range of the block at START lifted in one mprotect (the pages between them are
@@ -243,6 +275,23 @@ static void lift_block(uintptr_t start)
 		memmove(&hr.v[i], &hr.v[j], (hr.n - j) * sizeof(*hr.v));
 		__atomic_store_n(&hr.n, hr.n - (j - i), __ATOMIC_RELEASE);
 	}
+	unlock(&old);
+}
+
+/* The image ends (exit, exec: the spool's conversion): every range lifted, nothing
+ * recorded (the trace is being written).  An exec's arguments and environment may lie
+ * in a protected page: the kernel would fail it with EFAULT.  (An exec that fails goes
+ * on with nothing protected: its later reads are not seen.) */
+void dyl_hostread_lift_all(void)
+{
+	sigset_t old;
+
+	if (!__atomic_load_n(&hr.n, __ATOMIC_ACQUIRE))
+		return;
+	lock(&old);
+	for (size_t i = 0; i < hr.n; i++)
+		protect(hr.v[i].a, hr.v[i].b, PROT_READ | PROT_WRITE);
+	__atomic_store_n(&hr.n, 0, __ATOMIC_RELEASE);
 	unlock(&old);
 }
 
@@ -286,8 +335,8 @@ static int owns_edges(uintptr_t s, uintptr_t e)
 	return (size & 7) == 2 && chunk >= e - s + 16 && ((s - 16 + chunk) & (PAGE - 1)) == 0;
 }
 
-/* protects what the heap output O can have protected; the rest is recorded as read */
-static void keep_heap(const struct hr_out *o)
+/* protects what the heap output O can have protected; the rest is recorded as read at T */
+static void keep_heap(const struct hr_out *o, uint64_t t)
 {
 	uintptr_t s = o->r.start, e = o->r.end, pa, pb;
 	sigset_t old;
@@ -295,7 +344,7 @@ static void keep_heap(const struct hr_out *o)
 
 	/* (most outputs are small blocks: no page of their own, and no lock taken) */
 	if ((s & (PAGE - 1)) != 16 && ceil_page(s) >= floor_page(e)) {
-		dyl_flow_host_read(&o->r, 0, 0, o->lo, o->hi, DYL_HR_ASSUMED);
+		dyl_flow_host_read(&o->r, 0, 0, o->lo, o->hi, DYL_HR_ASSUMED, t);
 		return;
 	}
 	lock(&old);
@@ -330,9 +379,9 @@ static void keep_heap(const struct hr_out *o)
 		pa = pb = o->lo;
 	}
 	if (o->lo < pa)
-		dyl_flow_host_read(&o->r, 0, 0, o->lo, pa < o->hi ? pa : o->hi, DYL_HR_ASSUMED);
+		dyl_flow_host_read(&o->r, 0, 0, o->lo, pa < o->hi ? pa : o->hi, DYL_HR_ASSUMED, t);
 	if (pb < o->hi)
-		dyl_flow_host_read(&o->r, 0, 0, pb > o->lo ? pb : o->lo, o->hi, DYL_HR_ASSUMED);
+		dyl_flow_host_read(&o->r, 0, 0, pb > o->lo ? pb : o->lo, o->hi, DYL_HR_ASSUMED, t);
 }
 
 void dyl_hostread_after(const struct dyl_call *c)
@@ -343,15 +392,16 @@ void dyl_hostread_after(const struct dyl_call *c)
 		nouts = 0;
 		return;
 	}
+	uint64_t t = dyl_now();	/* (what cannot be watched is read from now on) */
 	for (unsigned i = 0; i < nouts; i++) {
 		const struct hr_out *o = &outs[i];
 		struct dyl_region now;
 		if (o->r.kind == DYL_REGION_HEAP) {
 			/* (a call may free or reallocate its output: nothing of it is left) */
 			if (dyl_table_find(o->r.start, &now) == 1 && now.id == o->r.id)
-				keep_heap(o);
+				keep_heap(o, t);
 		} else {
-			dyl_flow_host_read(&o->r, o->ip, o->cfa, o->lo, o->hi, DYL_HR_ASSUMED);
+			dyl_flow_host_read(&o->r, o->ip, o->cfa, o->lo, o->hi, DYL_HR_ASSUMED, t);
 		}
 	}
 	nouts = 0;
@@ -424,7 +474,7 @@ static void on_segv(int sig, siginfo_t *si, void *uc)
 		dyl_spin_unlock(&hr.lock);
 		if (got.b) {
 			if (program)
-				record(&got.r, got.a, got.b);
+				record(&got.r, got.a, got.b, t0);
 			dyl_cost_add(dyl_now() - t0);	/* (the handler's part of the fault) */
 			retried = 0;
 			errno = saved;

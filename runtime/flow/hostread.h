@@ -18,6 +18,8 @@ struct dyl_groups;
 HIDDEN void dyl_hostread_charged(const struct dyl_groups *c);
 /* the heap block at START (id ID) is being freed or reallocated: unprotected first */
 HIDDEN void dyl_hostread_freed(uintptr_t start, uint64_t id);
+/* the image ends (exit, exec): every protected page lifted, nothing recorded */
+HIDDEN void dyl_hostread_lift_all(void);
 /* 1: host reads were recorded from the start (TRACE.flow's head flag 8) */
 HIDDEN int dyl_hostread_recorded(void);
 

@@ -123,7 +123,8 @@ struct dyl_flow_host {
 
 /* HOST_READ (std.flow:host_reads=on, head flag DYL_FLOW_F_HOSTREAD): the program (not a
  * wrapped call) touched [LO, HI) of OBJ_ID after earlier calls wrote it, before call SEQ
- * (the touching thread's next call; nseq: none came).  HOW: DYL_HR_SEEN, the touched
+ * (the first depth-0 call of any thread to start after the touch, at the latest the
+ * touching thread's next call; nseq: none came).  HOW: DYL_HR_SEEN, the touched
  * pages clipped to the object (a fault on a protected page, or an I/O function about to
  * hand the range to the kernel); DYL_HR_ASSUMED, bytes a call wrote that could not be
  * watched (pages shared with other objects, stack, statics, mappings, the protection
@@ -195,7 +196,8 @@ enum {
 	 * current call looked.  As ACC (no flags). */
 	DYL_RE_HOST = 6,
 	/* HOSTRD: (host_reads=on) the program read [lo, hi) of a region; it belongs before
-	 * the thread's next call (as a life event).  As ACC; flags: the how (DYL_HR_*). */
+	 * the first call of any thread to start after it (as a life event).  As ACC, then
+	 * one more word: the trace clock's ticks at the read; flags: the how (DYL_HR_*). */
 	DYL_RE_HOSTRD = 7,
 };
 #define DYL_REF_W 1u		/* ACC: a write */

@@ -6,7 +6,9 @@
  *   2. the rows are numbered by the decoder (dyl_decode.h), exactly as the trace's: a
  *      thread's Nth call is its Nth depth-0 row;
  *   3. life events (ALLOC, FREE, a realloc's FREE + ALLOC) get the seq of their
- *      thread's next call; a birth moves before the first access of its object;
+ *      thread's next call; a birth moves before the first access of its object; the
+ *      program's reads (HOSTRD) carry their time: they go before the first depth-0 call
+ *      of any thread that starts after it (at the latest the thread's next call);
  *   4. everything is sorted by seq (life events first at one seq, then the program's
  *      changes, then accesses, each in their order) and written out, objects and sites
  *      numbered at first use.
@@ -33,6 +35,9 @@ struct row0 {			/* a depth-0 row */
 	int64_t tid;
 	uint64_t seq;
 };
+struct start0 {			/* a timed depth-0 row's start, in seq order (the HOSTRD times) */
+	uint64_t seq, ns;	/* ns: the latest start up to this seq (a search needs it sorted) */
+};
 /* An event to write: life events (cls 0; the program's reads with them: a read comes
  * before the free that follows it), the program's changes (cls 1), accesses (cls 2),
  * each in the order they came. */
@@ -41,7 +46,8 @@ struct item {
 	uint64_t seq, order;
 	uint32_t cls, type;
 	const uint64_t *ev;	/* its raw event (in ev) */
-	uint64_t old_id;	/* IT_RESIZE: the block the realloc took */
+	uint64_t old_id;	/* IT_RESIZE: the block the realloc took; IT_HOSTRD: the seq of
+				 * the first call after it (DYL_FLOW_NONE: not known) */
 };
 struct site_raw {		/* the runtime's site id -> its pcs; the file's id once used */
 	uint64_t pc[DYL_FLOW_SITE_PCS];
@@ -63,6 +69,8 @@ struct fc {
 	size_t nch, ch_cap;
 	struct row0 *rows;
 	size_t nrows, rows_cap;
+	struct start0 *starts;
+	size_t nstarts, starts_cap;
 	size_t *pend;		/* a thread's life items waiting for its next call */
 	size_t npend, pend_cap;
 	/* a thread's last two calls' ACC items (not std.diff's), what a REPEAT repeats:
@@ -202,6 +210,37 @@ static int read_chunks(struct fc *c)
 	return 0;
 }
 
+/* the words of an ACC, HOST or HOSTRD event of object kind KIND (HOSTRD's time after) */
+static uint32_t range_words(uint32_t kind)
+{
+	return (kind == DYL_OBJ_HEAP || kind == DYL_OBJ_MAPPING) ? 4u : kind == DYL_OBJ_STATIC ? 5u : 7u;
+}
+
+static int add_start(struct fc *c, uint64_t seq, uint64_t ns)
+{
+	if (!(c->starts = dyl_fmt_grow(c->starts, &c->starts_cap, c->nstarts + 1, sizeof(*c->starts))))
+		return -1;
+	c->starts[c->nstarts++] = (struct start0){ seq, ns };
+	return 0;
+}
+
+/* every HOSTRD event's time (the trace clock's ticks) made ns as the rows' starts are */
+static void hostrd_times(struct fc *c, struct dyl_conv *d)
+{
+	for (size_t i = 0; i < c->nch; i++) {
+		uint64_t *e = c->ev + c->ch[i].at, *end = e + c->ch[i].n;
+		while (e < end) {
+			uint32_t words = DYL_RE_WORDS(e[0]);
+			if (words == 0 || words > (size_t)(end - e))
+				break;
+			uint32_t base = range_words(DYL_RE_SMALL(e[0]));
+			if (DYL_RE_TYPE(e[0]) == DYL_RE_HOSTRD && words > base)
+				e[base] = dyl_conv_ns(d, e[base]);
+			e += words;
+		}
+	}
+}
+
 /* 2. the depth-0 rows, (tid, seq) */
 static int read_rows(struct fc *c, int conv_flags, uint64_t seq, uint64_t *nseq, const char **why)
 {
@@ -220,8 +259,14 @@ static int read_rows(struct fc *c, int conv_flags, uint64_t seq, uint64_t *nseq,
 			return -1;
 		}
 		c->rows[c->nrows++] = (struct row0){ row.tid, row.seq };
+		if (row.timed && add_start(c, row.seq, row.t_start_ns) != 0) {
+			dyl_conv_close(d);
+			*why = "no memory";
+			return -1;
+		}
 	}
 	*nseq = dyl_conv_seq(d);
+	hostrd_times(c, d);
 	dyl_conv_close(d);
 	return 0;
 }
@@ -272,6 +317,41 @@ static int item_less(const struct item *a, const struct item *b)
 		}                                                                     \
 	}
 MERGE_SORT(sort_rows, struct row0, row_less)
+static int start_less(const struct start0 *a, const struct start0 *b)
+{
+	return a->seq < b->seq;
+}
+MERGE_SORT(sort_starts, struct start0, start_less)
+
+/* the starts in seq order, each the latest up to it (a call numbered before one that
+ * started earlier keeps the search right: the first seq whose start is >= T) */
+static int order_starts(struct fc *c)
+{
+	struct start0 *t = NULL;
+	size_t tcap = 0;
+	if (c->nstarts && !(t = dyl_fmt_grow(NULL, &tcap, c->nstarts, sizeof(*t))))
+		return -1;
+	sort_starts(c->starts, t, c->nstarts);
+	dyl_fmt_release(t, tcap, sizeof(*t));
+	for (size_t i = 1; i < c->nstarts; i++)
+		if (c->starts[i].ns < c->starts[i - 1].ns)
+			c->starts[i].ns = c->starts[i - 1].ns;
+	return 0;
+}
+
+/* the seq of the first depth-0 call (any thread) that starts at or after NS; NSEQ: none */
+static uint64_t first_call_after(const struct fc *c, uint64_t ns, uint64_t nseq)
+{
+	size_t lo = 0, hi = c->nstarts;
+	while (lo < hi) {
+		size_t m = (lo + hi) / 2;
+		if (c->starts[m].ns < ns)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	return lo < c->nstarts ? c->starts[lo].seq : nseq;
+}
 MERGE_SORT(sort_items, struct item, item_less)
 
 static int add_item(struct fc *c, struct item it)
@@ -404,14 +484,17 @@ static int walk_threads(struct fc *c, uint64_t nseq)
 					if (add_life(c, (struct item){ nseq, order++, 0, IT_ALLOC, e, 0 }) != 0)
 						return -1;
 					break;
-				case DYL_RE_HOSTRD:	/* before the thread's next call, as a life event */
-					if (words < ((kind == DYL_OBJ_HEAP || kind == DYL_OBJ_MAPPING) ? 4u
-						     : kind == DYL_OBJ_STATIC ? 5u : 7u))
+				case DYL_RE_HOSTRD: {	/* before the thread's next call, as a life event,
+							 * or before another thread's call that came first */
+					uint32_t base = range_words(kind);
+					if (words < base)
 						break;
 					last_free = was_free;	/* (a read does not part a realloc's two halves) */
-					if (add_life(c, (struct item){ nseq, order++, 0, IT_HOSTRD, e, 0 }) != 0)
+					uint64_t at = words > base ? first_call_after(c, e[base], nseq) : DYL_FLOW_NONE;
+					if (add_life(c, (struct item){ nseq, order++, 0, IT_HOSTRD, e, at }) != 0)
 						return -1;
 					break;
+				}
 				case DYL_RE_FREE:
 					if (words < 2)
 						break;
@@ -441,6 +524,12 @@ static int walk_threads(struct fc *c, uint64_t nseq)
 		}
 		c->npend = 0;	/* (those left wait for no call: nseq, as made) */
 	}
+	/* a read goes where it happened among all threads' calls: before the first that
+	 * started after it, when that comes before the thread's own next call (a thread that
+	 * never calls again: not at the run's end) */
+	for (size_t i = 0; i < c->nit; i++)
+		if (c->it[i].type == IT_HOSTRD && c->it[i].old_id < c->it[i].seq)
+			c->it[i].seq = c->it[i].old_id;
 	return 0;
 }
 
@@ -781,6 +870,8 @@ int dyl_flow_convert(int spool_fd, uint64_t size, int conv_flags, uint64_t seq, 
 		goto out;
 	sort_rows(c.rows, rt, c.nrows);
 	dyl_fmt_release(rt, rtcap, sizeof(*rt));
+	if (order_starts(&c) != 0)
+		goto out;
 	if (walk_threads(&c, nseq) != 0 || births_first(&c) != 0)
 		goto out;
 	if (c.nit && !(c.tmp = dyl_fmt_grow(NULL, &c.tmp_cap, c.nit, sizeof(*c.tmp))))
@@ -811,6 +902,7 @@ out:
 	dyl_fmt_release(c.ev, c.ev_cap, 8);
 	dyl_fmt_release(c.ch, c.ch_cap, sizeof(*c.ch));
 	dyl_fmt_release(c.rows, c.rows_cap, sizeof(*c.rows));
+	dyl_fmt_release(c.starts, c.starts_cap, sizeof(*c.starts));
 	dyl_fmt_release(c.pend, c.pend_cap, sizeof(*c.pend));
 	dyl_fmt_release(c.rep[0], c.rep_cap[0], sizeof(*c.rep[0]));
 	dyl_fmt_release(c.rep[1], c.rep_cap[1], sizeof(*c.rep[1]));

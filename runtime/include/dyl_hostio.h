@@ -8,7 +8,15 @@
  * that passes a user buffer to the kernel lifts the buffer's protected pages first
  * (recording them as read by the program when it is the program that calls: depth 0).
  * fread and fwrite too: glibc's stdio calls its internal write or read on a large
- * buffer directly, past any interposer; and the fortified forms (__read_chk...).
+ * buffer directly, past any interposer; and the fortified forms (__read_chk...).  The
+ * other calls that hand the kernel a user buffer a library's output could be in (a
+ * large heap block): preadv2 and the 64 forms, vmsplice, getrandom, getdents64, msgsnd
+ * and msgrcv, the mq_ send and receive, the aio_ requests (lifted when made: the bytes
+ * move later); and the paths of open, openat, creat, fopen (the kernel reads a path:
+ * the pages up to its NUL are lifted), and the commands of system and popen and the
+ * strings of posix_spawn (a child that shares this memory execs with them).  exec: the
+ * runtime lifts every page when the image ends (hostread.c).  What is left (stat and
+ * the other path calls, ioctl, io_uring, process_vm_*, a vfork child's exec): doc/flow.md.
  *
  * Why here and not in libdylrt.so: as for the thread hooks (dyl_threads.h), only a
  * definition in the preloaded object itself comes before the C library's.  The
@@ -20,6 +28,7 @@
  *   dyl_hostread_setup(): from the wrapper's constructor, after dyl_flow_setup;
  *   dyl_hostread_after(call): after each outermost call, its outputs protected;
  *   dyl_hostread_io(p, n): [p, p + n) about to be handed to the kernel;
+ *   dyl_hostread_path(s): the string at s (a path, a command) likewise;
  *   dyl_hostread_sigaction / dyl_hostread_signal: SIGSEGV's disposition as the program
  *   sees it (dyl_hostread_signal returns SIG_ERR for a signal it does not keep); a
  *   handler's sa_mask never holds SIGSEGV;
@@ -39,6 +48,7 @@ extern "C" {
 DYL_API void dyl_hostread_setup(void);
 DYL_API void dyl_hostread_after(const struct dyl_call *c);
 DYL_API void dyl_hostread_io(const void *p, size_t n);
+DYL_API void dyl_hostread_path(const char *s);	/* a string the kernel reads, to its NUL */
 DYL_API int dyl_hostread_sigaction(int sig, const struct sigaction *act, struct sigaction *old);
 DYL_API void (*dyl_hostread_signal(int sig, void (*h)(int)))(int);
 DYL_API int dyl_hostread_keeps_segv(void);	/* 1: the runtime handles SIGSEGV */
@@ -49,8 +59,17 @@ DYL_API int dyl_hostread_keeps_segv(void);	/* 1: the runtime handles SIGSEGV */
 #if !defined(DYL_HOSTIO_DECLS_ONLY) && !defined(__cplusplus) && defined(__PIC__) && \
 	!defined(__PIE__)
 
+#include <aio.h>
+#include <dirent.h>
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <mqueue.h>
+#include <spawn.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/msg.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/uio.h>
@@ -78,17 +97,28 @@ DYL_HOSTIO_HOOK void *dyl_hostio_next(const char *name)
 	return dyl_hostio_lookup(name);
 }
 
-/* Every next definition is looked up in the wrapper's constructor, before the program
- * has threads: a first lookup later would take the dynamic linker's lock from inside
- * the runtime (which writes its spool with write(2) holding its own lock) while another
- * thread, inside dlsym, frees through the runtime and waits for that lock. */
+/* Every function this file defines, in one list: the generator reads it too (a wrapper
+ * of the C library built with host_reads=on leaves these out: its wrapper would shadow
+ * the interposer; generator/hostio.py).  Every next definition is looked up in the
+ * wrapper's constructor, before the program has threads: a first lookup later would
+ * take the dynamic linker's lock from inside the runtime (which writes its spool with
+ * write(2) holding its own lock) while another thread, inside dlsym, frees through the
+ * runtime and waits for that lock. */
 #define DYL_HOSTIO_NAMES(X)                                                           \
 	X(read) X(write) X(pread) X(pwrite) X(pread64) X(pwrite64) X(recv) X(send)    \
 	X(recvfrom) X(sendto) X(fread) X(fwrite) X(fread_unlocked) X(fwrite_unlocked) \
 	X(__read_chk) X(__pread_chk) X(__pread64_chk) X(__recv_chk) X(__recvfrom_chk) \
 	X(__fread_chk) X(__fread_unlocked_chk) X(readv) X(writev) X(preadv)           \
-	X(pwritev) X(recvmsg) X(sendmsg) X(recvmmsg) X(sendmmsg) X(sigprocmask)       \
-	X(pthread_sigmask) X(signal)
+	X(pwritev) X(recvmsg) X(sendmsg) X(recvmmsg) X(sendmmsg) X(preadv64)          \
+	X(pwritev64) X(preadv2) X(pwritev2) X(preadv64v2) X(pwritev64v2) X(vmsplice)  \
+	X(getrandom) X(getdents64) X(msgsnd) X(msgrcv) X(mq_send) X(mq_receive)       \
+	X(mq_timedsend) X(mq_timedreceive) X(aio_read) X(aio_write) X(aio_read64)     \
+	X(aio_write64) X(lio_listio) X(lio_listio64) X(open) X(open64) X(openat)      \
+	X(openat64) X(__open_2) X(__open64_2) X(__openat_2) X(__openat64_2) X(creat)  \
+	X(creat64) X(fopen) X(fopen64) X(system) X(popen) X(posix_spawn)              \
+	X(posix_spawnp) X(sigaction) X(sigprocmask)                                   \
+	X(pthread_sigmask) X(signal) X(bsd_signal) X(ssignal) X(sysv_signal)          \
+	X(__sysv_signal) X(sigset)
 #define DYL_HOSTIO_ENUM(name) DYL_HOSTIO_I_##name,
 enum { DYL_HOSTIO_NAMES(DYL_HOSTIO_ENUM) DYL_HOSTIO_N };
 #undef DYL_HOSTIO_ENUM
@@ -178,7 +208,151 @@ DYL_HOSTIO_IOV(ssize_t, recvmsg, (int fd, struct msghdr *m, int f), (fd, m, f), 
 	       m ? (int)m->msg_iovlen : 0)
 DYL_HOSTIO_IOV(ssize_t, sendmsg, (int fd, const struct msghdr *m, int f), (fd, m, f), m ? m->msg_iov : NULL,
 	       m ? (int)m->msg_iovlen : 0)
+DYL_HOSTIO_IOV(ssize_t, preadv64, (int fd, const struct iovec *v, int n, off64_t o), (fd, v, n, o), v, n)
+DYL_HOSTIO_IOV(ssize_t, pwritev64, (int fd, const struct iovec *v, int n, off64_t o), (fd, v, n, o), v, n)
+DYL_HOSTIO_IOV(ssize_t, preadv2, (int fd, const struct iovec *v, int n, off_t o, int f), (fd, v, n, o, f), v, n)
+DYL_HOSTIO_IOV(ssize_t, pwritev2, (int fd, const struct iovec *v, int n, off_t o, int f), (fd, v, n, o, f), v,
+	       n)
+DYL_HOSTIO_IOV(ssize_t, preadv64v2, (int fd, const struct iovec *v, int n, off64_t o, int f), (fd, v, n, o, f),
+	       v, n)
+DYL_HOSTIO_IOV(ssize_t, pwritev64v2, (int fd, const struct iovec *v, int n, off64_t o, int f),
+	       (fd, v, n, o, f), v, n)
+/* (the pipe may hold the pages themselves: they are lifted for good, not just now) */
+DYL_HOSTIO_IOV(ssize_t, vmsplice, (int fd, const struct iovec *v, size_t n, unsigned int f), (fd, v, n, f), v,
+	       (int)n)
 #undef DYL_HOSTIO_IOV
+
+/* one buffer more: the kernel fills or reads it */
+#define DYL_HOSTIO_BUF(ret, name, params, args, buf, len)                             \
+	DYL_HOSTIO_HOOK ret(name) params                                             \
+	{                                                                             \
+		ret(*next_) params = DYL_HOSTIO_NEXT(name, ret(*) params);            \
+		dyl_hostread_io(buf, len);                                            \
+		return next_ args;                                                    \
+	}
+DYL_HOSTIO_BUF(ssize_t, getrandom, (void *p, size_t n, unsigned int f), (p, n, f), p, n)
+DYL_HOSTIO_BUF(ssize_t, getdents64, (int fd, void *p, size_t n), (fd, p, n), p, n)
+/* (a message: its long type, then N bytes) */
+DYL_HOSTIO_BUF(int, msgsnd, (int id, const void *p, size_t n, int f), (id, p, n, f), p, n + sizeof(long))
+DYL_HOSTIO_BUF(ssize_t, msgrcv, (int id, void *p, size_t n, long t, int f), (id, p, n, t, f), p,
+	       n + sizeof(long))
+DYL_HOSTIO_BUF(int, mq_send, (mqd_t q, const char *p, size_t n, unsigned int pr), (q, p, n, pr), p, n)
+DYL_HOSTIO_BUF(ssize_t, mq_receive, (mqd_t q, char *p, size_t n, unsigned int *pr), (q, p, n, pr), p, n)
+DYL_HOSTIO_BUF(int, mq_timedsend, (mqd_t q, const char *p, size_t n, unsigned int pr, const struct timespec *t),
+	       (q, p, n, pr, t), p, n)
+DYL_HOSTIO_BUF(ssize_t, mq_timedreceive,
+	       (mqd_t q, char *__restrict p, size_t n, unsigned int *__restrict pr,
+		const struct timespec *__restrict t),
+	       (q, p, n, pr, t), p, n)
+/* an asynchronous request's buffer, lifted when it is made (the program's: it hands it
+ * over; the library's output it may hold was read, or is overwritten) */
+DYL_HOSTIO_BUF(int, aio_read, (struct aiocb *a), (a), a ? (const void *)a->aio_buf : NULL, a ? a->aio_nbytes : 0)
+DYL_HOSTIO_BUF(int, aio_write, (struct aiocb *a), (a), a ? (const void *)a->aio_buf : NULL, a ? a->aio_nbytes : 0)
+DYL_HOSTIO_BUF(int, aio_read64, (struct aiocb64 *a), (a), a ? (const void *)a->aio_buf : NULL,
+	       a ? a->aio_nbytes : 0)
+DYL_HOSTIO_BUF(int, aio_write64, (struct aiocb64 *a), (a), a ? (const void *)a->aio_buf : NULL,
+	       a ? a->aio_nbytes : 0)
+#undef DYL_HOSTIO_BUF
+
+#define DYL_HOSTIO_LIO(name, cb)                                                      \
+	DYL_HOSTIO_HOOK int(name)(int mode, cb *const list[], int n, struct sigevent *sig) \
+	{                                                                             \
+		int (*next_)(int, cb *const[], int, struct sigevent *) =              \
+			DYL_HOSTIO_NEXT(name, int (*)(int, cb *const[], int, struct sigevent *)); \
+		for (int i = 0; list && i < n; i++)                                   \
+			if (list[i])                                                  \
+				dyl_hostread_io((const void *)list[i]->aio_buf, list[i]->aio_nbytes); \
+		return next_(mode, list, n, sig);                                     \
+	}
+DYL_HOSTIO_LIO(lio_listio, struct aiocb)
+DYL_HOSTIO_LIO(lio_listio64, struct aiocb64)
+#undef DYL_HOSTIO_LIO
+
+/* open's mode: there only when it creates a file */
+#define DYL_HOSTIO_MODE(flags, last)                                                  \
+	mode_t mode_ = 0;                                                             \
+	if ((flags) & (O_CREAT | O_TMPFILE)) {                                        \
+		va_list ap_;                                                          \
+		va_start(ap_, last);                                                  \
+		mode_ = (mode_t)va_arg(ap_, int);                                     \
+		va_end(ap_);                                                          \
+	}
+#define DYL_HOSTIO_OPEN(name)                                                         \
+	DYL_HOSTIO_HOOK int(name)(const char *path, int flags, ...)                   \
+	{                                                                             \
+		int (*next_)(const char *, int, ...) = DYL_HOSTIO_NEXT(name, int (*)(const char *, int, ...)); \
+		DYL_HOSTIO_MODE(flags, flags)                                         \
+		dyl_hostread_path(path);                                                \
+		return next_(path, flags, mode_);                                     \
+	}
+#define DYL_HOSTIO_OPENAT(name)                                                       \
+	DYL_HOSTIO_HOOK int(name)(int dir, const char *path, int flags, ...)          \
+	{                                                                             \
+		int (*next_)(int, const char *, int, ...) =                           \
+			DYL_HOSTIO_NEXT(name, int (*)(int, const char *, int, ...));  \
+		DYL_HOSTIO_MODE(flags, flags)                                         \
+		dyl_hostread_path(path);                                                \
+		return next_(dir, path, flags, mode_);                                \
+	}
+DYL_HOSTIO_OPEN(open)
+DYL_HOSTIO_OPEN(open64)
+DYL_HOSTIO_OPENAT(openat)
+DYL_HOSTIO_OPENAT(openat64)
+#undef DYL_HOSTIO_OPEN
+#undef DYL_HOSTIO_OPENAT
+#undef DYL_HOSTIO_MODE
+
+/* the rest that take a path: no variadic mode */
+#define DYL_HOSTIO_PATH(ret, name, params, args, path)                                \
+	DYL_HOSTIO_HOOK ret(name) params                                             \
+	{                                                                             \
+		ret(*next_) params = DYL_HOSTIO_NEXT(name, ret(*) params);            \
+		dyl_hostread_path(path);                                                \
+		return next_ args;                                                    \
+	}
+/* (the fortified opens: -D_FORTIFY_SOURCE, when the flags need no mode) */
+DYL_HOSTIO_PATH(int, __open_2, (const char *p, int f), (p, f), p)
+DYL_HOSTIO_PATH(int, __open64_2, (const char *p, int f), (p, f), p)
+DYL_HOSTIO_PATH(int, __openat_2, (int d, const char *p, int f), (d, p, f), p)
+DYL_HOSTIO_PATH(int, __openat64_2, (int d, const char *p, int f), (d, p, f), p)
+DYL_HOSTIO_PATH(int, creat, (const char *p, mode_t m), (p, m), p)
+DYL_HOSTIO_PATH(int, creat64, (const char *p, mode_t m), (p, m), p)
+DYL_HOSTIO_PATH(FILE *, fopen, (const char *__restrict p, const char *__restrict m), (p, m), p)
+DYL_HOSTIO_PATH(FILE *, fopen64, (const char *__restrict p, const char *__restrict m), (p, m), p)
+/* a command for the shell: its child execs with it, sharing this memory */
+DYL_HOSTIO_PATH(int, system, (const char *c), (c), c)
+DYL_HOSTIO_PATH(FILE *, popen, (const char *c, const char *m), (c, m), c)
+#undef DYL_HOSTIO_PATH
+
+/* posix_spawn's child shares this memory until it execs (the kernel reads the path,
+ * the arguments and the environment from it): their pages lifted first */
+static void dyl_hostio_strings(char *const *v)
+{
+	for (size_t i = 0; v && v[i]; i++)	/* (a touch of the array itself faults: the
+						 * runtime's handler lifts its page) */
+		dyl_hostread_path(v[i]);
+}
+
+#define DYL_HOSTIO_SPAWN(name)                                                        \
+	DYL_HOSTIO_HOOK int(name)(pid_t *__restrict pid, const char *__restrict path,  \
+				  const posix_spawn_file_actions_t *fa,                 \
+				  const posix_spawnattr_t *__restrict at, char *const argv[], \
+				  char *const envp[])                                   \
+	{                                                                             \
+		int (*next_)(pid_t *, const char *, const posix_spawn_file_actions_t *, \
+			     const posix_spawnattr_t *, char *const[], char *const[]) = \
+			DYL_HOSTIO_NEXT(name, int (*)(pid_t *, const char *,          \
+						      const posix_spawn_file_actions_t *, \
+						      const posix_spawnattr_t *, char *const[], \
+						      char *const[]));                  \
+		dyl_hostread_path(path);                                                \
+		dyl_hostio_strings(argv);                                             \
+		dyl_hostio_strings(envp);                                             \
+		return next_(pid, path, fa, at, argv, envp);                          \
+	}
+DYL_HOSTIO_SPAWN(posix_spawn)
+DYL_HOSTIO_SPAWN(posix_spawnp)
+#undef DYL_HOSTIO_SPAWN
 
 static void dyl_hostio_mmsg(struct mmsghdr *v, unsigned n)
 {
@@ -238,12 +412,53 @@ DYL_HOSTIO_HOOK int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
 	return next(how, dyl_hostio_unblocked(how, set, &copy), old);
 }
 
-DYL_HOSTIO_HOOK void (*signal(int sig, void (*h)(int)))(int)
+/* signal, and its other names in the C library (each reached by its own name) */
+#define DYL_HOSTIO_SIGNAL(name)                                                       \
+	DYL_HOSTIO_HOOK void (*name(int sig, void (*h)(int)))(int)                    \
+	{                                                                             \
+		void (*(*next_)(int, void (*)(int)))(int) =                           \
+			DYL_HOSTIO_NEXT(name, void (*(*)(int, void (*)(int)))(int));  \
+		void (*r)(int) = dyl_hostread_signal(sig, h);                         \
+		return r == SIG_ERR ? next_(sig, h) : r;                              \
+	}
+DYL_HOSTIO_SIGNAL(signal)
+DYL_HOSTIO_SIGNAL(bsd_signal)
+DYL_HOSTIO_SIGNAL(ssignal)
+#undef DYL_HOSTIO_SIGNAL
+
+/* SysV's signal: the handler is reset after one signal, not blocked while it runs, and
+ * system calls it interrupts are not restarted */
+#define DYL_HOSTIO_SYSV(name)                                                         \
+	DYL_HOSTIO_HOOK void (*name(int sig, void (*h)(int)))(int)                    \
+	{                                                                             \
+		void (*(*next_)(int, void (*)(int)))(int) =                           \
+			DYL_HOSTIO_NEXT(name, void (*(*)(int, void (*)(int)))(int));  \
+		struct sigaction sa_, old_;                                           \
+		if (sig != SIGSEGV || !dyl_hostread_keeps_segv())                     \
+			return next_(sig, h);                                         \
+		memset(&sa_, 0, sizeof(sa_));                                         \
+		sa_.sa_handler = h;                                                   \
+		sa_.sa_flags = SA_RESETHAND | SA_NODEFER;                             \
+		return dyl_hostread_sigaction(sig, &sa_, &old_) ? SIG_ERR : old_.sa_handler; \
+	}
+DYL_HOSTIO_SYSV(sysv_signal)
+DYL_HOSTIO_SYSV(__sysv_signal)
+#undef DYL_HOSTIO_SYSV
+
+/* SysV's sigset: SIG_HOLD would block SIGSEGV, which is never blocked: the disposition
+ * is only told */
+DYL_HOSTIO_HOOK void (*sigset(int sig, void (*h)(int)))(int)
 {
 	void (*(*next)(int, void (*)(int)))(int) =
-		DYL_HOSTIO_NEXT(signal, void (*(*)(int, void (*)(int)))(int));
-	void (*r)(int) = dyl_hostread_signal(sig, h);
-	return r == SIG_ERR ? next(sig, h) : r;
+		DYL_HOSTIO_NEXT(sigset, void (*(*)(int, void (*)(int)))(int));
+	struct sigaction sa, old;
+	if (sig != SIGSEGV || !dyl_hostread_keeps_segv())
+		return next(sig, h);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = h;
+	if (dyl_hostread_sigaction(sig, h == SIG_HOLD ? NULL : &sa, &old) != 0)
+		return SIG_ERR;
+	return old.sa_handler;
 }
 
 #undef DYL_HOSTIO_NEXT

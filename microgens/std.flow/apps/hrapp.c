@@ -4,15 +4,20 @@
  * which must be the same with the wrapper as without.  "base" is where the block starts
  * in its page: the test works the pages out from it. */
 #define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "hr.h"
@@ -126,6 +131,9 @@ static void s_read_chk(const char *w1)
 	free(a);
 }
 
+/* glibc exports it still, but no longer declares it */
+extern void (*bsd_signal(int sig, void (*h)(int)))(int);
+
 static sigjmp_buf env;
 static volatile int handled;
 
@@ -148,8 +156,17 @@ static void s_handler(int use_signal)
 {
 	double *a = big();
 	char *own = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (use_signal) {
+	if (use_signal == 1) {
 		signal(SIGSEGV, on_segv);
+	} else if (use_signal == 2) {	/* signal's other names: each its own symbol */
+		bsd_signal(SIGSEGV, on_segv);
+	} else if (use_signal == 3) {
+		sysv_signal(SIGSEGV, on_segv);
+	} else if (use_signal == 4) {
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+		sigset(SIGSEGV, on_segv);
+#pragma GCC diagnostic pop
 	} else {
 		struct sigaction sa;
 		memset(&sa, 0, sizeof(sa));
@@ -245,6 +262,138 @@ static void s_threads(void)
 	printf("threads %ld %ld\n", (long)(intptr_t)r[0], (long)(intptr_t)r[1]);
 }
 
+/* The kernel handed a library's output on protected pages by calls that read and write
+ * do not cover: each must do what it does without the wrapper (no EFAULT).  A path a
+ * call wrote (hr_load reads sys-path.txt, which holds "sys-out.txt") opened by open,
+ * openat, creat and fopen; getrandom, vmsplice, preadv2 and getdents64 into or from
+ * pages hr_fill wrote; the commands of system and posix_spawn, and an exec whose
+ * argument a call wrote (a child's). */
+static void load_file(double *a, const char *name)
+{
+	int fd = open(name, O_RDONLY);
+	if (fd < 0 || hr_load(a, 64, fd) < 0)
+		exit(3);
+	close(fd);
+}
+
+static void load_path(double *a)
+{
+	load_file(a, "sys-path.txt");
+}
+
+static void said(const char *what, long r)
+{
+	printf("%s %s\n", what, r >= 0 ? "ok" : strerror(errno));
+}
+
+static void s_sys(void)
+{
+	double *a = big();
+	char *s = (char *)a, got[4096];
+	int fd = open("sys-path.txt", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0 || write(fd, "sys-out.txt", 12) != 12)
+		exit(3);
+	close(fd);
+
+	load_path(a);
+	said("open", fd = open(s, O_WRONLY | O_CREAT | O_TRUNC, 0644));
+	close(fd);
+	load_path(a);
+	said("openat", fd = openat(AT_FDCWD, s, O_RDONLY));
+	close(fd);
+	load_path(a);
+	said("creat", fd = creat(s, 0644));
+	close(fd);
+	load_path(a);
+	FILE *f = fopen(s, "r");
+	said("fopen", f ? 0 : -1);
+	if (f)
+		fclose(f);
+
+	hr_fill(a, N, 1);
+	said("getrandom", getrandom(a + 4 * PER_PAGE, 64, 0) == 64 ? 0 : -1);
+	hr_fill(a, N, 1);
+	int p[2];
+	struct iovec v = { a + 6 * PER_PAGE, 4096 };
+	if (pipe(p) != 0)
+		exit(3);
+	long r = vmsplice(p[1], &v, 1, 0);
+	said("vmsplice", r);
+	if (r == 4096 && read(p[0], got, 4096) == 4096)
+		printf("vmspliced %s\n", memcmp(got, a + 6 * PER_PAGE, 4096) ? "differ" : "same");
+	hr_fill(a, N, 1);
+	fd = open("sys-path.txt", O_RDONLY);
+	v = (struct iovec){ a + 8 * PER_PAGE, 12 };
+	r = preadv2(fd, &v, 1, 0, 0);
+	said("preadv2", r);
+	printf("preadv2 read %ld: %s\n", r, (char *)(a + 8 * PER_PAGE));
+	close(fd);
+	hr_fill(a, N, 1);
+	fd = open(".", O_RDONLY | O_DIRECTORY);
+	said("getdents64", getdents64(fd, a + 10 * PER_PAGE, 4096) > 0 ? 0 : -1);
+	close(fd);
+	/* a bad path while pages are protected: EFAULT, as without the wrapper */
+	said("open-bad", open((const char *)16, O_RDONLY));
+
+	/* the shell's command, and posix_spawn's argument, in pages a call wrote */
+	fd = open("sys-cmd.txt", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0 || write(fd, "echo by-system", 15) != 15)
+		exit(3);
+	close(fd);
+	fflush(stdout);
+	load_file(a, "sys-cmd.txt");
+	said("system", system(s) == 0 ? 0 : -1);
+	load_path(a);
+	char *argv[] = { "echo", s, NULL };
+	pid_t c;
+	fflush(stdout);
+	said("posix_spawn", posix_spawn(&c, "/bin/echo", NULL, NULL, argv, environ) == 0 &&
+				    waitpid(c, NULL, 0) == c ? 0 : -1);
+
+	fflush(stdout);
+	c = fork();
+	if (c == 0) {
+		load_path(a);
+		execl("/bin/echo", "echo", s, (char *)NULL);
+		printf("exec %s\n", strerror(errno));
+		exit(1);
+	}
+	int st;
+	waitpid(c, &st, 0);
+	hr_tick(0);
+	printf("child status %d\n", st);
+	free(a);
+}
+
+/* a thread that reads an output of the main thread's call and never calls again: its
+ * read happened between the main thread's two fills (it is joined before the second),
+ * so it belongs before the second, not at the run's end */
+static double *late_a;
+static void *late_reader(void *arg)
+{
+	double s = 0;
+	for (long i = 0; i < N; i++)
+		s += late_a[i];
+	*(double *)arg = s;
+	return NULL;
+}
+
+static void s_late_reader(void)
+{
+	double *a = big(), s1 = 0, s2 = 0;
+	pthread_t t;
+	hr_fill(a, N, 1);
+	late_a = a;
+	if (pthread_create(&t, NULL, late_reader, &s1) != 0 || pthread_join(t, NULL) != 0)
+		exit(3);
+	hr_fill(a, N, 2);
+	for (long i = 0; i < N; i++)
+		s2 += a[i];
+	hr_tick(0);
+	printf("late %.1f %.1f\n", s1, s2);
+	free(a);
+}
+
 /* the child reads page 1, the parent page 2, each before its own next call */
 static void s_fork(void)
 {
@@ -287,6 +436,14 @@ int main(int argc, char **argv)
 		s_handler(0);
 	else if (!strcmp(s, "handler-signal"))
 		s_handler(1);
+	else if (!strcmp(s, "handler-bsd"))
+		s_handler(2);
+	else if (!strcmp(s, "handler-sysv"))
+		s_handler(3);
+	else if (!strcmp(s, "handler-sigset"))
+		s_handler(4);
+	else if (!strcmp(s, "sys"))
+		s_sys();
 	else if (!strcmp(s, "die"))
 		s_die();
 	else if (!strcmp(s, "adjacent"))
@@ -297,6 +454,8 @@ int main(int argc, char **argv)
 		s_assumed();
 	else if (!strcmp(s, "threads"))
 		s_threads();
+	else if (!strcmp(s, "late-reader"))
+		s_late_reader();
 	else if (!strcmp(s, "fork"))
 		s_fork();
 	else
