@@ -652,7 +652,7 @@ static int put_rows(void *arg, const char *data, size_t len)
 
 int dyl_spool_finish(const char *foot, size_t flen)
 {
-	/* (large blocks: a write of 256 KiB costs the system call once per ~7000 rows) */
+	/* (large blocks: a write of 256 KiB costs the system call once per ~6000 rows) */
 	static char out[DYL_CONVERT_BLOCK];
 	const char *why;
 

@@ -61,8 +61,9 @@ char *dyl_csv_plain(struct dyl_csv_writer *w, char *out, const char *end, const 
 		    int32_t tid, uint64_t seq, const struct dyl_plain *rows, size_t n,
 		    unsigned ncolumns, size_t *done);
 
-/* The block a conversion writes at a time (bench/spool/: larger blocks cost no less) */
-#define DYL_CONVERT_BLOCK (1u << 20)
+/* The block a conversion writes at a time: it stays in the L2 cache (bench/spool/:
+ * blocks of 1 and 4 MiB cost more a row, 128 KiB the same) */
+#define DYL_CONVERT_BLOCK (256u * 1024)
 /* Every row of C (from its seq on) as CSV into BUF (SIZE bytes, at least 2 x DYL_ROW_MAX),
  * handed to PUT(ARG, BUF, LEN) each time it is full and at the end; stops when PUT
  * returns nonzero.  Returns the rows written.  (csvconv.c) */
