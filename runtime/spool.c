@@ -643,10 +643,17 @@ static void keep(void)
 /* Every row spooled so far into the trace, then the spool goes (or stays: see
  * convert_when).  The converter reads the spool only (its names, knots and blocks): the
  * same code dyl-trace runs after a crash and for DYL_CONVERT=later, checked by every run. */
+static int put_rows(void *arg, const char *data, size_t len)
+{
+	(void)arg;
+	dyl_trace_put(data, len);
+	return DYL_DISABLED();	/* (a write failed: the warning is out) */
+}
+
 int dyl_spool_finish(const char *foot, size_t flen)
 {
-	/* (large blocks: a write of 256 KiB costs the system call once per ~7000 rows) */
-	static char out[256 * 1024];
+	/* (large blocks: a write of 256 KiB costs the system call once per ~6000 rows) */
+	static char out[DYL_CONVERT_BLOCK];
 	const char *why;
 
 	if (dyl_rt.spool_fd < 0)
@@ -672,20 +679,10 @@ int dyl_spool_finish(const char *foot, size_t flen)
 	}
 	struct dyl_conv *c = dyl_conv_open(dyl_rt.spool_fd, dyl_rt.spool_size, 0, &why);
 	if (c) {
-		struct dyl_row row;
-		struct dyl_csv_writer w = { 0 };
-		size_t o = 0;
-		unsigned ncol = dyl_conv_ncolumns(c);
 		uint64_t seq0 = dyl_rt.seq;
 		dyl_conv_set_seq(c, dyl_rt.seq);
-		while (!DYL_DISABLED() && dyl_conv_next(c, &row)) {
-			if (o + DYL_ROW_MAX > sizeof(out)) {
-				dyl_trace_put(out, o);
-				o = 0;
-			}
-			o += dyl_csv_row(&w, out + o, DYL_ROW_MAX, &row, ncol);
-		}
-		dyl_trace_put(out, o);
+		if (!DYL_DISABLED())
+			dyl_csv_convert(c, out, sizeof(out), put_rows, NULL);
 		event_lines(c);
 		dyl_rt.seq = dyl_conv_seq(c);
 		const char *lost;

@@ -453,10 +453,12 @@ size_t dyl_trace_header_text(char *buf, size_t room)
 		o += (size_t)snprintf(buf + o, room - o, "# pid_start=%llu\n", dyl_rt.start_ticks);
 	o += (size_t)snprintf(buf + o, room - o, "# start_ns=%llu\n",
 			      (unsigned long long)dyl_rt.start_ns);
-	/* the command line, NUL-separated in /proc */
-	fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		char cmd[2048];
+	/* the command line, NUL-separated in /proc: read once (the spool's copy of the
+	 * header and the trace's are made in the same first call: the same line, and one
+	 * read of /proc the less) */
+	static char cmd[2048];
+	static ssize_t cmd_len = -1;	/* -1: not read yet */
+	if (cmd_len < 0 && (fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC)) >= 0) {
 		n = read(fd, cmd, sizeof(cmd) - 1);
 		close(fd);
 		if (n > 0) {
@@ -464,9 +466,11 @@ size_t dyl_trace_header_text(char *buf, size_t room)
 				if (cmd[i] == '\0' || cmd[i] == '\n')
 					cmd[i] = ' ';
 			cmd[n] = '\0';
-			o += (size_t)snprintf(buf + o, room - o, "# cmdline=%s\n", cmd);
 		}
+		cmd_len = n > 0 ? n : 0;
 	}
+	if (cmd_len > 0)
+		o += (size_t)snprintf(buf + o, room - o, "# cmdline=%s\n", cmd);
 	/* the clock's own cost is reported, never subtracted */
 	if (o < room)
 		o += (size_t)snprintf(buf + o, room - o, "# clock=%s\n# clock_cost_ns=%llu\n%s",

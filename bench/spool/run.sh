@@ -26,10 +26,12 @@ OLD=${4:-d60f8e6}
 . ../lib.sh	# scratch, old_checkout, killed_run, med
 scratch
 old_checkout "$OLD"
-cc -O2 -std=gnu11 -I"$ROOT/runtime/format" -I"$ROOT/runtime/include" -o "$W/s2c-new" \
+# (a checkout with csvconv.c: the runtime's own conversion loop)
+conv() { [ -f "$1/runtime/format/csvconv.c" ] && echo -DHAVE_CONVERT || true; }
+cc -O2 -std=gnu11 $(conv "$ROOT") -I"$ROOT/runtime/format" -I"$ROOT/runtime/include" -o "$W/s2c-new" \
 	spool2csv.c "$ROOT"/runtime/format/*.c
 if [ -d "$W/old/runtime/format" ]; then	# OLD after runtime/format/ (main's, say)
-	cc -O2 -std=gnu11 -I"$W/old/runtime/format" -I"$W/old/runtime/include" -o "$W/s2c-old" \
+	cc -O2 -std=gnu11 $(conv "$W/old") -I"$W/old/runtime/format" -I"$W/old/runtime/include" -o "$W/s2c-old" \
 		spool2csv.c "$W"/old/runtime/format/*.c
 	cc -O2 -std=gnu11 -I"$W/old/speedup/lib" -I"$W/old/runtime/format" \
 		-I"$W/old/runtime/include" -o "$W/read-old" readrows.c \

@@ -2,10 +2,13 @@
  * (its header, then the rows; windows not copied out are read too), into OUT (default
  * standard output); the conversion's CPU time on stderr ("convert_ns_per_row N").
  * Built against this checkout's runtime/format/ or an older checkout's convert.c (the
- * same source: bench/spool/run.sh compares the two, and checks their bytes are equal). */
+ * same source: bench/spool/run.sh compares the two, and checks their bytes are equal);
+ * with -DHAVE_CONVERT (a checkout with runtime/format/csvconv.c) the runtime's own loop. */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -20,7 +23,9 @@ struct dyl_csv_writer { int unused; };
 #include "dyl_spool.h"	/* before runtime/format/ */
 #endif
 
+#ifndef HAVE_CONVERT
 static char out[1 << 18];
+#endif
 
 static double cpu_ns(void)
 {
@@ -37,6 +42,12 @@ static void put(int fd, const char *p, size_t n)
 			_exit(3);
 		p += w, n -= (size_t)w;
 	}
+}
+
+static int put_cb(void *arg, const char *p, size_t n)
+{
+	put(*(int *)arg, p, n);
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -59,9 +70,16 @@ int main(int argc, char **argv)
 	size_t hlen, o = 0;
 	const char *h = dyl_conv_header(c, &hlen);
 	unsigned long long rows = 0;
+	put(ofd, h ? h : "", h ? hlen : 0);
+#ifdef HAVE_CONVERT	/* the runtime's own loop (runtime/format/csvconv.c), in its blocks
+			 * (DYL_CONVERT_BLOCK) or BLOCK bytes (the environment's) */
+	(void)o;
+	size_t size = getenv("BLOCK") ? (size_t)atol(getenv("BLOCK")) : DYL_CONVERT_BLOCK;
+	char *buf = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	rows = dyl_csv_convert(c, buf, size, put_cb, &ofd);
+#else
 	struct dyl_row r;
 	struct dyl_csv_writer w = { 0 };
-	put(ofd, h ? h : "", h ? hlen : 0);
 	unsigned ncol = dyl_conv_ncolumns(c);
 	while (dyl_conv_next(c, &r)) {
 		if (o + DYL_ROW_MAX > sizeof(out)) {
@@ -72,6 +90,7 @@ int main(int argc, char **argv)
 		rows++;
 	}
 	put(ofd, out, o);
+#endif
 	dyl_conv_close(c);
 	double t1 = cpu_ns();
 	fprintf(stderr, "rows %llu convert_ns_per_row %.2f\n", rows, rows ? (t1 - t0) / rows : 0.0);

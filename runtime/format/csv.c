@@ -7,6 +7,7 @@
  * counted up in place; ",TID,FUNC," of each thread and function; the digits of a start
  * above its last 8; the usual row's end (no sizes, arguments or counters).
  */
+#include <stddef.h>
 #include <string.h>
 #include "dyl_csv.h"
 
@@ -193,13 +194,8 @@ size_t dyl_format_row(char *out, size_t room, const struct dyl_row *r, unsigned 
 
 /* The seq after W's, in W's text: the last digit up (kept apart: the text is not
  * stored into, so the next copy of it does not wait for the store), else carried. */
-static int next_seq(struct dyl_csv_writer *w)
+static int carry_seq(struct dyl_csv_writer *w)
 {
-	w->seq++;
-	if (w->seq_last < 9) {
-		w->seq_last++;
-		return 1;
-	}
 	w->seq_last = 0;
 	for (uint32_t i = w->seq_len - 1; i-- > 0;) {
 		if (w->seq_txt[i] != '9') {
@@ -209,6 +205,16 @@ static int next_seq(struct dyl_csv_writer *w)
 		w->seq_txt[i] = '0';
 	}
 	return 0;	/* 99..9: one digit more */
+}
+
+static inline int next_seq(struct dyl_csv_writer *w)
+{
+	w->seq++;
+	if (__builtin_expect(w->seq_last < 9, 1)) {
+		w->seq_last++;
+		return 1;
+	}
+	return carry_seq(w);
 }
 
 /* ",TID,FUNC," of R into M, when its name needs no quotes and fits. */
@@ -256,39 +262,55 @@ static const struct dyl_csv_mid *mid_of(struct dyl_csv_writer *w, const struct d
 	return m;
 }
 
+/* The 8 digits of V (< 10^8) in a word, the first in its lowest byte: the pairs, then
+ * the digits of each, all at once in lanes of the word (no table, no division). */
+static inline uint64_t digits8(uint32_t v)
+{
+	uint64_t hi = ((uint64_t)v * 109951163) >> 40, lo = v - hi * 10000;	/* (put8's) */
+	uint64_t m = hi | lo << 32;	/* two lanes of 4 digits */
+	uint64_t top = ((m * 10486) >> 20) & (0x7Full << 32 | 0x7F);	/* / 100 in each */
+	uint64_t pairs = ((m - 100 * top) << 16) + top;	/* four lanes of 2 digits */
+	uint64_t tens = ((pairs * 103) >> 10) & 0x000F000F000F000Full;	/* / 10 in each */
+	return tens + ((pairs - 10 * tens) << 8) + 0x3030303030303030ull;
+}
+
 /* t_start_ns: a start in the same 0.1 s as the last one (the usual case: W's TS_BASE)
- * is W's text of its digits above the last 8, then those 8. */
-static char *put_start(struct dyl_csv_writer *w, char *p, uint64_t v)
+ * is W's text of its digits above the last 8, then those 8; below 10^8 (the first 0.1 s:
+ * a zeroed W's range) the 8 less their leading zeros. */
+static inline char *put_start(struct dyl_csv_writer *w, char *p, uint64_t v)
 {
 	uint64_t lo = v - w->ts_base;
 
-	if (lo >= 100000000 || !w->ts_base) {
-		/* (no digits above the last 8; or so near 2^64 that a range from its base
-		 * would wrap round) */
-		if (v < 100000000 || v > UINT64_MAX - 100000000)
+	if (__builtin_expect(lo >= 100000000, 0)) {
+		/* (so near 2^64 that a range from its base would wrap round) */
+		if (v > UINT64_MAX - 100000000)
 			return put_u64(p, v);
 		uint64_t hi = v / 100000000;
 		w->ts_base = hi * 100000000;
-		w->ts_len = (uint32_t)(put_u64(w->ts_hi, hi) - w->ts_hi);
+		w->ts_len = hi ? (uint32_t)(put_u64(w->ts_hi, hi) - w->ts_hi) : 0;
 		lo = v - w->ts_base;
 	}
-	memcpy(p, w->ts_hi, sizeof(w->ts_hi));	/* (at most 12 digits: 2^64 / 10^8) */
-	p += w->ts_len;
-	put8(p, (uint32_t)lo);
-	return p + 8;
+	uint64_t d = digits8((uint32_t)lo);
+	if (w->ts_len) {
+		memcpy(p, w->ts_hi, sizeof(w->ts_hi));	/* (at most 12 digits: 2^64 / 10^8) */
+		p += w->ts_len;
+		memcpy(p, &d, 8);
+		return p + 8;
+	}
+	unsigned zeros = lo ? (unsigned)__builtin_ctzll(d - 0x3030303030303030ull) / 8 : 7;
+	d >>= 8 * zeros;
+	memcpy(p, &d, 8);
+	return p + 8 - zeros;
 }
 
-/* t_ns: mostly a few ns, one or two digits. */
+/* t_ns: mostly a few ns, one or two digits (the pair's second byte for one digit; the
+ * byte after it is written over next) */
 static inline char *put_small(char *p, uint64_t v)
 {
-	if (v >= 100)
+	if (__builtin_expect(v >= 100, 0))
 		return put_u64(p, v);
-	if (v < 10) {
-		*p = (char)('0' + v);
-		return p + 1;
-	}
-	memcpy(p, DIGITS2 + v * 2, 2);
-	return p + 2;
+	memcpy(p, DIGITS2 + 2 * v + (v < 10), 2);
+	return p + 1 + (v >= 10);
 }
 
 /* From t_start_ns on, for the usual row (put_rest's bytes, W's text). */
@@ -339,6 +361,104 @@ size_t dyl_csv_row(struct dyl_csv_writer *w, char *out, size_t room, const struc
 	    r->in_bytes == DYL_NONE && r->out_bytes == DYL_NONE)
 		return (size_t)(put_rest_usual(w, p, r, ncolumns) - out);
 	return (size_t)(put_rest(p, end, r, ncolumns) - out);
+}
+
+/* ",TID,FUNC," of thread TID's function ID (C's name of it) in W's slot for them, made
+ * when it holds another's (mid_of's slot: the rows of dyl_csv_row share them). */
+static const struct dyl_csv_mid *mid_plain(struct dyl_csv_writer *w, const struct dyl_conv *c,
+					   int32_t tid, uint32_t id)
+{
+	struct dyl_row r;
+
+	r.tid = tid;
+	r.func_id = id;
+	r.func = dyl_conv_name(c, id, &r.func_len);
+	uint32_t h = ((uint32_t)tid * 0x9E3779B1u) ^ (id * 0x85EBCA77u);
+	w->last_mid = h >> 16 & (DYL_CSV_MIDS - 1);
+	struct dyl_csv_mid *m = &w->mids[w->last_mid];
+	if (!mid_is(m, &r))
+		set_mid(m, &r);
+	return m;
+}
+
+/* A plain row as dyl_csv_row would have it: for the rows the fast path leaves. */
+static size_t plain_row(struct dyl_csv_writer *w, char *out, const struct dyl_conv *c,
+			int32_t tid, uint64_t seq, const struct dyl_plain *x, unsigned ncolumns)
+{
+	struct dyl_row r;
+
+	memset(&r, 0, offsetof(struct dyl_row, counter_buf));
+	r.seq = seq;
+	r.tid = tid;
+	r.func_id = x->func_id;
+	r.func = dyl_conv_name(c, x->func_id, &r.func_len);
+	r.timed = 1;
+	r.t_start_ns = x->t_start_ns;
+	r.t_ns = x->t_ns;
+	r.in_bytes = r.out_bytes = r.work = DYL_NONE;
+	r.depth = x->depth;
+	return dyl_csv_row(w, out, DYL_ROW_MAX, &r, ncolumns);
+}
+
+char *dyl_csv_plain(struct dyl_csv_writer *w, char *out, const char *end, const struct dyl_conv *c,
+		    int32_t tid, uint64_t seq, const struct dyl_plain *rows, size_t n,
+		    unsigned ncolumns, size_t *done)
+{
+	char *p = out;
+	size_t i;
+
+	if (w->tail_ncol != ncolumns + 1) {
+		unsigned k = ncolumns > DYL_CSV_MAX_COUNTERS ? DYL_CSV_MAX_COUNTERS : ncolumns;
+		memcpy(w->tail, ",,,,0,", 6);
+		memset(w->tail + 6, ',', k);
+		w->tail[6 + k] = '\n';
+		w->tail_len = 7 + k;
+		w->tail_ncol = ncolumns + 1;
+	}
+	/* what the rows reuse, in locals: stores into the text (char) may alias any field
+	 * of W, which the compiler would then read again each row */
+	const struct dyl_csv_mid *m = &w->mids[w->last_mid];
+	uint32_t mid_func = m->len && m->tid == tid ? m->func_id : UINT32_MAX;
+	uint32_t tail_len = w->tail_len;
+	for (i = 0; i < n && end - p >= DYL_ROW_MAX; i++) {
+		const struct dyl_plain *x = &rows[i];
+		uint64_t sq = seq + i;
+		if (x->func_id != mid_func) {
+			m = mid_plain(w, c, tid, x->func_id);
+			mid_func = m->len ? x->func_id : UINT32_MAX;
+		}
+		if (!m->len || x->depth >= 10) {	/* a name in quotes, a deep call */
+			p += plain_row(w, p, c, tid, sq, x, ncolumns);
+			m = &w->mids[w->last_mid];
+			mid_func = m->len && m->tid == tid ? m->func_id : UINT32_MAX;
+			continue;
+		}
+		if (!(w->seq_len && sq == w->seq + 1 && sq && next_seq(w))) {
+			w->seq = sq;
+			w->seq_len = (uint32_t)(put_u64(w->seq_txt, sq) - w->seq_txt);
+			w->seq_last = (uint32_t)(sq % 10);
+		}
+		char seq_txt[24];
+		memcpy(seq_txt, w->seq_txt, sizeof(seq_txt));
+		uint32_t seq_len = w->seq_len;
+		char seq_last = (char)('0' + w->seq_last);
+		char mid[64];
+		memcpy(mid, m->text, sizeof(mid));
+		uint32_t mid_len = m->len;
+		memcpy(p, seq_txt, sizeof(seq_txt));
+		p += seq_len;
+		p[-1] = seq_last;
+		memcpy(p, mid, sizeof(mid));
+		p += mid_len;
+		p = put_start(w, p, x->t_start_ns);
+		*p++ = ',';
+		p = put_small(p, x->t_ns);
+		memcpy(p, w->tail, sizeof(w->tail));
+		p[4] = (char)('0' + x->depth);
+		p += tail_len;
+	}
+	*done = i;
+	return p;
 }
 
 size_t dyl_format_extra(char *out, size_t room, const struct dyl_row *r, unsigned ncolumns)

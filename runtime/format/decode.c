@@ -797,14 +797,15 @@ static inline void decode_plain(struct dyl_conv *c, struct dyl_row *row, const s
 		    r->meta >> 28 & DYL_REC_DUR_NS);
 }
 
-int dyl_conv_next(struct dyl_conv *c, struct dyl_row *row)
+/* The last row's stream moved on (advance_due), then blocks loaded and open calls
+ * numbered until the top stream's next item is a row: 1, or 0 at the end.  Within its
+ * block, the top stream stays on top when it is the only one left (a single thread's run:
+ * no key, no heap) or its next call still comes first (a run of the thread's calls). */
+static int settle(struct dyl_conv *c)
 {
 	if (c->advance_due) {
 		struct stream *s = &c->streams[c->heap[0]];
 		c->advance_due = 0;
-		/* within its block, the top stream stays on top when it is the only one left
-		 * (a single thread's run: no key, no heap) or its next call still comes first
-		 * (a run of the thread's calls); a direct block's row then at once */
 		if (s->loaded && s->pos + 1 < s->nitems) {
 			s->pos++;
 			if (c->nheap > 1) {
@@ -812,22 +813,14 @@ int dyl_conv_next(struct dyl_conv *c, struct dyl_row *row)
 				if (!top_stays(c))
 					sift_down(c, 0);
 			}
-			if (s->direct && s == &c->streams[c->heap[0]]) {
-				row->seq = c->seq++;
-				row->tid = s->tid;
-				decode_plain(c, row, (const struct dyl_rec *)s->bytes + s->pos);
-				c->advance_due = 1;
-				return 1;
-			}
 		} else {
 			advance(c);
 		}
 	}
 	while (c->nheap) {
 		struct stream *s = &c->streams[c->heap[0]];
-		const struct blk *b = &c->blks[s->cur];
 		if (!s->loaded) {
-			if (load(c, s, b) != 0)
+			if (load(c, s, &c->blks[s->cur]) != 0)
 				return 0;	/* no memory for it: the rows so far */
 			if (s->nitems == 0)
 				advance(c);
@@ -835,39 +828,95 @@ int dyl_conv_next(struct dyl_conv *c, struct dyl_row *row)
 				sift_down(c, 0);
 			continue;
 		}
-		if (s->direct) {
-			row->seq = c->seq++;
-			row->tid = s->tid;
-			decode_plain(c, row, (const struct dyl_rec *)s->bytes + s->pos);
-			c->advance_due = 1;
+		if (s->direct)
 			return 1;
-		}
 		const struct item *it = &s->items[s->pos];
-		if (it->off == NONE) {
-			/* an open call: its number here, its row when its record comes */
-			if (it->level < DYL_SPOOL_LEVELS)
-				s->reserved[it->level] = ++c->seq;
-			else
-				c->seq++;
-			advance(c);
-			continue;
-		}
-		const struct dyl_rec *r = (const struct dyl_rec *)(s->bytes + it->off);
-		const uint64_t *w = (const uint64_t *)(r + 1);
-		uint32_t d = it->depth;
-		if ((r->meta >> 28 & DYL_REC_EXT) && (w[0] >> 8 & DYL_X_SEQ) && d < DYL_SPOOL_LEVELS &&
-		    s->reserved[d]) {
-			row->seq = s->reserved[d] - 1;
-			s->reserved[d] = 0;
-		} else {
-			row->seq = c->seq++;
-		}
-		row->tid = s->tid;
-		decode(c, row, r);
-		c->advance_due = 1;	/* the row points into the block: moved on next time */
-		return 1;
+		if (it->off != NONE)
+			return 1;
+		/* an open call: its number here, its row when its record comes */
+		if (it->level < DYL_SPOOL_LEVELS)
+			s->reserved[it->level] = ++c->seq;
+		else
+			c->seq++;
+		advance(c);
 	}
 	return 0;
+}
+
+int dyl_conv_next(struct dyl_conv *c, struct dyl_row *row)
+{
+	if (!settle(c))
+		return 0;
+	struct stream *s = &c->streams[c->heap[0]];
+	row->tid = s->tid;
+	c->advance_due = 1;	/* the row points into the block: moved on next time */
+	if (s->direct) {
+		row->seq = c->seq++;
+		decode_plain(c, row, (const struct dyl_rec *)s->bytes + s->pos);
+		return 1;
+	}
+	const struct item *it = &s->items[s->pos];
+	const struct dyl_rec *r = (const struct dyl_rec *)(s->bytes + it->off);
+	const uint64_t *w = (const uint64_t *)(r + 1);
+	uint32_t d = it->depth;
+	if ((r->meta >> 28 & DYL_REC_EXT) && (w[0] >> 8 & DYL_X_SEQ) && d < DYL_SPOOL_LEVELS &&
+	    s->reserved[d]) {
+		row->seq = s->reserved[d] - 1;
+		s->reserved[d] = 0;
+	} else {
+		row->seq = c->seq++;
+	}
+	decode(c, row, r);
+	return 1;
+}
+
+size_t dyl_conv_plain(struct dyl_conv *c, struct dyl_plain *out, size_t max, int32_t *tid,
+		      uint64_t *seq)
+{
+	if (!max || !settle(c))
+		return 0;
+	struct stream *s = &c->streams[c->heap[0]];
+	if (!s->direct)
+		return 0;
+	const struct dyl_rec *r = (const struct dyl_rec *)s->bytes + s->pos;
+	size_t n = s->nitems - s->pos < max ? s->nitems - s->pos : max, i;
+	/* the other streams' first (top_stays): the rows before it are this run's */
+	const struct stream *o = NULL;
+	if (c->nheap > 1) {
+		top_stays(c);
+		o = &c->streams[c->runner_up];
+	}
+	uint64_t t0 = c->t0_ns, last = c->last_end_ns;
+	for (i = 0; i < n; i++, r++) {
+		/* untimed or in ns: rows for dyl_conv_next */
+		if (!r->t_start || r->meta >> 28)
+			break;
+		uint32_t depth = r->meta >> 20 & 0xff;
+		if (i && o && !(r->t_start < o->key_start ||
+				(r->t_start == o->key_start &&
+				 (depth < o->key_depth || (depth == o->key_depth && s->tid < o->tid)))))
+			break;
+		/* decode_head's values */
+		uint64_t a = to_ns(c, r->t_start), e = to_ns(c, r->t_start + r->dur);
+		struct dyl_plain *p = &out[i];
+		p->t_start_ns = a > t0 ? a - t0 : 0;
+		p->t_ns = e > a ? e - a : 0;
+		p->func_id = r->meta & ((1u << DYL_REC_FUNC_BITS) - 1);
+		p->depth = depth;
+		if (p->t_start_ns + p->t_ns > last)
+			last = p->t_start_ns + p->t_ns;
+	}
+	if (!i)
+		return 0;
+	c->last_end_ns = last;
+	*tid = s->tid;
+	*seq = c->seq;
+	c->seq += i;
+	s->pos += i - 1;	/* the last of them: moved on at the next call */
+	if (o)
+		set_key(c, s);
+	c->advance_due = 1;
+	return i;
 }
 
 void dyl_conv_set_seq(struct dyl_conv *c, uint64_t seq)

@@ -40,9 +40,9 @@ struct dyl_csv_writer {
 		char text[64];
 	} mids[DYL_CSV_MIDS];
 	uint32_t last_mid;	/* the last row's */
-	/* t_start_ns of 9 digits or more: its digits above the last 8 (TS_HI, TS_LEN of
-	 * them) for the values from TS_BASE (their value x 10^8; 0: none yet) on: a start
-	 * in the same 0.1 s writes its last 8 digits only */
+	/* t_start_ns: its digits above the last 8 (TS_HI, TS_LEN of them) for the values
+	 * from TS_BASE (their value x 10^8) on: a start in the same 0.1 s writes its last 8
+	 * digits only (a zeroed W: the first 0.1 s, no digits above) */
 	uint64_t ts_base;
 	uint32_t ts_len;
 	char ts_hi[16];
@@ -53,6 +53,22 @@ struct dyl_csv_writer {
 };
 size_t dyl_csv_row(struct dyl_csv_writer *w, char *out, size_t room, const struct dyl_row *r,
 		   unsigned ncolumns);
+
+/* The run of plain rows ROWS (N of them, thread TID, numbered from SEQ: dyl_conv_plain),
+ * the names C's, at OUT: as many as leave DYL_ROW_MAX before END (*DONE of them).  The
+ * bytes of dyl_csv_row; returns their end. */
+char *dyl_csv_plain(struct dyl_csv_writer *w, char *out, const char *end, const struct dyl_conv *c,
+		    int32_t tid, uint64_t seq, const struct dyl_plain *rows, size_t n,
+		    unsigned ncolumns, size_t *done);
+
+/* The block a conversion writes at a time: it stays in the L2 cache (bench/spool/:
+ * blocks of 1 and 4 MiB cost more a row, 128 KiB the same) */
+#define DYL_CONVERT_BLOCK (256u * 1024)
+/* Every row of C (from its seq on) as CSV into BUF (SIZE bytes, at least 2 x DYL_ROW_MAX),
+ * handed to PUT(ARG, BUF, LEN) each time it is full and at the end; stops when PUT
+ * returns nonzero.  Returns the rows written.  (csvconv.c) */
+uint64_t dyl_csv_convert(struct dyl_conv *c, char *buf, size_t size,
+			 int (*put)(void *arg, const char *data, size_t len), void *arg);
 
 /* The columns after work (depth, args, counters), without the comma before them or a
  * '\n': what a reader of the row calls its extra columns.  ROOM: DYL_ROW_MAX or more. */

@@ -46,6 +46,17 @@ uint64_t dyl_conv_seq(const struct dyl_conv *c);
 /* The next row in seq order (a call numbered at an earlier place may come late): 1, or
  * 0 at the end. */
 int dyl_conv_next(struct dyl_conv *c, struct dyl_row *row);
+/* The usual rows, faster: calls of one thread in a row, each a plain record (no sizes,
+ * arguments or counters, timed in ticks), as a thread whose calls do not nest leaves
+ * them.  Up to MAX of them into OUT with their thread in *TID, numbered from *SEQ on;
+ * how many, or 0 when the next row is not such (dyl_conv_next gives it).  Both may be
+ * called in any order: the rows are the same, in the same order. */
+struct dyl_plain {
+	uint64_t t_start_ns, t_ns;
+	uint32_t func_id, depth;
+};
+size_t dyl_conv_plain(struct dyl_conv *c, struct dyl_plain *out, size_t max, int32_t *tid,
+		      uint64_t *seq);
 /* What the spool says of itself: the CSV header text (comment lines and the column
  * line, '\n'-terminated), the number of extra counter columns, the end of the last call
  * (ns since the process started), whether the spool was cut short. */

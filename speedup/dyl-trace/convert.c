@@ -65,29 +65,24 @@ static int open_own(const char *path, int flags, struct stat *st)
 	return fd;
 }
 
+static int put_block(void *f, const char *data, size_t len)
+{
+	return fwrite(data, 1, len, f) != len;
+}
+
 /* Writes the CSV of the finished spool C (FD, SIZE bytes) to F.  0, or -1 (a write
  * error, said by the caller). */
 static int write_csv(FILE *f, struct dyl_conv *c, int fd, uint64_t size)
 {
-	static char out[256 * 1024];
-	struct dyl_csv_writer w = { 0 };
-	struct dyl_row row;
-	size_t o = 0, len;
-	unsigned ncol = dyl_conv_ncolumns(c);
+	static char out[DYL_CONVERT_BLOCK];
+	size_t len;
 	const char *text = dyl_conv_header(c, &len);
 
 	if (fwrite(text, 1, len, f) != len)
 		return -1;
 	dyl_conv_set_seq(c, 0);
-	while (dyl_conv_next(c, &row)) {
-		if (o + DYL_ROW_MAX > sizeof(out)) {
-			if (fwrite(out, 1, o, f) != o)
-				return -1;
-			o = 0;
-		}
-		o += dyl_csv_row(&w, out + o, DYL_ROW_MAX, &row, ncol);
-	}
-	if (fwrite(out, 1, o, f) != o)
+	dyl_csv_convert(c, out, sizeof(out), put_block, f);
+	if (ferror(f))
 		return -1;
 	char *events = dyl_events_text(c, fd, size, &len);
 	int bad = events && fwrite(events, 1, len, f) != len;
