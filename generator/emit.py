@@ -354,7 +354,7 @@ class Renderer:
         common = dict(w=w, system_includes=SYSTEM_INCLUDES, file_parts=self._run('file', w),
                       init_parts=[_indent(x) for x in self._run('init', w)],
                       fini_parts=[_indent(x) for x in self._run('fini', w)],
-                      end_parts=self._run('end', w))
+                      end_parts=self._run('end', w), config_parts=self._run('config', w))
         split = (len(fns) > SPLIT_ABOVE and all(mg.split for mg, _, _ in self.gens))
         if not split:
             text = skeleton.render(part='whole', name='wrap.c', functions=functions, **common)

@@ -97,6 +97,23 @@ def test_defs_change_compiles_one_unit(tmp_path):
     assert {r['work'] for r in Trace(tp).rows if r['func'] == 'f300'} == {'2'}
 
 
+def test_option_change_compiles_the_main_unit_alone(tmp_path):
+    """An option's value that the wrappers read is defined in the main unit (DYL_CONFIG,
+    a micro-generator's config part): changing clock= or deref= compiles wrap.c alone,
+    and the wrappers then time by the thread's CPU clock."""
+    lib, h = many(tmp_path)
+    _, d, _ = gen(tmp_path, lib, h, '-g', 'std.args')
+    obj = stamps(d, '.o')
+    so, _, _ = gen(tmp_path, lib, h, '-g', 'std.args:deref=none', '-g', 'std.time:clock=thread')
+    assert changed(obj, stamps(d, '.o')) == ['wrap.o']
+    app = build_c(tmp_path, os.path.join(ROOT, 'tests', 'apps', 'units_app.c'), 'app', lib,
+                  f'-Wl,-rpath,{tmp_path}')
+    _, tp = run_both([app], so, tmp_path)
+    t = Trace(tp)
+    assert t.meta['time_clock'] == 'thread-cputime'
+    assert sorted(r['args'] for r in t.rows if r['func'] == 'f300') == ['x=0', 'x=1', 'x=2']
+
+
 def test_flags_change_compiles_every_unit(tmp_path):
     lib, h = many(tmp_path)
     _, d, _ = gen(tmp_path, lib, h)
