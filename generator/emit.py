@@ -268,24 +268,26 @@ class Renderer:
         callee = self.callee(f)
         call = f'{callee}({f.call_args})'
         va_end = 'va_end(dyl_ap);\n' if f.variadic else ''
+        # errno through its address, taken once: at -O0 each errno is a call of
+        # __errno_location (four a call, and their code in each of 5,000 wrappers)
         if f.result:
-            f.forward = f'errno = dyl_errno;\n{declare(f.result, "dyl_r")} = {call};\n{va_end}return dyl_r;'
+            f.forward = f'*dyl_errp = dyl_errno;\n{declare(f.result, "dyl_r")} = {call};\n{va_end}return dyl_r;'
         else:
-            f.forward = f'errno = dyl_errno;\n{call};\n{va_end}return;'
+            f.forward = f'*dyl_errp = dyl_errno;\n{call};\n{va_end}return;'
         body = []
         if f.result:
             body.append(declare(f.result, 'dyl_result') + ';')
-        body.append('int dyl_errno = errno;')
+        body.append('int *dyl_errp = &errno, dyl_errno = *dyl_errp;')
         if f.variadic:
             body.append(f'va_list dyl_ap;\nva_start(dyl_ap, {f.params[-1].name});')
         body += self._run('prefix', f)
-        body.append('errno = dyl_errno;')
+        body.append('*dyl_errp = dyl_errno;')
         body.append(f'{"dyl_result = " if f.result else ""}{call};')
-        body.append('dyl_errno = errno;')
+        body.append('dyl_errno = *dyl_errp;')
         body += self._run('postfix', f)
         if f.variadic:
             body.append('va_end(dyl_ap);')
-        body.append('errno = dyl_errno;')
+        body.append('*dyl_errp = dyl_errno;')
         if f.result:
             body.append('return dyl_result;')
         params = ', '.join(declare(a.type, a.name) for a in f.params)
