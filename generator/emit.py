@@ -1,5 +1,6 @@
 """Rendering a wrapper: wrap.c from the skeleton and the micro-generators' macros, and
 the Makefile that builds it."""
+import dataclasses
 import os
 import pickle
 import re
@@ -78,6 +79,8 @@ class ParamView:
                                # (lengths.py), by the name it has in the wrapper
     length_label: str = ''     # and by the header's
     elem: str = '1'            # what one unit of that length is: sizeof(*p), 1 for void
+    plain: str = ''            # its type in C's own types (headers.Param.plain), '' if none
+    pointee_bytes: int = -1    # sizeof(*p), -1 if unknown
 
 
 @dataclass
@@ -101,6 +104,8 @@ class FuncView:
     forward: str = ''
     typedefs: list = field(default_factory=list)
     fn_typedef: str = ''
+    result_plain: str = ''   # the result in C's own types ('void'), '' if none
+    # portable: its wrapper compiles without the library's headers (plain_view)
 
     @property
     def length_pairs(self):
@@ -159,7 +164,8 @@ def function_view(choice, libview, macros, defs, active):
             typedefs.append(f'typedef __typeof__({p.type}) {tname};')
         a = ParamView(pname, tname, p.kind, p.pointer, p.const_pointee, p.pointee_size,
                       p.scalar_size, p.type, label=p.name, pointee_kind=p.pointee_kind,
-                      inner_const=p.inner_const)
+                      inner_const=p.inner_const, plain=getattr(p, 'plain', ''),
+                      pointee_bytes=p.pointee_size)
         _deref(a, p)
         params.append(a)
     for i, j in lengths.pairs(proto.params).items():
@@ -177,7 +183,6 @@ def function_view(choice, libview, macros, defs, active):
     if choice.via is not None:
         vexp, vproto = choice.via
         target, version = vexp.name, vexp.version
-        arg_types.append('va_list')
         args = ', '.join([a.name for a in params] + ['dyl_ap'])
     f = FuncView(name=name, target=target, version=version, lib=libview, result=result,
                  result_spelling=proto.result, params=params, variadic=choice.via is not None,
@@ -188,9 +193,36 @@ def function_view(choice, libview, macros, defs, active):
     f.fn_type = f'dyl_{name}_fn'
     f.func_var = f'dyl_func_{name}'
     f.typedefs = typedefs
-    f.fn_typedef = (f'typedef {result or "void"} (*{f.fn_type})('
-                    f'{", ".join(arg_types) or "void"});')
+    f.fn_typedef = _fn_typedef(f, result, arg_types)
+    f.result_plain = getattr(proto, 'result_plain', '')
     return f
+
+
+def _fn_typedef(f, result, arg_types):
+    if f.variadic:
+        arg_types = arg_types + ['va_list']
+    return f'typedef {result or "void"} (*{f.fn_type})({", ".join(arg_types) or "void"});'
+
+
+def plain_view(f):
+    """F as a wrapper in a unit without the library's headers declares it: every type in
+    C's own types (headers.Param.plain: a pointer to a struct is a void *, an enum its
+    integer type; the same registers and sizes in a call), a length's unit in bytes;
+    None when F needs the headers (a struct by value, --defs code, a length of elements
+    of unknown size)."""
+    if f.defs or (f.result and not f.result_plain) or any(not a.plain for a in f.params):
+        return None
+    params = []
+    for a in f.params:
+        b = dataclasses.replace(a, type=a.plain)
+        if a.length and a.elem != '1' and b.type == 'void *':
+            if a.pointee_bytes <= 0:
+                return None
+            b.elem = str(a.pointee_bytes)   # (sizeof(*p) of the header's type)
+        params.append(b)
+    g = dataclasses.replace(f, params=params, result=f.result and f.result_plain, typedefs=[])
+    g.fn_typedef = _fn_typedef(g, g.result, [a.type for a in params])
+    return g
 
 
 def _expand(mg, point, macro, *args):
@@ -352,12 +384,22 @@ class Renderer:
         changes one unit's text: the others are not rebuilt)."""
         skeleton = self.env.from_string(open(os.path.join(HERE, 'templates', 'wrap.c.j2')).read())
         fns = w['functions']
-        functions = self.wrappers(fns, jobs)
+        split = (len(fns) > SPLIT_ABOVE and all(mg.split for mg, _, _ in self.gens))
+        # A unit whose every wrapper can be declared in C's own types (plain_view) does
+        # not include the library's headers (libcrypto's: 0.2 s of 1.2 a unit): only with
+        # our micro-generators, which use no type of the library's in file parts
+        views, plain_units = list(fns), set()
+        if split and all(_ours(mg) for mg, _, _ in self.gens):
+            for k, i in enumerate(range(0, len(fns), UNIT_SIZE)):
+                pv = [plain_view(f) for f in fns[i:i + UNIT_SIZE]]
+                if all(pv):
+                    views[i:i + UNIT_SIZE] = pv
+                    plain_units.add(k)
+        functions = self.wrappers(views, jobs)
         common = dict(w=w, system_includes=SYSTEM_INCLUDES, file_parts=self._run('file', w),
                       init_parts=[_indent(x) for x in self._run('init', w)],
                       fini_parts=[_indent(x) for x in self._run('fini', w)],
                       end_parts=self._run('end', w), config_parts=self._run('config', w))
-        split = (len(fns) > SPLIT_ABOVE and all(mg.split for mg, _, _ in self.gens))
         if not split:
             text = skeleton.render(part='whole', name='wrap.c', functions=functions, **common)
             return {'wrap.c': _resolve_line_resets(text, 'wrap.c')}
@@ -369,8 +411,17 @@ class Renderer:
         for i, chunk in enumerate(chunks, 1):
             name = unit_name(i)
             files[name] = _resolve_line_resets(skeleton.render(
-                part='functions', name=name, functions=chunk, **common), name)
+                part='functions', name=name, functions=chunk, plain=i - 1 in plain_units,
+                **common), name)
         return files
+
+
+STD_MICROGENS = os.path.join(os.path.dirname(HERE), 'microgens')
+
+
+def _ours(mg):
+    """Is MG one of the micro-generators in microgens/ (not a user's)?"""
+    return os.path.dirname(os.path.dirname(os.path.abspath(mg.template))) == STD_MICROGENS
 
 
 # A wrapper of more than SPLIT_ABOVE functions is split: its main unit and the units of

@@ -45,6 +45,9 @@ class Param:
     inner_kind: str = None  # a pointer to pointers: the kind of their targets (char **: char)
     integer: bool = False   # an integer by value, not _Bool, an enum or a char (a count)
     canonical: str = ''     # the canonical type without top-level qualifiers (comparisons)
+    plain: str = ''         # the same type for a call, spelled with C's own types alone
+                            # (a pointer to a struct: void *; an enum: its integer type);
+                            # '' when there is none (a struct by value): _plain_type
 
 
 @dataclass
@@ -61,6 +64,7 @@ class Prototype:
     problem: str = None          # why it cannot be rebuilt, if it cannot
     notes: list = field(default_factory=list)
     result_canonical: str = ''   # canonical result type, unqualified (comparisons)
+    result_plain: str = ''       # as Param.plain ('void' for void)
 
 
 _INTERNAL = re.compile(r'[Nn]ever (be )?include|include .* directly|only be included')
@@ -478,6 +482,39 @@ def _unqualified(spelling):
     return re.sub(r'^(?:(?:const|volatile)\s+)+', '', s)
 
 
+_BUILTIN = {ci.TypeKind.BOOL, ci.TypeKind.CHAR_S, ci.TypeKind.CHAR_U, ci.TypeKind.SCHAR,
+            ci.TypeKind.UCHAR, ci.TypeKind.SHORT, ci.TypeKind.USHORT, ci.TypeKind.INT,
+            ci.TypeKind.UINT, ci.TypeKind.LONG, ci.TypeKind.ULONG, ci.TypeKind.LONGLONG,
+            ci.TypeKind.ULONGLONG, ci.TypeKind.FLOAT, ci.TypeKind.DOUBLE, ci.TypeKind.LONGDOUBLE}
+
+
+def _plain_scalar(c):
+    """Canonical type C as one of C's own scalar types ('unsigned long'; an enum: its
+    integer type), qualifiers dropped; '' for any other type."""
+    if c.kind == ci.TypeKind.ENUM:
+        c = c.get_declaration().enum_type.get_canonical()
+    return _unqualified(c.spelling) if c.kind in _BUILTIN else ''
+
+
+def _plain_type(t):
+    """T as a wrapper of a unit without the library's headers declares it (Param.plain):
+    the same in a call (registers, sizes).  A pointer to a scalar keeps its pointee (std.args
+    prints what a const one points to), other pointers, arrays and functions become
+    void *; a struct, union, complex or vector by value has none ('')."""
+    c = t.get_canonical()
+    if c.kind == ci.TypeKind.VOID:
+        return 'void'
+    if c.kind == ci.TypeKind.POINTER or c.kind in _ARRAYS or c.kind in _FUNCTIONS:
+        pointee = (c.get_pointee() if c.kind == ci.TypeKind.POINTER
+                   else c.element_type if c.kind in _ARRAYS else None)
+        scalar = _plain_scalar(pointee.get_canonical()) if pointee is not None else ''
+        if scalar:
+            quals = ' '.join(sorted(_quals(pointee) | _quals(pointee.get_canonical())))
+            return f'{quals} {scalar} *'.lstrip()
+        return 'void *'
+    return _plain_scalar(c)
+
+
 def _param(i, cur, name):
     t = cur.type
     canon = t.get_canonical()
@@ -503,6 +540,7 @@ def _param(i, cur, name):
         p.scalar_size = size if size > 0 else -1
         p.integer = p.kind in ('signed', 'unsigned') and canon.kind not in (ci.TypeKind.BOOL, ci.TypeKind.ENUM)
     p.canonical = _unqualified(canon.spelling)
+    p.plain = _plain_type(t)
     return p, problem
 
 
@@ -634,6 +672,7 @@ def _prototype(cursors):
     p.no_prototype = ftype.kind == ci.TypeKind.FUNCTIONNOPROTO
     p.inline_definition = defn is not None
     p.result_canonical = _unqualified(r.get_canonical().spelling)
+    p.result_plain = _plain_type(r)
     problems = []
     if not p.no_prototype:
         p.variadic = ftype.is_function_variadic()

@@ -381,8 +381,8 @@ def test_prefix_outermost_first_postfix_reversed():
     assert prefix.index('/* std.loader */') < prefix.index('/* std.trace */') < prefix.index('/* std.time */')
     assert postfix.index('/* std.time */') < postfix.index('/* std.trace */')
     # the clock starts after the trace row is opened and stops before it is closed
-    assert prefix.index('dyl_enter(') < prefix.index('dyl_now()')
-    assert postfix.index('dyl_now()') < postfix.index('dyl_leave(')
+    assert prefix.index('dyl_enter(') < prefix.index('dyl_time_start(')
+    assert postfix.index('dyl_time_stop(') < postfix.index('dyl_leave(')
 
 
 def test_compose_replaces_the_caller(tmp_path):
