@@ -8,6 +8,7 @@ import glob
 import hashlib
 import json
 import os
+import pickle
 import re
 import subprocess
 from dataclasses import dataclass, field
@@ -599,7 +600,7 @@ def _prototypes(tu, wanted, own_files):
             decls.setdefault(name, []).append(c)
     for name in header_defined:
         declared.pop(name, None)
-    protos = {name: _prototype(cs) for name, cs in decls.items()}
+    protos = _prototypes_of(list(decls.items()))
     # Exported names with no declaration of their own, which the headers turn into
     # another name: by an __asm__ label, or by an object-like macro.
     for label, c in labels.items():
@@ -617,6 +618,49 @@ def _prototypes(tu, wanted, own_files):
             protos[name] = _renamed(name, m, f'the headers #define {name} {toks[1]}, so programs '
                                     f'built with them call {toks[1]}')
     return protos, macros, declared
+
+
+PARALLEL_FROM = 2048   # functions: their prototypes read by two processes
+
+
+def _prototypes_of(items):
+    """{name: _prototype(cursors)} for ITEMS [(name, cursors)]: the second half in a forked
+    child when there are PARALLEL_FROM or more and two CPUs (libcrypto's 5,337: ~0.7 s of
+    libclang calls; the child has the parse too, a copy of this process's memory, and
+    sends its Prototypes back pickled).  The same result as one process's; if the child
+    fails, the parent reads its half too."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cpus = os.cpu_count() or 1
+    if cpus < 2 or len(items) < PARALLEL_FROM:
+        return {name: _prototype(cs) for name, cs in items}
+    half = len(items) // 2
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:   # the child: reads its half, writes it, exits without the parent's code
+        code = 0
+        try:
+            os.close(r)
+            data = pickle.dumps({name: _prototype(cs) for name, cs in items[half:]})
+            with os.fdopen(w, 'wb') as out:
+                out.write(data)
+        except BaseException:
+            code = 1
+        finally:
+            os._exit(code)
+    os.close(w)
+    try:
+        protos = {name: _prototype(cs) for name, cs in items[:half]}
+    finally:
+        with os.fdopen(r, 'rb') as inp:
+            data = inp.read()
+        _, status = os.waitpid(pid, 0)
+    if status != 0 or not data:
+        protos.update((name, _prototype(cs)) for name, cs in items[half:])
+    else:
+        protos.update(pickle.loads(data))
+    return {name: protos[name] for name, _ in items}   # (the order of one process)
 
 
 def _renamed(name, c, why):
