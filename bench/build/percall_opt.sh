@@ -4,6 +4,7 @@
 #   OLD=/path/to/other/checkout (built): also its wrappers at -O2 -g and -O0 -g (what a
 #   wrapper of one unit and the units of a larger one are built with), interleaved
 #   FLAGS="-O2 -g|-O0 -g": only these CFLAGS ('|'-separated)
+#   GENS="-g std.args": more dyliberator options for every wrapper built
 # Each round runs every build once, interleaved; the loop's CPU ns/call (bench/percall's
 # loop: start-up and the trace's writing left out), median (range) over the rounds.
 set -euo pipefail
@@ -18,13 +19,13 @@ cc -O2 -o "$W/loop" $P/loop.c -I$P "$W/libnop.so" -Wl,-rpath,"$W"
 IFS='|' read -r -a flags <<<"${FLAGS:-"-O2 -g|-O1 -g|-Og -g|-O0 -g"}"
 names=()
 for i in "${!flags[@]}"; do
-	CFLAGS="${flags[$i]}" "$ROOT/bin/dyliberator" -q --lib "$W/libnop.so" --header $P/nop.h -o "$W/w$i.so"
+	CFLAGS="${flags[$i]}" "$ROOT/bin/dyliberator" -q --lib "$W/libnop.so" --header $P/nop.h -o "$W/w$i.so" ${GENS:-}
 	names+=("${flags[$i]}")
 done
 if [ -n "${OLD:-}" ]; then
 	for i in "${!flags[@]}"; do
 		case ${flags[$i]} in "-O2 -g"|"-O0 -g") ;; *) continue ;; esac
-		CFLAGS="${flags[$i]}" "$OLD/bin/dyliberator" -q --lib "$W/libnop.so" --header $P/nop.h -o "$W/o$i.so"
+		CFLAGS="${flags[$i]}" "$OLD/bin/dyliberator" -q --lib "$W/libnop.so" --header $P/nop.h -o "$W/o$i.so" ${GENS:-}
 		names+=("OLD ${flags[$i]}")
 	done
 fi
