@@ -426,9 +426,10 @@ def _ours(mg):
 
 # A wrapper of more than SPLIT_ABOVE functions is split: its main unit and the units of
 # wrappers compile in parallel, at -O0 (generator/cli.py).  UNIT_SIZE wrappers a unit:
-# each unit parses the library's headers again (libcrypto's: ~0.3 s of CPU), 512
-# wrappers cost ~0.7 s more at -O0 -g.  libcrypto in 11 units of 512: 22.5 CPU s of
-# make, 27.9 in 21 units of 256; one unit rebuilt (a --defs change) ~0.4 s more (bench/build).
+# each unit parses the library's headers again (libcrypto's: ~0.3 s of CPU; ~0.1 s in
+# a unit without them, render's plain units), 512 wrappers cost ~0.7 s more at -O0 -g.
+# libcrypto in 11 units of 512: 22.5 CPU s of make, 27.9 in 21 units of 256 (with the
+# headers in each); one unit rebuilt (a --defs change) ~0.4 s more (bench/build).
 SPLIT_ABOVE = 256
 UNIT_SIZE = 512
 PARALLEL_FROM = 2048   # functions: rendered by two processes (Renderer.wrappers)
