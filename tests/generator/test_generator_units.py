@@ -357,7 +357,7 @@ def test_user_directory_replaces_a_std_microgen(tmp_path):
     assert av['std.time'].folder == str(mine) and av['std.time'].summary == 'mine'
     assert av['std.trace'].folder == os.path.join(STD, 'std.trace')
     text = _render_one(av, [('std.time', {})])
-    assert '/* my clock */' in text and 'dyl_now()' not in text
+    assert '/* my clock */' in text and 'dyl_time_start(' not in text
 
 
 def _render_one(av, requested, **kw):
