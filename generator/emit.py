@@ -212,6 +212,8 @@ def plain_view(f):
     of unknown size)."""
     if f.defs or (f.result and not f.result_plain) or any(not a.plain for a in f.params):
         return None
+    if _system_header(f.header.rpartition(':')[0]):
+        return None   # (wrap.h's system headers may declare it too, in the header's types)
     params = []
     for a in f.params:
         b = dataclasses.replace(a, type=a.plain)
@@ -417,6 +419,19 @@ class Renderer:
 
 
 STD_MICROGENS = os.path.join(os.path.dirname(HERE), 'microgens')
+_SYSTEM_DIRS = ('/usr/include/x86_64-linux-gnu/', '/usr/include/')
+_SYSTEM_SUBDIRS = {'bits', 'sys', 'gnu', 'asm', 'asm-generic', 'linux', 'x86_64-linux-gnu'}
+
+
+def _system_header(path):
+    """Is PATH one of the C library's own headers (/usr/include/stdio.h, sys/, bits/),
+    which the system headers wrap.h includes may declare in their own types?  A header
+    in a folder of its own (openssl/) is not."""
+    for d in _SYSTEM_DIRS:
+        if path.startswith(d):
+            rel = path[len(d):]
+            return '/' not in rel or rel.split('/')[0] in _SYSTEM_SUBDIRS
+    return False
 
 
 def _ours(mg):
