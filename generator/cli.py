@@ -251,7 +251,8 @@ def run(argv):
                 'no wrapped function (--list shows what is wrapped); its code is not used')
     renderer = emit.Renderer(gens)
     for c, f in zip(sel.wrapped, functions):
-        c.notes = f.notes = c.notes + renderer.notes(f)   # std.redirect: where calls go
+        f.gen_notes = renderer.notes(f)
+        c.notes = f.notes = c.notes + f.gen_notes   # std.redirect: where calls go
 
     if args.list:
         _print_list(sel, libs, sel.declared_only, notes)

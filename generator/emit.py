@@ -41,10 +41,12 @@ def printf_args(a):
     return f', (int){a.name}' if a.kind == 'char' else ''
 
 
-def region_arg(a, lengths):
+def region_arg(a, bounded):
     """The struct dyl_rarg initializer of pointer parameter A (dyl_regions.h), as std.regions
-    and std.diff pass their pointers to the runtime; LENGTHS: their lengths= parameter
-    ('auto': a paired length bounds the buffer)."""
+    and std.diff pass their pointers to the runtime; BOUNDED: the C name of the value, in
+    the main unit, that is DYL_RA_BOUNDED when a paired length bounds the buffer (their
+    lengths=auto) and 0 when not (lengths=off): a change of lengths= compiles that unit
+    alone."""
     flags = ['DYL_RA_CONST' if a.const_pointee else '0']
     if a.pointee_kind == 'pointer':
         flags.append('DYL_RA_FOLLOW')
@@ -53,8 +55,8 @@ def region_arg(a, lengths):
     if a.pointee_kind == 'char':
         flags.append('DYL_RA_CHAR')
     bound = ''
-    if a.length and lengths == 'auto':
-        flags.append('DYL_RA_BOUNDED')
+    if a.length:
+        flags.append(bounded)
         bound = f', DYL_RA_BYTES({a.length}, {a.elem})'
     return f'{{ (const void *){a.name}, {" | ".join(flags)}{bound} }}'
 
@@ -105,6 +107,7 @@ class FuncView:
     typedefs: list = field(default_factory=list)
     fn_typedef: str = ''
     result_plain: str = ''   # the result in C's own types ('void'), '' if none
+    gen_notes: list = field(default_factory=list)   # those of notes from micro-generators
     # portable: its wrapper compiles without the library's headers (plain_view)
 
     @property
@@ -246,6 +249,7 @@ class Renderer:
                                 region_arg=region_arg,
                                 tab=lambda text: _indent(str(text)).lstrip('\t'))
         self.gens = []
+        self.in_units = False   # rendering the units of a split wrapper (render)
         callee = []
         for mg, params in gens:
             try:
@@ -330,8 +334,9 @@ class Renderer:
         head = f'DYL_EXPORT {declare(f.result or "void", "(" + f.name + ")")}({params or "void"})'
         indented = '\n'.join(_indent(chunk) for chunk in body)
         parts = [f'/* {f.name}: {f.header} */']
-        if f.notes:
-            parts.append('/* ' + '; '.join(f.notes) + ' */')
+        notes = f.notes if not self.in_units else [n for n in f.notes if n not in f.gen_notes]
+        if notes:   # (in units, not the micro-generators': they may follow an option)
+            parts.append('/* ' + '; '.join(notes) + ' */')
         parts += f.typedefs + [f.fn_typedef]
         parts += self._run('function', f)
         parts.append(f'#ifdef {f.name}\n#undef {f.name}\n#endif')
@@ -390,6 +395,7 @@ class Renderer:
         # A unit whose every wrapper can be declared in C's own types (plain_view) does
         # not include the library's headers (libcrypto's: 0.2 s of 1.2 a unit): only with
         # our micro-generators, which use no type of the library's in file parts
+        self.in_units = split
         views, plain_units = list(fns), set()
         if split and all(_ours(mg) for mg, _, _ in self.gens):
             for k, i in enumerate(range(0, len(fns), UNIT_SIZE)):
