@@ -256,7 +256,8 @@ def run(argv):
                 'no wrapped function (--list shows what is wrapped); its code is not used')
     renderer = emit.Renderer(gens)
     for c, f in zip(sel.wrapped, functions):
-        c.notes = f.notes = c.notes + renderer.notes(f)   # std.redirect: where calls go
+        f.gen_notes = renderer.notes(f)
+        c.notes = f.notes = c.notes + f.gen_notes   # std.redirect: where calls go
 
     if args.list:
         _print_list(sel, libs, sel.declared_only, notes)
@@ -266,9 +267,13 @@ def run(argv):
 
     _check_out(out)
     _own_folder(out_dir)
-    save_parse(out_dir)
-    dpkg.save(out_dir)
-    elf.save_libraries(out_dir, libs)
+
+    def save_caches():
+        """The reads of the headers and libraries, for the next run: written while make
+        compiles (libcrypto's: 0.3 s of the generator's own time)."""
+        save_parse(out_dir)
+        dpkg.save(out_dir)
+        elf.save_libraries(out_dir, libs)
     command = 'dyliberator ' + ' '.join(shlex.quote(a) for a in argv)
     link = []
     for mg, _ in gens:
@@ -280,7 +285,11 @@ def run(argv):
         'runtime_lib_dir': RUNTIME_LIB_DIR, 'runtime_include': RUNTIME_INCLUDE,
         'include_dirs': [os.path.abspath(d) for d in args.include_dirs], 'link': link,
     }
-    files = renderer.render(w, jobs=_jobs())
+    try:
+        files = renderer.render(w, jobs=_jobs())
+    except microgen.MicrogenProblem:
+        save_caches()   # (the next try, with the template fixed, parses nothing again)
+        raise
     w['units'] = [n for n in files if n.endswith('.c')]
     w['cflags'] = DEFAULT_CFLAGS if len(w['units']) == 1 else SPLIT_CFLAGS
     files['Makefile'] = emit.makefile(w)
@@ -289,15 +298,22 @@ def run(argv):
     say(f'{len(functions)} functions wrapped, {len(sel.skipped)} skipped (--list says why); '
         f'generated {out_dir}/ in {t_gen:.1f} s ({len(w["units"])} units, {written} changed)')
     if args.no_build:
+        save_caches()
         return 0
     if not os.path.exists(os.path.join(RUNTIME_LIB_DIR, 'libdylrt.so')):
+        save_caches()
         raise UsageProblem(f'the runtime is not built ({RUNTIME_LIB_DIR}/libdylrt.so): run make in {ROOT}')
     # the Makefile named (GNU make would prefer a GNUmakefile or makefile beside it), and
     # no makefiles or flags from the environment (MAKEFILES is read before ours)
     env = {k: v for k, v in os.environ.items() if k not in MAKE_ENV}
-    r = subprocess.run(['make', '-s', f'-j{_jobs()}', '-f', os.path.join(out_dir, 'Makefile'),
-                        '-C', out_dir],
-                       capture_output=True, text=True, env=env)
+    with subprocess.Popen(['make', '-s', f'-j{_jobs()}', '-f', os.path.join(out_dir, 'Makefile'),
+                           '-C', out_dir], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True, env=env) as make:
+        try:
+            save_caches()
+        finally:
+            stdout, stderr = make.communicate()
+    r = subprocess.CompletedProcess(make.args, make.returncode, stdout, stderr)
     if r.returncode != 0:
         print('\n'.join(_compiler_lines(r.stderr or r.stdout)), file=sys.stderr)
         raise UsageProblem(f'building {out} failed (the compiler said the above); '

@@ -1,5 +1,6 @@
 """Rendering a wrapper: wrap.c from the skeleton and the micro-generators' macros, and
 the Makefile that builds it."""
+import dataclasses
 import os
 import pickle
 import re
@@ -40,10 +41,12 @@ def printf_args(a):
     return f', (int){a.name}' if a.kind == 'char' else ''
 
 
-def region_arg(a, lengths):
+def region_arg(a, bounded):
     """The struct dyl_rarg initializer of pointer parameter A (dyl_regions.h), as std.regions
-    and std.diff pass their pointers to the runtime; LENGTHS: their lengths= parameter
-    ('auto': a paired length bounds the buffer)."""
+    and std.diff pass their pointers to the runtime; BOUNDED: the C name of the value, in
+    the main unit, that is DYL_RA_BOUNDED when a paired length bounds the buffer (their
+    lengths=auto) and 0 when not (lengths=off): a change of lengths= compiles that unit
+    alone."""
     flags = ['DYL_RA_CONST' if a.const_pointee else '0']
     if a.pointee_kind == 'pointer':
         flags.append('DYL_RA_FOLLOW')
@@ -52,8 +55,8 @@ def region_arg(a, lengths):
     if a.pointee_kind == 'char':
         flags.append('DYL_RA_CHAR')
     bound = ''
-    if a.length and lengths == 'auto':
-        flags.append('DYL_RA_BOUNDED')
+    if a.length:
+        flags.append(bounded)
         bound = f', DYL_RA_BYTES({a.length}, {a.elem})'
     return f'{{ (const void *){a.name}, {" | ".join(flags)}{bound} }}'
 
@@ -78,6 +81,8 @@ class ParamView:
                                # (lengths.py), by the name it has in the wrapper
     length_label: str = ''     # and by the header's
     elem: str = '1'            # what one unit of that length is: sizeof(*p), 1 for void
+    plain: str = ''            # its type in C's own types (headers.Param.plain), '' if none
+    pointee_bytes: int = -1    # sizeof(*p), -1 if unknown
 
 
 @dataclass
@@ -101,6 +106,9 @@ class FuncView:
     forward: str = ''
     typedefs: list = field(default_factory=list)
     fn_typedef: str = ''
+    result_plain: str = ''   # the result in C's own types ('void'), '' if none
+    gen_notes: list = field(default_factory=list)   # those of notes from micro-generators
+    # portable: its wrapper compiles without the library's headers (plain_view)
 
     @property
     def length_pairs(self):
@@ -159,7 +167,8 @@ def function_view(choice, libview, macros, defs, active):
             typedefs.append(f'typedef __typeof__({p.type}) {tname};')
         a = ParamView(pname, tname, p.kind, p.pointer, p.const_pointee, p.pointee_size,
                       p.scalar_size, p.type, label=p.name, pointee_kind=p.pointee_kind,
-                      inner_const=p.inner_const)
+                      inner_const=p.inner_const, plain=getattr(p, 'plain', ''),
+                      pointee_bytes=p.pointee_size)
         _deref(a, p)
         params.append(a)
     for i, j in lengths.pairs(proto.params).items():
@@ -177,7 +186,6 @@ def function_view(choice, libview, macros, defs, active):
     if choice.via is not None:
         vexp, vproto = choice.via
         target, version = vexp.name, vexp.version
-        arg_types.append('va_list')
         args = ', '.join([a.name for a in params] + ['dyl_ap'])
     f = FuncView(name=name, target=target, version=version, lib=libview, result=result,
                  result_spelling=proto.result, params=params, variadic=choice.via is not None,
@@ -188,9 +196,38 @@ def function_view(choice, libview, macros, defs, active):
     f.fn_type = f'dyl_{name}_fn'
     f.func_var = f'dyl_func_{name}'
     f.typedefs = typedefs
-    f.fn_typedef = (f'typedef {result or "void"} (*{f.fn_type})('
-                    f'{", ".join(arg_types) or "void"});')
+    f.fn_typedef = _fn_typedef(f, result, arg_types)
+    f.result_plain = getattr(proto, 'result_plain', '')
     return f
+
+
+def _fn_typedef(f, result, arg_types):
+    if f.variadic:
+        arg_types = arg_types + ['va_list']
+    return f'typedef {result or "void"} (*{f.fn_type})({", ".join(arg_types) or "void"});'
+
+
+def plain_view(f):
+    """F as a wrapper in a unit without the library's headers declares it: every type in
+    C's own types (headers.Param.plain: a pointer to a struct is a void *, an enum its
+    integer type; the same registers and sizes in a call), a length's unit in bytes;
+    None when F needs the headers (a struct by value, --defs code, a length of elements
+    of unknown size)."""
+    if f.defs or (f.result and not f.result_plain) or any(not a.plain for a in f.params):
+        return None
+    if _system_header(f.header.rpartition(':')[0]):
+        return None   # (wrap.h's system headers may declare it too, in the header's types)
+    params = []
+    for a in f.params:
+        b = dataclasses.replace(a, type=a.plain)
+        if a.length and a.elem != '1' and b.type == 'void *':
+            if a.pointee_bytes <= 0:
+                return None
+            b.elem = str(a.pointee_bytes)   # (sizeof(*p) of the header's type)
+        params.append(b)
+    g = dataclasses.replace(f, params=params, result=f.result and f.result_plain, typedefs=[])
+    g.fn_typedef = _fn_typedef(g, g.result, [a.type for a in params])
+    return g
 
 
 def _expand(mg, point, macro, *args):
@@ -212,6 +249,7 @@ class Renderer:
                                 region_arg=region_arg,
                                 tab=lambda text: _indent(str(text)).lstrip('\t'))
         self.gens = []
+        self.in_units = False   # rendering the units of a split wrapper (render)
         callee = []
         for mg, params in gens:
             try:
@@ -268,24 +306,26 @@ class Renderer:
         callee = self.callee(f)
         call = f'{callee}({f.call_args})'
         va_end = 'va_end(dyl_ap);\n' if f.variadic else ''
+        # errno through its address, taken once: at -O0 each errno is a call of
+        # __errno_location (four a call, and their code in each of 5,000 wrappers)
         if f.result:
-            f.forward = f'errno = dyl_errno;\n{declare(f.result, "dyl_r")} = {call};\n{va_end}return dyl_r;'
+            f.forward = f'*dyl_errp = dyl_errno;\n{declare(f.result, "dyl_r")} = {call};\n{va_end}return dyl_r;'
         else:
-            f.forward = f'errno = dyl_errno;\n{call};\n{va_end}return;'
+            f.forward = f'*dyl_errp = dyl_errno;\n{call};\n{va_end}return;'
         body = []
         if f.result:
             body.append(declare(f.result, 'dyl_result') + ';')
-        body.append('int dyl_errno = errno;')
+        body.append('int *dyl_errp = &errno, dyl_errno = *dyl_errp;')
         if f.variadic:
             body.append(f'va_list dyl_ap;\nva_start(dyl_ap, {f.params[-1].name});')
         body += self._run('prefix', f)
-        body.append('errno = dyl_errno;')
+        body.append('*dyl_errp = dyl_errno;')
         body.append(f'{"dyl_result = " if f.result else ""}{call};')
-        body.append('dyl_errno = errno;')
+        body.append('dyl_errno = *dyl_errp;')
         body += self._run('postfix', f)
         if f.variadic:
             body.append('va_end(dyl_ap);')
-        body.append('errno = dyl_errno;')
+        body.append('*dyl_errp = dyl_errno;')
         if f.result:
             body.append('return dyl_result;')
         params = ', '.join(declare(a.type, a.name) for a in f.params)
@@ -294,8 +334,9 @@ class Renderer:
         head = f'DYL_EXPORT {declare(f.result or "void", "(" + f.name + ")")}({params or "void"})'
         indented = '\n'.join(_indent(chunk) for chunk in body)
         parts = [f'/* {f.name}: {f.header} */']
-        if f.notes:
-            parts.append('/* ' + '; '.join(f.notes) + ' */')
+        notes = f.notes if not self.in_units else [n for n in f.notes if n not in f.gen_notes]
+        if notes:   # (in units, not the micro-generators': they may follow an option)
+            parts.append('/* ' + '; '.join(notes) + ' */')
         parts += f.typedefs + [f.fn_typedef]
         parts += self._run('function', f)
         parts.append(f'#ifdef {f.name}\n#undef {f.name}\n#endif')
@@ -350,12 +391,23 @@ class Renderer:
         changes one unit's text: the others are not rebuilt)."""
         skeleton = self.env.from_string(open(os.path.join(HERE, 'templates', 'wrap.c.j2')).read())
         fns = w['functions']
-        functions = self.wrappers(fns, jobs)
+        split = (len(fns) > SPLIT_ABOVE and all(mg.split for mg, _, _ in self.gens))
+        # A unit whose every wrapper can be declared in C's own types (plain_view) does
+        # not include the library's headers (libcrypto's: 0.2 s of 1.2 a unit): only with
+        # our micro-generators, which use no type of the library's in file parts
+        self.in_units = split
+        views, plain_units = list(fns), set()
+        if split and all(_ours(mg) for mg, _, _ in self.gens):
+            for k, i in enumerate(range(0, len(fns), UNIT_SIZE)):
+                pv = [plain_view(f) for f in fns[i:i + UNIT_SIZE]]
+                if all(pv):
+                    views[i:i + UNIT_SIZE] = pv
+                    plain_units.add(k)
+        functions = self.wrappers(views, jobs)
         common = dict(w=w, system_includes=SYSTEM_INCLUDES, file_parts=self._run('file', w),
                       init_parts=[_indent(x) for x in self._run('init', w)],
                       fini_parts=[_indent(x) for x in self._run('fini', w)],
-                      end_parts=self._run('end', w))
-        split = (len(fns) > SPLIT_ABOVE and all(mg.split for mg, _, _ in self.gens))
+                      end_parts=self._run('end', w), config_parts=self._run('config', w))
         if not split:
             text = skeleton.render(part='whole', name='wrap.c', functions=functions, **common)
             return {'wrap.c': _resolve_line_resets(text, 'wrap.c')}
@@ -367,15 +419,38 @@ class Renderer:
         for i, chunk in enumerate(chunks, 1):
             name = unit_name(i)
             files[name] = _resolve_line_resets(skeleton.render(
-                part='functions', name=name, functions=chunk, **common), name)
+                part='functions', name=name, functions=chunk, plain=i - 1 in plain_units,
+                **common), name)
         return files
+
+
+STD_MICROGENS = os.path.join(os.path.dirname(HERE), 'microgens')
+_SYSTEM_DIRS = ('/usr/include/x86_64-linux-gnu/', '/usr/include/')
+_SYSTEM_SUBDIRS = {'bits', 'sys', 'gnu', 'asm', 'asm-generic', 'linux', 'x86_64-linux-gnu'}
+
+
+def _system_header(path):
+    """Is PATH one of the C library's own headers (/usr/include/stdio.h, sys/, bits/),
+    which the system headers wrap.h includes may declare in their own types?  A header
+    in a folder of its own (openssl/) is not."""
+    for d in _SYSTEM_DIRS:
+        if path.startswith(d):
+            rel = path[len(d):]
+            return '/' not in rel or rel.split('/')[0] in _SYSTEM_SUBDIRS
+    return False
+
+
+def _ours(mg):
+    """Is MG one of the micro-generators in microgens/ (not a user's)?"""
+    return os.path.dirname(os.path.dirname(os.path.abspath(mg.template))) == STD_MICROGENS
 
 
 # A wrapper of more than SPLIT_ABOVE functions is split: its main unit and the units of
 # wrappers compile in parallel, at -O0 (generator/cli.py).  UNIT_SIZE wrappers a unit:
-# each unit parses the library's headers again (libcrypto's: ~0.3 s of CPU), 512
-# wrappers cost ~0.7 s more at -O0 -g.  libcrypto in 11 units of 512: 22.5 CPU s of
-# make, 27.9 in 21 units of 256; one unit rebuilt (a --defs change) ~0.4 s more (bench/build).
+# each unit parses the library's headers again (libcrypto's: ~0.3 s of CPU; ~0.1 s in
+# a unit without them, render's plain units), 512 wrappers cost ~0.7 s more at -O0 -g.
+# libcrypto in 11 units of 512: 22.5 CPU s of make, 27.9 in 21 units of 256 (with the
+# headers in each); one unit rebuilt (a --defs change) ~0.4 s more (bench/build).
 SPLIT_ABOVE = 256
 UNIT_SIZE = 512
 PARALLEL_FROM = 2048   # functions: rendered by two processes (Renderer.wrappers)

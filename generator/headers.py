@@ -8,6 +8,7 @@ import glob
 import hashlib
 import json
 import os
+import pickle
 import re
 import subprocess
 from dataclasses import dataclass, field
@@ -45,6 +46,9 @@ class Param:
     inner_kind: str = None  # a pointer to pointers: the kind of their targets (char **: char)
     integer: bool = False   # an integer by value, not _Bool, an enum or a char (a count)
     canonical: str = ''     # the canonical type without top-level qualifiers (comparisons)
+    plain: str = ''         # the same type for a call, spelled with C's own types alone
+                            # (a pointer to a struct: void *; an enum: its integer type);
+                            # '' when there is none (a struct by value): _plain_type
 
 
 @dataclass
@@ -61,6 +65,7 @@ class Prototype:
     problem: str = None          # why it cannot be rebuilt, if it cannot
     notes: list = field(default_factory=list)
     result_canonical: str = ''   # canonical result type, unqualified (comparisons)
+    result_plain: str = ''       # as Param.plain ('void' for void)
 
 
 _INTERNAL = re.compile(r'[Nn]ever (be )?include|include .* directly|only be included')
@@ -247,6 +252,7 @@ def parse_headers(headers, extra_args=(), drop_broken=True, wanted=None, deps=No
     every file the parse read (the headers and what they include), for a cache."""
     extra_args = list(extra_args)
     _realpath.cache_clear()   # (links may have changed since an earlier call)
+    _file_bytes.cache_clear()
     index = ci.Index.create()
     for h in headers:
         if not os.path.isfile(h):
@@ -333,16 +339,23 @@ def parse_headers_cached(cache_dir, headers, extra_args=(), wanted=None):
 _NORETURN_WORD = re.compile(r'(?:\b|_)(_Noreturn|noreturn|__noreturn__)\b')
 
 
+@functools.lru_cache(maxsize=None)
+def _file_bytes(name):
+    """NAME's bytes, read once per parse (OpenSSL's 11,000 deprecation attributes would
+    read their headers 11,000 times: 0.2 s); b'' if it cannot be read."""
+    try:
+        with open(name, 'rb') as fh:
+            return fh.read()
+    except OSError:
+        return b''
+
+
 def _source_text(extent):
     f = extent.start.file
     if f is None or extent.end.file is None or extent.end.file.name != f.name:
         return ''
-    try:
-        with open(f.name, 'rb') as fh:
-            fh.seek(extent.start.offset)
-            return fh.read(max(0, extent.end.offset - extent.start.offset)).decode('utf-8', 'replace')
-    except OSError:
-        return ''
+    start = extent.start.offset
+    return _file_bytes(f.name)[start:max(start, extent.end.offset)].decode('utf-8', 'replace')
 
 
 def _is_noreturn(c):
@@ -470,6 +483,39 @@ def _unqualified(spelling):
     return re.sub(r'^(?:(?:const|volatile)\s+)+', '', s)
 
 
+_BUILTIN = {ci.TypeKind.BOOL, ci.TypeKind.CHAR_S, ci.TypeKind.CHAR_U, ci.TypeKind.SCHAR,
+            ci.TypeKind.UCHAR, ci.TypeKind.SHORT, ci.TypeKind.USHORT, ci.TypeKind.INT,
+            ci.TypeKind.UINT, ci.TypeKind.LONG, ci.TypeKind.ULONG, ci.TypeKind.LONGLONG,
+            ci.TypeKind.ULONGLONG, ci.TypeKind.FLOAT, ci.TypeKind.DOUBLE, ci.TypeKind.LONGDOUBLE}
+
+
+def _plain_scalar(c):
+    """Canonical type C as one of C's own scalar types ('unsigned long'; an enum: its
+    integer type), qualifiers dropped; '' for any other type."""
+    if c.kind == ci.TypeKind.ENUM:
+        c = c.get_declaration().enum_type.get_canonical()
+    return _unqualified(c.spelling) if c.kind in _BUILTIN else ''
+
+
+def _plain_type(t):
+    """T as a wrapper of a unit without the library's headers declares it (Param.plain):
+    the same in a call (registers, sizes).  A pointer to a scalar keeps its pointee (std.args
+    prints what a const one points to), other pointers, arrays and functions become
+    void *; a struct, union, complex or vector by value has none ('')."""
+    c = t.get_canonical()
+    if c.kind == ci.TypeKind.VOID:
+        return 'void'
+    if c.kind == ci.TypeKind.POINTER or c.kind in _ARRAYS or c.kind in _FUNCTIONS:
+        pointee = (c.get_pointee() if c.kind == ci.TypeKind.POINTER
+                   else c.element_type if c.kind in _ARRAYS else None)
+        scalar = _plain_scalar(pointee.get_canonical()) if pointee is not None else ''
+        if scalar:
+            quals = ' '.join(sorted(_quals(pointee) | _quals(pointee.get_canonical())))
+            return f'{quals} {scalar} *'.lstrip()
+        return 'void *'
+    return _plain_scalar(c)
+
+
 def _param(i, cur, name):
     t = cur.type
     canon = t.get_canonical()
@@ -495,6 +541,7 @@ def _param(i, cur, name):
         p.scalar_size = size if size > 0 else -1
         p.integer = p.kind in ('signed', 'unsigned') and canon.kind not in (ci.TypeKind.BOOL, ci.TypeKind.ENUM)
     p.canonical = _unqualified(canon.spelling)
+    p.plain = _plain_type(t)
     return p, problem
 
 
@@ -553,7 +600,7 @@ def _prototypes(tu, wanted, own_files):
             decls.setdefault(name, []).append(c)
     for name in header_defined:
         declared.pop(name, None)
-    protos = {name: _prototype(cs) for name, cs in decls.items()}
+    protos = _prototypes_of(list(decls.items()))
     # Exported names with no declaration of their own, which the headers turn into
     # another name: by an __asm__ label, or by an object-like macro.
     for label, c in labels.items():
@@ -571,6 +618,49 @@ def _prototypes(tu, wanted, own_files):
             protos[name] = _renamed(name, m, f'the headers #define {name} {toks[1]}, so programs '
                                     f'built with them call {toks[1]}')
     return protos, macros, declared
+
+
+PARALLEL_FROM = 2048   # functions: their prototypes read by two processes
+
+
+def _prototypes_of(items):
+    """{name: _prototype(cursors)} for ITEMS [(name, cursors)]: the second half in a forked
+    child when there are PARALLEL_FROM or more and two CPUs (libcrypto's 5,337: ~0.7 s of
+    libclang calls; the child has the parse too, a copy of this process's memory, and
+    sends its Prototypes back pickled).  The same result as one process's; if the child
+    fails, the parent reads its half too."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cpus = os.cpu_count() or 1
+    if cpus < 2 or len(items) < PARALLEL_FROM:
+        return {name: _prototype(cs) for name, cs in items}
+    half = len(items) // 2
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:   # the child: reads its half, writes it, exits without the parent's code
+        code = 0
+        try:
+            os.close(r)
+            data = pickle.dumps({name: _prototype(cs) for name, cs in items[half:]})
+            with os.fdopen(w, 'wb') as out:
+                out.write(data)
+        except BaseException:
+            code = 1
+        finally:
+            os._exit(code)
+    os.close(w)
+    try:
+        protos = {name: _prototype(cs) for name, cs in items[:half]}
+    finally:
+        with os.fdopen(r, 'rb') as inp:
+            data = inp.read()
+        _, status = os.waitpid(pid, 0)
+    if status != 0 or not data:
+        protos.update((name, _prototype(cs)) for name, cs in items[half:])
+    else:
+        protos.update(pickle.loads(data))
+    return {name: protos[name] for name, _ in items}   # (the order of one process)
 
 
 def _renamed(name, c, why):
@@ -626,6 +716,7 @@ def _prototype(cursors):
     p.no_prototype = ftype.kind == ci.TypeKind.FUNCTIONNOPROTO
     p.inline_definition = defn is not None
     p.result_canonical = _unqualified(r.get_canonical().spelling)
+    p.result_plain = _plain_type(r)
     problems = []
     if not p.no_prototype:
         p.variadic = ftype.is_function_variadic()

@@ -8,6 +8,9 @@ A micro-generator is a folder NAME/ holding microgen.toml (metadata) and templat
   init      the wrapper's constructor             macro init(w, p)
   fini      the wrapper's destructor              macro fini(w, p)
   end       file scope, once, after every wrapper macro end(w, p)
+  config    file scope, once, in the main unit    macro config(w, p)
+            only, before the wrappers: the values
+            of options the wrappers read
   prefix    before the call                       macro prefix(f, p)
   postfix   after the call                        macro postfix(f, p)
   callee    the function actually called          macro callee(f, p) (one provider)
@@ -30,6 +33,9 @@ wrapper), not static, and what only one unit may define (an exported alias) sits
 (init, fini, end) names is declared DYL_GLOBAL there and extern in the main unit (which
 sees the types f.typedefs and f.fn_type of every function).  Both are static in a wrapper
 of one unit.  Without split = true a micro-generator gets one unit, as it always has.
+An option's value that the wrappers read is declared extern DYL_CONFIG in a file part and
+defined in a config part (the main unit's): a change of it compiles the main unit alone,
+not every unit (std.time's clock=).  In a wrapper of one unit the compiler folds it.
 
 Order: what a micro-generator requires encloses it, and it encloses what it lists in
 'around'.  Prefix code runs outermost first, postfix code innermost first, like nested
@@ -42,7 +48,7 @@ from dataclasses import dataclass, field
 
 from . import text
 
-POINTS = ('file', 'function', 'init', 'fini', 'end', 'prefix', 'postfix', 'callee', 'note')
+POINTS = ('file', 'function', 'init', 'fini', 'end', 'config', 'prefix', 'postfix', 'callee', 'note')
 PARAM_TYPES = ('string', 'library')
 DEFAULT_SET = ['std.time', 'std.trace']
 CORE = ['std.funcptr', 'std.loader', 'std.caller']

@@ -94,8 +94,9 @@ def test_list_names_the_pairs(built):
     # and the wrapper's source says it above each wrapper
     text = open(os.path.join(d, 'auto.d', 'wrap.c')).read()
     assert '/* lengths: in/inl */' in text
-    assert 'DYL_RA_CONST | DYL_RA_BOUNDED, DYL_RA_BYTES(inl, sizeof(*in))' in text
-    assert 'DYL_RA_BOUNDED' not in open(os.path.join(d, 'off.d', 'wrap.c')).read()
+    assert 'DYL_RA_CONST | dyl_diff_bounded, DYL_RA_BYTES(inl, sizeof(*in))' in text
+    assert 'dyl_diff_bounded = DYL_RA_BOUNDED;' in text   # lengths=: a value in the main unit
+    assert 'dyl_diff_bounded = 0;' in open(os.path.join(d, 'off.d', 'wrap.c')).read()
 
 
 @pytest.mark.skipif(not os.path.exists('/usr/include/openssl/evp.h'), reason='needs libssl-dev')

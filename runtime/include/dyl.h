@@ -100,11 +100,12 @@ DYL_API void dyl_leave(struct dyl_call *c);
 /* The trace clock, in ticks: the TSC where it is invariant (dyl_tsc_on), else
  * CLOCK_MONOTONIC in ns (dyl_clock_read); DYL_CLOCK=tsc|monotonic chooses.  Ticks
  * become ns when the trace is written out.  Inline: on the TSC a read is one
- * instruction, and a call through the PLT would cost as much again. */
+ * instruction, and a call through the PLT would cost as much again.  Always inlined:
+ * a wrapper built at -O0 (units) makes no call for it either. */
 DYL_API extern int dyl_tsc_on;
 DYL_API uint64_t dyl_clock_read(void);
 
-static inline uint64_t dyl_now(void)
+static inline __attribute__((always_inline)) uint64_t dyl_now(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
 	if (dyl_likely(dyl_tsc_on))

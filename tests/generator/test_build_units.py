@@ -73,6 +73,28 @@ def test_units_carry_what_every_wrapper_compiles_in(tmp_path):
     assert 'dyl_abi_5' in undefined
 
 
+def test_units_without_the_library_headers(tmp_path):
+    """A unit whose wrappers take and return only C's own types, pointers and enums is
+    compiled without the library's headers (DYL_NO_LIB_HEADERS: a pointer to a struct is
+    declared void *, an enum as its integer type, the same call); a unit with a struct
+    returned by value includes them.  Both trace their calls."""
+    header = ('struct opaque;\nenum color { RED, GREEN };\nstruct pair { int a, b; };\n'
+              'int f1(struct opaque *p, enum color c);\nstruct pair g_pair(int x);\n'
+              + ''.join(f'int f{i}(int x);\n' for i in range(N) if i != 1))
+    source = ('int f1(struct opaque *p, enum color c) { return p ? 1 : (int)c; }\n'
+              'struct pair g_pair(int x) { struct pair r = { x, x }; return r; }\n'
+              + ''.join(f'int f{i}(int x) {{ return x + {i}; }}\n' for i in range(N) if i != 1))
+    lib, h = c_library(tmp_path, 'many', header, source)
+    so, d, _ = gen(tmp_path, lib, h)
+    first, second = (open(os.path.join(d, n)).read() for n in ('wrap_001.c', 'wrap_002.c'))
+    assert '#define DYL_NO_LIB_HEADERS' in first and '(f1)(void *p, unsigned int c)' in first
+    assert 'DYL_NO_LIB_HEADERS' not in second and '(g_pair)(int x)' in second   # (names sort)
+    app = build_c(tmp_path, os.path.join(ROOT, 'tests', 'apps', 'units_app.c'), 'app', lib,
+                  f'-Wl,-rpath,{tmp_path}')
+    r, tp = run_both([app], so, tmp_path)
+    assert [Trace(tp).count(f) for f in ('f0', 'f300', 'f599')] == [3, 3, 3]
+
+
 def test_same_options_rewrite_and_compile_nothing(tmp_path):
     lib, h = many(tmp_path)
     _, d, _ = gen(tmp_path, lib, h)
@@ -95,6 +117,23 @@ def test_defs_change_compiles_one_unit(tmp_path):
                   f'-Wl,-rpath,{tmp_path}')
     _, tp = run_both([app], so, tmp_path)
     assert {r['work'] for r in Trace(tp).rows if r['func'] == 'f300'} == {'2'}
+
+
+def test_option_change_compiles_the_main_unit_alone(tmp_path):
+    """An option's value that the wrappers read is defined in the main unit (DYL_CONFIG,
+    a micro-generator's config part): changing clock= or deref= compiles wrap.c alone,
+    and the wrappers then time by the thread's CPU clock."""
+    lib, h = many(tmp_path)
+    _, d, _ = gen(tmp_path, lib, h, '-g', 'std.args')
+    obj = stamps(d, '.o')
+    so, _, _ = gen(tmp_path, lib, h, '-g', 'std.args:deref=none', '-g', 'std.time:clock=thread')
+    assert changed(obj, stamps(d, '.o')) == ['wrap.o']
+    app = build_c(tmp_path, os.path.join(ROOT, 'tests', 'apps', 'units_app.c'), 'app', lib,
+                  f'-Wl,-rpath,{tmp_path}')
+    _, tp = run_both([app], so, tmp_path)
+    t = Trace(tp)
+    assert t.meta['time_clock'] == 'thread-cputime'
+    assert sorted(r['args'] for r in t.rows if r['func'] == 'f300') == ['x=0', 'x=1', 'x=2']
 
 
 def test_flags_change_compiles_every_unit(tmp_path):

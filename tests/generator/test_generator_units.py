@@ -357,7 +357,7 @@ def test_user_directory_replaces_a_std_microgen(tmp_path):
     assert av['std.time'].folder == str(mine) and av['std.time'].summary == 'mine'
     assert av['std.trace'].folder == os.path.join(STD, 'std.trace')
     text = _render_one(av, [('std.time', {})])
-    assert '/* my clock */' in text and 'dyl_now()' not in text
+    assert '/* my clock */' in text and 'dyl_time_start(' not in text
 
 
 def _render_one(av, requested, **kw):
@@ -381,8 +381,8 @@ def test_prefix_outermost_first_postfix_reversed():
     assert prefix.index('/* std.loader */') < prefix.index('/* std.trace */') < prefix.index('/* std.time */')
     assert postfix.index('/* std.time */') < postfix.index('/* std.trace */')
     # the clock starts after the trace row is opened and stops before it is closed
-    assert prefix.index('dyl_enter(') < prefix.index('dyl_now()')
-    assert postfix.index('dyl_now()') < postfix.index('dyl_leave(')
+    assert prefix.index('dyl_enter(') < prefix.index('dyl_time_start(')
+    assert postfix.index('dyl_time_stop(') < postfix.index('dyl_leave(')
 
 
 def test_compose_replaces_the_caller(tmp_path):
@@ -454,3 +454,29 @@ def test_wrappers_rendered_by_two_processes_as_by_one(tmp_path, monkeypatch):
     gens = microgen.compose(av, [('x.bad', {})])
     with pytest.raises(microgen.MicrogenProblem, match=r'x\.bad.*prefix'):
         emit.Renderer(gens).wrappers(_views(gens, 9), jobs=2)
+
+
+def test_plain_view_types_and_where_it_is_refused():
+    """A wrapper declared in C's own types for a unit without the library's headers: a
+    pointer to a struct is void *, an enum its integer type, a pointer to a scalar keeps
+    it; none for a struct by value, nor for a function of the C library's own headers
+    (wrap.h's stdio.h would declare fopen with FILE *)."""
+    def view(file, result_plain='void *'):
+        proto = Prototype(name='f', result='struct s *', file=file, line=3, result_plain=result_plain,
+                          params=[Param(name='p', type='struct s *', kind='pointer', pointer=True,
+                                        canonical='struct s *', plain='void *'),
+                                  Param(name='c', type='enum e', kind='signed', canonical='enum e',
+                                        plain='unsigned int'),
+                                  Param(name='n', type='const int *', kind='pointer', pointer=True,
+                                        const_pointee=True, canonical='const int *',
+                                        plain='const int *')])
+        lib = elf.Library(path='/x/libf.so', soname='libf.so', exports={'f': elf.Export('f', 'func', 16)})
+        choice = select.Choice(name='f', lib=lib, export=lib.exports['f'], proto=proto)
+        return emit.function_view(choice, emit.LibView('dyl_lib_0', 'libf.so', '/x/libf.so'),
+                                  set(), [], {'std.trace'})
+    v = emit.plain_view(view('/usr/include/openssl/f.h'))
+    assert [a.type for a in v.params] == ['void *', 'unsigned int', 'const int *'] and v.result == 'void *'
+    assert v.fn_typedef == 'typedef void * (*dyl_f_fn)(void *, unsigned int, const int *);'
+    assert emit.plain_view(view('/usr/include/openssl/f.h', result_plain='')) is None
+    assert emit.plain_view(view('/usr/include/stdio.h')) is None
+    assert emit.plain_view(view('/usr/include/x86_64-linux-gnu/bits/f.h')) is None
