@@ -29,7 +29,7 @@
 #include <sys/syscall.h>
 #include "internal.h"
 
-const int dyl_abi_5 = 5;
+const int dyl_abi_6 = 6;
 
 /* A thread's cost sums have one writer, the thread, and are read from another thread
  * (dyl_cost_ns) while it runs: relaxed atomics, plain moves on x86. */

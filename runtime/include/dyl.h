@@ -21,7 +21,7 @@ extern "C" {
 
 /* The layout of struct dyl_call and the calls below, as a symbol every wrapper
  * refers to at load time (dyl_wrap.h: the code compiled into each wrapper). */
-DYL_API extern const int dyl_abi_5;
+DYL_API extern const int dyl_abi_6;
 
 /* DYL_NONE ("no value" for in_bytes, out_bytes and work) and DYL_MAX_COUNTERS */
 #include "dyl_limits.h"

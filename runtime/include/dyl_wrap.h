@@ -15,8 +15,8 @@
 
 /* The layout of struct dyl_call and of dyl.h's calls, checked when the wrapper loads: a
  * wrapper built against another runtime stops there, naming it ("undefined symbol:
- * dyl_abi_5"), instead of misreading its calls. */
-static const int *const dyl_abi_check __attribute__((used)) = &dyl_abi_5;
+ * dyl_abi_6"), instead of misreading its calls. */
+static const int *const dyl_abi_check __attribute__((used)) = &dyl_abi_6;
 
 #include "dyl_process.h"	/* exec and _exit write the trace out first */
 #include "dyl_threads.h"	/* thread creation, joins, OpenMP regions: thread events */

@@ -14,7 +14,7 @@
 
 /* dyl.h's load-time check that a wrapper was built against this runtime (runtime.c
  * defines it; a new ABI renames it, and this line with it) */
-const int dyl_abi_5 = 5;
+const int dyl_abi_6 = 6;
 
 static char warned[8][512];
 static int nwarned;

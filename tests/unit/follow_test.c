@@ -16,7 +16,7 @@
 #include "../../runtime/flow/flow.h"
 #include "../../runtime/regions/regions.h"
 
-const int dyl_abi_5 = 5;
+const int dyl_abi_6 = 6;
 struct dyl_regions dyl_reg;	/* state 0: follow.c's set-up finds no table to map */
 
 /* the table: blocks by start, found by a walk (the test's blocks are few) */
