@@ -1,8 +1,8 @@
 """numpy_power.py - a power iteration in numpy, unmodified numpy code: the README's second
-worked example (examples/residency_numpy.sh) and bench/residency/real.sh.  A @ x is
-cblas_dgemv in the BLAS numpy links (libblas.so.3, by Debian's alternatives); the norm is
-numpy's own (y @ y is cblas_ddot).  The matrix is made once; every step reads it whole,
-and the program reads y (the norm) and writes a new x.
+worked example (examples/residency_numpy.sh), bench/residency/real.sh and
+tests/tools/test_flow_real.py.  A @ x is cblas_dgemv in the BLAS numpy links (libblas.so.3,
+by Debian's alternatives); the norm is numpy's own (y @ y is cblas_ddot).  The matrix is
+made once; every step reads it whole, and the program reads y (the norm) and writes a new x.
 
     python3 numpy_power.py N STEPS
 """

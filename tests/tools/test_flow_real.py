@@ -279,7 +279,7 @@ def has_numpy():
     return subprocess.run(['/usr/bin/python3', '-c', 'import numpy'], capture_output=True).returncode == 0
 
 
-# tests/apps/flow_numpy_power.py under a wrapper of the BLAS numpy uses (libblas.so.3, by
+# examples/numpy_power.py under a wrapper of the BLAS numpy uses (libblas.so.3, by
 # Debian's alternatives) with cblas.h: every step's cblas_dgemv reads the matrix (n*n*8 B)
 # and x (n*8 B) whole.  numpy reuses freed buffers, so x may sit where an earlier
 # cblas_dgemv wrote y; without std.diff the program's write of x there is not seen, and
@@ -291,7 +291,7 @@ def test_power_iteration_numpy(tmp_path):
     make('bin/dyl-flow')
     w = wrap(tmp_path, '--lib', '/usr/lib/x86_64-linux-gnu/libblas.so.3',
              '--header', '/usr/include/x86_64-linux-gnu/cblas.h', '-g', 'std.flow')
-    script = os.path.join(ROOT, 'tests', 'apps', 'flow_numpy_power.py')
+    script = os.path.join(ROOT, 'examples', 'numpy_power.py')
     n = 64
     into, uniq = {}, {}
     for steps in (10, 20):
