@@ -14,23 +14,10 @@
 #include <unistd.h>
 #include "check.h"
 #include "dyl_csv.h"
+#include "spoolmk.h"
 
-static char spool[1 << 22];
-static size_t len;
 static char got[1 << 23], want[1 << 23];
 static size_t got_len;
-
-static void put(const void *p, size_t n)
-{
-	memcpy(spool + len, p, n);
-	len += n;
-}
-
-static void chunk(uint32_t kind, uint32_t n)
-{
-	struct dyl_chunk ch = { kind, n };
-	put(&ch, sizeof(ch));
-}
 
 #define PER_BLOCK 300
 
@@ -49,24 +36,12 @@ static void block(int32_t tid, const struct rec *r, size_t n)
 
 	for (size_t i = 0; i < n; i++) {
 		struct dyl_rec x = { r[i].start, r[i].dur, r[i].meta };
+		static const uint64_t sizes[3] = { 10, 20, 30 };
 		if (r[i].start < min)
 			min = r[i].start;
-		if (r[i].ext) {
-			uint64_t h = 4 | (uint64_t)DYL_X_SIZES << 8, sizes[3] = { 10, 20, 30 };
-			x.meta |= (uint32_t)DYL_REC_EXT << 28;
-			memcpy(recs + rl, &x, sizeof(x));
-			memcpy(recs + rl + sizeof(x), &h, 8);
-			memcpy(recs + rl + sizeof(x) + 8, sizes, 24);
-			rl += sizeof(x) + 32;
-		} else {
-			memcpy(recs + rl, &x, sizeof(x));
-			rl += sizeof(x);
-		}
+		rec_put(recs, &rl, x, r[i].ext ? sizes : NULL);
 	}
-	struct dyl_block b = { { DYL_CH_BLOCK, 0 }, tid, DYL_NO_WINDOW, 0, 0, (uint32_t)rl, 0, min };
-	chunk(DYL_CH_BLOCK, (uint32_t)(sizeof(b) - sizeof(b.ch) + rl));
-	put((char *)&b + sizeof(b.ch), sizeof(b) - sizeof(b.ch));
-	put(recs, rl);
+	block_put(tid, recs, rl, min);
 }
 
 /* The spool: no clock chunk (ticks are ns), names 0-3, two threads' calls. */

@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include "check.h"
 #include "dyl_decode.h"
+#include "spoolmk.h"
 
 #define NTHREADS 3
 #define NCALLS 6000
@@ -26,20 +27,6 @@ struct call {
 
 static struct call calls[NCALLS];
 static size_t ncalls;
-static char spool[1 << 22];
-static size_t len;
-
-static void put(const void *p, size_t n)
-{
-	memcpy(spool + len, p, n);
-	len += n;
-}
-
-static void chunk(uint32_t kind, uint32_t n)
-{
-	struct dyl_chunk ch = { kind, n };
-	put(&ch, sizeof(ch));
-}
 
 /* One block of thread TID: calls FROM .. TO - 1 (all of that thread), written in the
  * order the runtime would: by end, so a caller after its callees. */
@@ -52,24 +39,12 @@ static void block(int32_t tid, const size_t *idx, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		const struct call *c = &calls[idx[i]];
 		struct dyl_rec r = { c->start, c->dur, c->id | c->depth << 20 };
+		static const uint64_t sizes[3] = { 1, 2, 3 };
 		if (c->start < min)
 			min = c->start;
-		if (c->ext) {
-			uint64_t h = 4 | (uint64_t)DYL_X_SIZES << 8, sizes[3] = { 1, 2, 3 };
-			r.meta |= (uint32_t)DYL_REC_EXT << 28;
-			memcpy(recs + rl, &r, sizeof(r));
-			memcpy(recs + rl + sizeof(r), &h, 8);
-			memcpy(recs + rl + sizeof(r) + 8, sizes, 24);
-			rl += sizeof(r) + 32;
-		} else {
-			memcpy(recs + rl, &r, sizeof(r));
-			rl += sizeof(r);
-		}
+		rec_put(recs, &rl, r, c->ext ? sizes : NULL);
 	}
-	struct dyl_block b = { { DYL_CH_BLOCK, 0 }, tid, DYL_NO_WINDOW, 0, 0, (uint32_t)rl, 0, min };
-	chunk(DYL_CH_BLOCK, (uint32_t)(sizeof(b) - sizeof(b.ch) + rl));
-	put((char *)&b + sizeof(b.ch), sizeof(b) - sizeof(b.ch));
-	put(recs, rl);
+	block_put(tid, recs, rl, min);
 }
 
 static int call_before(const void *a, const void *b)
