@@ -2,12 +2,12 @@
 the Makefile that builds it."""
 import dataclasses
 import os
-import pickle
 import re
 from dataclasses import dataclass, field
 
 import jinja2
 
+from . import halves
 from . import lengths
 from . import microgen as mgmod
 
@@ -349,38 +349,7 @@ class Renderer:
         macros; the child's texts come back pickled through a pipe).  The same texts, in
         the same order, as one process renders them; a template's error in the child is
         raised here, as in one process."""
-        if jobs < 2 or len(fns) < PARALLEL_FROM:
-            return [self.wrapper(f) for f in fns]
-        half = len(fns) // 2
-        r, wfd = os.pipe()
-        pid = os.fork()
-        if pid == 0:   # the child: renders, writes, exits without running the parent's code
-            code = 0
-            try:
-                os.close(r)
-                try:
-                    data = pickle.dumps((True, [self.wrapper(f) for f in fns[half:]]))
-                except mgmod.MicrogenProblem as e:
-                    data = pickle.dumps((False, str(e)))
-                with os.fdopen(wfd, 'wb') as out:
-                    out.write(data)
-            except BaseException:
-                code = 1
-            finally:
-                os._exit(code)
-        os.close(wfd)
-        try:
-            first = [self.wrapper(f) for f in fns[:half]]
-        finally:
-            with os.fdopen(r, 'rb') as inp:
-                data = inp.read()
-            _, status = os.waitpid(pid, 0)
-        if status != 0 or not data:
-            return first + [self.wrapper(f) for f in fns[half:]]   # the child failed: here
-        ok, rest = pickle.loads(data)
-        if not ok:
-            raise mgmod.MicrogenProblem(rest)
-        return first + rest
+        return halves.map_in_two(self.wrapper, fns, jobs, PARALLEL_FROM)
 
     def render(self, w, jobs=1):
         """The wrapper's C files: {name: text}.  One wrap.c for SPLIT_ABOVE functions or

@@ -8,7 +8,6 @@ import glob
 import hashlib
 import json
 import os
-import pickle
 import re
 import subprocess
 from dataclasses import dataclass, field
@@ -16,6 +15,7 @@ from dataclasses import dataclass, field
 import clang.cindex as ci
 
 from . import cache
+from . import halves
 
 # Included before the library's headers, in the parse and in the wrapper alike:
 # headers such as jpeglib.h use FILE and size_t without including their headers.
@@ -626,41 +626,9 @@ PARALLEL_FROM = 2048   # functions: their prototypes read by two processes
 def _prototypes_of(items):
     """{name: _prototype(cursors)} for ITEMS [(name, cursors)]: the second half in a forked
     child when there are PARALLEL_FROM or more and two CPUs (libcrypto's 5,337: ~0.7 s of
-    libclang calls; the child has the parse too, a copy of this process's memory, and
-    sends its Prototypes back pickled).  The same result as one process's; if the child
-    fails, the parent reads its half too."""
-    try:
-        cpus = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        cpus = os.cpu_count() or 1
-    if cpus < 2 or len(items) < PARALLEL_FROM:
-        return {name: _prototype(cs) for name, cs in items}
-    half = len(items) // 2
-    r, w = os.pipe()
-    pid = os.fork()
-    if pid == 0:   # the child: reads its half, writes it, exits without the parent's code
-        code = 0
-        try:
-            os.close(r)
-            data = pickle.dumps({name: _prototype(cs) for name, cs in items[half:]})
-            with os.fdopen(w, 'wb') as out:
-                out.write(data)
-        except BaseException:
-            code = 1
-        finally:
-            os._exit(code)
-    os.close(w)
-    try:
-        protos = {name: _prototype(cs) for name, cs in items[:half]}
-    finally:
-        with os.fdopen(r, 'rb') as inp:
-            data = inp.read()
-        _, status = os.waitpid(pid, 0)
-    if status != 0 or not data:
-        protos.update((name, _prototype(cs)) for name, cs in items[half:])
-    else:
-        protos.update(pickle.loads(data))
-    return {name: protos[name] for name, _ in items}   # (the order of one process)
+    libclang calls; the child has the parse too).  The same result as one process's."""
+    protos = halves.map_in_two(lambda it: _prototype(it[1]), items, halves.cpus(), PARALLEL_FROM)
+    return {name: p for (name, _), p in zip(items, protos)}
 
 
 def _renamed(name, c, why):
