@@ -313,9 +313,9 @@ static inline char *put_small(char *p, uint64_t v)
 	return p + 1 + (v >= 10);
 }
 
-/* From t_start_ns on, for the usual row (put_rest's bytes, W's text). */
-static char *put_rest_usual(struct dyl_csv_writer *w, char *p, const struct dyl_row *r,
-			    unsigned ncolumns)
+/* The usual row's text after t_ns (empty sizes and work, depth 0, NCOLUMNS empty
+ * counters), made once for a count of columns. */
+static void usual_tail(struct dyl_csv_writer *w, unsigned ncolumns)
 {
 	if (w->tail_ncol != ncolumns + 1) {
 		unsigned n = ncolumns > DYL_CSV_MAX_COUNTERS ? DYL_CSV_MAX_COUNTERS : ncolumns;
@@ -325,6 +325,13 @@ static char *put_rest_usual(struct dyl_csv_writer *w, char *p, const struct dyl_
 		w->tail_len = 7 + n;
 		w->tail_ncol = ncolumns + 1;
 	}
+}
+
+/* From t_start_ns on, for the usual row (put_rest's bytes, W's text). */
+static char *put_rest_usual(struct dyl_csv_writer *w, char *p, const struct dyl_row *r,
+			    unsigned ncolumns)
+{
+	usual_tail(w, ncolumns);
 	p = put_start(w, p, r->t_start_ns);
 	*p++ = ',';
 	p = put_small(p, r->t_ns);
@@ -407,14 +414,7 @@ char *dyl_csv_plain(struct dyl_csv_writer *w, char *out, const char *end, const 
 	char *p = out;
 	size_t i;
 
-	if (w->tail_ncol != ncolumns + 1) {
-		unsigned k = ncolumns > DYL_CSV_MAX_COUNTERS ? DYL_CSV_MAX_COUNTERS : ncolumns;
-		memcpy(w->tail, ",,,,0,", 6);
-		memset(w->tail + 6, ',', k);
-		w->tail[6 + k] = '\n';
-		w->tail_len = 7 + k;
-		w->tail_ncol = ncolumns + 1;
-	}
+	usual_tail(w, ncolumns);
 	/* what the rows reuse, in locals: stores into the text (char) may alias any field
 	 * of W, which the compiler would then read again each row */
 	const struct dyl_csv_mid *m = &w->mids[w->last_mid];
