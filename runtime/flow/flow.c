@@ -395,6 +395,24 @@ out:
 	in_flow--;
 }
 
+/* A program's write std.diff found in a heap block none of the call's groups holds: a
+ * --defs look at buffers its arguments do not reach (examples/jpeg-resid.defs looks at
+ * libjpeg's rows before jpeg_write_scanlines, which take them through JSAMPARRAY).  It
+ * is the program's write all the same: a HOST event, before the call's own events.
+ * (dyl_table_find under std.diff's lock, as diff.c's alive() does.) */
+static void changed_elsewhere(uintptr_t a, uintptr_t b)
+{
+	struct fgroup g = { .min_out = UINTPTR_MAX };
+
+	if (dyl_table_find(a, &g.r) <= 0 || g.r.kind != DYL_REGION_HEAP)
+		return;
+	if (b > g.r.end)
+		b = g.r.end;
+	uint64_t *p = reserve(ACC_MAX);
+	if (p)
+		commit(put_range(p, DYL_RE_HOST, &g, a, b, 0));
+}
+
 /* std.diff's hook: [A, B) of one of the current call's regions changed, before the
  * call (the program wrote it: HOST; in an output buffer, the call reads it too) or
  * during it (the call wrote it) */
@@ -407,12 +425,14 @@ static void changed(uintptr_t a, uintptr_t b, int after)
 		return;
 	in_flow++;
 	diff_look = 1;	/* (std.diff's look holds dyl_busy: a window may be had here) */
+	int hit = 0;
 	for (unsigned k = 0; k < f->ngroups; k++) {
 		unsigned i = (f->lastg + k) % f->ngroups;
 		const struct fgroup *g = &f->groups[i];
 		if (a < g->r.start || a >= g->r.end)
 			continue;
 		f->lastg = i;
+		hit = 1;
 		if (b > g->r.end)
 			b = g->r.end;
 		uint64_t *p = reserve(2 * ACC_MAX);
@@ -430,6 +450,8 @@ static void changed(uintptr_t a, uintptr_t b, int after)
 		commit(n);
 		break;
 	}
+	if (!after && !hit)
+		changed_elsewhere(a, b);
 	diff_look = 0;
 	in_flow--;
 }
