@@ -440,6 +440,24 @@ void dyl_hostread_after(const struct dyl_call *c)
 	nouts = 0;
 }
 
+/* defs.c: a --defs postfix says the outermost call wrote [LO, HI) of R (dyl_flow_writes),
+ * after dyl_hostread_after kept the charge's outputs: kept the same way now (a heap
+ * block's own pages protected, the rest recorded as read), so that the program's own
+ * later touch of them is seen.  (Called at depth 1: the wrapper's own touches after this
+ * are a library's, lifted without a record.) */
+void dyl_hostread_defs_out(const struct dyl_region *r, uintptr_t lo, uintptr_t hi)
+{
+	if (!dyl_hostread_active() || lo >= hi)
+		return;
+	struct hr_out o = { *r, lo, hi, 0, 0 };
+	uint64_t t = dyl_now();
+	if (r->kind == DYL_REGION_HEAP)
+		keep_heap(&o, t);
+	else
+		dyl_flow_host_read(r, 0, 0, lo, hi, DYL_HR_ASSUMED, t);
+	dyl_cost_add(dyl_now() - t);
+}
+
 /* --- the signal --- */
 
 /* a fault that is not ours: to the program's handler, or the default */

@@ -133,3 +133,22 @@ def test_cjpeg_compressed_bytes_come_back(tmp_path, height):
     # (not exact <= pessimistic here: a call that fills the buffer twice writes it twice,
     # flushed twice, but the flow has its bytes once: the pessimistic figure moves them
     # back once; doc/residency.md)
+
+
+# Outputs a --defs postfix declares (dyl_flow_writes) are watched as the charge's are:
+# jobapp reads one double in the middle of job_run's output (a pointer in a struct: only
+# job.defs says it is written) after each call: that page comes back each step.
+def test_defs_outputs_are_watched(tmp_path):
+    make('bin/dyl-speedup')
+    lib, h = c_library(tmp_path, 'job', os.path.join(IO, 'job.h'), os.path.join(IO, 'libjob.c'))
+    app = build_c(tmp_path, os.path.join(IO, 'jobapp.c'), 'jobapp', f'-I{tmp_path}', lib,
+                  f'-Wl,-rpath,{tmp_path}')
+    w = wrap(tmp_path, '--lib', lib, '--header', h, '--defs', os.path.join(IO, 'job.defs'),
+             '-g', 'std.flow:host_reads=on', '-g', 'std.diff')
+    r, t = run_both([app, str(STEPS)], w, tmp_path)
+    model = tmp_path / 'k.csv'
+    model.write_text('func,work,t_ns\njob_run,0,100\njob_run,1000000,100\n')
+    j = speedup(t, str(model))
+    ex, pe = j['bounds']['exact'], j['bounds']['pessimistic']
+    assert (ex['d2h_bytes'], ex['d2h_transfers']) == (STEPS * 4096, STEPS)
+    assert pe['d2h_bytes'] == STEPS * N

@@ -1,0 +1,8 @@
+/* libjob.c - job.h */
+#include "job.h"
+
+void job_run(struct job *j, double v)
+{
+	for (long i = 0; i < j->n; i++)
+		j->out[i] = v + (double)i;
+}
