@@ -100,8 +100,7 @@ W = 2048
 
 # cjpeg: the compressed bytes leave through libjpeg's own fwrite of its destination
 # buffer inside the calls: each of them, exactly once, is a library's I/O, and the exact
-# figure moves all of them back, and what it moved before (cinfo's fields the program
-# reads, assumed read).  The JPEG is the same as without the wrapper.
+# figure moves all of them back, besides what it moved before (assumed reads).  The JPEG is the same as without the wrapper.
 @pytest.mark.skipif(not shutil.which('cjpeg') or not os.path.exists('/usr/include/jpeglib.h'),
                     reason='needs libjpeg-turbo-progs and libjpeg-dev')
 @pytest.mark.parametrize('height', [32, 64])
