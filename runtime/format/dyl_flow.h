@@ -218,6 +218,10 @@ enum {
  * with accesses, which becomes the last (two sets of buffers in turn: double buffering) */
 #define DYL_REF_BEFORE 64u
 #define DYL_REF_FOLLOW 128u	/* ACC: a heap block reached through pointers (follow=), whole */
+/* HOST: found before the thread's current call put its mark (a --defs look in a prefix):
+ * the program's write before the thread's next call, not the last one's (the same bit as
+ * ALLOC's DYL_REF_REALLOC) */
+#define DYL_REF_AHEAD 2u
 #define DYL_FLOW_SITE_PCS 3	/* return addresses kept per site */
 
 #endif

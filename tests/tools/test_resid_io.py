@@ -151,3 +151,25 @@ def test_defs_outputs_are_watched(tmp_path):
     ex, pe = j['bounds']['exact'], j['bounds']['pessimistic']
     assert (ex['d2h_bytes'], ex['d2h_transfers']) == (STEPS * 4096, STEPS)
     assert pe['d2h_bytes'] == STEPS * N
+
+
+# A --defs look made in a prefix (job.defs' job_sum: the program's writes to what j->out
+# points to): its HOST events belong to the call about to be made.  The block (32 KiB)
+# moves in whole at the first call, then the 1 KiB the program rewrote before each later
+# call: one transfer a call.  (They went to the call before, ahead of its accesses: the
+# last rewrite never moved, 1 KiB short, and each was charged a call early.)
+def test_defs_prefix_look_is_the_next_calls(tmp_path):
+    make('bin/dyl-speedup')
+    lib, h = c_library(tmp_path, 'job', os.path.join(IO, 'job.h'), os.path.join(IO, 'libjob.c'))
+    app = build_c(tmp_path, os.path.join(IO, 'jobapp.c'), 'jobapp', f'-I{tmp_path}', lib,
+                  f'-Wl,-rpath,{tmp_path}')
+    w = wrap(tmp_path, '--lib', lib, '--header', h, '--defs', os.path.join(IO, 'job.defs'),
+             '-g', 'std.flow', '-g', 'std.diff')
+    steps = 5
+    run_both([app, str(steps), 'sum'], w, tmp_path)
+    t = os.path.join(str(tmp_path), 'trace.csv')
+    model = tmp_path / 'k.csv'
+    model.write_text('func,work,t_ns\njob_sum,0,100\njob_sum,1000000,100\n')
+    j = speedup(t, str(model))
+    op = j['bounds']['optimistic']
+    assert (op['h2d_bytes'], op['h2d_transfers']) == (32768 + (steps - 1) * 1024, steps)

@@ -8,4 +8,6 @@ struct job {
 };
 /* j->out[i] = v + i for i < j->n */
 void job_run(struct job *j, double v);
+/* the sum of j->out[0, j->n) */
+double job_sum(const struct job *j);
 #endif
