@@ -173,3 +173,25 @@ def test_defs_prefix_look_is_the_next_calls(tmp_path):
     j = speedup(t, str(model))
     op = j['bounds']['optimistic']
     assert (op['h2d_bytes'], op['h2d_transfers']) == (32768 + (steps - 1) * 1024, steps)
+
+
+# --- the records by hand (test_residency.py's helpers) ------------------------------------
+
+# Two calls write y (80 B) and each sends it out itself (how 2 at the next seq): the
+# bytes come back after each call, and the second call's own write keeps them on the
+# device after its I/O, so the program's read after it (how 0) moves them a third time.
+# A how above 2 is bad input: one line, exit 2.
+def test_library_io_records(tmp_path):
+    from test_residency import F_DIFF, F_HOST_READS, GEMV, figure, files, host_read, predict, speedup as sp
+    import flowfile as ff
+    calls = [('gemv', 1000, 1000, 100), ('gemv', 3000, 1000, 100)]
+    recs = [ff.obj(0, ff.HEAP, 80), ff.access(0, 0, 0, 80, True), host_read(1, 0, 0, 80, how=2),
+            ff.access(1, 0, 0, 80, True), host_read(2, 0, 0, 80, how=2), host_read(2, 0, 0, 80)]
+    t, k, link = files(tmp_path, calls, recs, F_DIFF | F_HOST_READS, models=GEMV)
+    r = predict(t, k, link)
+    assert r['residency_mode'] == 'exact'
+    assert figure(r)[2:] == (3 * 80, 3)
+    recs[2] = host_read(1, 0, 0, 80, how=3)
+    t, k, link = files(tmp_path, calls, recs, F_DIFF | F_HOST_READS, models=GEMV)
+    bad = sp(t, k, link, check=False)
+    assert bad.returncode == 2 and bad.stderr.count('\n') == 1 and 't.csv.flow' in bad.stderr
