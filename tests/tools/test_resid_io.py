@@ -13,7 +13,10 @@ import subprocess
 
 import pytest
 
+import flowfile as ff
 from dyltest import EXAMPLES, ROOT, build_c, c_library, make, run, run_both, wrap
+from test_residency import F_DIFF, F_HOST_READS, GEMV, figure, files, host_read, predict
+from test_residency import speedup as sp
 
 IO = os.path.join(ROOT, 'tests', 'tools', 'resid_io')
 MODELS = os.path.join(ROOT, 'models')
@@ -182,8 +185,6 @@ def test_defs_prefix_look_is_the_next_calls(tmp_path):
 # device after its I/O, so the program's read after it (how 0) moves them a third time.
 # A how above 2 is bad input: one line, exit 2.
 def test_library_io_records(tmp_path):
-    from test_residency import F_DIFF, F_HOST_READS, GEMV, figure, files, host_read, predict, speedup as sp
-    import flowfile as ff
     calls = [('gemv', 1000, 1000, 100), ('gemv', 3000, 1000, 100)]
     recs = [ff.obj(0, ff.HEAP, 80), ff.access(0, 0, 0, 80, True), host_read(1, 0, 0, 80, how=2),
             ff.access(1, 0, 0, 80, True), host_read(2, 0, 0, 80, how=2), host_read(2, 0, 0, 80)]
