@@ -20,6 +20,7 @@
  */
 #include <stdint.h>
 #include "flow.h"
+#include "hostread.h"
 #include "../regions/regions.h"
 
 static TLS int own;	/* the current outermost call's extents come from --defs */
@@ -76,6 +77,8 @@ static void put(const void *p, uint64_t n, unsigned flags)
 	}
 	ev[0] = DYL_RE_WORD(DYL_RE_ACC, words, flags | DYL_REF_DIFF, kind);
 	dyl_flow_put(ev, words);
+	if ((flags & DYL_REF_W) && dyl_hostread_active())	/* (host_reads=on: watched too) */
+		dyl_hostread_defs_out(&r, lo, hi);
 }
 
 void dyl_flow_reads(const void *p, uint64_t n)

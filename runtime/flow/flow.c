@@ -391,6 +391,7 @@ static void charged(const struct dyl_groups *c)
 	if (dyl_flow_follow_cap)	/* follow=: the heap blocks its buffers' pointers reach (follow.c) */
 		dyl_flow_follow(c);
 	marked = t->frames[0];
+	((struct dyl_call *)t->frames[0])->flags |= DYL_CALL_FLOW_MARKED;
 out:
 	in_flow--;
 }
@@ -400,7 +401,7 @@ out:
  * libjpeg's rows before jpeg_write_scanlines, which take them through JSAMPARRAY).  It
  * is the program's write all the same: a HOST event, before the call's own events.
  * (dyl_table_find under std.diff's lock, as diff.c's alive() does.) */
-static void changed_elsewhere(uintptr_t a, uintptr_t b)
+static void changed_elsewhere(uintptr_t a, uintptr_t b, unsigned flags)
 {
 	struct fgroup g = { .min_out = UINTPTR_MAX };
 
@@ -410,7 +411,15 @@ static void changed_elsewhere(uintptr_t a, uintptr_t b)
 		b = g.r.end;
 	uint64_t *p = reserve(ACC_MAX);
 	if (p)
-		commit(put_range(p, DYL_RE_HOST, &g, a, b, 0));
+		commit(put_range(p, DYL_RE_HOST, &g, a, b, flags));
+}
+
+/* 1: the thread's outermost call has not put its mark yet: a look now is a --defs
+ * prefix's, and the groups are the last call's */
+static int before_mark(const struct dyl_thread *t)
+{
+	const struct dyl_call *c = (const struct dyl_call *)t->frames[0];
+	return c && !(c->flags & DYL_CALL_FLOW_MARKED);
 }
 
 /* std.diff's hook: [A, B) of one of the current call's regions changed, before the
@@ -425,8 +434,8 @@ static void changed(uintptr_t a, uintptr_t b, int after)
 		return;
 	in_flow++;
 	diff_look = 1;	/* (std.diff's look holds dyl_busy: a window may be had here) */
-	int hit = 0;
-	for (unsigned k = 0; k < f->ngroups; k++) {
+	int hit = 0, ahead = !after && before_mark(t);
+	for (unsigned k = 0; !ahead && k < f->ngroups; k++) {
 		unsigned i = (f->lastg + k) % f->ngroups;
 		const struct fgroup *g = &f->groups[i];
 		if (a < g->r.start || a >= g->r.end)
@@ -450,8 +459,8 @@ static void changed(uintptr_t a, uintptr_t b, int after)
 		commit(n);
 		break;
 	}
-	if (!after && !hit)
-		changed_elsewhere(a, b);
+	if (!after && !hit)	/* (a prefix's: the next call's, DYL_REF_AHEAD) */
+		changed_elsewhere(a, b, ahead ? DYL_REF_AHEAD : 0);
 	diff_look = 0;
 	in_flow--;
 }
@@ -492,6 +501,7 @@ void dyl_flow_call(const struct dyl_call *c)
 	if (c->depth != 0)
 		return;
 	dyl_flow_defs_take();	/* defs.c: a call without a charge */
+	((struct dyl_call *)c)->flags |= DYL_CALL_FLOW_MARKED;	/* (the wrapper's own local) */
 	if (marked == (uintptr_t)c) {	/* the charge put its CALL */
 		marked = 0;
 		return;

@@ -260,6 +260,39 @@ void dyl_hostread_path(const char *s)
 	dyl_cost_add(dyl_now() - t0);
 }
 
+/* Bytes that leave the process (write, fwrite, send...: dyl_hostio.h) from inside a
+ * wrapped call: the library's own I/O.  A device cannot do I/O, so on a port these bytes
+ * are on the host when the I/O runs: a HOST_READ of exactly the range handed over
+ * (DYL_HR_LIBIO), clipped to the heap blocks and mappings it lies in, whether or not its
+ * pages are still protected (the library's own touches before it lift them without a
+ * record: they are the device's).  Stacks and statics are not covered (no such buffer
+ * is a call's output that the flow tracks across calls).  The program's own I/O (depth
+ * 0) is a touch as any other: its protected pages, dyl_hostread_io. */
+static void library_io(uintptr_t a, uintptr_t b)
+{
+	struct dyl_region r;
+	uint64_t t0 = dyl_now();
+
+	while (a < b && dyl_table_find(a, &r) == 1 && r.end > a) {
+		uintptr_t hi = b < r.end ? b : r.end;
+		if (r.kind == DYL_REGION_HEAP || r.kind == DYL_REGION_MMAP)
+			dyl_flow_host_read(&r, 0, 0, a, hi, DYL_HR_LIBIO, t0);
+		a = hi;
+	}
+	dyl_cost_add(dyl_now() - t0);
+}
+
+void dyl_hostread_io_out(const void *p, size_t n)
+{
+	struct dyl_thread *t = dyl_self;
+
+	if (n && dyl_hostread_active() && t && t->depth > 0 && !dyl_busy) {
+		uintptr_t a = (uintptr_t)p;
+		library_io(a, a + n < a ? UINTPTR_MAX : a + n);
+	}
+	dyl_hostread_io(p, n);
+}
+
 /* every range of the block at START lifted in one mprotect (the pages between them are
  * the block's own, accessible already); nothing recorded */
 static void lift_block(uintptr_t start)
@@ -405,6 +438,24 @@ void dyl_hostread_after(const struct dyl_call *c)
 		}
 	}
 	nouts = 0;
+}
+
+/* defs.c: a --defs postfix says the outermost call wrote [LO, HI) of R (dyl_flow_writes),
+ * after dyl_hostread_after kept the charge's outputs: kept the same way now (a heap
+ * block's own pages protected, the rest recorded as read), so that the program's own
+ * later touch of them is seen.  (Called at depth 1: the wrapper's own touches after this
+ * are a library's, lifted without a record.) */
+void dyl_hostread_defs_out(const struct dyl_region *r, uintptr_t lo, uintptr_t hi)
+{
+	if (!dyl_hostread_active() || lo >= hi)
+		return;
+	struct hr_out o = { *r, lo, hi, 0, 0 };
+	uint64_t t = dyl_now();
+	if (r->kind == DYL_REGION_HEAP)
+		keep_heap(&o, t);
+	else
+		dyl_flow_host_read(r, 0, 0, lo, hi, DYL_HR_ASSUMED, t);
+	dyl_cost_add(dyl_now() - t);
 }
 
 /* --- the signal --- */

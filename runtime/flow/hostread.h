@@ -16,6 +16,8 @@ struct dyl_groups;
 /* an outermost call's regions, before it runs: the protection of each is lifted (one
  * mprotect per region), and its outputs are kept for dyl_hostread_after */
 HIDDEN void dyl_hostread_charged(const struct dyl_groups *c);
+/* a --defs postfix's dyl_flow_writes: [LO, HI) of R kept as the call's outputs are */
+HIDDEN void dyl_hostread_defs_out(const struct dyl_region *r, uintptr_t lo, uintptr_t hi);
 /* the heap block at START (id ID) is being freed or reallocated: unprotected first */
 HIDDEN void dyl_hostread_freed(uintptr_t start, uint64_t id);
 /* the image ends (exit, exec): every protected page lifted, nothing recorded */

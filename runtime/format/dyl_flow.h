@@ -128,9 +128,15 @@ struct dyl_flow_host {
  * pages clipped to the object (a fault on a protected page, or an I/O function about to
  * hand the range to the kernel); DYL_HR_ASSUMED, bytes a call wrote that could not be
  * watched (pages shared with other objects, stack, statics, mappings, the protection
- * limit), written once right after that call.  A touch that writes counts as a read. */
+ * limit), written once right after that call.  A touch that writes counts as a read.
+ * DYL_HR_LIBIO: bytes a wrapped call's library handed to an I/O function that sends them
+ * out of the process (write, fwrite, send...) inside the call, the exact range clipped
+ * to the object: a device cannot do I/O, they are on the host then (SEQ: as for a touch,
+ * the first call after the I/O; the bytes were written by that call's predecessor, or by
+ * it before the I/O). */
 #define DYL_HR_SEEN 0u
 #define DYL_HR_ASSUMED 1u
+#define DYL_HR_LIBIO 2u
 struct dyl_flow_host_read {
 	struct dyl_flow_rec h;
 	uint64_t seq, obj_id, lo, hi, how;
@@ -212,6 +218,10 @@ enum {
  * with accesses, which becomes the last (two sets of buffers in turn: double buffering) */
 #define DYL_REF_BEFORE 64u
 #define DYL_REF_FOLLOW 128u	/* ACC: a heap block reached through pointers (follow=), whole */
+/* HOST: found before the thread's current call put its mark (a --defs look in a prefix):
+ * the program's write before the thread's next call, not the last one's (the same bit as
+ * ALLOC's DYL_REF_REALLOC) */
+#define DYL_REF_AHEAD 2u
 #define DYL_FLOW_SITE_PCS 3	/* return addresses kept per site */
 
 #endif

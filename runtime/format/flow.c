@@ -459,6 +459,12 @@ static int walk_threads(struct fc *c, uint64_t nseq)
 						c->rcur ^= 1;
 						c->nrep[c->rcur] = 0;
 					}
+					if (type == DYL_RE_HOST && (flags & DYL_REF_AHEAD)) {
+						/* a --defs prefix's look: before the next call */
+						if (add_life(c, (struct item){ nseq, order++, 1, IT_HOST, e, 0 }) != 0)
+							return -1;
+						break;
+					}
 					if (cur != DYL_FLOW_NONE &&
 					    add_item(c, (struct item){ cur, order++, type == DYL_RE_ACC ? 2 : 1,
 								       type == DYL_RE_ACC ? IT_ACC : IT_HOST, e, 0 }) != 0)

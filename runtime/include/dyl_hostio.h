@@ -29,6 +29,8 @@
  *   dyl_hostread_after(call): after each outermost call, its outputs protected;
  *   dyl_hostread_io(p, n): [p, p + n) about to be handed to the kernel;
  *   dyl_hostread_path(s): the string at s (a path, a command) likewise;
+ *   dyl_hostread_io_out(p, n): the same, for bytes that leave the process (write,
+ *   send...): inside a wrapped call they are also recorded as read (the library's I/O);
  *   dyl_hostread_sigaction / dyl_hostread_signal: SIGSEGV's disposition as the program
  *   sees it (dyl_hostread_signal returns SIG_ERR for a signal it does not keep); a
  *   handler's sa_mask never holds SIGSEGV;
@@ -49,6 +51,7 @@ DYL_API void dyl_hostread_setup(void);
 DYL_API void dyl_hostread_after(const struct dyl_call *c);
 DYL_API void dyl_hostread_io(const void *p, size_t n);
 DYL_API void dyl_hostread_path(const char *s);	/* a string the kernel reads, to its NUL */
+DYL_API void dyl_hostread_io_out(const void *p, size_t n);
 DYL_API int dyl_hostread_sigaction(int sig, const struct sigaction *act, struct sigaction *old);
 DYL_API void (*dyl_hostread_signal(int sig, void (*h)(int)))(int);
 DYL_API int dyl_hostread_keeps_segv(void);	/* 1: the runtime handles SIGSEGV */
@@ -151,6 +154,29 @@ static void dyl_hostio_iov(const struct iovec *iov, int n)
 		dyl_hostread_io(iov[i].iov_base, iov[i].iov_len);
 }
 
+/* (bytes that leave the process: dyl_hostread_io_out) */
+static void dyl_hostio_iov_out(const struct iovec *iov, int n)
+{
+	for (int i = 0; iov && i < n; i++)
+		dyl_hostread_io_out(iov[i].iov_base, iov[i].iov_len);
+}
+
+/* one buffer whose bytes leave the process */
+#define DYL_HOSTIO_OUT(ret, name, params, args, buf, len)                             \
+	DYL_HOSTIO_HOOK ret(name) params                                             \
+	{                                                                             \
+		ret(*next_) params = DYL_HOSTIO_NEXT(name, ret(*) params);            \
+		dyl_hostread_io_out(buf, len);                                        \
+		return next_ args;                                                    \
+	}
+#define DYL_HOSTIO_IOV_OUT(ret, name, params, args, iov, n)                           \
+	DYL_HOSTIO_HOOK ret(name) params                                             \
+	{                                                                             \
+		ret(*next_) params = DYL_HOSTIO_NEXT(name, ret(*) params);            \
+		dyl_hostio_iov_out(iov, n);                                           \
+		return next_ args;                                                    \
+	}
+
 /* one buffer: lifted, then the next definition */
 #define DYL_HOSTIO_BUF(ret, name, params, args, buf, len)                             \
 	DYL_HOSTIO_HOOK ret(name) params                                             \
@@ -160,21 +186,21 @@ static void dyl_hostio_iov(const struct iovec *iov, int n)
 		return next_ args;                                                    \
 	}
 DYL_HOSTIO_BUF(ssize_t, read, (int fd, void *p, size_t n), (fd, p, n), p, n)
-DYL_HOSTIO_BUF(ssize_t, write, (int fd, const void *p, size_t n), (fd, p, n), p, n)
+DYL_HOSTIO_OUT(ssize_t, write, (int fd, const void *p, size_t n), (fd, p, n), p, n)
 DYL_HOSTIO_BUF(ssize_t, pread, (int fd, void *p, size_t n, off_t o), (fd, p, n, o), p, n)
-DYL_HOSTIO_BUF(ssize_t, pwrite, (int fd, const void *p, size_t n, off_t o), (fd, p, n, o), p, n)
+DYL_HOSTIO_OUT(ssize_t, pwrite, (int fd, const void *p, size_t n, off_t o), (fd, p, n, o), p, n)
 DYL_HOSTIO_BUF(ssize_t, pread64, (int fd, void *p, size_t n, off_t o), (fd, p, n, o), p, n)
-DYL_HOSTIO_BUF(ssize_t, pwrite64, (int fd, const void *p, size_t n, off_t o), (fd, p, n, o), p, n)
+DYL_HOSTIO_OUT(ssize_t, pwrite64, (int fd, const void *p, size_t n, off_t o), (fd, p, n, o), p, n)
 DYL_HOSTIO_BUF(ssize_t, recv, (int fd, void *p, size_t n, int f), (fd, p, n, f), p, n)
-DYL_HOSTIO_BUF(ssize_t, send, (int fd, const void *p, size_t n, int f), (fd, p, n, f), p, n)
+DYL_HOSTIO_OUT(ssize_t, send, (int fd, const void *p, size_t n, int f), (fd, p, n, f), p, n)
 DYL_HOSTIO_BUF(ssize_t, recvfrom, (int fd, void *p, size_t n, int f, struct sockaddr *a, socklen_t *l),
 	       (fd, p, n, f, a, l), p, n)
-DYL_HOSTIO_BUF(ssize_t, sendto, (int fd, const void *p, size_t n, int f, const struct sockaddr *a, socklen_t l),
+DYL_HOSTIO_OUT(ssize_t, sendto, (int fd, const void *p, size_t n, int f, const struct sockaddr *a, socklen_t l),
 	       (fd, p, n, f, a, l), p, n)
 DYL_HOSTIO_BUF(size_t, fread, (void *p, size_t size, size_t n, FILE *f), (p, size, n, f), p, size * n)
-DYL_HOSTIO_BUF(size_t, fwrite, (const void *p, size_t size, size_t n, FILE *f), (p, size, n, f), p, size * n)
+DYL_HOSTIO_OUT(size_t, fwrite, (const void *p, size_t size, size_t n, FILE *f), (p, size, n, f), p, size * n)
 DYL_HOSTIO_BUF(size_t, fread_unlocked, (void *p, size_t size, size_t n, FILE *f), (p, size, n, f), p, size * n)
-DYL_HOSTIO_BUF(size_t, fwrite_unlocked, (const void *p, size_t size, size_t n, FILE *f), (p, size, n, f), p,
+DYL_HOSTIO_OUT(size_t, fwrite_unlocked, (const void *p, size_t size, size_t n, FILE *f), (p, size, n, f), p,
 	       size * n)
 /* the fortified forms (-D_FORTIFY_SOURCE) call the C library's internal read, past
  * read's interposer */
@@ -201,26 +227,27 @@ DYL_HOSTIO_BUF(size_t, __fread_unlocked_chk, (void *p, size_t room, size_t size,
 		return next_ args;                                                    \
 	}
 DYL_HOSTIO_IOV(ssize_t, readv, (int fd, const struct iovec *v, int n), (fd, v, n), v, n)
-DYL_HOSTIO_IOV(ssize_t, writev, (int fd, const struct iovec *v, int n), (fd, v, n), v, n)
+DYL_HOSTIO_IOV_OUT(ssize_t, writev, (int fd, const struct iovec *v, int n), (fd, v, n), v, n)
 DYL_HOSTIO_IOV(ssize_t, preadv, (int fd, const struct iovec *v, int n, off_t o), (fd, v, n, o), v, n)
-DYL_HOSTIO_IOV(ssize_t, pwritev, (int fd, const struct iovec *v, int n, off_t o), (fd, v, n, o), v, n)
+DYL_HOSTIO_IOV_OUT(ssize_t, pwritev, (int fd, const struct iovec *v, int n, off_t o), (fd, v, n, o), v, n)
 DYL_HOSTIO_IOV(ssize_t, recvmsg, (int fd, struct msghdr *m, int f), (fd, m, f), m ? m->msg_iov : NULL,
 	       m ? (int)m->msg_iovlen : 0)
-DYL_HOSTIO_IOV(ssize_t, sendmsg, (int fd, const struct msghdr *m, int f), (fd, m, f), m ? m->msg_iov : NULL,
+DYL_HOSTIO_IOV_OUT(ssize_t, sendmsg, (int fd, const struct msghdr *m, int f), (fd, m, f), m ? m->msg_iov : NULL,
 	       m ? (int)m->msg_iovlen : 0)
 DYL_HOSTIO_IOV(ssize_t, preadv64, (int fd, const struct iovec *v, int n, off64_t o), (fd, v, n, o), v, n)
-DYL_HOSTIO_IOV(ssize_t, pwritev64, (int fd, const struct iovec *v, int n, off64_t o), (fd, v, n, o), v, n)
+DYL_HOSTIO_IOV_OUT(ssize_t, pwritev64, (int fd, const struct iovec *v, int n, off64_t o), (fd, v, n, o), v, n)
 DYL_HOSTIO_IOV(ssize_t, preadv2, (int fd, const struct iovec *v, int n, off_t o, int f), (fd, v, n, o, f), v, n)
-DYL_HOSTIO_IOV(ssize_t, pwritev2, (int fd, const struct iovec *v, int n, off_t o, int f), (fd, v, n, o, f), v,
+DYL_HOSTIO_IOV_OUT(ssize_t, pwritev2, (int fd, const struct iovec *v, int n, off_t o, int f), (fd, v, n, o, f), v,
 	       n)
 DYL_HOSTIO_IOV(ssize_t, preadv64v2, (int fd, const struct iovec *v, int n, off64_t o, int f), (fd, v, n, o, f),
 	       v, n)
-DYL_HOSTIO_IOV(ssize_t, pwritev64v2, (int fd, const struct iovec *v, int n, off64_t o, int f),
+DYL_HOSTIO_IOV_OUT(ssize_t, pwritev64v2, (int fd, const struct iovec *v, int n, off64_t o, int f),
 	       (fd, v, n, o, f), v, n)
 /* (the pipe may hold the pages themselves: they are lifted for good, not just now) */
 DYL_HOSTIO_IOV(ssize_t, vmsplice, (int fd, const struct iovec *v, size_t n, unsigned int f), (fd, v, n, f), v,
 	       (int)n)
 #undef DYL_HOSTIO_IOV
+#undef DYL_HOSTIO_IOV_OUT
 
 /* one buffer more: the kernel fills or reads it */
 #define DYL_HOSTIO_BUF(ret, name, params, args, buf, len)                             \
@@ -233,12 +260,12 @@ DYL_HOSTIO_IOV(ssize_t, vmsplice, (int fd, const struct iovec *v, size_t n, unsi
 DYL_HOSTIO_BUF(ssize_t, getrandom, (void *p, size_t n, unsigned int f), (p, n, f), p, n)
 DYL_HOSTIO_BUF(ssize_t, getdents64, (int fd, void *p, size_t n), (fd, p, n), p, n)
 /* (a message: its long type, then N bytes) */
-DYL_HOSTIO_BUF(int, msgsnd, (int id, const void *p, size_t n, int f), (id, p, n, f), p, n + sizeof(long))
+DYL_HOSTIO_OUT(int, msgsnd, (int id, const void *p, size_t n, int f), (id, p, n, f), p, n + sizeof(long))
 DYL_HOSTIO_BUF(ssize_t, msgrcv, (int id, void *p, size_t n, long t, int f), (id, p, n, t, f), p,
 	       n + sizeof(long))
-DYL_HOSTIO_BUF(int, mq_send, (mqd_t q, const char *p, size_t n, unsigned int pr), (q, p, n, pr), p, n)
+DYL_HOSTIO_OUT(int, mq_send, (mqd_t q, const char *p, size_t n, unsigned int pr), (q, p, n, pr), p, n)
 DYL_HOSTIO_BUF(ssize_t, mq_receive, (mqd_t q, char *p, size_t n, unsigned int *pr), (q, p, n, pr), p, n)
-DYL_HOSTIO_BUF(int, mq_timedsend, (mqd_t q, const char *p, size_t n, unsigned int pr, const struct timespec *t),
+DYL_HOSTIO_OUT(int, mq_timedsend, (mqd_t q, const char *p, size_t n, unsigned int pr, const struct timespec *t),
 	       (q, p, n, pr, t), p, n)
 DYL_HOSTIO_BUF(ssize_t, mq_timedreceive,
 	       (mqd_t q, char *__restrict p, size_t n, unsigned int *__restrict pr,
@@ -247,12 +274,13 @@ DYL_HOSTIO_BUF(ssize_t, mq_timedreceive,
 /* an asynchronous request's buffer, lifted when it is made (the program's: it hands it
  * over; the library's output it may hold was read, or is overwritten) */
 DYL_HOSTIO_BUF(int, aio_read, (struct aiocb *a), (a), a ? (const void *)a->aio_buf : NULL, a ? a->aio_nbytes : 0)
-DYL_HOSTIO_BUF(int, aio_write, (struct aiocb *a), (a), a ? (const void *)a->aio_buf : NULL, a ? a->aio_nbytes : 0)
+DYL_HOSTIO_OUT(int, aio_write, (struct aiocb *a), (a), a ? (const void *)a->aio_buf : NULL, a ? a->aio_nbytes : 0)
 DYL_HOSTIO_BUF(int, aio_read64, (struct aiocb64 *a), (a), a ? (const void *)a->aio_buf : NULL,
 	       a ? a->aio_nbytes : 0)
-DYL_HOSTIO_BUF(int, aio_write64, (struct aiocb64 *a), (a), a ? (const void *)a->aio_buf : NULL,
+DYL_HOSTIO_OUT(int, aio_write64, (struct aiocb64 *a), (a), a ? (const void *)a->aio_buf : NULL,
 	       a ? a->aio_nbytes : 0)
 #undef DYL_HOSTIO_BUF
+#undef DYL_HOSTIO_OUT
 
 #define DYL_HOSTIO_LIO(name, cb)                                                      \
 	DYL_HOSTIO_HOOK int(name)(int mode, cb *const list[], int n, struct sigevent *sig) \

@@ -177,7 +177,13 @@ static int decode(struct flow_file *ff, struct flow_rec *r, char *why, size_t ro
 				return -1;
 			}
 		} else if (r->type == DYL_FR_HOST_READ && len >= 40) {
-			r->rw = (uint32_t)rd64(b + 32);	/* how */
+			uint64_t how = rd64(b + 32);
+			if (how > DYL_HR_LIBIO) {
+				snprintf(why, room, "HOST_READ: how %llu is not 0, 1 or 2",
+					 (unsigned long long)how);
+				return -1;
+			}
+			r->rw = (uint32_t)how;
 		}
 		break;
 	default:

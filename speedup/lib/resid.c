@@ -41,6 +41,9 @@ struct sim {
 	struct move *mv;
 	size_t nmv, mv_room;
 	uint64_t group_seq;	/* the group's call (charge_ns index) */
+	size_t wlo, whi;	/* ev[wlo, whi): the writes of call wseq, the last that wrote */
+	uint64_t wseq;
+	int waccel;
 };
 
 /* --- the map of one block --- */
@@ -247,6 +250,29 @@ static int host_read(struct sim *s, struct bmap *m, uint32_t block, uint64_t lo,
 	return 0;
 }
 
+/* A library's I/O inside call N (HOST_READ how DYL_HR_LIBIO, placed before call N + 1):
+ * its dev bytes move d2h as for a host read.  Those that call N itself wrote stay dev:
+ * the flow cannot say whether N wrote them before its I/O or after (a stdio-like buffer
+ * that N flushes and refills); the others (an earlier call's) become both.  So a buffer
+ * flushed whole at every wrap moves whole each time, and bytes an earlier call left are
+ * not moved again by a later touch. */
+static int library_io(struct sim *s, struct bmap *m, const struct resid_ev *e)
+{
+	if (host_read(s, m, e->block, e->lo, e->hi) != 0)
+		return -1;
+	flush(s);	/* (one transfer per I/O: the same bytes may move again at once) */
+	if (!s->waccel || s->wseq + 1 != e->seq)
+		return 0;
+	for (size_t k = s->wlo; k < s->whi; k++) {
+		const struct resid_ev *w = &s->ev->ev[k];
+		uint64_t lo = w->lo > e->lo ? w->lo : e->lo, hi = w->hi < e->hi ? w->hi : e->hi;
+		if (w->block == e->block && lo < hi &&
+		    map_set(m, lo, hi, ST_DEV, s->ev->func[w->seq]) != 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* Group: 0 the host events before a call, 1 a call's reads, 2 its writes. */
 static int group_of(const struct resid_ev *e)
 {
@@ -273,7 +299,9 @@ static int event(struct sim *s, const struct resid_ev *e, int accel, enum resid_
 	case RESID_HOST_WRITE:
 		return map_set(m, e->lo, e->hi, 0, -1);
 	case RESID_HOST_READ:
-		return mode == RESID_EXACT ? host_read(s, m, e->block, e->lo, e->hi) : 0;
+		if (mode != RESID_EXACT)
+			return 0;
+		return e->how == 2 ? library_io(s, m, e) : host_read(s, m, e->block, e->lo, e->hi);
 	case RESID_FREE:
 		m->n = 0;
 		return 0;
@@ -326,8 +354,16 @@ int resid_simulate(const struct resid_events *ev, const unsigned char *accel,
 			s.group_seq = e->seq;
 			group = g;
 		}
-		rc = event(&s, e, e->seq < ev->nseq && ev->func[e->seq] >= 0 && accel[e->seq],
-			   mode);
+		int acc = e->seq < ev->nseq && ev->func[e->seq] >= 0 && accel[e->seq];
+		if (e->kind == RESID_WRITE) {	/* (the last call's writes: library_io) */
+			if (e->seq != s.wseq || s.whi != i) {
+				s.wlo = i;
+				s.wseq = e->seq;
+				s.waccel = acc;
+			}
+			s.whi = i + 1;
+		}
+		rc = event(&s, e, acc, mode);
 	}
 	flush(&s);
 	for (uint32_t b = 0; s.map && b < ev->nblocks; b++)

@@ -41,7 +41,7 @@ struct resid_ev {
 	uint64_t seq, lo, hi;
 	uint32_t block;
 	uint8_t kind;
-	uint8_t how;		/* HOST_READ: 0 seen, 1 assumed (RESIDENCY.md) */
+	uint8_t how;		/* HOST_READ: 0 seen, 1 assumed, 2 a library's I/O (DYL_HR_*) */
 	uint16_t zero;
 };
 
@@ -60,6 +60,7 @@ struct resid_events {
 	int host_reads;		/* TRACE.flow's flag 8: host reads recorded (exact mode) */
 	uint32_t flow_flags;	/* its head's flags (DYL_FLOW_F_*: 1 std.diff ran, 2 cut) */
 	uint64_t host_read_events, assumed_reads;	/* HOST_READ records, how 1 of them */
+	uint64_t libio_reads;	/* how 2 of them: a library's I/O inside a call */
 };
 
 /* How a transfer's time is found: the link rows' models (model.h; func @h2d, @d2h; work

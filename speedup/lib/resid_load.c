@@ -149,7 +149,7 @@ static int record(struct loader *l, const struct flow_rec *r, uint64_t nobjects,
 			 r->rw == DYL_ACC_W ? RESID_WRITE : RESID_READ;
 		e.lo = r->lo;
 		e.hi = r->hi;
-		e.how = (uint8_t)(r->type == DYL_FR_HOST_READ && r->rw);
+		e.how = (uint8_t)(r->type == DYL_FR_HOST_READ ? r->rw : 0);
 		if (e.hi < e.lo) {
 			snprintf(buf, sizeof(l->why), "range %llu-%llu ends before it starts",
 				 (unsigned long long)e.lo, (unsigned long long)e.hi);
@@ -165,7 +165,8 @@ static int record(struct loader *l, const struct flow_rec *r, uint64_t nobjects,
 			e.lo = e.hi;
 		if (r->type == DYL_FR_HOST_READ) {
 			ev->host_read_events++;
-			ev->assumed_reads += e.how;
+			ev->assumed_reads += e.how == DYL_HR_ASSUMED;
+			ev->libio_reads += e.how == DYL_HR_LIBIO;
 		}
 		break;
 	default:
