@@ -148,6 +148,16 @@ static __attribute__((constructor)) void dyl_hostio_resolve(void)
 
 #define DYL_HOSTIO_NEXT(name, type) ((type)dyl_hostio_find(DYL_HOSTIO_I_##name))
 
+/* an interposer: BEFORE (the pages lifted, or the bytes recorded), then the next
+ * definition of NAME */
+#define DYL_HOSTIO_WRAP(ret, name, params, args, before)                             \
+	DYL_HOSTIO_HOOK ret(name) params                                             \
+	{                                                                             \
+		ret(*next_) params = DYL_HOSTIO_NEXT(name, ret(*) params);            \
+		before;                                                               \
+		return next_ args;                                                    \
+	}
+
 static void dyl_hostio_iov(const struct iovec *iov, int n)
 {
 	for (int i = 0; iov && i < n; i++)
@@ -162,29 +172,14 @@ static void dyl_hostio_iov_out(const struct iovec *iov, int n)
 }
 
 /* one buffer whose bytes leave the process */
-#define DYL_HOSTIO_OUT(ret, name, params, args, buf, len)                             \
-	DYL_HOSTIO_HOOK ret(name) params                                             \
-	{                                                                             \
-		ret(*next_) params = DYL_HOSTIO_NEXT(name, ret(*) params);            \
-		dyl_hostread_io_out(buf, len);                                        \
-		return next_ args;                                                    \
-	}
-#define DYL_HOSTIO_IOV_OUT(ret, name, params, args, iov, n)                           \
-	DYL_HOSTIO_HOOK ret(name) params                                             \
-	{                                                                             \
-		ret(*next_) params = DYL_HOSTIO_NEXT(name, ret(*) params);            \
-		dyl_hostio_iov_out(iov, n);                                           \
-		return next_ args;                                                    \
-	}
+#define DYL_HOSTIO_OUT(ret, name, params, args, buf, len) \
+	DYL_HOSTIO_WRAP(ret, name, params, args, dyl_hostread_io_out(buf, len))
+#define DYL_HOSTIO_IOV_OUT(ret, name, params, args, iov, n) \
+	DYL_HOSTIO_WRAP(ret, name, params, args, dyl_hostio_iov_out(iov, n))
 
 /* one buffer: lifted, then the next definition */
-#define DYL_HOSTIO_BUF(ret, name, params, args, buf, len)                             \
-	DYL_HOSTIO_HOOK ret(name) params                                             \
-	{                                                                             \
-		ret(*next_) params = DYL_HOSTIO_NEXT(name, ret(*) params);            \
-		dyl_hostread_io(buf, len);                                            \
-		return next_ args;                                                    \
-	}
+#define DYL_HOSTIO_BUF(ret, name, params, args, buf, len) \
+	DYL_HOSTIO_WRAP(ret, name, params, args, dyl_hostread_io(buf, len))
 DYL_HOSTIO_BUF(ssize_t, read, (int fd, void *p, size_t n), (fd, p, n), p, n)
 DYL_HOSTIO_OUT(ssize_t, write, (int fd, const void *p, size_t n), (fd, p, n), p, n)
 DYL_HOSTIO_BUF(ssize_t, pread, (int fd, void *p, size_t n, off_t o), (fd, p, n, o), p, n)
@@ -216,16 +211,10 @@ DYL_HOSTIO_BUF(size_t, __fread_chk, (void *p, size_t room, size_t size, size_t n
 	       p, size * n)
 DYL_HOSTIO_BUF(size_t, __fread_unlocked_chk, (void *p, size_t room, size_t size, size_t n, FILE *f),
 	       (p, room, size, n, f), p, size * n)
-#undef DYL_HOSTIO_BUF
 
 /* several buffers */
-#define DYL_HOSTIO_IOV(ret, name, params, args, iov, n)                               \
-	DYL_HOSTIO_HOOK ret(name) params                                             \
-	{                                                                             \
-		ret(*next_) params = DYL_HOSTIO_NEXT(name, ret(*) params);            \
-		dyl_hostio_iov(iov, n);                                               \
-		return next_ args;                                                    \
-	}
+#define DYL_HOSTIO_IOV(ret, name, params, args, iov, n) \
+	DYL_HOSTIO_WRAP(ret, name, params, args, dyl_hostio_iov(iov, n))
 DYL_HOSTIO_IOV(ssize_t, readv, (int fd, const struct iovec *v, int n), (fd, v, n), v, n)
 DYL_HOSTIO_IOV_OUT(ssize_t, writev, (int fd, const struct iovec *v, int n), (fd, v, n), v, n)
 DYL_HOSTIO_IOV(ssize_t, preadv, (int fd, const struct iovec *v, int n, off_t o), (fd, v, n, o), v, n)
@@ -250,13 +239,6 @@ DYL_HOSTIO_IOV(ssize_t, vmsplice, (int fd, const struct iovec *v, size_t n, unsi
 #undef DYL_HOSTIO_IOV_OUT
 
 /* one buffer more: the kernel fills or reads it */
-#define DYL_HOSTIO_BUF(ret, name, params, args, buf, len)                             \
-	DYL_HOSTIO_HOOK ret(name) params                                             \
-	{                                                                             \
-		ret(*next_) params = DYL_HOSTIO_NEXT(name, ret(*) params);            \
-		dyl_hostread_io(buf, len);                                            \
-		return next_ args;                                                    \
-	}
 DYL_HOSTIO_BUF(ssize_t, getrandom, (void *p, size_t n, unsigned int f), (p, n, f), p, n)
 DYL_HOSTIO_BUF(ssize_t, getdents64, (int fd, void *p, size_t n), (fd, p, n), p, n)
 /* (a message: its long type, then N bytes) */
@@ -331,13 +313,8 @@ DYL_HOSTIO_OPENAT(openat64)
 #undef DYL_HOSTIO_MODE
 
 /* the rest that take a path: no variadic mode */
-#define DYL_HOSTIO_PATH(ret, name, params, args, path)                                \
-	DYL_HOSTIO_HOOK ret(name) params                                             \
-	{                                                                             \
-		ret(*next_) params = DYL_HOSTIO_NEXT(name, ret(*) params);            \
-		dyl_hostread_path(path);                                                \
-		return next_ args;                                                    \
-	}
+#define DYL_HOSTIO_PATH(ret, name, params, args, path) \
+	DYL_HOSTIO_WRAP(ret, name, params, args, dyl_hostread_path(path))
 /* (the fortified opens: -D_FORTIFY_SOURCE, when the flags need no mode) */
 DYL_HOSTIO_PATH(int, __open_2, (const char *p, int f), (p, f), p)
 DYL_HOSTIO_PATH(int, __open64_2, (const char *p, int f), (p, f), p)
@@ -489,6 +466,7 @@ DYL_HOSTIO_HOOK void (*sigset(int sig, void (*h)(int)))(int)
 	return old.sa_handler;
 }
 
+#undef DYL_HOSTIO_WRAP
 #undef DYL_HOSTIO_NEXT
 #undef DYL_HOSTIO_HOOK
 
