@@ -367,7 +367,7 @@ def _sources(out_dir):
                    if n.endswith('.c'))
 
 
-_RESOLVE = re.compile(r'dyl_resolve\(&dyl_lib_\d+, "([^"]+)", ("[^"]*"|NULL)')
+_RESOLVE = re.compile(r'dyl_load\(&dyl_lib_\d+, "([^"]+)", ("[^"]*"|NULL)')
 
 
 def test_versioned_symbols_in_generated_code(whole, crypto_syms, app, tmp_path):
