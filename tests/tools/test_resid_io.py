@@ -9,14 +9,14 @@ import json
 import os
 import shutil
 import struct
-import subprocess
 
 import pytest
 
 import flowfile as ff
-from dyltest import EXAMPLES, ROOT, build_c, c_library, make, run, run_both, wrap
+from dyltest import ROOT, build_c, c_library, make, run, run_both, wrap
 from test_residency import F_DIFF, F_HOST_READS, GEMV, figure, files, host_read, predict
 from test_residency import speedup as sp
+from test_resid_real import cjpeg_traced
 
 IO = os.path.join(ROOT, 'tests', 'tools', 'resid_io')
 MODELS = os.path.join(ROOT, 'models')
@@ -109,21 +109,7 @@ W = 2048
 @pytest.mark.parametrize('height', [32, 64])
 def test_cjpeg_compressed_bytes_come_back(tmp_path, height):
     width = W
-    make('bin/dyl-speedup')
-    cjpeg = shutil.which('cjpeg')
-    ppm_gen = build_c(tmp_path, os.path.join(ROOT, 'bench', 'residency', 'real_ppm.c'), 'real_ppm')
-    ppm = os.path.join(str(tmp_path), 'img.ppm')
-    with open(ppm, 'wb') as f:
-        subprocess.run([ppm_gen, str(width), str(height)], stdout=f, check=True)
-    w = wrap(tmp_path, '--lib', 'libjpeg.so.62', '--app', cjpeg, '--defs',
-             os.path.join(EXAMPLES, 'jpeg-resid.defs'), '-f', 'jpeg_start_compress',
-             '-f', 'jpeg_write_scanlines', '-f', 'jpeg_finish_compress',
-             '-g', 'std.flow:host_reads=on', '-g', 'std.diff')
-    out, plain = (os.path.join(str(tmp_path), n) for n in ('out.jpg', 'plain.jpg'))
-    subprocess.run([cjpeg, '-outfile', plain, ppm], check=True)
-    _, t = run_both([cjpeg, '-outfile', out, ppm], w, tmp_path)
-    with open(out, 'rb') as a, open(plain, 'rb') as b:
-        assert a.read() == b.read()
+    t, out = cjpeg_traced(tmp_path, width, height)
     size = os.path.getsize(out)
     assert libio_bytes(t + '.flow') == size
     model = os.path.join(MODELS, 'example-gpu-jpeg-compute.csv')

@@ -101,20 +101,16 @@ def test_lu_factors_stay(tmp_path):
 W, H = 64, 16
 
 
-# Every row the program hands jpeg_write_scanlines is new (rdppm reads it into the same
-# buffer): each moves in, W * 3 bytes a call, in the exact figure as in the pessimistic
-# one.  The compressed bytes the calls write (out_bytes, by examples/jpeg-resid.defs) add
-# up to the file's size; the pessimistic figure moves jpeg_write_scanlines' all back (a
-# small image: they never wrap around the destination's 4096-byte buffer).
-@pytest.mark.skipif(not shutil.which('cjpeg') or not os.path.exists('/usr/include/jpeglib.h'),
-                    reason='needs libjpeg-turbo-progs and libjpeg-dev')
-def test_cjpeg_rows_all_move(tmp_path):
+def cjpeg_traced(tmp_path, width, height):
+    """cjpeg compressing a WIDTH x HEIGHT image under host reads, std.diff and
+    examples/jpeg-resid.defs: (its trace, the JPEG it wrote), checked to be the JPEG
+    cjpeg writes without the wrapper."""
     make('bin/dyl-speedup')
     cjpeg = shutil.which('cjpeg')
     ppm_gen = build_c(tmp_path, os.path.join(HERE, 'real_ppm.c'), 'real_ppm')
     ppm = os.path.join(str(tmp_path), 'img.ppm')
     with open(ppm, 'wb') as f:
-        subprocess.run([ppm_gen, str(W), str(H)], stdout=f, check=True)
+        subprocess.run([ppm_gen, str(width), str(height)], stdout=f, check=True)
     w = wrap(tmp_path, '--lib', 'libjpeg.so.62', '--app', cjpeg, '--defs',
              os.path.join(EXAMPLES, 'jpeg-resid.defs'), '-f', 'jpeg_start_compress',
              '-f', 'jpeg_write_scanlines', '-f', 'jpeg_finish_compress',
@@ -124,6 +120,18 @@ def test_cjpeg_rows_all_move(tmp_path):
     _, t = run_both([cjpeg, '-outfile', out, ppm], w, tmp_path)   # (a file: a pipe has no ftell)
     with open(out, 'rb') as a, open(plain, 'rb') as b:
         assert a.read() == b.read()
+    return t, out
+
+
+# Every row the program hands jpeg_write_scanlines is new (rdppm reads it into the same
+# buffer): each moves in, W * 3 bytes a call, in the exact figure as in the pessimistic
+# one.  The compressed bytes the calls write (out_bytes, by examples/jpeg-resid.defs) add
+# up to the file's size; the pessimistic figure moves jpeg_write_scanlines' all back (a
+# small image: they never wrap around the destination's 4096-byte buffer).
+@pytest.mark.skipif(not shutil.which('cjpeg') or not os.path.exists('/usr/include/jpeglib.h'),
+                    reason='needs libjpeg-turbo-progs and libjpeg-dev')
+def test_cjpeg_rows_all_move(tmp_path):
+    t, out = cjpeg_traced(tmp_path, W, H)
     size = os.path.getsize(out)
     rows = Trace(t).rows
     assert sum(int(r['out_bytes']) for r in rows) == size
