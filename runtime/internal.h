@@ -301,7 +301,8 @@ HIDDEN void *dyl_spool_map(uint32_t kind, uint32_t size);
 /* trace.c */
 /* Opens PATH for writing with FLAGS (O_CREAT|O_EXCL: new only) and O_NOFOLLOW; an existing
  * file must be a regular file of the effective user with one link, or a character device
- * (/dev/null).  -1 with errno: ELOOP a symlink, EPERM another user's file or a link. */
+ * (/dev/null).  -1 with errno: ELOOP a symlink, EPERM another user's file or a link,
+ * ESTALE a file renamed over (no name left) between the open and the check. */
 HIDDEN int dyl_open_safe(const char *path, int flags);
 /* Why dyl_open_safe (failing with ERR) refused PATH, in words; NULL: not refused. */
 HIDDEN const char *dyl_refused(const char *path, int err);

@@ -100,6 +100,14 @@ int dyl_open_safe(const char *path, int flags)
 		close(fd);
 		return -1;
 	}
+	/* a regular file with no name left: another file took its name between our open
+	 * and this check (another claimant renamed its new trace over it): ESTALE, not a
+	 * refusal, so that the caller looks again */
+	if (S_ISREG(st.st_mode) && st.st_nlink == 0) {
+		close(fd);
+		errno = ESTALE;
+		return -1;
+	}
 	/* a regular file: ours, and no other name for it (a hard link planted in /tmp to a
 	 * file of ours elsewhere); a device such as /dev/null: the open's permission check
 	 * is enough; a FIFO or socket: ours */
@@ -343,7 +351,8 @@ static int replace_file(int fd, const char *path)
 }
 
 /* Opens PATH for this process: -1 with errno EBUSY when another live process holds it
- * or its writer overlapped this process; ELOOP, EPERM: refused (dyl_open_safe). */
+ * or its writer overlapped this process (or PATH changed hands three times while we
+ * looked); ELOOP, EPERM: refused (dyl_open_safe). */
 static int open_claim(const char *path, int empty)
 {
 	struct stat st;
@@ -356,6 +365,10 @@ static int open_claim(const char *path, int empty)
 		fd = dyl_open_safe(path, O_RDWR | O_CREAT);
 		if (fd < 0 && errno == EACCES)	/* write-only permission: no check possible */
 			fd = dyl_open_safe(path, O_WRONLY | O_CREAT);
+		if (fd < 0 && errno == ESTALE) {
+			errno = EBUSY;	/* renamed over since our open: look again */
+			continue;
+		}
 		if (fd < 0)
 			return -1;
 		fd = dyl_fd_high(fd);	/* (the lock below belongs to the open file, not the number) */

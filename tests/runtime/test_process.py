@@ -483,6 +483,30 @@ def test_concurrent_claims_of_a_finished_trace(tiny, tmp_path):
             assert counts(t) == {'tiny_add': 2}, n
 
 
+@pytest.mark.parametrize('held', [True, False])
+def test_claim_raced_by_a_rename(tiny, tmp_path, held):
+    """Another claimant renames its new file over PATH between this process's open of
+    the finished trace and its checks (a window only load makes wide: the file opened
+    has no name left).  The process looks again: PATH.<pid> when the newcomer holds PATH,
+    PATH itself when the newcomer left it empty and unheld.  No refusal, no trace lost."""
+    shim = dyltest.build_c(tmp_path, os.path.join(APPS, 'claimrace.c'), 'libclaimrace.so',
+                           '-fPIC', '-shared', '-ldl')
+    path = str(tmp_path / 'trace.csv')
+    run_both([tiny.app, 'calls', '1'], tiny.wrap, tmp_path)   # a finished trace at PATH
+    env = dict(os.environ, LD_PRELOAD=shim + ':' + tiny.wrap, DYL_TRACE=path,
+               RACE_PATH=path, RACE_LOCK='1' if held else '0')
+    p = subprocess.Popen([tiny.app, 'calls', '3'], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, env=env, cwd=str(tmp_path))
+    out, err = p.communicate(timeout=dyltest.TIMEOUT)
+    assert (p.returncode, out, err) == (0, 'calls: 3 sum 3\n', '')
+    mine = path + f'.{p.pid}' if held else path
+    assert sorted(os.listdir(tmp_path)).count(os.path.basename(mine)) == 1
+    tr = Trace(mine)
+    assert tr.meta['pid'] == str(p.pid) and counts(tr) == {'tiny_add': 3}
+    if held:
+        assert os.path.getsize(path) == 0   # the newcomer's, untouched
+
+
 # 'calls 5': the first write is at exit (it used to deadlock there); the others write
 # while the program runs, and fork.
 @pytest.mark.parametrize('args', [['calls', '5'], ['fork', '3000', '4', '5', 'exit']])
