@@ -100,6 +100,8 @@ struct dyl_runtime {
 	int finished;		/* the footer is written */
 	pid_t pid;
 	unsigned long long start_ticks;	/* the process's start time (/proc/self/stat) */
+	int argc;		/* the program's arguments, as glibc gives constructors */
+	char **argv;		/* (NULL: unknown; /proc/self/cmdline then) */
 	uint64_t start_ns;	/* CLOCK_REALTIME when this image (or forked child) started */
 	uint64_t t0;		/* clock at start, ticks */
 	uint64_t t0_ns;		/* CLOCK_MONOTONIC at start (for total_ns) */

@@ -332,8 +332,15 @@ void dyl_init(void)
 	__atomic_store_n(&dyl_rt.initialized, 2, __ATOMIC_RELEASE);
 }
 
-__attribute__((constructor)) static void dyl_constructor(void)
+/* glibc calls a library's constructors with the program's arguments: kept for the
+ * trace's '# cmdline=', which then needs no read of /proc at the first call */
+__attribute__((constructor)) static void dyl_constructor(int argc, char **argv, char **envp)
 {
+	(void)envp;
+	if (argc > 0 && argv && argv[0]) {
+		dyl_rt.argc = argc;
+		dyl_rt.argv = argv;
+	}
 	dyl_init();
 }
 

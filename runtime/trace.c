@@ -222,6 +222,32 @@ static int last_value(const char *buf, const char *key, unsigned long long *v)
 	return 1;
 }
 
+/* The program's arguments into BUF, NUL-separated as in /proc/self/cmdline and cut at
+ * ROOM - 1 bytes, NUL-terminated; their length (0: unknown).  From the arguments glibc
+ * gave the constructor (the same memory /proc reads), else from /proc. */
+static size_t program_args(char *buf, size_t room)
+{
+	size_t n = 0;
+
+	if (dyl_rt.argv) {
+		for (int i = 0; i < dyl_rt.argc && dyl_rt.argv[i] && n < room - 1; i++) {
+			size_t l = strnlen(dyl_rt.argv[i], room - 1 - n);
+			memcpy(buf + n, dyl_rt.argv[i], l);
+			n += l;
+			if (n < room - 1)
+				buf[n++] = '\0';
+		}
+	} else {
+		int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+		ssize_t r = fd >= 0 ? read(fd, buf, room - 1) : -1;
+		if (fd >= 0)
+			close(fd);
+		n = r > 0 ? (size_t)r : 0;
+	}
+	buf[n] = '\0';
+	return n;
+}
+
 /* Did the trace whose first lines are HEAD come from the program this process runs
  * (the same argv[0])?  A process that recorded no call replaces only such a trace: the
  * previous run of the program, not the other end of its pipeline (a wrapped `sleep` or
@@ -230,17 +256,10 @@ static int same_program(const char *head)
 {
 	char me[512];
 	const char *p = strstr(head, "\n# cmdline=");
-	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
-	ssize_t n;
 
-	if (fd < 0 || !p)
-		return fd >= 0 ? (close(fd), 0) : 0;
-	n = read(fd, me, sizeof(me) - 1);
-	close(fd);
-	if (n <= 0)
+	if (!p || program_args(me, sizeof(me)) == 0)
 		return 0;
-	me[n] = '\0';	/* argv[0] ends at its NUL */
-	size_t len = strlen(me);
+	size_t len = strlen(me);	/* argv[0] ends at its NUL */
 	p += 11;
 	return !strncmp(p, me, len) && (p[len] == ' ' || p[len] == '\n');
 }
@@ -457,7 +476,6 @@ static void write_all(int fd, const char *data, size_t len)
 size_t dyl_trace_header_text(char *buf, size_t room)
 {
 	size_t o = 0;
-	int fd;
 	ssize_t n;
 
 	o += (size_t)snprintf(buf + o, room - o, "# dyliberator trace 1\n# pid=%d\n",
@@ -466,21 +484,16 @@ size_t dyl_trace_header_text(char *buf, size_t room)
 		o += (size_t)snprintf(buf + o, room - o, "# pid_start=%llu\n", dyl_rt.start_ticks);
 	o += (size_t)snprintf(buf + o, room - o, "# start_ns=%llu\n",
 			      (unsigned long long)dyl_rt.start_ns);
-	/* the command line, NUL-separated in /proc: read once (the spool's copy of the
-	 * header and the trace's are made in the same first call: the same line, and one
-	 * read of /proc the less) */
+	/* the command line (program_args): made once, the same line in the spool's copy of
+	 * the header and the trace's */
 	static char cmd[2048];
 	static ssize_t cmd_len = -1;	/* -1: not read yet */
-	if (cmd_len < 0 && (fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC)) >= 0) {
-		n = read(fd, cmd, sizeof(cmd) - 1);
-		close(fd);
-		if (n > 0) {
-			for (ssize_t i = 0; i < n - 1; i++)
-				if (cmd[i] == '\0' || cmd[i] == '\n')
-					cmd[i] = ' ';
-			cmd[n] = '\0';
-		}
-		cmd_len = n > 0 ? n : 0;
+	if (cmd_len < 0) {
+		n = (ssize_t)program_args(cmd, sizeof(cmd));
+		for (ssize_t i = 0; i < n - 1; i++)
+			if (cmd[i] == '\0' || cmd[i] == '\n')
+				cmd[i] = ' ';
+		cmd_len = n;
 	}
 	if (cmd_len > 0)
 		o += (size_t)snprintf(buf + o, room - o, "# cmdline=%s\n", cmd);
