@@ -66,7 +66,7 @@ $(B)/.rt-$(RT_MODE): | $(B)/.deps
 runtime: $(B)/libdylrt.so
 $(B)/libdylrt.so: $(RT_SRC) $(RT_HDR) $(B)/.rt-$(RT_MODE) | $(B)/.deps
 	$(CC) $(CFLAGS) $(RT_DEBUG) $(WARN) -std=gnu11 -fPIC -shared -fvisibility=hidden \
-		-Iruntime/include -Iruntime -Iruntime/format -Wl,-soname,libdylrt.so -o $@ $(RT_SRC) -lunwind -ldl -lpthread
+		-Iruntime/include -Iruntime -Iruntime/format -Wl,-soname,libdylrt.so -o $@ $(RT_SRC) -ldl -lpthread
 
 # The C commands over traces and models: bin/dyl-NAME is speedup/dyl-NAME/*.c over the
 # library (TOOL_LIB_SRC, TOOL_FORMAT_SRC); includes are by bare name ("rows.h").

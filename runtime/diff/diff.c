@@ -56,6 +56,7 @@
 #include <emmintrin.h>
 #endif
 #include "diff.h"
+#include "../regions/unwind.h"
 
 #define PAGE 4096ul
 #define CHUNK 4096ul
@@ -940,6 +941,7 @@ void dyl_diff_setup(void)
 {
 	if (__atomic_exchange_n(&d.noted, 1, __ATOMIC_RELAXED))
 		return;
+	dyl_unwind_on();	/* a call's dead stack below the caller */
 	char note[256];
 	const char *how = dyl_watch_how();
 	if (dyl_watch_on()) {

@@ -34,6 +34,7 @@
 #include "flow.h"
 #include "hostread.h"
 #include "../regions/regions.h"
+#include "../regions/unwind.h"
 
 #define WIN_SIZE (256u << 10)	/* a window: its chunk, header included */
 #define WIN_HEAD (sizeof(struct dyl_chunk) + sizeof(struct dyl_flow_chunk))
@@ -609,6 +610,7 @@ void dyl_flow_setup(void)
 	if (__atomic_exchange_n(&flow.on, 1, __ATOMIC_ACQ_REL))
 		return;	/* (another wrapper's constructor did) */
 	pthread_key_create(&flow.key, thread_gone);
+	dyl_unwind_on();	/* sites: the call's return addresses */
 	pthread_atfork(NULL, NULL, child_after_fork);
 	dyl_flow_sites_setup();
 	dyl_note("flow", "on");

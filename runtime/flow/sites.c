@@ -19,15 +19,14 @@
  * without one (id stored last).  A new site puts a SITE event before the ALLOC naming it.
  */
 #define _GNU_SOURCE
-#define UNW_LOCAL_ONLY
 #include <dlfcn.h>
-#include <libunwind.h>
 #include <link.h>
 #include <pthread.h>
 #include <string.h>
 #include <sys/mman.h>
 #include "flow.h"
 #include "../regions/regions.h"
+#include "../regions/unwind.h"
 
 #define CACHE 16384		/* return addresses with their frame sizes (a power of two) */
 #define SITES 65536		/* distinct sites (a power of two); past 3/4 of it: no site */
@@ -101,16 +100,16 @@ static __attribute__((noinline)) int walk_unwind(uint64_t *out)
 
 	if (!stack_hi && !dyl_stack_bounds(&stack_lo, &stack_hi))
 		stack_lo = stack_hi = 0;
-	if (unw_getcontext(&uc) != 0 || unw_init_local(&cur, &uc) != 0)
+	if (DYL_UNW_START(&uc, &cur) != 0)
 		return 0;
 	do {
 		unw_word_t a, b;
-		if (unw_get_reg(&cur, UNW_REG_IP, &a) != 0 || unw_get_reg(&cur, UNW_REG_SP, &b) != 0)
+		if (dyl_unw.get_reg(&cur, UNW_REG_IP, &a) != 0 || dyl_unw.get_reg(&cur, UNW_REG_SP, &b) != 0)
 			break;
 		ip[n] = a;
 		sp[n] = b;
 		n++;
-	} while (n < WALK_MAX && unw_step(&cur) > 0);
+	} while (n < WALK_MAX && dyl_unw.step(&cur) > 0);
 	/* frame 0 is this function (its IP is no return address); the outermost frame
 	 * has size 0: known, but the walk ends there (unless the walk stopped at WALK_MAX) */
 	for (int i = 1; i < n; i++) {

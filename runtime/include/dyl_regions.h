@@ -149,7 +149,9 @@ DYL_API void dyl_flow_follow_setup(unsigned cap);
 
 /* Which malloc the process uses: 1 if a dyliberator wrapper's (the heap is tracked), 0
  * if another one comes first (a sanitizer or an allocator preloaded before the wrapper);
- * notes it in the trace (# regions_heap=...). */
+ * notes it in the trace (# regions_heap=...).  It also loads libunwind, which stack
+ * frames need: whatever charges regions calls it first, from a constructor (the set-up
+ * of std.regions and std.diff does; dyl_diff_setup and dyl_flow_setup load it too). */
 DYL_API int dyl_regions_check_allocator(void);
 
 /* Counters for tests and benchmarks: regions in the table, pointers charged, pointers

@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 #include <stdio.h>
 #include "regions.h"
+#include "unwind.h"
 
 int dyl_region_find(const void *p, struct dyl_region *r)
 {
@@ -22,6 +23,9 @@ int dyl_region_find(const void *p, struct dyl_region *r)
 
 int dyl_regions_check_allocator(void)
 {
+	/* (every feature that charges regions calls this from its wrapper's constructor:
+	 * stack frames need libunwind) */
+	dyl_unwind_on();
 	/* the first malloc in the global scope is the one the program calls; a dyliberator
 	 * wrapper's exports dyl_alloc_next */
 	void *m = dlsym(RTLD_DEFAULT, "malloc");

@@ -35,10 +35,8 @@
  * lock.  It is consulted only for pointers in no other region, O(log threads).
  */
 #define _GNU_SOURCE
-#define UNW_LOCAL_ONLY
 #include <errno.h>
 #include <fcntl.h>
-#include <libunwind.h>
 #include <link.h>
 #include <pthread.h>
 #include <sched.h>
@@ -46,6 +44,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "regions.h"
+#include "unwind.h"
 
 extern void *__libc_stack_end;	/* ld.so's: the main thread's stack pointer at entry */
 
@@ -206,14 +205,14 @@ static __attribute__((noinline)) uintptr_t outermost_sp(void)
 	uintptr_t last = 0;
 
 	__atomic_fetch_add(&dyl_reg.unwinds, 1, __ATOMIC_RELAXED);
-	if (unw_getcontext(&uc) != 0 || unw_init_local(&cur, &uc) != 0)
+	if (DYL_UNW_START(&uc, &cur) != 0)
 		return 0;
 	for (int i = 0; i < 100000; i++) {
 		unw_word_t sp;
-		if (unw_get_reg(&cur, UNW_REG_SP, &sp) != 0 || sp <= last)
+		if (dyl_unw.get_reg(&cur, UNW_REG_SP, &sp) != 0 || sp <= last)
 			break;
 		last = sp;
-		if (unw_step(&cur) <= 0)
+		if (dyl_unw.step(&cur) <= 0)
 			break;
 	}
 	return last;
@@ -293,7 +292,7 @@ static uintptr_t data_end(unw_cursor_t *cur, uintptr_t lo, uintptr_t hi)
 
 	for (unsigned i = 0; i < sizeof(regs) / sizeof(regs[0]); i++) {
 		unw_save_loc_t loc;
-		if (unw_get_save_loc(cur, regs[i], &loc) == 0 && loc.type == UNW_SLT_MEMORY &&
+		if (dyl_unw.get_save_loc(cur, regs[i], &loc) == 0 && loc.type == UNW_SLT_MEMORY &&
 		    loc.u.addr >= lo && loc.u.addr < end)
 			end = loc.u.addr;
 	}
@@ -315,11 +314,11 @@ static __attribute__((noinline)) void unwind(struct dyl_frames *fr, uintptr_t ma
 
 	fr->n = 0;
 	__atomic_fetch_add(&dyl_reg.unwinds, 1, __ATOMIC_RELAXED);
-	if (unw_getcontext(&uc) != 0 || unw_init_local(&cur, &uc) != 0)
+	if (DYL_UNW_START(&uc, &cur) != 0)
 		return;
 	do {
 		unw_word_t sp, ip;
-		if (unw_get_reg(&cur, UNW_REG_SP, &sp) != 0 || unw_get_reg(&cur, UNW_REG_IP, &ip) != 0)
+		if (dyl_unw.get_reg(&cur, UNW_REG_SP, &sp) != 0 || dyl_unw.get_reg(&cur, UNW_REG_IP, &ip) != 0)
 			break;
 		if (fr->n > 0 && sp <= fr->sp[fr->n - 1])
 			break;	/* a confused unwind: the stack grows down, SPs only go up */
@@ -330,7 +329,7 @@ static __attribute__((noinline)) void unwind(struct dyl_frames *fr, uintptr_t ma
 		fr->sp[fr->n++] = sp;
 		if (sp > maxp)
 			return;
-	} while (fr->n < cap && unw_step(&cur) > 0);
+	} while (fr->n < cap && dyl_unw.step(&cur) > 0);
 	fr->complete = 1;
 }
 
@@ -356,42 +355,6 @@ static __attribute__((noinline)) void frames(struct dyl_frames *fr, uintptr_t ma
 	fr->complete = 0;
 	unwind(fr, maxp);
 	fr->here = here;
-}
-
-/* libunwind sets itself up at its first use (unw_init_local), with a once-flag that two
- * threads unwinding for the first time together race on (TSan says so): done once,
- * before the program's threads, from the runtime's constructor.  Costs a few us.
- *
- * That set-up opens a pipe of libunwind's own (it checks addresses by writing from
- * them), at the two lowest free descriptors: the program's first open() returned 5
- * instead of 3.  So the free descriptors below PIPE_FLOOR are held for that moment and
- * given back: the pipe lands above them, and the program's first descriptors are
- * numbered as without the wrapper.  About two system calls a descriptor held, once.
- * (Closing or moving the pipe afterwards is no answer: libunwind closes those numbers
- * again when it finds its pipe broken, and they may be the program's by then.) */
-#define PIPE_FLOOR 64
-static void unwind_warm(void)
-{
-	unw_context_t uc;
-	unw_cursor_t cur;
-	int held[PIPE_FLOOR], n = 0;
-
-	dyl_busy++;	/* its calls into libc (a wrapped libc) are not the program's */
-	while (n < PIPE_FLOOR) {
-		int fd = (int)syscall(SYS_openat, AT_FDCWD, "/", O_PATH | O_CLOEXEC);
-		if (fd < 0)
-			break;
-		if (fd >= PIPE_FLOOR) {
-			syscall(SYS_close, fd);
-			break;
-		}
-		held[n++] = fd;
-	}
-	if (unw_getcontext(&uc) == 0)
-		unw_init_local(&cur, &uc);
-	while (n > 0)
-		syscall(SYS_close, held[--n]);
-	dyl_busy--;
 }
 
 int dyl_stack_frame(uintptr_t p, uintptr_t maxp, struct dyl_frames *fr, struct dyl_region *r)
@@ -535,5 +498,4 @@ __attribute__((constructor)) static void stacks_constructor(void)
 	pthread_atfork(before_fork, parent_after_fork, child_after_fork);
 	list_main();
 	dyl_busy--;
-	unwind_warm();	/* (once the table's constructor ran: link order) */
 }

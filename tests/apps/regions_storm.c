@@ -167,6 +167,7 @@ int main(int argc, char **argv)
 	long checks = 0;
 	char arr[256] = { 1 };
 
+	dyl_regions_check_allocator();	/* as a wrapper's set-up: libunwind for the frames */
 	main_arr = arr;
 	main_to_end = (char *)__libc_stack_end - arr;
 	if (argc > 1)

@@ -40,6 +40,6 @@ def test_runtime_builds_with_asserts(tmp_path):
     subprocess.run(["cc", "-O2", "-DDYL_DEBUG", "-Wall", "-Wextra", "-Wno-unused-parameter",
                     "-Werror", "-std=gnu11", "-fPIC", "-shared", "-fvisibility=hidden",
                     "-Iruntime/include", "-Iruntime", "-Iruntime/format", "-o", out] + rt +
-                   ["-lunwind", "-ldl", "-lpthread"], cwd=ROOT, check=True)
+                   ["-ldl", "-lpthread"], cwd=ROOT, check=True)
     nm = subprocess.run(["nm", out], capture_output=True, text=True, check=True).stdout
     assert "dyl_assert_fail" in nm

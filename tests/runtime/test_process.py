@@ -507,6 +507,39 @@ def test_claim_raced_by_a_rename(tiny, tmp_path, held):
         assert os.path.getsize(path) == 0   # the newcomer's, untouched
 
 
+def mapped_while_waiting(app, wrap, tmp_path):
+    """The files mapped into APP (tinyapp 'wait') under WRAP once it is ready."""
+    env = dict(os.environ, LD_PRELOAD=wrap, DYL_TRACE=str(tmp_path / 'trace.csv'))
+    q = subprocess.Popen([app, 'wait'], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         text=True, env=env, cwd=str(tmp_path))
+    try:
+        assert q.stdout.readline() == 'ready 3\n'
+        with open(f'/proc/{q.pid}/maps') as f:
+            maps = f.read()
+        assert q.communicate('go\n', timeout=dyltest.TIMEOUT)[0] == 'done 7\n'
+    finally:
+        if q.poll() is None:
+            q.kill()
+    return maps
+
+
+def test_libunwind_only_where_stacks_are_walked(tiny, tmp_path):
+    """Time and trace walk no stack: libunwind (and its liblzma) is not loaded, and its
+    set-up's ~130 system calls are not made.  std.regions walks frames: loaded."""
+    assert '/libunwind.so' not in mapped_while_waiting(tiny.app, tiny.wrap, tmp_path)
+    regions = dyltest.wrap(tmp_path, '--lib', tiny.lib, '--header', os.path.join(APPS, 'tiny.h'),
+                           '-g', 'std.regions', name='regions.so')
+    assert '/libunwind.so' in mapped_while_waiting(tiny.app, regions, tmp_path)
+    # libunwind's pipe does not take the program's first descriptors (unwind.c)
+    fdapp = dyltest.build_c(tmp_path, '#include <fcntl.h>\n#include <stdio.h>\n#include "tiny.h"\n'
+                            'int main(void) { int x = tiny_add(1, 2);\n'
+                            '  printf("%d %d\\n", x, open("/dev/null", O_RDONLY)); return 0; }\n',
+                            'firstfd', '-I' + APPS, '-L' + os.path.dirname(tiny.lib), '-ltiny',
+                            '-Wl,-rpath,' + os.path.dirname(tiny.lib))
+    wrapped, _ = run_both([fdapp], regions, tmp_path)
+    assert wrapped.stdout == b'3 3\n'
+
+
 # 'calls 5': the first write is at exit (it used to deadlock there); the others write
 # while the program runs, and fork.
 @pytest.mark.parametrize('args', [['calls', '5'], ['fork', '3000', '4', '5', 'exit']])

@@ -177,7 +177,7 @@ def _build(san, apps, tmp_path_factory):
     dyltest.run([CC, *flags, '-Wall', '-Wextra', '-Wno-unused-parameter', '-std=gnu11',
                  '-fPIC', '-shared', '-fvisibility=hidden', '-I' + os.path.join(RUNTIME, 'include'),
                  '-I' + RUNTIME, '-I' + os.path.join(RUNTIME, 'format'),
-                 '-Wl,-soname,libdylrt.so', '-o', b.runtime, *srcs, '-lunwind', '-ldl', '-lpthread'])
+                 '-Wl,-soname,libdylrt.so', '-o', b.runtime, *srcs, '-ldl', '-lpthread'])
     # the wrapper: generated, then built by its own Makefile with the sanitizer's flags,
     # linked against the sanitized runtime
     b.wrap = os.path.join(d, 'wrap.so')
