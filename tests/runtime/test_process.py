@@ -10,7 +10,6 @@ import glob
 import json
 import os
 import subprocess
-import time
 
 import pytest
 
