@@ -36,7 +36,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <link.h>
 #include <pthread.h>
 #include <sched.h>
