@@ -123,16 +123,22 @@ def test_cjpeg_compressed_bytes_come_back(tmp_path, height):
     # back once; doc/residency.md)
 
 
-# Outputs a --defs postfix declares (dyl_flow_writes) are watched as the charge's are:
-# jobapp reads one double in the middle of job_run's output (a pointer in a struct: only
-# job.defs says it is written) after each call: that page comes back each step.
-def test_defs_outputs_are_watched(tmp_path):
+def job_wrapped(tmp_path, flow):
+    """libjob, jobapp and a wrapper of libjob with job.defs, FLOW and std.diff:
+    (app, wrapper)."""
     make('bin/dyl-speedup')
     lib, h = c_library(tmp_path, 'job', os.path.join(IO, 'job.h'), os.path.join(IO, 'libjob.c'))
     app = build_c(tmp_path, os.path.join(IO, 'jobapp.c'), 'jobapp', f'-I{tmp_path}', lib,
                   f'-Wl,-rpath,{tmp_path}')
-    w = wrap(tmp_path, '--lib', lib, '--header', h, '--defs', os.path.join(IO, 'job.defs'),
-             '-g', 'std.flow:host_reads=on', '-g', 'std.diff')
+    return app, wrap(tmp_path, '--lib', lib, '--header', h, '--defs',
+                     os.path.join(IO, 'job.defs'), '-g', flow, '-g', 'std.diff')
+
+
+# Outputs a --defs postfix declares (dyl_flow_writes) are watched as the charge's are:
+# jobapp reads one double in the middle of job_run's output (a pointer in a struct: only
+# job.defs says it is written) after each call: that page comes back each step.
+def test_defs_outputs_are_watched(tmp_path):
+    app, w = job_wrapped(tmp_path, 'std.flow:host_reads=on')
     r, t = run_both([app, str(STEPS)], w, tmp_path)
     model = tmp_path / 'k.csv'
     model.write_text('func,work,t_ns\njob_run,0,100\njob_run,1000000,100\n')
@@ -148,12 +154,7 @@ def test_defs_outputs_are_watched(tmp_path):
 # call: one transfer a call.  (They went to the call before, ahead of its accesses: the
 # last rewrite never moved, 1 KiB short, and each was charged a call early.)
 def test_defs_prefix_look_is_the_next_calls(tmp_path):
-    make('bin/dyl-speedup')
-    lib, h = c_library(tmp_path, 'job', os.path.join(IO, 'job.h'), os.path.join(IO, 'libjob.c'))
-    app = build_c(tmp_path, os.path.join(IO, 'jobapp.c'), 'jobapp', f'-I{tmp_path}', lib,
-                  f'-Wl,-rpath,{tmp_path}')
-    w = wrap(tmp_path, '--lib', lib, '--header', h, '--defs', os.path.join(IO, 'job.defs'),
-             '-g', 'std.flow', '-g', 'std.diff')
+    app, w = job_wrapped(tmp_path, 'std.flow')
     steps = 5
     run_both([app, str(steps), 'sum'], w, tmp_path)
     t = os.path.join(str(tmp_path), 'trace.csv')
