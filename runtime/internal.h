@@ -280,6 +280,7 @@ HIDDEN void dyl_spool_out(struct dyl_thread *t, uint32_t from, uint32_t to, uint
  * DYL_CONVERT=later, the rows left in the spool, which is kept (1: the trace gets
  * the '# rows_in_spool=' line). */
 HIDDEN int dyl_spool_finish(const char *foot, size_t len);
+HIDDEN void dyl_spool_names_ahead(void);	/* the names area made now (dyl_prepare) */
 HIDDEN void dyl_spool_exec(void);	/* an exec: the rows are converted now, never later */
 HIDDEN void dyl_spool_drop(void);
 HIDDEN void dyl_spool_meta(void);	/* the header text changed */
@@ -313,6 +314,8 @@ HIDDEN size_t dyl_trace_header_text(char *buf, size_t room);	/* dyl_rt.meta held
 HIDDEN void dyl_finish(void);	/* flush everything, write the footer */
 HIDDEN void dyl_trace_setup(void);	/* at start-up: remember $DYL_TRACE */
 HIDDEN void dyl_trace_claim(void);	/* at the first recorded call: take the name */
+HIDDEN void dyl_trace_claim_early(void);	/* at start-up, where it changes nothing */
+HIDDEN void dyl_prepare(void);	/* a wrapped library is loaded at start-up */
 HIDDEN void dyl_trace_write(const char *data, size_t len);
 /* dyl_trace_write in pieces: lock (and open the file, write the header), put, unlock */
 HIDDEN int dyl_trace_lock(void);	/* 0: the trace cannot be written (unlocked then) */

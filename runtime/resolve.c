@@ -383,6 +383,8 @@ void dyl_lib_check(struct dyl_lib *lib, const char *build_id, const struct dyl_s
 	}
 	__atomic_store_n(&nseen_libs, nseen_libs + 1, __ATOMIC_RELEASE);
 	dyl_busy--;
+	if (fn)
+		dyl_prepare();	/* the library is loaded: its first call is near */
 }
 
 /* dyl_resolve found FN for LIB: report LIB if its constructor could not. */

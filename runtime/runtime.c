@@ -242,6 +242,31 @@ void dyl_resume(void)
 	DYL_BUSY_OUT();
 }
 
+/* A wrapped library was loaded with the program (a wrapper's constructor found its
+ * originals): its first call is near.  So the trace's name, the spool and this thread's
+ * window are made now, in the constructor, not inside that call: a first call then costs
+ * what a later one does (bench/firstcall/).  Only on the main thread, and only where the
+ * name is taken as the process's end would take it anyway (dyl_trace_claim_early): a
+ * process that never calls leaves what it left before.  Shells and launchers, which do
+ * not load the library, pay nothing. */
+void dyl_prepare(void)
+{
+	if (dyl_rt.initialized != 2 || dyl_rt.off || DYL_DISABLED() || dyl_self ||
+	    dyl_rt.forked || (pid_t)syscall(SYS_gettid) != dyl_rt.pid)
+		return;
+	uint64_t a = dyl_now();
+	dyl_busy++;
+	dyl_trace_claim_early();
+	if (__atomic_load_n(&dyl_rt.fd, __ATOMIC_ACQUIRE) >= 0) {
+		dyl_io_lock();
+		dyl_spool_names_ahead();
+		dyl_io_unlock();
+		dyl_thread_get();	/* with a window of the spool */
+	}
+	dyl_busy--;
+	dyl_cost_add(dyl_now() - a);
+}
+
 /* Every thread's rows recorded so far, including those of threads still running. */
 static void flush_all(void)
 {

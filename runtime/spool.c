@@ -337,6 +337,14 @@ static int names_area_new(void)
 	return 0;
 }
 
+/* A names area made ahead (dyl_prepare: the first call's name then costs no mapping). */
+void dyl_spool_names_ahead(void)
+{
+	DYL_ASSERT_HELD(&dyl_rt.io);
+	if (dyl_rt.spool_fd >= 0 && !names.map && !DYL_DISABLED())
+		names_area_new();
+}
+
 /* The names area goes (the spool is dropped, or is the parent's). */
 static void names_area_drop(void)
 {

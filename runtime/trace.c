@@ -2,6 +2,9 @@
  *
  * Each process writes its own file.  The first process to record a call takes
  * $DYL_TRACE (default ./trace.csv) then, and holds an flock on it for its whole life.
+ * A program that loads a wrapped library at start takes it in the wrapper's constructor
+ * instead (dyl_trace_claim_early), where its end would take it anyway: its first call
+ * then costs what a later one does.
  * Any other process writes PATH.<pid>: a forked child always, and a process that finds
  * PATH locked (a live process owns it) or written by a process that had not ended when
  * this one started (an image of itself before an exec, a process running beside it in
@@ -621,6 +624,21 @@ void dyl_trace_claim(void)
 	dyl_io_lock();
 	if (dyl_rt.fd < 0 && !DYL_DISABLED())
 		open_trace();
+	dyl_io_unlock();
+}
+
+/* The name taken at start-up (dyl_prepare), before the first call, but only where the
+ * process's end would take it even with no call recorded (open_trace_as(1)): PATH
+ * itself, free, and new or its own program's previous trace.  Else (PATH held, or
+ * another program's, or %p in it) the first call claims, as it always did. */
+void dyl_trace_claim_early(void)
+{
+	if (__atomic_load_n(&dyl_rt.fd, __ATOMIC_ACQUIRE) >= 0 || DYL_DISABLED() || dyl_rt.off ||
+	    dyl_rt.forked)
+		return;
+	dyl_io_lock();
+	if (dyl_rt.fd < 0 && !DYL_DISABLED())
+		open_trace_as(1);
 	dyl_io_unlock();
 }
 

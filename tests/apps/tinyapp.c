@@ -255,6 +255,19 @@ static int wait_stdin(void)
 	return 0;
 }
 
+/* --- waits on stdin before its first call: what the wrapper made at start-up is seen
+ * from outside --- */
+static int wait_first(void)
+{
+	char line[16];
+	printf("ready\n");
+	fflush(stdout);
+	if (!fgets(line, sizeof(line), stdin))
+		return 1;
+	printf("done %d\n", tiny_add(3, 4));
+	return 0;
+}
+
 /* --- killed with calls in every thread's buffer: NT threads make N calls each and
  * stay alive, the main thread makes N; "ready", then it waits for its SIGKILL --- */
 static pthread_barrier_t made;
@@ -384,6 +397,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(mode, "wait"))
 		return wait_stdin();
+	if (!strcmp(mode, "wait-first"))
+		return wait_first();
 	if (!strcmp(mode, "fork-kill-me"))
 		return fork_kill_me(arg(argv, argc, 2, 100));
 	if (!strcmp(mode, "kill-me"))

@@ -346,6 +346,73 @@ def test_pid_in_trace_path(tiny, tmp_path):
         [(('tiny_add', 8),), (('tiny_inner', 4),)]
 
 
+def waiting(cmd, wrap, path, tmp_path):
+    """CMD under WRAP, started: it waits on its stdin once it printed 'ready'."""
+    p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                         env=dict(os.environ, LD_PRELOAD=wrap, DYL_TRACE=path),
+                         cwd=str(tmp_path))
+    assert p.stdout.readline() == 'ready\n'
+    return p
+
+
+def test_trace_claimed_before_the_first_call(tiny, tmp_path):
+    """A program linked with the wrapped library gets its trace, spool and window at
+    start-up, so that its first call costs what a later one does: both files exist
+    before it calls.  Its rows are the same."""
+    path = tmp_path / 'trace.csv'
+    spool = tmp_path / '.trace.csv.dylspool'
+    p = waiting([tiny.app, 'wait-first'], tiny.wrap, str(path), tmp_path)
+    try:
+        assert path.exists() and spool.exists()
+        out, _ = p.communicate('go\n', timeout=30)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert out == 'done 7\n' and p.returncode == 0
+    all_tr = traces(str(path))
+    assert list(all_tr) == ['trace.csv'], list(all_tr)
+    check_complete(all_tr['trace.csv'])
+    assert counts(all_tr['trace.csv']) == {'tiny_add': 1}
+
+
+def test_no_trace_ahead_without_the_library(tiny, tmp_path):
+    """A program that does not load the library (a shell) claims nothing at start-up:
+    only at its end, as before, a run that recorded nothing leaves an empty trace."""
+    path = tmp_path / 'trace.csv'
+    p = waiting(['/bin/sh', '-c', 'echo ready; read x; echo "got $x"'], tiny.wrap, str(path),
+                tmp_path)
+    try:
+        assert not path.exists()
+        out, _ = p.communicate('go\n', timeout=30)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert out == 'got go\n' and p.returncode == 0
+    assert traces(str(path))['trace.csv'].rows == []
+
+
+def test_no_trace_ahead_over_another_programs(tiny, tmp_path):
+    """Another program's finished trace at PATH is replaced only by a process that
+    records a call (a launcher in front must not take it): so not at start-up, but at
+    the first call, as before."""
+    path = tmp_path / 'trace.csv'
+    run_both(['/bin/echo', 'hi'], tiny.wrap, tmp_path)
+    before = path.read_bytes()
+    assert b'/bin/echo hi' in before
+    p = waiting([tiny.app, 'wait-first'], tiny.wrap, str(path), tmp_path)
+    try:
+        assert path.read_bytes() == before
+        assert not (tmp_path / '.trace.csv.dylspool').exists()
+        out, _ = p.communicate('go\n', timeout=30)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert out == 'done 7\n'
+    all_tr = traces(str(path))
+    assert list(all_tr) == ['trace.csv'], list(all_tr)
+    assert counts(all_tr['trace.csv']) == {'tiny_add': 1}
+
+
 def test_second_live_process_writes_path_pid(tiny, tmp_path):
     path = str(tmp_path / 'trace.csv')
     env = dict(os.environ, LD_PRELOAD=tiny.wrap, DYL_TRACE=path)
