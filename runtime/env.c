@@ -26,6 +26,7 @@ struct var {
 	const char *values;	/* the allowed values, ", "-separated; NULL: any */
 	const char *meaning;
 	int runtime;		/* read by the runtime (else by a tool only) */
+	int size;		/* a size in bytes (dyl_env_size): checked as one, not by VALUES */
 };
 
 static const struct var vars[DYL_ENV_COUNT] = {
@@ -47,9 +48,13 @@ static const struct var vars[DYL_ENV_COUNT] = {
 				    "bin/dyliberator's folders of micro-generators", 0 },
 	[DYL_ENV_RUNTIME] = { "DYL_RUNTIME", "", NULL,
 			      "a wrapper's Makefile: the folder of libdylrt.so", 0 },
-	[DYL_ENV_CONVERT] = { "DYL_CONVERT", "exit", "exit, later, keep",
-			      "when the trace's CSV rows are written: at exit; later (dyl-trace "
-			      "convert; the tools read the spool); keep: at exit, the spool kept", 1 },
+	[DYL_ENV_CONVERT] = { "DYL_CONVERT", "auto", "auto, exit, later, keep",
+			      "when the trace's CSV rows are written: auto (at exit, or later for a "
+			      "spool over DYL_CONVERT_MAX); at exit; later (dyl-trace convert; the "
+			      "tools read the spool); keep: at exit, the spool kept", 1 },
+	[DYL_ENV_CONVERT_MAX] = { "DYL_CONVERT_MAX", "64M", NULL,
+				  "DYL_CONVERT=auto: a spool larger than this (bytes; K, M, G) "
+				  "keeps its rows", 1, 1 },
 };
 
 #define VALUE_MAX 4096
@@ -76,6 +81,33 @@ static int allowed(const char *v, const char *list)
 	return 0;
 }
 
+/* V as a size: an integer, then nothing or K, M or G (powers of 1024).  0 with *OUT
+ * set, or -1: not a size (empty, another character, or past 2^64). */
+static int size_of(const char *v, uint64_t *out)
+{
+	uint64_t n = 0;
+	const char *p = v;
+
+	for (; *p >= '0' && *p <= '9'; p++) {
+		if (n > (UINT64_MAX - 9) / 10)
+			return -1;
+		n = n * 10 + (uint64_t)(*p - '0');
+	}
+	if (p == v)
+		return -1;
+	const char *units = "KMG";
+	const char *u = *p ? strchr(units, *p & ~0x20) : NULL;	/* (k, m, g too) */
+	if (*p && (!u || p[1]))
+		return -1;
+	for (int shift = u ? 10 * (int)(u - units + 1) : 0; shift; shift -= 10) {
+		if (n > UINT64_MAX >> 10)
+			return -1;
+		n <<= 10;
+	}
+	*out = n;
+	return 0;
+}
+
 /* (from dyl_init, or the first dyl_env: a micro-generator's constructor may run first) */
 void dyl_env_setup(void)
 {
@@ -98,7 +130,10 @@ void dyl_env_setup(void)
 		}
 		const char *v = (*e)[n] == '=' ? *e + n + 1 : "";
 		snprintf(values[id], VALUE_MAX, "%s", v);
-		set[id] = vars[id].values && !allowed(v, vars[id].values) ? 2 : 1;
+		uint64_t bytes;
+		int bad = (vars[id].values && !allowed(v, vars[id].values)) ||
+			  (vars[id].size && size_of(v, &bytes) != 0);
+		set[id] = bad ? 2 : 1;
 	}
 }
 
@@ -119,6 +154,16 @@ const char *dyl_env_get(const char *name)
 	return NULL;
 }
 
+uint64_t dyl_env_size(enum dyl_env_id id)
+{
+	uint64_t n = 0;
+	const char *v = dyl_env(id);
+
+	if (!v || size_of(v, &n) != 0)
+		size_of(vars[id].dflt, &n);
+	return n;
+}
+
 void dyl_env_default(enum dyl_env_id id, const char *value)
 {
 	defaults[id] = value;
@@ -133,8 +178,12 @@ void dyl_env_warn(void)
 			continue;
 		const char *d = vars[i].dflt ? vars[i].dflt : defaults[i] ? defaults[i] : "";
 		snprintf(key, sizeof(key), "env %s", vars[i].name);
-		dyl_warn_once(key, "%s=%.200s: unknown value; using %s (one of: %s)", vars[i].name,
-			      values[i], *d ? d : "none", vars[i].values);
+		if (vars[i].size)
+			dyl_warn_once(key, "%s=%.200s: not a size; using %s (bytes: an integer, "
+				      "K, M or G after it for KiB, MiB, GiB)", vars[i].name, values[i], d);
+		else
+			dyl_warn_once(key, "%s=%.200s: unknown value; using %s (one of: %s)",
+				      vars[i].name, values[i], *d ? d : "none", vars[i].values);
 	}
 	char known[512];
 	size_t o = 0;

@@ -225,10 +225,12 @@ HIDDEN int dyl_fd_high(int fd);	/* state.c */
 enum dyl_env_id {
 	DYL_ENV_TRACE, DYL_ENV_OFF, DYL_ENV_FILTER, DYL_ENV_CLOCK, DYL_ENV_DIFF_WATCH,
 	DYL_ENV_DEBUG_DIR, DYL_ENV_PAPI_EVENTS, DYL_ENV_MICROGEN_PATH, DYL_ENV_RUNTIME,
-	DYL_ENV_CONVERT, DYL_ENV_COUNT
+	DYL_ENV_CONVERT, DYL_ENV_CONVERT_MAX, DYL_ENV_COUNT
 };
 HIDDEN void dyl_env_setup(void);
 HIDDEN const char *dyl_env(enum dyl_env_id id);
+/* ID's value as a size in bytes (K, M, G: powers of 1024); its default when unset or bad */
+HIDDEN uint64_t dyl_env_size(enum dyl_env_id id);
 /* what holds for ID when it is unset, where the table cannot say (DYL_CLOCK: what the
  * CPU has), for dyl_env_warn's message */
 HIDDEN void dyl_env_default(enum dyl_env_id id, const char *value);
@@ -276,8 +278,8 @@ HIDDEN uint32_t dyl_rec_put(struct dyl_rec *r, const struct dyl_call *c, int num
 HIDDEN void dyl_spool_open(void);	/* the trace is claimed: its spool */
 HIDDEN void dyl_spool_out(struct dyl_thread *t, uint32_t from, uint32_t to, uint32_t open);
 /* The image ends: the spool completed (names, clock, events, the FOOTer FOOT), then
- * either every row converted into the trace and the spool removed (0), or, with
- * DYL_CONVERT=later, the rows left in the spool, which is kept (1: the trace gets
+ * either every row converted into the trace and the spool removed (0), or (DYL_CONVERT=later,
+ * or auto with a large spool) the rows left in the spool, which is kept (1: the trace gets
  * the '# rows_in_spool=' line). */
 HIDDEN int dyl_spool_finish(const char *foot, size_t len);
 HIDDEN void dyl_spool_names_ahead(void);	/* the names area made now (dyl_prepare) */

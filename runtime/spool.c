@@ -5,8 +5,9 @@
  * directory takes no spool.  Each recording thread gets a window mapped from it; a
  * full window is appended as a block and reused, so a write-out is one pwritev and
  * no formatting.  When the image ends the spool is converted into the trace
- * (runtime/format/: decode.c, csv.c) and removed; with DYL_CONVERT=later it is completed
- * (a FOOT chunk) and kept instead, and the tools read it in place (dyl_spool_finish).
+ * (runtime/format/: decode.c, csv.c) and removed; with DYL_CONVERT=later, or by default
+ * when it is large (convert_when), it is completed (a FOOT chunk) and kept instead, and
+ * the tools read it in place (dyl_spool_finish).
  *
  * The spool is made as the trace is (trace.c): never through a symlink, never into
  * another user's file (such a name: one line, and the rows wait in memory), 0600.  The
@@ -600,16 +601,24 @@ void dyl_spool_out(struct dyl_thread *t, uint32_t from, uint32_t to, uint32_t op
 	errno = saved;
 }
 
-/* When the rows become CSV (DYL_CONVERT, doc/environment.md): at exit (the default),
- * later (dyl-trace convert; every tool reads the spool in place meanwhile), or at exit
- * with the spool kept.  An exec converts at once: its image's spool cannot outlive it
- * (a failed exec opens a new spool under the same name). */
+/* When the rows become CSV (DYL_CONVERT, doc/environment.md): auto (the default) at exit
+ * for a spool of at most DYL_CONVERT_MAX bytes, later for a larger one; at exit always;
+ * later (dyl-trace convert; every tool reads the spool in place meanwhile); or at exit
+ * with the spool kept.  A big run's conversion would cost the program as much as its
+ * calls did (~26 ns a row); a small one's is quick, and its user gets the CSV at once.
+ * The size is the spool's whole length: the records (16 bytes a plain call), and the
+ * mapped windows (256 KiB a thread) and names areas (64 KiB each), so the limit is
+ * about calls, not exactly.  An exec converts at once: its image's spool cannot outlive
+ * it (a failed exec opens a new spool under the same name); so does a spool in memory. */
 static enum { CONVERT_EXIT, CONVERT_LATER, CONVERT_KEEP } convert_when(void)
 {
 	const char *v = dyl_env(DYL_ENV_CONVERT);
 
-	if (!v || dyl_rt.spool_memfd)
+	if (dyl_rt.spool_memfd)
 		return CONVERT_EXIT;
+	if (!v || !strcmp(v, "auto"))
+		return dyl_rt.spool_size > dyl_env_size(DYL_ENV_CONVERT_MAX) ? CONVERT_LATER
+									  : CONVERT_EXIT;
 	return !strcmp(v, "later") ? CONVERT_LATER : !strcmp(v, "keep") ? CONVERT_KEEP : CONVERT_EXIT;
 }
 

@@ -4,7 +4,8 @@
 #                                             OLD = d60f8e6, before runtime/format/)
 # Each round runs the libnop loop under the old wrapper, then the new one. Per checkout:
 # the loop's CPU ns a call (measured by the app around its loop) and the whole
-# process's CPU ns a call (user+sys, the trace's conversion at exit included).
+# process's CPU ns a call (user+sys, the trace's conversion at exit included: DYL_CONVERT=exit,
+# since by default a run of more than ~4 million calls leaves its rows in the spool).
 # The rows of both traces are compared first: the same apart from tid and times.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -23,7 +24,8 @@ done
 declare -A loop proc
 for r in $(seq "$ROUNDS"); do
 	for c in old new; do
-		out=$(env LD_PRELOAD="$W/$c.so" DYL_TRACE="$W/$c.csv" /usr/bin/time -f "TIME %U %S" \
+		out=$(env LD_PRELOAD="$W/$c.so" DYL_TRACE="$W/$c.csv" DYL_CONVERT=exit \
+			/usr/bin/time -f "TIME %U %S" \
 			"$W/loop" "$N" 2>&1 >/dev/null)
 		loop[$c]+=" $(awk '/loop_ns_per_call/ {print $2}' <<<"$out")"
 		proc[$c]+=" $(awk -v n="$N" '/^TIME/ {printf "%.1f", ($2 + $3) * 1e9 / n}' <<<"$out")"

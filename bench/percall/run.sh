@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # Per-call overhead of the wrappers, beside ltrace and uftrace.
 #   bench/percall/run.sh [ROUNDS [N]]     (defaults: 7 rounds, N = 10^7 calls)
-#   CONFIGS="time_trace time_later" bench/percall/run.sh ...   (only these configurations)
-# time_later is time_trace with DYL_CONVERT=later (the rows stay in the spool; no CSV rows
-# written at exit): the previous run's trace and spool are removed before each run,
-# outside the measure; time_later_old leaves them, so the run pays for truncating the old
-# spool (the case of running the program again before `dyl-trace convert`).
+#   CONFIGS="time_trace time_exit time_later" bench/percall/run.sh ...   (only these)
+# time_trace is the default wrapper as a user runs it (DYL_CONVERT=auto: the CSV at exit
+# for a spool of at most 64M, about 4 million calls; for more, the rows stay in the
+# spool); time_exit is the same with DYL_CONVERT=exit (the CSV at exit, whatever the
+# size: the default before auto); time_later with DYL_CONVERT=later (the rows always stay
+# in the spool).  For these three the previous run's trace and spool are removed before
+# each run, outside the measure; time_later_old leaves them, so the run pays for
+# truncating the old spool (the case of running the program again before `dyl-trace
+# convert`).
 # Each round runs every configuration once, interleaved; the table gives the median and
 # range over the rounds of: the loop's CPU time per call (the app measures it around the
 # loop, so start-up and the final trace write are excluded), the whole process's CPU time
@@ -18,7 +22,7 @@ N=${2:-10000000}
 scratch
 cc -O2 -fPIC -shared -Wl,-soname,libnop.so -o "$W/libnop.so" libnop.c
 cc -O2 -o "$W/loop" loop.c -I. "$W/libnop.so" -Wl,-rpath,"$W"
-configs=(plain forward time_trace time_later time_later_old time_mono papi args faults)
+configs=(plain forward time_trace time_exit time_later time_later_old time_mono papi args faults)
 command -v uftrace >/dev/null && configs+=(uftrace)
 command -v ltrace >/dev/null && configs+=(ltrace)
 [ -n "${CONFIGS:-}" ] && read -r -a configs <<<"$CONFIGS"
@@ -38,6 +42,10 @@ run_one() {	# config -> appends "loop proc rss"
 	uftrace) pre=(uftrace record --force -d "$W/uftrace.data") ;;
 	ltrace) n=$((N / 1000)); pre=(ltrace -e nop -o /dev/null) ;;	# ptrace: wall time is its cost
 	time_mono) env+=(LD_PRELOAD="$W/time_trace.so" DYL_CLOCK=monotonic) ;;	# the clock_gettime clock
+	time_trace) rm -f "$W/tt.csv" "$W/.tt.csv.dylspool"
+		env=(DYL_TRACE="$W/tt.csv" LD_PRELOAD="$W/time_trace.so") ;;
+	time_exit) rm -f "$W/te.csv" "$W/.te.csv.dylspool"
+		env=(DYL_TRACE="$W/te.csv" LD_PRELOAD="$W/time_trace.so" DYL_CONVERT=exit) ;;
 	time_later) rm -f "$W/tl.csv" "$W/.tl.csv.dylspool"
 		env=(DYL_TRACE="$W/tl.csv" LD_PRELOAD="$W/time_trace.so" DYL_CONVERT=later) ;;
 	time_later_old) env=(DYL_TRACE="$W/tlo.csv" LD_PRELOAD="$W/time_trace.so" DYL_CONVERT=later) ;;
@@ -60,6 +68,10 @@ for c in "${configs[@]}"; do
 		"$(med <<<"${wall[$c]}")" "$(med <<<"${rss[$c]}")"
 done
 echo "(N = $N calls; ltrace runs N/1000 calls; loop ns/call includes the bare call, ~1-2 ns)"
+if want time_trace; then	# where the default run left its rows
+	[ -e "$W/.tt.csv.dylspool" ] && where="the spool (rows_in_spool)" || where="the CSV"
+	echo "time_trace (DYL_CONVERT=auto) left its rows in $where"
+fi
 if want time_later; then	# what the conversion costs when the user asks for it
 	t=$(/usr/bin/time -f "%U %S" "$ROOT/bin/dyl-trace" convert "$W/tl.csv" 2>&1 >/dev/null | tail -1)
 	awk -v n="$N" '{printf "dyl-trace convert of the last time_later trace: %.1f ns a row (CPU)\n", ($1 + $2) * 1e9 / n}' <<<"$t"

@@ -139,7 +139,7 @@ static int to_file(const char *trace, const char *outpath)
 		if ((fd = open_own(spool, O_RDONLY, &st)) < 0)
 			return EXIT_BAD_INPUT;
 	} else {
-		input_error(trace, 0, "its rows are not in a spool (DYL_CONVERT=later): nothing to "
+		input_error(trace, 0, "its rows are not in a spool (DYL_CONVERT): nothing to "
 			    "convert");
 		close(fd);
 		return EXIT_BAD_INPUT;
@@ -190,7 +190,7 @@ static int in_place(const char *trace)
 			rc = 0;
 		} else {
 			input_error(trace, 0, "not a trace whose rows are in its spool "
-				    "(DYL_CONVERT=later): nothing to convert");
+				    "(DYL_CONVERT): nothing to convert");
 		}
 		goto out;
 	}

@@ -367,13 +367,13 @@ int spool_recover(const char *path, const char *data, size_t size, struct spool_
 		/* DYL_CONVERT=later: the rows are in the spool, complete */
 		if (!strcmp(path, "-")) {
 			input_error(path, 0, "its rows are in a spool beside the trace "
-				    "(DYL_CONVERT=later): name the trace's file, not a pipe");
+				    "(DYL_CONVERT): name the trace's file, not a pipe");
 			return -1;
 		}
 		int rc = dyl_spool_name(spool, sizeof(spool), path) == 0
 			 ? map_and_convert(spool, pid_of(data, size), out) : 1;
 		if (rc > 0)
-			input_error(path, 0, "its rows are in the spool %s (DYL_CONVERT=later), "
+			input_error(path, 0, "its rows are in the spool %s (DYL_CONVERT), "
 				    "which is missing or another process's", spool);
 		return rc != 0 ? -1 : 0;
 	}

@@ -3,7 +3,9 @@
  * (later changes to the environment do not count); a value outside a variable's allowed
  * values reads as unset and is warned about once, naming the default; an unknown DYL_*
  * name is warned about with the list of those the runtime reads; other variables are
- * not looked at.  The runtime's warning and clock name are stand-ins here. */
+ * not looked at; a size (DYL_CONVERT_MAX) takes K, M or G (a bad size:
+ * tests/tools/test_convert_auto.py).  The runtime's warning and clock name are stand-ins
+ * here. */
 #define _GNU_SOURCE
 #include <stdarg.h>
 #include <stdio.h>
@@ -38,6 +40,8 @@ int main(void)
 	setenv("DYL_FILTER", "", 1);		/* set, empty */
 	setenv("DYL_TRACEE", "x", 1);		/* a typo */
 	setenv("DYLX", "1", 1);			/* not DYL_ */
+	setenv("DYL_CONVERT", "auto", 1);
+	setenv("DYL_CONVERT_MAX", "3k", 1);	/* a size: K, M, G are powers of 1024 */
 	unsetenv("DYL_OFF");
 	unsetenv("DYL_DEBUG_DIR");
 
@@ -47,6 +51,8 @@ int main(void)
 	CHECK(dyl_env(DYL_ENV_FILTER) && strcmp(dyl_env(DYL_ENV_FILTER), "") == 0);
 	CHECK(dyl_env(DYL_ENV_OFF) == NULL);
 	CHECK(dyl_env(DYL_ENV_DEBUG_DIR) == NULL);
+	CHECK_STR(dyl_env(DYL_ENV_CONVERT), "auto");
+	CHECK(dyl_env_size(DYL_ENV_CONVERT_MAX) == 3 * 1024);
 
 	/* read once: what the program does to its environment later does not count */
 	setenv("DYL_OFF", "1", 1);
