@@ -59,7 +59,7 @@ for d in 0 2 4 6; do
 done
 # the exit: the spool's events into TRACE.flow (10 pointers, N calls), and its size
 for alt in "" alt; do
-	s=$( { /usr/bin/time -f "%U+%S s CPU, %M KiB max RSS" env LD_PRELOAD="$W/flow.so" DYL_TRACE="$W/t.csv" \
+	s=$( { /usr/bin/time -f "%U+%S s CPU, %M KiB max RSS" env DYL_CONVERT=exit LD_PRELOAD="$W/flow.so" DYL_TRACE="$W/t.csv" \
 		"$W/callbench" 10 "$N" $alt >/dev/null; } 2>&1 )
 	echo "10 pointers $alt, $N calls, the whole run with the conversion: $s; TRACE.flow $(stat -c %s "$W/t.csv.flow") bytes"
 done
