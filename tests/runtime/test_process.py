@@ -413,6 +413,33 @@ def test_no_trace_ahead_over_another_programs(tiny, tmp_path):
     assert counts(all_tr['trace.csv']) == {'tiny_add': 1}
 
 
+def test_fork_before_the_first_call(tiny, tmp_path):
+    """The parent took PATH at start-up, then forks before it calls: the child writes
+    PATH.<pid> (never the parent's name, nor its window), the parent PATH."""
+    r, path = run_both([tiny.app, 'fork', '0', '70', '30', 'exit'], tiny.wrap, tmp_path)
+    assert 'child status 4' in r.stdout.decode()
+    all_tr = traces(path)
+    parent = all_tr.pop('trace.csv')
+    (child_name, child), = all_tr.items()
+    assert child_name == f'trace.csv.{child.meta["pid"]}'
+    check_complete(parent)
+    check_complete(child)
+    assert counts(parent) == {'tiny_add': 30}
+    assert counts(child) == {'tiny_inner': 70}
+    assert {r['tid'] for r in child.rows} == {child.meta['pid']}
+
+
+def test_exec_before_the_first_call(tiny, tmp_path):
+    """An image that took PATH at start-up and recorded nothing gives it back at its
+    exec: the program it becomes writes PATH itself, and nothing else stays."""
+    r, path = run_both([tiny.app, 'exec', '0', '25'], tiny.wrap, tmp_path)
+    all_tr = traces(path)
+    assert list(all_tr) == ['trace.csv'], list(all_tr)
+    check_complete(all_tr['trace.csv'])
+    assert counts(all_tr['trace.csv']) == {'tiny_add': 25}
+    assert not glob.glob(str(tmp_path / '.trace.csv*.dylspool'))
+
+
 def test_second_live_process_writes_path_pid(tiny, tmp_path):
     path = str(tmp_path / 'trace.csv')
     env = dict(os.environ, LD_PRELOAD=tiny.wrap, DYL_TRACE=path)
