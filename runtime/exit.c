@@ -11,6 +11,10 @@
 #include <unistd.h>
 #include "internal.h"
 
+/* This image gave its name back at an exec (it had recorded nothing): if the exec fails,
+ * its threads' windows belong to the spool it dropped. */
+static int gave_back;
+
 void dyl_image_ends(int how)
 {
 	int saved = errno;
@@ -26,6 +30,7 @@ void dyl_image_ends(int how)
 		 * leaves no trace, and gives back the name it claimed to the program it runs. */
 		dyl_busy++;
 		dyl_trace_drop_unused();
+		gave_back = 1;
 		dyl_busy--;
 	} else {
 		if (how == DYL_IMAGE_EXEC)
@@ -43,6 +48,11 @@ void dyl_image_goes_on(void)
 	if (!dyl_busy && dyl_rt.initialized == 2 && getpid() == dyl_rt.pid &&
 	    __atomic_load_n(&dyl_rt.finished, __ATOMIC_ACQUIRE)) {
 		__atomic_store_n(&dyl_rt.finished, 0, __ATOMIC_RELEASE);
+		dyl_resume();
+	} else if (!dyl_busy && gave_back && getpid() == dyl_rt.pid) {
+		/* (a name taken at start-up and given back: the next call claims again, and
+		 * the threads leave the dropped spool's windows) */
+		gave_back = 0;
 		dyl_resume();
 	}
 	errno = saved;

@@ -315,8 +315,8 @@ HIDDEN void dyl_trace_error(int err, const char *what);	/* '# error=' line, or s
 HIDDEN size_t dyl_trace_header_text(char *buf, size_t room);	/* dyl_rt.meta held */
 HIDDEN void dyl_finish(void);	/* flush everything, write the footer */
 HIDDEN void dyl_trace_setup(void);	/* at start-up: remember $DYL_TRACE */
-HIDDEN void dyl_trace_claim(void);	/* at the first recorded call: take the name */
-HIDDEN void dyl_trace_claim_early(void);	/* at start-up, where it changes nothing */
+/* take the name: at the first recorded call (0), or at start-up where it changes nothing (1) */
+HIDDEN void dyl_trace_claim(int ahead);
 HIDDEN void dyl_prepare(void);	/* a wrapped library is loaded at start-up */
 HIDDEN void dyl_trace_write(const char *data, size_t len);
 /* dyl_trace_write in pieces: lock (and open the file, write the header), put, unlock */

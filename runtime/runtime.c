@@ -246,7 +246,7 @@ void dyl_resume(void)
  * originals): its first call is near.  So the trace's name, the spool and this thread's
  * window are made now, in the constructor, not inside that call: a first call then costs
  * what a later one does (bench/firstcall/).  Only on the main thread, and only where the
- * name is taken as the process's end would take it anyway (dyl_trace_claim_early): a
+ * name is taken as the process's end would take it anyway (dyl_trace_claim(1)): a
  * process that never calls leaves what it left before.  Shells and launchers, which do
  * not load the library, pay nothing. */
 void dyl_prepare(void)
@@ -256,7 +256,7 @@ void dyl_prepare(void)
 		return;
 	uint64_t a = dyl_now();
 	dyl_busy++;
-	dyl_trace_claim_early();
+	dyl_trace_claim(1);
 	if (__atomic_load_n(&dyl_rt.fd, __ATOMIC_ACQUIRE) >= 0) {
 		dyl_io_lock();
 		dyl_spool_names_ahead();
@@ -452,7 +452,7 @@ static __attribute__((noinline)) int enter_slow(struct dyl_call *c, struct dyl_f
 	if (t == NULL || __atomic_load_n(&dyl_rt.pending, __ATOMIC_RELAXED)) {
 		uint64_t a = dyl_now();
 		dyl_busy++;
-		dyl_trace_claim();	/* the process's first recorded call takes the name */
+		dyl_trace_claim(0);	/* the process's first recorded call takes the name */
 		if (t == NULL)
 			t = dyl_thread_get();	/* with a window of the spool */
 		else

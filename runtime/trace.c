@@ -3,7 +3,7 @@
  * Each process writes its own file.  The first process to record a call takes
  * $DYL_TRACE (default ./trace.csv) then, and holds an flock on it for its whole life.
  * A program that loads a wrapped library at start takes it in the wrapper's constructor
- * instead (dyl_trace_claim_early), where its end would take it anyway: its first call
+ * instead (dyl_trace_claim(1)), where its end would take it anyway: its first call
  * then costs what a later one does.
  * Any other process writes PATH.<pid>: a forked child always, and a process that finds
  * PATH locked (a live process owns it) or written by a process that had not ended when
@@ -595,11 +595,6 @@ static void open_trace_as(int only_path)
 	dyl_spool_open();
 }
 
-static void open_trace(void)
-{
-	open_trace_as(0);
-}
-
 void dyl_trace_setup(void)
 {
 	const char *tmpl = dyl_env(DYL_ENV_TRACE);
@@ -617,28 +612,19 @@ void dyl_trace_setup(void)
 	snprintf(dyl_rt.tmpl + l, sizeof(dyl_rt.tmpl) - l, "%s", tmpl);
 }
 
-void dyl_trace_claim(void)
-{
-	if (__atomic_load_n(&dyl_rt.fd, __ATOMIC_ACQUIRE) >= 0 || DYL_DISABLED() || dyl_rt.off)
-		return;
-	dyl_io_lock();
-	if (dyl_rt.fd < 0 && !DYL_DISABLED())
-		open_trace();
-	dyl_io_unlock();
-}
-
-/* The name taken at start-up (dyl_prepare), before the first call, but only where the
- * process's end would take it even with no call recorded (open_trace_as(1)): PATH
- * itself, free, and new or its own program's previous trace.  Else (PATH held, or
- * another program's, or %p in it) the first call claims, as it always did. */
-void dyl_trace_claim_early(void)
+/* AHEAD 0: at the first recorded call.  AHEAD 1: at start-up (dyl_prepare), before
+ * any call, and only where the process's end would take the name even with no call
+ * recorded (open_trace_as(1)): PATH itself, free, and new or its own program's previous
+ * trace.  Else (PATH held, or another program's, or %p in it) the first call claims, as
+ * it always did. */
+void dyl_trace_claim(int ahead)
 {
 	if (__atomic_load_n(&dyl_rt.fd, __ATOMIC_ACQUIRE) >= 0 || DYL_DISABLED() || dyl_rt.off ||
-	    dyl_rt.forked)
+	    (ahead && dyl_rt.forked))
 		return;
 	dyl_io_lock();
 	if (dyl_rt.fd < 0 && !DYL_DISABLED())
-		open_trace_as(1);
+		open_trace_as(ahead);
 	dyl_io_unlock();
 }
 
@@ -646,7 +632,7 @@ int dyl_trace_lock(void)
 {
 	dyl_io_lock();
 	if (dyl_rt.fd < 0 && !DYL_DISABLED())
-		open_trace();
+		open_trace_as(0);
 	if (!DYL_DISABLED() && !dyl_rt.header_done)
 		write_header();
 	if (DYL_DISABLED()) {

@@ -169,6 +169,19 @@ static int exec_fails(long before, long after)
 	return 0;
 }
 
+/* --- an exec that fails before any call, then N calls; "ready", and it waits for its
+ * SIGKILL: the image took its name at start-up and gave it back at the exec --- */
+static int exec_fails_then_killed(long n)
+{
+	char line[16];
+	execl("/nonexistent/program", "program", (char *)NULL);
+	printf("ready %ld\n", adds(n, 1));
+	fflush(stdout);
+	if (!fgets(line, sizeof(line), stdin))
+		return 1;
+	return 0;
+}
+
 /* --- errno across wrapped calls and the runtime's own work --- */
 static int errnos(long n)
 {
@@ -368,6 +381,8 @@ int main(int argc, char **argv)
 		return orphan(arg(argv, argc, 2, 10), arg(argv, argc, 3, 10));
 	if (!strcmp(mode, "exec"))
 		return do_exec(arg(argv, argc, 2, 10), arg(argv, argc, 3, 10));
+	if (!strcmp(mode, "exec-fail-kill-me"))
+		return exec_fails_then_killed(arg(argv, argc, 2, 10));
 	if (!strcmp(mode, "exec-fail"))
 		return exec_fails(arg(argv, argc, 2, 10), arg(argv, argc, 3, 10));
 	if (!strcmp(mode, "_exit")) {

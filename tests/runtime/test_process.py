@@ -220,6 +220,20 @@ def test_exec_that_fails(tiny, tmp_path, before):
     assert counts(tr) == {'tiny_add': int(before) + 25}
 
 
+def test_exec_that_fails_before_any_call_then_killed(tiny, tmp_path):
+    """The image took PATH at start-up, gave it back at an exec that failed, then calls:
+    it claims PATH again at once, so that a SIGKILL keeps its calls (read from the spool),
+    as for any killed run."""
+    path = str(tmp_path / 'trace.csv')
+    kill_when_ready([tiny.app, 'exec-fail-kill-me', '300'],
+                    {'LD_PRELOAD': tiny.wrap, 'DYL_TRACE': path}, tmp_path)
+    r = subprocess.run([os.path.join(dyltest.ROOT, 'bin', 'dyl-trace'), path],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and 'did not finish' in r.stderr, r.stderr
+    tr = Trace(dyltest.write_text(str(tmp_path / 'recovered.csv'), r.stdout))
+    assert counts(tr) == {'tiny_add': 300}
+
+
 def test_child_exits_with__exit(tiny, tmp_path):
     r, path = run_both([tiny.app, 'fork', '10', '123', '5', '_exit'], tiny.wrap, tmp_path)
     assert 'child status 3' in r.stdout.decode()
