@@ -2,8 +2,9 @@
  * descriptor from 3 to 4095 (the runtime's trace and spool among them), then opens N
  * files and keeps them open to its end, so that the numbers the runtime had are the
  * program's own files when the runtime writes out.
- *   closefds N DIR CALLS
- * Calls tiny_add 5 times before the close, CALLS times after it (enough to fill
+ *   closefds N DIR CALLS [BEFORE]
+ * Calls tiny_add BEFORE times (default 5; with 0 the runtime has only what it made at
+ * start-up open) before the close, CALLS times after it (enough to fill
  * windows: write-outs while the files are open), then CALLS times on a new thread (a
  * new window of the spool), and writes a known line into each file before and after.
  * stdout: deterministic. */
@@ -41,8 +42,8 @@ static int put(int fd, const char *line)
 
 int main(int argc, char **argv)
 {
-	if (argc != 4) {
-		fprintf(stderr, "usage: closefds N DIR CALLS\n");
+	if (argc != 4 && argc != 5) {
+		fprintf(stderr, "usage: closefds N DIR CALLS [BEFORE]\n");
 		return 2;
 	}
 	int n = atoi(argv[1]);
@@ -50,7 +51,8 @@ int main(int argc, char **argv)
 	calls = atol(argv[3]);
 	int *fds = calloc((size_t)n, sizeof(int));
 	char path[4096], line[64];
-	long sum = adds(5, 0), tsum = 0;
+	long before = argc == 5 ? atol(argv[4]) : 5;
+	long sum = adds(before, 0), tsum = 0;
 	pthread_t th;
 
 	if (!fds)
@@ -76,6 +78,6 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	printf("closefds: %d files, %ld calls, sum %ld %ld\n", n, 5 + 2 * calls, sum, tsum);
+	printf("closefds: %d files, %ld calls, sum %ld %ld\n", n, before + 2 * calls, sum, tsum);
 	return 0;	/* the files stay open: the runtime writes the trace out after this */
 }
