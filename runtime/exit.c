@@ -45,13 +45,11 @@ void dyl_image_goes_on(void)
 {
 	int saved = errno;
 
+	/* (written out, or its name given back: either way the spool its threads' windows
+	 * belong to is gone, and the next call claims again) */
 	if (!dyl_busy && dyl_rt.initialized == 2 && getpid() == dyl_rt.pid &&
-	    __atomic_load_n(&dyl_rt.finished, __ATOMIC_ACQUIRE)) {
+	    (__atomic_load_n(&dyl_rt.finished, __ATOMIC_ACQUIRE) || gave_back)) {
 		__atomic_store_n(&dyl_rt.finished, 0, __ATOMIC_RELEASE);
-		dyl_resume();
-	} else if (!dyl_busy && gave_back && getpid() == dyl_rt.pid) {
-		/* (a name taken at start-up and given back: the next call claims again, and
-		 * the threads leave the dropped spool's windows) */
 		gave_back = 0;
 		dyl_resume();
 	}

@@ -619,8 +619,7 @@ void dyl_trace_setup(void)
  * it always did. */
 void dyl_trace_claim(int ahead)
 {
-	if (__atomic_load_n(&dyl_rt.fd, __ATOMIC_ACQUIRE) >= 0 || DYL_DISABLED() || dyl_rt.off ||
-	    (ahead && dyl_rt.forked))
+	if (__atomic_load_n(&dyl_rt.fd, __ATOMIC_ACQUIRE) >= 0 || DYL_DISABLED() || dyl_rt.off)
 		return;
 	dyl_io_lock();
 	if (dyl_rt.fd < 0 && !DYL_DISABLED())
