@@ -3,13 +3,12 @@ DYL_CONVERT_MAX bytes (64M), else the rows left in the spool as DYL_CONVERT=late
 them (doc/environment.md).  The limit is set small here (1M) so that a short run passes it."""
 import json
 import os
-import subprocess
 
 import pytest
 
 import dyltest
 from dyltest import Trace
-from test_convert_later import read, spool_of, split_csv, tiny, tool  # noqa: F401 (tiny)
+from test_convert_later import read, run_wrapped, spool_of, split_csv, tiny, tool  # noqa: F401 (tiny)
 
 CALLS = ['calls', '100000']     # 16 bytes a call: a spool of ~1.9 MB
 
@@ -17,13 +16,9 @@ CALLS = ['calls', '100000']     # 16 bytes a call: a spool of ~1.9 MB
 def run(tiny, d, args, **env_extra):
     """The wrapped tinyapp in folder D, with no DYL_* variable but DYL_TRACE and ENV_EXTRA:
     (the trace's path, the completed process)."""
-    app, wrap = tiny
-    env = {k: v for k, v in os.environ.items() if not k.startswith('DYL_') and k != 'LD_PRELOAD'}
-    env.update(LD_PRELOAD=wrap, DYL_TRACE=str(d / 'trace.csv'), **env_extra)
-    r = subprocess.run([app, *args], capture_output=True, text=True, env=env, cwd=str(d),
-                       timeout=120)
+    path, r = run_wrapped(tiny, d, args, **env_extra)
     assert r.returncode == 0, r
-    return str(d / 'trace.csv'), r
+    return path, r
 
 
 def no_timing(tr):

@@ -29,17 +29,23 @@ def tiny(tmp_path_factory):
     return app, wrap
 
 
-def wrapped(tiny, tmp_path, args, convert, trace='trace.csv', check=True):
+def run_wrapped(tiny, d, args, trace='trace.csv', **env_extra):
+    """The wrapped tinyapp in folder D, with no DYL_* variable but DYL_TRACE and ENV_EXTRA:
+    (the trace's path, the completed process)."""
     app, wrap = tiny
     env = {k: v for k, v in os.environ.items() if not k.startswith('DYL_') and k != 'LD_PRELOAD'}
-    env.update(LD_PRELOAD=wrap, DYL_TRACE=str(tmp_path / trace))
-    if convert:
-        env['DYL_CONVERT'] = convert
-    r = subprocess.run([app, *args], capture_output=True, text=True, env=env, cwd=str(tmp_path),
+    env.update(LD_PRELOAD=wrap, DYL_TRACE=str(d / trace), **env_extra)
+    r = subprocess.run([app, *args], capture_output=True, text=True, env=env, cwd=str(d),
                        timeout=120)
+    return str(d / trace), r
+
+
+def wrapped(tiny, tmp_path, args, convert, trace='trace.csv', check=True):
+    path, r = run_wrapped(tiny, tmp_path, args, trace,
+                          **({'DYL_CONVERT': convert} if convert else {}))
     assert not check or r.returncode == 0, r
     assert 'dyliberator' not in r.stderr, r.stderr
-    return str(tmp_path / trace)
+    return path
 
 
 def tool(name, *args, rc=0):
