@@ -187,8 +187,10 @@ def test_adjacent_blocks(built):
     """two blocks mapped side by side, their protected ranges touching: each read is
     its own block's"""
     out, rows, head, recs, big = scenario(built, 'adjacent')
-    (a, b) = sorted(big)
-    # (glibc maps the second right below the first: 512 KiB, its header and a page)
+    # the pair hr_fill wrote (seq 1, 2), of the blocks hrapp took until one pair touched
+    fills = {x['seq']: x['obj_id'] for x in recs if x['type'] == 'ACCESS' and x['obj_id'] in big}
+    a, b = fills[1], fills[2]
+    # (the second right below the first: 512 KiB, its header and a page)
     assert big[b]['addr'] + SIZE + PAGE == big[a]['addr']
     ba, bb = (int(x.split()[0]) for x in out.split('base=')[1:3])
     assert host_reads(recs) == [(3, a, *page_of(ba, 4 * 512 * 8), 'seen'),

@@ -199,12 +199,34 @@ static void s_die(void)
 	puts("survived");
 }
 
-/* two blocks glibc maps next to each other (the second below the first), written by
- * two calls, the second written last: the program reads a page of each */
+/* two blocks mapped next to each other (the second right below the first), written by
+ * two calls, the second written last: the program reads a page of each.  glibc puts the
+ * second below the first unless a hole higher up fits it: then the pair is kept (so the
+ * hole is filled) and the next pair tried.  Only the pair used prints its base. */
 static void s_adjacent(void)
 {
+	enum { TRIES = 16 };
+	double *kept[2 * TRIES], *a = NULL, *b = NULL;
+	int n = 0;
 	hr_tick(0);	/* (the wrapper's own mappings made before the blocks) */
-	double *a = big(), *b = big();
+	while (n < 2 * TRIES) {
+		a = malloc(N * sizeof(double));
+		b = malloc(N * sizeof(double));
+		if (!a || !b)
+			exit(3);
+		if ((char *)b + N * sizeof(double) + 4096 == (char *)a)
+			break;
+		kept[n++] = a;
+		kept[n++] = b;
+		a = b = NULL;
+	}
+	if (!a) {
+		puts("no adjacent pair");
+		exit(4);
+	}
+	for (int i = 0; i < 2; i++)
+		printf("base=%lu size=%lu\n", (unsigned long)((uintptr_t)(i ? b : a) & 4095),
+		       (unsigned long)(N * sizeof(double)));
 	hr_fill(a, N, 1);
 	hr_fill(b, N, 2);
 	volatile double x = a[PER_PAGE * 4], y = b[PER_PAGE * 6];
@@ -212,6 +234,8 @@ static void s_adjacent(void)
 	printf("%g %g\n", x, y);
 	free(a);
 	free(b);
+	while (n)
+		free(kept[--n]);
 }
 
 /* a thread that blocks every signal (SIGSEGV too) reads an output */
