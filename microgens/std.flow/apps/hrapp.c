@@ -25,12 +25,18 @@
 #define N 65536L	/* 512 KiB of doubles: a block glibc maps by itself */
 #define PER_PAGE 512L	/* doubles a page */
 
+/* where block A starts in its page, and its size */
+static void say_base(const double *a)
+{
+	printf("base=%lu size=%lu\n", (unsigned long)((uintptr_t)a & 4095), (unsigned long)(N * sizeof(double)));
+}
+
 static double *big(void)
 {
 	double *a = malloc(N * sizeof(double));
 	if (!a)
 		exit(3);
-	printf("base=%lu size=%lu\n", (unsigned long)((uintptr_t)a & 4095), (unsigned long)(N * sizeof(double)));
+	say_base(a);
 	return a;
 }
 
@@ -224,9 +230,8 @@ static void s_adjacent(void)
 		puts("no adjacent pair");
 		exit(4);
 	}
-	for (int i = 0; i < 2; i++)
-		printf("base=%lu size=%lu\n", (unsigned long)((uintptr_t)(i ? b : a) & 4095),
-		       (unsigned long)(N * sizeof(double)));
+	say_base(a);
+	say_base(b);
 	hr_fill(a, N, 1);
 	hr_fill(b, N, 2);
 	volatile double x = a[PER_PAGE * 4], y = b[PER_PAGE * 6];
