@@ -28,6 +28,7 @@
 
 #define EXIT_NO_MATCH 1
 #define EXIT_BAD_INPUT 2
+#define EXIT_NOTHING_PREDICTED 3
 
 static const char usage[] =
 "usage: dyl-speedup TRACE... MODEL... [--json | --csv] [--only-faster] [--keep-overhead]\n"
@@ -182,8 +183,9 @@ static const char help[] =
 "\n"
 "Exit status: 0 done; 1 no model matches any traced function; 2 bad usage or bad input\n"
 "(a missing file, a malformed row, a negative or non-numeric field: the message names\n"
-"FILE:LINE).  Warnings (a model that matches nothing, averaged duplicate samples) go to\n"
-"stderr.\n"
+"FILE:LINE); 3 nothing predicted: the modelled functions' calls had no work size (or no\n"
+"bytes, for a model keyed on them), so none was replaced (the report says how to fix\n"
+"it).  Warnings (a model that matches nothing, averaged duplicate samples) go to stderr.\n"
 "\n"
 "Example:\n"
 "  LD_PRELOAD=./wrap.so DYL_TRACE=run.csv ./app\n"
@@ -443,6 +445,8 @@ static int dyl_speedup(struct speedup_opts *o)
 		input_error(NULL, 0, "cannot write the output");
 		rc = EXIT_BAD_INPUT;
 	}
+	if (rc == 0 && predict_nothing(run))
+		rc = EXIT_NOTHING_PREDICTED;
 	for (int i = 0; i < o->r.nprocs; i++)
 		predict_free(&procs[i]);
 	predict_free(run);

@@ -424,6 +424,11 @@ void predict_finish(struct prediction *p)
 	transfers_finish(p);
 }
 
+int predict_nothing(const struct prediction *p)
+{
+	return p->calls == 0 && p->slower == 0 && p->no_work + p->no_bytes > 0;
+}
+
 void predict_free(struct prediction *p)
 {
 	transfers_free(p);

@@ -125,6 +125,9 @@ int predict_trace(struct trace *tr, int only_faster, int faults_replaced, int de
 int predict_add(struct prediction *run, const struct prediction *p);
 /* P, S_P, S_G and the predicted total from the sums. */
 void predict_finish(struct prediction *p);
+/* 1 when P's models matched calls but none could be replaced for want of a work size
+ * (or of bytes, for a model keyed on them): its S_G = 1 answers nothing. */
+int predict_nothing(const struct prediction *p);
 void predict_free(struct prediction *p);
 
 #endif

@@ -424,6 +424,16 @@ static void print_totals(FILE *out, const struct report *r)
 	const struct prediction *run = r->run;
 	char a[32], b[32], d[32];
 
+	if (predict_nothing(run)) {
+		fprintf(out, "\nNo prediction: none of the %llu calls of the modelled functions could be "
+			"replaced,\nfor want of a work size (%llu calls without one, %llu without the bytes "
+			"their model is\nkeyed on).  T' = T (%s) says nothing about the accelerator.\n"
+			"  fix: give the wrapper a work size and run the program again: --defs FILE "
+			"(work_size =\n  ...; examples/*.defs) or -g std.regions (bytes) when generating it.\n",
+			(unsigned long long)(run->no_work + run->no_bytes), (unsigned long long)run->no_work,
+			(unsigned long long)run->no_bytes, fmt_ns(d, sizeof(d), (double)run->total_ns));
+		return;
+	}
 	if (run->timeline) {
 		fprintf(out, "\nS_G = T / T' = %s   (the whole %s's speedup, by its threads' timelines)\n",
 			fmt_ratio(a, sizeof(a), run->S_G), r->nprocs > 1 ? "run" : "program");
@@ -607,6 +617,7 @@ static void json_totals(FILE *out, const struct prediction *p)
 	json_double(out, "fault_kept_ns", p->fault_kept_ns);
 	json_u64(out, "fault_unmatched", p->fault_unmatched);
 	json_u64(out, "traces_with_faults", (uint64_t)p->has_faults);
+	fprintf(out, ", \"nothing_predicted\": %s", predict_nothing(p) ? "true" : "false");
 	xfer_json(out, p);
 }
 

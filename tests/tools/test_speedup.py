@@ -1109,3 +1109,24 @@ def test_random_faulted_traces_match_the_reference(tmp_path, seed):
             opts = (['--only-faster'] if only_faster else []) + (['--faults-replaced'] if replaced else [])
             res, _ = predict(tr, m, *opts)
             assert res['t_ns'] == st and close(res['predicted_ns'], sf), opts
+
+
+def test_nothing_predicted_is_the_answer(tmp_path):
+    # Every call of the modelled function lacks a work size: nothing can be replaced.  The
+    # report says so where S_G would stand, with the fix, and the exit status is 3 (not 0:
+    # S_G = 1 would answer a question nobody asked).
+    t = trace(tmp_path, [(1, 'dgemm_', 0, 100, None), (1, 'dgemm_', 200, 500, None)], 1000)
+    m = line_model(tmp_path)
+    r = run(t, m, check=False)
+    assert r.returncode == 3, r.stderr
+    assert 'No prediction: none of the 2 calls' in r.stdout and 'S_G =' not in r.stdout
+    assert '--defs' in r.stdout and 'std.regions' in r.stdout
+    r = run('--json', t, m, check=False)
+    assert r.returncode == 3
+    assert json.loads(r.stdout)['nothing_predicted'] is True
+    # One call with a work size is an answer: exit 0, S_G printed.
+    t = trace(tmp_path, [(1, 'dgemm_', 0, 100, 10), (1, 'dgemm_', 200, 500, None)], 1000,
+              name='one.csv')
+    r = run(t, m)
+    assert 'S_G =' in r.stdout and 'No prediction' not in r.stdout
+    assert json.loads(run('--json', t, m).stdout)['nothing_predicted'] is False
