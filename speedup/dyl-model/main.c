@@ -333,8 +333,11 @@ static int parse_options(int argc, char **argv, struct model_opts *o)
 			}
 			i++;
 		} else {
+			/* a value is missing only after an option that takes one */
+			int takes = !strcmp(a, "-f") || !strcmp(a, "--link") || !strcmp(a, "--stat") ||
+				    !strcmp(a, "--min-samples");
 			input_error(NULL, 0, "%s '%s' (see --help)",
-				    v || a[1] != '-' ? "unknown option" : "a value must follow", a);
+				    takes && !v ? "a value must follow" : "unknown option", a);
 			return -1;
 		}
 	}

@@ -168,6 +168,10 @@ def test_bad_files_and_options(tmp_path, two):
                        ((), 'no trace given')]:
         r = dyl_model(*(args + ((a,) if args else ())), check=False)
         assert r.returncode == 2 and text in r.stderr, (args, r.stderr)
+    # last on the line: an unknown option is still unknown; a known one lacks its value
+    for opt, text in [('--foo', "unknown option '--foo'"), ('--stat', "a value must follow '--stat'")]:
+        r = dyl_model(a, opt, check=False)
+        assert r.returncode == 2 and text in r.stderr, (opt, r.stderr)
     assert 'dyl-speedup base.csv openblas.csv' in dyl_model('--help').stdout
 
 
