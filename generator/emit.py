@@ -129,11 +129,16 @@ class LibView:
     build_id: str = None   # the file's GNU build ID (hex), to know it again at run time
 
 
-def _deref(a, p):
-    """Format and value printing *p of a const pointer to a scalar (std.args)."""
+def _deref(a, p, names):
+    """Format and value printing *p of a const pointer to a scalar (std.args).  A plain
+    'const char *' is a C string (the runtime quotes at most 32 characters of it), unless
+    a hidden Fortran length NAME_len follows it in NAMES: then it is one character."""
     if not (p.pointer and p.const_pointee) or p.pointee_kind not in ('signed', 'unsigned', 'float', 'char'):
         return
-    if p.pointee_kind == 'char':
+    if p.pointee_kind == 'char' and f'{p.name}_len' not in names:
+        a.deref_format = '%s'
+        a.deref_value = f'dyl_args_string({a.name}, (char[DYL_ARGS_STRING]){{0}}, DYL_ARGS_STRING)'
+    elif p.pointee_kind == 'char':
         a.deref_format = "'%c'"
         a.deref_value = f'(*{a.name} >= 32 && *{a.name} < 127 ? *{a.name} : \'?\')'
     else:
@@ -156,6 +161,7 @@ def function_view(choice, libview, macros, defs, active):
     proto = choice.proto
     name = choice.name
     params, typedefs = [], []
+    names = {p.name for p in proto.params}
     for i, p in enumerate(proto.params, 1):
         pname = p.name
         if pname in macros or pname == name or pname.startswith('dyl_'):
@@ -169,7 +175,7 @@ def function_view(choice, libview, macros, defs, active):
                       p.scalar_size, p.type, label=p.name, pointee_kind=p.pointee_kind,
                       inner_const=p.inner_const, plain=getattr(p, 'plain', ''),
                       pointee_bytes=p.pointee_size)
-        _deref(a, p)
+        _deref(a, p, names)
         params.append(a)
     for i, j in lengths.pairs(proto.params).items():
         a = params[i]

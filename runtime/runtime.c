@@ -630,3 +630,35 @@ char *dyl_args_buffer(unsigned *size)
 	*size = sizeof(t->args[0]);
 	return t->args[level];
 }
+
+const char *dyl_args_string(const char *s, char *buf, unsigned room)
+{
+	static const char hex[] = "0123456789abcdef";
+	uintptr_t page_left = 4096 - ((uintptr_t)s & 4095);
+	unsigned n = 0, i;
+
+	if (room < DYL_ARGS_STRING)
+		return room ? (buf[0] = 0, buf) : buf;
+	buf[n++] = '"';
+	for (i = 0; i < 32 && i < page_left && s[i]; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c == '"' || c == '\\') {
+			buf[n++] = '\\';
+			buf[n++] = (char)c;
+		} else if (c < 32 || c >= 127) {
+			buf[n++] = '\\';
+			buf[n++] = 'x';
+			buf[n++] = hex[c >> 4];
+			buf[n++] = hex[c & 15];
+		} else {
+			buf[n++] = (char)c;
+		}
+	}
+	buf[n++] = '"';
+	if (i < page_left && i == 32 && s[i]) {
+		memcpy(buf + n, "...", 3);
+		n += 3;
+	}
+	buf[n] = 0;
+	return buf;
+}

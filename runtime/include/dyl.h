@@ -144,6 +144,13 @@ DYL_API void dyl_warn_once(const char *key, const char *fmt, ...)
 /* A per-thread scratch string for std.args (valid until the thread's next call). */
 DYL_API char *dyl_args_buffer(unsigned *size);
 
+/* std.args: the C string S quoted into BUF (ROOM bytes, DYL_ARGS_STRING fits the most it
+ * writes): at most 32 characters, escaped, '...' after a longer one.  It stops at the
+ * end of S's page too: a buffer that is not a string never makes the wrapper read a
+ * page it was not given.  Returns BUF. */
+#define DYL_ARGS_STRING 144
+DYL_API const char *dyl_args_string(const char *s, char *buf, unsigned room);
+
 /* The process image is about to end without exit(): HOW is DYL_IMAGE_EXEC (the exec
  * family) or DYL_IMAGE_EXIT (_exit, _Exit).  Writes out every row recorded so far.
  * dyl_image_goes_on() is called when an exec failed.  Both keep errno.  The
