@@ -262,8 +262,13 @@ def run(argv):
     if args.list:
         _print_list(sel, libs, sel.declared_only, notes)
         return 0
+    hints = select.pattern_hints([c.name for c in sel.wrapped] + [s[0] for s in sel.skipped],
+                                 args.patterns)
     if not sel.wrapped:
-        raise UsageProblem('nothing to wrap (see --list for why)')
+        raise UsageProblem('nothing to wrap' + ''.join(f'\n  {h}' for h in hints) +
+                           '\n  (--list shows every function and why it is skipped)')
+    for hint in hints:
+        say(f'warning: {hint}')
 
     _check_out(out)
     _own_folder(out_dir)

@@ -2,6 +2,7 @@
 
 Every exported symbol ends up either in `wrapped` (with notes such as "alias of X" or
 "IFUNC") or in `skipped` with the reason --list prints."""
+import difflib
 import fnmatch
 from dataclasses import dataclass, field
 
@@ -46,6 +47,22 @@ class Selection:
     wrapped: list = field(default_factory=list)    # [Choice]
     skipped: list = field(default_factory=list)    # [(name, library soname, reason)]
     declared_only: list = field(default_factory=list)  # [(name, header:line)]
+
+
+def pattern_hints(names, patterns):
+    """One warning for each -f PATTERN (not a '!' exclusion) that matches none of NAMES, the
+    exported symbols: with the closest names, as 'did you mean dgemm_?' (a Fortran
+    routine's trailing underscore, cblas_'s prefix, a typo)."""
+    names = sorted(set(names))
+    out = []
+    for pat in patterns:
+        if pat.startswith('!') or any(fnmatch.fnmatchcase(n, pat) for n in names):
+            continue
+        close = [n for n in (pat + '_', 'cblas_' + pat) if n in names]
+        close += [n for n in difflib.get_close_matches(pat, names, n=3, cutoff=0.8) if n not in close]
+        hint = f'; did you mean {" or ".join(close[:3])}?' if close else ''
+        out.append(f'-f {pat} matches no exported function{hint}')
+    return out
 
 
 def match_patterns(name, patterns):

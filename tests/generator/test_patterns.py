@@ -1,0 +1,29 @@
+"""-f patterns that select nothing: the generator names them and the closest exported
+names ('did you mean tiny_add?'), as an error when nothing is left to wrap, as a warning
+otherwise."""
+import os
+
+from dyltest import DYLIBERATOR, TEST_APPS, c_library, run
+
+
+def generate(tmp_path, *patterns):
+    lib, h = c_library(tmp_path, 'tiny', os.path.join(TEST_APPS, 'tiny.h'),
+                       os.path.join(TEST_APPS, 'libtiny.c'))
+    args = [DYLIBERATOR, '--no-build', '--lib', lib, '--header', h, '-o', str(tmp_path / 'w.so')]
+    for p in patterns:
+        args += ['-f', p]
+    return run(args, check=False, cwd=str(tmp_path))
+
+
+def test_nothing_selected_says_what_was_meant(tmp_path):
+    r = generate(tmp_path, 'tiny_ad', 'nope*')
+    assert r.returncode == 2
+    assert '-f tiny_ad matches no exported function; did you mean tiny_add?' in r.stderr
+    assert '-f nope* matches no exported function\n' in r.stderr
+
+
+def test_one_pattern_of_several_selects_nothing(tmp_path):
+    r = generate(tmp_path, 'tiny_add', 'tiny_outr', '!tiny_sleep_us')
+    assert r.returncode == 0, r.stderr
+    assert 'warning: -f tiny_outr matches no exported function; did you mean tiny_outer?' in r.stderr
+    assert 'tiny_add matches no' not in r.stderr     # exclusions and matches say nothing
