@@ -10,6 +10,7 @@
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
+#include "companion.h"
 #include "flowtool.h"
 #include "outfile.h"
 
@@ -264,7 +265,7 @@ int main(int argc, char **argv)
 				has_arg ? "" : " (or its value is missing)", usage);
 			free(files);
 			return EXIT_BAD_INPUT;
-		} else
+		} else if (!companion_of_given(a, argc, argv))	/* read with its trace */
 			files[nfiles++] = argv[i];
 	}
 	/* --via-objects alone is its table; beside --dot/--json it changes the graph */

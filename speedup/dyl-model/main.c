@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "companion.h"
 #include "funcs.h"
 #include "grow.h"
 #include "input.h"
@@ -290,7 +291,8 @@ static int parse_options(int argc, char **argv, struct model_opts *o)
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (options_done || a[0] != '-' || a[1] == '\0') {
-			o->paths[o->npaths++] = a;
+			if (!companion_of_given(a, argc, argv))	/* read with its trace */
+				o->paths[o->npaths++] = a;
 		} else if (!strcmp(a, "--")) {
 			options_done = 1;
 		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {

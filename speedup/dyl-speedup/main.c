@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "companion.h"
 #include "funcs.h"
 #include "input.h"
 #include "model.h"
@@ -319,6 +320,8 @@ static int parse_options(int argc, char **argv, struct speedup_opts *o)
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (options_done || a[0] != '-' || a[1] == '\0') {
+			if (companion_of_given(a, argc, argv))
+				continue;	/* TRACE.flow beside TRACE: read with it */
 			if (input_open(&o->files[o->nfiles], strcmp(a, "-") == 0 ? "/dev/stdin" : a) != 0)
 				return -1;
 			o->nfiles++;

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "companion.h"
 #include "convert.h"
 #include "funcs.h"
 #include "input.h"
@@ -621,7 +622,7 @@ static int parse_options(int argc, char **argv, struct trace_opts *o)
 			    (!strcmp(a, "cat") || !strcmp(a, "summary") || !strcmp(a, "chrome") ||
 			     !strcmp(a, "convert")))
 				o->cmd = a;
-			else
+			else if (!companion_of_given(a, argc, argv))	/* read with its trace */
 				o->files[o->nfiles++] = argv[i];
 		} else if (!strcmp(a, "--")) {
 			only_files = 1;
