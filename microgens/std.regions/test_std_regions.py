@@ -54,6 +54,19 @@ def test_heap_blocks_of_every_allocator(built):
     assert all(int(r['work']) == int(r['in_bytes']) + int(r['out_bytes']) for r in fills)
 
 
+def test_heap_tracked_behind_a_canonical_plt_entry(built):
+    # A program built without PIE that takes malloc's address holds a canonical PLT entry
+    # for it: dlsym(RTLD_DEFAULT, "malloc") is the program's, yet its calls reach the
+    # wrapper's malloc.  The trace says the heap is tracked, and the block's size shows.
+    d, lib, _, _, w = built
+    app = build_c(d, os.path.join(C_FILES, 'nopie.c'), 'nopie', f'-I{d}', '-no-pie', '-fno-pie',
+                  lib, f'-Wl,-rpath,{d}')
+    r, tp = run_both([app], w, d, trace='nopie.csv')
+    t = Trace(tp)
+    assert t.meta['regions_heap'] == 'tracked'
+    assert [int(x['out_bytes']) for x in t.rows if x['func'] == 'fill'] == [8000]
+
+
 def test_mappings(built):
     want, rows = run_scenario(built, 'mmap')
     assert [int(r['out_bytes']) for r in rows if r['func'] == 'fill'] == want
