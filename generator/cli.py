@@ -250,8 +250,15 @@ def run(argv):
         libviews[id(lib)] = emit.LibView(f'dyl_lib_{i}', lib.soname, lib.path, lib.build_id)
     functions = [emit.function_view(c, libviews[id(c.lib)], macros, definitions, active)
                  for c in sel.wrapped]
+    # a --defs entry for a function the library exports but -f left out is expected (one
+    # defs file for several wrappers); one that names nothing exported is a mistake
+    by_tag = {lib.soname or lib.path: lib for lib in libs}
+    unselected = [(name, by_tag[tag]) for name, tag, why in sel.skipped
+                  if why == 'not selected by -f' and tag in by_tag]
     for d in definitions:
-        if not any(d.applies(c.lib.soname, c.lib.path, c.name) for c in sel.wrapped):
+        if any(d.applies(c.lib.soname, c.lib.path, c.name) for c in sel.wrapped):
+            continue
+        if not any(d.applies(lib.soname, lib.path, name) for name, lib in unselected):
             say(f'{d.file}:{d.line}: warning: {d.library}::{d.function}::{d.location} matches '
                 'no wrapped function (--list shows what is wrapped); its code is not used')
     renderer = emit.Renderer(gens)
