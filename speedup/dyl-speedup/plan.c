@@ -270,6 +270,19 @@ static const char *mode_text(const struct planner *pl)
 	return pl->nprocs ? resid_mode_name[pl->procs[0].mode] : "none";
 }
 
+/* The plan of least T' among FIGS (the first of equals).  "best" is the best set of whole
+ * functions; call-by-call decides each call and can beat it (small calls left on the
+ * host), so the answer is the least of the three, not always "best". */
+static int least(const struct plan_fig *figs, int n)
+{
+	int k = 0;
+
+	for (int i = 1; i < n; i++)
+		if (figs[i].total_ns < figs[k].total_ns)
+			k = i;
+	return k;
+}
+
 static void print_table(FILE *out, const struct planner *pl, const struct plan_fig *figs, int n)
 {
 	char a[32], b[32];
@@ -294,8 +307,16 @@ static void print_table(FILE *out, const struct planner *pl, const struct plan_f
 		put_funcs(out, pl, f, 0);
 		fputc('\n', out);
 	}
-	fprintf(out, "(T = %s; call-by-call: the calls whose model is faster than their measured "
-		"time, as --only-faster)\n", report_fmt_ns(a, sizeof(a), pl->total_ns));
+	fprintf(out, "(T = %s; best: the best set of whole functions; call-by-call: the calls "
+		"whose model is faster\nthan their measured time, as --only-faster)\n",
+		report_fmt_ns(a, sizeof(a), pl->total_ns));
+	int k = least(figs, n);
+	if (strcmp(figs[k].name, "best") != 0)
+		fprintf(out, "least T': %s, %s below the best set of whole functions (it decides each "
+			"call,\nleaving the calls the model does not speed up on the host)\n", figs[k].name,
+			report_fmt_ns(b, sizeof(b), figs[0].total_ns - figs[k].total_ns));
+	else
+		fprintf(out, "least T': best\n");
 	if (pl->skipped_2d)
 		fputs("(functions whose model is keyed on bytes too are left out of the plans)\n", out);
 }
@@ -321,7 +342,7 @@ static void print_json(FILE *out, const struct planner *pl, const struct plan_fi
 		report_json_number(out, f->d2h.ns);
 		fputs("}", out);
 	}
-	fputs("\n  ]", out);
+	fprintf(out, "\n  ], \"least_plan\": \"%s\"", figs[least(figs, n)].name);
 }
 
 static void print_csv(FILE *out, const struct planner *pl, const struct plan_fig *figs, int n)

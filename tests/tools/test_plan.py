@@ -177,3 +177,17 @@ def test_plan_exact_mode_keeps_what_the_program_reads_on_the_host(tmp_path):
     p, j = plans(files, '--residency', 'optimistic')
     assert j['plan_mode'] == 'optimistic'
     check(p['best'], ['G'], T - 3_000_000 + 4096, 4096)
+
+
+# A set of whole functions cannot beat deciding each call: A's first call gains 8 ms on
+# the accelerator (t 10 ms, f 2 ms), its second loses 1.999 ms (t 1 us, f 2 ms).
+#   best {A}: T - 10.001 ms + 4 ms = 93.999 ms;  call-by-call (the first): T - 8 ms = 92 ms
+# The report names call-by-call as the plan of least T', 1.999 ms below the best set.
+def test_call_by_call_beats_the_best_set(tmp_path):
+    files = case(tmp_path, [('A', 10_000_000), ('A', 1000)], [], {'A': 2_000_000})
+    p, j = plans(files)
+    check(p['best'], ['A'], T - 10_001_000 + 4_000_000, 0)
+    assert p['call-by-call']['predicted_total_ns'] == T - 8_000_000
+    assert j['least_plan'] == 'call-by-call'
+    r = subprocess.run([DYL_SPEEDUP, '--plan', *files], capture_output=True, text=True)
+    assert "least T': call-by-call, 1.999 ms below the best set of whole functions" in r.stdout
