@@ -20,8 +20,18 @@ from . import halves
 # Included before the library's headers, in the parse and in the wrapper alike:
 # headers such as jpeglib.h use FILE and size_t without including their headers.
 PRELUDE = ['stddef.h', 'stdint.h', 'stdio.h', 'stdarg.h']
-CLANG_ARGS = ['-x', 'c', '-std=gnu11', '-D_GNU_SOURCE']
+# __malloc__(deallocator) is GCC 11's; libclang 14 refuses it ("'__malloc__' attribute
+# takes no arguments": GCC's own omp.h).  The parse reads it as plain __malloc__; the
+# wrapper is built by GCC, which knows it.
+CLANG_ARGS = ['-x', 'c', '-std=gnu11', '-D_GNU_SOURCE', '-D__malloc__(...)=__malloc__']
 INCLUDE_DIRS = ['/usr/local/include', '/usr/include/x86_64-linux-gnu', '/usr/include']
+# GCC's own headers (omp.h for libgomp, the newest GCC's): searched last, for libraries
+# whose -dev files live there; the parse finds their includes there too, after its own
+GCC_INCLUDE = sorted(glob.glob('/usr/lib/gcc/x86_64-linux-gnu/*/include'),
+                     key=lambda d: [int(x) if x.isdigit() else 0
+                                    for x in d.split('/')[-2].split('.')])[-1:]
+INCLUDE_DIRS += GCC_INCLUDE
+CLANG_ARGS += [a for d in GCC_INCLUDE for a in ('-idirafter', d)]
 
 
 # every declaration names its file: one look-up of the file system per file, per parse
@@ -176,7 +186,9 @@ def _scan_headers(names, dirs):
     names = set(names)
     found = {}
     for d in dirs:
-        for root, _, files in os.walk(d):
+        for root, subdirs, files in os.walk(d):
+            # C++'s headers are no C prototypes (parallel/find.h names omp_* calls)
+            subdirs[:] = [s for s in subdirs if s != 'c++']
             for fn in files:
                 if not fn.endswith('.h'):
                     continue
