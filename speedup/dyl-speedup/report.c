@@ -146,6 +146,12 @@ static void kernel_notes(struct notes *ns, const struct report *r, int id)
 		     100 * share((double)k->no_work_t_ns, (double)run->total_ns),
 		     k->calls || k->nested || k->slower ? ""
 			: " (give the wrapper a work size: --defs setting work_size, or std.regions)");
+	if (k->calls && funcs_get(id)->handle_only)
+		note(ns, "%s: its calls' only bytes were the struct its pointer points to "
+		     "('# handle_only=%s %s': parameters, bytes): buffers a handle holds (a plan, a "
+		     "context) are not seen, nor their transfers counted; bind them to the handle "
+		     "with --defs (dyl_bind, dyl_use: doc/guide.md#handles, examples/fftw.defs)",
+		     name, name, funcs_get(id)->handle_only);
 	if (k->nested)
 		note(ns, "%s: %llu call%s nested inside replaced calls: not replaced separately (the outer "
 		     "call's model time stands for them)", name, (unsigned long long)k->nested,
