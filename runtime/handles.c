@@ -5,7 +5,8 @@
  * dyl_unbind) take one lock.  Readers (dyl_uses_add, on the per-call path of the calls
  * that use a handle) take none: each entry has a sequence count, odd while a writer
  * changes it, that a reader reads before and after copying and retries on.  A removed
- * handle leaves a tombstone, so that a probe goes on past it; bind reuses tombstones.
+ * handle leaves a tombstone, so that a probe goes on past it; bind reuses tombstones,
+ * and unbind clears those that end a probe chain.
  * Calls that use no handle never come here.
  */
 #define _GNU_SOURCE
@@ -163,6 +164,14 @@ void dyl_unbind(const void *handle)
 		e->work = DYL_NONE;
 		__atomic_store_n(&e->key, TOMB, __ATOMIC_RELEASE);
 		write_end(e);
+		/* tombstones right before an unused slot end no probe that this one would not:
+		 * they become unused, or a table that saw many handles come and go would be
+		 * searched whole at every lookup */
+		uint32_t s = (uint32_t)(e - table);
+		while (table[(s + 1) & (SLOTS - 1)].key == 0 && table[s].key == TOMB) {
+			__atomic_store_n(&table[s].key, 0, __ATOMIC_RELEASE);
+			s = (s - 1) & (SLOTS - 1);
+		}
 	}
 	pthread_mutex_unlock(&lock);
 	DYL_BUSY_OUT();

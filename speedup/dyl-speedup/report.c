@@ -216,6 +216,11 @@ static void process_notes(struct notes *ns, const struct prediction *p)
 		note(ns, "%s: its flow was recorded without std.diff: the program's own writes are not "
 		     "seen, so data it rewrites between calls does not move again (record with -g "
 		     "std.flow -g std.diff)", p->path);
+	if (p->residency && p->follow_writes_unseen)
+		note(ns, "%s: its flow was recorded with std.flow follow=: the blocks a call reaches "
+		     "through stored pointers count as read, never as written ('# "
+		     "flow_follow_writes='): bytes a replaced call writes there are never brought "
+		     "back (d2h may be under-counted)", p->path);
 	if (p->unmatched_calls)
 		note(ns, "%s: %llu replaced calls are not in its flow (no depth-0 call of the same "
 		     "thread, start and function): their transfers are not counted", p->path,
