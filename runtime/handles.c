@@ -232,17 +232,12 @@ void dyl_handle_only(const struct dyl_call *c, const char *params)
 	const char *name = c->func ? c->func->name : "?";
 	int64_t bytes = (c->in_bytes > 0 ? c->in_bytes : 0) + (c->out_bytes > 0 ? c->out_bytes : 0);
 
-	if (__atomic_fetch_add(&noted, 1, __ATOMIC_RELAXED) >= 16)
-		return;	/* (the notes' room is shared) */
-	/* a note while the trace's header is still to be written; a line on stderr after */
+	/* A note in the header, which the first write-out of rows fixes (a window of some
+	 * thousands of calls): a call seen later is not noted.  Not on stderr: the program's
+	 * output stays its own. */
+	if (__atomic_load_n(&dyl_rt.header_done, __ATOMIC_ACQUIRE) ||
+	    __atomic_fetch_add(&noted, 1, __ATOMIC_RELAXED) >= 16)
+		return;	/* (16 at most: the notes' room is shared) */
 	snprintf(v, sizeof(v), "%s %s %lld", name, params, (long long)bytes);
-	if (!__atomic_load_n(&dyl_rt.header_done, __ATOMIC_ACQUIRE)) {
-		dyl_note("handle_only", v);
-		return;
-	}
-	char key[96];
-	snprintf(key, sizeof(key), "handle_only %s", name);
-	dyl_warn_once(key, "%s moved %lld B, only the struct behind its pointer %s: buffers "
-		      "a handle holds are not seen; bind them with --defs (dyl_bind, "
-		      "doc/guide.md#handles)", name, (long long)bytes, params);
+	dyl_note("handle_only", v);
 }
