@@ -87,6 +87,34 @@ def test_real_to_complex(built):
     assert len(rows) == 3
 
 
+# (in_bytes, out_bytes) of each execute of 'fftw_repeat 1 1 shapes', by hand: complex
+# elements are 16 bytes, reals 8; r2c's output and c2r's input have n/2 + 1 along the
+# last dimension; a _many form's extent is (howmany - 1) * dist + stride * (last offset) + 1
+SHAPES = [
+    (8 * 6 * 16, 8 * 6 * 16),                  # dft_2d 8 x 6
+    (8 * 6 * 4 * 16, 8 * 6 * 4 * 16),          # dft_3d 8 x 6 x 4
+    (8 * 6 * 4 * 16, 8 * 6 * 4 * 16),          # dft, rank 3
+    (8 * 6 * 8, 8 * 4 * 16),                   # r2c_2d
+    (8 * 6 * 4 * 8, 8 * 6 * 3 * 16),           # r2c_3d
+    (8 * 6 * 8, 8 * 4 * 16),                   # r2c, rank 2
+    (5 * 16, 8 * 8),                           # c2r_1d 8
+    (8 * 4 * 16, 8 * 6 * 8),                   # c2r_2d
+    (8 * 6 * 3 * 16, 8 * 6 * 4 * 8),           # c2r_3d
+    (8 * 4 * 16, 8 * 6 * 8),                   # c2r, rank 2
+    (48 * 16, 48 * 16),                        # many_dft: 3 x 16, distance 16
+    ((1 + 15 * 2 + 1) * 16, 32 * 16),          # many_dft: 2 x 16 interleaved (stride 2)
+    ((2 * 16 + 15 + 1) * 8, (2 * 9 + 8 + 1) * 16),  # many_dft_r2c: 3 x 16, odist 9
+    ((2 * 9 + 8 + 1) * 16, (2 * 16 + 15 + 1) * 8),  # many_dft_c2r
+]
+
+
+def test_every_plan_form(built):
+    """each plan form's arrays, in 1 to 3 dimensions, any rank and the _many forms"""
+    d, app, w, _ = built
+    _, tp = run_both([app, '1', '1', 'shapes'], w, d, trace='shapes.csv')
+    assert [(int(r['in_bytes']), int(r['out_bytes'])) for r in executes(tp)] == SHAPES
+
+
 def test_without_defs_the_plan_alone_is_noted(built):
     """no bindings: the execute moves the plan's few bytes; the trace notes it once and
     dyl-speedup names the fix for the kernel it replaces"""
