@@ -6,7 +6,8 @@ library and function are shell wildcards (library matches the soname or the file
 name); location is prefix or postfix.  The paper's single-colon form
 library:function:location is accepted too.  Comments (// and /* */) may stand
 between definitions; braces inside strings, characters and comments of the code do
-not count."""
+not count.  The code may bind buffers to a handle and use them in another function
+(dyl_bind, dyl_use: runtime/include/dyl_handles.h); those are C calls, not syntax."""
 import fnmatch
 import os
 import re

@@ -120,6 +120,15 @@ class FuncView:
             return '' if a.elem == '1' or a.pointee_size == 1 else f' ({a.pointee_size}-byte elements)'
         return ', '.join(f'{a.label}/{a.length_label}{unit(a)}' for a in self.params if a.length)
 
+    @property
+    def struct_params(self):
+        """The names of its pointers when every one points to a struct or union (a plan, a
+        context: a handle whose buffers std.regions cannot see), else ''."""
+        ptrs = [a for a in self.params if a.pointer]
+        if not ptrs or any(a.pointee_kind != 'record' for a in ptrs):
+            return ''
+        return ','.join(a.label for a in ptrs)
+
 
 @dataclass
 class LibView:

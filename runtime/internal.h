@@ -11,7 +11,8 @@
  *            resolve.c, elfsym.c
  * These are the core; it names no feature.  The features sit above it, each in its own
  * folder: regions/ (std.regions' table and lookups), diff/ (std.diff, over regions/),
- * faults/ (std.faults), threads/ (thread events, for the interposers of dyl_threads.h).
+ * faults/ (std.faults), threads/ (thread events, for the interposers of dyl_threads.h),
+ * handles.c (buffers --defs code binds to a handle, dyl_handles.h).
  * A feature the core must call installs a hook (dyl_hooks).
  */
 #ifndef DYL_INTERNAL_H

@@ -86,6 +86,17 @@ def test_list_counts_every_node(built):
     assert int(rows[0]['in_bytes']) == NODE
 
 
+def test_trace_says_writes_are_not_seen(built):
+    """follow= sees no writes behind the pointers it follows: the trace says so (issue 33,
+    item 4), and only where follow= is on"""
+    d, _, _ = built
+    flow(built, 'on', 'list', '5')
+    flow(built, 'off', 'list', '5')
+    on, off = Trace(str(d / 'list-5-on.csv')).meta, Trace(str(d / 'list-5-off.csv')).meta
+    assert on['flow_follow_writes'].startswith('not seen:')
+    assert 'flow_follow_writes' not in off
+
+
 def test_without_follow_only_the_head(built):
     rows, recs, objs, _ = flow(built, 'off', 'list', '50')
     nodes = of_site(objs, 'node')

@@ -269,6 +269,7 @@ int predict_trace(struct trace *tr, int only_faster, int faults_replaced, int de
 	p->overhead_left_ns = tr->overhead_left_ns;
 	p->row_cost_ns = tr->row_cost_ns;
 	p->overhead_over_cpu_ns = tr->overhead_over_cpu_ns;
+	p->follow_writes_unseen = tr->follow_writes_unseen;
 	p->rows = tr->rows;
 	p->has_faults = tr->has_faults;
 	p->nk = funcs_count();

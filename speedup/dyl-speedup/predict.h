@@ -71,6 +71,7 @@ struct prediction {
 	uint64_t overhead_left_ns;	/* ... or left in it (several threads, wall clock) */
 	double row_cost_ns;	/* overhead_ns per row (trace.h); a run's: its processes' */
 	uint64_t overhead_over_cpu_ns;	/* as trace.h's */
+	int follow_writes_unseen;	/* as trace.h's */
 	uint64_t rows;
 	uint64_t calls, t_ns;	/* replaced calls, sum t_ki */
 	uint64_t measured_ns;	/* their sum of t_ns as the trace has them */

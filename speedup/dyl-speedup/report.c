@@ -146,6 +146,12 @@ static void kernel_notes(struct notes *ns, const struct report *r, int id)
 		     100 * share((double)k->no_work_t_ns, (double)run->total_ns),
 		     k->calls || k->nested || k->slower ? ""
 			: " (give the wrapper a work size: --defs setting work_size, or std.regions)");
+	if (k->calls && funcs_get(id)->handle_only)
+		note(ns, "%s: its calls' only bytes were the struct its pointer points to "
+		     "('# handle_only=%s %s': parameters, bytes): buffers a handle holds (a plan, a "
+		     "context) are not seen, nor their transfers counted; bind them to the handle "
+		     "with --defs (dyl_bind, dyl_use: doc/guide.md#handles, examples/fftw.defs)",
+		     name, name, funcs_get(id)->handle_only);
 	if (k->nested)
 		note(ns, "%s: %llu call%s nested inside replaced calls: not replaced separately (the outer "
 		     "call's model time stands for them)", name, (unsigned long long)k->nested,
@@ -210,6 +216,11 @@ static void process_notes(struct notes *ns, const struct prediction *p)
 		note(ns, "%s: its flow was recorded without std.diff: the program's own writes are not "
 		     "seen, so data it rewrites between calls does not move again (record with -g "
 		     "std.flow -g std.diff)", p->path);
+	if (p->residency && p->follow_writes_unseen)
+		note(ns, "%s: its flow was recorded with std.flow follow=: the blocks a call reaches "
+		     "through stored pointers count as read, never as written ('# "
+		     "flow_follow_writes='): bytes a replaced call writes there are never brought "
+		     "back (d2h may be under-counted)", p->path);
 	if (p->unmatched_calls)
 		note(ns, "%s: %llu replaced calls are not in its flow (no depth-0 call of the same "
 		     "thread, start and function): their transfers are not counted", p->path,

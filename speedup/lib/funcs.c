@@ -63,6 +63,7 @@ int funcs_intern(const char *name, size_t len, int *added)
 	}
 	f->hash = h;
 	f->model = -1;
+	f->handle_only = NULL;
 	slots[i] = (uint32_t)++nfuncs;
 	*added = 1;
 	if ((size_t)nfuncs * 2 > nslots && grow_slots() != 0)

@@ -11,6 +11,9 @@ struct func {
 	const char *shown;	/* the name for people (shown.h): NAME unless it has control bytes */
 	unsigned long hash;
 	int model;	/* index of the model that matches the name, -1 if none */
+	/* a trace's '# handle_only=NAME PARAMS BYTES': its calls' only bytes were the
+	 * struct behind PARAMS (the wrapper's note, runtime/handles.c); NULL if none */
+	char *handle_only;
 };
 
 /* The id of NAME (LEN bytes, not NUL-terminated), added if new: then *ADDED is 1.

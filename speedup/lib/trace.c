@@ -210,6 +210,38 @@ static void set_overhead(struct trace *tr, const struct trace_src *src, const st
 	take_overhead(tr, o, st->top_t_ns);
 }
 
+/* '# handle_only=NAME PARAMS BYTES' notes: kept on NAME's func (funcs.h), for the
+ * report's note on a replaced kernel whose buffers hang from a handle; and std.flow's
+ * '# flow_follow_writes='.  -1: no memory. */
+static int handle_notes(struct trace *tr, const struct trace_src *src)
+{
+	static const char key[] = "handle_only=", follow[] = "flow_follow_writes=";
+
+	for (size_t i = 0; i < src->nnotes; i++) {
+		const struct trace_note *nt = &src->notes[i];
+		if (nt->len >= sizeof(follow) - 1 && !memcmp(nt->text, follow, sizeof(follow) - 1))
+			tr->follow_writes_unseen = 1;
+		if (nt->len <= sizeof(key) - 1 || memcmp(nt->text, key, sizeof(key) - 1))
+			continue;
+		const char *v = nt->text + sizeof(key) - 1, *end = nt->text + nt->len;
+		const char *sp = memchr(v, ' ', (size_t)(end - v));
+		if (!sp || sp == v)
+			continue;
+		for (const char *c = sp + 1; c < end; c++)
+			if (*c < ' ' || *c > '~')
+				sp = NULL;	/* (printed as it is: printable text only) */
+		if (!sp)
+			continue;
+		int added, id = funcs_intern(v, (size_t)(sp - v), &added);
+		if (id < 0)
+			return -1;
+		struct func *fn = funcs_get(id);
+		if (!fn->handle_only && !(fn->handle_only = strndup(sp + 1, (size_t)(end - sp - 1))))
+			return -1;
+	}
+	return 0;
+}
+
 int trace_read(struct trace *tr, const struct input_file *f, int keep_overhead, int cpu_time)
 {
 	struct trace_src src;
@@ -247,6 +279,8 @@ int trace_read(struct trace *tr, const struct input_file *f, int keep_overhead, 
 	set_total(tr, &src, &st, cpu_time);
 	if (!keep_overhead)
 		set_overhead(tr, &src, &st);
+	if (handle_notes(tr, &src) != 0)
+		goto oom;
 	match_new_funcs();
 	if (grow_funcs(tr, (size_t)funcs_count()) != 0)
 		goto oom;

@@ -78,6 +78,7 @@ struct trace {
 	 * T keeps tracing's cost. */
 	double row_cost_ns;
 	uint64_t overhead_over_cpu_ns;	/* overhead_ns, when it exceeded cpu_ns (cut to it) */
+	int follow_writes_unseen;	/* std.flow follow=: '# flow_follow_writes=not seen' */
 	uint64_t inner_rows;	/* rows at depth > 0 */
 	int has_total;
 	int t_cpu;		/* t_ns are thread CPU times: 1, T is the process's cpu_ns;

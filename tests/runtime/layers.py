@@ -35,7 +35,7 @@ ROOT = _root()
 # (layer, the file patterns it holds, the layers below it that it may use), bottom up.
 LAYERS = [
     ("api", ["runtime/include/dyl.h", "runtime/include/dyl_regions.h",
-             "runtime/include/dyl_limits.h",
+             "runtime/include/dyl_limits.h", "runtime/include/dyl_handles.h",
              # (its declarations; its interposers are compiled into wrappers only)
              "runtime/include/dyl_hostio.h"], []),
     ("format", ["runtime/format/*"],
@@ -51,6 +51,8 @@ LAYERS = [
                "runtime/resolve.c", "runtime/elfsym.c", "runtime/elfsym.h"],
      ["api", "format", "state", "settings", "clock", "output"]),
     # the features: each sees the whole core, and only the features it is built on
+    ("handles", ["runtime/handles.c"],
+     ["api", "format", "state", "settings", "clock", "output", "calls"]),
     ("regions", ["runtime/regions/*"],
      ["api", "format", "state", "settings", "clock", "output", "calls"]),
     ("diff", ["runtime/diff/*"],
