@@ -21,8 +21,9 @@
  *
  * Safety (the trace holds argument values; the runtime may run as root in a folder
  * others can write): a trace is never written through a symlink (O_NOFOLLOW), never
- * into a file another user owns or one with other links, and is created 0600.  Such a
- * name is refused with one line on stderr, and the process records nothing.  The
+ * into a file another user owns or one with other links, nor into a FIFO, socket or
+ * block device (the open never waits: O_NONBLOCK), and is created 0600.  Such a name
+ * is refused with one line on stderr, and the process records nothing.  The
  * program may close the runtime's descriptor and open a file of its own under its
  * number: every write-out checks the descriptor first (dyl_fd_check) and opens the
  * trace again by its name.
@@ -95,7 +96,10 @@ int dyl_open_safe(const char *path, int flags)
 	 * nobody else can plant them */
 	int own = !strncmp(path, "/dev/std", 8) || !strncmp(path, "/dev/fd/", 8) ||
 		  !strncmp(path, "/proc/self/fd/", 14);
-	int fd = open(path, flags | (own ? 0 : O_NOFOLLOW) | O_CLOEXEC | O_NOCTTY, 0600);
+	/* O_NONBLOCK: a FIFO planted at PATH would hang the open until someone reads it
+	 * (ENXIO now, when nobody does); cleared below once the file is known */
+	int fd = open(path, flags | (own ? 0 : O_NOFOLLOW) | O_CLOEXEC | O_NOCTTY | O_NONBLOCK,
+		      0600);
 
 	if (fd < 0)
 		return -1;
@@ -111,13 +115,33 @@ int dyl_open_safe(const char *path, int flags)
 		errno = ESTALE;
 		return -1;
 	}
+	/* a FIFO, socket or block device by a name in the file system: no trace file
+	 * (another user's FIFO in /tmp, a disk as root); ENXIO, as a FIFO nobody reads.
+	 * A pipe reached through our own descriptor (/dev/stdout) is the user's choice. */
+	if (!S_ISREG(st.st_mode) && !S_ISCHR(st.st_mode) && !(own && !S_ISBLK(st.st_mode))) {
+		close(fd);
+		errno = ENXIO;
+		return -1;
+	}
 	/* a regular file: ours, and no other name for it (a hard link planted in /tmp to a
 	 * file of ours elsewhere); a device such as /dev/null: the open's permission check
-	 * is enough; a FIFO or socket: ours */
+	 * is enough; our own pipe: ours */
 	if (S_ISREG(st.st_mode) ? st.st_uid != geteuid() || st.st_nlink != 1
 				: !S_ISCHR(st.st_mode) && st.st_uid != geteuid()) {
 		close(fd);
 		errno = EPERM;
+		return -1;
+	}
+	/* an existing file we write is made private, as a new one is (it may hold
+	 * arguments): a spool or .flow left 0666 */
+	if (S_ISREG(st.st_mode) && (flags & O_CREAT) && (st.st_mode & 077) &&
+	    fchmod(fd, st.st_mode & 0700) != 0) {
+		close(fd);
+		return -1;
+	}
+	/* writes block as the program's would (a pipe that fills waits for its reader) */
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0) {
+		close(fd);
 		return -1;
 	}
 	return fd;
@@ -127,13 +151,21 @@ const char *dyl_refused(const char *path, int err)
 {
 	struct stat st;
 
+	/* (ENXIO: dyl_open_safe's answer for what is no regular file, the kernel's for a
+	 * FIFO nobody reads) */
+	if (err == ENXIO)
+		return "no regular file (a FIFO, a socket or a block device)";
 	/* (the kernel's protected_symlinks gives EACCES for a planted link in a sticky
 	 * folder before O_NOFOLLOW's ELOOP: the name itself says what it is) */
+	const char *why = NULL;
 	if (err == ELOOP || (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)))
-		return "a symbolic link";
-	if (err == EPERM || (err == EACCES && lstat(path, &st) == 0 && st.st_uid != geteuid()))
-		return "not a file of this user's alone (another owner, or another link)";
-	return NULL;
+		why = "a symbolic link";
+	else if (err == EPERM || (err == EACCES && lstat(path, &st) == 0 && st.st_uid != geteuid()))
+		why = "not a file of this user's alone (another owner, or another link)";
+	/* the caller's message names the open's error, not lstat's (a folder this user may
+	 * not write was said to be "No such file or directory") */
+	errno = err;
+	return why;
 }
 
 int dyl_fd_is(int fd, dev_t dev, ino_t ino)

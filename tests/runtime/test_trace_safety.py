@@ -3,11 +3,13 @@ symlinks and files of another user, a setuid program, a program that closes the 
 descriptors, two processes of a pipeline on one trace name, a full disk, unknown DYL_*
 settings.  Each scenario runs a small C program of tests/apps/ with a wrapper of libtiny."""
 import collections
+import errno
 import glob
 import os
 import resource
 import shutil
 import signal
+import stat
 import subprocess
 import tempfile
 import time
@@ -38,6 +40,8 @@ def apps(tmp_path_factory):
     a.app = dyltest.build_c(d, src('tinyapp.c'), 'tinyapp', *link)
     a.closefds = dyltest.build_c(d, src('closefds.c'), 'closefds', *link)
     a.wrap = dyltest.wrap(d, '--lib', a.lib, '--header', src('tiny.h'))
+    a.flow = dyltest.wrap(d, '--lib', a.lib, '--header', src('tiny.h'), '-g', 'std.flow',
+                          name='flow.so')
     return a
 
 
@@ -177,6 +181,74 @@ def test_planted_symlinks_in_a_shared_folder(apps, sticky_dir):
             assert f.read() == 'root only\n', target
     assert sorted(os.listdir(d)) == ['.t2.csv.dylspool', 't2.csv', 't3.csv', 'trace.csv',
                                      'victims']
+
+
+@pytest.mark.parametrize('name', ['trace.csv', 'trace.csv.flow'])
+def test_fifo_planted_at_a_trace_name(apps, sticky_dir, name):
+    """A FIFO planted at the trace's name, or its .flow's, in a shared folder (by another
+    user where the test is root): nobody reads it, so an open for writing waited for a
+    reader for ever, and the program's output was lost.  Now the open does not wait:
+    the FIFO is refused with one line, the program runs on with its own output.  (The
+    trace is opened read-write first, which a FIFO does not make wait; write-only then,
+    where reading is not allowed: mode 0222, which root is not held to.)"""
+    d, _ = sticky_dir
+    fifo = os.path.join(d, name)
+    os.mkfifo(fifo)
+    os.chmod(fifo, 0o222 if name == 'trace.csv' else 0o666)
+    if IS_ROOT:
+        os.chown(fifo, NOBODY, NOBODY)
+    wrap = apps.flow if name.endswith('.flow') else apps.wrap
+    r = subprocess.run([apps.app, 'calls', '5'], capture_output=True, text=True,
+                       env=env_of(wrap), cwd=d, timeout=60)
+    assert r.returncode == 0 and r.stdout == 'calls: 5 sum 10\n', r.stderr
+    lines = ours(r.stderr)
+    assert len(lines) == 1 and name in lines[0], r.stderr
+    if name == 'trace.csv':
+        assert 'no regular file' in lines[0], r.stderr
+        assert sorted(os.listdir(d)) == ['trace.csv', 'victims']
+    else:
+        assert counts(Trace(os.path.join(d, 'trace.csv'))) == {'tiny_add': 5}
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+
+
+def test_existing_spool_and_flow_made_private(apps, tmp_path):
+    """A spool and a .flow left 0666 (by hand, or an older tool) are written 0600, as new
+    ones are: both can hold the program's data."""
+    trace = tmp_path / 't.csv'
+    for f in ('.t.csv.dylspool', 't.csv.flow'):
+        (tmp_path / f).write_text('old\n')
+        os.chmod(tmp_path / f, 0o666)
+    r = run([apps.app, 'calls', '3'], env_of(apps.flow, DYL_TRACE=str(trace),
+                                              DYL_CONVERT='later'), tmp_path)
+    assert r.returncode == 0 and ours(r.stderr) == [], r.stderr
+    for f in ('t.csv', '.t.csv.dylspool', 't.csv.flow'):
+        assert os.stat(tmp_path / f).st_mode & 0o777 == 0o600, f
+
+
+def test_unwritable_folder_says_why(apps, tmp_path):
+    """A trace in a folder the process may not write: the warning names the open's error,
+    not the "No such file or directory" of the check that followed.  (Root writes into a
+    0555 folder: as root the folder is a read-only mount.)"""
+    d = tmp_path / 'ro'
+    d.mkdir()
+    if IS_ROOT:
+        if subprocess.run(['mount', '-t', 'tmpfs', '-o', 'ro,size=64k', 'tmpfs', str(d)],
+                          capture_output=True).returncode != 0:
+            pytest.skip('cannot mount a read-only tmpfs')
+        why = os.strerror(errno.EROFS)
+    else:
+        os.chmod(d, 0o555)
+        why = os.strerror(errno.EACCES)
+    try:
+        r = run([apps.app, 'calls', '3'], env_of(apps.wrap, DYL_TRACE=str(d / 't.csv')),
+                tmp_path)
+        assert r.returncode == 0 and r.stdout == 'calls: 3 sum 3\n', r.stderr
+        lines = ours(r.stderr)
+        assert len(lines) == 1 and f'({why})' in lines[0], r.stderr
+        assert os.listdir(d) == []
+    finally:
+        if IS_ROOT:
+            subprocess.run(['umount', str(d)], check=True)
 
 
 def test_trace_created_for_its_owner_only(apps, tmp_path):
