@@ -285,6 +285,9 @@ HIDDEN int dyl_spool_finish(const char *foot, size_t len);
 HIDDEN void dyl_spool_names_ahead(void);	/* the names area made now (dyl_prepare) */
 HIDDEN void dyl_spool_exec(void);	/* an exec: the rows are converted now, never later */
 HIDDEN void dyl_spool_drop(void);
+/* Recording stopped on a write that failed (a full disk): the spool, a file still ours,
+ * is kept as it is for the tools (1), else dropped (0).  dyl_rt.io held. */
+HIDDEN int dyl_spool_keep_failed(void);
 HIDDEN void dyl_spool_meta(void);	/* the header text changed */
 /* the header TEXT (LEN bytes, NCOLUMNS counters) as the trace got it */
 HIDDEN void dyl_spool_meta_text(const char *text, size_t len, uint32_t ncolumns);

@@ -495,8 +495,14 @@ static void write_all(int fd, const char *data, size_t len)
 			continue;
 		if (n <= 0) {
 			int err = n < 0 ? errno : ENOSPC;
-			dyl_warn_once("write", "cannot write the trace %s (%s); the program goes on untraced",
-				      dyl_rt.path, strerror(err));
+			if ((err == ENOSPC || err == EFBIG || err == EDQUOT) && dyl_rt.spool_fd >= 0 &&
+			    !dyl_rt.spool_memfd)
+				dyl_warn_once("write", "the disk is full: cannot write the trace %s (%s); "
+					      "its rows stay in the spool %s, the program goes on untraced",
+					      dyl_rt.path, strerror(err), dyl_rt.spool_path);
+			else
+				dyl_warn_once("write", "cannot write the trace %s (%s); the program goes "
+					      "on untraced", dyl_rt.path, strerror(err));
 			DYL_DISABLE();
 			dyl_trace_error(err, strerror(err));
 			return;
@@ -695,17 +701,59 @@ void dyl_trace_write(const char *data, size_t len)
 	errno = saved;
 }
 
+/* Recording stopped on a failed write (a full disk): the rows written so far stay in
+ * the spool, and the trace, where it still takes them, names it and ends with FOOT (as
+ * with DYL_CONVERT=later), after its '# error=' line.  No warning: the failure gave it. */
+static void footer_after_failure(const char *foot, size_t flen)
+{
+	char line[sizeof(dyl_rt.spool_path) + 32];
+
+	dyl_io_lock();
+	if (dyl_spool_keep_failed() && dyl_rt.fd >= 0 && trace_fd_ok() == 0) {
+		const char *base = strrchr(dyl_rt.spool_path, '/');
+		int l = snprintf(line, sizeof(line), "%s# rows_in_spool=%s\n",
+				 at_line_start ? "" : "\n", base ? base + 1 : dyl_rt.spool_path);
+		if (write(dyl_rt.fd, line, (size_t)l) == l)
+			at_line_start = 1, (void)!write(dyl_rt.fd, foot, flen);
+	}
+	dyl_io_unlock();
+}
+
+/* The footer's lines into BUF: the process's times, and what tracing cost it. */
+static int footer_text(char *buf, size_t room)
+{
+	/* cpu_ns: the process's CPU time, start-up before our constructor included; the T
+	 * of a trace whose t_ns are thread CPU times (std.time clock=thread), for which the
+	 * wall-clock total_ns would count time the process spent waiting. */
+	/* end_ns: when this process stopped writing (CLOCK_REALTIME, as start_ns): a later
+	 * process replaces the trace only if it started after that (open_claim) */
+	int n = snprintf(buf, room, "# end_ns=%llu\n# total_ns=%llu\n# startup_ns=%llu\n"
+			 "# cpu_ns=%llu\n", (unsigned long long)dyl_realtime_ns(),
+			 (unsigned long long)(dyl_monotonic_ns() - dyl_rt.t0_ns),
+			 (unsigned long long)dyl_rt.startup_ns, (unsigned long long)dyl_cpu_ns());
+	/* overhead_ns: what tracing cost the process up to total_ns (dyl_cost_ns), which
+	 * dyl-speedup takes out of T; the conversion that follows comes after total_ns */
+	uint64_t timed, cost = dyl_cost_ns(&timed);
+	if (timed || cost)
+		n += snprintf(buf + n, room - (size_t)n,
+			      "# overhead_ns=%llu\n# overhead_calls_timed=%llu\n",
+			      (unsigned long long)cost, (unsigned long long)timed);
+	return n;
+}
+
 void dyl_trace_footer(void)
 {
 	char buf[256];
 	int n, saved = errno;
 
 	if (DYL_DISABLED()) {
-		dyl_io_lock();
-		dyl_spool_drop();
-		dyl_io_unlock();
+		/* (once: a failed exec's image ends again later, its spool kept already) */
+		if (!dyl_rt.off && !__atomic_exchange_n(&dyl_rt.finished, 1, __ATOMIC_ACQ_REL))
+			footer_after_failure(buf, (size_t)footer_text(buf, sizeof(buf)));
+		errno = saved;
+		return;
 	}
-	if (dyl_rt.off || DYL_DISABLED() || __atomic_exchange_n(&dyl_rt.finished, 1, __ATOMIC_ACQ_REL))
+	if (dyl_rt.off || __atomic_exchange_n(&dyl_rt.finished, 1, __ATOMIC_ACQ_REL))
 		return;
 	/* A process that recorded no call took no name.  Its trace (P = 0 is an answer
 	 * too) goes to PATH only if that is stale: not held, not written by a process that
@@ -721,22 +769,7 @@ void dyl_trace_footer(void)
 		if (dyl_rt.fd < 0)
 			return;
 	}
-	/* cpu_ns: the process's CPU time, start-up before our constructor included; the T
-	 * of a trace whose t_ns are thread CPU times (std.time clock=thread), for which the
-	 * wall-clock total_ns would count time the process spent waiting. */
-	/* end_ns: when this process stopped writing (CLOCK_REALTIME, as start_ns): a later
-	 * process replaces the trace only if it started after that (open_claim) */
-	n = snprintf(buf, sizeof(buf), "# end_ns=%llu\n# total_ns=%llu\n# startup_ns=%llu\n"
-		     "# cpu_ns=%llu\n", (unsigned long long)dyl_realtime_ns(),
-		     (unsigned long long)(dyl_monotonic_ns() - dyl_rt.t0_ns),
-		     (unsigned long long)dyl_rt.startup_ns, (unsigned long long)dyl_cpu_ns());
-	/* overhead_ns: what tracing cost the process up to total_ns (dyl_cost_ns), which
-	 * dyl-speedup takes out of T; the conversion that follows comes after total_ns */
-	uint64_t timed, cost = dyl_cost_ns(&timed);
-	if (timed || cost)
-		n += snprintf(buf + n, sizeof(buf) - (size_t)n,
-			      "# overhead_ns=%llu\n# overhead_calls_timed=%llu\n",
-			      (unsigned long long)cost, (unsigned long long)timed);
+	n = footer_text(buf, sizeof(buf));
 	if (dyl_trace_lock()) {
 		/* the rows written out in binary, or left in the spool (DYL_CONVERT=later): then
 		 * the trace says where they are, and the tools read them there */
