@@ -6,9 +6,11 @@
  * instead (dyl_trace_claim(1)), where its end would take it anyway: its first call
  * then costs what a later one does.
  * Any other process writes PATH.<pid>: a forked child always, and a process that finds
- * PATH locked (a live process owns it) or written by a process that had not ended when
- * this one started (an image of itself before an exec, a process running beside it in
- * a pipeline, a program it ran).  Only a trace whose writer ended (its footer is there,
+ * PATH locked (a live process owns it; a finished trace locked by another claimant is
+ * waited for: wait_lock) or written by a process that had not ended when this one
+ * started (an image of itself before an exec, a process running beside it in a
+ * pipeline, a program it ran: overlapped); its header says why ('# declined=').  Only a
+ * trace whose writer ended (its footer is there,
  * with '# end_ns=', or the file's mtime for a footer without it) before this process
  * started is replaced (by a new file renamed over it: replace_file); a trace without
  * footer (its writer was killed: the spool beside it holds its rows for dyl-trace) is
@@ -221,27 +223,50 @@ static int trace_fd_ok(void)
 	return 0;
 }
 
-/* When this process started, CLOCK_REALTIME ns.  That is this image's start, unless an
- * earlier image ran a while (100 ms) before the exec (a subshell that slept, then exec'd
- * the program): then the process's start, from its clock ticks since boot (TICKS: 10 ms,
- * CLOCK_BOOTTIME's count), rounded down so that a writer that ended in that tick is
- * taken to have overlapped this process.  (Rounding down for every process would make
- * `app; app` keep the first run's trace: the image's own start is exact.  A fork and
- * exec slower than 100 ms, under heavy load, errs the same safe way: both kept.) */
-static uint64_t process_start_ns(unsigned long long ticks)
+/* When this process started, CLOCK_REALTIME ns, as a span [lo, hi): this image's start
+ * (lo = hi), unless an earlier image ran a while (100 ms) before the exec (a subshell that
+ * slept, then exec'd the program): then the process's start, known from its clock ticks
+ * since boot (TICKS: 10 ms, CLOCK_BOOTTIME's count) only to the tick it fell in.
+ * (Taking the process's start for every process would make `app; app` decide on a tick
+ * where the image's own start is exact.  A fork and exec slower than 100 ms, under heavy
+ * load, is decided by the tick: see overlapped.) */
+struct span {
+	uint64_t lo, hi;
+};
+
+static struct span process_start(unsigned long long ticks)
 {
 	struct timespec b;
 	long hz = sysconf(_SC_CLK_TCK);
 	uint64_t now = dyl_realtime_ns(), start = dyl_rt.start_ns;
+	struct span s = { start, start };
 
 	if (ticks && hz > 0 && clock_gettime(CLOCK_BOOTTIME, &b) == 0) {
 		uint64_t boot = (uint64_t)b.tv_sec * 1000000000u + (uint64_t)b.tv_nsec;
 		uint64_t at = (uint64_t)ticks * (1000000000u / (uint64_t)hz);
 		uint64_t tick = 1000000000u / (uint64_t)hz;
-		if (at <= boot && now - (boot - at) + 10 * tick < start)
-			start = now - (boot - at);
+		if (at <= boot && now - (boot - at) + 10 * tick < start) {
+			s.lo = now - (boot - at);
+			s.hi = s.lo + tick;
+		}
 	}
-	return start;
+	return s;
+}
+
+/* Did the writer of a finished trace, which started at OLD_START (0: not said) and ended
+ * at END, run while this process did (F: its start)?  Then the trace is kept.  Sure when
+ * it ended before F's tick (no) or after it (yes).  A writer that ended within that tick
+ * overlapped if it started there too or later (a pipeline's other end, started with this
+ * process, or a program this process ran), not if it started before (the previous run
+ * of `app; app`, whose successor's exec was slow: it was declined, and the previous
+ * run's trace stayed at PATH). */
+static int overlapped(struct span f, uint64_t old_start, uint64_t end)
+{
+	if (end < f.lo)
+		return 0;
+	if (end >= f.hi)
+		return 1;
+	return !old_start || old_start >= f.lo;
 }
 
 /* The last occurrence of KEY ("\n# key=") in BUF, its value; 0 when none. */
@@ -299,15 +324,28 @@ static int same_program(const char *head)
 	return !strncmp(p, me, len) && (p[len] == ' ' || p[len] == '\n');
 }
 
+/* Does FD (SIZE bytes) end with a trace's footer?  Its last lines into TAIL (ROOM). */
+static int finished(int fd, off_t size, char *tail, size_t room)
+{
+	unsigned long long v;
+	off_t at = size > (off_t)room - 1 ? size - (off_t)room + 1 : 0;
+	ssize_t n = pread(fd, tail, room - 1, at);
+
+	if (n <= 0)
+		return 0;
+	tail[n] = '\0';
+	return last_value(tail, "\n# total_ns=", &v);
+}
+
 /* May this process replace FD's trace (its lock is free)?  Only when its writer ended
  * before this process started: a writer that ended later overlapped it (a pipeline's
  * other end, the shell that ran it, an image of this process before its exec), and one
  * that left no footer was killed (dyl-trace reads its spool).  EMPTY: this process
- * recorded no call (see same_program). */
-static int replaceable(int fd, int empty)
+ * recorded no call (see same_program).  Why not, in WHY (ROOM bytes). */
+static int replaceable(int fd, int empty, char *why, size_t room)
 {
 	char head[512], tail[1024];
-	unsigned long long v, end;
+	unsigned long long v, end, old_start = 0;
 	struct stat st;
 	ssize_t n;
 
@@ -322,21 +360,29 @@ static int replaceable(int fd, int empty)
 	/* this very process: same pid, same start (exec keeps both) */
 	if (last_value(head, "\n# pid=", &v) && v == (unsigned long long)dyl_rt.pid &&
 	    (!dyl_rt.start_ticks ||
-	     (last_value(head, "\n# pid_start=", &v) && v == dyl_rt.start_ticks)))
+	     (last_value(head, "\n# pid_start=", &v) && v == dyl_rt.start_ticks))) {
+		snprintf(why, room, "this process's own, before its exec");
 		return 0;
-	off_t at = st.st_size > (off_t)sizeof(tail) - 1 ? st.st_size - (off_t)sizeof(tail) + 1 : 0;
-	n = pread(fd, tail, sizeof(tail) - 1, at);
-	if (n <= 0)
+	}
+	if (!finished(fd, st.st_size, tail, sizeof(tail))) {
+		/* killed, or still running where flock is not kept */
+		snprintf(why, room, "no footer: its writer was killed, or runs on");
 		return 0;
-	tail[n] = '\0';
-	if (!last_value(tail, "\n# total_ns=", &v))
-		return 0;	/* no footer: killed, or still running where flock is not kept */
-	if (empty && !same_program(head))
+	}
+	if (empty && !same_program(head)) {
+		snprintf(why, room, "another program's, and this process recorded no call");
 		return 0;
+	}
 	if (!last_value(tail, "\n# end_ns=", &end))
 		end = (unsigned long long)st.st_mtim.tv_sec * 1000000000ull +
 		      (unsigned long long)st.st_mtim.tv_nsec;
-	return end < process_start_ns(dyl_rt.start_ticks);
+	last_value(head, "\n# start_ns=", &old_start);
+	struct span f = process_start(dyl_rt.start_ticks);
+	if (!overlapped(f, old_start, end))
+		return 1;
+	snprintf(why, room, "its writer ran from %llu to %llu ns, this process since %llu%s",
+		 old_start, end, (unsigned long long)f.lo, f.hi > f.lo ? " (its fork's tick)" : "");
+	return 0;
 }
 
 /* Is FD still the file named PATH?  (Another process may have replaced it since FD was
@@ -404,10 +450,35 @@ static int replace_file(int fd, const char *path)
 	return nfd;
 }
 
+/* FD's lock is held through another open of it.  A finished trace is held only for a
+ * moment: by another claimant deciding on it (below), or by its writer as it exits.
+ * Such a lock is waited for, up to CLAIM_WAIT_NS: giving up at once took PATH.<pid>
+ * while the holder might decline the trace in its turn, and with every claimant gone
+ * the previous run's trace stayed at PATH.  A trace without footer (a live writer's, or
+ * a claimant's new empty file) is not waited for.  1: FD is locked now. */
+#define CLAIM_WAIT_NS (500 * 1000000ull)
+static int wait_lock(int fd)
+{
+	char tail[1024];
+	struct stat st;
+	uint64_t t0 = dyl_monotonic_ns();
+
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    !finished(fd, st.st_size, tail, sizeof(tail)))
+		return 0;
+	do {
+		struct timespec ms = { 0, 1000000 };
+		nanosleep(&ms, NULL);
+		if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+			return 1;
+	} while (errno == EWOULDBLOCK && dyl_monotonic_ns() - t0 < CLAIM_WAIT_NS);
+	return 0;
+}
+
 /* Opens PATH for this process: -1 with errno EBUSY when another live process holds it
  * or its writer overlapped this process (or PATH changed hands three times while we
- * looked); ELOOP, EPERM: refused (dyl_open_safe). */
-static int open_claim(const char *path, int empty)
+ * looked), and why in WHY (ROOM bytes); ELOOP, EPERM, ENXIO: refused (dyl_open_safe). */
+static int open_claim(const char *path, int empty, char *why, size_t room)
 {
 	struct stat st;
 	int fd = -1;
@@ -427,22 +498,24 @@ static int open_claim(const char *path, int empty)
 			return -1;
 		fd = dyl_fd_high(fd);	/* (the lock below belongs to the open file, not the number) */
 		if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-			if (errno == EWOULDBLOCK) {
+			if (errno == EWOULDBLOCK && !wait_lock(fd)) {
 				close(fd);
+				snprintf(why, room, "held by a process that runs");
 				errno = EBUSY;
 				return -1;
 			}
-			/* a file system without flock: go on unlocked */
+			/* (else a file system without flock: go on unlocked) */
 		}
 		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && !still_named(fd, path)) {
 			close(fd);
 			fd = -1;
+			snprintf(why, room, "taken by another process as this one looked");
 			errno = EBUSY;
 		}
 	}
 	if (fd < 0)
 		return -1;
-	if (!replaceable(fd, empty)) {
+	if (!replaceable(fd, empty, why, room)) {
 		close(fd);
 		errno = EBUSY;
 		return -1;
@@ -461,6 +534,8 @@ static int open_claim(const char *path, int empty)
 }
 
 static int at_line_start = 1;	/* the trace's last byte written is a newline */
+/* Why this process did not take PATH itself ("NAME: why"), for its header; "": it did. */
+static char declined[sizeof(dyl_rt.path) + 160];
 
 /* A write of the trace or the spool failed with ERR (a full disk: ENOSPC, or EFBIG past
  * RLIMIT_FSIZE): the trace says so in a '# error=' line where it still takes one (dyl-trace
@@ -538,6 +613,8 @@ size_t dyl_trace_header_text(char *buf, size_t room)
 	}
 	if (cmd_len > 0)
 		o += (size_t)snprintf(buf + o, room - o, "# cmdline=%s\n", cmd);
+	if (declined[0] && o < room)
+		o += (size_t)snprintf(buf + o, room - o, "# declined=%s\n", declined);
 	/* the clock's own cost is reported, never subtracted */
 	if (o < room)
 		o += (size_t)snprintf(buf + o, room - o, "# clock=%s\n# clock_cost_ns=%llu\n%s",
@@ -587,15 +664,22 @@ static void set_fd(int fd)
  * itself or nothing, silently (a process that recorded no call, at its end). */
 static void open_trace_as(int only_path)
 {
-	char base[sizeof(dyl_rt.path) - 32];
+	char base[sizeof(dyl_rt.path) - 32], busy[160] = "";
 	int has_pid, fd = -1;
 
 	if (!dyl_rt.start_ticks)
 		dyl_rt.start_ticks = proc_start_ticks();
+	declined[0] = '\0';
 	has_pid = expand_path(base, sizeof(base), dyl_rt.tmpl, dyl_rt.pid);
 	if (!has_pid && !dyl_rt.forked) {
 		snprintf(dyl_rt.path, sizeof(dyl_rt.path), "%s", base);
-		fd = open_claim(dyl_rt.path, only_path);
+		fd = open_claim(dyl_rt.path, only_path, busy, sizeof(busy));
+		/* why this trace is not at PATH, in its header ('# declined=') */
+		if (fd < 0 && errno == EBUSY && busy[0]) {
+			const char *name = strrchr(base, '/');
+			snprintf(declined, sizeof(declined), "%s: %s", name ? name + 1 : base, busy);
+			errno = EBUSY;
+		}
 	} else {
 		errno = EBUSY;
 	}
@@ -613,7 +697,7 @@ static void open_trace_as(int only_path)
 					      (int)dyl_rt.pid);
 		if (k > 0)
 			snprintf(dyl_rt.path + l, sizeof(dyl_rt.path) - l, ".%d", k);
-		fd = open_claim(dyl_rt.path, 0);
+		fd = open_claim(dyl_rt.path, 0, busy, sizeof(busy));
 	}
 	const char *why = fd < 0 ? dyl_refused(dyl_rt.path, errno) : NULL;
 	if (why) {
