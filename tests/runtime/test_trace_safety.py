@@ -401,31 +401,39 @@ def test_known_settings_say_nothing(apps, tmp_path):
     assert tr.meta['clock'] == 'monotonic' and counts(tr) == {'tiny_add': 3}
 
 
+def run_to_a_full_disk(apps, tmp_path, calls, limit):
+    """CALLS calls with files limited to LIMIT bytes: the program unchanged, one line on
+    stderr saying the disk is full and the rows stay in the spool.  The stderr line, and
+    the rows dyl-trace cat reads (the calls in order, seq 0..n-1)."""
+    trace = tmp_path / 't.csv'
+    r = run([apps.app, 'calls', str(calls)], env_of(apps.wrap, DYL_TRACE=str(trace)),
+            tmp_path, preexec_fn=lambda: file_size_limit(limit))
+    assert r.returncode == 0 and r.stdout == f'calls: {calls} sum {sum(range(calls))}\n'
+    lines = ours(r.stderr)
+    assert len(lines) == 1 and 'the disk is full' in lines[0], r.stderr
+    assert 'stay in the spool' in lines[0], r.stderr
+    s = subprocess.run([os.path.join(dyltest.ROOT, 'bin', 'dyl-trace'), 'cat', str(trace)],
+                       capture_output=True, text=True, timeout=60)
+    assert s.returncode == 0, s.stderr
+    rows = [l.split(',') for l in s.stdout.splitlines() if l[:1].isdigit()]
+    assert [int(r[0]) for r in rows] == list(range(len(rows)))
+    assert {r[2] for r in rows} == {'tiny_add'}
+    return lines[0], s.stderr, rows
+
+
 def test_full_disk_keeps_the_rows_written(apps, tmp_path):
     """The disk fills (RLIMIT_FSIZE 2 MiB: EFBIG, as ENOSPC) in a run of 500,000 calls:
     the rows written to the spool before it stay there (the spool was deleted: 0 rows of
     the 3.5 MB written, on a 4 MiB tmpfs), and the trace names it after its '# error='
     line.  One line on stderr says the disk is full; the tools read the first N calls,
     N * 16 B of records within the limit."""
-    trace = tmp_path / 't.csv'
-    r = run([apps.app, 'calls', '500000'], env_of(apps.wrap, DYL_TRACE=str(trace)),
-            tmp_path, preexec_fn=lambda: file_size_limit(2 << 20))
-    assert r.returncode == 0 and r.stdout == f'calls: 500000 sum {sum(range(500000))}\n'
-    lines = ours(r.stderr)
-    assert len(lines) == 1 and 'the disk is full' in lines[0], r.stderr
-    assert 'File too large' in lines[0] and 'stay in the spool' in lines[0], r.stderr
-    text = trace.read_text()
+    line, said, rows = run_to_a_full_disk(apps, tmp_path, 500000, 2 << 20)
+    assert 'File too large' in line and 'disk full' in said, said
+    text = (tmp_path / 't.csv').read_text()
     assert '# error=disk full' in text and '# rows_in_spool=.t.csv.dylspool\n' in text, text
     assert '# total_ns=' in text
-    spool = tmp_path / '.t.csv.dylspool'
-    assert spool.stat().st_size <= 2 << 20
-    s = subprocess.run([os.path.join(dyltest.ROOT, 'bin', 'dyl-trace'), 'cat', str(trace)],
-                       capture_output=True, text=True, timeout=60)
-    assert s.returncode == 0 and 'disk full' in s.stderr, s.stderr
-    rows = [l.split(',') for l in s.stdout.splitlines() if l[:1].isdigit()]
+    assert (tmp_path / '.t.csv.dylspool').stat().st_size <= 2 << 20
     n = len(rows)
-    assert [int(r[0]) for r in rows] == list(range(n))
-    assert {r[2] for r in rows} == {'tiny_add'}
     # whole blocks (a window's 16,308 rows each: 6 here, 97,848 rows); the rest of the
     # 2 MiB is the 256 KiB window, the 64 KiB names area and the block that did not fit
     assert 90000 <= n and n * 16 <= (2 << 20) - (256 << 10), n
@@ -435,20 +443,9 @@ def test_full_disk_at_the_conversion_keeps_the_spool(apps, tmp_path):
     """30,000 calls: the spool fits in 900 KiB, their CSV (32 B a row) does not.  The
     conversion at exit stops at the limit; the spool stays with every row (it was removed:
     24,369 rows were left, in the CSV cut short), and the tools read all 30,000 from it."""
-    trace = tmp_path / 't.csv'
-    r = run([apps.app, 'calls', '30000'], env_of(apps.wrap, DYL_TRACE=str(trace)),
-            tmp_path, preexec_fn=lambda: file_size_limit(900 << 10))
-    assert r.returncode == 0 and r.stdout == f'calls: 30000 sum {sum(range(30000))}\n'
-    lines = ours(r.stderr)
-    assert len(lines) == 1 and 'the disk is full' in lines[0], r.stderr
-    assert 'stay in the spool' in lines[0], r.stderr
-    assert trace.stat().st_size == 900 << 10
-    s = subprocess.run([os.path.join(dyltest.ROOT, 'bin', 'dyl-trace'), 'cat', str(trace)],
-                       capture_output=True, text=True, timeout=60)
-    assert s.returncode == 0, s.stderr
-    rows = [l.split(',') for l in s.stdout.splitlines() if l[:1].isdigit()]
-    assert [int(r[0]) for r in rows] == list(range(30000))
-    assert {r[2] for r in rows} == {'tiny_add'}
+    _, _, rows = run_to_a_full_disk(apps, tmp_path, 30000, 900 << 10)
+    assert (tmp_path / 't.csv').stat().st_size == 900 << 10
+    assert len(rows) == 30000
 
 
 def test_full_disk_then_killed_says_so_from_the_spool(apps, tmp_path):
