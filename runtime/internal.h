@@ -286,6 +286,9 @@ HIDDEN int dyl_spool_finish(const char *foot, size_t len);
 HIDDEN void dyl_spool_names_ahead(void);	/* the names area made now (dyl_prepare) */
 HIDDEN void dyl_spool_exec(void);	/* an exec: the rows are converted now, never later */
 HIDDEN void dyl_spool_drop(void);
+/* Recording stopped on a write that failed (a full disk): the spool, a file still ours,
+ * is kept as it is for the tools (1), else dropped (0).  dyl_rt.io held. */
+HIDDEN int dyl_spool_keep_failed(void);
 HIDDEN void dyl_spool_meta(void);	/* the header text changed */
 /* the header TEXT (LEN bytes, NCOLUMNS counters) as the trace got it */
 HIDDEN void dyl_spool_meta_text(const char *text, size_t len, uint32_t ncolumns);
@@ -305,12 +308,15 @@ HIDDEN int dyl_spool_chunk(uint32_t kind, const void *a, size_t alen, const void
 HIDDEN void *dyl_spool_map(uint32_t kind, uint32_t size);
 
 /* trace.c */
-/* Opens PATH for writing with FLAGS (O_CREAT|O_EXCL: new only) and O_NOFOLLOW; an existing
- * file must be a regular file of the effective user with one link, or a character device
- * (/dev/null).  -1 with errno: ELOOP a symlink, EPERM another user's file or a link,
+/* Opens PATH for writing with FLAGS (O_CREAT|O_EXCL: new only) and O_NOFOLLOW, never
+ * waiting (O_NONBLOCK, cleared after); an existing file must be a regular file of the
+ * effective user with one link (made 0600 under O_CREAT), or a character device
+ * (/dev/null), or a pipe named by our own descriptor (/dev/stdout).  -1 with errno: ELOOP
+ * a symlink, EPERM another user's file or a link, ENXIO a FIFO, socket or block device,
  * ESTALE a file renamed over (no name left) between the open and the check. */
 HIDDEN int dyl_open_safe(const char *path, int flags);
-/* Why dyl_open_safe (failing with ERR) refused PATH, in words; NULL: not refused. */
+/* Why dyl_open_safe (failing with ERR) refused PATH, in words; NULL: not refused.
+ * errno is ERR on return. */
 HIDDEN const char *dyl_refused(const char *path, int err);
 HIDDEN void dyl_trace_error(int err, const char *what);	/* '# error=' line, or stderr */
 HIDDEN size_t dyl_trace_header_text(char *buf, size_t room);	/* dyl_rt.meta held */

@@ -82,8 +82,13 @@ static void failed(void)
 	int err = errno ? errno : ENOSPC;
 	const char *where = dyl_rt.spool_memfd ? "memory" : dyl_rt.spool_path;
 
-	dyl_warn_once("write", "cannot write the trace %s (%s: %s); the program goes on untraced",
-		      dyl_rt.path, where, strerror(err));
+	if ((err == ENOSPC || err == EFBIG || err == EDQUOT) && !dyl_rt.spool_memfd)
+		dyl_warn_once("write", "the disk is full: the trace %s stops here (%s: %s); the "
+			      "rows written so far stay in the spool, the program goes on untraced",
+			      dyl_rt.path, where, strerror(err));
+	else
+		dyl_warn_once("write", "cannot write the trace %s (%s: %s); the program goes on "
+			      "untraced", dyl_rt.path, where, strerror(err));
 	DYL_DISABLE();
 	if (dyl_rt.spool_fd >= 0 && !dyl_rt.spool_memfd &&
 	    dyl_fd_is(dyl_rt.spool_fd, dyl_rt.spool_dev, dyl_rt.spool_ino)) {
@@ -717,8 +722,33 @@ int dyl_spool_finish(const char *foot, size_t flen)
 	} else {
 		dyl_warn_once("spool", "cannot convert the spool %s: %s", dyl_rt.spool_path, why);
 	}
-	dyl_spool_drop();
+	/* a conversion cut short by a full disk: the spool keeps every row (the tools read
+	 * it, the trace having no footer) */
+	if (DYL_DISABLED())
+		dyl_spool_keep_failed();
+	else
+		dyl_spool_drop();
 	return 0;
+}
+
+/* Recording stopped because a write failed (failed(), or the trace's own write): what
+ * the spool holds stays for the tools, which read it as a killed run's (its windows too;
+ * its head says when the disk was full).  Dropping it, as was done, lost every row of a
+ * run that filled the disk (3.5 MB of rows on a 4 MiB tmpfs). */
+int dyl_spool_keep_failed(void)
+{
+	struct stat st;
+
+	DYL_ASSERT_HELD(&dyl_rt.io);
+	if (dyl_rt.spool_fd < 0 || dyl_rt.spool_memfd ||
+	    !dyl_fd_is(dyl_rt.spool_fd, dyl_rt.spool_dev, dyl_rt.spool_ino) ||
+	    lstat(dyl_rt.spool_path, &st) != 0 || st.st_dev != dyl_rt.spool_dev ||
+	    st.st_ino != dyl_rt.spool_ino) {
+		dyl_spool_drop();
+		return 0;
+	}
+	keep();
+	return 1;
 }
 
 /* The spool goes (converted, or the trace cannot be written). */

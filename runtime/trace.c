@@ -6,9 +6,11 @@
  * instead (dyl_trace_claim(1)), where its end would take it anyway: its first call
  * then costs what a later one does.
  * Any other process writes PATH.<pid>: a forked child always, and a process that finds
- * PATH locked (a live process owns it) or written by a process that had not ended when
- * this one started (an image of itself before an exec, a process running beside it in
- * a pipeline, a program it ran).  Only a trace whose writer ended (its footer is there,
+ * PATH locked (a live process owns it; a finished trace locked by another claimant is
+ * waited for: wait_lock) or written by a process that had not ended when this one
+ * started (an image of itself before an exec, a process running beside it in a
+ * pipeline, a program it ran: overlapped); its header says why ('# declined=').  Only a
+ * trace whose writer ended (its footer is there,
  * with '# end_ns=', or the file's mtime for a footer without it) before this process
  * started is replaced (by a new file renamed over it: replace_file); a trace without
  * footer (its writer was killed: the spool beside it holds its rows for dyl-trace) is
@@ -21,8 +23,9 @@
  *
  * Safety (the trace holds argument values; the runtime may run as root in a folder
  * others can write): a trace is never written through a symlink (O_NOFOLLOW), never
- * into a file another user owns or one with other links, and is created 0600.  Such a
- * name is refused with one line on stderr, and the process records nothing.  The
+ * into a file another user owns or one with other links, nor into a FIFO, socket or
+ * block device (the open never waits: O_NONBLOCK), and is created 0600.  Such a name
+ * is refused with one line on stderr, and the process records nothing.  The
  * program may close the runtime's descriptor and open a file of its own under its
  * number: every write-out checks the descriptor first (dyl_fd_check) and opens the
  * trace again by its name.
@@ -95,7 +98,10 @@ int dyl_open_safe(const char *path, int flags)
 	 * nobody else can plant them */
 	int own = !strncmp(path, "/dev/std", 8) || !strncmp(path, "/dev/fd/", 8) ||
 		  !strncmp(path, "/proc/self/fd/", 14);
-	int fd = open(path, flags | (own ? 0 : O_NOFOLLOW) | O_CLOEXEC | O_NOCTTY, 0600);
+	/* O_NONBLOCK: a FIFO planted at PATH would hang the open until someone reads it
+	 * (ENXIO now, when nobody does); cleared below once the file is known */
+	int fd = open(path, flags | (own ? 0 : O_NOFOLLOW) | O_CLOEXEC | O_NOCTTY | O_NONBLOCK,
+		      0600);
 
 	if (fd < 0)
 		return -1;
@@ -111,13 +117,33 @@ int dyl_open_safe(const char *path, int flags)
 		errno = ESTALE;
 		return -1;
 	}
+	/* a FIFO, socket or block device by a name in the file system: no trace file
+	 * (another user's FIFO in /tmp, a disk as root); ENXIO, as a FIFO nobody reads.
+	 * A pipe reached through our own descriptor (/dev/stdout) is the user's choice. */
+	if (!S_ISREG(st.st_mode) && !S_ISCHR(st.st_mode) && !(own && !S_ISBLK(st.st_mode))) {
+		close(fd);
+		errno = ENXIO;
+		return -1;
+	}
 	/* a regular file: ours, and no other name for it (a hard link planted in /tmp to a
 	 * file of ours elsewhere); a device such as /dev/null: the open's permission check
-	 * is enough; a FIFO or socket: ours */
+	 * is enough; our own pipe: ours */
 	if (S_ISREG(st.st_mode) ? st.st_uid != geteuid() || st.st_nlink != 1
 				: !S_ISCHR(st.st_mode) && st.st_uid != geteuid()) {
 		close(fd);
 		errno = EPERM;
+		return -1;
+	}
+	/* an existing file we write is made private, as a new one is (it may hold
+	 * arguments): a spool or .flow left 0666 */
+	if (S_ISREG(st.st_mode) && (flags & O_CREAT) && (st.st_mode & 077) &&
+	    fchmod(fd, st.st_mode & 0700) != 0) {
+		close(fd);
+		return -1;
+	}
+	/* writes block as the program's would (a pipe that fills waits for its reader) */
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0) {
+		close(fd);
 		return -1;
 	}
 	return fd;
@@ -127,13 +153,21 @@ const char *dyl_refused(const char *path, int err)
 {
 	struct stat st;
 
+	/* (ENXIO: dyl_open_safe's answer for what is no regular file, the kernel's for a
+	 * FIFO nobody reads) */
+	if (err == ENXIO)
+		return "no regular file (a FIFO, a socket or a block device)";
 	/* (the kernel's protected_symlinks gives EACCES for a planted link in a sticky
 	 * folder before O_NOFOLLOW's ELOOP: the name itself says what it is) */
+	const char *why = NULL;
 	if (err == ELOOP || (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)))
-		return "a symbolic link";
-	if (err == EPERM || (err == EACCES && lstat(path, &st) == 0 && st.st_uid != geteuid()))
-		return "not a file of this user's alone (another owner, or another link)";
-	return NULL;
+		why = "a symbolic link";
+	else if (err == EPERM || (err == EACCES && lstat(path, &st) == 0 && st.st_uid != geteuid()))
+		why = "not a file of this user's alone (another owner, or another link)";
+	/* the caller's message names the open's error, not lstat's (a folder this user may
+	 * not write was said to be "No such file or directory") */
+	errno = err;
+	return why;
 }
 
 int dyl_fd_is(int fd, dev_t dev, ino_t ino)
@@ -189,27 +223,50 @@ static int trace_fd_ok(void)
 	return 0;
 }
 
-/* When this process started, CLOCK_REALTIME ns.  That is this image's start, unless an
- * earlier image ran a while (100 ms) before the exec (a subshell that slept, then exec'd
- * the program): then the process's start, from its clock ticks since boot (TICKS: 10 ms,
- * CLOCK_BOOTTIME's count), rounded down so that a writer that ended in that tick is
- * taken to have overlapped this process.  (Rounding down for every process would make
- * `app; app` keep the first run's trace: the image's own start is exact.  A fork and
- * exec slower than 100 ms, under heavy load, errs the same safe way: both kept.) */
-static uint64_t process_start_ns(unsigned long long ticks)
+/* When this process started, CLOCK_REALTIME ns, as a span [lo, hi): this image's start
+ * (lo = hi), unless an earlier image ran a while (100 ms) before the exec (a subshell that
+ * slept, then exec'd the program): then the process's start, known from its clock ticks
+ * since boot (TICKS: 10 ms, CLOCK_BOOTTIME's count) only to the tick it fell in.
+ * (Taking the process's start for every process would make `app; app` decide on a tick
+ * where the image's own start is exact.  A fork and exec slower than 100 ms, under heavy
+ * load, is decided by the tick: see overlapped.) */
+struct span {
+	uint64_t lo, hi;
+};
+
+static struct span process_start(unsigned long long ticks)
 {
 	struct timespec b;
 	long hz = sysconf(_SC_CLK_TCK);
 	uint64_t now = dyl_realtime_ns(), start = dyl_rt.start_ns;
+	struct span s = { start, start };
 
 	if (ticks && hz > 0 && clock_gettime(CLOCK_BOOTTIME, &b) == 0) {
 		uint64_t boot = (uint64_t)b.tv_sec * 1000000000u + (uint64_t)b.tv_nsec;
 		uint64_t at = (uint64_t)ticks * (1000000000u / (uint64_t)hz);
 		uint64_t tick = 1000000000u / (uint64_t)hz;
-		if (at <= boot && now - (boot - at) + 10 * tick < start)
-			start = now - (boot - at);
+		if (at <= boot && now - (boot - at) + 10 * tick < start) {
+			s.lo = now - (boot - at);
+			s.hi = s.lo + tick;
+		}
 	}
-	return start;
+	return s;
+}
+
+/* Did the writer of a finished trace, which started at OLD_START (0: not said) and ended
+ * at END, run while this process did (F: its start)?  Then the trace is kept.  Sure when
+ * it ended before F's tick (no) or after it (yes).  A writer that ended within that tick
+ * overlapped if it started there too or later (a pipeline's other end, started with this
+ * process, or a program this process ran), not if it started before (the previous run
+ * of `app; app`, whose successor's exec was slow: it was declined, and the previous
+ * run's trace stayed at PATH). */
+static int overlapped(struct span f, uint64_t old_start, uint64_t end)
+{
+	if (end < f.lo)
+		return 0;
+	if (end >= f.hi)
+		return 1;
+	return !old_start || old_start >= f.lo;
 }
 
 /* The last occurrence of KEY ("\n# key=") in BUF, its value; 0 when none. */
@@ -267,15 +324,28 @@ static int same_program(const char *head)
 	return !strncmp(p, me, len) && (p[len] == ' ' || p[len] == '\n');
 }
 
+/* Does FD (SIZE bytes) end with a trace's footer?  Its last lines into TAIL (ROOM). */
+static int finished(int fd, off_t size, char *tail, size_t room)
+{
+	unsigned long long v;
+	off_t at = size > (off_t)room - 1 ? size - (off_t)room + 1 : 0;
+	ssize_t n = pread(fd, tail, room - 1, at);
+
+	if (n <= 0)
+		return 0;
+	tail[n] = '\0';
+	return last_value(tail, "\n# total_ns=", &v);
+}
+
 /* May this process replace FD's trace (its lock is free)?  Only when its writer ended
  * before this process started: a writer that ended later overlapped it (a pipeline's
  * other end, the shell that ran it, an image of this process before its exec), and one
  * that left no footer was killed (dyl-trace reads its spool).  EMPTY: this process
- * recorded no call (see same_program). */
-static int replaceable(int fd, int empty)
+ * recorded no call (see same_program).  Why not, in WHY (ROOM bytes). */
+static int replaceable(int fd, int empty, char *why, size_t room)
 {
 	char head[512], tail[1024];
-	unsigned long long v, end;
+	unsigned long long v, end, old_start = 0;
 	struct stat st;
 	ssize_t n;
 
@@ -290,21 +360,29 @@ static int replaceable(int fd, int empty)
 	/* this very process: same pid, same start (exec keeps both) */
 	if (last_value(head, "\n# pid=", &v) && v == (unsigned long long)dyl_rt.pid &&
 	    (!dyl_rt.start_ticks ||
-	     (last_value(head, "\n# pid_start=", &v) && v == dyl_rt.start_ticks)))
+	     (last_value(head, "\n# pid_start=", &v) && v == dyl_rt.start_ticks))) {
+		snprintf(why, room, "this process's own, before its exec");
 		return 0;
-	off_t at = st.st_size > (off_t)sizeof(tail) - 1 ? st.st_size - (off_t)sizeof(tail) + 1 : 0;
-	n = pread(fd, tail, sizeof(tail) - 1, at);
-	if (n <= 0)
+	}
+	if (!finished(fd, st.st_size, tail, sizeof(tail))) {
+		/* killed, or still running where flock is not kept */
+		snprintf(why, room, "no footer: its writer was killed, or runs on");
 		return 0;
-	tail[n] = '\0';
-	if (!last_value(tail, "\n# total_ns=", &v))
-		return 0;	/* no footer: killed, or still running where flock is not kept */
-	if (empty && !same_program(head))
+	}
+	if (empty && !same_program(head)) {
+		snprintf(why, room, "another program's, and this process recorded no call");
 		return 0;
+	}
 	if (!last_value(tail, "\n# end_ns=", &end))
 		end = (unsigned long long)st.st_mtim.tv_sec * 1000000000ull +
 		      (unsigned long long)st.st_mtim.tv_nsec;
-	return end < process_start_ns(dyl_rt.start_ticks);
+	last_value(head, "\n# start_ns=", &old_start);
+	struct span f = process_start(dyl_rt.start_ticks);
+	if (!overlapped(f, old_start, end))
+		return 1;
+	snprintf(why, room, "its writer ran from %llu to %llu ns, this process since %llu%s",
+		 old_start, end, (unsigned long long)f.lo, f.hi > f.lo ? " (its fork's tick)" : "");
+	return 0;
 }
 
 /* Is FD still the file named PATH?  (Another process may have replaced it since FD was
@@ -372,10 +450,35 @@ static int replace_file(int fd, const char *path)
 	return nfd;
 }
 
+/* FD's lock is held through another open of it.  A finished trace is held only for a
+ * moment: by another claimant deciding on it (below), or by its writer as it exits.
+ * Such a lock is waited for, up to CLAIM_WAIT_NS: giving up at once took PATH.<pid>
+ * while the holder might decline the trace in its turn, and with every claimant gone
+ * the previous run's trace stayed at PATH.  A trace without footer (a live writer's, or
+ * a claimant's new empty file) is not waited for.  1: FD is locked now. */
+#define CLAIM_WAIT_NS (500 * 1000000ull)
+static int wait_lock(int fd)
+{
+	char tail[1024];
+	struct stat st;
+	uint64_t t0 = dyl_monotonic_ns();
+
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    !finished(fd, st.st_size, tail, sizeof(tail)))
+		return 0;
+	do {
+		struct timespec ms = { 0, 1000000 };
+		nanosleep(&ms, NULL);
+		if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+			return 1;
+	} while (errno == EWOULDBLOCK && dyl_monotonic_ns() - t0 < CLAIM_WAIT_NS);
+	return 0;
+}
+
 /* Opens PATH for this process: -1 with errno EBUSY when another live process holds it
  * or its writer overlapped this process (or PATH changed hands three times while we
- * looked); ELOOP, EPERM: refused (dyl_open_safe). */
-static int open_claim(const char *path, int empty)
+ * looked), and why in WHY (ROOM bytes); ELOOP, EPERM, ENXIO: refused (dyl_open_safe). */
+static int open_claim(const char *path, int empty, char *why, size_t room)
 {
 	struct stat st;
 	int fd = -1;
@@ -395,22 +498,24 @@ static int open_claim(const char *path, int empty)
 			return -1;
 		fd = dyl_fd_high(fd);	/* (the lock below belongs to the open file, not the number) */
 		if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-			if (errno == EWOULDBLOCK) {
+			if (errno == EWOULDBLOCK && !wait_lock(fd)) {
 				close(fd);
+				snprintf(why, room, "held by a process that runs");
 				errno = EBUSY;
 				return -1;
 			}
-			/* a file system without flock: go on unlocked */
+			/* (else a file system without flock: go on unlocked) */
 		}
 		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && !still_named(fd, path)) {
 			close(fd);
 			fd = -1;
+			snprintf(why, room, "taken by another process as this one looked");
 			errno = EBUSY;
 		}
 	}
 	if (fd < 0)
 		return -1;
-	if (!replaceable(fd, empty)) {
+	if (!replaceable(fd, empty, why, room)) {
 		close(fd);
 		errno = EBUSY;
 		return -1;
@@ -429,6 +534,8 @@ static int open_claim(const char *path, int empty)
 }
 
 static int at_line_start = 1;	/* the trace's last byte written is a newline */
+/* Why this process did not take PATH itself ("NAME: why"), for its header; "": it did. */
+static char declined[sizeof(dyl_rt.path) + 160];
 
 /* A write of the trace or the spool failed with ERR (a full disk: ENOSPC, or EFBIG past
  * RLIMIT_FSIZE): the trace says so in a '# error=' line where it still takes one (dyl-trace
@@ -463,8 +570,14 @@ static void write_all(int fd, const char *data, size_t len)
 			continue;
 		if (n <= 0) {
 			int err = n < 0 ? errno : ENOSPC;
-			dyl_warn_once("write", "cannot write the trace %s (%s); the program goes on untraced",
-				      dyl_rt.path, strerror(err));
+			if ((err == ENOSPC || err == EFBIG || err == EDQUOT) && dyl_rt.spool_fd >= 0 &&
+			    !dyl_rt.spool_memfd)
+				dyl_warn_once("write", "the disk is full: cannot write the trace %s (%s); "
+					      "its rows stay in the spool %s, the program goes on untraced",
+					      dyl_rt.path, strerror(err), dyl_rt.spool_path);
+			else
+				dyl_warn_once("write", "cannot write the trace %s (%s); the program goes "
+					      "on untraced", dyl_rt.path, strerror(err));
 			DYL_DISABLE();
 			dyl_trace_error(err, strerror(err));
 			return;
@@ -500,6 +613,8 @@ size_t dyl_trace_header_text(char *buf, size_t room)
 	}
 	if (cmd_len > 0)
 		o += (size_t)snprintf(buf + o, room - o, "# cmdline=%s\n", cmd);
+	if (declined[0] && o < room)
+		o += (size_t)snprintf(buf + o, room - o, "# declined=%s\n", declined);
 	/* the clock's own cost is reported, never subtracted */
 	if (o < room)
 		o += (size_t)snprintf(buf + o, room - o, "# clock=%s\n# clock_cost_ns=%llu\n%s",
@@ -549,15 +664,22 @@ static void set_fd(int fd)
  * itself or nothing, silently (a process that recorded no call, at its end). */
 static void open_trace_as(int only_path)
 {
-	char base[sizeof(dyl_rt.path) - 32];
+	char base[sizeof(dyl_rt.path) - 32], busy[160] = "";
 	int has_pid, fd = -1;
 
 	if (!dyl_rt.start_ticks)
 		dyl_rt.start_ticks = proc_start_ticks();
+	declined[0] = '\0';
 	has_pid = expand_path(base, sizeof(base), dyl_rt.tmpl, dyl_rt.pid);
 	if (!has_pid && !dyl_rt.forked) {
 		snprintf(dyl_rt.path, sizeof(dyl_rt.path), "%s", base);
-		fd = open_claim(dyl_rt.path, only_path);
+		fd = open_claim(dyl_rt.path, only_path, busy, sizeof(busy));
+		/* why this trace is not at PATH, in its header ('# declined=') */
+		if (fd < 0 && errno == EBUSY && busy[0]) {
+			const char *name = strrchr(base, '/');
+			snprintf(declined, sizeof(declined), "%s: %s", name ? name + 1 : base, busy);
+			errno = EBUSY;
+		}
 	} else {
 		errno = EBUSY;
 	}
@@ -575,7 +697,7 @@ static void open_trace_as(int only_path)
 					      (int)dyl_rt.pid);
 		if (k > 0)
 			snprintf(dyl_rt.path + l, sizeof(dyl_rt.path) - l, ".%d", k);
-		fd = open_claim(dyl_rt.path, 0);
+		fd = open_claim(dyl_rt.path, 0, busy, sizeof(busy));
 	}
 	const char *why = fd < 0 ? dyl_refused(dyl_rt.path, errno) : NULL;
 	if (why) {
@@ -663,17 +785,59 @@ void dyl_trace_write(const char *data, size_t len)
 	errno = saved;
 }
 
+/* Recording stopped on a failed write (a full disk): the rows written so far stay in
+ * the spool, and the trace, where it still takes them, names it and ends with FOOT (as
+ * with DYL_CONVERT=later), after its '# error=' line.  No warning: the failure gave it. */
+static void footer_after_failure(const char *foot, size_t flen)
+{
+	char line[sizeof(dyl_rt.spool_path) + 32];
+
+	dyl_io_lock();
+	if (dyl_spool_keep_failed() && dyl_rt.fd >= 0 && trace_fd_ok() == 0) {
+		const char *base = strrchr(dyl_rt.spool_path, '/');
+		int l = snprintf(line, sizeof(line), "%s# rows_in_spool=%s\n",
+				 at_line_start ? "" : "\n", base ? base + 1 : dyl_rt.spool_path);
+		if (write(dyl_rt.fd, line, (size_t)l) == l)
+			at_line_start = 1, (void)!write(dyl_rt.fd, foot, flen);
+	}
+	dyl_io_unlock();
+}
+
+/* The footer's lines into BUF: the process's times, and what tracing cost it. */
+static int footer_text(char *buf, size_t room)
+{
+	/* cpu_ns: the process's CPU time, start-up before our constructor included; the T
+	 * of a trace whose t_ns are thread CPU times (std.time clock=thread), for which the
+	 * wall-clock total_ns would count time the process spent waiting. */
+	/* end_ns: when this process stopped writing (CLOCK_REALTIME, as start_ns): a later
+	 * process replaces the trace only if it started after that (open_claim) */
+	int n = snprintf(buf, room, "# end_ns=%llu\n# total_ns=%llu\n# startup_ns=%llu\n"
+			 "# cpu_ns=%llu\n", (unsigned long long)dyl_realtime_ns(),
+			 (unsigned long long)(dyl_monotonic_ns() - dyl_rt.t0_ns),
+			 (unsigned long long)dyl_rt.startup_ns, (unsigned long long)dyl_cpu_ns());
+	/* overhead_ns: what tracing cost the process up to total_ns (dyl_cost_ns), which
+	 * dyl-speedup takes out of T; the conversion that follows comes after total_ns */
+	uint64_t timed, cost = dyl_cost_ns(&timed);
+	if (timed || cost)
+		n += snprintf(buf + n, room - (size_t)n,
+			      "# overhead_ns=%llu\n# overhead_calls_timed=%llu\n",
+			      (unsigned long long)cost, (unsigned long long)timed);
+	return n;
+}
+
 void dyl_trace_footer(void)
 {
 	char buf[256];
 	int n, saved = errno;
 
 	if (DYL_DISABLED()) {
-		dyl_io_lock();
-		dyl_spool_drop();
-		dyl_io_unlock();
+		/* (once: a failed exec's image ends again later, its spool kept already) */
+		if (!dyl_rt.off && !__atomic_exchange_n(&dyl_rt.finished, 1, __ATOMIC_ACQ_REL))
+			footer_after_failure(buf, (size_t)footer_text(buf, sizeof(buf)));
+		errno = saved;
+		return;
 	}
-	if (dyl_rt.off || DYL_DISABLED() || __atomic_exchange_n(&dyl_rt.finished, 1, __ATOMIC_ACQ_REL))
+	if (dyl_rt.off || __atomic_exchange_n(&dyl_rt.finished, 1, __ATOMIC_ACQ_REL))
 		return;
 	/* A process that recorded no call took no name.  Its trace (P = 0 is an answer
 	 * too) goes to PATH only if that is stale: not held, not written by a process that
@@ -689,22 +853,7 @@ void dyl_trace_footer(void)
 		if (dyl_rt.fd < 0)
 			return;
 	}
-	/* cpu_ns: the process's CPU time, start-up before our constructor included; the T
-	 * of a trace whose t_ns are thread CPU times (std.time clock=thread), for which the
-	 * wall-clock total_ns would count time the process spent waiting. */
-	/* end_ns: when this process stopped writing (CLOCK_REALTIME, as start_ns): a later
-	 * process replaces the trace only if it started after that (open_claim) */
-	n = snprintf(buf, sizeof(buf), "# end_ns=%llu\n# total_ns=%llu\n# startup_ns=%llu\n"
-		     "# cpu_ns=%llu\n", (unsigned long long)dyl_realtime_ns(),
-		     (unsigned long long)(dyl_monotonic_ns() - dyl_rt.t0_ns),
-		     (unsigned long long)dyl_rt.startup_ns, (unsigned long long)dyl_cpu_ns());
-	/* overhead_ns: what tracing cost the process up to total_ns (dyl_cost_ns), which
-	 * dyl-speedup takes out of T; the conversion that follows comes after total_ns */
-	uint64_t timed, cost = dyl_cost_ns(&timed);
-	if (timed || cost)
-		n += snprintf(buf + n, sizeof(buf) - (size_t)n,
-			      "# overhead_ns=%llu\n# overhead_calls_timed=%llu\n",
-			      (unsigned long long)cost, (unsigned long long)timed);
+	n = footer_text(buf, sizeof(buf));
 	if (dyl_trace_lock()) {
 		/* the rows written out in binary, or left in the spool (DYL_CONVERT=later): then
 		 * the trace says where they are, and the tools read them there */

@@ -2,7 +2,8 @@
  *
  * The new file is made with mkstemp in FILE's folder (a rename within one file system
  * is atomic, and a reader of FILE sees the old or the new output, never half of it),
- * readable as a file the user creates would be (0666 less the umask).  rename replaces
+ * for its owner only (0600, less the umask), as the trace it comes from is: a copy or
+ * a conversion of a trace holds the program's argument values.  rename replaces
  * a symlink named FILE with the output, never the file it points to.  What is not a
  * regular file (a device, a FIFO) is written directly.
  */
@@ -70,7 +71,7 @@ int outfile_open(struct outfile *o, const char *path, char *const *inputs, int n
 	}
 	mask = umask(0);
 	umask(mask);
-	if (fchmod(fd, 0666 & ~mask) != 0 || !(o->f = fdopen(fd, "w"))) {
+	if (fchmod(fd, 0600 & ~mask) != 0 || !(o->f = fdopen(fd, "w"))) {
 		input_error(o->tmp, 0, "%s", strerror(errno));
 		close(fd);
 		outfile_close(o, 0);

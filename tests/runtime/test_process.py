@@ -10,6 +10,7 @@ import glob
 import json
 import os
 import subprocess
+import time
 
 import pytest
 
@@ -572,19 +573,21 @@ def test_concurrent_claims_of_a_finished_trace(tiny, tmp_path):
             os.unlink(f)
         run_both([tiny.app, 'calls', '1'], tiny.wrap, tmp_path)
         procs = [subprocess.Popen([tiny.app, 'wait'], stdin=subprocess.PIPE,
-                                  stdout=subprocess.PIPE, text=True, env=env,
-                                  cwd=str(tmp_path)) for _ in range(8)]
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                  env=env, cwd=str(tmp_path)) for _ in range(8)]
         try:
             assert [q.stdout.readline() for q in procs] == ['ready 3\n'] * len(procs)
-            outs = [q.communicate('go\n', timeout=30)[0] for q in procs]
+            ends = [q.communicate('go\n', timeout=30) for q in procs]
         finally:
             for q in procs:
                 if q.poll() is None:
                     q.kill()
-        assert outs == ['done 7\n'] * len(procs)
+        assert [out for out, _ in ends] == ['done 7\n'] * len(procs)
         all_tr = traces(path)
-        assert {t.meta['pid'] for t in all_tr.values()} == {str(q.pid) for q in procs}, \
-            list(all_tr)
+        # (a trace not taken says why in its header: '# declined=')
+        why = {n: (t.meta['pid'], t.meta.get('declined')) for n, t in all_tr.items()}
+        assert [err for _, err in ends] == [''] * len(procs), why
+        assert {t.meta['pid'] for t in all_tr.values()} == {str(q.pid) for q in procs}, why
         for n, t in all_tr.items():
             assert n in ('trace.csv', f'trace.csv.{t.meta["pid"]}'), n
             assert counts(t) == {'tiny_add': 2}, n
@@ -612,6 +615,75 @@ def test_claim_raced_by_a_rename(tiny, tmp_path, held):
     assert tr.meta['pid'] == str(p.pid) and counts(tr) == {'tiny_add': 3}
     if held:
         assert os.path.getsize(path) == 0   # the newcomer's, untouched
+
+
+def test_claim_waits_for_a_finished_trace_held_a_moment(tiny, tmp_path):
+    """The finished trace at PATH is held locked for 30 ms as by another claimant deciding
+    on it (claimrace.c, RACE_HOLD).  The process waits for the lock, then replaces the
+    trace.  (It took PATH.<pid> at once, and when the other claimant declined the trace in
+    turn, the previous run's trace stayed at PATH beside an extra file.)"""
+    (tmp_path / 'shim').mkdir()
+    shim = dyltest.build_c(tmp_path / 'shim', os.path.join(APPS, 'claimrace.c'),
+                           'libclaimrace.so', '-fPIC', '-shared', '-ldl', '-lpthread')
+    path = str(tmp_path / 'trace.csv')
+    run_both([tiny.app, 'calls', '1'], tiny.wrap, tmp_path)   # a finished trace at PATH
+    env = dict(os.environ, LD_PRELOAD=shim + ':' + tiny.wrap, DYL_TRACE=path,
+               RACE_PATH=path, RACE_HOLD='30')
+    p = subprocess.Popen([tiny.app, 'calls', '3'], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, env=env, cwd=str(tmp_path))
+    out, err = p.communicate(timeout=dyltest.TIMEOUT)
+    assert (p.returncode, out, err) == (0, 'calls: 3 sum 3\n', '')
+    assert sorted(os.listdir(tmp_path)) == ['shim', 'trace.csv']
+    tr = Trace(path)
+    assert tr.meta['pid'] == str(p.pid) and counts(tr) == {'tiny_add': 3}
+
+
+def old_trace(path, pid, start_ns, end_ns):
+    """A finished trace of one call by hand, written by process PID from START_NS to END_NS."""
+    with open(path, 'w') as f:
+        f.write(f'# dyliberator trace 1\n# pid={pid}\n# start_ns={start_ns}\n'
+                '# cmdline=old\nseq,tid,func,t_start_ns,t_ns,in_bytes,out_bytes,work,depth,args\n'
+                f'0,1,old_func,1,1,,,,0,\n# end_ns={end_ns}\n# total_ns=99\n')
+
+
+@pytest.mark.parametrize('old_began', ['before', 'within'])
+def test_slow_exec_and_a_trace_that_ended_in_its_fork_tick(tiny, tmp_path, old_began):
+    """A process that exec'd 200 ms after its fork is known to have started only to its
+    fork's clock tick (10 ms).  A finished trace that ended in that tick, before the fork:
+    replaced when its writer began before the tick (the previous run, of `app; app` with a
+    slow exec: it was kept, every claimant declining it); kept when its writer began in
+    the tick too (a pipeline's other end, started with this process), the new trace at
+    PATH.<pid> saying why in '# declined='."""
+    path = str(tmp_path / 'trace.csv')
+    tick = 10 ** 9 // os.sysconf('SC_CLK_TCK')
+    for _ in range(20):
+        # 2 to 6 ms into a tick of CLOCK_BOOTTIME (the clock of a process's start)
+        while not 2 * 10 ** 6 <= time.clock_gettime_ns(time.CLOCK_BOOTTIME) % tick < 6 * 10 ** 6:
+            time.sleep(0.0005)
+        at_tick = time.clock_gettime_ns(time.CLOCK_BOOTTIME) // tick
+        end = time.time_ns() - 1000
+        old_trace(path, 1, end - (50 * 10 ** 6 if old_began == 'before' else 10 ** 6), end)
+        p = subprocess.Popen([tiny.app, 'calls', '3'], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True,
+                             env=dict(os.environ, LD_PRELOAD=tiny.wrap, DYL_TRACE=path),
+                             cwd=str(tmp_path), preexec_fn=lambda: time.sleep(0.2))
+        with open(f'/proc/{p.pid}/stat') as f:
+            forked = int(f.read().rsplit(')', 1)[1].split()[19])
+        out, err = p.communicate(timeout=dyltest.TIMEOUT)
+        assert (p.returncode, out, err) == (0, 'calls: 3 sum 3\n', '')
+        if forked == at_tick:
+            break
+        for f in glob.glob(path + '*'):     # forked in the next tick: again
+            os.unlink(f)
+    else:
+        pytest.skip('never forked in the tick measured')
+    all_tr = traces(path)
+    mine = 'trace.csv' if old_began == 'before' else f'trace.csv.{p.pid}'
+    assert sorted(all_tr) == sorted({'trace.csv', mine}), list(all_tr)
+    assert counts(all_tr[mine]) == {'tiny_add': 3}
+    if old_began == 'within':
+        assert counts(all_tr['trace.csv']) == {'old_func': 1}
+        assert all_tr[mine].meta['declined'].startswith('trace.csv: its writer ran from ')
 
 
 def mapped_while_waiting(app, wrap, tmp_path):
@@ -685,12 +757,15 @@ def small_fs(tmp_path):
 def test_disk_fills_up_mid_run(tiny, tmp_path, small_fs):
     """The spool grows until the file system is full (its windows are reserved with
     fallocate, so a full disk is an error, never a SIGBUS): one warning, the program and
-    its output unchanged, no spool left behind."""
+    its output unchanged.  The spool stays with the rows written before, and the trace
+    names it (it was removed, with every row)."""
     trace = str(small_fs / 't.csv')
     plain, wrapped = run_pair([tiny.app, 'threads', '4', '100000'], tiny.wrap, tmp_path,
                               {'DYL_TRACE': trace})
     one_warning(plain, wrapped, trace, 'No space left')
-    assert os.listdir(str(small_fs)) == ['t.csv']
+    assert sorted(os.listdir(str(small_fs))) == ['.t.csv.dylspool', 't.csv']
+    with open(trace) as f:
+        assert '\n# rows_in_spool=.t.csv.dylspool\n' in f.read()
 
 
 def test_dyl_off(tiny, tmp_path):

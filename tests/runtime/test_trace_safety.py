@@ -3,11 +3,13 @@ symlinks and files of another user, a setuid program, a program that closes the 
 descriptors, two processes of a pipeline on one trace name, a full disk, unknown DYL_*
 settings.  Each scenario runs a small C program of tests/apps/ with a wrapper of libtiny."""
 import collections
+import errno
 import glob
 import os
 import resource
 import shutil
 import signal
+import stat
 import subprocess
 import tempfile
 import time
@@ -38,6 +40,8 @@ def apps(tmp_path_factory):
     a.app = dyltest.build_c(d, src('tinyapp.c'), 'tinyapp', *link)
     a.closefds = dyltest.build_c(d, src('closefds.c'), 'closefds', *link)
     a.wrap = dyltest.wrap(d, '--lib', a.lib, '--header', src('tiny.h'))
+    a.flow = dyltest.wrap(d, '--lib', a.lib, '--header', src('tiny.h'), '-g', 'std.flow',
+                          name='flow.so')
     return a
 
 
@@ -177,6 +181,74 @@ def test_planted_symlinks_in_a_shared_folder(apps, sticky_dir):
             assert f.read() == 'root only\n', target
     assert sorted(os.listdir(d)) == ['.t2.csv.dylspool', 't2.csv', 't3.csv', 'trace.csv',
                                      'victims']
+
+
+@pytest.mark.parametrize('name', ['trace.csv', 'trace.csv.flow'])
+def test_fifo_planted_at_a_trace_name(apps, sticky_dir, name):
+    """A FIFO planted at the trace's name, or its .flow's, in a shared folder (by another
+    user where the test is root): nobody reads it, so an open for writing waited for a
+    reader for ever, and the program's output was lost.  Now the open does not wait:
+    the FIFO is refused with one line, the program runs on with its own output.  (The
+    trace is opened read-write first, which a FIFO does not make wait; write-only then,
+    where reading is not allowed: mode 0222, which root is not held to.)"""
+    d, _ = sticky_dir
+    fifo = os.path.join(d, name)
+    os.mkfifo(fifo)
+    os.chmod(fifo, 0o222 if name == 'trace.csv' else 0o666)
+    if IS_ROOT:
+        os.chown(fifo, NOBODY, NOBODY)
+    wrap = apps.flow if name.endswith('.flow') else apps.wrap
+    r = subprocess.run([apps.app, 'calls', '5'], capture_output=True, text=True,
+                       env=env_of(wrap), cwd=d, timeout=60)
+    assert r.returncode == 0 and r.stdout == 'calls: 5 sum 10\n', r.stderr
+    lines = ours(r.stderr)
+    assert len(lines) == 1 and name in lines[0], r.stderr
+    if name == 'trace.csv':
+        assert 'no regular file' in lines[0], r.stderr
+        assert sorted(os.listdir(d)) == ['trace.csv', 'victims']
+    else:
+        assert counts(Trace(os.path.join(d, 'trace.csv'))) == {'tiny_add': 5}
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+
+
+def test_existing_spool_and_flow_made_private(apps, tmp_path):
+    """A spool and a .flow left 0666 (by hand, or an older tool) are written 0600, as new
+    ones are: both can hold the program's data."""
+    trace = tmp_path / 't.csv'
+    for f in ('.t.csv.dylspool', 't.csv.flow'):
+        (tmp_path / f).write_text('old\n')
+        os.chmod(tmp_path / f, 0o666)
+    r = run([apps.app, 'calls', '3'], env_of(apps.flow, DYL_TRACE=str(trace),
+                                              DYL_CONVERT='later'), tmp_path)
+    assert r.returncode == 0 and ours(r.stderr) == [], r.stderr
+    for f in ('t.csv', '.t.csv.dylspool', 't.csv.flow'):
+        assert os.stat(tmp_path / f).st_mode & 0o777 == 0o600, f
+
+
+def test_unwritable_folder_says_why(apps, tmp_path):
+    """A trace in a folder the process may not write: the warning names the open's error,
+    not the "No such file or directory" of the check that followed.  (Root writes into a
+    0555 folder: as root the folder is a read-only mount.)"""
+    d = tmp_path / 'ro'
+    d.mkdir()
+    if IS_ROOT:
+        if subprocess.run(['mount', '-t', 'tmpfs', '-o', 'ro,size=64k', 'tmpfs', str(d)],
+                          capture_output=True).returncode != 0:
+            pytest.skip('cannot mount a read-only tmpfs')
+        why = os.strerror(errno.EROFS)
+    else:
+        os.chmod(d, 0o555)
+        why = os.strerror(errno.EACCES)
+    try:
+        r = run([apps.app, 'calls', '3'], env_of(apps.wrap, DYL_TRACE=str(d / 't.csv')),
+                tmp_path)
+        assert r.returncode == 0 and r.stdout == 'calls: 3 sum 3\n', r.stderr
+        lines = ours(r.stderr)
+        assert len(lines) == 1 and f'({why})' in lines[0], r.stderr
+        assert os.listdir(d) == []
+    finally:
+        if IS_ROOT:
+            subprocess.run(['umount', str(d)], check=True)
 
 
 def test_trace_created_for_its_owner_only(apps, tmp_path):
@@ -327,6 +399,53 @@ def test_known_settings_say_nothing(apps, tmp_path):
     assert r.returncode == 0 and r.stderr == ''
     tr = Trace(str(trace))
     assert tr.meta['clock'] == 'monotonic' and counts(tr) == {'tiny_add': 3}
+
+
+def run_to_a_full_disk(apps, tmp_path, calls, limit):
+    """CALLS calls with files limited to LIMIT bytes: the program unchanged, one line on
+    stderr saying the disk is full and the rows stay in the spool.  The stderr line, and
+    the rows dyl-trace cat reads (the calls in order, seq 0..n-1)."""
+    trace = tmp_path / 't.csv'
+    r = run([apps.app, 'calls', str(calls)], env_of(apps.wrap, DYL_TRACE=str(trace)),
+            tmp_path, preexec_fn=lambda: file_size_limit(limit))
+    assert r.returncode == 0 and r.stdout == f'calls: {calls} sum {sum(range(calls))}\n'
+    lines = ours(r.stderr)
+    assert len(lines) == 1 and 'the disk is full' in lines[0], r.stderr
+    assert 'stay in the spool' in lines[0], r.stderr
+    s = subprocess.run([os.path.join(dyltest.ROOT, 'bin', 'dyl-trace'), 'cat', str(trace)],
+                       capture_output=True, text=True, timeout=60)
+    assert s.returncode == 0, s.stderr
+    rows = [l.split(',') for l in s.stdout.splitlines() if l[:1].isdigit()]
+    assert [int(r[0]) for r in rows] == list(range(len(rows)))
+    assert {r[2] for r in rows} == {'tiny_add'}
+    return lines[0], s.stderr, rows
+
+
+def test_full_disk_keeps_the_rows_written(apps, tmp_path):
+    """The disk fills (RLIMIT_FSIZE 2 MiB: EFBIG, as ENOSPC) in a run of 500,000 calls:
+    the rows written to the spool before it stay there (the spool was deleted: 0 rows of
+    the 3.5 MB written, on a 4 MiB tmpfs), and the trace names it after its '# error='
+    line.  One line on stderr says the disk is full; the tools read the first N calls,
+    N * 16 B of records within the limit."""
+    line, said, rows = run_to_a_full_disk(apps, tmp_path, 500000, 2 << 20)
+    assert 'File too large' in line and 'disk full' in said, said
+    text = (tmp_path / 't.csv').read_text()
+    assert '# error=disk full' in text and '# rows_in_spool=.t.csv.dylspool\n' in text, text
+    assert '# total_ns=' in text
+    assert (tmp_path / '.t.csv.dylspool').stat().st_size <= 2 << 20
+    n = len(rows)
+    # whole blocks (a window's 16,308 rows each: 6 here, 97,848 rows); the rest of the
+    # 2 MiB is the 256 KiB window, the 64 KiB names area and the block that did not fit
+    assert 90000 <= n and n * 16 <= (2 << 20) - (256 << 10), n
+
+
+def test_full_disk_at_the_conversion_keeps_the_spool(apps, tmp_path):
+    """30,000 calls: the spool fits in 900 KiB, their CSV (32 B a row) does not.  The
+    conversion at exit stops at the limit; the spool stays with every row (it was removed:
+    24,369 rows were left, in the CSV cut short), and the tools read all 30,000 from it."""
+    _, _, rows = run_to_a_full_disk(apps, tmp_path, 30000, 900 << 10)
+    assert (tmp_path / 't.csv').stat().st_size == 900 << 10
+    assert len(rows) == 30000
 
 
 def test_full_disk_then_killed_says_so_from_the_spool(apps, tmp_path):

@@ -285,7 +285,8 @@ def test_output_file_is_replaced_only_when_all_went_well(tmp_path):
     r = dyl_trace('chrome', path, '-o', str(tmp_path / 'no' / 'k.json'), check=False)
     assert r.returncode == 2 and r.stderr.count('\n') == 1 and 'cannot create' in r.stderr
     # success: the new output replaces the symlink itself, not what it points to; the
-    # file has the mode of one the user creates; no temporary file is left
+    # file is its owner's only (0600 less the umask), as the trace it comes from (it can
+    # hold argument values; it was 0644); no temporary file is left
     os.symlink(k, str(tmp_path / 'klink.json'))
     old = os.umask(0o027)
     try:
@@ -294,7 +295,7 @@ def test_output_file_is_replaced_only_when_all_went_well(tmp_path):
         os.umask(old)
     assert open(k).read() == 'kept\n' and not os.path.islink(str(tmp_path / 'klink.json'))
     assert json.load(open(str(tmp_path / 'klink.json')))['traceEvents']
-    assert os.stat(str(tmp_path / 'klink.json')).st_mode & 0o777 == 0o640
+    assert os.stat(str(tmp_path / 'klink.json')).st_mode & 0o777 == 0o600
     assert sorted(os.listdir(str(tmp_path))) == sorted(
         ['garbage.bin', 'k.json', 'klink.json', 'link.csv', os.path.basename(path)])
     # what is no regular file (a FIFO here; /dev/null, /dev/stdout) is written as it is,
