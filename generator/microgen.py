@@ -123,12 +123,11 @@ def utf8(data, path):
 def _load_one(folder):
     meta_path = os.path.join(folder, 'microgen.toml')
     try:
-        with open(meta_path, 'rb') as f:
-            meta = tomllib.loads(utf8(f.read(), meta_path))
+        meta = tomllib.loads(utf8(text.read_regular(meta_path), meta_path))
     except tomllib.TOMLDecodeError as e:
         raise MicrogenProblem(f'{meta_path}: {e}') from None
-    except OSError as e:
-        raise MicrogenProblem(f'{meta_path}: {e.strerror}') from None
+    except (OSError, ValueError) as e:
+        raise MicrogenProblem(text.problem(meta_path, e)) from None
     if not isinstance(meta.get('split', False), bool):
         raise MicrogenProblem(f'{meta_path}: split must be true or false')
     for key in ('summary',):
