@@ -366,10 +366,10 @@ class Renderer:
             params += ', ...'
         head = f'DYL_EXPORT {declare(f.result or "void", "(" + f.name + ")")}({params or "void"})'
         indented = '\n'.join(_indent(chunk) for chunk in body)
-        parts = [f'/* {f.name}: {f.header} */']
+        parts = [f'/* {f.name}: {comment(f.header)} */']   # (a path: comment())
         notes = f.notes if not self.in_units else [n for n in f.notes if n not in f.gen_notes]
         if notes:   # (in units, not the micro-generators': they may follow an option)
-            parts.append('/* ' + '; '.join(notes) + ' */')
+            parts.append('/* ' + comment('; '.join(notes)) + ' */')
         parts += f.typedefs + [f.fn_typedef]
         parts += self._run('function', f)
         parts.append(f'#ifdef {f.name}\n#undef {f.name}\n#endif')

@@ -173,7 +173,8 @@ def discover(dirs):
             raise MicrogenProblem(f'{d}: no such micro-generator directory')
         for entry in sorted(os.listdir(d)):
             folder = os.path.join(d, entry)
-            if os.path.isfile(os.path.join(folder, 'microgen.toml')):
+            # (lexists: a microgen.toml that is a FIFO or a device is refused, not skipped)
+            if os.path.lexists(os.path.join(folder, 'microgen.toml')):
                 found[entry] = _load_one(folder)
     return found
 
