@@ -9,7 +9,8 @@ import sys
 import time
 
 from . import defs as defsmod
-from . import elf, emit, headers, hostio, microgen, select
+from . import cache, elf, emit, headers, hostio, microgen, select
+from . import text as textmod
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RUNTIME_LIB_DIR = os.path.join(ROOT, 'build')
@@ -226,6 +227,8 @@ def run(argv):
                      if h not in hdrs]
         if not hdrs:
             raise UsageProblem(_no_headers(args.lib))
+    for d in args.include_dirs:
+        headers.check_include_dir(d)
     clang_args = [f'-I{d}' for d in args.include_dirs]
     (protos, macros, usable, notes, declared), save_parse = headers.parse_headers_cached(
         cache_dir, hdrs, clang_args, wanted=wanted)
@@ -304,7 +307,15 @@ def run(argv):
         raise
     w['units'] = [n for n in files if n.endswith('.c')]
     w['cflags'] = DEFAULT_CFLAGS if len(w['units']) == 1 else SPLIT_CFLAGS
-    files['Makefile'] = emit.makefile(w)
+    try:
+        files['Makefile'] = emit.makefile(w)
+    except ValueError as e:   # (make_value: where dyliberator is installed)
+        raise UsageProblem(f'the runtime\'s folders ({ROOT}) cannot be named in a Makefile: {e}') from None
+    # what the user named, as data: to the compiler alone (@FILE), and the wrapper's
+    # name to the shell that copies it there (the Makefile holds none of them)
+    files['compile.rsp'] = emit.rsp([f'-I{d}' for d in w['include_dirs']])
+    files['link.rsp'] = emit.rsp(link)
+    files['out.name'] = w['out_name']
     written = _write_changed(out_dir, files)
     t_gen = time.monotonic() - t0
     say(f'{len(functions)} functions wrapped, {len(sel.skipped)} skipped (--list says why); '
@@ -378,10 +389,21 @@ MAKE_ENV = ('MAKEFILES', 'MAKEFLAGS', 'MFLAGS', 'GNUMAKEFLAGS', 'MAKELEVEL')
 
 
 def _check_out(out):
-    """OUT.so is replaced by a rename (the Makefile's mv -T), never written through: a
-    symlink there is replaced, not followed.  A folder there cannot be replaced."""
-    if os.path.isdir(out) and not os.path.islink(out):
-        raise UsageProblem(f'{out} is a folder: -o names the wrapper file to write')
+    """OUT.so is replaced by a rename (the Makefile's mv -T), never written through: a symlink there
+    is replaced, not followed.  Anything else that is not a regular file (a folder, a FIFO,
+    a device such as /dev/null) is refused: it is not a wrapper to replace."""
+    try:
+        st = os.lstat(out)
+    except FileNotFoundError:
+        return
+    except OSError as e:
+        raise UsageProblem(f'{out}: {e.strerror}') from None
+    if stmod.S_ISLNK(st.st_mode):
+        return
+    what = textmod.kind(st.st_mode)
+    if what:
+        raise UsageProblem(f'{out} is {what}: -o names the wrapper file to write '
+                           '(a regular file, or a name not yet taken)')
 
 
 def _own_folder(path):
@@ -480,12 +502,11 @@ def _write_changed(out_dir, files):
     n = 0
     for name, text in files.items():
         path = os.path.join(out_dir, name)
-        data = text.encode()
+        data = text.encode('utf-8', 'surrogateescape')
         try:
-            with open(path, 'rb') as f:
-                if f.read() == data:
-                    continue
-        except OSError:
+            if textmod.read_regular(path, None) == data:
+                continue
+        except (OSError, ValueError):
             pass
         _write(path, text)
         n += 1
@@ -497,10 +518,8 @@ def _write_changed(out_dir, files):
 
 
 def _write(path, text):
-    tmp = path + '.tmp'
-    with open(tmp, 'w') as f:
-        f.write(text)
-    os.replace(tmp, path)
+    # (surrogateescape: a path's bytes that are not UTF-8, in a comment, stay its bytes)
+    cache.replace(path, text.encode('utf-8', 'surrogateescape'))
 
 
 def main(argv=None):
@@ -509,7 +528,8 @@ def main(argv=None):
         return run(argv)
     except (UsageProblem, elf.ElfProblem, headers.HeaderProblem, defsmod.DefsProblem,
             microgen.MicrogenProblem) as e:
-        print(f'dyliberator: {e}', file=sys.stderr)
+        # (a path may hold a newline or bytes that are not UTF-8: still one line)
+        print(f'dyliberator: {textmod.shown(str(e))}', file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130

@@ -121,10 +121,9 @@ def load(paths):
     defs = []
     for p in paths:
         try:
-            with open(p, 'rb') as f:
-                data = f.read()
-        except OSError as e:
-            raise DefsProblem(f'{p}: {e.strerror}') from None
+            data = textmod.read_regular(p)
+        except (OSError, ValueError) as e:
+            raise DefsProblem(textmod.problem(p, e)) from None
         try:
             text = textmod.decode(data, p)
         except ValueError as e:

@@ -1,9 +1,7 @@
 """Reading shared objects: exported symbols with their versions, sonames, imports."""
 import hashlib
-import json
 import os
 import re
-import stat
 import struct
 import subprocess
 from dataclasses import dataclass, field
@@ -11,6 +9,7 @@ from dataclasses import dataclass, field
 from elftools.elf.elffile import ELFFile
 
 from . import cache
+from . import text
 
 
 class ElfProblem(Exception):
@@ -80,11 +79,9 @@ def _damaged(path, e):
 
 def _open(path):
     try:
-        if not stat.S_ISREG(os.stat(path).st_mode):
-            raise ElfProblem(f'{path}: not a regular file')
-        f = open(path, 'rb')
-    except OSError as e:
-        raise ElfProblem(f'{path}: {e.strerror}') from None
+        f = text.open_regular(path)   # (a FIFO there would hang a plain open)
+    except (OSError, ValueError) as e:
+        raise ElfProblem(text.problem(path, e)) from None
     try:
         return f, ELFFile(f)
     except Exception as e:
@@ -267,8 +264,7 @@ def read_library_cached(path, cache_dir):
     stamp = _stamp(path)
     if cache_dir is not None and stamp is not None:
         try:
-            with open(os.path.join(cache_dir, CACHE_NAME)) as f:
-                entry = json.load(f)[stamp[0]]
+            entry = cache.read_json(cache_dir, CACHE_NAME)[stamp[0]]
             if entry['stamp'] == stamp:
                 lib = entry['lib']
                 return Library(path=lib['path'], soname=lib['soname'], build_id=lib['build_id'],
@@ -290,8 +286,7 @@ def save_libraries(cache_dir, libs):
     """Writes the reads of LIBS (read_library's) to CACHE_DIR/libraries.json."""
     stamps = {lib.path: _stamp(lib.path) for lib in libs}
     try:   # the same reads there already (a wrapper generated again): nothing to write
-        with open(os.path.join(cache_dir, CACHE_NAME)) as f:
-            old = json.load(f)
+        old = cache.read_json(cache_dir, CACHE_NAME)
         if sorted(old) == sorted(s[0] for s in stamps.values() if s is not None) and \
                 all(old[s[0]]['stamp'] == s for s in stamps.values() if s is not None):
             return

@@ -10,6 +10,7 @@ import jinja2
 from . import halves
 from . import lengths
 from . import microgen as mgmod
+from . import text as textmod
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SYSTEM_INCLUDES = ['dlfcn.h', 'errno.h', 'pthread.h', 'stdarg.h', 'stdint.h', 'stdio.h',
@@ -23,7 +24,36 @@ def c_str(s):
         return 'NULL'
     out = s.replace('\\', '\\\\').replace('"', '\\"').replace('\n', '\\n')
     out = re.sub(r'[\x00-\x1f\x7f]', lambda m: f'\\{ord(m.group()):03o}', out)
+    # a path's bytes that are not UTF-8 (os.fsdecode made them U+DC80..U+DCFF): the bytes
+    out = re.sub('[\udc80-\udcff]', lambda m: f'\\{ord(m.group()) - 0xdc00:03o}', out)
     return '"' + re.sub(r'(?<=\?)\?', r'\\?', out) + '"'
+
+
+def comment(s):
+    """S (a path, a command line: anything a user gave) as text inside a C comment or a
+    make comment: control characters and bytes that are not UTF-8 as \\xHH (a newline
+    would end a make comment, and what follows would be make's code), '*/' broken (it
+    would end a C comment), and never a backslash last (make would continue the comment
+    on the next line)."""
+    out = textmod.shown(str(s)).replace('*/', '*\\/')
+    return out + ' ' if out.endswith('\\') else out
+
+
+def rsp(args):
+    """ARGS as a response file for cc @FILE (GCC's and clang's syntax): every character
+    that is not plainly part of a word behind a backslash, so that a path reaches the
+    compiler as one argument, whatever it holds (spaces, quotes, '$', newlines)."""
+    return ''.join(re.sub(r'([^A-Za-z0-9_./,=+-])', r'\\\1', a) + '\n' for a in args)
+
+
+def make_value(s):
+    """S as the value of a make variable (VAR := S): '$' doubled, '#' escaped (it would
+    start a comment).  The Makefile quotes it for the shell where it uses it (shq).  A
+    newline cannot be written: ValueError."""
+    if '\n' in s or '\r' in s or s.endswith('\\') or s != s.strip():
+        raise ValueError(f'{s!r} cannot be a make value (a newline, a backslash last, or '
+                         'spaces around it)')
+    return s.replace('$', '$$').replace('#', '\\#')
 
 
 _FMT = {'signed': ('%lld', '(long long)'), 'unsigned': ('%llu', '(unsigned long long)'),
@@ -261,15 +291,18 @@ class Renderer:
                                       keep_trailing_newline=True, undefined=jinja2.StrictUndefined,
                                       autoescape=False)
         self.env.filters.update(c_str=c_str, printf_format=printf_format, printf_args=printf_args,
-                                region_arg=region_arg,
+                                region_arg=region_arg, comment=comment,
                                 tab=lambda text: _indent(str(text)).lstrip('\t'))
         self.gens = []
         self.in_units = False   # rendering the units of a split wrapper (render)
         callee = []
         for mg, params in gens:
             try:
-                with open(mg.template, 'rb') as fh:
-                    text = mgmod.utf8(fh.read(), mg.template)
+                try:
+                    data = textmod.read_regular(mg.template)
+                except (OSError, ValueError) as e:
+                    raise mgmod.MicrogenProblem(textmod.problem(mg.template, e)) from None
+                text = mgmod.utf8(data, mg.template)
                 module = self.env.from_string(text).module
             except jinja2.TemplateSyntaxError as e:
                 raise mgmod.MicrogenProblem(f'{mg.template}:{e.lineno}: {e.message}') from None
@@ -348,10 +381,10 @@ class Renderer:
             params += ', ...'
         head = f'DYL_EXPORT {declare(f.result or "void", "(" + f.name + ")")}({params or "void"})'
         indented = '\n'.join(_indent(chunk) for chunk in body)
-        parts = [f'/* {f.name}: {f.header} */']
+        parts = [f'/* {f.name}: {comment(f.header)} */']   # (a path: comment())
         notes = f.notes if not self.in_units else [n for n in f.notes if n not in f.gen_notes]
         if notes:   # (in units, not the micro-generators': they may follow an option)
-            parts.append('/* ' + '; '.join(notes) + ' */')
+            parts.append('/* ' + comment('; '.join(notes)) + ' */')
         parts += f.typedefs + [f.fn_typedef]
         parts += self._run('function', f)
         parts.append(f'#ifdef {f.name}\n#undef {f.name}\n#endif')
@@ -460,4 +493,5 @@ def _resolve_line_resets(text, c_name):
 
 def makefile(w):
     env = jinja2.Environment(trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
+    env.filters.update(comment=comment, make_value=make_value)
     return env.from_string(open(os.path.join(HERE, 'templates', 'Makefile.j2')).read()).render(w=w)

@@ -6,7 +6,6 @@ const pointees, where it was declared) and no libclang objects."""
 import functools
 import glob
 import hashlib
-import json
 import os
 import re
 import subprocess
@@ -15,6 +14,8 @@ from dataclasses import dataclass, field
 import clang.cindex as ci
 
 from . import cache
+from . import text as textmod
+from . import watch
 from . import halves
 
 # Included before the library's headers, in the parse and in the wrapper alike:
@@ -32,6 +33,10 @@ GCC_INCLUDE = sorted(glob.glob('/usr/lib/gcc/x86_64-linux-gnu/*/include'),
                                     for x in d.split('/')[-2].split('.')])[-1:]
 INCLUDE_DIRS += GCC_INCLUDE
 CLANG_ARGS += [a for d in GCC_INCLUDE for a in ('-idirafter', d)]
+
+# what `#include "PATH"` cannot hold (a CR ends the line too), and bytes libclang's
+# unsaved file (UTF-8 text) cannot carry
+_UNNAMEABLE = re.compile(r'[\n\r"\udc80-\udcff]')
 
 
 # every declaration names its file: one look-up of the file system per file, per parse
@@ -93,11 +98,9 @@ def _link_time_names(lib_path):
             if os.path.islink(f):
                 if os.path.realpath(f) == real:
                     found.append(f)
-            elif os.path.getsize(f) < 4096:
-                try:
-                    with open(f, errors='replace') as fh:
-                        text = fh.read()
-                except OSError:
+            else:
+                text = _peek(f, 4096)   # (a linker script is small)
+                if text is None:
                     continue
                 if ('GROUP' in text or 'INPUT' in text) and (
                         real in text or os.path.basename(lib_path) in text.split()
@@ -106,14 +109,23 @@ def _link_time_names(lib_path):
     return found
 
 
+def _peek(path, size, whole=True):
+    """The text of PATH (its first SIZE bytes when not WHOLE), or None when it is not a
+    regular file (a FIFO or a device found in a folder searched: never opened to wait on
+    or read without end), is larger than SIZE when WHOLE, or cannot be read."""
+    try:
+        with textmod.open_regular(path, size if whole else None) as f:
+            return f.read(size).decode('utf-8', 'replace')
+    except (OSError, ValueError):
+        return None
+
+
 def _includable(path):
     """Not an internal header: glibc's bits/ and those that say never to include them."""
     if '/bits/' in path:
         return False
-    try:
-        with open(path, errors='replace') as f:
-            head = f.read(8192)
-    except OSError:
+    head = _peek(path, 8192, whole=False)
+    if head is None:
         return False
     return not any(_INTERNAL.search(line) for line in head.splitlines() if '#' in line and 'error' in line)
 
@@ -132,8 +144,7 @@ class DpkgMemo:
         if cache_dir is None or self.status is None:
             return
         try:
-            with open(os.path.join(cache_dir, DPKG_CACHE)) as f:
-                data = json.load(f)
+            data = cache.read_json(cache_dir, DPKG_CACHE)
             if data['status'] == self.status and isinstance(data['answers'], dict):
                 self.answers = {k: v for k, v in data['answers'].items()
                                 if isinstance(k, str) and isinstance(v, str)}
@@ -174,7 +185,8 @@ def _dpkg_headers(lib_path, memo=None):
             files = memo.run('-L', owner).split()
         except OSError:
             return []
-        headers += [f for f in files if f.endswith('.h') and os.path.isfile(f) and _includable(f)]
+        headers += [f for f in files if f.endswith('.h') and os.path.isfile(f) and _includable(f)
+                    and not _UNNAMEABLE.search(f)]
     return sorted(set(headers))
 
 
@@ -190,13 +202,11 @@ def _scan_headers(names, dirs):
             # C++'s headers are no C prototypes (parallel/find.h names omp_* calls)
             subdirs[:] = [s for s in subdirs if s != 'c++']
             for fn in files:
-                if not fn.endswith('.h'):
-                    continue
+                if not fn.endswith('.h') or _UNNAMEABLE.search(os.path.join(root, fn)):
+                    continue   # (a path #include cannot name)
                 path = os.path.join(root, fn)
-                try:
-                    with open(path, errors='replace') as f:
-                        text = f.read()
-                except OSError:
+                text = _peek(path, textmod.TEXT_LIMIT)
+                if text is None:
                     continue
                 hits = {m.group(1) for m in _CALL.finditer(text)} & names
                 if hits:
@@ -217,6 +227,31 @@ def find_headers(lib_path, export_names, include_dirs=INCLUDE_DIRS, memo=None):
     return _dpkg_headers(lib_path, memo) or _scan_headers(export_names, include_dirs)
 
 
+def check_include_dir(d):
+    """An -I folder: its headers' paths go where _check_header's do (and into make's .dep
+    files, where a newline cannot be written)."""
+    if _UNNAMEABLE.search(os.path.abspath(d)):
+        raise HeaderProblem(f'-I {textmod.shown(d)}: a folder whose path holds a newline, a '
+                            'carriage return, a double quote or bytes that are not UTF-8 '
+                            'cannot be searched for headers (rename it, or link to it)')
+
+
+def _check_header(h):
+    """H, a header named on the command line or found, as libclang and the wrapper will
+    #include it: a regular file of at most text.TEXT_LIMIT bytes, whose path an #include
+    can name.  HeaderProblem with one line naming it if not."""
+    if _UNNAMEABLE.search(os.path.abspath(h)):
+        raise HeaderProblem(f'{textmod.shown(h)}: a header whose path holds a newline, a '
+                            'carriage return, a double quote or bytes that are not UTF-8 '
+                            'cannot be named in #include "..." (rename it, or copy it)')
+    try:
+        textmod.open_regular(h, textmod.TEXT_LIMIT).close()
+    except FileNotFoundError:
+        raise HeaderProblem(f'{textmod.shown(h)}: no such header') from None
+    except (OSError, ValueError) as e:
+        raise HeaderProblem(textmod.shown(textmod.problem(h, e))) from None
+
+
 def _tu_source(headers):
     lines = [f'#include <{h}>' for h in PRELUDE]
     lines += [f'#include "{os.path.abspath(h)}"' for h in headers]
@@ -227,8 +262,10 @@ def _parse(index, headers, extra_args):
     src = _tu_source(headers)
     opts = (ci.TranslationUnit.PARSE_SKIP_FUNCTION_BODIES
             | ci.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD)
-    tu = index.parse('dyl_headers.c', args=CLANG_ARGS + extra_args,
-                     unsaved_files=[('dyl_headers.c', src)], options=opts)
+    # (what the headers include is read by libclang: watched, see watch.py)
+    with watch.Watch('included while parsing the headers'):
+        tu = index.parse('dyl_headers.c', args=CLANG_ARGS + extra_args,
+                         unsaved_files=[('dyl_headers.c', src)], options=opts)
     errors = [d for d in tu.diagnostics if d.severity >= ci.Diagnostic.Error]
     return tu, errors
 
@@ -267,8 +304,7 @@ def parse_headers(headers, extra_args=(), drop_broken=True, wanted=None, deps=No
     _file_bytes.cache_clear()
     index = ci.Index.create()
     for h in headers:
-        if not os.path.isfile(h):
-            raise HeaderProblem(f'{h}: no such header')
+        _check_header(h)
     usable = [os.path.abspath(h) for h in headers]
     notes = []
     tu, errors = _parse(index, usable, extra_args)
@@ -323,8 +359,7 @@ def parse_headers_cached(cache_dir, headers, extra_args=(), wanted=None):
            if wanted is not None else None, 'libclang': ci.conf.lib._name, 'code': code}
     if cache_dir is not None:
         try:
-            with open(os.path.join(cache_dir, CACHE_NAME)) as f:
-                cached = json.load(f)
+            cached = cache.read_json(cache_dir, CACHE_NAME)
             if cached['key'] == key and all(_stamp(d[0]) == d for d in cached['deps']):
                 r = cached['result']
                 protos = {n: Prototype(**dict(p, params=[Param(**a) for a in p['params']]))
@@ -356,9 +391,8 @@ def _file_bytes(name):
     """NAME's bytes, read once per parse (OpenSSL's 11,000 deprecation attributes would
     read their headers 11,000 times: 0.2 s); b'' if it cannot be read."""
     try:
-        with open(name, 'rb') as fh:
-            return fh.read()
-    except OSError:
+        return textmod.read_regular(name, None)
+    except (OSError, ValueError):
         return b''
 
 

@@ -123,12 +123,11 @@ def utf8(data, path):
 def _load_one(folder):
     meta_path = os.path.join(folder, 'microgen.toml')
     try:
-        with open(meta_path, 'rb') as f:
-            meta = tomllib.loads(utf8(f.read(), meta_path))
+        meta = tomllib.loads(utf8(text.read_regular(meta_path), meta_path))
     except tomllib.TOMLDecodeError as e:
         raise MicrogenProblem(f'{meta_path}: {e}') from None
-    except OSError as e:
-        raise MicrogenProblem(f'{meta_path}: {e.strerror}') from None
+    except (OSError, ValueError) as e:
+        raise MicrogenProblem(text.problem(meta_path, e)) from None
     if not isinstance(meta.get('split', False), bool):
         raise MicrogenProblem(f'{meta_path}: split must be true or false')
     for key in ('summary',):
@@ -174,7 +173,8 @@ def discover(dirs):
             raise MicrogenProblem(f'{d}: no such micro-generator directory')
         for entry in sorted(os.listdir(d)):
             folder = os.path.join(d, entry)
-            if os.path.isfile(os.path.join(folder, 'microgen.toml')):
+            # (lexists: a microgen.toml that is a FIFO or a device is refused, not skipped)
+            if os.path.lexists(os.path.join(folder, 'microgen.toml')):
                 found[entry] = _load_one(folder)
     return found
 

@@ -6,8 +6,12 @@ library resolved to at run time, with a warning when it is not the file the wrap
 generated from."""
 import os
 import random
+import re
+import resource
 import shutil
+import stat
 import sys
+import tempfile
 
 import pytest
 
@@ -16,8 +20,8 @@ from dyltest import DYLIBERATOR, EXAMPLES, ROOT, TEST_APPS, Trace, build_c, run
 TINY_H = 'int deflate(void *strm, int flush);\nconst char *zlibVersion(void);\n'
 
 
-def gen(*args, cwd=None, env=None):
-    return run([DYLIBERATOR, *args], check=False, cwd=cwd, env=env)
+def gen(*args, cwd=None, env=None, **kw):
+    return run([DYLIBERATOR, *args], check=False, cwd=cwd, env=env, **kw)
 
 
 def libz(tmp_path):
@@ -236,3 +240,230 @@ def test_trace_names_the_library_file(twins, how):
             assert tr.meta['library_generated_from'] == f'libtwin.so.1 {a}'
         else:               # the same file, or a copy of it (same build ID)
             assert warned == [] and 'library_generated_from' not in tr.meta
+
+
+# --- paths are data, not make or shell code (issue 33, item 9) --------------------------
+
+SAFETY = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'safety')
+# each a name the old Makefile (target ../NAME, `mv -fT wrap.so.tmp $@`) took as code
+OUT_NAMES = {
+    'space': 'my lib.so',                           # overwrote ./my
+    'make_shell': 'r$(shell touch PWN9).so',        # ran touch through make
+    'sh': 'b`touch PWNB`$(touch PWNC);x.so',        # would run in a recipe's shell
+    'make_syntax': 'n\nl#x%y:z.so',                 # make syntax errors
+    'newline_last': 'w.so\n',
+    'not_utf8': os.fsdecode(b'\xff\x01') + '.so',
+}
+
+
+def pwned(folder):
+    return [os.path.join(r, f) for r, _, fs in os.walk(folder) for f in fs if f.startswith('PWN')]
+
+
+def is_elf(path):
+    with open(path, 'rb') as f:
+        return f.read(4) == b'\x7fELF'
+
+
+@pytest.mark.parametrize('name', list(OUT_NAMES.values()), ids=list(OUT_NAMES))
+def test_output_path_is_a_name(tmp_path, name):
+    """-o with spaces, make's $(shell), the shell's `...`, a newline, '#', '%', ':': the
+    wrapper is written at exactly that name, nothing runs, nothing else is touched."""
+    (tmp_path / 'my').write_text('keep\n')
+    out = os.path.join(str(tmp_path), name)
+    r = gen('-q', *libz(tmp_path), '-o', out, cwd=str(tmp_path))
+    assert r.returncode == 0, r.stderr
+    assert is_elf(out)
+    assert (tmp_path / 'my').read_text() == 'keep\n'
+    assert pwned(str(tmp_path)) == []
+    folder = name[:-3] + '.d' if name.endswith('.so') else name + '.d'
+    assert sorted(os.listdir(tmp_path)) == sorted(['my', 'z.h', name, folder])
+
+
+def test_make_by_hand_copies_to_the_same_name(tmp_path):
+    """make -C OUT.d builds again and puts the wrapper at OUT, read from out.name by the
+    shell; a FIFO planted at OUT after dyliberator ran is left alone (make fails)."""
+    out = os.path.join(str(tmp_path), OUT_NAMES['make_syntax'])
+    r = gen('-q', *libz(tmp_path), '-o', out, '--no-build')
+    assert r.returncode == 0, r.stderr
+    d = out[:-3] + '.d'
+    r = run(['make', '-s', '-C', d], check=False)
+    assert r.returncode == 0, r.stderr
+    assert is_elf(out) and pwned(str(tmp_path)) == []
+    os.unlink(out)
+    os.mkfifo(out)
+    r = run(['make', '-s', '-C', d], check=False, timeout=60)
+    assert r.returncode != 0 and 'not a regular file, not replaced' in r.stderr
+    assert os.path.exists(out) and not os.path.isfile(out)   # still the FIFO
+
+
+def test_paths_with_make_and_shell_syntax(tmp_path):
+    """--lib, --header, -I, --defs in a folder named with make and shell syntax and '*/'
+    (which would end a C comment): the wrapper builds, runs nothing, and make -C
+    compiles again when the header found through -I changes (its .dep names it)."""
+    weird = tmp_path / "h d$(shell touch PWNH)#x%y:z'q`touch PWNT`*"
+    weird.mkdir()
+    for f in ('uses_extra.h', 'extra.h', 'work.defs'):
+        shutil.copy(os.path.join(SAFETY, f), weird / f)
+    shutil.copy(_libz(), weird / 'libz.so.1')
+    out = str(tmp_path / 'w.so')
+    r = gen('-q', '--lib', str(weird / 'libz.so.1'), '--header', str(weird / 'uses_extra.h'),
+            '-I', str(weird), '--defs', str(weird / 'work.defs'), '-o', out, cwd=str(tmp_path))
+    assert r.returncode == 0, r.stderr
+    assert is_elf(out) and pwned(str(tmp_path)) == []
+    obj = tmp_path / 'w.d' / 'wrap.o'
+    before = obj.stat().st_mtime_ns
+    later = before + 2_000_000_000
+    os.utime(weird / 'extra.h', ns=(later, later))
+    r = run(['make', '-s', '-C', str(tmp_path / 'w.d')], check=False)
+    assert r.returncode == 0, r.stderr
+    assert obj.stat().st_mtime_ns != before and pwned(str(tmp_path)) == []
+
+
+@pytest.mark.parametrize('bad', ['"', '\n'], ids=['quote', 'newline'])
+def test_header_path_include_cannot_name(tmp_path, bad):
+    folder = tmp_path / f'a{bad}b'
+    folder.mkdir()
+    h = folder / 'z.h'
+    h.write_text(TINY_H)
+    line = one_line(gen('--lib', 'libz.so.1', '--header', str(h), '-o', str(tmp_path / 'w.so')),
+                    str(tmp_path / 'a'))
+    assert 'cannot be named in #include' in line
+    line = one_line(gen('--lib', 'libz.so.1', '--header', str(tmp_path / 'z.h'), '-I', str(folder),
+                        '-o', str(tmp_path / 'w.so')), '-I')
+    assert not (tmp_path / 'w.d').exists()
+
+
+# --- outputs and inputs that are not regular files (issue 33, items 9 and 10) -----------
+
+def test_output_fifo_is_refused(tmp_path):
+    fifo = tmp_path / 'w.so'
+    os.mkfifo(fifo)
+    line = one_line(gen(*libz(tmp_path), '-o', str(fifo), timeout=60), str(fifo))
+    assert 'a FIFO' in line
+    assert not os.path.isfile(fifo) and not (tmp_path / 'w.d').exists()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason='mknod needs root')
+def test_output_device_is_refused(tmp_path):
+    """As root, -o /dev/null replaced /dev/null: here a device node of the same numbers in
+    a folder of the test's own (the machine's /dev/null is not put at risk)."""
+    dev = tmp_path / 'null'
+    try:
+        os.mknod(dev, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+    except OSError as e:
+        pytest.skip(f'mknod: {e.strerror}')
+    line = one_line(gen(*libz(tmp_path), '-o', str(dev), timeout=60), str(dev))
+    assert 'a character device' in line
+    assert stat.S_ISCHR(os.lstat(dev).st_mode)
+
+
+def _limited():
+    """The generator's memory capped at 2 GiB (RLIMIT_DATA): without the watch, reading
+    /dev/zero ends in a crash here, not in the machine's OOM killer."""
+    resource.setrlimit(resource.RLIMIT_DATA, (2 << 30, 2 << 30))
+
+
+def hostile(kind, folder):
+    """A path of KIND in FOLDER: a FIFO, a link to /dev/zero, a sparse 1 GiB file."""
+    p = os.path.join(folder, 'planted.h')
+    if kind == 'fifo':
+        os.mkfifo(p)
+    elif kind == 'zero':
+        os.symlink('/dev/zero', p)
+    else:
+        with open(p, 'wb') as f:
+            f.truncate(1 << 30)
+    return p
+
+
+@pytest.mark.parametrize('opt', ['--defs', '--header', '--lib', '--app', '-M'])
+@pytest.mark.parametrize('kind', ['fifo', 'zero', 'huge'])
+def test_input_not_a_regular_file(tmp_path, opt, kind):
+    """Each input named on the command line that is a FIFO (hung the generator), a
+    device (--defs /dev/zero grew to 24 GB), or absurdly large: one line naming it,
+    exit 2, at once."""
+    if kind == 'huge' and opt in ('--lib', '--app'):
+        pytest.skip('a library of any size is read by its sections')
+    folder = tmp_path / 'in'
+    folder.mkdir()
+    p = hostile(kind, str(folder))
+    args = list(libz(tmp_path))
+    if opt == '-M':
+        (folder / 'my.gen').mkdir()
+        os.rename(p, folder / 'my.gen' / 'microgen.toml')
+        p = str(folder / 'my.gen' / 'microgen.toml')
+        args += ['-M', str(folder)]
+    elif opt == '--header':
+        args = ['--lib', 'libz.so.1', '--header', p]
+    elif opt == '--lib':
+        args = ['--lib', p, '--header', str(tmp_path / 'z.h')]
+    else:
+        args += [opt, p]
+    r = gen(*args, '-o', str(tmp_path / 'w.so'), timeout=60, preexec_fn=_limited)
+    line = one_line(r, p)
+    assert ('bytes, more than' in line) if kind == 'huge' else ('not a regular file' in line)
+    assert not (tmp_path / 'w.d').exists()
+
+
+@pytest.mark.parametrize('kind', ['dev_zero', 'fifo', 'zero', 'huge'])
+def test_hostile_include(tmp_path, kind):
+    """A header that #includes /dev/zero (24 GB, then the OOM killer), a FIFO (hung in
+    open), a link to a device, a 1 GiB file: libclang reads what a header includes, so a
+    watch on the parse ends it with one line naming the file, exit 2."""
+    if kind == 'dev_zero':
+        h, named = os.path.join(SAFETY, 'includes_zero.h'), '/dev/zero'
+    else:
+        h = str(tmp_path / 'includes_planted.h')
+        shutil.copy(os.path.join(SAFETY, 'includes_planted.h'), h)
+        named = hostile(kind, str(tmp_path))
+        named = '/dev/zero' if kind == 'zero' else named
+    r = gen('--lib', 'libz.so.1', '--header', h, '-o', str(tmp_path / 'w.so'), timeout=60,
+            preexec_fn=_limited)
+    line = one_line(r, named)
+    assert 'included while parsing the headers' in line
+    assert not (tmp_path / 'w.d').exists()
+
+
+def _nobody_can_run_the_generator():
+    if os.geteuid() != 0 or not shutil.which('runuser'):
+        return False
+    return run(['runuser', '-u', 'nobody', '--', 'test', '-x', DYLIBERATOR], check=False).returncode == 0
+
+
+@pytest.mark.skipif(not _nobody_can_run_the_generator(),
+                    reason='needs root, runuser, and a checkout that nobody may read')
+@pytest.mark.parametrize('kind', ['fifo', 'zero'])
+def test_hostile_include_as_nobody(kind):
+    """The watch reads /proc/self (fd, maps, task/*/syscall, mem): allowed to any user."""
+    d = tempfile.mkdtemp(prefix='dyl-inc-')
+    try:
+        os.chmod(d, 0o755)
+        h = os.path.join(d, 'includes_planted.h')
+        shutil.copy(os.path.join(SAFETY, 'includes_planted.h'), h)
+        named = hostile(kind, d)
+        named = '/dev/zero' if kind == 'zero' else named
+        for p in (d, h):
+            os.chown(p, 65534, 65534)
+        r = run(['runuser', '-u', 'nobody', '--', DYLIBERATOR, '--lib', 'libz.so.1', '--header', h,
+                 '--list'], check=False, cwd=d, timeout=60, preexec_fn=_limited)
+        line = one_line(r, named)
+        assert 'included while parsing the headers' in line
+    finally:
+        shutil.rmtree(d)
+
+
+def test_planted_files_in_searched_folders(tmp_path):
+    """FIFOs where the generator looks without being told: beside the library (linker
+    scripts: *.so) and in an -I folder it scans for headers (*.h).  Skipped, not waited
+    on."""
+    lib = build_c(tmp_path, os.path.join(SAFETY, 'libscan.c'), 'libscan.so', f'-I{SAFETY}',
+                  '-shared', '-fPIC')
+    inc = tmp_path / 'inc'
+    inc.mkdir()
+    shutil.copy(os.path.join(SAFETY, 'scan.h'), inc / 'scan.h')
+    os.mkfifo(inc / 'aaa.h')
+    os.mkfifo(tmp_path / 'libzzz.so')
+    r = gen('--lib', lib, '-I', str(inc), '--list', timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert re.search(r'^wrap scan_twice\s', r.stdout, re.M), r.stdout
