@@ -275,8 +275,8 @@ def run(argv):
     hints = select.pattern_hints([c.name for c in sel.wrapped] + [s[0] for s in sel.skipped],
                                  args.patterns)
     if not sel.wrapped:
-        raise UsageProblem('nothing to wrap' + ''.join(f'\n  {h}' for h in hints) +
-                           '\n  (--list shows every function and why it is skipped)')
+        raise UsageProblem('nothing to wrap: ' + ''.join(f'{h}; ' for h in hints) +
+                           '--list shows every function and why it is skipped')
     for hint in hints:
         say(f'warning: {hint}')
 

@@ -19,7 +19,8 @@ def test_nothing_selected_says_what_was_meant(tmp_path):
     r = generate(tmp_path, 'tiny_ad', 'nope*')
     assert r.returncode == 2
     assert '-f tiny_ad matches no exported function; did you mean tiny_add?' in r.stderr
-    assert '-f nope* matches no exported function\n' in r.stderr
+    assert '-f nope* matches no exported function; --list' in r.stderr
+    assert len(r.stderr.splitlines()) == 1, r.stderr
 
 
 def test_one_pattern_of_several_selects_nothing(tmp_path):
