@@ -24,9 +24,13 @@ Generate and build a wrapper library that records every call into LIB.
 Preload the wrapper into any unmodified program; it writes one trace row per call
 (time, bytes in and out, work size) to ./trace.csv, or to $DYL_TRACE:
 
-  dyliberator --lib /usr/lib/x86_64-linux-gnu/libcrypto.so.3
+  dyliberator --lib libcrypto.so.3 -f 'EVP_*' --defs examples/openssl.defs
   LD_PRELOAD=./wrap.so openssl dgst -sha256 big.file
   dyl-speedup trace.csv model.csv
+
+A model is keyed on each call's work size: --defs gives it (examples/*.defs: exact
+bytes or flops), -g std.regions estimates it from the buffers the call is given.
+Without either, the trace has times only and dyl-speedup can predict nothing.
 
 The wrapper is built from micro-generators, small templates that each add code
 around the forwarded call.  The default set is std.time + std.trace; -g adds more
