@@ -146,7 +146,7 @@ void dyl_resolve_all(const struct dyl_sym *syms, unsigned n, const void *self)
 	struct dyl_elf *elf = o.elf;
 	int *use = o.use, *has_elf = o.has_elf;
 	sigset_t all, old;
-	int masked = 0, after = 0;
+	int masked = 0, after = 0, unknown;
 	Dl_info me;
 	/* a wrapper's constructor runs after the runtime's: its lookups are tracing's cost */
 	int timed = __atomic_load_n(&dyl_rt.initialized, __ATOMIC_ACQUIRE) == 2;
@@ -184,8 +184,12 @@ void dyl_resolve_all(const struct dyl_sym *syms, unsigned n, const void *self)
 				continue;
 			/* defined again further on: the global scope's answer, or each
 			 * caller's at its call (dyl_resolve_at) */
-			if (defined_after(&o, k, syms[i].name, syms[i].version))
-				fn = dyl_scope_global(self, syms[i].name, syms[i].version);
+			if (defined_after(&o, k, syms[i].name, syms[i].version)) {
+				void *global = dyl_scope_global(self, syms[i].name,
+								syms[i].version, &unknown);
+				if (!unknown)
+					fn = global;
+			}
 			if (fn)
 				__atomic_store_n(syms[i].slot, fn, __ATOMIC_RELEASE);
 			break;
@@ -474,11 +478,13 @@ static void *find_original(struct dyl_lib *lib, const char *name, const char *ve
 			   dyl_next_fn next, const void *self, const void *caller, int *shared)
 {
 	void *h, *fn, *first;
-	int defs;
+	int defs, unknown;
 
 	*shared = 1;
-	fn = dyl_scope_global(self, name, version);
-	if (!fn && (defs = dyl_scope_defs(self, name, version, &first)) > 0) {
+	fn = dyl_scope_global(self, name, version, &unknown);
+	if (unknown)		/* an older wrapper: load order, as it was */
+		fn = global_next(name, version, self);
+	else if (!fn && (defs = dyl_scope_defs(self, name, version, &first)) > 0) {
 		if (defs > 1 && caller) {
 			*shared = 0;
 			fn = dyl_scope_caller(caller, name, version);

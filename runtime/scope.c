@@ -10,8 +10,9 @@
  * in load order is right for one of them only.
  *
  * So: the global scope past the wrappers first (dlsym(RTLD_NEXT) from the wrapper
- * searches it after the wrapper; from a later wrapper, its own dyl_wrapper_next goes
- * on).  Found there, the answer is every caller's.  If not, and one loaded object
+ * searches it after the wrapper; from a later wrapper, its own dyl_wrapper_next2 goes
+ * on; a wrapper without dyl_wrapper_next2, from before it, leaves the answer to load
+ * order, as it was).  Found there, the answer is every caller's.  If not, and one loaded object
  * defines the name, it is that one.  If several do, each caller object gets the one
  * its own scope finds (dlsym on the object, which searches it and its dependencies in
  * their order), kept per (function, call site) in a table read without locks: such a
@@ -58,31 +59,40 @@ int dyl_scope_owner(const void *addr, struct dl_phdr_info *out)
 	return o.found;
 }
 
-/* The object's dyl_wrapper_next (every dyliberator wrapper exports one), or NULL when
- * it is not a wrapper. */
-static dyl_next_fn wrapper_next(const struct dl_phdr_info *info)
+/* The object's SYM (dyl_wrapper_next: every dyliberator wrapper exports one), or NULL. */
+static dyl_next_fn wrapper_fn(const struct dl_phdr_info *info, const char *sym)
 {
 	struct dyl_elf e;
 	int has = dyl_elf_open(&e, info) == 0;
 
-	return (dyl_next_fn)dyl_elf_defines(info, has ? &e : NULL, "dyl_wrapper_next", NULL);
+	return (dyl_next_fn)dyl_elf_defines(info, has ? &e : NULL, sym, NULL);
 }
 
-void *dyl_scope_global(const void *self, const char *name, const char *version)
+static int is_wrapper(const struct dl_phdr_info *info)
+{
+	return wrapper_fn(info, "dyl_wrapper_next") != NULL;
+}
+
+void *dyl_scope_global(const void *self, const char *name, const char *version, int *unknown)
 {
 	struct dl_phdr_info at;
 
+	*unknown = 1;
 	if (!dyl_scope_owner(self, &at))
 		return NULL;
 	for (int hop = 0; hop < 64; hop++) {	/* one hop per wrapper of the name */
-		dyl_next_fn next = wrapper_next(&at);
+		/* an older wrapper's dyl_wrapper_next may be a tail call to dlsym, which
+		 * then looks after the runtime, not after the wrapper: not asked */
+		dyl_next_fn next = wrapper_fn(&at, "dyl_wrapper_next2");
 		if (!next)
 			return NULL;
 		void *fn = next(name, version);
 		if (!fn && version)
 			fn = next(name, NULL);
-		if (!fn || !dyl_scope_owner(fn, &at) || !wrapper_next(&at))
+		if (!fn || !dyl_scope_owner(fn, &at) || !is_wrapper(&at)) {
+			*unknown = 0;
 			return fn;
+		}
 	}
 	return NULL;
 }
@@ -145,7 +155,7 @@ void *dyl_scope_caller(const void *caller, const char *name, const char *version
 	if (!fn && version)
 		fn = dlsym(h, name);
 	dlclose(h);	/* NOLOAD took a reference; the object stays loaded */
-	if (!fn || !dyl_scope_owner(fn, &at) || wrapper_next(&at))
+	if (!fn || !dyl_scope_owner(fn, &at) || is_wrapper(&at))
 		return NULL;	/* not in its scope, or a wrapper there (the caller is one) */
 	return fn;
 }

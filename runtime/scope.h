@@ -7,8 +7,10 @@
 /* The loaded object holding ADDR into OUT; 0 if none does. */
 HIDDEN int dyl_scope_owner(const void *addr, struct dl_phdr_info *out);
 /* NAME's first definition in the global scope past the wrapper holding SELF and any
- * wrapper after it; NULL when the global scope has none past them. */
-HIDDEN void *dyl_scope_global(const void *self, const char *name, const char *version);
+ * wrapper after it; NULL when the global scope has none past them, or when it cannot
+ * be asked (*UNKNOWN: 1; a wrapper from before dyl_wrapper_next2 is on the way). */
+HIDDEN void *dyl_scope_global(const void *self, const char *name, const char *version,
+			      int *unknown);
 /* How many loaded objects after the wrapper holding SELF (other wrappers not counted)
  * define NAME; FIRST: the first one's definition (NULL for an IFUNC). */
 HIDDEN int dyl_scope_defs(const void *self, const char *name, const char *version, void **first);

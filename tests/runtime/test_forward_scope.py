@@ -90,3 +90,19 @@ def test_same_file_by_another_name(tmp_path):
     tr = Trace(tp)
     assert tr.meta['library'] == f'libtwin.so.1 {os.path.realpath(tmp_path / "b" / "libtwin.so.1")}'
     assert 'library_generated_from' not in tr.meta and b'generated from' not in r.stderr
+
+
+def test_the_global_scope_in_its_order(twins, tmp_path):
+    """The program links libtwin.so.1 and a module that links libtwinb.so.1: both are in
+    the global scope, libtwin.so.1 first, libtwinb.so.1 after the runtime (a dependency
+    of a dependency).  The program's calls reach libtwin.so.1: the wrapper's own
+    dlsym(RTLD_NEXT) must look after the wrapper, not after the runtime."""
+    d, t = twins
+    app = build_c(tmp_path, os.path.join(TEST_APPS, 'twinapp.c'), 'twinapp', f'-I{TEST_APPS}',
+                  '-Wl,--no-as-needed', t['lib1'], t['mod2'],
+                  f'-Wl,-rpath,{os.path.dirname(t["lib1"])}:{d}')
+    r, tp = run_both([app], t['w'], tmp_path)
+    assert r.stdout == b'3\n'
+    tr = Trace(tp)
+    assert tr.count('twin_step') == 3
+    assert tr.meta['library'] == f'libtwin.so.1 {os.path.realpath(t["lib1"])}'
