@@ -222,47 +222,17 @@ static struct lib_seen {
 } seen_libs[MAX_LIBS];
 static int nseen_libs;
 
-/* The loaded object holding an address (dl_iterate_phdr). */
-struct owner {
-	uintptr_t addr;
-	const char *name;
-	const ElfW(Phdr) *phdr;
-	ElfW(Half) phnum;
-	ElfW(Addr) base;
-	int found;
-};
-
-static int find_owner(struct dl_phdr_info *info, size_t size, void *data)
-{
-	struct owner *o = data;
-
-	(void)size;
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
-		if (ph->p_type == PT_LOAD && o->addr >= lo && o->addr - lo < ph->p_memsz) {
-			o->name = info->dlpi_name;
-			o->phdr = info->dlpi_phdr;
-			o->phnum = info->dlpi_phnum;
-			o->base = info->dlpi_addr;
-			o->found = 1;
-			return 1;
-		}
-	}
-	return 0;
-}
-
 /* The object's GNU build ID as hex into OUT (room >= 2 * 64 + 1); 0 if it has none. */
-static int build_id_of(const struct owner *o, char *out, size_t room)
+static int build_id_of(const struct dl_phdr_info *o, char *out, size_t room)
 {
 	static const char hex[] = "0123456789abcdef";
 
-	for (int i = 0; i < o->phnum; i++) {
-		const ElfW(Phdr) *ph = &o->phdr[i];
+	for (int i = 0; i < o->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &o->dlpi_phdr[i];
 		if (ph->p_type != PT_NOTE)
 			continue;
 		size_t align = ph->p_align == 8 ? 8 : 4;
-		const char *p = (const char *)(o->base + ph->p_vaddr), *end = p + ph->p_memsz;
+		const char *p = (const char *)(o->dlpi_addr + ph->p_vaddr), *end = p + ph->p_memsz;
 		while ((size_t)(end - p) >= sizeof(ElfW(Nhdr))) {
 			const ElfW(Nhdr) *nh = (const ElfW(Nhdr) *)p;
 			const char *nm = p + sizeof(*nh);
@@ -307,28 +277,25 @@ static int same_file(const char *a, const char *b)
 }
 
 /* The DT_SONAME of the object O, or NULL. */
-static const char *soname_of(const struct owner *o)
+static const char *soname_of(const struct dl_phdr_info *o)
 {
-	struct dl_phdr_info info = { .dlpi_addr = o->base, .dlpi_name = o->name,
-				     .dlpi_phdr = o->phdr, .dlpi_phnum = o->phnum };
 	struct dyl_elf e;
 
-	dyl_elf_open(&e, &info);
+	dyl_elf_open(&e, o);
 	return e.soname;
 }
 
 /* Notes and checks the file that FN (an original of E's library) lies in. */
 static void report_lib(struct lib_seen *e, const void *fn)
 {
-	struct owner o = { .addr = (uintptr_t)fn };
+	struct dl_phdr_info o;
 	char real[PATH_MAX], id[2 * 64 + 1], note[PATH_MAX + 256];
 	const char *soname = e->lib->soname ? e->lib->soname : "-", *other;
 
-	dl_iterate_phdr(find_owner, &o);
-	if (!o.found)
+	if (!dyl_scope_owner(fn, &o))
 		return;
-	__atomic_store_n(&e->base, o.base, __ATOMIC_RELEASE);
-	real_name(o.name, real);
+	__atomic_store_n(&e->base, o.dlpi_addr, __ATOMIC_RELEASE);
+	real_name(o.dlpi_name, real);
 	snprintf(note, sizeof(note), "%s %s", soname, real);
 	dyl_note("library", note);
 	if (!e->lib->path || same_file(real, e->lib->path))
@@ -359,7 +326,7 @@ static void note_caller(struct dyl_lib *lib, const void *fn, const void *caller)
 	enum { MAX_NOTED = 16 };
 	static struct { uintptr_t lib, def, from; } noted[MAX_NOTED];
 	static int nnoted, noted_lock;
-	struct owner def = { .addr = (uintptr_t)fn }, from = { .addr = (uintptr_t)caller };
+	struct dl_phdr_info def, from;
 	char real[PATH_MAX], by[PATH_MAX], note[2 * PATH_MAX + 64];
 	int n = __atomic_load_n(&nseen_libs, __ATOMIC_ACQUIRE), i;
 
@@ -367,27 +334,26 @@ static void note_caller(struct dyl_lib *lib, const void *fn, const void *caller)
 		;
 	if (i == n || !__atomic_load_n(&seen_libs[i].base, __ATOMIC_ACQUIRE))
 		return;
-	dl_iterate_phdr(find_owner, &def);
-	dl_iterate_phdr(find_owner, &from);
-	if (!def.found || !from.found || def.base == seen_libs[i].base)
+	if (!dyl_scope_owner(fn, &def) || !dyl_scope_owner(caller, &from)
+	    || def.dlpi_addr == seen_libs[i].base)
 		return;
 	/* a spin lock: signals are blocked, and no dl* call is made under it */
 	while (__atomic_exchange_n(&noted_lock, 1, __ATOMIC_ACQUIRE))
 		;
 	int k;
 	for (k = 0; k < nnoted; k++)
-		if (noted[k].lib == (uintptr_t)lib && noted[k].def == def.base && noted[k].from == from.base)
+		if (noted[k].lib == (uintptr_t)lib && noted[k].def == def.dlpi_addr && noted[k].from == from.dlpi_addr)
 			break;
 	int fresh = k == nnoted && nnoted < MAX_NOTED;
 	if (fresh) {
-		noted[nnoted].lib = (uintptr_t)lib, noted[nnoted].def = def.base;
-		noted[nnoted++].from = from.base;
+		noted[nnoted].lib = (uintptr_t)lib, noted[nnoted].def = def.dlpi_addr;
+		noted[nnoted++].from = from.dlpi_addr;
 	}
 	__atomic_store_n(&noted_lock, 0, __ATOMIC_RELEASE);
 	if (!fresh)
 		return;
-	real_name(def.name, real);
-	real_name(from.name, by);
+	real_name(def.dlpi_name, real);
+	real_name(from.dlpi_name, by);
 	snprintf(note, sizeof(note), "%s %s (called from %s)", lib->soname ? lib->soname : "-",
 		 real, by);
 	dyl_note("library_for", note);
@@ -406,20 +372,17 @@ static const void *majority(const struct dyl_sym *syms, unsigned n)
 
 	for (unsigned i = 0; i < n; i += (used ? step : 1)) {
 		void *fn = __atomic_load_n(syms[i].slot, __ATOMIC_ACQUIRE);
-		struct owner o = { .addr = (uintptr_t)fn };
+		struct dl_phdr_info o;
 		unsigned k;
 
-		if (!fn)
+		if (!fn || !dyl_scope_owner(fn, &o))
 			continue;
-		dl_iterate_phdr(find_owner, &o);
-		if (!o.found)
-			continue;
-		for (k = 0; k < used && base[k] != o.base; k++)
+		for (k = 0; k < used && base[k] != o.dlpi_addr; k++)
 			;
 		if (k == used) {
 			if (used == K)
 				continue;
-			base[k] = o.base, any[k] = fn, count[k] = 0, used++;
+			base[k] = o.dlpi_addr, any[k] = fn, count[k] = 0, used++;
 		}
 		count[k]++;
 	}
