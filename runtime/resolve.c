@@ -1,12 +1,13 @@
 /* resolve.c - finding the original function a wrapper forwards to.
  *
  * The original is the definition the program would have called without the wrapper:
- *  1. the first definition after the wrapper in the global lookup order, that is the
- *     loaded objects in load order, skipping other dyliberator wrappers (each exports
- *     dyl_wrapper_next as a mark).  dlsym(RTLD_NEXT) is not that: from a preloaded
- *     object it searches the object's own dependency list.  Two wrappers of libraries
- *     that share a name (xerbla_ in LAPACK and BLAS) so forward to the one the program
- *     binds to, whatever their order in LD_PRELOAD;
+ *  1. what the caller's lookup finds past the wrappers (scope.c): the global scope's
+ *     first definition past them; else the one loaded object that defines the name;
+ *     else, where several do, the caller's own scope's, per call site.  Wrappers
+ *     (each exports dyl_wrapper_next as a mark) are looked past: two wrappers of
+ *     libraries that share a name (xerbla_ in LAPACK and BLAS) so forward to the one
+ *     the program binds to, whatever their order in LD_PRELOAD.  A wrapper built
+ *     before scope.c (no dyl_wrapper_next2) gets the first definition in load order;
  *  2. the library itself, loaded in a local scope only (a module loaded with
  *     dlopen(RTLD_LOCAL), as Python and ImageMagick do): dlopen(RTLD_NOLOAD) finds it;
  *  3. the library loaded now, privately (RTLD_LOCAL), as the last resort.
@@ -16,7 +17,7 @@
  * dlopen and dlsym are not async-signal-safe (they take locks and malloc), so signals
  * are blocked while a function is resolved: a handler that calls a wrapped function
  * would otherwise resolve it inside our interrupted dlopen.  It happens once per
- * function.  A lookup that re-enters this one (a wrapper of sigfillset, say, whose
+ * function (per call site where the caller decides).  A lookup that re-enters this one (a wrapper of sigfillset, say, whose
  * original is not known yet) skips that step: only the dl* functions are needed.
  */
 #define _GNU_SOURCE
