@@ -17,6 +17,11 @@
  * its own scope finds (dlsym on the object, which searches it and its dependencies in
  * their order), kept per (function, call site) in a table read without locks: such a
  * call pays a lookup in it, a few ns, and the common case (one definition) none.
+ *
+ * Limits: the choice between the two is made at a function's first call, so a second
+ * definition loaded later, while the first was the only one, is not seen; and an entry
+ * outlives its caller, so a module unloaded with dlclose and another loaded at its
+ * address would inherit its call sites (Python never unloads its modules).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
