@@ -9,6 +9,7 @@
  * dlsym.
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <elf.h>
 #include <link.h>
 #include <string.h>
@@ -25,6 +26,8 @@ static uintptr_t addr(const struct dyl_elf *e, ElfW(Addr) p)
 int dyl_elf_open(struct dyl_elf *e, const struct dl_phdr_info *info)
 {
 	const ElfW(Dyn) *dyn = NULL;
+	ElfW(Xword) soname = 0;
+	int has_soname = 0;
 
 	memset(e, 0, sizeof(*e));
 	e->base = info->dlpi_addr;
@@ -50,8 +53,13 @@ int dyl_elf_open(struct dyl_elf *e, const struct dl_phdr_info *info)
 		case DT_VERDEF:
 			e->verdef = (const ElfW(Verdef) *)addr(e, dyn->d_un.d_ptr);
 			break;
+		case DT_SONAME:
+			soname = dyn->d_un.d_val, has_soname = 1;
+			break;
 		}
 	}
+	if (has_soname && e->strtab)
+		e->soname = e->strtab + soname;
 	return e->gnu_hash && e->symtab && e->strtab ? 0 : -1;
 }
 
@@ -63,8 +71,7 @@ static uint32_t gnu_hash(const char *s)
 	return h;
 }
 
-/* strcmp, not through the PLT (libc may be the wrapped library) */
-static int same(const char *a, const char *b)
+int dyl_same(const char *a, const char *b)
 {
 	while (*a && *a == *b)
 		a++, b++;
@@ -85,7 +92,7 @@ static int version_ok(const struct dyl_elf *e, uint32_t i, const char *version)
 	for (;;) {
 		if (d->vd_ndx == (v & 0x7fff)) {
 			const ElfW(Verdaux) *a = (const ElfW(Verdaux) *)((const char *)d + d->vd_aux);
-			return same(e->strtab + a->vda_name, version);
+			return dyl_same(e->strtab + a->vda_name, version);
 		}
 		if (!d->vd_next)
 			return 0;
@@ -117,9 +124,43 @@ const ElfW(Sym) *dyl_elf_find(const struct dyl_elf *e, const char *name, const c
 		const ElfW(Sym) *s = &e->symtab[i];
 		if ((hash | 1) == (h2 | 1) && s->st_shndx != SHN_UNDEF &&
 		    (ELF64_ST_TYPE(s->st_info) == STT_FUNC || ELF64_ST_TYPE(s->st_info) == STT_GNU_IFUNC) &&
-		    same(e->strtab + s->st_name, name) && version_ok(e, i, version))
+		    dyl_same(e->strtab + s->st_name, name) && version_ok(e, i, version))
 			return s;
 		if (h2 & 1)
 			return NULL;
 	}
+}
+
+static void *lookup(void *handle, const char *name, const char *version)
+{
+	void *fn = version ? dlvsym(handle, name, version) : dlsym(handle, name);
+
+	return fn || !version ? fn : dlsym(handle, name);
+}
+
+void *dyl_elf_defines(const struct dl_phdr_info *info, const struct dyl_elf *e,
+		      const char *name, const char *version)
+{
+	void *h, *fn;
+	Dl_info at;
+
+	if (e) {
+		const ElfW(Sym) *s = dyl_elf_find(e, name, version);
+		if (!s && version)
+			s = dyl_elf_find(e, name, NULL);
+		if (!s)
+			return NULL;
+		if (ELF64_ST_TYPE(s->st_info) == STT_FUNC)
+			return (void *)(e->base + s->st_value);
+	}
+	/* no hash table, or an IFUNC (its resolver chooses): dlsym on the object, itself
+	 * first in its own scope.  The NOLOAD reference is dropped at once; the object
+	 * stays loaded. */
+	if (!(h = dlopen(info->dlpi_name, RTLD_LAZY | RTLD_NOLOAD)))
+		return NULL;
+	fn = lookup(h, name, version);
+	dlclose(h);
+	if (!fn || (!e && (!dladdr(fn, &at) || !at.dli_fname || !dyl_same(at.dli_fname, info->dlpi_name))))
+		return NULL;
+	return fn;
 }

@@ -11,11 +11,19 @@ struct dyl_elf {
 	const char *strtab;
 	const ElfW(Half) *versym;
 	const ElfW(Verdef) *verdef;
+	const char *soname;	/* DT_SONAME, or NULL */
 };
 
 /* 0, or -1 when the object has no GNU hash table (then ask dlsym). */
 HIDDEN int dyl_elf_open(struct dyl_elf *e, const struct dl_phdr_info *info);
 /* The function NAME of VERSION (NULL: the default version) defined in the object, or NULL. */
 HIDDEN const ElfW(Sym) *dyl_elf_find(const struct dyl_elf *e, const char *name, const char *version);
+
+/* strcmp, not through the PLT (libc may be the wrapped library). */
+HIDDEN int dyl_same(const char *a, const char *b);
+/* NAME's own definition in the loaded object INFO (not one of its dependencies'), or
+ * NULL.  E: its symbol table (dyl_elf_open), or NULL to ask dlsym. */
+HIDDEN void *dyl_elf_defines(const struct dl_phdr_info *info, const struct dyl_elf *e,
+			     const char *name, const char *version);
 
 #endif

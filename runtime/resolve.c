@@ -1,12 +1,13 @@
 /* resolve.c - finding the original function a wrapper forwards to.
  *
  * The original is the definition the program would have called without the wrapper:
- *  1. the first definition after the wrapper in the global lookup order, that is the
- *     loaded objects in load order, skipping other dyliberator wrappers (each exports
- *     dyl_wrapper_next as a mark).  dlsym(RTLD_NEXT) is not that: from a preloaded
- *     object it searches the object's own dependency list.  Two wrappers of libraries
- *     that share a name (xerbla_ in LAPACK and BLAS) so forward to the one the program
- *     binds to, whatever their order in LD_PRELOAD;
+ *  1. what the caller's lookup finds past the wrappers (scope.c): the global scope's
+ *     first definition past them; else the one loaded object that defines the name;
+ *     else, where several do, the caller's own scope's, per call site.  Wrappers
+ *     (each exports dyl_wrapper_next as a mark) are looked past: two wrappers of
+ *     libraries that share a name (xerbla_ in LAPACK and BLAS) so forward to the one
+ *     the program binds to, whatever their order in LD_PRELOAD.  A wrapper built
+ *     before scope.c (no dyl_wrapper_next2) gets the first definition in load order;
  *  2. the library itself, loaded in a local scope only (a module loaded with
  *     dlopen(RTLD_LOCAL), as Python and ImageMagick do): dlopen(RTLD_NOLOAD) finds it;
  *  3. the library loaded now, privately (RTLD_LOCAL), as the last resort.
@@ -16,7 +17,7 @@
  * dlopen and dlsym are not async-signal-safe (they take locks and malloc), so signals
  * are blocked while a function is resolved: a handler that calls a wrapped function
  * would otherwise resolve it inside our interrupted dlopen.  It happens once per
- * function.  A lookup that re-enters this one (a wrapper of sigfillset, say, whose
+ * function (per call site where the caller decides).  A lookup that re-enters this one (a wrapper of sigfillset, say, whose
  * original is not known yet) skips that step: only the dl* functions are needed.
  */
 #define _GNU_SOURCE
@@ -26,9 +27,11 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "internal.h"
 #include "elfsym.h"
+#include "scope.h"
 
 static void *lookup(void *handle, const char *name, const char *version)
 {
@@ -62,33 +65,16 @@ static int collect(struct dl_phdr_info *info, size_t size, void *data)
 	return 0;
 }
 
-/* strcmp, but not through the PLT: with libc wrapped, strcmp would be a wrapper whose
- * original is being looked up right now. */
-static int same(const char *a, const char *b)
-{
-	while (*a && *a == *b)
-		a++, b++;
-	return *a == *b;
-}
-
 /* NAME's own definition in the object FILE (not one of its dependencies'), or NULL. */
 static void *defined_in(const char *file, const char *name, const char *version)
 {
-	void *h = dlopen(file, RTLD_LAZY | RTLD_NOLOAD), *fn;
-	Dl_info at;
+	struct dl_phdr_info info = { .dlpi_name = file };
 
-	if (!h)
-		return NULL;
-	fn = lookup(h, name, version);
-	if (!fn && version)
-		fn = dlsym(h, name);
-	dlclose(h);	/* NOLOAD took a reference; the object stays loaded */
-	if (!fn || !dladdr(fn, &at) || !at.dli_fname || !same(at.dli_fname, file))
-		return NULL;
-	return fn;
+	return dyl_elf_defines(&info, NULL, name, version);
 }
 
-/* Step 1: the first definition after the wrapper that holds SELF. */
+/* The first definition after the wrapper that holds SELF, in load order, past other
+ * wrappers (through dlsym: an IFUNC's resolver chooses). */
 static void *global_next(const char *name, const char *version, const void *self)
 {
 	struct objects o;	/* not "= { 0 }": that is a call to memset */
@@ -104,7 +90,7 @@ static void *global_next(const char *name, const char *version, const void *self
 		if (!file || !*file)
 			continue;	/* the vDSO */
 		if (!after) {
-			after = same(file, me.dli_fname);
+			after = dyl_same(file, me.dli_fname);
 			continue;
 		}
 		if (defined_in(file, "dyl_wrapper_next", NULL))
@@ -122,6 +108,8 @@ static TLS int resolving;
 struct loaded {
 	int n;
 	struct dl_phdr_info info[MAX_OBJECTS];
+	struct dyl_elf elf[MAX_OBJECTS];
+	int use[MAX_OBJECTS], has_elf[MAX_OBJECTS];	/* not a wrapper; its table read */
 };
 
 static int collect_info(struct dl_phdr_info *info, size_t size, void *data)
@@ -133,36 +121,22 @@ static int collect_info(struct dl_phdr_info *info, size_t size, void *data)
 	return 0;
 }
 
-/* NAME's address in object K of O (its own definition), or NULL; E: its symbol table,
- * or NULL to ask dlsym. */
-static void *find_in(const struct dl_phdr_info *info, const struct dyl_elf *e, const char *name,
-		     const char *version)
+/* Does an object of O after K define NAME too?  (Symbol tables only: an object
+ * without one is not asked.) */
+static int defined_after(const struct loaded *o, int k, const char *name, const char *version)
 {
-	if (!e)
-		return defined_in(info->dlpi_name, name, version);
-	const ElfW(Sym) *s = dyl_elf_find(e, name, version);
-	if (!s && version)
-		s = dyl_elf_find(e, name, NULL);
-	if (!s)
-		return NULL;
-	if (ELF64_ST_TYPE(s->st_info) == STT_FUNC)
-		return (void *)(e->base + s->st_value);
-	/* an IFUNC: its resolver chooses, through dlsym on the object (itself first in its
-	 * own scope) */
-	void *h = dlopen(info->dlpi_name, RTLD_LAZY | RTLD_NOLOAD), *fn = NULL;
-	if (h) {
-		fn = lookup(h, name, version);
-		if (!fn && version)
-			fn = dlsym(h, name);
-		dlclose(h);
-	}
-	return fn;
+	for (int j = k + 1; j < o->n; j++)
+		if (o->use[j] && o->has_elf[j] && (dyl_elf_find(&o->elf[j], name, version)
+						   || (version && dyl_elf_find(&o->elf[j], name, NULL))))
+			return 1;
+	return 0;
 }
 
-/* Every original of a wrapper, at once, from its constructor: the same first step as
- * dyl_resolve (the first definition after the wrapper in load order, past other
- * wrappers), read from the objects' own symbol tables (elfsym.c).  What is not found
- * (a library not loaded yet) is left to dyl_resolve at the first call.  So a first
+/* Every original of a wrapper, at once, from its constructor: the first definition
+ * after the wrapper in load order, past other wrappers, read from the objects' own
+ * symbol tables (elfsym.c).  A name that several objects define is the global scope's
+ * (scope.c), or else left to each caller at its first call.  What is not found (a
+ * library not loaded yet) is left to dyl_resolve_at at the first call.  So a first
  * call made from a signal handler, which may have interrupted the dynamic linker or
  * malloc, finds its original already there. */
 void dyl_resolve_all(const struct dyl_sym *syms, unsigned n, const void *self)
@@ -170,10 +144,10 @@ void dyl_resolve_all(const struct dyl_sym *syms, unsigned n, const void *self)
 	/* constructors run one at a time (under the loader's lock): static, not on a
 	 * constructor's stack */
 	static struct loaded o;
-	static struct dyl_elf elf[MAX_OBJECTS];
-	static int use[MAX_OBJECTS], has_elf[MAX_OBJECTS];
+	struct dyl_elf *elf = o.elf;
+	int *use = o.use, *has_elf = o.has_elf;
 	sigset_t all, old;
-	int masked = 0, after = 0;
+	int masked = 0, after = 0, unknown;
 	Dl_info me;
 	/* a wrapper's constructor runs after the runtime's: its lookups are tracing's cost */
 	int timed = __atomic_load_n(&dyl_rt.initialized, __ATOMIC_ACQUIRE) == 2;
@@ -193,11 +167,11 @@ void dyl_resolve_all(const struct dyl_sym *syms, unsigned n, const void *self)
 		if (!file || !*file)
 			continue;	/* the vDSO */
 		if (!after) {
-			after = same(file, me.dli_fname);
+			after = dyl_same(file, me.dli_fname);
 			continue;
 		}
 		has_elf[k] = dyl_elf_open(&elf[k], &o.info[k]) == 0;
-		use[k] = !find_in(&o.info[k], has_elf[k] ? &elf[k] : NULL, "dyl_wrapper_next", NULL);
+		use[k] = !dyl_elf_defines(&o.info[k], has_elf[k] ? &elf[k] : NULL, "dyl_wrapper_next", NULL);
 	}
 	for (unsigned i = 0; i < n; i++) {
 		if (__atomic_load_n(syms[i].slot, __ATOMIC_ACQUIRE))
@@ -205,12 +179,21 @@ void dyl_resolve_all(const struct dyl_sym *syms, unsigned n, const void *self)
 		for (int k = 1; k < o.n; k++) {
 			if (!use[k])
 				continue;
-			void *fn = find_in(&o.info[k], has_elf[k] ? &elf[k] : NULL, syms[i].name,
-					   syms[i].version);
-			if (fn) {
-				__atomic_store_n(syms[i].slot, fn, __ATOMIC_RELEASE);
-				break;
+			void *fn = dyl_elf_defines(&o.info[k], has_elf[k] ? &elf[k] : NULL,
+						   syms[i].name, syms[i].version);
+			if (!fn)
+				continue;
+			/* defined again further on: the global scope's answer, or each
+			 * caller's at its call (dyl_resolve_at) */
+			if (defined_after(&o, k, syms[i].name, syms[i].version)) {
+				void *global = dyl_scope_global(self, syms[i].name,
+								syms[i].version, &unknown);
+				if (!unknown)
+					fn = global;
 			}
+			if (fn)
+				__atomic_store_n(syms[i].slot, fn, __ATOMIC_RELEASE);
+			break;
 		}
 	}
 	if (masked)
@@ -225,7 +208,10 @@ void dyl_resolve_all(const struct dyl_sym *syms, unsigned n, const void *self)
  * reference LAPACK or OpenBLAS as update-alternatives or LD_LIBRARY_PATH choose, and a
  * wrapper generated from one measures the other without a word.  So the trace names
  * the file the originals were found in, and a file that is not the one the wrapper was
- * generated from (by path, or failing that by GNU build ID) is warned about once. */
+ * generated from (by path, by device and inode, or failing that by GNU build ID) is
+ * warned about once.  Calls from different objects may reach different files (each
+ * caller's scope, scope.c): those that reach another file than the one named are
+ * noted too, once per caller object and file. */
 
 #define MAX_LIBS 64
 
@@ -233,50 +219,21 @@ static struct lib_seen {
 	struct dyl_lib *lib;
 	const char *build_id;	/* at generation, hex; NULL: unknown */
 	int done;		/* 1 once reported (or being reported) */
+	uintptr_t base;		/* the reported file's load address, once reported */
 } seen_libs[MAX_LIBS];
 static int nseen_libs;
 
-/* The loaded object holding an address (dl_iterate_phdr). */
-struct owner {
-	uintptr_t addr;
-	const char *name;
-	const ElfW(Phdr) *phdr;
-	ElfW(Half) phnum;
-	ElfW(Addr) base;
-	int found;
-};
-
-static int find_owner(struct dl_phdr_info *info, size_t size, void *data)
-{
-	struct owner *o = data;
-
-	(void)size;
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
-		if (ph->p_type == PT_LOAD && o->addr >= lo && o->addr - lo < ph->p_memsz) {
-			o->name = info->dlpi_name;
-			o->phdr = info->dlpi_phdr;
-			o->phnum = info->dlpi_phnum;
-			o->base = info->dlpi_addr;
-			o->found = 1;
-			return 1;
-		}
-	}
-	return 0;
-}
-
 /* The object's GNU build ID as hex into OUT (room >= 2 * 64 + 1); 0 if it has none. */
-static int build_id_of(const struct owner *o, char *out, size_t room)
+static int build_id_of(const struct dl_phdr_info *o, char *out, size_t room)
 {
 	static const char hex[] = "0123456789abcdef";
 
-	for (int i = 0; i < o->phnum; i++) {
-		const ElfW(Phdr) *ph = &o->phdr[i];
+	for (int i = 0; i < o->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &o->dlpi_phdr[i];
 		if (ph->p_type != PT_NOTE)
 			continue;
 		size_t align = ph->p_align == 8 ? 8 : 4;
-		const char *p = (const char *)(o->base + ph->p_vaddr), *end = p + ph->p_memsz;
+		const char *p = (const char *)(o->dlpi_addr + ph->p_vaddr), *end = p + ph->p_memsz;
 		while ((size_t)(end - p) >= sizeof(ElfW(Nhdr))) {
 			const ElfW(Nhdr) *nh = (const ElfW(Nhdr) *)p;
 			const char *nm = p + sizeof(*nh);
@@ -301,30 +258,106 @@ static int build_id_of(const struct owner *o, char *out, size_t room)
 	return 0;
 }
 
-/* Notes and checks the file that FN (an original of E's library) lies in. */
-static void report_lib(const struct lib_seen *e, const void *fn)
+/* PATH's real name into REAL ("?" if none); the program itself has the empty name. */
+static void real_name(const char *path, char *real)
 {
-	struct owner o = { .addr = (uintptr_t)fn };
-	char real[PATH_MAX], id[2 * 64 + 1], note[PATH_MAX + 256];
-	const char *soname = e->lib->soname ? e->lib->soname : "-";
+	if (!realpath(path && *path ? path : "/proc/self/exe", real))
+		snprintf(real, PATH_MAX, "%s", path && *path ? path : "?");
+}
 
-	dl_iterate_phdr(find_owner, &o);
-	if (!o.found)
+/* Are A and B one file: the same name, or the same device and inode (a hard link, a
+ * bind mount)? */
+static int same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	if (dyl_same(a, b))
+		return 1;
+	return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev
+		&& sa.st_ino == sb.st_ino;
+}
+
+/* The DT_SONAME of the object O, or NULL. */
+static const char *soname_of(const struct dl_phdr_info *o)
+{
+	struct dyl_elf e;
+
+	dyl_elf_open(&e, o);
+	return e.soname;
+}
+
+/* Notes and checks the file that FN (an original of E's library) lies in. */
+static void report_lib(struct lib_seen *e, const void *fn)
+{
+	struct dl_phdr_info o;
+	char real[PATH_MAX], id[2 * 64 + 1], note[PATH_MAX + 256];
+	const char *soname = e->lib->soname ? e->lib->soname : "-", *other;
+
+	if (!dyl_scope_owner(fn, &o))
 		return;
-	/* the program itself has the empty name */
-	if (!realpath(o.name && *o.name ? o.name : "/proc/self/exe", real))
-		snprintf(real, sizeof(real), "%s", o.name && *o.name ? o.name : "?");
+	__atomic_store_n(&e->base, o.dlpi_addr, __ATOMIC_RELEASE);
+	real_name(o.dlpi_name, real);
 	snprintf(note, sizeof(note), "%s %s", soname, real);
 	dyl_note("library", note);
-	if (!e->lib->path || same(real, e->lib->path))
+	if (!e->lib->path || same_file(real, e->lib->path))
 		return;
-	if (e->build_id && build_id_of(&o, id, sizeof(id)) && same(id, e->build_id))
-		return;		/* the same file by another path (a copy, a bind mount) */
+	if (e->build_id && build_id_of(&o, id, sizeof(id)) && dyl_same(id, e->build_id))
+		return;		/* the same file by another path (a copy) */
 	snprintf(note, sizeof(note), "%s %s", soname, e->lib->path);
 	dyl_note("library_generated_from", note);
 	snprintf(note, sizeof(note), "library:%s", soname);
-	dyl_warn_once(note, "%s is %s here, not %s that the wrapper was generated from: "
-		      "the trace measures that file", soname, real, e->lib->path);
+	other = soname_of(&o);
+	if (other && e->lib->soname && !dyl_same(other, e->lib->soname))
+		/* not this library's file: another library that defines the same names and
+		 * comes first for the program (OpenBLAS's libblas.so.3 before
+		 * libopenblas.so.0) */
+		dyl_warn_once(note, "the program's calls to %s's functions reach %s (%s) here, "
+			      "which defines them too, not %s that the wrapper was generated from: "
+			      "the trace measures that file", soname, other, real, e->lib->path);
+	else
+		dyl_warn_once(note, "%s is %s here, not %s that the wrapper was generated from: "
+			      "the trace measures that file", soname, real, e->lib->path);
+}
+
+/* FN, the original of a call from CALLER, is not in the file '# library=' names for
+ * LIB: '# library_for=SONAME PATH (called from CALLER)', once per such pair (the
+ * first few). */
+static void note_caller(struct dyl_lib *lib, const void *fn, const void *caller)
+{
+	enum { MAX_NOTED = 16 };
+	static struct { uintptr_t lib, def, from; } noted[MAX_NOTED];
+	static int nnoted, noted_lock;
+	struct dl_phdr_info def, from;
+	char real[PATH_MAX], by[PATH_MAX], note[2 * PATH_MAX + 64];
+	int n = __atomic_load_n(&nseen_libs, __ATOMIC_ACQUIRE), i;
+
+	for (i = 0; i < n && seen_libs[i].lib != lib; i++)
+		;
+	if (i == n || !__atomic_load_n(&seen_libs[i].base, __ATOMIC_ACQUIRE))
+		return;
+	if (!dyl_scope_owner(fn, &def) || !dyl_scope_owner(caller, &from)
+	    || def.dlpi_addr == seen_libs[i].base)
+		return;
+	/* a spin lock: signals are blocked, and no dl* call is made under it */
+	while (__atomic_exchange_n(&noted_lock, 1, __ATOMIC_ACQUIRE))
+		;
+	int k;
+	for (k = 0; k < nnoted; k++)
+		if (noted[k].lib == (uintptr_t)lib && noted[k].def == def.dlpi_addr && noted[k].from == from.dlpi_addr)
+			break;
+	int fresh = k == nnoted && nnoted < MAX_NOTED;
+	if (fresh) {
+		noted[nnoted].lib = (uintptr_t)lib, noted[nnoted].def = def.dlpi_addr;
+		noted[nnoted++].from = from.dlpi_addr;
+	}
+	__atomic_store_n(&noted_lock, 0, __ATOMIC_RELEASE);
+	if (!fresh)
+		return;
+	real_name(def.dlpi_name, real);
+	real_name(from.dlpi_name, by);
+	snprintf(note, sizeof(note), "%s %s (called from %s)", lib->soname ? lib->soname : "-",
+		 real, by);
+	dyl_note("library_for", note);
 }
 
 /* The original that most of SYMS' found ones lie in (a library may have a few names
@@ -340,20 +373,17 @@ static const void *majority(const struct dyl_sym *syms, unsigned n)
 
 	for (unsigned i = 0; i < n; i += (used ? step : 1)) {
 		void *fn = __atomic_load_n(syms[i].slot, __ATOMIC_ACQUIRE);
-		struct owner o = { .addr = (uintptr_t)fn };
+		struct dl_phdr_info o;
 		unsigned k;
 
-		if (!fn)
+		if (!fn || !dyl_scope_owner(fn, &o))
 			continue;
-		dl_iterate_phdr(find_owner, &o);
-		if (!o.found)
-			continue;
-		for (k = 0; k < used && base[k] != o.base; k++)
+		for (k = 0; k < used && base[k] != o.dlpi_addr; k++)
 			;
 		if (k == used) {
 			if (used == K)
 				continue;
-			base[k] = o.base, any[k] = fn, count[k] = 0, used++;
+			base[k] = o.dlpi_addr, any[k] = fn, count[k] = 0, used++;
 		}
 		count[k]++;
 	}
@@ -387,7 +417,7 @@ void dyl_lib_check(struct dyl_lib *lib, const char *build_id, const struct dyl_s
 		dyl_prepare();	/* the library is loaded: its first call is near */
 }
 
-/* dyl_resolve found FN for LIB: report LIB if its constructor could not. */
+/* dyl_resolve_at found FN for LIB: report LIB if its constructor could not. */
 static void lib_found(struct dyl_lib *lib, const void *fn)
 {
 	int n = __atomic_load_n(&nseen_libs, __ATOMIC_ACQUIRE);
@@ -406,19 +436,27 @@ static void lib_found(struct dyl_lib *lib, const void *fn)
 	}
 }
 
-void *dyl_resolve(struct dyl_lib *lib, const char *name, const char *version,
-		  dyl_next_fn next, const void *self)
+/* The original of NAME for a call from CALLER (NULL: any caller); *SHARED: whether it
+ * is every caller's (else it is CALLER's call site's). */
+static void *find_original(struct dyl_lib *lib, const char *name, const char *version,
+			   dyl_next_fn next, const void *self, const void *caller, int *shared)
 {
-	void *h, *fn = NULL;
-	sigset_t all, old;
-	int masked = 0;
+	void *h, *fn, *first;
+	int defs, unknown;
 
-	dyl_busy++;	/* first: what this lookup calls is not the program's call */
-	if (resolving++ == 0) {
-		sigfillset(&all);
-		masked = pthread_sigmask(SIG_SETMASK, &all, &old) == 0;
+	*shared = 1;
+	fn = dyl_scope_global(self, name, version, &unknown);
+	if (unknown)		/* an older wrapper: load order, as it was */
+		fn = global_next(name, version, self);
+	else if (!fn && (defs = dyl_scope_defs(self, name, version, &first)) > 0) {
+		if (defs > 1 && caller) {
+			*shared = 0;
+			fn = dyl_scope_caller(caller, name, version);
+		}
+		if (!fn)	/* one definition (an IFUNC: through dlsym), or none in the
+				 * caller's scope (a pointer it got elsewhere): load order */
+			fn = first ? first : global_next(name, version, self);
 	}
-	fn = global_next(name, version, self);
 	if ((!fn || fn == self) && next) {	/* the wrapper is not in the load list? */
 		fn = next(name, version);
 		if (!fn && version)
@@ -439,14 +477,37 @@ void *dyl_resolve(struct dyl_lib *lib, const char *name, const char *version,
 			fn = lookup(h, name, version);
 		}
 	}
+	return fn == self ? NULL : fn;
+}
+
+static void *resolve(struct dyl_lib *lib, const char *name, const char *version,
+		     dyl_next_fn next, const void *self, void **slot, const void *caller)
+{
+	void *fn;
+	sigset_t all, old;
+	int masked = 0, shared;
+
+	dyl_busy++;	/* first: what this lookup calls is not the program's call */
+	if (resolving++ == 0) {
+		sigfillset(&all);
+		masked = pthread_sigmask(SIG_SETMASK, &all, &old) == 0;
+	}
+	fn = find_original(lib, name, version, next, self, caller, &shared);
+	if (fn) {
+		lib_found(lib, fn);
+		if (!shared) {
+			note_caller(lib, fn, caller);
+			dyl_scope_keep(slot, caller, fn);
+		} else if (slot) {
+			__atomic_store_n(slot, fn, __ATOMIC_RELEASE);
+		}
+	}
 	if (masked)
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
 	resolving--;
 	dyl_busy--;
-	if (fn && fn != self) {
-		lib_found(lib, fn);
+	if (fn)
 		return fn;
-	}
 	/* No call can be made; returning would run garbage.  Say exactly why. */
 	char msg[1024];
 	int n = snprintf(msg, sizeof(msg),
@@ -457,4 +518,19 @@ void *dyl_resolve(struct dyl_lib *lib, const char *name, const char *version,
 	if (n > 0 && write(2, msg, (size_t)n < sizeof(msg) ? (size_t)n : sizeof(msg) - 1) < 0)
 		_exit(127);
 	abort();
+}
+
+void *dyl_resolve(struct dyl_lib *lib, const char *name, const char *version,
+		  dyl_next_fn next, const void *self)
+{
+	return resolve(lib, name, version, next, self, NULL, NULL);
+}
+
+void *dyl_resolve_at(struct dyl_lib *lib, const char *name, const char *version,
+		     dyl_next_fn next, const void *self, void **slot, const void *caller)
+{
+	/* a call site of a function that several loaded objects define: known already? */
+	void *fn = dyl_scope_cached(slot, caller);
+
+	return fn ? fn : resolve(lib, name, version, next, self, slot, caller);
 }

@@ -75,6 +75,15 @@ struct dyl_call {
 DYL_API void *dyl_resolve(struct dyl_lib *lib, const char *name, const char *version,
 			  dyl_next_fn next, const void *self);
 
+/* The original for a call from CALLER (the wrapper's return address): what the
+ * caller's own lookup scope finds past the wrappers (runtime/scope.c).  When that is
+ * every caller's answer (the global scope has it, or one loaded object defines NAME)
+ * it is stored in *SLOT, and the wrapper's later calls go straight to it; when several
+ * loaded objects define NAME, *SLOT stays NULL and each call comes here, answered from
+ * a table by call site.  Never returns NULL (as dyl_resolve). */
+DYL_API void *dyl_resolve_at(struct dyl_lib *lib, const char *name, const char *version,
+			     dyl_next_fn next, const void *self, void **slot, const void *caller);
+
 /* One original to look up ahead (dyl_resolve_all): the wrapper's pointer to it. */
 struct dyl_sym {
 	const char *name;
@@ -83,7 +92,8 @@ struct dyl_sym {
 };
 /* Looks up every original of a wrapper from its constructor (SELF: an address in the
  * wrapper), so that no first call resolves inside a signal handler.  Those not found
- * (their library is not loaded yet) stay NULL: dyl_resolve finds them at their first call. */
+ * (their library is not loaded yet, or several objects define them and none globally)
+ * stay NULL: dyl_resolve_at finds them at their first call. */
 DYL_API void dyl_resolve_all(const struct dyl_sym *syms, unsigned n, const void *self);
 /* After dyl_resolve_all: names the file that serves LIB's originals (most of those of
  * SYMS found) in the trace, '# library=SONAME PATH', and warns once when it is not the

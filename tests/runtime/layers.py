@@ -48,7 +48,8 @@ LAYERS = [
     ("output", ["runtime/funcs.c", "runtime/spool.c", "runtime/trace.c", "runtime/record.c"],
      ["api", "format", "state", "settings", "clock"]),
     ("calls", ["runtime/runtime.c", "runtime/notes.c", "runtime/exit.c", "runtime/fatal.c",
-               "runtime/resolve.c", "runtime/elfsym.c", "runtime/elfsym.h"],
+               "runtime/resolve.c", "runtime/elfsym.c", "runtime/elfsym.h",
+               "runtime/scope.c", "runtime/scope.h"],
      ["api", "format", "state", "settings", "clock", "output"]),
     # the features: each sees the whole core, and only the features it is built on
     ("handles", ["runtime/handles.c"],
