@@ -394,6 +394,123 @@ static void s_sys(void)
 	free(a);
 }
 
+/* one output buffer filled by two calls, the second's bytes right after the first's (on
+ * a page they share), then handed to write(2) whole: every page the two calls wrote is
+ * read.  hr_fill gets the block as its argument (lifted before the call); hr_append
+ * reaches it through a struct (the library's own fault on the shared page), as deflate
+ * fills its output with Z_NO_FLUSH, then Z_FINISH */
+static void s_shared(int through_struct)
+{
+	double *a = big();
+	long n1 = 1000, n2 = 2000;
+	if (through_struct) {
+		struct hr_buf b = { a, 0 };
+		hr_append(&b, n1, 1);
+		hr_append(&b, n2, 2);
+	} else {
+		hr_fill(a, n1, 1);
+		hr_fill(a + n1, n2, 2);
+	}
+	int fd = open("/dev/null", O_WRONLY);
+	ssize_t w = write(fd, a, (n1 + n2) * sizeof(double));
+	close(fd);
+	hr_tick(0);
+	printf("wrote %zd\n", w);
+	free(a);
+}
+
+/* a call that only reads an output (hr_sum), then the program reads it: the bytes are
+ * still the first call's, not yet read by the program */
+static void s_read_after_read(void)
+{
+	double *a = big();
+	hr_fill(a, N, 1);
+	double s = hr_sum(a, N);
+	volatile double x = a[3 * PER_PAGE];
+	hr_tick(0);
+	printf("%.1f %g\n", s, x);
+	free(a);
+}
+
+/* The program's own protections of a call's output: a write barrier (the pages made
+ * read-only; its handler counts each write's fault and opens the page) and a guard page
+ * (PROT_NONE, its touch caught).  Each must work as without the wrapper: one fault a
+ * page, and the guard's. */
+#define OWN_PAGES 16L
+static volatile int barrier_faults, guard_faults;
+static char *own_block, *own_guard;
+
+static void on_own_fault(int sig, siginfo_t *si, void *uc)
+{
+	char *p = si->si_addr;
+	(void)sig, (void)uc;
+	if (p >= own_guard && p < own_guard + 4096) {
+		guard_faults++;
+		siglongjmp(env, 1);
+	}
+	if (p >= own_block && p < own_guard) {
+		barrier_faults++;
+		mprotect((void *)((uintptr_t)p & ~4095ul), 4096, PROT_READ | PROT_WRITE);
+		return;
+	}
+	signal(SIGSEGV, SIG_DFL);
+}
+
+static void s_own_protect(void)
+{
+	size_t size = (OWN_PAGES + 1) * 4096;
+	double *a = aligned_alloc(4096, size);
+	struct sigaction sa;
+	if (!a)
+		exit(3);
+	own_block = (char *)a;
+	own_guard = own_block + OWN_PAGES * 4096;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_own_fault;
+	sa.sa_flags = SA_SIGINFO;
+	sigaction(SIGSEGV, &sa, NULL);
+	/* the guard first: the call does not write it (its extent does cover it) */
+	mprotect(own_guard, 4096, PROT_NONE);
+	hr_fill(a, OWN_PAGES * PER_PAGE, 1);
+	mprotect(a, OWN_PAGES * 4096, PROT_READ);
+	double s = 0;
+	for (long i = 0; i < OWN_PAGES * PER_PAGE; i++)
+		s += a[i];
+	for (long k = 0; k < OWN_PAGES; k++)
+		a[k * PER_PAGE] = -1;
+	if (!sigsetjmp(env, 1)) {
+		*(volatile char *)own_guard = 1;
+		puts("guard opened");
+	}
+	hr_tick(0);
+	printf("sum %.1f barrier faults %d guard faults %d\n", s, barrier_faults, guard_faults);
+	mprotect(own_guard, 4096, PROT_READ | PROT_WRITE);
+	free(a);
+}
+
+/* a forked child that makes no call execs with an argument a call of its parent wrote */
+static void s_exec_unrecorded(void)
+{
+	double *a = big();
+	int fd = open("sys-path.txt", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0 || write(fd, "sys-out.txt", 12) != 12)
+		exit(3);
+	close(fd);
+	load_path(a);
+	fflush(stdout);
+	pid_t c = fork();
+	if (c == 0) {
+		execl("/bin/echo", "echo", (char *)a, (char *)NULL);
+		printf("exec %s\n", strerror(errno));
+		exit(1);
+	}
+	int st;
+	waitpid(c, &st, 0);
+	hr_tick(0);
+	printf("child status %d\n", st);
+	free(a);
+}
+
 /* a thread that reads an output of the main thread's call and never calls again: its
  * read happened between the main thread's two fills (it is joined before the second),
  * so it belongs before the second, not at the run's end */
@@ -487,6 +604,16 @@ int main(int argc, char **argv)
 		s_late_reader();
 	else if (!strcmp(s, "fork"))
 		s_fork();
+	else if (!strcmp(s, "shared"))
+		s_shared(0);
+	else if (!strcmp(s, "shared-struct"))
+		s_shared(1);
+	else if (!strcmp(s, "read-after-read"))
+		s_read_after_read();
+	else if (!strcmp(s, "own-protect"))
+		s_own_protect();
+	else if (!strcmp(s, "exec-unrecorded"))
+		s_exec_unrecorded();
 	else
 		return 2;
 	return 0;
