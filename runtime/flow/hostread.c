@@ -557,7 +557,10 @@ static void put_back(uint64_t t)
 		struct range r = lent[i];
 		struct dyl_region now;
 		sigset_t old;
-		if (dyl_table_find(r.r.start, &now) != 1 || now.id != r.r.id)
+		/* (-1: the table is busy in this thread; watched again all the same: a page
+		 * watched wrongly costs a record, never a crash) */
+		int found = dyl_table_find(r.r.start, &now);
+		if (found == 0 || (found == 1 && now.id != r.r.id))
 			continue;
 		lock(&old);
 		int done = watch(&r) == 0;
@@ -808,7 +811,7 @@ static void unwatch(uintptr_t a, uintptr_t b, uint64_t t)
  * are lifted.  Returns as mprotect. */
 int dyl_hostread_mprotect(void *p, size_t n, int prot)
 {
-	enum { PIECES = 16, PROBES = 256 };
+	enum { PIECES = 16, PROBES = 16 };
 	struct prot piece[PIECES];
 	uintptr_t a = (uintptr_t)p, b = ceil_page(a + n);
 	unsigned k = 0, probes = 0;
@@ -817,14 +820,15 @@ int dyl_hostread_mprotect(void *p, size_t n, int prot)
 	if (!dyl_hostread_active() || (a & (PAGE - 1)) || b < a)
 		return (int)syscall(SYS_mprotect, p, n, prot);
 	/* the heap blocks the pages are of (the table's lookups, before the lock; a block
-	 * glibc mapped by itself starts 16 bytes into its first page) */
+	 * glibc mapped by itself starts 16 bytes into its first page; a mapping of the
+	 * program's is passed whole; past PROBES pages of nothing known, the rest is not a
+	 * block's) */
 	for (uintptr_t x = a; x < b && k < PIECES && probes < PROBES;) {
 		struct dyl_region r;
-		if ((dyl_table_find(x, &r) == 1 || dyl_table_find(x + 16, &r) == 1) &&
-		    r.kind == DYL_REGION_HEAP) {
-			uintptr_t pa = floor_page(r.start) > x ? floor_page(r.start) : x;
+		if (dyl_table_find(x, &r) == 1 || dyl_table_find(x + 16, &r) == 1) {
 			uintptr_t pb = ceil_page(r.end) < b ? ceil_page(r.end) : b;
-			piece[k++] = (struct prot){ pa, pb, r.id, prot };
+			if (r.kind == DYL_REGION_HEAP)
+				piece[k++] = (struct prot){ x, pb, r.id, prot };
 			x = pb > x ? pb : x + PAGE;
 		} else {
 			x += PAGE, probes++;
