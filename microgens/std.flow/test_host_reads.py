@@ -394,6 +394,20 @@ def test_read_after_a_call_that_only_read(built):
     assert host_reads(recs) == [(2, a, *page_of(base_of(out), 3 * 512 * 8), 'seen')]
 
 
+def test_many_ranges_lent_to_one_call(built):
+    """The program reads every other page of hr_fill's output (64 ranges of it stay
+    watched), hr_sum reads it all, then the program reads a double on page 127 (the
+    last range): that read is seen after hr_sum (a call opens all of a block's ranges
+    however many, and they are watched again after it)"""
+    out, rows, head, recs, big = scenario(built, 'scattered')
+    (a,) = big
+    got = host_reads(recs, big)
+    b = base_of(out)
+    assert [r for r in got if r[0] == 1] == [(1, a, *page_of(b, k * PAGE), 'seen')
+                                             for k in range(0, SIZE // PAGE, 2)]
+    assert [r for r in got if r[0] != 1] == [(2, a, *page_of(b, SIZE - PAGE + 8), 'seen')]
+
+
 def test_programs_own_protections(built):
     """The program makes a call's output read-only (its handler counts one write fault a
     page and opens it) and its last page a guard (PROT_NONE, caught): the same counts

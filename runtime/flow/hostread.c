@@ -10,11 +10,13 @@
  * (depth > 0) is the library's, not the program's: the range is lifted, nothing
  * recorded; and before each call the protection of its arguments' regions is lifted
  * (one mprotect per region) so that libraries do not fault page by page.  What a call
- * lifted is lent to it, not read: its bytes are still those an earlier call wrote, and
- * the program has not seen them.  When the call returns, every range it was lent is
- * protected again (with its own outputs), so that one buffer filled by several calls
- * (deflate's output, Z_NO_FLUSH then Z_FINISH), or an output another call only read,
- * is seen when the program reads it at last.  The kernel does not fault when it reads
+ * opens is lent to it, not read: its bytes are still those an earlier call wrote, and
+ * the program has not seen them.  The range stays in the table, open; when the call
+ * returns, the open ranges of every block it opened are protected again (with its own
+ * outputs), so that one buffer filled by several calls (deflate's output, Z_NO_FLUSH
+ * then Z_FINISH), or an output another call only read, is seen when the program reads
+ * it at last.  (The program's I/O on an open range is still recorded; its plain reads
+ * of one, from another thread while the call runs, are not seen.)  The kernel does not fault when it reads
  * or writes a protected page for a system call (read(2) fails with EFAULT): the
  * wrapper interposes the libc functions that hand user buffers to it (dyl_hostio.h),
  * which call dyl_hostread_io first.
@@ -70,7 +72,7 @@
 #define PAGE 4096ul
 #define RANGES_MAX 8192	/* protected ranges at once: at most 2 more VMAs each */
 #define OUTS_MAX 64	/* a call's outputs kept for after it (more: not watched) */
-#define LENT_MAX 32	/* ranges lent to one call (more: recorded as read) */
+#define LENT_MAX 64	/* blocks one call may open (more: recorded as read) */
 #define PROTS_MAX 16384	/* the program's own protections of heap pages kept */
 #define RW (PROT_READ | PROT_WRITE)
 
@@ -80,6 +82,12 @@ extern int __sigaction(int sig, const struct sigaction *act, struct sigaction *o
 struct range {
 	uintptr_t a, b;		/* the protected pages */
 	struct dyl_region r;	/* the heap block they belong to */
+	int open;		/* lent to a call: accessible until it returns (put_back) */
+};
+
+struct lent {			/* a block whose ranges the current call opened */
+	uintptr_t start;
+	uint64_t id;
 };
 
 /* the program's own protection PROT of [A, B), pages of heap block ID (mprotect) */
@@ -112,7 +120,7 @@ static TLS struct hr_out outs[OUTS_MAX];
 static TLS unsigned nouts;
 static TLS uintptr_t outs_call;	/* the call they are of (its struct dyl_call) */
 static TLS uintptr_t retried;	/* a fault not in the table, let happen again once */
-static TLS struct range lent[LENT_MAX];	/* lifted for this thread's current call */
+static TLS struct lent lent[LENT_MAX];	/* opened for this thread's current call */
 static TLS unsigned nlent;
 
 static inline uintptr_t floor_page(uintptr_t a) { return a & ~(PAGE - 1); }
@@ -334,30 +342,40 @@ static enum toucher toucher(void)
 	return dyl_busy ? RUNTIME : PROGRAM;
 }
 
-/* R (lifted) lent to this thread's current call: watched again when it returns
- * (put_back).  Past LENT_MAX ranges it is recorded as read at T instead (the bytes
- * may come back once too often; never too few).  Safe in the signal handler: the list
- * is the thread's own, and the handler does not interrupt it (the runtime's own
- * touches of it are in the runtime, with no protected page in between). */
-static void lend(const struct range *r, uint64_t t)
+/* The block of R is lent to this thread's current call (its open ranges protected
+ * again when it returns: put_back).  -1: LENT_MAX blocks lent already.  Safe in the
+ * signal handler: the list is the thread's own, and changed with the asynchronous
+ * signals blocked (the lock held). */
+static int lend(const struct range *r)
 {
-	struct range *l = nlent ? &lent[nlent - 1] : NULL;
-	if (l && l->r.id == r->r.id && l->b == r->a) {
-		l->b = r->b;	/* (a loop faulting page after page) */
-	} else if (nlent < LENT_MAX) {
-		lent[nlent++] = *r;
-	} else {
-		record(&r->r, r->a, r->b, DYL_HR_ASSUMED, t);
-	}
+	for (unsigned i = nlent; i-- > 0;)
+		if (lent[i].start == r->r.start && lent[i].id == r->r.id)
+			return 0;
+	if (nlent >= LENT_MAX)
+		return -1;
+	lent[nlent++] = (struct lent){ r->r.start, r->r.id };
+	return 0;
 }
 
-/* what was lifted for WHO at T: recorded, lent, or let go */
+/* lock held: range I opened for a call of this thread (-1: it cannot be lent) */
+static int open_for_call(size_t i)
+{
+	struct range *v = &hr.v[i];
+	if (lend(v) != 0)
+		return -1;
+	if (!v->open)
+		open_pages(v->a, v->b, v->r.id);
+	v->open = 1;
+	return 0;
+}
+
+/* what was lifted for WHO at T: recorded as read by the program, let go (the runtime),
+ * or, for a call that could not be lent it, recorded as read (the bytes may come back
+ * once too often; never too few) */
 static void lifted(enum toucher who, const struct range *r, uint64_t t)
 {
-	if (who == PROGRAM)
-		record(&r->r, r->a, r->b, DYL_HR_SEEN, t);
-	else if (who == CALL)
-		lend(r, t);
+	if (who != RUNTIME)
+		record(&r->r, r->a, r->b, who == PROGRAM ? DYL_HR_SEEN : DYL_HR_ASSUMED, t);
 }
 
 /* the protected pages in [A, B) lifted for WHO at T */
@@ -373,6 +391,10 @@ static void lift(uintptr_t a, uintptr_t b, enum toucher who, uint64_t t)
 		lock(&old);
 		for (size_t i = first_after(a); i < hr.n && hr.v[i].a < b && k < BATCH;) {
 			uintptr_t x = hr.v[i].a > a ? hr.v[i].a : a, y = hr.v[i].b < b ? hr.v[i].b : b;
+			if (who == CALL && open_for_call(i) == 0) {
+				i++;	/* (open, still in the table) */
+				continue;
+			}
 			got[k] = hr.v[i];
 			i = cut(i, &x, &y);
 			got[k].a = x, got[k].b = y;
@@ -460,9 +482,11 @@ void dyl_hostread_io_out(const void *p, size_t n)
 	dyl_hostread_io(p, n);
 }
 
-/* Every range of the block at START lifted (one mprotect a batch: the pages between
- * them are the block's own, with the program's protection already), for WHO at T: a
- * call's argument (lent to it), or a block being freed (RUNTIME: let go). */
+/* Every range of the block at START opened for WHO at T: for a call, its argument (lent
+ * to it: the ranges stay, open, in one mprotect: the pages between them are the
+ * block's own, with the program's protection already; past LENT_MAX blocks they stay
+ * protected: the call's own faults on them say what it touches); for the runtime, a
+ * block being freed (taken out, one mprotect a batch). */
 static void lift_block(uintptr_t start, enum toucher who, uint64_t t)
 {
 	enum { BATCH = 16 };
@@ -472,8 +496,17 @@ static void lift_block(uintptr_t start, enum toucher who, uint64_t t)
 	for (;;) {
 		lock(&old);
 		size_t i = first_after(floor_page(start)), j = i;
-		while (j < hr.n && hr.v[j].r.start == start && j - i < BATCH)
+		while (j < hr.n && hr.v[j].r.start == start && (who == CALL || j - i < BATCH))
 			j++;
+		if (who == CALL) {
+			if (j > i && lend(&hr.v[i]) == 0) {
+				open_pages(hr.v[i].a, hr.v[j - 1].b, hr.v[i].r.id);
+				for (size_t m = i; m < j; m++)
+					hr.v[m].open = 1;
+			}
+			unlock(&old);
+			return;
+		}
 		if (j > i) {
 			open_pages(hr.v[i].a, hr.v[j - 1].b, hr.v[i].r.id);
 			memcpy(got, &hr.v[i], (j - i) * sizeof(*got));
@@ -521,21 +554,26 @@ void dyl_hostread_freed(uintptr_t start, uint64_t id)
 
 /* lock held: the pages [R->a, R->b) of block R->r protected (PROT_NONE) and in the
  * table.  Ranges of the same block it overlaps or touches become one (another block's
- * range right after it stays apart; one it overlaps is stale: it goes).  -1: no room
- * in the table, or mprotect failed. */
+ * range right after it stays apart; one it overlaps is stale: it goes), protected
+ * whole when one of them was open.  -1: no room in the table, or mprotect failed. */
 static int watch(const struct range *r)
 {
 	uintptr_t pa = r->a, pb = r->b;
 	size_t i = first_after(pa), j = i;
 	struct range m = *r;
+	int open = 0;
 
 	while (j < hr.n && (hr.v[j].a < pb || (hr.v[j].a == pb && hr.v[j].r.start == r->r.start))) {
 		if (hr.v[j].a < m.a)
 			m.a = hr.v[j].a;
 		if (hr.v[j].b > m.b)
 			m.b = hr.v[j].b;
+		open |= hr.v[j].open;
 		j++;
 	}
+	m.open = 0;
+	if (open)
+		pa = m.a, pb = m.b;
 	if (hr.n - (j - i) >= RANGES_MAX || protect(pa, pb, PROT_NONE) != 0)
 		return -1;
 	memmove(&hr.v[i], &hr.v[j], (hr.n - j) * sizeof(*hr.v));
@@ -544,39 +582,34 @@ static int watch(const struct range *r)
 	return 0;
 }
 
-/* The ranges lent to this thread's call watched again (it returned, or the thread's
- * next call starts): their bytes are still an earlier call's, unread by the program.
- * A block freed meanwhile (another may be there now) is left alone; one that cannot be
- * watched again is recorded as read at T. */
-static void put_back(uint64_t t)
+/* The blocks lent to this thread's call: their open ranges watched again (it returned,
+ * or the thread's next call starts): their bytes are still an earlier call's, unread
+ * by the program.  (A block freed meanwhile has no range left; one made at its place
+ * has another id.) */
+static void put_back(void)
 {
 	unsigned n = nlent;
+	sigset_t old;
 
+	lock(&old);
+	for (unsigned k = 0; k < n; k++)
+		for (size_t i = first_after(floor_page(lent[k].start));
+		     i < hr.n && hr.v[i].r.start == lent[k].start; i++)
+			if (hr.v[i].open && hr.v[i].r.id == lent[k].id) {
+				protect(hr.v[i].a, hr.v[i].b, PROT_NONE);
+				hr.v[i].open = 0;
+			}
 	nlent = 0;
-	for (unsigned i = 0; i < n; i++) {
-		struct range r = lent[i];
-		struct dyl_region now;
-		sigset_t old;
-		/* (-1: the table is busy in this thread; watched again all the same: a page
-		 * watched wrongly costs a record, never a crash) */
-		int found = dyl_table_find(r.r.start, &now);
-		if (found == 0 || (found == 1 && now.id != r.r.id))
-			continue;
-		lock(&old);
-		int done = watch(&r) == 0;
-		unlock(&old);
-		if (!done)
-			record(&r.r, r.a, r.b, DYL_HR_ASSUMED, t);
-	}
+	unlock(&old);
 }
 
 void dyl_hostread_charged(const struct dyl_groups *c)
 {
 	int any = __atomic_load_n(&hr.n, __ATOMIC_ACQUIRE) != 0;
-	uint64_t t = nlent || any ? dyl_now() : 0;
+	uint64_t t = any ? dyl_now() : 0;
 
 	if (nlent)	/* (an earlier call's: left by a longjmp, or lent after its end) */
-		put_back(t);
+		put_back();
 	nouts = 0;
 	outs_call = dyl_self ? dyl_self->frames[0] : 0;
 	for (unsigned i = 0; i < c->ngroups; i++) {
@@ -624,7 +657,7 @@ static void keep_heap(const struct hr_out *o, uint64_t t)
 	pa = floor_page(o->lo) > own_a ? floor_page(o->lo) : own_a;
 	pb = ceil_page(o->hi) < own_b ? ceil_page(o->hi) : own_b;
 	if (pa < pb) {
-		struct range r = { pa, pb, o->r };
+		struct range r = { pa, pb, o->r, 0 };
 		done = watch(&r) == 0;
 	}
 	unlock(&old);
@@ -646,7 +679,7 @@ void dyl_hostread_after(const struct dyl_call *c)
 		return;
 	uint64_t t = dyl_now();	/* (what cannot be watched is read from now on) */
 	if (nlent)	/* (first: its outputs join what it was lent) */
-		put_back(t);
+		put_back();
 	if (outs_call != (uintptr_t)c) {	/* (another call's: it left by a longjmp) */
 		nouts = 0;
 		return;
@@ -738,14 +771,17 @@ static void on_segv(int sig, siginfo_t *si, void *uc)
 		uintptr_t a = floor_page((uintptr_t)si->si_addr);
 		enum toucher who = toucher();
 		struct range got = { 0 };
-		int own = 0;
+		int own = 0, opened = 0;
 		dyl_spin_lock(&hr.lock);	/* (the asynchronous signals are blocked in here) */
 		size_t i = first_after(a);
 		if (i < hr.n && hr.v[i].a <= a) {
 			if (hr.nprots && programs_own_fault(a, hr.v[i].r.id, uc)) {
 				own = 1;	/* (the page stays watched) */
+			} else if (who == CALL && open_for_call(i) == 0) {
+				opened = 1;	/* a call: all of the range, lent */
 			} else {
-				/* the program: that page; a call: all of the range */
+				/* the program: that page; the runtime, or a call that cannot be
+				 * lent it: all of the range */
 				uintptr_t x = who == PROGRAM ? a : hr.v[i].a;
 				uintptr_t y = who == PROGRAM ? a + PAGE : hr.v[i].b;
 				got = hr.v[i];
@@ -754,8 +790,9 @@ static void on_segv(int sig, siginfo_t *si, void *uc)
 			}
 		}
 		dyl_spin_unlock(&hr.lock);
-		if (got.b) {
-			lifted(who, &got, t0);
+		if (got.b || opened) {
+			if (got.b)
+				lifted(who, &got, t0);
 			dyl_cost_add(dyl_now() - t0);	/* (the handler's part of the fault) */
 			retried = 0;
 			errno = saved;
@@ -842,7 +879,9 @@ int dyl_hostread_mprotect(void *p, size_t n, int prot)
 			full |= prot_set(piece[i].a, piece[i].b, piece[i].id, prot) != 0;
 		/* (the watched pages among them: PROT_NONE again) */
 		for (size_t i = first_after(a); !full && i < hr.n && hr.v[i].a < b; i++)
-			protect(hr.v[i].a > a ? hr.v[i].a : a, hr.v[i].b < b ? hr.v[i].b : b, PROT_NONE);
+			if (!hr.v[i].open)	/* (an open one has it until its call returns) */
+				protect(hr.v[i].a > a ? hr.v[i].a : a, hr.v[i].b < b ? hr.v[i].b : b,
+					PROT_NONE);
 	}
 	unlock(&old);
 	if (full)	/* (no room to keep the program's protection: not watched any more) */

@@ -440,6 +440,23 @@ static void s_shared(int through_struct)
 	free(a);
 }
 
+/* the program reads every other page of an output (64 ranges stay watched), a call
+ * reads it all, then the program reads a page it had not read, in the last range:
+ * still the first call's */
+static void s_scattered(int unused)
+{
+	(void)unused;
+	double *a = big(), s = 0;
+	hr_fill(a, N, 1);
+	for (long k = 0; k < N / PER_PAGE; k += 2)
+		s += ((volatile double *)a)[k * PER_PAGE];
+	s += hr_sum(a, N);
+	s += ((volatile double *)a)[N - PER_PAGE + 1];	/* (in the last range) */
+	hr_tick(0);
+	printf("scattered %.1f\n", s);
+	free(a);
+}
+
 /* The program's own protections of a call's output: a write barrier (the pages made
  * read-only; its handler counts each write's fault and opens the page) and a guard page
  * (PROT_NONE, its touch caught).  Each must work as without the wrapper: one fault a
@@ -589,6 +606,7 @@ static const struct {
 	{ "fork", s_fork, 0 },
 	{ "shared", s_shared, 0 },
 	{ "shared-struct", s_shared, 1 },
+	{ "scattered", s_scattered, 0 },
 	{ "own-protect", s_own_protect, 0 },
 	{ "exec-unrecorded", s_exec_unrecorded, 0 },
 };
