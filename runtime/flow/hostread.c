@@ -7,19 +7,19 @@
  * of such a page is a SIGSEGV that this file's handler takes: it records a HOSTRD event
  * (the page, clipped to the block) and lifts that page's protection, so each page costs
  * one fault per call that wrote it.  A fault while the thread is inside a wrapped call
- * (depth > 0) is the library's, not the program's: the range is lifted, nothing
- * recorded; and before each call the protection of its arguments' regions is lifted
- * (one mprotect per region) so that libraries do not fault page by page.  What a call
- * opens is lent to it, not read: its bytes are still those an earlier call wrote, and
- * the program has not seen them.  The range stays in the table, open; when the call
- * returns, the open ranges of every block it opened are protected again (with its own
- * outputs), so that one buffer filled by several calls (deflate's output, Z_NO_FLUSH
- * then Z_FINISH), or an output another call only read, is seen when the program reads
- * it at last.  (The program's I/O on an open range is still recorded; its plain reads
- * of one, from another thread while the call runs, are not seen.)  The kernel does not fault when it reads
- * or writes a protected page for a system call (read(2) fails with EFAULT): the
- * wrapper interposes the libc functions that hand user buffers to it (dyl_hostio.h),
- * which call dyl_hostread_io first.
+ * (depth > 0) is the library's, not the program's: nothing is recorded; and before
+ * each call the protection of its arguments' blocks is lifted (one mprotect a block)
+ * so that libraries do not fault page by page.  What a call opens is lent to it, not
+ * read: its bytes are still those an earlier call wrote, unseen by the program.  The
+ * ranges stay in the table, open; when the call returns, the open ranges of every
+ * block it opened are protected again (with its own outputs), so that one buffer
+ * several calls fill (deflate's output, Z_NO_FLUSH then Z_FINISH), or an output
+ * another call only read, is seen when the program reads it at last.  (The program's
+ * I/O on an open range is recorded; its plain reads of one, from another thread while
+ * the call runs, are not seen.)  The kernel does not fault when it reads or writes a
+ * protected page for a system call (read(2) fails with EFAULT): the wrapper interposes
+ * the libc functions that hand user buffers to it (dyl_hostio.h), which call
+ * dyl_hostread_io first.
  *
  * What cannot be protected is recorded as read right after the call (DYL_HR_ASSUMED):
  * bytes on pages shared with other objects (a small block, the edges of a block from
@@ -482,43 +482,29 @@ void dyl_hostread_io_out(const void *p, size_t n)
 	dyl_hostread_io(p, n);
 }
 
-/* Every range of the block at START opened for WHO at T: for a call, its argument (lent
- * to it: the ranges stay, open, in one mprotect: the pages between them are the
- * block's own, with the program's protection already; past LENT_MAX blocks they stay
- * protected: the call's own faults on them say what it touches); for the runtime, a
- * block being freed (taken out, one mprotect a batch). */
-static void lift_block(uintptr_t start, enum toucher who, uint64_t t)
+/* Every range of the block at START opened, in one mprotect (the pages between them are
+ * the block's own, with the program's protection already): for a call, its argument
+ * (the ranges stay in the table, open, lent to it; past LENT_MAX blocks they stay
+ * protected: the call's own faults say what it touches), or a block being freed
+ * (FREED: taken out, nothing recorded). */
+static void lift_block(uintptr_t start, int freed)
 {
-	enum { BATCH = 16 };
-	struct range got[BATCH];
 	sigset_t old;
 
-	for (;;) {
-		lock(&old);
-		size_t i = first_after(floor_page(start)), j = i;
-		while (j < hr.n && hr.v[j].r.start == start && (who == CALL || j - i < BATCH))
-			j++;
-		if (who == CALL) {
-			if (j > i && lend(&hr.v[i]) == 0) {
-				open_pages(hr.v[i].a, hr.v[j - 1].b, hr.v[i].r.id);
-				for (size_t m = i; m < j; m++)
-					hr.v[m].open = 1;
-			}
-			unlock(&old);
-			return;
-		}
-		if (j > i) {
-			open_pages(hr.v[i].a, hr.v[j - 1].b, hr.v[i].r.id);
-			memcpy(got, &hr.v[i], (j - i) * sizeof(*got));
+	lock(&old);
+	size_t i = first_after(floor_page(start)), j = i;
+	while (j < hr.n && hr.v[j].r.start == start)
+		j++;
+	if (j > i && (freed || lend(&hr.v[i]) == 0)) {
+		open_pages(hr.v[i].a, hr.v[j - 1].b, hr.v[i].r.id);
+		for (size_t m = i; m < j; m++)
+			hr.v[m].open = 1;
+		if (freed) {
 			memmove(&hr.v[i], &hr.v[j], (hr.n - j) * sizeof(*hr.v));
 			__atomic_store_n(&hr.n, hr.n - (j - i), __ATOMIC_RELEASE);
 		}
-		unlock(&old);
-		for (size_t m = 0; m < j - i; m++)
-			lifted(who, &got[m], t);
-		if (j - i < BATCH)
-			return;
 	}
+	unlock(&old);
 }
 
 /* The image ends (exit, exec: the spool's conversion; an exec from the runtime's hook
@@ -543,7 +529,7 @@ void dyl_hostread_lift_all(void)
 void dyl_hostread_freed(uintptr_t start, uint64_t id)
 {
 	if (__atomic_load_n(&hr.n, __ATOMIC_ACQUIRE))
-		lift_block(start, RUNTIME, 0);
+		lift_block(start, 1);
 	if (__atomic_load_n(&hr.nprots, __ATOMIC_RELAXED)) {
 		sigset_t old;
 		lock(&old);
@@ -606,7 +592,6 @@ static void put_back(void)
 void dyl_hostread_charged(const struct dyl_groups *c)
 {
 	int any = __atomic_load_n(&hr.n, __ATOMIC_ACQUIRE) != 0;
-	uint64_t t = any ? dyl_now() : 0;
 
 	if (nlent)	/* (an earlier call's: left by a longjmp, or lent after its end) */
 		put_back();
@@ -615,7 +600,7 @@ void dyl_hostread_charged(const struct dyl_groups *c)
 	for (unsigned i = 0; i < c->ngroups; i++) {
 		const struct dyl_group *g = &c->g[c->used[i]];
 		if (any && g->r.kind == DYL_REGION_HEAP)
-			lift_block(g->r.start, CALL, t);
+			lift_block(g->r.start, 0);
 		if (g->min_out == UINTPTR_MAX || nouts >= OUTS_MAX)
 			continue;
 		struct hr_out *o = &outs[nouts++];
