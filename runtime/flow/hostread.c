@@ -44,8 +44,8 @@
  * page the runtime protects keeps PROT_NONE while the program changes its protection;
  * a fault there that the program's own protection would have raised too (a write to a
  * page it made read-only, any touch of its guard) is its own: it goes to its handler,
- * nothing is recorded, the page stays watched.  (An mprotect made by a raw system call
- * is not seen.)
+ * nothing is recorded, the page stays watched.  (An mprotect made by a raw system call,
+ * or pkey_mprotect, is not seen.)
  *
  * The table of protected ranges is one sorted array under a spin lock, taken with the
  * asynchronous signals blocked (a handler of the program's that touched a protected
