@@ -3,8 +3,11 @@ type 7, doc/specs/flow.md), on hrapp.c's scenarios: the pages it reads and only 
 nothing when it never reads an output or only hands it to the next call; write(2),
 fwrite and read(2) on a protected buffer (recorded, and the bytes right); its own SIGSEGV
 handler for its own fault (sigaction and signal); its own fault with no handler (it dies
-of it); outputs that cannot be protected (assumed read); two threads; a fork.  Every
-run's output, status and files are compared with the same run without the wrapper."""
+of it); outputs that cannot be protected (assumed read); two threads; a fork; one buffer
+filled by two calls, an output read after a call that only read it, a block cut in many
+ranges (what a call opens is watched again after it); the program's own mprotect (a
+write barrier, a guard page); an exec in a child that recorded nothing.  Every run's
+output, status and files are compared with the same run without the wrapper."""
 import json
 import os
 import signal
