@@ -357,14 +357,14 @@ static int lend(const struct range *r)
 	return 0;
 }
 
-/* lock held: range I opened for a call of this thread (-1: it cannot be lent) */
+/* lock held: range I opened for a call of this thread (-1: it cannot be lent).  (Open
+ * already: opened again all the same; a fault there must not come back forever.) */
 static int open_for_call(size_t i)
 {
 	struct range *v = &hr.v[i];
 	if (lend(v) != 0)
 		return -1;
-	if (!v->open)
-		open_pages(v->a, v->b, v->r.id);
+	open_pages(v->a, v->b, v->r.id);
 	v->open = 1;
 	return 0;
 }
