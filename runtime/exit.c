@@ -18,6 +18,10 @@ static int gave_back;
 void dyl_image_ends(int how)
 {
 	int saved = errno;
+	void (*before_exec)(void) = __atomic_load_n(&dyl_hooks.before_exec, __ATOMIC_ACQUIRE);
+
+	if (how == DYL_IMAGE_EXEC && before_exec)
+		before_exec();
 
 	/* A vfork child shares our memory but not our pid: the buffers are its parent's.
 	 * Inside the runtime (a wrapped call it makes) nothing is written twice. */

@@ -196,6 +196,9 @@ struct dyl_hooks {
 	 * the spool FD of SIZE bytes, whose rows were numbered from SEQ) */
 	void (*flow_flush)(void);
 	void (*flow_converted)(int fd, uint64_t size, uint64_t seq);
+	/* at an exec, first, in any image (recorded or not, a vfork child's too):
+	 * std.flow:host_reads opens the pages it protected (the kernel reads the strings) */
+	void (*before_exec)(void);
 };
 HIDDEN extern struct dyl_hooks dyl_hooks;
 HIDDEN extern TLS int dyl_leave_pending;	/* the hook clears it */

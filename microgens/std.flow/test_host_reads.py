@@ -3,8 +3,11 @@ type 7, doc/specs/flow.md), on hrapp.c's scenarios: the pages it reads and only 
 nothing when it never reads an output or only hands it to the next call; write(2),
 fwrite and read(2) on a protected buffer (recorded, and the bytes right); its own SIGSEGV
 handler for its own fault (sigaction and signal); its own fault with no handler (it dies
-of it); outputs that cannot be protected (assumed read); two threads; a fork.  Every
-run's output, status and files are compared with the same run without the wrapper."""
+of it); outputs that cannot be protected (assumed read); two threads; a fork; one buffer
+filled by two calls, an output read after a call that only read it, a block cut in many
+ranges (what a call opens is watched again after it); the program's own mprotect (a
+write barrier, a guard page); an exec in a child that recorded nothing.  Every run's
+output, status and files are compared with the same run without the wrapper."""
 import json
 import os
 import signal
@@ -347,3 +350,80 @@ def test_off_by_default(built):
     out, rows, head, recs, big = scenario(built, 'read', wrapper=w)
     assert not head['flags'] & 8
     assert host_reads(recs) == []
+
+
+# --- several calls, one buffer; the program's own protections; exec (issue 33) ---------
+
+def whole_pages(base, lo, hi):
+    """[LO, HI) of a block at BASE in its page, widened to whole pages (clipped)"""
+    return page_of(base, lo)[0], page_of(base, hi - 1)[1]
+
+
+def test_one_buffer_filled_by_two_calls(built):
+    """hr_fill writes 1000 doubles, a second hr_fill the 2000 after them (the block is its
+    argument: lifted before it runs), then write(2) of all 3000: every page the two
+    wrote is read, the first call's too"""
+    out, rows, head, recs, big = scenario(built, 'shared')
+    assert 'wrote 24000' in out
+    (a,) = big
+    assert host_reads(recs) == [(2, a, *whole_pages(base_of(out), 0, 24000), 'seen')]
+
+
+@pytest.fixture(scope='module')
+def defs_wrapper(built):
+    d = built[0]
+    return wrap(d, '--lib', str(d / 'libhr.so'), '--header', str(d / 'hr.h'), '--defs',
+                os.path.join(C_FILES, 'hr.defs'), '-g', 'std.flow:host_reads=on',
+                name='wrap_defs.so')
+
+
+def test_one_buffer_filled_through_a_struct(built, defs_wrapper):
+    """The same through a struct (hr.defs names the output, as zlib.defs does
+    deflate's): the second call's own fault on the page it shares with the first's
+    output opens the first's pages, which are watched again after it"""
+    out, rows, head, recs, big = scenario(built, 'shared-struct', wrapper=defs_wrapper)
+    assert 'wrote 24000' in out
+    (a,) = big
+    # (the struct on the stack, which the calls write, is assumed read after each)
+    assert host_reads(recs, big) == [(2, a, *whole_pages(base_of(out), 0, 24000), 'seen')]
+
+
+def test_read_after_a_call_that_only_read(built):
+    """hr_sum only reads hr_fill's output: the program's read after it is still of
+    bytes hr_fill wrote"""
+    out, rows, head, recs, big = scenario(built, 'read-after-read')
+    assert [r['func'] for r in rows] == ['hr_fill', 'hr_sum', 'hr_tick']
+    (a,) = big
+    assert host_reads(recs) == [(2, a, *page_of(base_of(out), 3 * 512 * 8), 'seen')]
+
+
+def test_many_ranges_lent_to_one_call(built):
+    """The program reads every other page of hr_fill's output (64 ranges of it stay
+    watched), hr_sum reads it all, then the program reads a double on page 127 (the
+    last range): that read is seen after hr_sum (a call opens all of a block's ranges
+    however many, and they are watched again after it)"""
+    out, rows, head, recs, big = scenario(built, 'scattered')
+    (a,) = big
+    got = host_reads(recs, big)
+    b = base_of(out)
+    assert [r for r in got if r[0] == 1] == [(1, a, *page_of(b, k * PAGE), 'seen')
+                                             for k in range(0, SIZE // PAGE, 2)]
+    assert [r for r in got if r[0] != 1] == [(2, a, *page_of(b, SIZE - PAGE + 8), 'seen')]
+
+
+def test_programs_own_protections(built):
+    """The program makes a call's output read-only (its handler counts one write fault a
+    page and opens it) and its last page a guard (PROT_NONE, caught): the same counts
+    as without the wrapper (run_both), and its reads of the block are recorded"""
+    out, rows, head, recs, big = scenario(built, 'own-protect')
+    assert 'barrier faults 16 guard faults 1' in out and 'guard opened' not in out
+    objs = {x['obj_id']: x for x in recs if x['type'] == 'OBJECT' and x['size'] == 17 * PAGE}
+    (a,) = objs
+    assert host_reads(recs) == [(1, a, 0, 16 * PAGE, 'seen')]
+
+
+def test_exec_in_a_child_that_recorded_nothing(built):
+    """a forked child that makes no call execs with an argument its parent's call wrote:
+    the exec works (the kernel would fail it with EFAULT on a protected page)"""
+    out, rows, head, recs, big = scenario(built, 'exec-unrecorded')
+    assert 'sys-out.txt\nchild status 0' in out and 'Bad address' not in out

@@ -7,12 +7,19 @@
  * of such a page is a SIGSEGV that this file's handler takes: it records a HOSTRD event
  * (the page, clipped to the block) and lifts that page's protection, so each page costs
  * one fault per call that wrote it.  A fault while the thread is inside a wrapped call
- * (depth > 0) or inside the runtime is the library's, not the program's: the range is
- * lifted, nothing recorded; and before each call the protection of its arguments'
- * regions is lifted (one mprotect per region) so that libraries do not fault page by
- * page.  The kernel does not fault when it reads or writes a protected page for a
- * system call (read(2) fails with EFAULT): the wrapper interposes the libc functions
- * that hand user buffers to it (dyl_hostio.h), which call dyl_hostread_io first.
+ * (depth > 0) is the library's, not the program's: nothing is recorded; and before
+ * each call the protection of its arguments' blocks is lifted (one mprotect a block)
+ * so that libraries do not fault page by page.  What a call opens is lent to it, not
+ * read: its bytes are still those an earlier call wrote, unseen by the program.  The
+ * ranges stay in the table, open; when the call returns, the open ranges of every
+ * block it opened are protected again (with its own outputs), so that one buffer
+ * several calls fill (deflate's output, Z_NO_FLUSH then Z_FINISH), or an output
+ * another call only read, is seen when the program reads it at last.  (The program's
+ * I/O on an open range is recorded; its plain reads of one, from another thread while
+ * the call runs, are not seen.)  The kernel does not fault when it reads or writes a
+ * protected page for a system call (read(2) fails with EFAULT): the wrapper interposes
+ * the libc functions that hand user buffers to it (dyl_hostio.h), which call
+ * dyl_hostread_io first.
  *
  * What cannot be protected is recorded as read right after the call (DYL_HR_ASSUMED):
  * bytes on pages shared with other objects (a small block, the edges of a block from
@@ -31,11 +38,21 @@
  * puts the default back), so SIGSEGV is never blocked: sigprocmask, pthread_sigmask
  * and the sa_mask of the program's handlers lose it (dyl_hostio.h).
  *
+ * The program's own protections (mprotect, interposed: dyl_hostread_mprotect) of heap
+ * pages are kept here, by block, and given back whenever a page is lifted: a
+ * write-barrier's read-only pages stay read-only, a guard page stays PROT_NONE.  A
+ * page the runtime protects keeps PROT_NONE while the program changes its protection;
+ * a fault there that the program's own protection would have raised too (a write to a
+ * page it made read-only, any touch of its guard) is its own: it goes to its handler,
+ * nothing is recorded, the page stays watched.  (An mprotect made by a raw system call,
+ * or pkey_mprotect, is not seen.)
+ *
  * The table of protected ranges is one sorted array under a spin lock, taken with the
  * asynchronous signals blocked (a handler of the program's that touched a protected
  * page while its thread held the lock would wait for itself).  fork: the child's memory
- * and table are copies of each other: it goes on with them.  exec drops both (every
- * page is lifted first: dyl_hostread_lift_all).
+ * and table are copies of each other: it goes on with them.  exec drops both: every
+ * page is lifted first (dyl_hostread_lift_all, from the runtime's exec hook, whether
+ * or not the image recorded anything: the kernel reads the exec's strings).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -55,6 +72,9 @@
 #define PAGE 4096ul
 #define RANGES_MAX 8192	/* protected ranges at once: at most 2 more VMAs each */
 #define OUTS_MAX 64	/* a call's outputs kept for after it (more: not watched) */
+#define LENT_MAX 64	/* blocks one call may open (more: recorded as read) */
+#define PROTS_MAX 16384	/* the program's own protections of heap pages kept */
+#define RW (PROT_READ | PROT_WRITE)
 
 /* glibc's own sigaction: ours is interposed over the program's */
 extern int __sigaction(int sig, const struct sigaction *act, struct sigaction *old);
@@ -62,6 +82,19 @@ extern int __sigaction(int sig, const struct sigaction *act, struct sigaction *o
 struct range {
 	uintptr_t a, b;		/* the protected pages */
 	struct dyl_region r;	/* the heap block they belong to */
+	int open;		/* lent to a call: accessible until it returns (put_back) */
+};
+
+struct lent {			/* a block whose ranges the current call opened */
+	uintptr_t start;
+	uint64_t id;
+};
+
+/* the program's own protection PROT of [A, B), pages of heap block ID (mprotect) */
+struct prot {
+	uintptr_t a, b;
+	uint64_t id;
+	int prot;
 };
 
 struct hr_out {			/* an output of the current call */
@@ -75,6 +108,9 @@ static struct hostread {
 	int lock;
 	size_t n;		/* ranges (read without the lock: 0 is the fast path) */
 	struct range *v;	/* sorted by address, disjoint */
+	size_t nprots;		/* the program's protections (read without the lock too) */
+	struct prot *prots;	/* disjoint, in no order; never PROT_READ | PROT_WRITE */
+	int prots_said;
 	int prog_lock;
 	struct sigaction prog;	/* the program's SIGSEGV disposition */
 	int full_said;
@@ -84,6 +120,8 @@ static TLS struct hr_out outs[OUTS_MAX];
 static TLS unsigned nouts;
 static TLS uintptr_t outs_call;	/* the call they are of (its struct dyl_call) */
 static TLS uintptr_t retried;	/* a fault not in the table, let happen again once */
+static TLS struct lent lent[LENT_MAX];	/* opened for this thread's current call */
+static TLS unsigned nlent;
 
 static inline uintptr_t floor_page(uintptr_t a) { return a & ~(PAGE - 1); }
 static inline uintptr_t ceil_page(uintptr_t a) { return (a + PAGE - 1) & ~(PAGE - 1); }
@@ -116,6 +154,98 @@ static void unlock(const sigset_t *old)
 static int protect(uintptr_t a, uintptr_t b, int prot)
 {
 	return (int)syscall(SYS_mprotect, a, b - a, prot);
+}
+
+/* --- the program's own protections (lock held) --- */
+
+/* The program's protection of the page at A of block ID, and in *UNTIL where that
+ * protection ends (at most B): read and write unless it said otherwise. */
+static int prot_at(uintptr_t a, uintptr_t b, uint64_t id, uintptr_t *until)
+{
+	int p = RW;
+	for (size_t i = 0; i < hr.nprots; i++) {
+		const struct prot *q = &hr.prots[i];
+		if (q->id != id || q->b <= a || q->a >= b)
+			continue;
+		if (q->a <= a) {	/* (disjoint: no other starts before its end) */
+			p = q->prot;
+			b = q->b < b ? q->b : b;
+		} else {
+			b = q->a;
+		}
+	}
+	*until = b;
+	return p;
+}
+
+/* [A, B) of block ID given back the protection the program gave it */
+static void open_pages(uintptr_t a, uintptr_t b, uint64_t id)
+{
+	while (a < b) {
+		uintptr_t y;
+		int p = prot_at(a, b, id, &y);
+		protect(a, y, p);
+		a = y;
+	}
+}
+
+/* [A, B) of block ID has the program's protection PROT from now on (the old ones of
+ * those pages go, whatever block they were of: it was freed).  -1: no room. */
+static int prot_set(uintptr_t a, uintptr_t b, uint64_t id, int prot)
+{
+	for (size_t i = 0; i < hr.nprots;) {
+		struct prot *q = &hr.prots[i];
+		if (q->b <= a || q->a >= b) {
+			i++;
+		} else if (q->a < a && q->b > b) {	/* a hole in it: two */
+			if (hr.nprots >= PROTS_MAX)
+				return -1;
+			hr.prots[hr.nprots] = *q;
+			hr.prots[hr.nprots++].a = b;
+			q->b = a;
+			i++;
+		} else if (q->a < a) {
+			q->b = a, i++;
+		} else if (q->b > b) {
+			q->a = b, i++;
+		} else {
+			*q = hr.prots[--hr.nprots];
+		}
+	}
+	if (prot == RW)
+		return 0;
+	if (hr.nprots >= PROTS_MAX)
+		return -1;
+	hr.prots[hr.nprots++] = (struct prot){ a, b, id, prot };
+	return 0;
+}
+
+/* every protection the program gave block ID's pages forgotten (it is freed) */
+static void prots_drop(uint64_t id)
+{
+	for (size_t i = 0; i < hr.nprots;)
+		if (hr.prots[i].id == id)
+			hr.prots[i] = hr.prots[--hr.nprots];
+		else
+			i++;
+}
+
+/* would the touch of the page at A (block ID) that faulted have faulted without the
+ * runtime too?  The fault's kind is in the context's error code (x86-64: bit 1 a
+ * write, bit 4 an instruction fetch). */
+static int programs_own_fault(uintptr_t a, uint64_t id, const void *uc)
+{
+	uintptr_t y;
+	int p = prot_at(a, a + PAGE, id, &y), need = PROT_READ;
+#ifdef REG_ERR
+	if (uc) {
+		greg_t err = ((const ucontext_t *)uc)->uc_mcontext.gregs[REG_ERR];
+		need = (err & 16) ? PROT_EXEC : (err & 2) ? PROT_WRITE : PROT_READ;
+	}
+#else
+	(void)uc;
+#endif
+	return !(p & need);
 }
 
 /* lock held: the first range that ends after A */
@@ -151,7 +281,14 @@ static int insert_at(size_t i, const struct range *r)
 /* lock held: [*X, *Y) (inside range I) made accessible and taken out of it; where that
  * would need one more range than the table holds, all of range I (*X, *Y widened).
  * Returns the index after what is left of range I. */
+static size_t cut_keep(size_t i, uintptr_t *x, uintptr_t *y, int reopen);
 static size_t cut(size_t i, uintptr_t *x, uintptr_t *y)
+{
+	return cut_keep(i, x, y, 1);
+}
+
+/* cut, and REOPEN 0: [*X, *Y) keep the protection they have (the program's, set) */
+static size_t cut_keep(size_t i, uintptr_t *x, uintptr_t *y, int reopen)
 {
 	struct range *v = &hr.v[i];
 
@@ -159,14 +296,21 @@ static size_t cut(size_t i, uintptr_t *x, uintptr_t *y)
 		struct range tail = *v;
 		tail.a = *y;
 		if (insert_at(i + 1, &tail) != 0) {
+			/* (widened: what was not asked for is opened as any lift does) */
+			if (!reopen) {
+				open_pages(v->a, *x, v->r.id);
+				open_pages(*y, v->b, v->r.id);
+			}
 			*x = v->a, *y = v->b;
 		} else {
-			protect(*x, *y, PROT_READ | PROT_WRITE);
+			if (reopen)
+				open_pages(*x, *y, v->r.id);
 			hr.v[i].b = *x;
 			return i + 1;
 		}
 	}
-	protect(*x, *y, PROT_READ | PROT_WRITE);
+	if (reopen)
+		open_pages(*x, *y, v->r.id);
 	if (*x == v->a && *y == v->b) {
 		remove_at(i);
 		return i;
@@ -178,23 +322,64 @@ static size_t cut(size_t i, uintptr_t *x, uintptr_t *y)
 	return i + 1;
 }
 
-/* the program read [A, B) (page-aligned) of R at T */
-static void record(const struct dyl_region *r, uintptr_t a, uintptr_t b, uint64_t t)
+/* the program read [A, B) (page-aligned) of R at T (HOW: DYL_HR_*) */
+static void record(const struct dyl_region *r, uintptr_t a, uintptr_t b, unsigned how, uint64_t t)
 {
 	uintptr_t lo = a > r->start ? a : r->start, hi = b < r->end ? b : r->end;
 	if (lo < hi)
-		dyl_flow_host_read(r, 0, 0, lo, hi, DYL_HR_SEEN, t);
+		dyl_flow_host_read(r, 0, 0, lo, hi, how, t);
 }
 
-/* 1 when the calling thread is the program's, not a library's or the runtime's */
-static int program_runs(void)
+/* who touches: the program (recorded as read), a wrapped call or the runtime inside
+ * one (lent to the call), or the runtime outside any call (lifted, nothing recorded) */
+enum toucher { PROGRAM, CALL, RUNTIME };
+
+static enum toucher toucher(void)
 {
 	struct dyl_thread *t = dyl_self;
-	return (!t || t->depth == 0) && !dyl_busy;
+	if (t && t->depth > 0)
+		return CALL;
+	return dyl_busy ? RUNTIME : PROGRAM;
 }
 
-/* the protected pages in [A, B) lifted; recorded as read at T when the program touched */
-static void lift(uintptr_t a, uintptr_t b, int program, uint64_t t)
+/* The block of R is lent to this thread's current call (its open ranges protected
+ * again when it returns: put_back).  -1: LENT_MAX blocks lent already.  Safe in the
+ * signal handler: the list is the thread's own, and changed with the asynchronous
+ * signals blocked (the lock held). */
+static int lend(const struct range *r)
+{
+	for (unsigned i = nlent; i-- > 0;)
+		if (lent[i].start == r->r.start && lent[i].id == r->r.id)
+			return 0;
+	if (nlent >= LENT_MAX)
+		return -1;
+	lent[nlent++] = (struct lent){ r->r.start, r->r.id };
+	return 0;
+}
+
+/* lock held: range I opened for a call of this thread (-1: it cannot be lent).  (Open
+ * already: opened again all the same; a fault there must not come back forever.) */
+static int open_for_call(size_t i)
+{
+	struct range *v = &hr.v[i];
+	if (lend(v) != 0)
+		return -1;
+	open_pages(v->a, v->b, v->r.id);
+	v->open = 1;
+	return 0;
+}
+
+/* what was lifted for WHO at T: recorded as read by the program, let go (the runtime),
+ * or, for a call that could not be lent it, recorded as read (the bytes may come back
+ * once too often; never too few) */
+static void lifted(enum toucher who, const struct range *r, uint64_t t)
+{
+	if (who != RUNTIME)
+		record(&r->r, r->a, r->b, who == PROGRAM ? DYL_HR_SEEN : DYL_HR_ASSUMED, t);
+}
+
+/* the protected pages in [A, B) lifted for WHO at T */
+static void lift(uintptr_t a, uintptr_t b, enum toucher who, uint64_t t)
 {
 	enum { BATCH = 16 };
 	struct range got[BATCH];
@@ -206,14 +391,18 @@ static void lift(uintptr_t a, uintptr_t b, int program, uint64_t t)
 		lock(&old);
 		for (size_t i = first_after(a); i < hr.n && hr.v[i].a < b && k < BATCH;) {
 			uintptr_t x = hr.v[i].a > a ? hr.v[i].a : a, y = hr.v[i].b < b ? hr.v[i].b : b;
+			if (who == CALL && open_for_call(i) == 0) {
+				i++;	/* (open, still in the table) */
+				continue;
+			}
 			got[k] = hr.v[i];
 			i = cut(i, &x, &y);
 			got[k].a = x, got[k].b = y;
 			k++;
 		}
 		unlock(&old);
-		for (unsigned j = 0; program && j < k; j++)
-			record(&got[j].r, got[j].a, got[j].b, t);
+		for (unsigned j = 0; j < k; j++)
+			lifted(who, &got[j], t);
 		if (k < BATCH)
 			return;
 	}
@@ -225,7 +414,7 @@ void dyl_hostread_io(const void *p, size_t n)
 		return;
 	uintptr_t a = (uintptr_t)p, b = a + n < a ? UINTPTR_MAX : a + n;
 	uint64_t t0 = dyl_now();
-	lift(a, b, program_runs(), t0);
+	lift(a, b, toucher(), t0);
 	dyl_cost_add(dyl_now() - t0);	/* (the wrapper's overhead: # overhead_ns=) */
 }
 
@@ -250,7 +439,7 @@ void dyl_hostread_path(const char *s)
 		int ours = i < hr.n && hr.v[i].a <= floor_page(a);
 		unlock(&old);
 		if (ours)
-			lift(a, end, program_runs(), t0);
+			lift(a, end, toucher(), t0);
 		else if (syscall(SYS_mincore, floor_page(a), PAGE, &v) != 0)
 			break;	/* (not mapped: the kernel says EFAULT) */
 		if (memchr((const void *)a, 0, end - a) || end == 0)
@@ -293,9 +482,12 @@ void dyl_hostread_io_out(const void *p, size_t n)
 	dyl_hostread_io(p, n);
 }
 
-/* every range of the block at START lifted in one mprotect (the pages between them are
- * the block's own, accessible already); nothing recorded */
-static void lift_block(uintptr_t start)
+/* Every range of the block at START opened, in one mprotect (the pages between them are
+ * the block's own, with the program's protection already): for a call, its argument
+ * (the ranges stay in the table, open, lent to it; past LENT_MAX blocks they stay
+ * protected: the call's own faults say what it touches), or a block being freed
+ * (FREED: taken out, nothing recorded). */
+static void lift_block(uintptr_t start, int freed)
 {
 	sigset_t old;
 
@@ -303,48 +495,112 @@ static void lift_block(uintptr_t start)
 	size_t i = first_after(floor_page(start)), j = i;
 	while (j < hr.n && hr.v[j].r.start == start)
 		j++;
-	if (j > i) {
-		protect(hr.v[i].a, hr.v[j - 1].b, PROT_READ | PROT_WRITE);
-		memmove(&hr.v[i], &hr.v[j], (hr.n - j) * sizeof(*hr.v));
-		__atomic_store_n(&hr.n, hr.n - (j - i), __ATOMIC_RELEASE);
+	if (j > i && (freed || lend(&hr.v[i]) == 0)) {
+		open_pages(hr.v[i].a, hr.v[j - 1].b, hr.v[i].r.id);
+		for (size_t m = i; m < j; m++)
+			hr.v[m].open = 1;
+		if (freed) {
+			memmove(&hr.v[i], &hr.v[j], (hr.n - j) * sizeof(*hr.v));
+			__atomic_store_n(&hr.n, hr.n - (j - i), __ATOMIC_RELEASE);
+		}
 	}
 	unlock(&old);
 }
 
-/* The image ends (exit, exec: the spool's conversion): every range lifted, nothing
- * recorded (the trace is being written).  An exec's arguments and environment may lie
- * in a protected page: the kernel would fail it with EFAULT.  (An exec that fails goes
- * on with nothing protected: its later reads are not seen.) */
+/* The image ends (exit, exec: the spool's conversion; an exec from the runtime's hook
+ * first): every range lifted, with the program's own protections, nothing recorded
+ * (the trace is being written).  An exec's arguments and environment may lie in a
+ * protected page: the kernel would fail it with EFAULT.  (An exec that fails goes on
+ * with nothing protected: its later reads are not seen.) */
 void dyl_hostread_lift_all(void)
 {
 	sigset_t old;
 
+	nlent = 0;	/* (open already) */
 	if (!__atomic_load_n(&hr.n, __ATOMIC_ACQUIRE))
 		return;
 	lock(&old);
 	for (size_t i = 0; i < hr.n; i++)
-		protect(hr.v[i].a, hr.v[i].b, PROT_READ | PROT_WRITE);
+		open_pages(hr.v[i].a, hr.v[i].b, hr.v[i].r.id);
 	__atomic_store_n(&hr.n, 0, __ATOMIC_RELEASE);
 	unlock(&old);
 }
 
 void dyl_hostread_freed(uintptr_t start, uint64_t id)
 {
-	(void)id;
 	if (__atomic_load_n(&hr.n, __ATOMIC_ACQUIRE))
-		lift_block(start);
+		lift_block(start, 1);
+	if (__atomic_load_n(&hr.nprots, __ATOMIC_RELAXED)) {
+		sigset_t old;
+		lock(&old);
+		prots_drop(id);
+		unlock(&old);
+	}
+}
+
+/* lock held: the pages [R->a, R->b) of block R->r protected (PROT_NONE) and in the
+ * table.  Ranges of the same block it overlaps or touches become one (another block's
+ * range right after it stays apart; one it overlaps is stale: it goes), protected
+ * whole when one of them was open.  -1: no room in the table, or mprotect failed. */
+static int watch(const struct range *r)
+{
+	uintptr_t pa = r->a, pb = r->b;
+	size_t i = first_after(pa), j = i;
+	struct range m = *r;
+	int open = 0;
+
+	while (j < hr.n && (hr.v[j].a < pb || (hr.v[j].a == pb && hr.v[j].r.start == r->r.start))) {
+		if (hr.v[j].a < m.a)
+			m.a = hr.v[j].a;
+		if (hr.v[j].b > m.b)
+			m.b = hr.v[j].b;
+		open |= hr.v[j].open;
+		j++;
+	}
+	m.open = 0;
+	if (open)
+		pa = m.a, pb = m.b;
+	if (hr.n - (j - i) >= RANGES_MAX || protect(pa, pb, PROT_NONE) != 0)
+		return -1;
+	memmove(&hr.v[i], &hr.v[j], (hr.n - j) * sizeof(*hr.v));
+	__atomic_store_n(&hr.n, hr.n - (j - i), __ATOMIC_RELEASE);
+	insert_at(i, &m);
+	return 0;
+}
+
+/* The blocks lent to this thread's call: their open ranges watched again (it returned,
+ * or the thread's next call starts): their bytes are still an earlier call's, unread
+ * by the program.  (A block freed meanwhile has no range left; one made at its place
+ * has another id.) */
+static void put_back(void)
+{
+	unsigned n = nlent;
+	sigset_t old;
+
+	lock(&old);
+	for (unsigned k = 0; k < n; k++)
+		for (size_t i = first_after(floor_page(lent[k].start));
+		     i < hr.n && hr.v[i].r.start == lent[k].start; i++)
+			if (hr.v[i].open && hr.v[i].r.id == lent[k].id) {
+				protect(hr.v[i].a, hr.v[i].b, PROT_NONE);
+				hr.v[i].open = 0;
+			}
+	nlent = 0;
+	unlock(&old);
 }
 
 void dyl_hostread_charged(const struct dyl_groups *c)
 {
 	int any = __atomic_load_n(&hr.n, __ATOMIC_ACQUIRE) != 0;
 
+	if (nlent)	/* (an earlier call's: left by a longjmp, or lent after its end) */
+		put_back();
 	nouts = 0;
 	outs_call = dyl_self ? dyl_self->frames[0] : 0;
 	for (unsigned i = 0; i < c->ngroups; i++) {
 		const struct dyl_group *g = &c->g[c->used[i]];
 		if (any && g->r.kind == DYL_REGION_HEAP)
-			lift_block(g->r.start);
+			lift_block(g->r.start, 0);
 		if (g->min_out == UINTPTR_MAX || nouts >= OUTS_MAX)
 			continue;
 		struct hr_out *o = &outs[nouts++];
@@ -386,23 +642,8 @@ static void keep_heap(const struct hr_out *o, uint64_t t)
 	pa = floor_page(o->lo) > own_a ? floor_page(o->lo) : own_a;
 	pb = ceil_page(o->hi) < own_b ? ceil_page(o->hi) : own_b;
 	if (pa < pb) {
-		/* ranges of this block it overlaps or touches become one (another block's
-		 * range right after it stays apart; one it overlaps is stale: it goes) */
-		size_t i = first_after(pa), j = i;
-		struct range r = { pa, pb, o->r };
-		while (j < hr.n && (hr.v[j].a < pb || (hr.v[j].a == pb && hr.v[j].r.start == s))) {
-			if (hr.v[j].a < r.a)
-				r.a = hr.v[j].a;
-			if (hr.v[j].b > r.b)
-				r.b = hr.v[j].b;
-			j++;
-		}
-		if (hr.n - (j - i) < RANGES_MAX && protect(pa, pb, PROT_NONE) == 0) {
-			memmove(&hr.v[i], &hr.v[j], (hr.n - j) * sizeof(*hr.v));
-			__atomic_store_n(&hr.n, hr.n - (j - i), __ATOMIC_RELEASE);
-			insert_at(i, &r);
-			done = 1;
-		}
+		struct range r = { pa, pb, o->r, 0 };
+		done = watch(&r) == 0;
 	}
 	unlock(&old);
 	if (!done) {
@@ -419,13 +660,15 @@ static void keep_heap(const struct hr_out *o, uint64_t t)
 
 void dyl_hostread_after(const struct dyl_call *c)
 {
-	if (c->depth != 0 || !nouts)
+	if (c->depth != 0 || (!nouts && !nlent))
 		return;
+	uint64_t t = dyl_now();	/* (what cannot be watched is read from now on) */
+	if (nlent)	/* (first: its outputs join what it was lent) */
+		put_back();
 	if (outs_call != (uintptr_t)c) {	/* (another call's: it left by a longjmp) */
 		nouts = 0;
 		return;
 	}
-	uint64_t t = dyl_now();	/* (what cannot be watched is read from now on) */
 	for (unsigned i = 0; i < nouts; i++) {
 		const struct hr_out *o = &outs[i];
 		struct dyl_region now;
@@ -511,23 +754,38 @@ static void on_segv(int sig, siginfo_t *si, void *uc)
 	if (si && si->si_code == SEGV_ACCERR && __atomic_load_n(&hr.n, __ATOMIC_ACQUIRE)) {
 		uint64_t t0 = dyl_now();
 		uintptr_t a = floor_page((uintptr_t)si->si_addr);
-		int program = program_runs();
+		enum toucher who = toucher();
 		struct range got = { 0 };
+		int own = 0, opened = 0;
 		dyl_spin_lock(&hr.lock);	/* (the asynchronous signals are blocked in here) */
 		size_t i = first_after(a);
 		if (i < hr.n && hr.v[i].a <= a) {
-			/* the program: that page; a library: all of the range */
-			uintptr_t x = program ? a : hr.v[i].a, y = program ? a + PAGE : hr.v[i].b;
-			got = hr.v[i];
-			cut(i, &x, &y);
-			got.a = x, got.b = y;
+			if (hr.nprots && programs_own_fault(a, hr.v[i].r.id, uc)) {
+				own = 1;	/* (the page stays watched) */
+			} else if (who == CALL && open_for_call(i) == 0) {
+				opened = 1;	/* a call: all of the range, lent */
+			} else {
+				/* the program: that page; the runtime, or a call that cannot be
+				 * lent it: all of the range */
+				uintptr_t x = who == PROGRAM ? a : hr.v[i].a;
+				uintptr_t y = who == PROGRAM ? a + PAGE : hr.v[i].b;
+				got = hr.v[i];
+				cut(i, &x, &y);
+				got.a = x, got.b = y;
+			}
 		}
 		dyl_spin_unlock(&hr.lock);
-		if (got.b) {
-			if (program)
-				record(&got.r, got.a, got.b, t0);
+		if (got.b || opened) {
+			if (got.b)
+				lifted(who, &got, t0);
 			dyl_cost_add(dyl_now() - t0);	/* (the handler's part of the fault) */
 			retried = 0;
+			errno = saved;
+			return;
+		}
+		if (own) {	/* its own protection would have faulted too: its handler's */
+			retried = 0;
+			chain(sig, si, uc);
 			errno = saved;
 			return;
 		}
@@ -542,6 +800,82 @@ static void on_segv(int sig, siginfo_t *si, void *uc)
 	retried = 0;
 	chain(sig, si, uc);
 	errno = saved;
+}
+
+/* the watched pages in [A, B) taken out of the table as they are (the program gave them
+ * their protection), recorded as read at T */
+static void unwatch(uintptr_t a, uintptr_t b, uint64_t t)
+{
+	enum { BATCH = 16 };
+	struct range got[BATCH];
+	sigset_t old;
+	unsigned k;
+
+	do {
+		k = 0;
+		lock(&old);
+		for (size_t i = first_after(a); i < hr.n && hr.v[i].a < b && k < BATCH;) {
+			uintptr_t x = hr.v[i].a > a ? hr.v[i].a : a, y = hr.v[i].b < b ? hr.v[i].b : b;
+			got[k] = hr.v[i];
+			i = cut_keep(i, &x, &y, 0);
+			got[k].a = x, got[k].b = y;
+			k++;
+		}
+		unlock(&old);
+		for (unsigned j = 0; j < k; j++)
+			record(&got[j].r, got[j].a, got[j].b, DYL_HR_ASSUMED, t);
+	} while (k == BATCH);
+}
+
+/* The program's mprotect (dyl_hostio.h): done, and its protection of the pages of heap
+ * blocks kept, block by block (a block freed and another made there starts over).
+ * Pages the runtime watches stay PROT_NONE; they get the program's protection when they
+ * are lifted.  Returns as mprotect. */
+int dyl_hostread_mprotect(void *p, size_t n, int prot)
+{
+	enum { PIECES = 16, PROBES = 16 };
+	struct prot piece[PIECES];
+	uintptr_t a = (uintptr_t)p, b = ceil_page(a + n);
+	unsigned k = 0, probes = 0;
+	sigset_t old;
+
+	if (!dyl_hostread_active() || (a & (PAGE - 1)) || b < a)
+		return (int)syscall(SYS_mprotect, p, n, prot);
+	/* the heap blocks the pages are of (the table's lookups, before the lock; a block
+	 * glibc mapped by itself starts 16 bytes into its first page; a mapping of the
+	 * program's is passed whole; past PROBES pages of nothing known, the rest is not a
+	 * block's) */
+	for (uintptr_t x = a; x < b && k < PIECES && probes < PROBES;) {
+		struct dyl_region r;
+		if (dyl_table_find(x, &r) == 1 || dyl_table_find(x + 16, &r) == 1) {
+			uintptr_t pb = ceil_page(r.end) < b ? ceil_page(r.end) : b;
+			if (r.kind == DYL_REGION_HEAP)
+				piece[k++] = (struct prot){ x, pb, r.id, prot };
+			x = pb > x ? pb : x + PAGE;
+		} else {
+			x += PAGE, probes++;
+		}
+	}
+	lock(&old);
+	int ret = (int)syscall(SYS_mprotect, p, n, prot);
+	int e = errno, full = 0;
+	if (ret == 0) {
+		for (unsigned i = 0; i < k; i++)
+			full |= prot_set(piece[i].a, piece[i].b, piece[i].id, prot) != 0;
+		/* (the watched pages among them: PROT_NONE again) */
+		for (size_t i = first_after(a); !full && i < hr.n && hr.v[i].a < b; i++)
+			if (!hr.v[i].open)	/* (an open one has it until its call returns) */
+				protect(hr.v[i].a > a ? hr.v[i].a : a, hr.v[i].b < b ? hr.v[i].b : b,
+					PROT_NONE);
+	}
+	unlock(&old);
+	if (full)	/* (no room to keep the program's protection: not watched any more) */
+		unwatch(a, b, dyl_now());
+	if (full && !__atomic_exchange_n(&hr.prots_said, 1, __ATOMIC_RELAXED))
+		dyl_warn_once("host_reads", "the program's own protections of %d page ranges kept "
+			      "already: pages it protects past that are recorded as read", PROTS_MAX);
+	errno = e;
+	return ret;
 }
 
 int dyl_hostread_keeps_segv(void)
@@ -600,7 +934,9 @@ void dyl_hostread_setup(void)
 
 	if (__atomic_exchange_n(&once, 1, __ATOMIC_ACQ_REL))
 		return;	/* (another wrapper's constructor did) */
-	if (!(hr.v = dyl_raw_map(RANGES_MAX * sizeof(*hr.v))) || __sigaction(SIGSEGV, NULL, &hr.prog) != 0) {
+	if (!(hr.v = dyl_raw_map(RANGES_MAX * sizeof(*hr.v))) ||
+	    !(hr.prots = dyl_raw_map(PROTS_MAX * sizeof(*hr.prots))) ||
+	    __sigaction(SIGSEGV, NULL, &hr.prog) != 0) {
 		dyl_note("host_reads", "off (no memory, or no signal)");
 		return;
 	}
@@ -609,6 +945,8 @@ void dyl_hostread_setup(void)
 	sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER | SA_RESTART;
 	async_signals(&sa.sa_mask);	/* (the table's lock is taken in the handler) */
 	pthread_atfork(NULL, NULL, child_after_fork);
+	/* (an exec: every page lifted, whether or not the image recorded anything) */
+	__atomic_store_n(&dyl_hooks.before_exec, dyl_hostread_lift_all, __ATOMIC_RELEASE);
 	if (__sigaction(SIGSEGV, &sa, NULL) != 0) {
 		dyl_note("host_reads", "off (no signal)");
 		return;

@@ -35,7 +35,11 @@
  *   sees it (dyl_hostread_signal returns SIG_ERR for a signal it does not keep); a
  *   handler's sa_mask never holds SIGSEGV;
  *   dyl_hostread_keeps_segv(): SIGSEGV must never be blocked (sigprocmask,
- *   pthread_sigmask take it out of the masks the program sets).
+ *   pthread_sigmask take it out of the masks the program sets);
+ *   dyl_hostread_mprotect(p, n, prot): the program's mprotect, done; its protection of
+ *   heap pages is kept, so that a page the runtime lifts gets it back (a read-only
+ *   page stays read-only, a guard stays PROT_NONE), and a fault it would have raised
+ *   anyway goes to the program's handler.
  */
 #ifndef DYL_HOSTIO_H
 #define DYL_HOSTIO_H
@@ -55,6 +59,7 @@ DYL_API void dyl_hostread_io_out(const void *p, size_t n);
 DYL_API int dyl_hostread_sigaction(int sig, const struct sigaction *act, struct sigaction *old);
 DYL_API void (*dyl_hostread_signal(int sig, void (*h)(int)))(int);
 DYL_API int dyl_hostread_keeps_segv(void);	/* 1: the runtime handles SIGSEGV */
+DYL_API int dyl_hostread_mprotect(void *p, size_t n, int prot);
 #ifdef __cplusplus
 }
 #endif
@@ -119,7 +124,7 @@ DYL_HOSTIO_HOOK void *dyl_hostio_next(const char *name)
 	X(aio_write64) X(lio_listio) X(lio_listio64) X(open) X(open64) X(openat)      \
 	X(openat64) X(__open_2) X(__open64_2) X(__openat_2) X(__openat64_2) X(creat)  \
 	X(creat64) X(fopen) X(fopen64) X(system) X(popen) X(posix_spawn)              \
-	X(posix_spawnp) X(sigaction) X(sigprocmask)                                   \
+	X(posix_spawnp) X(sigaction) X(sigprocmask) X(mprotect)                       \
 	X(pthread_sigmask) X(signal) X(bsd_signal) X(ssignal) X(sysv_signal)          \
 	X(__sysv_signal) X(sigset)
 #define DYL_HOSTIO_ENUM(name) DYL_HOSTIO_I_##name,
@@ -379,6 +384,12 @@ DYL_HOSTIO_HOOK int(sendmmsg)(int fd, struct mmsghdr *v, unsigned n, int f)
 		DYL_HOSTIO_NEXT(sendmmsg, int (*)(int, struct mmsghdr *, unsigned, int));
 	dyl_hostio_mmsg(v, n);
 	return next(fd, v, n, f);
+}
+
+/* the program's own protections: the runtime keeps them (dyl_hostread_mprotect) */
+DYL_HOSTIO_HOOK int mprotect(void *p, size_t n, int prot)
+{
+	return dyl_hostread_mprotect(p, n, prot);
 }
 
 /* SIGSEGV as the program sees it: kept by the runtime, whose handler passes it the

@@ -15,4 +15,11 @@ double hr_sum_vec(const struct hr_vec *v);
 /* reads N bytes of FD into OUT with a raw system call (no interposer can lift it): what
  * the kernel wrote, or -1 (EFAULT on a protected page) */
 long hr_load(double *out, long n, int fd);
+/* appends N doubles V, V + 1... at B->p + B->len and advances B->len: the output is
+ * reached through the struct only (hr.defs names it, as zlib.defs does deflate's) */
+struct hr_buf {
+	double *p;
+	long len;
+};
+void hr_append(struct hr_buf *b, long n, double v);
 #endif

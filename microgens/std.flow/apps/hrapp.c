@@ -41,8 +41,9 @@ static double *big(void)
 }
 
 /* the program reads two doubles: on the pages holding a[3 * 512] and a[5 * 512 + 100] */
-static void s_read(void)
+static void s_read(int unused)
 {
+	(void)unused;
 	double *a = big();
 	hr_fill(a, N, 1);
 	volatile double x = a[3 * PER_PAGE], y = a[5 * PER_PAGE + 100];
@@ -51,8 +52,9 @@ static void s_read(void)
 	free(a);
 }
 
-static void s_never(void)
+static void s_never(int unused)
 {
+	(void)unused;
 	double *a = big();
 	hr_fill(a, N, 1);
 	hr_tick(0);
@@ -60,19 +62,23 @@ static void s_never(void)
 	puts("never read");
 }
 
-static void s_pass(void)
+/* the next call reads the output; THEN_READ: the program too, after it (the bytes are
+ * still the first call's, not yet read by the program) */
+static void s_pass(int then_read)
 {
 	double *a = big();
 	hr_fill(a, N, 1);
 	double s = hr_sum(a, N);
+	double x = then_read ? ((volatile double *)a)[3 * PER_PAGE] : 0;
 	hr_tick(0);
-	printf("%.1f\n", s);
+	printf("%.1f %g\n", s, x);
 	free(a);
 }
 
 /* the next call reads it through a struct: its own fault, inside the call */
-static void s_pass_vec(void)
+static void s_pass_vec(int unused)
 {
+	(void)unused;
 	double *a = big();
 	hr_fill(a, N, 1);
 	struct hr_vec v = { a, N };
@@ -84,8 +90,9 @@ static void s_pass_vec(void)
 
 /* the next call hands its argument to the kernel itself (a raw read of /dev/zero): it
  * must find it unprotected */
-static void s_load(void)
+static void s_load(int unused)
 {
+	(void)unused;
 	double *a = big();
 	hr_fill(a, N, 1);
 	int fd = open("/dev/zero", O_RDONLY);
@@ -194,8 +201,9 @@ static void s_handler(int use_signal)
 }
 
 /* its own fault, no handler: it dies of it */
-static void s_die(void)
+static void s_die(int unused)
 {
+	(void)unused;
 	double *a = big();
 	char *own = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	hr_fill(a, N, 2);
@@ -209,8 +217,9 @@ static void s_die(void)
  * two calls, the second written last: the program reads a page of each.  glibc puts the
  * second below the first unless a hole higher up fits it: then the pair is kept (so the
  * hole is filled) and the next pair tried.  Only the pair used prints its base. */
-static void s_adjacent(void)
+static void s_adjacent(int unused)
 {
+	(void)unused;
 	enum { TRIES = 16 };
 	double *kept[2 * TRIES], *a = NULL, *b = NULL;
 	int n = 0;
@@ -244,8 +253,9 @@ static void s_adjacent(void)
 }
 
 /* a thread that blocks every signal (SIGSEGV too) reads an output */
-static void s_blocked(void)
+static void s_blocked(int unused)
 {
+	(void)unused;
 	sigset_t all;
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
@@ -258,8 +268,9 @@ static void s_blocked(void)
 }
 
 /* outputs the runtime cannot protect: a stack array, a small heap block */
-static void s_assumed(void)
+static void s_assumed(int unused)
 {
+	(void)unused;
 	double st[512];
 	double *small = malloc(100 * sizeof(double));
 	hr_fill(st, 512, 1);
@@ -280,8 +291,9 @@ static void *worker(void *arg)
 	return (void *)(intptr_t)(x == k + PER_PAGE * k);
 }
 
-static void s_threads(void)
+static void s_threads(int unused)
 {
+	(void)unused;
 	pthread_t t[2];
 	void *r[2];
 	for (int i = 0; i < 2; i++)
@@ -310,13 +322,34 @@ static void load_path(double *a)
 	load_file(a, "sys-path.txt");
 }
 
+/* a forked child execs echo with the string at A (a call's output), after a call of its
+ * own (LOAD: it loads the path again) or none; then the parent's last call */
+static void exec_child(double *a, int load)
+{
+	fflush(stdout);
+	pid_t c = fork();
+	if (c == 0) {
+		if (load)
+			load_path(a);
+		execl("/bin/echo", "echo", (char *)a, (char *)NULL);
+		printf("exec %s\n", strerror(errno));
+		exit(1);
+	}
+	int st;
+	waitpid(c, &st, 0);
+	hr_tick(0);
+	printf("child status %d\n", st);
+	free(a);
+}
+
 static void said(const char *what, long r)
 {
 	printf("%s %s\n", what, r >= 0 ? "ok" : strerror(errno));
 }
 
-static void s_sys(void)
+static void s_sys(int unused)
 {
+	(void)unused;
 	double *a = big();
 	char *s = (char *)a, got[4096];
 	int fd = open("sys-path.txt", O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -379,19 +412,119 @@ static void s_sys(void)
 	said("posix_spawn", posix_spawn(&c, "/bin/echo", NULL, NULL, argv, environ) == 0 &&
 				    waitpid(c, NULL, 0) == c ? 0 : -1);
 
-	fflush(stdout);
-	c = fork();
-	if (c == 0) {
-		load_path(a);
-		execl("/bin/echo", "echo", s, (char *)NULL);
-		printf("exec %s\n", strerror(errno));
-		exit(1);
+	exec_child(a, 1);
+}
+
+/* one output buffer filled by two calls, the second's bytes right after the first's (on
+ * a page they share), then handed to write(2) whole: every page the two calls wrote is
+ * read.  hr_fill gets the block as its argument (lifted before the call); hr_append
+ * reaches it through a struct (the library's own fault on the shared page), as deflate
+ * fills its output with Z_NO_FLUSH, then Z_FINISH */
+static void s_shared(int through_struct)
+{
+	double *a = big();
+	long n1 = 1000, n2 = 2000;
+	if (through_struct) {
+		struct hr_buf b = { a, 0 };
+		hr_append(&b, n1, 1);
+		hr_append(&b, n2, 2);
+	} else {
+		hr_fill(a, n1, 1);
+		hr_fill(a + n1, n2, 2);
 	}
-	int st;
-	waitpid(c, &st, 0);
+	int fd = open("/dev/null", O_WRONLY);
+	ssize_t w = write(fd, a, (n1 + n2) * sizeof(double));
+	close(fd);
 	hr_tick(0);
-	printf("child status %d\n", st);
+	printf("wrote %zd\n", w);
 	free(a);
+}
+
+/* the program reads every other page of an output (64 ranges stay watched), a call
+ * reads it all, then the program reads a page it had not read, in the last range:
+ * still the first call's */
+static void s_scattered(int unused)
+{
+	(void)unused;
+	double *a = big(), s = 0;
+	hr_fill(a, N, 1);
+	for (long k = 0; k < N / PER_PAGE; k += 2)
+		s += ((volatile double *)a)[k * PER_PAGE];
+	s += hr_sum(a, N);
+	s += ((volatile double *)a)[N - PER_PAGE + 1];	/* (in the last range) */
+	hr_tick(0);
+	printf("scattered %.1f\n", s);
+	free(a);
+}
+
+/* The program's own protections of a call's output: a write barrier (the pages made
+ * read-only; its handler counts each write's fault and opens the page) and a guard page
+ * (PROT_NONE, its touch caught).  Each must work as without the wrapper: one fault a
+ * page, and the guard's. */
+#define OWN_PAGES 16L
+static volatile int barrier_faults, guard_faults;
+static char *own_block, *own_guard;
+
+static void on_own_fault(int sig, siginfo_t *si, void *uc)
+{
+	char *p = si->si_addr;
+	(void)sig, (void)uc;
+	if (p >= own_guard && p < own_guard + 4096) {
+		guard_faults++;
+		siglongjmp(env, 1);
+	}
+	if (p >= own_block && p < own_guard) {
+		barrier_faults++;
+		mprotect((void *)((uintptr_t)p & ~4095ul), 4096, PROT_READ | PROT_WRITE);
+		return;
+	}
+	signal(SIGSEGV, SIG_DFL);
+}
+
+static void s_own_protect(int unused)
+{
+	(void)unused;
+	size_t size = (OWN_PAGES + 1) * 4096;
+	double *a = aligned_alloc(4096, size);
+	struct sigaction sa;
+	if (!a)
+		exit(3);
+	own_block = (char *)a;
+	own_guard = own_block + OWN_PAGES * 4096;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_own_fault;
+	sa.sa_flags = SA_SIGINFO;
+	sigaction(SIGSEGV, &sa, NULL);
+	/* the guard first: the call does not write it (its extent does cover it) */
+	mprotect(own_guard, 4096, PROT_NONE);
+	hr_fill(a, OWN_PAGES * PER_PAGE, 1);
+	mprotect(a, OWN_PAGES * 4096, PROT_READ);
+	double s = 0;
+	for (long i = 0; i < OWN_PAGES * PER_PAGE; i++)
+		s += a[i];
+	for (long k = 0; k < OWN_PAGES; k++)
+		a[k * PER_PAGE] = -1;
+	if (!sigsetjmp(env, 1)) {
+		*(volatile char *)own_guard = 1;
+		puts("guard opened");
+	}
+	hr_tick(0);
+	printf("sum %.1f barrier faults %d guard faults %d\n", s, barrier_faults, guard_faults);
+	mprotect(own_guard, 4096, PROT_READ | PROT_WRITE);
+	free(a);
+}
+
+/* a forked child that makes no call execs with an argument a call of its parent wrote */
+static void s_exec_unrecorded(int unused)
+{
+	(void)unused;
+	double *a = big();
+	int fd = open("sys-path.txt", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0 || write(fd, "sys-out.txt", 12) != 12)
+		exit(3);
+	close(fd);
+	load_path(a);
+	exec_child(a, 0);
 }
 
 /* a thread that reads an output of the main thread's call and never calls again: its
@@ -407,8 +540,9 @@ static void *late_reader(void *arg)
 	return NULL;
 }
 
-static void s_late_reader(void)
+static void s_late_reader(int unused)
 {
+	(void)unused;
 	double *a = big(), s1 = 0, s2 = 0;
 	pthread_t t;
 	hr_fill(a, N, 1);
@@ -424,8 +558,9 @@ static void s_late_reader(void)
 }
 
 /* the child reads page 1, the parent page 2, each before its own next call */
-static void s_fork(void)
+static void s_fork(int unused)
 {
+	(void)unused;
 	double *a = big();
 	hr_fill(a, N, 1);
 	fflush(stdout);
@@ -444,50 +579,53 @@ static void s_fork(void)
 	free(a);
 }
 
+/* the scenarios that take no file names: name, function, its argument */
+static const struct {
+	const char *name;
+	void (*run)(int);
+	int arg;
+} scenarios[] = {
+	{ "read", s_read, 0 },
+	{ "never", s_never, 0 },
+	{ "pass", s_pass, 0 },
+	{ "read-after-read", s_pass, 1 },
+	{ "pass-vec", s_pass_vec, 0 },
+	{ "load", s_load, 0 },
+	{ "handler", s_handler, 0 },
+	{ "handler-signal", s_handler, 1 },
+	{ "handler-bsd", s_handler, 2 },
+	{ "handler-sysv", s_handler, 3 },
+	{ "handler-sigset", s_handler, 4 },
+	{ "sys", s_sys, 0 },
+	{ "die", s_die, 0 },
+	{ "adjacent", s_adjacent, 0 },
+	{ "blocked", s_blocked, 0 },
+	{ "assumed", s_assumed, 0 },
+	{ "threads", s_threads, 0 },
+	{ "late-reader", s_late_reader, 0 },
+	{ "fork", s_fork, 0 },
+	{ "shared", s_shared, 0 },
+	{ "shared-struct", s_shared, 1 },
+	{ "scattered", s_scattered, 0 },
+	{ "own-protect", s_own_protect, 0 },
+	{ "exec-unrecorded", s_exec_unrecorded, 0 },
+};
+
 int main(int argc, char **argv)
 {
 	const char *s = argc > 1 ? argv[1] : "read";
-	if (!strcmp(s, "read"))
-		s_read();
-	else if (!strcmp(s, "never"))
-		s_never();
-	else if (!strcmp(s, "pass"))
-		s_pass();
-	else if (!strcmp(s, "pass-vec"))
-		s_pass_vec();
-	else if (!strcmp(s, "load"))
-		s_load();
-	else if (!strcmp(s, "io"))
+	if (!strcmp(s, "io")) {
 		s_io(argc > 3 ? argv[2] : "w1.bin", argc > 3 ? argv[3] : "w2.bin");
-	else if (!strcmp(s, "read-chk"))
+		return 0;
+	}
+	if (!strcmp(s, "read-chk")) {
 		s_read_chk(argc > 2 ? argv[2] : "w1.bin");
-	else if (!strcmp(s, "handler"))
-		s_handler(0);
-	else if (!strcmp(s, "handler-signal"))
-		s_handler(1);
-	else if (!strcmp(s, "handler-bsd"))
-		s_handler(2);
-	else if (!strcmp(s, "handler-sysv"))
-		s_handler(3);
-	else if (!strcmp(s, "handler-sigset"))
-		s_handler(4);
-	else if (!strcmp(s, "sys"))
-		s_sys();
-	else if (!strcmp(s, "die"))
-		s_die();
-	else if (!strcmp(s, "adjacent"))
-		s_adjacent();
-	else if (!strcmp(s, "blocked"))
-		s_blocked();
-	else if (!strcmp(s, "assumed"))
-		s_assumed();
-	else if (!strcmp(s, "threads"))
-		s_threads();
-	else if (!strcmp(s, "late-reader"))
-		s_late_reader();
-	else if (!strcmp(s, "fork"))
-		s_fork();
-	else
-		return 2;
-	return 0;
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(scenarios) / sizeof(scenarios[0]); i++)
+		if (!strcmp(s, scenarios[i].name)) {
+			scenarios[i].run(scenarios[i].arg);
+			return 0;
+		}
+	return 2;
 }

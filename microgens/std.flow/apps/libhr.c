@@ -35,3 +35,10 @@ long hr_load(double *out, long n, int fd)
 {
 	return syscall(SYS_read, fd, out, n);
 }
+
+void hr_append(struct hr_buf *b, long n, double v)
+{
+	for (long i = 0; i < n; i++)
+		b->p[b->len + i] = v + (double)i;
+	b->len += n;
+}
