@@ -222,6 +222,11 @@ def test_bad_input(tmp_path):
     # not a flow file; no flow file
     flow.write_bytes(b'hello')
     assert 'not a flow file' in dyl_flow(t, rc=2).stderr
+    # empty: made at exit, the process ended before it was written (issue 33)
+    flow.write_bytes(b'')
+    r = dyl_flow(t, rc=2)
+    assert r.stderr == ('dyl-flow: ' + str(flow) + ': empty: the process ended before std.flow '
+                        'wrote it (killed or crashed?)\n'), r.stderr
     flow.unlink()
     r = dyl_flow(t, rc=2)
     assert r.stderr.count('\n') == 1 and 'std.flow' in r.stderr
