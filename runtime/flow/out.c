@@ -118,9 +118,10 @@ static int add_mod(struct dl_phdr_info *info, size_t size, void *arg)
 			return 0;
 		exe[n] = 0;
 		path = exe;
-	} else if (path[0] != '/') {
-		/* a relative name (LD_PRELOAD=./w.so) is the cwd's at load time: the file of
-		 * its first mapping says where it is */
+	} else {
+		/* the file of its first mapping: the name /proc/self/maps shows (a soname's
+		 * link resolved: libgfortran.so.5.0.0, not libgfortran.so.5), and a relative
+		 * name (LD_PRELOAD=./w.so, the cwd's at load time) made absolute */
 		char link[64];
 		snprintf(link, sizeof(link), "/proc/self/map_files/%llx-%llx", (unsigned long long)lo,
 			 (unsigned long long)first_end(info));

@@ -246,6 +246,7 @@ int proc_read(struct proc *p, const char *trace, const struct opts *o)
 	if (rc != 0)
 		return -1;
 	p->flags = ff.flags;
+	ff.names = 1;
 	rc = reserve(p, &ff) != 0 || read_calls(p) != 0 || read_flow(p, o, &ff) != 0 ? -1 : 0;
 	flow_file_close(&ff);
 	if (rc != 0)
@@ -278,7 +279,7 @@ int put_names(FILE *out, const char *trace)
 	if (rc > 0)
 		input_error(path, 0, "cannot read it: was the wrapper built with -g std.flow?");
 	if (rc == 0) {
-		ff.file_ids = 1;
+		ff.file_ids = ff.names = 1;
 		while ((rc = flow_file_next(&ff, &r)) == 1) {
 			if (r.type != DYL_FR_SITE && r.type != DYL_FR_OBJECT)
 				continue;

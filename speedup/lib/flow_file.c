@@ -193,7 +193,7 @@ static int name_object(struct flow_file *ff, struct flow_rec *r, char *why, size
 		ff->idmap = m;
 		ff->idmap_room = n;
 	}
-	if (r->kind == DYL_OBJ_STATIC) {
+	if (r->kind == DYL_OBJ_STATIC && ff->names) {
 		r->text = ff->name;
 		r->text_len = (uint32_t)flow_syms_static(ff->syms, r->addr, ff->name, NAME_ROOM);
 	} else if (r->kind == DYL_OBJ_STACK) {
@@ -250,7 +250,7 @@ static int decode(struct flow_file *ff, struct flow_rec *r, char *why, size_t ro
 		}
 		ff->nsites++;
 		r->text = b + 16 + (size_t)r->npc * 8;
-		if (ff->syms && r->npc) {	/* named from the pcs */
+		if (ff->syms && ff->names && r->npc) {	/* named from the pcs */
 			const char *pc = b + 16;
 			uint64_t v[64];
 			unsigned n = r->npc < 64 ? r->npc : 64;

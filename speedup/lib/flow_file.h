@@ -41,6 +41,8 @@ struct flow_file {
 	char *name;		/* the current record's new name */
 	uint64_t nfile_objects;	/* OBJECT records so far */
 	int file_ids;		/* set by the caller: the file's ids, no stack object joined */
+	int names;		/* set by the caller: sites and statics named too (stack
+				 * objects always are: they are joined by name) */
 	uint32_t *idmap;	/* the file's object id -> the reader's */
 	size_t idmap_room;
 	struct stack_name *stacks;	/* a hash table: stack objects by extent and name */
