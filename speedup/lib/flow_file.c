@@ -356,7 +356,8 @@ static int decode(struct flow_file *ff, struct flow_rec *r, char *why, size_t ro
 	return 0;
 }
 
-int flow_file_next(struct flow_file *ff, struct flow_rec *r)
+/* One record of the file into R: 1, 2 (one the reader does not see), 0 or -1. */
+static int next_record(struct flow_file *ff, struct flow_rec *r)
 {
 	char why[200];
 
@@ -378,5 +379,14 @@ int flow_file_next(struct flow_file *ff, struct flow_rec *r)
 		return -1;
 	}
 	ff->off += 8 + (size_t)r->len;
-	return d == 1 ? flow_file_next(ff, r) : 1;	/* 1: joined to an object before */
+	return d == 1 ? 2 : 1;	/* 2: joined to an object before: the caller reads on */
+}
+
+int flow_file_next(struct flow_file *ff, struct flow_rec *r)
+{
+	int rc;
+
+	while ((rc = next_record(ff, r)) == 2)
+		;
+	return rc;
 }
