@@ -65,8 +65,10 @@ static const unsigned char *build_id(const struct dl_phdr_info *info, size_t *le
 			const ElfW(Nhdr) *nh = (const void *)p;
 			size_t name = (nh->n_namesz + align - 1) & ~(align - 1);
 			size_t desc = (nh->n_descsz + align - 1) & ~(align - 1);
+			if (name > (size_t)(end - p) - sizeof(*nh))
+				break;
 			const char *d = p + sizeof(*nh) + name;
-			if (name > (size_t)(end - p) || desc > (size_t)(end - d))
+			if (desc > (size_t)(end - d))
 				break;
 			if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 &&
 			    !memcmp(p + sizeof(*nh), "GNU", 4)) {

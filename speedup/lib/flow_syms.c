@@ -129,13 +129,10 @@ static struct module *module_at(struct flow_syms *s, uint64_t addr)
 	return m;
 }
 
+/* T (LEN bytes) after the N bytes of OUT, as much as fits in ROOM: the new length */
 static size_t put(char *out, size_t room, size_t n, const char *t, int len)
 {
-	size_t l = len < 0 ? 0 : (size_t)len;
-	if (n >= room)
-		return n;
-	if (l > room - n)
-		l = room - n;
+	size_t l = n >= room || len < 0 ? 0 : (size_t)len < room - n ? (size_t)len : room - n;
 	memcpy(out + n, t, l);
 	return n + l;
 }
