@@ -10,9 +10,12 @@
 #define _GNU_SOURCE
 #include <dwarf.h>
 #include <elfutils/libdwfl.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "flow_syms.h"
 
 struct module {
@@ -109,10 +112,19 @@ static struct module *module_at(struct flow_syms *s, uint64_t addr)
 	if (!m || m->state)
 		return m;
 	m->state = -1;
-	if (m->path[0] != '/' || !(m->dwfl = dwfl_begin(&s->cb)))
-		return m;	/* (the vDSO: no file) */
+	/* a regular file only: the path comes from the file read (a FIFO would hang the
+	 * tool, a device feed it forever); the vDSO has none */
+	struct stat st;
+	int fd = m->path[0] == '/' ? open(m->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC) : -1;
+	if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || !(m->dwfl = dwfl_begin(&s->cb))) {
+		if (fd >= 0)
+			close(fd);
+		return m;
+	}
 	dwfl_report_begin(m->dwfl);
-	m->mod = dwfl_report_elf(m->dwfl, base_name(m->path), m->path, -1, m->bias, true);
+	m->mod = dwfl_report_elf(m->dwfl, base_name(m->path), m->path, fd, m->bias, true);
+	if (!m->mod)
+		close(fd);	/* (consumed only on success) */
 	dwfl_report_end(m->dwfl, NULL, NULL);
 	const unsigned char *bits = NULL;
 	GElf_Addr vaddr;

@@ -269,10 +269,10 @@ def test_names_made_offline(tmp_path):
         loc = run(['addr2line', '-e', exe, hex(pc - bias - 1)]).stdout.strip()
         return os.path.basename(loc.split(' ')[0])
 
-    def names(bid):
+    def names(bid, path=exe):
         calls = [(0, 'A', 0, 100), (1, 'B', 200, 100)]
         t = write(tmp_path, 'named.csv', calls, [
-            module(0, exe, bid, bias, bias, bias + 0x100000),
+            module(0, path, bid, bias, bias, bias + 0x100000),
             site(0, 'raw', pcs), obj(0, HEAP, 64, 0),
             obj(1, STATIC, 256, name='raw', addr=bias + sym['table']),
             stack_obj(2, 128, 'raw', 0x7ffc0000, bias + sym['fill'] + 4, 0x7ffc0100),
@@ -299,3 +299,8 @@ def test_names_made_offline(tmp_path):
     assert got[('site', 0)] == (f'flow_names+0x{pcs[0] - bias:x} <- flow_names+0x{pcs[1] - bias:x}'
                                 ' <- 0x1234')
     assert got[('object', 1)] == f'flow_names+0x{sym["table"]:x}'
+    # a module path that is a FIFO (a planted file): not opened, raw names, no hang
+    fifo = str(tmp_path / 'flow_names.fifo')
+    os.mkfifo(fifo)
+    t, got = names(build_id, fifo)
+    assert got[('object', 1)] == f'flow_names.fifo+0x{sym["table"]:x}'
