@@ -38,7 +38,7 @@ TOOL_LIBS := -lm -ldw -lelf
 TOOL_HDR := $(wildcard speedup/*/*.h runtime/format/*.h)
 
 .PHONY: all deps install-packages runtime test demo bench validate accuracy install clean \
-	fuzz fuzz-build tool-inc
+	fuzz fuzz-build tool-inc tool-libs
 
 all: runtime $(COMMANDS)
 
@@ -78,11 +78,13 @@ bin/dyl-%: $$(call TOOL_SRC,dyl-$$*) $(TOOL_HDR) | $(B)/.deps
 	$(CC) $(CFLAGS) $(WARN) -std=gnu11 $(TOOL_INC) -o $@ $(call TOOL_SRC,dyl-$*) $(TOOL_LIBS)
 
 # What a tool is built from, for the tests that build it their own way
-# (make -s tool-src-dyl-trace; make -s tool-inc)
+# (make -s tool-src-dyl-trace; make -s tool-inc; make -s tool-libs)
 tool-src-%:
 	@echo $(call TOOL_SRC,$*)
 tool-inc:
 	@echo $(TOOL_INC)
+tool-libs:
+	@echo $(TOOL_LIBS)
 
 test: all
 	@$(PY) -m pytest -q tests microgens
