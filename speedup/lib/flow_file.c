@@ -303,11 +303,14 @@ static int decode(struct flow_file *ff, struct flow_rec *r, char *why, size_t ro
 		r->text = b + 40;
 		r->text_len = path_len;
 		r->npc = id_len;
-		if (ff->syms && flow_syms_module(ff->syms, r->addr, r->lo, r->hi, r->text, path_len,
-						 (const unsigned char *)b + 40 + path_len, id_len) != 0) {
+		int e = ff->syms ? flow_syms_module(ff->syms, r->addr, r->lo, r->hi, r->text, path_len,
+						    (const unsigned char *)b + 40 + path_len, id_len) : 0;
+		if (e == -2)
+			snprintf(why, room, "more than %u MODULE records", FLOW_SYMS_MAX);
+		else if (e != 0)
 			snprintf(why, room, "out of memory");
+		if (e != 0)
 			return -1;
-		}
 		return 0;
 	}
 	case DYL_FR_RESIZE:

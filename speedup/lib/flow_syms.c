@@ -73,6 +73,8 @@ void flow_syms_free(struct flow_syms *s)
 int flow_syms_module(struct flow_syms *s, uint64_t bias, uint64_t lo, uint64_t hi, const char *path,
 		     size_t path_len, const unsigned char *build_id, size_t build_id_len)
 {
+	if (s->n >= FLOW_SYMS_MAX)
+		return -2;
 	if (s->n == s->room) {
 		size_t room = s->room ? s->room * 2 : 64;
 		struct module *m = realloc(s->m, room * sizeof(*m));

@@ -14,7 +14,10 @@ struct flow_syms;
 
 struct flow_syms *flow_syms_new(void);
 void flow_syms_free(struct flow_syms *s);
-/* Adds a module (PATH and BUILD_ID are copied).  0, or -1 out of memory. */
+/* Adds a module (PATH and BUILD_ID are copied).  0; -1 out of memory; -2 past
+ * FLOW_SYMS_MAX modules (a process has hundreds: a damaged file, each address would be
+ * looked for among all) */
+#define FLOW_SYMS_MAX 65536
 int flow_syms_module(struct flow_syms *s, uint64_t bias, uint64_t lo, uint64_t hi, const char *path,
 		     size_t path_len, const unsigned char *build_id, size_t build_id_len);
 /* Each writes a name of at most ROOM bytes (no NUL) into OUT and returns its length;
