@@ -33,10 +33,12 @@ TOOL_LIB_SRC := $(wildcard speedup/lib/*.c)
 TOOL_FORMAT_SRC := $(FMT_SRC)
 TOOL_SRC = $(wildcard speedup/$(1)/*.c) $(TOOL_LIB_SRC) $(TOOL_FORMAT_SRC)
 TOOL_INC := -Ispeedup/lib -Iruntime/format -Iruntime/include
+# libdw: the tools name a TRACE.flow's addresses offline (speedup/lib/flow_syms.c)
+TOOL_LIBS := -lm -ldw -lelf
 TOOL_HDR := $(wildcard speedup/*/*.h runtime/format/*.h)
 
 .PHONY: all deps install-packages runtime test demo bench validate accuracy install clean \
-	fuzz fuzz-build tool-inc
+	fuzz fuzz-build tool-inc tool-libs
 
 all: runtime $(COMMANDS)
 
@@ -73,14 +75,16 @@ $(B)/libdylrt.so: $(RT_SRC) $(RT_HDR) $(B)/.rt-$(RT_MODE) | $(B)/.deps
 # library (TOOL_LIB_SRC, TOOL_FORMAT_SRC); includes are by bare name ("rows.h").
 .SECONDEXPANSION:
 bin/dyl-%: $$(call TOOL_SRC,dyl-$$*) $(TOOL_HDR) | $(B)/.deps
-	$(CC) $(CFLAGS) $(WARN) -std=gnu11 $(TOOL_INC) -o $@ $(call TOOL_SRC,dyl-$*) -lm
+	$(CC) $(CFLAGS) $(WARN) -std=gnu11 $(TOOL_INC) -o $@ $(call TOOL_SRC,dyl-$*) $(TOOL_LIBS)
 
 # What a tool is built from, for the tests that build it their own way
-# (make -s tool-src-dyl-trace; make -s tool-inc)
+# (make -s tool-src-dyl-trace; make -s tool-inc; make -s tool-libs)
 tool-src-%:
 	@echo $(call TOOL_SRC,$*)
 tool-inc:
 	@echo $(TOOL_INC)
+tool-libs:
+	@echo $(TOOL_LIBS)
 
 test: all
 	@$(PY) -m pytest -q tests microgens
@@ -103,7 +107,7 @@ FUZZ_SRC_model := $(TOOL_LIB_SRC) $(TOOL_FORMAT_SRC)
 fuzz-build: $(FUZZ_TARGETS:%=$(B)/fuzz/fuzz_%)
 $(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/quiet.h $(TOOL_LIB_SRC) $(TOOL_FORMAT_SRC) $(TOOL_HDR)
 	@mkdir -p $(B)/fuzz
-	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(FUZZ_SRC_$*) -lm
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(FUZZ_SRC_$*) $(TOOL_LIBS)
 
 fuzz: fuzz-build
 	@for t in $(FUZZ_TARGETS); do \

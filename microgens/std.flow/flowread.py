@@ -1,20 +1,29 @@
 """A small reader of TRACE.flow (runtime/format/dyl_flow.h, doc/specs/flow.md) for the
 tests: every record as a dict, read with the struct module alone (no project code), so
-that the tests check the file's bytes, not a reader written from the same misreading."""
+that the tests check the file's bytes, not a reader written from the same misreading.
+The process writes addresses, not names (head flag 16, MODULE records): the names of
+sites, statics and stack objects are then the tool's (bin/dyl-flow --names), and stack
+objects of one extent named alike are joined into the first, as the tools do."""
+import csv
+import io
+import os
 import struct
+import subprocess
 
 KINDS = {1: 'heap', 2: 'static', 3: 'stack', 4: 'mapping'}
 NONE = 2**64 - 1
+F_MODULES = 16
+DYL_FLOW = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'bin', 'dyl-flow')
 
 
-def read(path):
-    """(head, records): head a dict; records a list of dicts with 'type' (SITE, OBJECT,
+def read(path, names=True):
+    """(head, records): head a dict (MODULE records in its 'modules'); records a list of dicts with 'type' (SITE, OBJECT,
     RESIZE, FREE, ACCESS, HOST_WRITE, HOST_READ) and the fields the spec names."""
     with open(path, 'rb') as f:
         data = f.read()
     assert data[:8] == b'DYLFLOW1', data[:8]
     version, flags, pid, zero, nseq = struct.unpack_from('<IIiIQ', data, 8)
-    head = dict(version=version, flags=flags, pid=pid, nseq=nseq)
+    head = dict(version=version, flags=flags, pid=pid, nseq=nseq, modules=[])
     out, off = [], 32
     while off < len(data):
         typ, ln = struct.unpack_from('<II', data, off)
@@ -27,9 +36,13 @@ def read(path):
             out.append(dict(type='SITE', site_id=site_id, pcs=pcs, text=text))
         elif typ == 2:
             obj, kind, nlen, size, site, birth, addr = struct.unpack_from('<QIIQQQQ', b)
-            out.append(dict(type='OBJECT', obj_id=obj, kind=KINDS[kind], size=size,
-                            site_id=None if site == NONE else site, birth_seq=birth, addr=addr,
-                            name=b[48:48 + nlen].decode()))
+            r = dict(type='OBJECT', obj_id=obj, kind=KINDS[kind], size=size,
+                     site_id=None if site == NONE else site, birth_seq=birth, addr=addr,
+                     name=b[48:48 + nlen].decode())
+            at = 48 + (nlen + 7) // 8 * 8
+            if flags & F_MODULES and kind == 3:
+                r['ip'], r['cfa'] = struct.unpack_from('<QQ', b, at)
+            out.append(r)
         elif typ == 3:
             obj, size, seq, moved, _ = struct.unpack_from('<QQQII', b)
             out.append(dict(type='RESIZE', obj_id=obj, new_size=size, seq=seq, moved=moved))
@@ -47,8 +60,40 @@ def read(path):
             seq, obj, lo, hi, how = struct.unpack_from('<QQQQQ', b)
             out.append(dict(type='HOST_READ', seq=seq, obj_id=obj, lo=lo, hi=hi,
                             how={0: 'seen', 1: 'assumed'}[how]))
+        elif typ == 8:
+            mid, bias, lo, hi, plen, blen = struct.unpack_from('<QQQQII', b)
+            head['modules'].append(dict(module_id=mid, bias=bias, lo=lo, hi=hi,
+                                        path=b[40:40 + plen].decode(),
+                                        build_id=b[40 + plen:40 + plen + blen]))
         off += 8 + ln
+    if names and flags & F_MODULES:
+        out = named(path, out)
     return head, out
+
+
+def named(path, recs):
+    """the tool's names for SITE and OBJECT records; stack objects joined by extent and
+    name (the later ones' records name the first)"""
+    got = subprocess.run([DYL_FLOW, '--names', path], capture_output=True, text=True)
+    assert got.returncode == 0, got.stderr
+    name = {(r['record'], int(r['id'])): r['name'] for r in csv.DictReader(io.StringIO(got.stdout))}
+    first, alias, kept = {}, {}, []
+    for r in recs:
+        if r['type'] == 'SITE':
+            r['text'] = name[('site', r['site_id'])]
+        elif r['type'] == 'OBJECT':
+            if r['kind'] in ('static', 'stack'):
+                r['name'] = name[('object', r['obj_id'])]
+            if r['kind'] == 'stack':
+                key = (r['addr'], r['size'], r['name'])
+                if key in first:
+                    alias[r['obj_id']] = first[key]
+                    continue
+                first[key] = r['obj_id']
+        elif 'obj_id' in r:
+            r['obj_id'] = alias.get(r['obj_id'], r['obj_id'])
+        kept.append(r)
+    return kept
 
 
 def dump(path):

@@ -171,6 +171,37 @@ def test_producer_and_consumer_in_two_threads(built):
     assert accesses(recs, mine) == [(0, a, 'W', 0, 800), (1, a, 'R', 0, 800)]
 
 
+def test_no_library_loaded_to_name_sites(built, tmp_path):
+    """Issue 33: the process loads no library to name what it recorded (libdw's
+    debuginfod client loaded libcurl and libssh2 into openssl at its exit, which then
+    crashed); it writes addresses and its modules, and the tool names them.  LD_DEBUG=files
+    lists every object the loader maps, at any time of the run, exit included."""
+    d, app, w = built
+
+    def loaded(what):
+        trace = str(tmp_path / f'{what}.csv')
+        env = dict(os.environ, LD_PRELOAD=w, DYL_TRACE=trace, LD_DEBUG='files')
+        r = subprocess.run([app, what], capture_output=True, text=True, env=env, timeout=60)
+        assert r.returncode == 0, r.stderr[-2000:]
+        files = re.findall(r'file=(\S+)', r.stderr)
+        assert any('libfl.so' in f for f in files), files
+        return files, flowread.read(trace + '.flow')
+
+    # heap blocks alone: libdw is never loaded
+    files, (head, recs) = loaded('chain')
+    assert not [f for f in files if re.search(r'libdw|libelf|debuginfod|curl', f)], files
+    assert head['flags'] & flowread.F_MODULES
+    assert any(m['path'] == app for m in head['modules'])
+    sites = [r['text'] for r in recs if r['type'] == 'SITE']
+    assert any(f'app.c:{LINE["chain-a"]})' in s for s in sites), sites
+    # a stack array: std.regions reads its bounds with libdw during the run
+    # (regions/stackvars.c: no Dwfl, no debuginfod); the names are the tool's
+    files, (head, recs) = loaded('named')
+    assert not [f for f in files if re.search(r'debuginfod|curl', f)], files
+    names = {r['name'] for r in recs if r['type'] == 'OBJECT'}
+    assert {'table', 'named:local'} <= names, names
+
+
 def test_flow_file_made_safely(built, tmp_path):
     """0600; a symlink where TRACE.flow goes is not followed (the trace is still written)"""
     d, app, w = built

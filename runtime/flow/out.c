@@ -1,24 +1,25 @@
 /* out.c - TRACE.flow at exit: the converter (runtime/format/flow.c) reads the spool
- * once its rows are numbered, and the names of what the process had come from here,
- * while its objects are still loaded: allocation sites as "func (file.c:12)" (with
- * debug information), func+0xoff (a symbol) or object+0xoff; static objects by their
- * ELF symbol; stack variables as "func:var" from DWARF (else "func frame").
+ * once its rows are numbered, and the names of what the process had come from here.
  *
- * libdw (libdwfl over this process's own maps) is loaded with dlopen here, as
- * stackvars.c does: a run without std.flow never loads it, and without libdw1 the names
- * are the hexadecimal ones.  The file is made as the trace is (doc/safety.md): never
- * through a symlink nor another name of a file, mode 0600; a failed write (a full disk)
- * removes it and warns once; the trace itself is not touched.
+ * No name is looked up here (issue 33): naming through libdw at exit started its
+ * debuginfod client, which loaded libcurl and libssh2 into the program, and libssh2
+ * called into libcrypto after OpenSSL's cleanup (openssl crashed, its output lost).
+ * Nothing here loads a library or calls into the program's.  The file gets the
+ * module table instead (each loaded object's path, build ID, load bias and range,
+ * from dl_iterate_phdr: the loader's own list) and the raw names, object+0xoff; the
+ * tools name the addresses offline from the files (speedup/lib/flow_syms.c), as perf
+ * and heaptrack do.  The file is made as the trace is (doc/safety.md): never through a
+ * symlink nor another name of a file, mode 0600; a failed write (a full disk) removes it
+ * and warns once; the trace itself is not touched.
  */
 #define _GNU_SOURCE
-#include <dlfcn.h>
-#include <dwarf.h>
-#include <elfutils/libdwfl.h>
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <link.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "dyl_flowconv.h"
@@ -26,58 +27,154 @@
 #include "hostread.h"
 #include "../regions/regions.h"
 
-/* libdw's functions, found with dlsym */
-static struct dw {
-	void *h;
-	Dwfl *dwfl;
-	Dwfl *(*begin)(const Dwfl_Callbacks *);
-	int (*proc_report)(Dwfl *, pid_t);
-	int (*report_end)(Dwfl *, int (*)(Dwfl_Module *, void *, const char *, Dwarf_Addr, void *), void *);
-	Dwfl_Module *(*addrmodule)(Dwfl *, Dwarf_Addr);
-	const char *(*addrinfo)(Dwfl_Module *, GElf_Addr, GElf_Off *, GElf_Sym *, GElf_Word *, Elf **, Dwarf_Addr *);
-	Dwfl_Line *(*getsrc)(Dwfl_Module *, Dwarf_Addr);
-	const char *(*lineinfo)(Dwfl_Line *, Dwarf_Addr *, int *, int *, Dwarf_Word *, Dwarf_Word *);
-	const char *(*modinfo)(Dwfl_Module *, void ***, Dwarf_Addr *, Dwarf_Addr *, Dwarf_Addr *, Dwarf_Addr *, const char **, const char **);
-	void (*end)(Dwfl *);
-	Dwarf_Die *(*addrdie)(Dwfl_Module *, Dwarf_Addr, Dwarf_Addr *);
-	int (*getscopes)(Dwarf_Die *, Dwarf_Addr, Dwarf_Die **);
-	int (*child)(Dwarf_Die *, Dwarf_Die *);
-	int (*siblingof)(Dwarf_Die *, Dwarf_Die *);
-	int (*tag)(Dwarf_Die *);
-	Dwarf_Attribute *(*attr)(Dwarf_Die *, unsigned, Dwarf_Attribute *);
-	int (*getlocation_addr)(Dwarf_Attribute *, Dwarf_Addr, Dwarf_Op **, size_t *, size_t);
-	const char *(*diename)(Dwarf_Die *);
-	Dwfl_Callbacks cb;
-	char *debuginfo_path;
-} dw;
+/* The module table: entries, then their paths and build IDs, in one mapping (no malloc:
+ * this may run inside a wrapped malloc's process at its end). */
+#define MODS_MAX 4096
+#define ARENA (1u << 20)
+struct mod {
+	uint64_t bias, lo, hi;
+	size_t path_at, path_len, bid_at, bid_len;
+};
+static struct mods {
+	struct mod *e;
+	char *text;		/* the paths and build IDs */
+	unsigned n;
+	size_t used, room;
+} mods;
 
-static int dw_load(void)
+static size_t keep(const void *p, size_t n)
 {
-	if (dw.dwfl)
-		return 1;
-	if (!(dw.h = dlopen("libdw.so.1", RTLD_NOW | RTLD_LOCAL)))
-		return 0;
-#define SYM(f, name) (*(void **)&dw.f = dlsym(dw.h, name))
-	if (!SYM(begin, "dwfl_begin") || !SYM(proc_report, "dwfl_linux_proc_report") ||
-	    !SYM(report_end, "dwfl_report_end") || !SYM(addrmodule, "dwfl_addrmodule") ||
-	    !SYM(addrinfo, "dwfl_module_addrinfo") || !SYM(getsrc, "dwfl_module_getsrc") ||
-	    !SYM(lineinfo, "dwfl_lineinfo") || !SYM(modinfo, "dwfl_module_info") ||
-	    !SYM(end, "dwfl_end") || !SYM(addrdie, "dwfl_module_addrdie") ||
-	    !SYM(getscopes, "dwarf_getscopes") || !SYM(child, "dwarf_child") ||
-	    !SYM(siblingof, "dwarf_siblingof") || !SYM(tag, "dwarf_tag") || !SYM(attr, "dwarf_attr") ||
-	    !SYM(getlocation_addr, "dwarf_getlocation_addr") || !SYM(diename, "dwarf_diename") ||
-	    !SYM(cb.find_elf, "dwfl_linux_proc_find_elf") ||
-	    !SYM(cb.find_debuginfo, "dwfl_standard_find_debuginfo"))
-		return 0;
-#undef SYM
-	dw.cb.debuginfo_path = &dw.debuginfo_path;
-	if (!(dw.dwfl = dw.begin(&dw.cb)))
-		return 0;
-	if (dw.proc_report(dw.dwfl, getpid()) != 0 || dw.report_end(dw.dwfl, NULL, NULL) != 0) {
-		dw.end(dw.dwfl);
-		dw.dwfl = NULL;
-		return 0;
+	size_t at = mods.used;
+	if (n > mods.room - mods.used)
+		return SIZE_MAX;
+	memcpy(mods.text + at, p, n);
+	mods.used += n;
+	return at;
+}
+
+/* the GNU build ID in the object's notes (mapped with its first segment) */
+static const unsigned char *build_id(const struct dl_phdr_info *info, size_t *len)
+{
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_NOTE)
+			continue;
+		size_t align = ph->p_align == 8 ? 8 : 4;
+		const char *p = (const char *)(info->dlpi_addr + ph->p_vaddr), *end = p + ph->p_memsz;
+		while ((size_t)(end - p) >= sizeof(ElfW(Nhdr))) {
+			const ElfW(Nhdr) *nh = (const void *)p;
+			size_t name = (nh->n_namesz + align - 1) & ~(align - 1);
+			size_t desc = (nh->n_descsz + align - 1) & ~(align - 1);
+			if (name > (size_t)(end - p) - sizeof(*nh))
+				break;
+			const char *d = p + sizeof(*nh) + name;
+			if (desc > (size_t)(end - d))
+				break;
+			if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 &&
+			    !memcmp(p + sizeof(*nh), "GNU", 4)) {
+				*len = nh->n_descsz;
+				return (const unsigned char *)d;
+			}
+			p = d + desc;
+		}
 	}
+	*len = 0;
+	return NULL;
+}
+
+/* where the mapping of the first segment ends (a page boundary) */
+static uint64_t first_end(const struct dl_phdr_info *info)
+{
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type == PT_LOAD)
+			return (info->dlpi_addr + ph->p_vaddr + ph->p_memsz + 0xfff) & ~(uint64_t)0xfff;
+	}
+	return 0;
+}
+
+static int add_mod(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	char exe[4096];
+	const char *path = info->dlpi_name;
+	uint64_t lo = UINT64_MAX, hi = 0;
+	size_t blen;
+	(void)size, (void)arg;
+
+	if (mods.n >= MODS_MAX)
+		return 1;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD)
+			continue;
+		uint64_t a = info->dlpi_addr + (ph->p_vaddr & ~(uint64_t)0xfff);
+		uint64_t b = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
+		lo = a < lo ? a : lo;
+		hi = b > hi ? b : hi;
+	}
+	if (lo >= hi)
+		return 0;
+	if (!path || !*path) {	/* the program (the first entry) */
+		ssize_t n = mods.n == 0 ? readlink("/proc/self/exe", exe, sizeof(exe) - 1) : -1;
+		if (n <= 0)
+			return 0;
+		exe[n] = 0;
+		path = exe;
+	} else {
+		/* the file of its first mapping: the name /proc/self/maps shows (a soname's
+		 * link resolved: libgfortran.so.5.0.0, not libgfortran.so.5), and a relative
+		 * name (LD_PRELOAD=./w.so, the cwd's at load time) made absolute */
+		char link[64];
+		snprintf(link, sizeof(link), "/proc/self/map_files/%llx-%llx", (unsigned long long)lo,
+			 (unsigned long long)first_end(info));
+		ssize_t n = readlink(link, exe, sizeof(exe) - 1);
+		if (n > 0 && exe[0] == '/')
+			exe[n] = 0, path = exe;
+	}
+	const unsigned char *bid = build_id(info, &blen);
+	struct mod m = { info->dlpi_addr, lo, hi, keep(path, strlen(path)), strlen(path), 0, 0 };
+	size_t at = bid ? keep(bid, blen) : SIZE_MAX;
+	if (at != SIZE_MAX)
+		m.bid_at = at, m.bid_len = blen;
+	if (m.path_at == SIZE_MAX)
+		return 1;	/* the arena is full */
+	mods.e[mods.n++] = m;
+	return 0;
+}
+
+static void mods_load(void)
+{
+	size_t len = MODS_MAX * sizeof(struct mod) + ARENA;
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	mods.n = 0;
+	if (p == MAP_FAILED) {
+		mods.e = NULL;
+		return;
+	}
+	mods.e = p;
+	mods.text = (char *)p + MODS_MAX * sizeof(struct mod);
+	mods.used = 0;
+	mods.room = ARENA;
+	dl_iterate_phdr(add_mod, NULL);
+}
+
+static void mods_release(void)
+{
+	if (mods.e)
+		munmap(mods.e, MODS_MAX * sizeof(struct mod) + ARENA);
+	mods.e = NULL;
+	mods.n = 0;
+}
+
+static int module(void *ctx, unsigned i, struct dyl_flow_modinfo *m)
+{
+	(void)ctx;
+	if (i >= mods.n)
+		return 0;
+	const struct mod *e = &mods.e[i];
+	*m = (struct dyl_flow_modinfo){ e->bias, e->lo, e->hi, mods.text + e->path_at, e->path_len,
+					(const unsigned char *)mods.text + e->bid_at, e->bid_len };
 	return 1;
 }
 
@@ -91,42 +188,22 @@ static size_t add(char *out, size_t room, size_t n, const char *s, size_t len)
 	return n + len;
 }
 
-static const char *base_name(const char *p)
+/* ADDR's raw name into OUT: object+0xoff (the object's file name), else 0xaddr */
+static size_t raw_name(uint64_t addr, const char *suffix, char *out, size_t room)
 {
-	const char *s = strrchr(p, '/');
-	return s ? s + 1 : p;
-}
+	char t[320];
+	int n = -1;
 
-/* one frame's text at PC (a return address: the call is the byte before); 1 when the
- * function is main (the frames above it are the C library's start) */
-static size_t frame_text(uint64_t pc, char *out, size_t room, int *is_main)
-{
-	char t[512];
-	int n = 0;
-	Dwfl_Module *m = dw.dwfl ? dw.addrmodule(dw.dwfl, pc - 1) : NULL;
-
-	*is_main = 0;
-	if (m) {
-		GElf_Off off = 0;
-		GElf_Sym sym;
-		const char *fn = dw.addrinfo(m, pc - 1, &off, &sym, NULL, NULL, NULL);
-		Dwfl_Line *l = dw.getsrc(m, pc - 1);
-		int line = 0;
-		const char *src = l ? dw.lineinfo(l, NULL, &line, NULL, NULL, NULL) : NULL;
-		if (fn && src)
-			n = snprintf(t, sizeof(t), "%s (%s:%d)", fn, base_name(src), line);
-		else if (fn)
-			n = snprintf(t, sizeof(t), "%s+0x%llx", fn, (unsigned long long)(off + 1));
-		else {
-			Dwarf_Addr lo = 0;
-			const char *obj = dw.modinfo(m, NULL, &lo, NULL, NULL, NULL, NULL, NULL);
-			n = snprintf(t, sizeof(t), "%s+0x%llx", obj ? base_name(obj) : "?",
-				     (unsigned long long)(pc - lo));
+	for (unsigned i = 0; i < mods.n && n < 0; i++)
+		if (addr >= mods.e[i].lo && addr < mods.e[i].hi) {
+			const char *p = mods.text + mods.e[i].path_at;
+			const char *b = memrchr(p, '/', mods.e[i].path_len);
+			b = b ? b + 1 : p;
+			n = snprintf(t, sizeof(t), "%.*s+0x%llx%s", (int)(mods.e[i].path_len - (size_t)(b - p)),
+				     b, (unsigned long long)(addr - mods.e[i].lo), suffix);
 		}
-		*is_main = fn && !strcmp(fn, "main");
-	} else {
-		n = snprintf(t, sizeof(t), "0x%llx", (unsigned long long)pc);
-	}
+	if (n < 0)
+		n = snprintf(t, sizeof(t), "0x%llx%s", (unsigned long long)addr, suffix);
 	return add(out, room, 0, t, n < 0 ? 0 : (size_t)n < sizeof(t) ? (size_t)n : sizeof(t) - 1);
 }
 
@@ -135,92 +212,26 @@ static size_t site_name(void *ctx, const uint64_t *pc, unsigned npc, char *out, 
 	size_t n = 0;
 	(void)ctx;
 	for (unsigned i = 0; i < npc; i++) {
-		int is_main;
 		if (i)
 			n = add(out, room, n, " <- ", 4);
-		n += frame_text(pc[i], out + n, room - n, &is_main);
-		if (is_main)
-			break;	/* what is above main is the C library's start */
+		if (n < room)
+			n += raw_name(pc[i], "", out + n, room - n);
 	}
 	return n;
 }
 
 static size_t static_name(void *ctx, uint64_t start, uint64_t end, char *out, size_t room)
 {
-	char t[512];
-	int n;
-	Dwfl_Module *m = dw.dwfl ? dw.addrmodule(dw.dwfl, start) : NULL;
 	(void)ctx, (void)end;
-	if (!m)
-		return 0;
-	GElf_Off off = 0;
-	GElf_Sym sym;
-	const char *s = dw.addrinfo(m, start, &off, &sym, NULL, NULL, NULL);
-	if (s && off == 0)
-		n = snprintf(t, sizeof(t), "%s", s);
-	else if (s)
-		n = snprintf(t, sizeof(t), "%s+0x%llx", s, (unsigned long long)off);
-	else {
-		Dwarf_Addr lo = 0;
-		const char *obj = dw.modinfo(m, NULL, &lo, NULL, NULL, NULL, NULL, NULL);
-		n = snprintf(t, sizeof(t), "%s+0x%llx", obj ? base_name(obj) : "?", (unsigned long long)(start - lo));
-	}
-	return add(out, room, 0, t, n < 0 ? 0 : (size_t)n < sizeof(t) ? (size_t)n : sizeof(t) - 1);
+	return raw_name(start, "", out, room);
 }
 
-/* the variable of the function at IP whose place (DW_OP_fbreg from the CFA, as gcc
- * emits on x86-64: stackvars.c) is START */
-static const char *var_at(Dwfl_Module *m, uint64_t ip, uint64_t cfa, uint64_t start)
-{
-	Dwarf_Addr bias = 0;
-	Dwarf_Die *cu = dw.addrdie(m, ip - 1, &bias);
-	Dwarf_Die *scopes = NULL;
-	const char *found = NULL;
-	int n = cu ? dw.getscopes(cu, ip - 1 - bias, &scopes) : 0;
-
-	for (int i = 0; i < n && !found; i++) {
-		Dwarf_Die d;
-		if (dw.child(&scopes[i], &d) != 0)
-			continue;
-		do {
-			int tag = dw.tag(&d);
-			Dwarf_Attribute a;
-			Dwarf_Op *op;
-			size_t len;
-			if ((tag != DW_TAG_variable && tag != DW_TAG_formal_parameter) ||
-			    !dw.attr(&d, DW_AT_location, &a) ||
-			    dw.getlocation_addr(&a, ip - 1 - bias, &op, &len, 1) != 1 || len != 1 ||
-			    op[0].atom != DW_OP_fbreg)
-				continue;
-			if (cfa + (uint64_t)(int64_t)op[0].number == start) {
-				found = dw.diename(&d);
-				break;
-			}
-		} while (dw.siblingof(&d, &d) == 0);
-		if (dw.tag(&scopes[i]) == DW_TAG_subprogram)
-			break;
-	}
-	free(scopes);
-	return found;
-}
-
+/* per frame (the function's return address): the readers join a variable's frames */
 static size_t stack_name(void *ctx, uint64_t ip, uint64_t cfa, uint64_t start, uint64_t end, char *out,
 			 size_t room)
 {
-	char t[512];
-	int n;
-	(void)ctx, (void)end;
-	Dwfl_Module *m = ip && dw.dwfl ? dw.addrmodule(dw.dwfl, ip - 1) : NULL;
-	if (!m)
-		return 0;
-	GElf_Off off = 0;
-	GElf_Sym sym;
-	const char *fn = dw.addrinfo(m, ip - 1, &off, &sym, NULL, NULL, NULL);
-	const char *var = var_at(m, ip, cfa, start);
-	if (!fn)
-		return 0;
-	n = var ? snprintf(t, sizeof(t), "%s:%s", fn, var) : snprintf(t, sizeof(t), "%s frame", fn);
-	return add(out, room, 0, t, n < 0 ? 0 : (size_t)n < sizeof(t) ? (size_t)n : sizeof(t) - 1);
+	(void)ctx, (void)cfa, (void)start, (void)end;
+	return ip ? raw_name(ip, " frame", out, room) : 0;
 }
 
 static size_t map_name(void *ctx, uint64_t id, uint64_t start, uint64_t size, char *out, size_t room)
@@ -232,7 +243,7 @@ static size_t map_name(void *ctx, uint64_t id, uint64_t start, uint64_t size, ch
 void dyl_flow_write(int fd, uint64_t size, uint64_t seq)
 {
 	char path[sizeof(dyl_rt.path) + sizeof(DYL_FLOW_SUFFIX)];
-	struct dyl_flow_names names = { NULL, site_name, static_name, stack_name, map_name };
+	struct dyl_flow_names names = { NULL, site_name, static_name, stack_name, map_name, module };
 	const char *why;
 	struct stat st;
 
@@ -247,7 +258,7 @@ void dyl_flow_write(int fd, uint64_t size, uint64_t seq)
 			close(out);
 		return;
 	}
-	dw_load();
+	mods_load();
 	uint32_t flags = (dyl_flow_lost() ? DYL_FLOW_F_CUT : 0) |
 			 (__atomic_load_n(&dyl_reg.diff_on, __ATOMIC_RELAXED) ? DYL_FLOW_F_DIFF : 0) |
 			 (dyl_hostread_recorded() ? DYL_FLOW_F_HOSTREAD : 0);
@@ -259,5 +270,6 @@ void dyl_flow_write(int fd, uint64_t size, uint64_t seq)
 		if (fstat(out, &o) == 0 && lstat(path, &st) == 0 && st.st_ino == o.st_ino && st.st_dev == o.st_dev)
 			unlink(path);
 	}
+	mods_release();
 	close(out);
 }

@@ -38,6 +38,10 @@ struct dyl_flow_head {
 #define DYL_FLOW_F_CUT 2u	/* from a spool cut short (a killed run): events may be missing */
 #define DYL_FLOW_F_NOSITES 4u	/* allocation sites were not recorded (DYL_FLOW_SITES=0) */
 #define DYL_FLOW_F_HOSTREAD 8u	/* host reads recorded (std.flow:host_reads=on): HOST_READ exists */
+/* The names are the process's raw ones (object+0xoff): the readers name sites, statics and
+ * stack objects from the MODULE records, which come right after the head, and from the
+ * addresses (SITE's pcs, OBJECT's addr, a stack OBJECT's ip and cfa after its name). */
+#define DYL_FLOW_F_MODULES 16u
 
 /* Every record: TYPE (DYL_FR_*), LEN the bytes after this header (a multiple of 8). */
 struct dyl_flow_rec {
@@ -52,6 +56,7 @@ enum {
 	DYL_FR_ACCESS = 5,
 	DYL_FR_HOST_WRITE = 6,
 	DYL_FR_HOST_READ = 7,
+	DYL_FR_MODULE = 8,
 };
 #define DYL_FLOW_NONE UINT64_MAX	/* no site, no seq */
 
@@ -68,10 +73,27 @@ struct dyl_flow_site {
 	/* uint64_t pc[npc]; char text[text_len]; zeros to 8 bytes */
 };
 
+/* MODULE (head flag DYL_FLOW_F_MODULES): an object file the process had loaded at its
+ * end, with what a reader needs to name its addresses offline (as perf does): PATH (the
+ * program's: /proc/self/exe's target), its GNU build ID (BUILD_ID_LEN bytes; 0: none),
+ * its load bias (an address minus the bias is the file's own address) and the range
+ * [LO, HI) its segments took.  Then char path[path_len], the build ID, zeros to 8. */
+struct dyl_flow_module {
+	struct dyl_flow_rec h;
+	uint64_t module_id;	/* 0, 1, 2...: its place among the MODULE records */
+	uint64_t bias, lo, hi;
+	uint32_t path_len;
+	uint32_t build_id_len;
+	/* char path[path_len]; uint8_t build_id[build_id_len]; zeros to 8 bytes */
+};
+
 /* OBJECT: a memory object, before its first use.  Heap: one per block (realloc keeps
  * it, RESIZE); the tool groups blocks by site_id.  NAME (NAME_LEN bytes, no NUL, zeros
  * to 8): static "symbol" (else "object+0xoff"); stack "func:var" (else "func frame");
- * mapping: the mmap site's text (site_id) or empty; heap: empty. */
+ * mapping: the mmap site's text (site_id) or empty; heap: empty.  With DYL_FLOW_F_MODULES a
+ * stack object has two more words after its padded name: IP (its frame's return address;
+ * 0: not known) and CFA; its name is then per frame, and a reader joins the objects of one
+ * extent that it names alike (a variable seen from two call sites). */
 enum { DYL_OBJ_HEAP = 1, DYL_OBJ_STATIC = 2, DYL_OBJ_STACK = 3, DYL_OBJ_MAPPING = 4 };
 struct dyl_flow_object {
 	struct dyl_flow_rec h;

@@ -11,6 +11,15 @@
 #include <stdint.h>
 #include "dyl_flow.h"
 
+/* A module as the runtime found it (the MODULE record's fields) */
+struct dyl_flow_modinfo {
+	uint64_t bias, lo, hi;
+	const char *path;
+	size_t path_len;
+	const unsigned char *build_id;
+	size_t build_id_len;
+};
+
 /* How raw addresses become names; any of them NULL: hexadecimal (a reader after a
  * crash, which has not the process's objects).  Each writes at most ROOM bytes of text
  * (no NUL needed) into OUT and returns their number. */
@@ -27,6 +36,10 @@ struct dyl_flow_names {
 	/* the mapping with region id ID at START, SIZE bytes: its file's path (0: none;
 	 * the reader then names it by its mmap site) */
 	size_t (*mapping)(void *ctx, uint64_t id, uint64_t start, uint64_t size, char *out, size_t room);
+	/* the process's module I (from 0): 1 with *M set, 0 past the last.  Given, the
+	 * names above are raw (object+0xoff) and the file gets the MODULE records and the
+	 * head flag DYL_FLOW_F_MODULES: the readers name the addresses offline. */
+	int (*module)(void *ctx, unsigned i, struct dyl_flow_modinfo *m);
 };
 
 /* Writes TRACE.flow into OUT_FD from the spool SPOOL_FD (its first SIZE bytes).  The

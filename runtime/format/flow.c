@@ -689,6 +689,8 @@ static uint64_t put_object(struct fc *c, uint32_t kind, uint64_t size, uint64_t 
 	struct dyl_flow_object r = { { DYL_FR_OBJECT, 0 }, c->nobj, kind, (uint32_t)name_len, size, site,
 				     birth, addr };
 	r.h.len = (uint32_t)(sizeof(r) - 8 + (name_len + 7) / 8 * 8);
+	if (kind == DYL_OBJ_STACK && c->names && c->names->module)
+		r.h.len += 16;	/* ip and cfa follow the name (event_obj) */
 	put(c, &r, sizeof(r));
 	put_padded(c, name, name_len);
 	return c->nobj++;
@@ -806,6 +808,10 @@ static struct obj_ent *event_obj(struct fc *c, const struct item *it, uint64_t *
 		if (!byname->live) {
 			byname->obj = put_object(c, kind, end - start, DYL_FLOW_NONE, it->seq, start, name, n);
 			byname->live = 1;
+			if (c->names && c->names->module) {	/* the frame, for the readers */
+				uint64_t fr[2] = { ip, cfa };
+				put(c, fr, sizeof(fr));
+			}
 		}
 		o->obj = byname->obj;
 		o->live = 1;
@@ -843,6 +849,29 @@ static void emit_host_read(struct fc *c, const struct item *it)
 	struct dyl_flow_host_read r = { { DYL_FR_HOST_READ, sizeof(r) - 8 }, it->seq, o->obj, lo, hi,
 					DYL_RE_FLAGS(it->ev[0]) };
 	put(c, &r, sizeof(r));
+}
+
+/* The MODULE records, right after the head: what the readers name addresses with */
+static void put_modules(struct fc *c)
+{
+	static const char zeros[8];
+	struct dyl_flow_modinfo m;
+	uint64_t id = 0;
+
+	if (!c->names || !c->names->module)
+		return;
+	for (unsigned i = 0; c->names->module(c->names->ctx, i, &m) == 1; i++) {
+		if (m.path_len > TEXT_MAX || m.build_id_len > 64)
+			continue;	/* (no such file: nothing to name with) */
+		struct dyl_flow_module r = { { DYL_FR_MODULE, 0 }, id++, m.bias, m.lo, m.hi,
+					     (uint32_t)m.path_len, (uint32_t)m.build_id_len };
+		size_t n = m.path_len + m.build_id_len;
+		r.h.len = (uint32_t)(sizeof(r) - 8 + (n + 7) / 8 * 8);
+		put(c, &r, sizeof(r));
+		put(c, m.path, m.path_len);
+		put(c, m.build_id, m.build_id_len);
+		put(c, zeros, (8 - n % 8) % 8);
+	}
 }
 
 int dyl_flow_in_spool(int spool_fd, uint64_t size)
@@ -887,7 +916,10 @@ int dyl_flow_convert(int spool_fd, uint64_t size, int conv_flags, uint64_t seq, 
 		goto out;
 	struct dyl_flow_head h = { { 0 }, DYL_FLOW_VERSION, head_flags, pid, 0, nseq };
 	memcpy(h.magic, DYL_FLOW_MAGIC, 8);
+	if (names && names->module)
+		h.flags |= DYL_FLOW_F_MODULES;
 	put(&c, &h, sizeof(h));
+	put_modules(&c);
 	for (size_t i = 0; i < c.nit; i++) {
 		switch (c.it[i].type) {
 		case IT_ALLOC: emit_alloc(&c, &c.it[i]); break;

@@ -13,7 +13,7 @@
 
 /* What the command line asked for. */
 enum output { OUT_EDGES, OUT_OBJECTS, OUT_VIA, OUT_CALLS, OUT_SLICES, OUT_PHASES, OUT_SPANS,
-	      OUT_JSON, OUT_DOT, OUT_GPROF2DOT };
+	      OUT_JSON, OUT_DOT, OUT_GPROF2DOT, OUT_NAMES };
 
 struct opts {
 	enum output output;
@@ -44,6 +44,9 @@ struct proc {
  * after one message naming the file (and record). */
 int proc_read(struct proc *p, const char *trace, const struct opts *o);
 void proc_free(struct proc *p);
+/* --names: record,id,name for each SITE and OBJECT of TRACE's TRACE.flow, by the file's
+ * ids, named as the tool names them.  0, or -1 after one message. */
+int put_names(FILE *out, const char *trace);
 
 /* A node's name: "host" or the function's. */
 const char *node_name(uint32_t node);

@@ -246,6 +246,7 @@ int proc_read(struct proc *p, const char *trace, const struct opts *o)
 	if (rc != 0)
 		return -1;
 	p->flags = ff.flags;
+	ff.names = 1;
 	rc = reserve(p, &ff) != 0 || read_calls(p) != 0 || read_flow(p, o, &ff) != 0 ? -1 : 0;
 	flow_file_close(&ff);
 	if (rc != 0)
@@ -256,6 +257,47 @@ int proc_read(struct proc *p, const char *trace, const struct opts *o)
 	if (p->flags & DYL_FLOW_F_CUT)
 		input_warning(p->flow_path, 0, "from a run cut short: events may be missing");
 	return 0;
+}
+
+int put_names(FILE *out, const char *trace)
+{
+	size_t n = strlen(trace), sl = strlen(DYL_FLOW_SUFFIX);
+	int named = n > sl && !strcmp(trace + n - sl, DYL_FLOW_SUFFIX);
+	char *path = named ? strdup(trace) : NULL, *tr = named ? strndup(trace, n - sl) : NULL;
+	struct flow_file ff;
+	struct flow_rec r;
+	int rc;
+
+	if (!named && asprintf(&path, "%s%s", trace, DYL_FLOW_SUFFIX) < 0)
+		path = NULL;
+	if (!path || (named && !tr)) {
+		input_error(trace, 0, "out of memory");
+		free(path), free(tr);
+		return -1;
+	}
+	rc = flow_file_open(&ff, path, named ? tr : trace);
+	if (rc > 0)
+		input_error(path, 0, "cannot read it: was the wrapper built with -g std.flow?");
+	if (rc == 0) {
+		ff.file_ids = ff.names = 1;
+		while ((rc = flow_file_next(&ff, &r)) == 1) {
+			if (r.type != DYL_FR_SITE && r.type != DYL_FR_OBJECT)
+				continue;
+			char *s = strndup(r.text, r.text_len);
+			if (!s) {
+				rc = -1;
+				break;
+			}
+			fprintf(out, "%s,%llu,", r.type == DYL_FR_SITE ? "site" : "object",
+				(unsigned long long)r.id);
+			csv_str(out, s);
+			fputc('\n', out);
+			free(s);
+		}
+		flow_file_close(&ff);
+	}
+	free(path), free(tr);
+	return rc == 0 ? 0 : -1;
 }
 
 void proc_free(struct proc *p)

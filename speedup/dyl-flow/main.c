@@ -16,7 +16,8 @@
 
 static const char usage[] =
 "usage: dyl-flow TRACE... [--edges | --objects | --via-objects | --calls | --json |\n"
-"                          --dot | --gprof2dot] [--slices NS [--phases | --spans]]\n"
+"                          --dot | --gprof2dot | --names]\n"
+"                          [--slices NS [--phases | --spans]]\n"
 "                          [--threshold BYTES] [--svg FILE] [--plot FILE] [-o FILE]\n"
 "       dyl-flow --help\n";
 
@@ -65,6 +66,9 @@ static const char help[] =
 "                   coloured blue (few) to red (most) on a log scale\n"
 "  --gprof2dot      gprof2dot's JSON (version 0): each edge an event whose callchain is\n"
 "                   [consumer, producer] and cost its bytes: gprof2dot -f json FILE | dot\n"
+"  --names          record,id,name: each allocation site and object of TRACE.flow by\n"
+"                   the file's own ids, named as above (from the files the process had\n"
+"                   loaded: the process writes addresses, the tool names them)\n"
 "\n"
 "Pictures (beside any output):\n"
 "  --svg FILE       the graph as SVG, drawn by Graphviz's dot (Debian: graphviz)\n"
@@ -234,6 +238,8 @@ int main(int argc, char **argv)
 			o.output = OUT_DOT, nout++;
 		else if (!strcmp(a, "--gprof2dot"))
 			o.output = OUT_GPROF2DOT, nout++;
+		else if (!strcmp(a, "--names"))
+			o.output = OUT_NAMES, nout++;
 		else if (!strcmp(a, "--phases"))
 			sub = OUT_PHASES;
 		else if (!strcmp(a, "--spans"))
@@ -299,6 +305,18 @@ int main(int argc, char **argv)
 		fputs("seq,func,obj_id,object,read_bytes,written_bytes,read_ranges,"
 		      "written_ranges\n", out);
 	}
+	if (o.output == OUT_NAMES) {	/* the file's names alone: no engine */
+		fputs("record,id,name\n", out);
+		for (int k = 0; k < nfiles && rc == 0; k++)
+			if (put_names(out, files[k]) != 0)
+				rc = EXIT_BAD_INPUT;
+		if (outpath && outfile_close(&of, rc == 0) != 0 && rc == 0)
+			rc = 1;
+		else if (!outpath && fflush(stdout) != 0 && rc == 0)
+			rc = 1;
+		free(files);
+		return rc;
+	}
 	if (!(ps = calloc((size_t)nfiles, sizeof(*ps)))) {
 		free(files);
 		return 1;
@@ -335,6 +353,7 @@ int main(int argc, char **argv)
 		case OUT_JSON: r = put_json(out, ps, nfiles, &o); break;
 		case OUT_DOT: r = put_dot(out, ps, nfiles, &o); break;
 		case OUT_GPROF2DOT: r = put_gprof2dot(out, ps, nfiles); break;
+		case OUT_NAMES: break;	/* (above) */
 		}
 		if (r != 0)
 			rc = 1;

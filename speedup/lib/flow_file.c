@@ -9,7 +9,16 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include "flow_file.h"
+#include "flow_syms.h"
 #include "input.h"
+
+#define NAME_ROOM 1024	/* a name made here: as long as the runtime's (runtime/format/flow.c) */
+
+struct stack_name {		/* a stack object of the reader's, by extent and name */
+	uint64_t addr, size, hash;
+	char *name;		/* NULL: an empty slot */
+	uint32_t id;
+};
 
 int flow_file_spool(struct flow_file *ff, const char *trace);	/* flow_spool.c */
 
@@ -34,6 +43,7 @@ static uint32_t rd32(const char *p)
 static const uint32_t min_len[] = {
 	[DYL_FR_SITE] = 16, [DYL_FR_OBJECT] = 48, [DYL_FR_RESIZE] = 32, [DYL_FR_FREE] = 16,
 	[DYL_FR_ACCESS] = 40, [DYL_FR_HOST_WRITE] = 32, [DYL_FR_HOST_READ] = 32,
+	[DYL_FR_MODULE] = 40,
 };
 
 void flow_file_error(const struct flow_file *ff, const char *what)
@@ -45,6 +55,11 @@ void flow_file_error(const struct flow_file *ff, const char *what)
 /* The head: magic and version.  0, or -1 after a message. */
 static int read_head(struct flow_file *ff)
 {
+	if (ff->size == 0) {	/* made at exit, written at the end of the conversion */
+		input_error(ff->path, 0, "empty: the process ended before std.flow wrote it "
+			    "(killed or crashed?)");
+		return -1;
+	}
 	if (ff->size < sizeof(struct dyl_flow_head) || memcmp(ff->data, DYL_FLOW_MAGIC, 8) != 0) {
 		input_error(ff->path, 0, "not a flow file (no %s at its start)", DYL_FLOW_MAGIC);
 		return -1;
@@ -58,6 +73,11 @@ static int read_head(struct flow_file *ff)
 	memcpy(&ff->pid, ff->data + 16, 4);
 	ff->nseq = rd64(ff->data + 24);
 	ff->off = sizeof(struct dyl_flow_head);
+	if ((ff->flags & DYL_FLOW_F_MODULES) &&
+	    (!(ff->syms = flow_syms_new()) || !(ff->name = malloc(NAME_ROOM)))) {
+		input_error(ff->path, 0, "out of memory");
+		return -1;
+	}
 	return 0;
 }
 
@@ -89,12 +109,116 @@ void flow_file_close(struct flow_file *ff)
 {
 	struct input_file in = { ff->path, ff->data, ff->size, ff->mapped };
 
+	flow_syms_free(ff->syms);
+	ff->syms = NULL;
+	free(ff->name);
+	ff->name = NULL;
+	free(ff->idmap);
+	ff->idmap = NULL;
+	for (size_t i = 0; i < ff->stacks_room; i++)
+		free(ff->stacks[i].name);
+	free(ff->stacks);
+	ff->stacks = NULL;
 	if (ff->from_spool)
 		free((char *)ff->data);
 	else if (ff->data)
 		input_close(&in);
 	ff->data = NULL;
 	ff->size = 0;
+}
+
+/* The stack object at ADDR, SIZE bytes, named NAME (LEN bytes): the reader's id of the
+ * one named so before (1), or a new one's (0); -1 out of memory. */
+static int join_stack(struct flow_file *ff, uint64_t addr, uint64_t size, const char *name, size_t len,
+		      uint32_t *id)
+{
+	uint64_t h = 14695981039346656037ull ^ addr * 0x9E3779B97F4A7C15ull ^ size;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)name[i]) * 1099511628211ull;
+	if ((ff->nstacks + 1) * 2 > ff->stacks_room) {
+		size_t room = ff->stacks_room ? ff->stacks_room * 2 : 256;
+		struct stack_name *t = calloc(room, sizeof(*t));
+		if (!t)
+			return -1;
+		for (size_t i = 0; i < ff->stacks_room; i++) {
+			if (!ff->stacks[i].name)
+				continue;
+			size_t j = (size_t)ff->stacks[i].hash & (room - 1);
+			while (t[j].name)
+				j = (j + 1) & (room - 1);
+			t[j] = ff->stacks[i];
+		}
+		free(ff->stacks);
+		ff->stacks = t;
+		ff->stacks_room = room;
+	}
+	size_t j = (size_t)h & (ff->stacks_room - 1);
+	for (; ff->stacks[j].name; j = (j + 1) & (ff->stacks_room - 1)) {
+		struct stack_name *e = &ff->stacks[j];
+		if (e->hash == h && e->addr == addr && e->size == size && strlen(e->name) == len &&
+		    !memcmp(e->name, name, len)) {
+			*id = e->id;
+			return 1;
+		}
+	}
+	char *dup = strndup(name, len);
+	if (!dup)
+		return -1;
+	ff->stacks[j] = (struct stack_name){ addr, size, h, dup, (uint32_t)ff->nobjects };
+	ff->nstacks++;
+	*id = (uint32_t)ff->nobjects;
+	return 0;
+}
+
+/* An OBJECT of a file with modules (its id the file's): its name made here, its id the
+ * reader's.  0; 1 when it is a stack object named as one before (the reader gets no
+ * second OBJECT: its records name the first); -1 with WHY set. */
+static int name_object(struct flow_file *ff, struct flow_rec *r, char *why, size_t room)
+{
+	uint32_t id = (uint32_t)ff->nobjects;
+	int joined = 0;
+
+	if (r->id >= UINT32_MAX) {
+		snprintf(why, room, "object id %llu too large", (unsigned long long)r->id);
+		return -1;
+	}
+	if (r->id >= ff->idmap_room) {
+		size_t n = ff->idmap_room ? ff->idmap_room * 2 : 1024;
+		uint32_t *m = realloc(ff->idmap, n * sizeof(*m));
+		if (!m) {
+			snprintf(why, room, "out of memory");
+			return -1;
+		}
+		ff->idmap = m;
+		ff->idmap_room = n;
+	}
+	if (r->kind == DYL_OBJ_STATIC && ff->names) {
+		r->text = ff->name;
+		r->text_len = (uint32_t)flow_syms_static(ff->syms, r->addr, ff->name, NAME_ROOM);
+	} else if (r->kind == DYL_OBJ_STACK) {
+		size_t at = 48 + ((size_t)r->text_len + 7) / 8 * 8;
+		if (r->len >= at + 16) {	/* the frame after the name */
+			size_t n = flow_syms_stack(ff->syms, rd64(r->body + at), rd64(r->body + at + 8),
+						   r->addr, ff->name, NAME_ROOM);
+			if (!n)
+				memcpy(ff->name, "frame", n = 5);
+			r->text = ff->name;
+			r->text_len = (uint32_t)n;
+		}
+		if (!ff->file_ids &&
+		    (joined = join_stack(ff, r->addr, r->size, r->text, r->text_len, &id)) < 0) {
+			snprintf(why, room, "out of memory");
+			return -1;
+		}
+	}
+	if (ff->file_ids)
+		id = (uint32_t)r->id;
+	ff->idmap[r->id] = id;
+	r->id = id;
+	if (!joined)
+		ff->nobjects++;
+	return joined;
 }
 
 /* Decodes and checks the current record R (its type, len and body set).  0, or -1 with
@@ -126,6 +250,15 @@ static int decode(struct flow_file *ff, struct flow_rec *r, char *why, size_t ro
 		}
 		ff->nsites++;
 		r->text = b + 16 + (size_t)r->npc * 8;
+		if (ff->syms && ff->names && r->npc) {	/* named from the pcs */
+			const char *pc = b + 16;
+			uint64_t v[64];
+			unsigned n = r->npc < 64 ? r->npc : 64;
+			for (unsigned i = 0; i < n; i++)
+				v[i] = rd64(pc + 8 * i);
+			r->text_len = (uint32_t)flow_syms_site(ff->syms, v, n, ff->name, NAME_ROOM);
+			r->text = ff->name;
+		}
 		return 0;
 	case DYL_FR_OBJECT:
 		r->id = rd64(b);
@@ -140,19 +273,46 @@ static int decode(struct flow_file *ff, struct flow_rec *r, char *why, size_t ro
 				 r->text_len, len);
 			return -1;
 		}
-		if (r->id != ff->nobjects) {	/* the Nth OBJECT is object N */
+		if (r->id != ff->nfile_objects) {	/* the Nth OBJECT is object N */
 			snprintf(why, room, "OBJECT %llu out of order (object %llu expected)",
-				 (unsigned long long)r->id, (unsigned long long)ff->nobjects);
+				 (unsigned long long)r->id, (unsigned long long)ff->nfile_objects);
 			return -1;
 		}
-		ff->nobjects++;
+		ff->nfile_objects++;
 		if (r->kind < DYL_OBJ_HEAP || r->kind > DYL_OBJ_MAPPING) {
 			snprintf(why, room, "OBJECT %llu: kind %u unknown", (unsigned long long)r->id,
 				 r->kind);
 			return -1;
 		}
 		r->text = b + 48;
+		if (ff->syms)
+			return name_object(ff, r, why, room);
+		ff->nobjects++;
 		return 0;
+	case DYL_FR_MODULE: {
+		uint32_t path_len = rd32(b + 32), id_len = rd32(b + 36);
+		r->id = rd64(b);
+		r->addr = rd64(b + 8);
+		r->lo = rd64(b + 16);
+		r->hi = rd64(b + 24);
+		if ((uint64_t)path_len + id_len > len - 40) {
+			snprintf(why, room, "MODULE: a path of %u bytes and a build ID of %u do not fit "
+				 "its %u bytes", path_len, id_len, len);
+			return -1;
+		}
+		r->text = b + 40;
+		r->text_len = path_len;
+		r->npc = id_len;
+		int e = ff->syms ? flow_syms_module(ff->syms, r->addr, r->lo, r->hi, r->text, path_len,
+						    (const unsigned char *)b + 40 + path_len, id_len) : 0;
+		if (e == -2)
+			snprintf(why, room, "more than %u MODULE records", FLOW_SYMS_MAX);
+		else if (e != 0)
+			snprintf(why, room, "out of memory");
+		if (e != 0)
+			return -1;
+		return 0;
+	}
 	case DYL_FR_RESIZE:
 		r->id = rd64(b);
 		r->size = rd64(b + 8);
@@ -193,10 +353,14 @@ static int decode(struct flow_file *ff, struct flow_rec *r, char *why, size_t ro
 		snprintf(why, room, "object id %llu too large", (unsigned long long)r->id);
 		return -1;
 	}
+	if (ff->syms)	/* the reader's id (one not defined stays one not defined) */
+		r->id = r->id < ff->nfile_objects ? ff->idmap[r->id] :
+			r->id - ff->nfile_objects + ff->nobjects;
 	return 0;
 }
 
-int flow_file_next(struct flow_file *ff, struct flow_rec *r)
+/* One record of the file into R: 1, 2 (one the reader does not see), 0 or -1. */
+static int next_record(struct flow_file *ff, struct flow_rec *r)
 {
 	char why[200];
 
@@ -212,10 +376,20 @@ int flow_file_next(struct flow_file *ff, struct flow_rec *r)
 	}
 	r->type = rd32(ff->data + ff->off);
 	r->body = ff->data + ff->off + 8;
-	if (decode(ff, r, why, sizeof(why)) != 0) {
+	int d = decode(ff, r, why, sizeof(why));
+	if (d < 0) {
 		flow_file_error(ff, why);
 		return -1;
 	}
 	ff->off += 8 + (size_t)r->len;
-	return 1;
+	return d == 1 ? 2 : 1;	/* 2: joined to an object before: the caller reads on */
+}
+
+int flow_file_next(struct flow_file *ff, struct flow_rec *r)
+{
+	int rc;
+
+	while ((rc = next_record(ff, r)) == 2)
+		;
+	return rc;
 }

@@ -32,7 +32,21 @@ struct flow_file {
 	size_t off;		/* the next record's */
 	uint64_t records;	/* records read so far (the current one's number, from 1) */
 	size_t rec_off;		/* the current record's offset */
-	uint64_t nsites, nobjects;	/* SITE and OBJECT records so far */
+	uint64_t nsites, nobjects;	/* SITE and OBJECT records so far (objects: as the
+					 * reader sees them, stack objects joined) */
+	/* head flag DYL_FLOW_F_MODULES: names made here from the MODULE records
+	 * (flow_syms.h); stack objects of one extent named alike are one object, the
+	 * file's object ids renumbered (idmap) */
+	struct flow_syms *syms;
+	char *name;		/* the current record's new name */
+	uint64_t nfile_objects;	/* OBJECT records so far */
+	int file_ids;		/* set by the caller: the file's ids, no stack object joined */
+	int names;		/* set by the caller: sites and statics named too (stack
+				 * objects always are: they are joined by name) */
+	uint32_t *idmap;	/* the file's object id -> the reader's */
+	size_t idmap_room;
+	struct stack_name *stacks;	/* a hash table: stack objects by extent and name */
+	size_t nstacks, stacks_room;
 };
 
 /* One record, decoded.  The fields a type has are set; the rest are 0. */
@@ -47,8 +61,9 @@ struct flow_rec {
 	uint32_t kind;		/* OBJECT: DYL_OBJ_* */
 	uint32_t rw;		/* ACCESS: DYL_ACC_*; HOST_READ: how (0 seen, 1 assumed);
 				 * RESIZE: moved */
-	uint32_t npc;		/* SITE */
-	const char *text;	/* SITE: its text; OBJECT: its name */
+	uint32_t npc;		/* SITE; MODULE: the build ID's bytes */
+	const char *text;	/* SITE: its text; OBJECT: its name (named from the modules
+				 * where the file has them); MODULE: its path */
 	uint32_t text_len;
 };
 

@@ -11,8 +11,8 @@ import time
 
 import pytest
 
-from dyltest import (DYLIBERATOR, EXAMPLES, TIMEOUT, Trace, build_c, dyliberator, lib_path, list_verdicts,
-                     readelf_dynsyms, run, run_both, wrap)
+from dyltest import (DYLIBERATOR, EXAMPLES, ROOT, TIMEOUT, Trace, build_c, dyliberator, lib_path,
+                     list_verdicts, readelf_dynsyms, run, run_both, wrap)
 
 LIBCRYPTO = 'libcrypto.so.3'
 LIBSSL = 'libssl.so.3'
@@ -87,6 +87,13 @@ def evp_defs_wrapper(tmp_path_factory, app):
 
 
 @pytest.fixture(scope='module')
+def flow_wrapper(tmp_path_factory):
+    """libcrypto's digests under std.flow (issue 33's reproduction)"""
+    d = tmp_path_factory.mktemp('flow_wrap')
+    return wrap(d, '--lib', LIBCRYPTO, '-f', 'EVP_Digest*', '-g', 'std.flow', name='flow.so')
+
+
+@pytest.fixture(scope='module')
 def crypto_list():
     r = dyliberator('--lib', LIBCRYPTO, '--list')
     return r.stdout, list_verdicts(r.stdout)
@@ -148,6 +155,28 @@ def test_dgst_whole_library(whole, data, crypto_syms, tmp_path):
     assert all(int(row['depth']) >= 1 for row in updates)
     assert t.count('BIO_read') >= len(updates)
     assert t.count('EVP_DigestFinal_ex') >= 1
+
+
+def test_dgst_under_std_flow(flow_wrapper, data, tmp_path):
+    """Issue 33: naming allocation sites at exit through libdw started its debuginfod
+    client, which loaded libcurl and libssh2, and libssh2 called into libcrypto after
+    OpenSSL's cleanup: exit 139, stdout lost, an empty .flow.  Now the process writes
+    addresses and its module table; the tool names them (libcrypto has only dynamic
+    symbols: its allocations are made in CRYPTO_malloc or CRYPTO_zalloc)."""
+    path, blob = data
+    r, trace = run_both(['openssl', 'dgst', '-sha256', path], flow_wrapper, tmp_path)
+    assert r.returncode == 0
+    assert r.stdout.decode().strip().endswith(hashlib.sha256(blob).hexdigest())
+    with open(trace + '.flow', 'rb') as f:
+        raw = f.read()
+    assert raw.startswith(b'DYLFLOW1')
+    assert b'CRYPTO_' not in raw            # no name is looked up in the process
+    dyl_flow = os.path.join(ROOT, 'bin', 'dyl-flow')
+    names = run([dyl_flow, '--names', trace]).stdout.splitlines()
+    sites = [n.split(',', 2)[2] for n in names[1:] if n.startswith('site,')]
+    assert sites and any(s.startswith('CRYPTO_') for s in sites), sites[:5]
+    edges = run([dyl_flow, trace]).stdout
+    assert edges.startswith('producer,consumer,bytes')
 
 
 def test_enc_encrypt_decrypt_whole_library(whole, data, crypto_syms, tmp_path):

@@ -422,7 +422,8 @@ def tools(tmp_path_factory):
              *('-I' + os.path.join(ROOT, f[2:]) for f in make_says('tool-inc'))]
     for name in ('dyl-trace', 'dyl-speedup', 'dyl-model'):
         srcs = [os.path.join(ROOT, f) for f in make_says('tool-src-' + name)]
-        dyltest.run([CC, *flags, '-o', os.path.join(d, name), *srcs, '-lm'], cwd=d)
+        dyltest.run([CC, *flags, '-o', os.path.join(d, name), *srcs, *make_says('tool-libs')],
+                    cwd=d)
     return d
 
 

@@ -44,6 +44,19 @@ def host_write(seq, obj_id, lo, hi):
     return _rec(6, struct.pack('<QQQQ', seq, obj_id, lo, hi))
 
 
+def stack_obj(obj_id, size, name, addr, ip, cfa, birth_seq=0):
+    """a stack OBJECT of a file with modules (flag 16): its frame after its name"""
+    n = _pad(name.encode())
+    return _rec(2, struct.pack('<QIIQQQQ', obj_id, STACK, len(name.encode()), size, NONE,
+                               birth_seq, addr) + n + struct.pack('<QQ', ip, cfa))
+
+
+def module(module_id, path, build_id, bias, lo, hi):
+    p = path.encode()
+    return _rec(8, struct.pack('<QQQQII', module_id, bias, lo, hi, len(p), len(build_id))
+                + p + build_id)
+
+
 def flow_file(records, pid=100, nseq=0, flags=0):
     head = b'DYLFLOW1' + struct.pack('<IIiIQ', 1, flags, pid, 0, nseq)
     return head + b''.join(records)

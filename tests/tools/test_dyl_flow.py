@@ -13,11 +13,11 @@ import sys
 
 import pytest
 
-from dyltest import ROOT, make
+from dyltest import ROOT, TEST_APPS, build_c, make, run
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from flowfile import (HEAP, MAPPING, STACK, STATIC, access, flow_file, free, host_write,  # noqa: E402
-                      obj, resize, site, trace_csv)
+                      module, obj, resize, site, stack_obj, trace_csv)
 
 DYL_FLOW = os.path.join(ROOT, 'bin', 'dyl-flow')
 
@@ -222,6 +222,11 @@ def test_bad_input(tmp_path):
     # not a flow file; no flow file
     flow.write_bytes(b'hello')
     assert 'not a flow file' in dyl_flow(t, rc=2).stderr
+    # empty: made at exit, the process ended before it was written (issue 33)
+    flow.write_bytes(b'')
+    r = dyl_flow(t, rc=2)
+    assert r.stderr == ('dyl-flow: ' + str(flow) + ': empty: the process ended before std.flow '
+                        'wrote it (killed or crashed?)\n'), r.stderr
     flow.unlink()
     r = dyl_flow(t, rc=2)
     assert r.stderr.count('\n') == 1 and 'std.flow' in r.stderr
@@ -235,3 +240,67 @@ def test_bad_input(tmp_path):
     assert out.read_text().startswith('producer,consumer,')
     assert dyl_flow('--bogus', rc=2).stderr.startswith('dyl-flow: --bogus')
     assert 'fresh_bytes' in dyl_flow('--help').stdout
+
+
+def symbols(exe):
+    """name -> address of EXE's symbols (nm)"""
+    out = {}
+    for line in run(['nm', exe]).stdout.splitlines():
+        f = line.split()
+        if len(f) == 3:
+            out[f[2]] = int(f[0], 16)
+    return out
+
+
+def test_names_made_offline(tmp_path):
+    """Issue 33: the process writes addresses and its modules (flag 16); dyl-flow names
+    them from the files: a site's frames by function and file:line (binutils' addr2line
+    says which), up to main; a static by its symbol; a frame's stack object seen from two
+    return addresses in one function is one object.  A file whose build ID is not the
+    run's keeps the raw names (object+0xoff)."""
+    exe = build_c(tmp_path, os.path.join(TEST_APPS, 'flow_names.c'), 'flow_names', '-O0')
+    sym = symbols(exe)
+    note = run(['readelf', '-n', exe]).stdout
+    build_id = bytes.fromhex(note.split('Build ID:')[1].split()[0])
+    bias = 0x555555554000
+    pcs = (bias + sym['make'] + 5, bias + sym['main'] + 5, 0x1234)
+
+    def where(pc):      # the call is the byte before the return address
+        loc = run(['addr2line', '-e', exe, hex(pc - bias - 1)]).stdout.strip()
+        return os.path.basename(loc.split(' ')[0])
+
+    def names(bid, path=exe):
+        calls = [(0, 'A', 0, 100), (1, 'B', 200, 100)]
+        t = write(tmp_path, 'named.csv', calls, [
+            module(0, path, bid, bias, bias, bias + 0x100000),
+            site(0, 'raw', pcs), obj(0, HEAP, 64, 0),
+            obj(1, STATIC, 256, name='raw', addr=bias + sym['table']),
+            stack_obj(2, 128, 'raw', 0x7ffc0000, bias + sym['fill'] + 4, 0x7ffc0100),
+            stack_obj(3, 128, 'raw', 0x7ffc0000, bias + sym['fill'] + 9, 0x7ffc0100),
+            access(0, 2, 0, 128, 1), access(1, 3, 0, 128, 0)])
+        with open(t + '.flow', 'r+b') as f:     # head flag 16: names from the modules
+            f.seek(12)
+            f.write((16).to_bytes(4, 'little'))
+        got = {(r['record'], int(r['id'])): r['name'] for r in rows(dyl_flow(t, '--names').stdout)}
+        return t, got
+
+    t, got = names(build_id)
+    assert got[('site', 0)] == f'make ({where(pcs[0])}) <- main ({where(pcs[1])})'
+    assert got[('object', 1)] == 'table'
+    assert got[('object', 2)] == got[('object', 3)] and got[('object', 2)].startswith('fill')
+    objs = rows(dyl_flow(t, '--objects').stdout)
+    (stack,) = [o for o in objs if o['kind'] == 'stack']
+    assert (stack['object'], stack['blocks'], stack['call_written'], stack['call_read']) == \
+        (got[('object', 2)], '1', '128', '128')
+    # B reads what A wrote through the other return address: one object, one edge
+    assert edges(t)[('A', 'B')] == (128, 128, 128)
+    # another build of the file: raw names
+    t, got = names(b'\x01' * len(build_id))
+    assert got[('site', 0)] == (f'flow_names+0x{pcs[0] - bias:x} <- flow_names+0x{pcs[1] - bias:x}'
+                                ' <- 0x1234')
+    assert got[('object', 1)] == f'flow_names+0x{sym["table"]:x}'
+    # a module path that is a FIFO (a planted file): not opened, raw names, no hang
+    fifo = str(tmp_path / 'flow_names.fifo')
+    os.mkfifo(fifo)
+    t, got = names(build_id, fifo)
+    assert got[('object', 1)] == f'flow_names.fifo+0x{sym["table"]:x}'
