@@ -365,6 +365,14 @@ static void take_results(struct prediction *p, struct timeline *tl)
 	p->timeline_total_ns = tl->end_ns + ((double)p->total_ns - (double)p->tl_clock_total_ns);
 	p->queue_wait_ns = tl->queue_wait_ns;
 	p->waited_calls = tl->waited_calls;
+	/* the threads' lives (report_threads.c's measured column), summed */
+	p->threads_ns = (double)p->total_ns;
+	for (int i = 1; i < tl->n; i++) {
+		const struct tl_thread *t = &tl->th[i];
+		if (t->state != TL_ABSORBED)
+			p->threads_ns += (double)((t->end_ns != TL_UNKNOWN ? t->end_ns
+						   : (int64_t)p->tl_clock_total_ns) - t->start_ns);
+	}
 }
 
 int tl_predict(struct prediction *p, const struct trace *tr, struct tl_calls *rc, int devices)
