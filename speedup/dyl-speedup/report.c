@@ -558,7 +558,10 @@ static void json_kernels(FILE *out, const struct prediction *p, const int *kern,
 		json_u64(out, "measured_ns", k->measured_ns);
 		json_u64(out, "inner_rows", k->inner_rows);
 		json_u64(out, "inner_tracing_ns", k->inner_cost_ns);
-		json_double(out, "P", p->total_ns ? (double)k->t_ns / (double)p->total_ns : 0);
+		/* (P's base: T, or the threads' time when they ran at once) */
+		double base = p->timeline && p->threads_ns > (double)p->total_ns ? p->threads_ns
+										 : (double)p->total_ns;
+		json_double(out, "P", base > 0 ? (double)k->t_ns / base : 0);
 		json_double(out, "predicted_ns", k->predicted_ns);
 		json_double(out, "S_P", k->calls ? (double)k->t_ns / k->predicted_ns : NAN);
 		json_u64(out, "out_of_range_calls", k->out_of_range);
@@ -597,6 +600,8 @@ static void json_totals(FILE *out, const struct prediction *p)
 	json_u64(out, "inner_tracing_ns", p->inner_cost_ns);
 	json_double(out, "tracing_ns_per_row", p->row_cost_ns);
 	json_double(out, "P", p->P);
+	if (p->timeline)
+		json_double(out, "threads_ns", p->threads_ns);
 	json_double(out, "predicted_ns", p->predicted_ns);
 	json_double(out, "setup_ns", p->setup_ns);
 	json_double(out, "S_P", p->S_P);

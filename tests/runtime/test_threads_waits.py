@@ -97,6 +97,7 @@ def test_writer_follows_the_kernel(app, tmp_path, mode):
     assert Tp >= N / 2 * K_US * 1000 / K
     # P is a share (of the threads' time when they ran at once), never above 100 %
     assert 0 <= res['P'] <= 1, res['P']
+    assert all(0 <= k['P'] <= 1 for k in res['kernels']), res['kernels']
     shown = [float(x) for x in re.findall(r'(-?\d+\.\d+)%', text)]
     assert shown and all(0 <= x <= 100 for x in shown), text
     assert 'would say -' not in text, text
