@@ -13,11 +13,9 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <pthread.h>
 #include <string.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 #include "internal.h"
+#include "thread_record.h"
 
 _Static_assert((int)DYL_WAIT_COND == DYL_ON_COND && (int)DYL_WAIT_MUTEX == DYL_ON_MUTEX &&
 	       (int)DYL_WAIT_SEM == DYL_ON_SEM && (int)DYL_WAIT_BARRIER == DYL_ON_BARRIER,
@@ -56,29 +54,14 @@ uint64_t dyl_wait_begin(const void *caller)
 	return now;
 }
 
-static void put(uint32_t kind, uint32_t on, const void *obj, uint64_t t1, uint64_t t2)
-{
-	int saved = errno, cancel;
-
-	DYL_BUSY_IN();
-	struct dyl_event e = { kind, (int32_t)syscall(SYS_gettid), 0, on, (uint64_t)(uintptr_t)obj,
-			       t1, t2 };
-	/* (the spool's write is a cancellation point: see threads.c) */
-	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
-	dyl_spool_event(&e);
-	pthread_setcancelstate(cancel, NULL);
-	DYL_BUSY_OUT();
-	errno = saved;
-}
-
 void dyl_wait_end(uint64_t t, int on, const void *obj)
 {
 	if (t)
-		put(DYL_EV_WAIT, (uint32_t)on, obj, t, dyl_now());
+		dyl_threads_record(DYL_EV_WAIT, 0, (uint32_t)on, (uint64_t)(uintptr_t)obj, t, dyl_now());
 }
 
 void dyl_wake(uint64_t t, int on, const void *obj)
 {
 	if (t)
-		put(DYL_EV_WAKE, (uint32_t)on, obj, t, 0);
+		dyl_threads_record(DYL_EV_WAKE, 0, (uint32_t)on, (uint64_t)(uintptr_t)obj, t, 0);
 }
