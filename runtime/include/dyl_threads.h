@@ -183,11 +183,11 @@ DYL_THREAD_HOOK void GOMP_parallel(void (*fn)(void *), void *data, unsigned num_
 /* Is PC this wrapper's own code (a micro-generator's lock)?  Not recorded: the runtime
  * takes its own locks to record, maybe inside it. */
 extern const char __ehdr_start[] __attribute__((visibility("hidden")));
-extern const char __etext[] __attribute__((visibility("hidden")));
+extern const char _etext[] __attribute__((visibility("hidden")));
 
 static uint64_t dyl_wait_start(const void *pc)
 {
-	if ((const char *)pc >= __ehdr_start && (const char *)pc < __etext)
+	if ((const char *)pc >= __ehdr_start && (const char *)pc < _etext)
 		return 0;
 	return dyl_threads_ours() ? dyl_wait_begin(pc) : 0;
 }

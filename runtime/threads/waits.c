@@ -42,13 +42,13 @@ static int waits_on(void)
 /* This object's code, from its ELF header to the end of its text (the linker's symbols).
  * The runtime's own locks reach the wrapper's interposers too; recording one would take
  * dyl_rt.io inside whatever lock it is (dyl_rt.io itself: a deadlock). */
-extern const char __ehdr_start[] HIDDEN, __etext[] HIDDEN;
+extern const char __ehdr_start[] HIDDEN, _etext[] HIDDEN;
 
 uint64_t dyl_wait_begin(const void *caller)
 {
 	int saved = errno;
 	const char *pc = caller;
-	uint64_t now = waits_on() && !(pc >= __ehdr_start && pc < __etext) ? dyl_now() : 0;
+	uint64_t now = waits_on() && !(pc >= __ehdr_start && pc < _etext) ? dyl_now() : 0;
 
 	errno = saved;
 	return now;
