@@ -9,12 +9,13 @@ times faster (work = microseconds, f = work / 4 us).
 
 Measured T holds the producers' 4 calls in a row (160 ms); the writer, which waits for
 them, ends W later.  Predicted, the writer's waits end when the producers' wake-ups do on
-their timelines: T' = T less what the producer's calls save (t - f, about 120 ms), less
-the writer's wake-up latency after its last wait (not kept: see timeline.c), which the
-tolerance takes: half a predicted call, K_US / K / 2 = 5 ms.  Without the waits recorded
-(DYL_WAITS=off) the writer's measured life holds the process: T' = T.  Everything sleeps,
-and the programs run at a real-time priority where allowed (as test_timeline_sleep.py),
-so a loaded machine does not delay their wake-ups."""
+their timelines: T' = T less what a producer's calls save (t - f, about 120 ms), less the
+time the writer's last wait took after its wake-up (a wait's end is its wake-up's: see
+timeline.c).  So T - T' lies between the least saving and the greatest plus every wait's
+time after its wake-up (read from the trace), give or take W_US, the writer's own sleep.
+Without the waits recorded (DYL_WAITS=off) the writer's measured life holds the process:
+T' = T.  Everything sleeps; the programs run at a real-time priority where allowed (as
+test_timeline_sleep.py), so that fewer wake-ups come late on a loaded machine."""
 import json
 import os
 import re
@@ -29,7 +30,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 APPS = os.path.join(HERE, '..', 'apps')
 SPEEDUP = os.path.join(dyltest.ROOT, 'bin', 'dyl-speedup')
 N, K_US, W_US, K = 8, 40000, 1000, 4
-TOL = K_US * 1000 / K / 2
+TOL = W_US * 1000
 
 
 class Built:
@@ -69,6 +70,20 @@ def lines(path, kind):
                 for line in f if line.startswith(f'# {kind} ')]
 
 
+def after_wake_ups(path):
+    """What the trace's waits took after the wake-up that ended them, summed: the last
+    wake-up of the object by another thread while it waited (a barrier's: an arrival)."""
+    waits = lines(path, 'wait')
+    wakes = [(k['obj'], k['tid'], int(k['at_ns'])) for k in lines(path, 'wake')]
+    wakes += [(w['obj'], w['tid'], int(w['call_ns'])) for w in waits if w['on'] == 'barrier']
+    total = 0
+    for w in waits:
+        call, ret = int(w['call_ns']), int(w['ret_ns'])
+        at = [a for obj, tid, a in wakes if obj == w['obj'] and tid != w['tid'] and call <= a <= ret]
+        total += ret - max(at) if at else 0
+    return total
+
+
 def predict(app, trace):
     r = subprocess.run([SPEEDUP, '--json', '--devices', 'unlimited', trace, app.model],
                        capture_output=True, text=True)
@@ -90,10 +105,11 @@ def test_writer_follows_the_kernel(app, tmp_path, mode):
     res, text = predict(app, path)
     assert res['timeline'] is True
     T, Tp = res['total_ns'], res['predicted_total_ns']
-    # the thread whose calls save most decides: its calls are the chain the writer waits on
-    saving = max(t['t_ns'] - t['f_ns'] for t in res['threads'])
-    assert saving > N / 2 * K_US * 1000 * (1 - 1 / K) * 0.99, res['threads']
-    assert abs((T - Tp) - saving) <= TOL, (T, Tp, saving)
+    # the producers' calls are the chain the writer waits on
+    savings = [t['t_ns'] - t['f_ns'] for t in res['threads'] if t['calls']]
+    assert min(savings) >= N / 2 * K_US * 1000 * (1 - 1 / K), res['threads']
+    slack = after_wake_ups(path)
+    assert min(savings) - TOL <= T - Tp <= max(savings) + slack + TOL, (T, Tp, savings, slack)
     assert Tp >= N / 2 * K_US * 1000 / K
     # P is a share (of the threads' time when they ran at once), never above 100 %
     assert 0 <= res['P'] <= 1, res['P']
@@ -113,5 +129,5 @@ def test_without_waits_the_writer_holds_the_process(app, tmp_path):
     assert r.returncode == 0
     assert not lines(path, 'wait') and not lines(path, 'wake')
     res, _ = predict(app, path)
-    saving = max(t['t_ns'] - t['f_ns'] for t in res['threads'])
+    saving = min(t['t_ns'] - t['f_ns'] for t in res['threads'] if t['calls'])
     assert res['total_ns'] - res['predicted_total_ns'] < saving / 2
