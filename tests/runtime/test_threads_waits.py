@@ -117,9 +117,10 @@ def test_writer_follows_the_kernel(app, tmp_path, mode):
     shown = [float(x) for x in re.findall(r'(-?\d+\.\d+)%', text)]
     assert shown and all(0 <= x <= 100 for x in shown), text
     assert 'would say -' not in text, text
-    if mode == 'cond':
-        assert any(s['after'] == 'wake' for s in res['critical_path']), res['critical_path']
-        assert 'end at the predicted time of the wake-up' in text
+    # (whether the critical path goes through a wake-up depends on the run's timing: a
+    # writer that found its last result ready did not wait for it; test_timeline.py has
+    # the path on a hand-made trace)
+    assert re.search(r'waits: [1-9]\d* of \d+ end at the predicted time of the wake-up', text), text
 
 
 def test_without_waits_the_writer_holds_the_process(app, tmp_path):
