@@ -24,8 +24,8 @@
 #include "tiny.h"
 
 #define N 8
-#define K_US 40000
-#define W_US 1000
+#define K_US 80000
+#define W_US 200
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t done = PTHREAD_COND_INITIALIZER;
