@@ -23,7 +23,10 @@ SKELETON_NEEDS = {'__errno_location'}
 RUNTIME_OWNED = {'execve', 'execv', 'execvp', 'execvpe', 'execl', 'execlp', 'execle',
                  'fexecve', '_exit', '_Exit', 'pthread_create', 'pthread_join',
                  'pthread_tryjoin_np', 'pthread_timedjoin_np', 'pthread_clockjoin_np',
-                 'GOMP_parallel'}
+                 'GOMP_parallel', 'pthread_cond_wait', 'pthread_cond_timedwait',
+                 'pthread_cond_clockwait', 'pthread_cond_signal', 'pthread_cond_broadcast',
+                 'pthread_mutex_lock', 'pthread_mutex_unlock', 'sem_wait', 'sem_timedwait',
+                 'sem_clockwait', 'sem_post', 'pthread_barrier_wait'}
 
 # Functions that return twice: a wrapper's frame would be returned through twice (vfork's
 # child runs on its parent's stack and clobbers the wrapper's frame; setjmp's second

@@ -55,6 +55,9 @@ static const struct var vars[DYL_ENV_COUNT] = {
 	[DYL_ENV_CONVERT_MAX] = { "DYL_CONVERT_MAX", "64M", NULL,
 				  "DYL_CONVERT=auto: a spool larger than this (bytes; K, M, G) "
 				  "keeps its rows", 1, 1 },
+	[DYL_ENV_WAITS] = { "DYL_WAITS", "on", "on, off",
+			    "record the threads' waits and wake-ups (condition variables, mutexes "
+			    "that block, semaphores, barriers) for dyl-speedup's timelines", 1 },
 };
 
 #define VALUE_MAX 4096

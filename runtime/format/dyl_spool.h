@@ -156,10 +156,11 @@ struct dyl_event {
 	uint32_t kind;		/* DYL_EV_* */
 	int32_t tid;		/* the thread it happened in */
 	int32_t parent;		/* START: the thread that called pthread_create */
-	uint32_t zero;
-	uint64_t handle;	/* START: the thread's pthread_t; JOIN: the joined thread's */
-	uint64_t t1, t2;	/* ticks.  START: create, start; END: end; JOIN and PARALLEL:
-				 * call, return */
+	uint32_t on;		/* WAIT, WAKE: what the object is (DYL_ON_*); else 0 */
+	uint64_t handle;	/* START: the thread's pthread_t; JOIN: the joined thread's;
+				 * WAIT, WAKE: the object's address */
+	uint64_t t1, t2;	/* ticks.  START: create, start; END: end; JOIN, PARALLEL and
+				 * WAIT: call, return; WAKE: call */
 };
 enum {
 	DYL_EV_ON = 1,		/* the wrapper interposes thread calls (no times) */
@@ -167,7 +168,13 @@ enum {
 	DYL_EV_END = 3,		/* it returned, or the thread called pthread_exit or was cancelled */
 	DYL_EV_JOIN = 4,	/* pthread_join (or a _np join) that succeeded */
 	DYL_EV_PARALLEL = 5,	/* GOMP_parallel: an OpenMP parallel region */
+	DYL_EV_WAIT = 6,	/* a wait that blocked: on a condition variable, a mutex, a
+				 * semaphore; every barrier wait (its arrival wakes the others) */
+	DYL_EV_WAKE = 7,	/* what may end another thread's wait: a signal or broadcast
+				 * with waiters, an unlock or post with waiters */
 };
+/* what a WAIT or WAKE is on (the trace's on=) */
+enum { DYL_ON_COND = 1, DYL_ON_MUTEX = 2, DYL_ON_SEM = 3, DYL_ON_BARRIER = 4 };
 
 /* The spool's path for the trace PATH: DIR/.NAME.dylspool.  0, or -1 if too long. */
 int dyl_spool_name(char *out, size_t room, const char *path);

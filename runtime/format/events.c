@@ -13,7 +13,8 @@
  *     would be taken for the joined one: only if its pthread_create began before the join
  *     was called.)
  * A join whose thread started nowhere in the spool (created before the wrapper could see
- * it) has no line.
+ * it) has no line.  Waits and wake-ups need no matching here: each is a line of its own,
+ * with the object's address (dyl-speedup pairs them).
  */
 #define _GNU_SOURCE
 #include <string.h>
@@ -35,7 +36,7 @@ struct thr {
 /* one line to write: its time, and what it is (an index into threads or events) */
 struct line {
 	uint64_t at;	/* ns */
-	uint32_t kind;	/* DYL_EV_START (a thread line), JOIN, PARALLEL */
+	uint32_t kind;	/* DYL_EV_START (a thread line), JOIN, PARALLEL, WAIT, WAKE */
 	uint32_t index;
 	int32_t target;	/* a join's thread */
 };
@@ -129,7 +130,9 @@ static int match(struct evs *e, struct dyl_conv *c)
 				return -1;
 			break;
 		case DYL_EV_PARALLEL:
-			if (add_line(e, dyl_conv_ns(c, v->t1), DYL_EV_PARALLEL, (uint32_t)i, 0) != 0)
+		case DYL_EV_WAIT:
+		case DYL_EV_WAKE:
+			if (add_line(e, dyl_conv_ns(c, v->t1), v->kind, (uint32_t)i, 0) != 0)
 				return -1;
 			break;
 		}
@@ -199,6 +202,18 @@ static char *put_line(char *p, const struct evs *e, const struct line *l, struct
 		p = put_ns(p, " create_ns=", c, t->create);
 		p = put_ns(p, " start_ns=", c, t->start);
 		p = put_ns(p, " end_ns=", c, t->end);
+	} else if (l->kind == DYL_EV_WAIT || l->kind == DYL_EV_WAKE) {
+		static const char *const on[] = { "?", "cond", "mutex", "sem", "barrier" };
+		const struct dyl_event *v = &e->ev[l->index];
+		p = put_tid(p, l->kind == DYL_EV_WAIT ? "# wait tid=" : "# wake tid=", v->tid);
+		p = put_s(put_s(p, " on="), on[v->on <= DYL_ON_BARRIER ? v->on : 0]);
+		p = dyl_put_u64(put_s(p, " obj="), v->handle);
+		if (l->kind == DYL_EV_WAIT) {
+			p = put_ns(p, " call_ns=", c, v->t1);
+			p = put_ns(p, " ret_ns=", c, v->t2);
+		} else {
+			p = put_ns(p, " at_ns=", c, v->t1);
+		}
 	} else {
 		const struct dyl_event *v = &e->ev[l->index];
 		p = put_tid(p, l->kind == DYL_EV_JOIN ? "# join tid=" : "# parallel tid=", v->tid);

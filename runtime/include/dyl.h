@@ -181,7 +181,11 @@ DYL_API void dyl_image_goes_on(void);
  *     dyl_thread_join_end(T, the thread joined, whether the join succeeded).
  *   GOMP_parallel: T = dyl_parallel_begin(), then dyl_parallel_end(T).
  *   dyl_threads_on(): the wrapper's interposers are the ones the program calls
- *     ('# threads=recorded'). */
+ *     ('# threads=recorded').
+ *   waits (runtime/threads/waits.c): T = dyl_wait_begin(the interposer's return address)
+ *     before a wait that blocks, or a wake-up that found waiters (0: record nothing, as for
+ *     the runtime's own locks); then dyl_wait_end(T, DYL_WAIT_*,
+ *     the object) after the wait, or dyl_wake(T, DYL_WAIT_*, the object) after the wake-up. */
 DYL_API void *dyl_thread_wrap(void *(*fn)(void *), void *arg);
 DYL_API void *dyl_thread_run(void *s);
 DYL_API void dyl_thread_created(void *s, int result);
@@ -190,6 +194,10 @@ DYL_API void dyl_thread_join_end(uint64_t t, unsigned long thread, int ok);
 DYL_API uint64_t dyl_parallel_begin(void);
 DYL_API void dyl_parallel_end(uint64_t t);
 DYL_API void dyl_threads_on(void);
+enum { DYL_WAIT_COND = 1, DYL_WAIT_MUTEX = 2, DYL_WAIT_SEM = 3, DYL_WAIT_BARRIER = 4 };
+DYL_API uint64_t dyl_wait_begin(const void *caller);
+DYL_API void dyl_wait_end(uint64_t t, int on, const void *obj);
+DYL_API void dyl_wake(uint64_t t, int on, const void *obj);
 
 #ifdef __cplusplus
 }

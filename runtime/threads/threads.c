@@ -25,6 +25,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "internal.h"
+#include "thread_record.h"
 
 /* what dyl_thread_run needs; lives from pthread_create to the thread's start */
 struct start {
@@ -54,12 +55,13 @@ static int recording(void)
 	       !dyl_rt.secure && !DYL_DISABLED() && !dyl_busy;
 }
 
-static void record(uint32_t kind, pid_t parent, uint64_t handle, uint64_t t1, uint64_t t2)
+void dyl_threads_record(uint32_t kind, pid_t parent, uint32_t on, uint64_t handle, uint64_t t1,
+			uint64_t t2)
 {
 	int saved = errno, cancel;
 
 	DYL_BUSY_IN();
-	struct dyl_event e = { kind, (int32_t)syscall(SYS_gettid), (int32_t)parent, 0, handle,
+	struct dyl_event e = { kind, (int32_t)syscall(SYS_gettid), (int32_t)parent, on, handle,
 			       t1, t2 };
 	/* the spool's write is a cancellation point: a thread cancelled there would leave
 	 * the trace's lock held (the process would hang at its next event or its exit) */
@@ -74,7 +76,7 @@ static void record(uint32_t kind, pid_t parent, uint64_t handle, uint64_t t1, ui
 static void ended(void *pid)
 {
 	if ((pid_t)(intptr_t)pid == (pid_t)syscall(SYS_getpid))	/* (not in a child the thread forked) */
-		record(DYL_EV_END, 0, 0, dyl_now(), 0);
+		dyl_threads_record(DYL_EV_END, 0, 0, 0, dyl_now(), 0);
 }
 
 /* A forked child has one thread: the lock may have been held by another of the
@@ -158,7 +160,7 @@ void *dyl_thread_run(void *arg)
 	uint64_t handle = (uint64_t)pthread_self();
 	put_start(s);
 	DYL_BUSY_OUT();
-	record(DYL_EV_START, parent, handle, create, dyl_now());
+	dyl_threads_record(DYL_EV_START, parent, 0, handle, create, dyl_now());
 	DYL_BUSY_IN();
 	pthread_setspecific(thr.key, (void *)(intptr_t)pid);
 	DYL_BUSY_OUT();
@@ -183,7 +185,7 @@ uint64_t dyl_thread_join_begin(void)
 void dyl_thread_join_end(uint64_t t, unsigned long thread, int ok)
 {
 	if (t && ok)
-		record(DYL_EV_JOIN, 0, thread, t, dyl_now());
+		dyl_threads_record(DYL_EV_JOIN, 0, 0, thread, t, dyl_now());
 }
 
 uint64_t dyl_parallel_begin(void)
@@ -194,11 +196,11 @@ uint64_t dyl_parallel_begin(void)
 void dyl_parallel_end(uint64_t t)
 {
 	if (t)
-		record(DYL_EV_PARALLEL, 0, 0, t, dyl_now());
+		dyl_threads_record(DYL_EV_PARALLEL, 0, 0, 0, t, dyl_now());
 }
 
 void dyl_threads_on(void)
 {
 	if (recording())
-		record(DYL_EV_ON, 0, 0, 0, 0);
+		dyl_threads_record(DYL_EV_ON, 0, 0, 0, 0, 0);
 }

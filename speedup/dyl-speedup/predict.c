@@ -386,6 +386,7 @@ int predict_add(struct prediction *run, const struct prediction *p)
 	/* the run's T' is its processes' whatever predicted them; queueing is per process */
 	run->timeline += p->timeline;
 	run->timeline_total_ns += p->predicted_total_ns;
+	run->threads_ns += p->timeline ? p->threads_ns : (double)p->total_ns;
 	run->queue_wait_ns += p->queue_wait_ns;
 	run->waited_calls += p->waited_calls;
 	run->devices = p->devices;
@@ -421,6 +422,10 @@ void predict_finish(struct prediction *p)
 		/* the critical path through the threads: S_G = T / T', defined for T' > 0 */
 		p->predicted_total_ns = p->timeline_total_ns;
 		p->S_G = T > 0 && p->predicted_total_ns > 0 ? T / p->predicted_total_ns : NAN;
+		/* threads that ran at once: their calls' time may exceed T, and P is their share
+		 * of the threads' time instead (never above 1) */
+		if (p->threads_ns > T)
+			p->P = t / p->threads_ns;
 	}
 	transfers_finish(p);
 }

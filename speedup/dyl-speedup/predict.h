@@ -88,6 +88,9 @@ struct prediction {
 	/* the threads' timelines (timeline.h): T' is the critical path through them, S_G = T / T' */
 	int timeline;		/* processes predicted by their timelines */
 	double timeline_total_ns;	/* a process's T' by it; a run's: the sum of its T' */
+	double threads_ns;	/* the threads' measured lives, summed (the main thread's: T); a
+				 * run's: its processes' (T for one without a timeline).  P's base
+				 * when it exceeds T: several threads ran at once */
 	double amdahl_total_ns;	/* T - t + f, as if the threads ran one after another */
 	double queue_wait_ns;	/* what replaced calls waited for a device */
 	uint64_t waited_calls;

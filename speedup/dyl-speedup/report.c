@@ -257,11 +257,15 @@ static void thread_notes(struct notes *ns, const struct report *r)
 		snprintf(dev, sizeof(dev), "at most %d replaced call%s at once, the others wait their "
 			 "turn (--devices %d)", r->devices, r->devices == 1 ? " runs" : "s run",
 			 r->devices);
-	char amdahl[32];
+	char amdahl[160], a[32];
+	/* (a sum that is no run time is said to be one) */
+	snprintf(amdahl, sizeof(amdahl), r->run->amdahl_total_ns > 0 ? "would say %s" :
+		 "gives no run time (%s: calls of threads that ran at once, added up, exceed T)",
+		 fmt_ns(a, sizeof(a), r->run->amdahl_total_ns));
 	note(ns, "T' follows the threads' timelines: a replaced call shifts the rest of its thread, "
-	     "threads start when their creator created them and joins wait for their target's "
-	     "end; %s; Amdahl's T - measured + predicted, adding the threads' calls up, would "
-	     "say %s", dev, fmt_ns(amdahl, sizeof(amdahl), r->run->amdahl_total_ns));
+	     "threads start when their creator created them, joins wait for their target's "
+	     "end and waits for the wake-up that ended them; %s; Amdahl's T - measured + "
+	     "predicted, adding the threads' calls up, %s", dev, amdahl);
 }
 
 static void build_notes(struct notes *ns, const struct report *r, const int *kern, int nkern)
@@ -378,8 +382,14 @@ static void print_head(FILE *out, const struct report *r, int wp)
 static void print_kernels(FILE *out, const struct report *r, const int *kern, int nkern, int w)
 {
 	const struct prediction *run = r->run;
-	char a[32], b[32], c[32];
+	char a[32], b[32], c[32], base[96] = "T";
+	/* P's base: T, or the threads' time when they ran at once (predict.c) */
+	double T = run->timeline && run->threads_ns > (double)run->total_ns ? run->threads_ns
+									  : (double)run->total_ns;
 
+	if (T > (double)run->total_ns)
+		snprintf(base, sizeof(base), "the threads' time\n  (their lives summed, %s: several "
+			 "ran at once)", fmt_ns(a, sizeof(a), T));
 	fprintf(out, "\n%-*s %-*s %10s %12s %7s %12s %8s  %s\n", w, "kernel", w, "model", "calls",
 		"measured", "P", "predicted", "S_P", "out of range");
 	for (int i = 0; i < nkern; i++) {
@@ -393,7 +403,7 @@ static void print_kernels(FILE *out, const struct report *r, const int *kern, in
 				 100 * share((double)k->out_of_range_t_ns, (double)k->t_ns));
 		fprintf(out, "%-*s %-*s %10llu %12s %6.2f%% %12s %8s  %s\n", w, funcs_get(kern[i])->shown, w,
 			models_get(funcs_get(kern[i])->model)->shown, (unsigned long long)k->calls,
-			fmt_ns(a, sizeof(a), (double)k->t_ns), 100 * share((double)k->t_ns, (double)run->total_ns),
+			fmt_ns(a, sizeof(a), (double)k->t_ns), 100 * share((double)k->t_ns, T),
 			fmt_ns(b, sizeof(b), k->predicted_ns), fmt_ratio(c, sizeof(c), sp), oor);
 	}
 	fprintf(out, "%-*s %-*s %10llu %12s %6.2f%% %12s %8s\n", w, "all kernels", w, "",
@@ -416,9 +426,9 @@ static void print_kernels(FILE *out, const struct report *r, const int *kern, in
 			fmt_ns(b, sizeof(b), run->fault_kept_ns),
 			r->faults_replaced ? "none kept (--faults-replaced)" : "kept in predicted", un);
 	}
-	fprintf(out, "  calls: calls replaced by the model; measured: their sum of t_ns%s; P: measured / T;\n"
+	fprintf(out, "  calls: calls replaced by the model; measured: their sum of t_ns%s; P: measured / %s;\n"
 		"  predicted: their sum of f(work) from the model; S_P: measured / predicted%s%s\n",
-		run->inner_cost_ns ? "\n  (less tracing's cost of the calls nested in them)" : "",
+		run->inner_cost_ns ? "\n  (less tracing's cost of the calls nested in them)" : "", base,
 		!run->fault_calls ? "" : r->faults_replaced ? "\n  page faults: replaced calls that took "
 		"page faults; --faults-replaced replaces their whole time\n  by f(work)"
 		: "\n  page faults: replaced calls that took page faults, and the time their faults took\n"
@@ -569,7 +579,10 @@ static void json_kernels(FILE *out, const struct prediction *p, const int *kern,
 		json_u64(out, "measured_ns", k->measured_ns);
 		json_u64(out, "inner_rows", k->inner_rows);
 		json_u64(out, "inner_tracing_ns", k->inner_cost_ns);
-		json_double(out, "P", p->total_ns ? (double)k->t_ns / (double)p->total_ns : 0);
+		/* (P's base: T, or the threads' time when they ran at once) */
+		double base = p->timeline && p->threads_ns > (double)p->total_ns ? p->threads_ns
+										 : (double)p->total_ns;
+		json_double(out, "P", base > 0 ? (double)k->t_ns / base : 0);
 		json_double(out, "predicted_ns", k->predicted_ns);
 		json_double(out, "S_P", k->calls ? (double)k->t_ns / k->predicted_ns : NAN);
 		json_u64(out, "out_of_range_calls", k->out_of_range);
@@ -608,6 +621,8 @@ static void json_totals(FILE *out, const struct prediction *p)
 	json_u64(out, "inner_tracing_ns", p->inner_cost_ns);
 	json_double(out, "tracing_ns_per_row", p->row_cost_ns);
 	json_double(out, "P", p->P);
+	if (p->timeline)
+		json_double(out, "threads_ns", p->threads_ns);
 	json_double(out, "predicted_ns", p->predicted_ns);
 	json_double(out, "setup_ns", p->setup_ns);
 	json_double(out, "S_P", p->S_P);

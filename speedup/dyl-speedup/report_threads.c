@@ -42,6 +42,11 @@ static void table_row(FILE *out, const struct prediction *p, int i)
 		m > 0 ? 100.0 * (double)t->t_sum / m : 0.0, report_fmt_ratio(c, sizeof(c), m / pr), t->ncalls, w);
 }
 
+/* The stretches of the path shown: all when they are few; else the first and the last
+ * PATH_SHOWN / 2, and how many are left out between (waits hand the path from thread
+ * to thread at each wake-up: hundreds of stretches). */
+#define PATH_SHOWN 8
+
 static void path_line(FILE *out, const struct prediction *p)
 {
 	const struct timeline *tl = p->tl;
@@ -50,10 +55,16 @@ static void path_line(FILE *out, const struct prediction *p)
 	fprintf(out, "  critical path (from the wrapper's start):");
 	for (int s = 0; s < tl->npath; s++) {
 		const struct tl_step *st = &tl->path[s];
+		if (tl->npath > PATH_SHOWN && s == PATH_SHOWN / 2) {
+			fprintf(out, " -> ... (%d more)", tl->npath - PATH_SHOWN);
+			s = tl->npath - PATH_SHOWN / 2 - 1;
+			continue;
+		}
 		fprintf(out, "%s%llu %s..%s%s", s ? " -> " : " ",
 			(unsigned long long)tl->th[st->th].tid, report_fmt_ns(a, sizeof(a), st->from),
 			report_fmt_ns(b, sizeof(b), st->to),
-			st->how == TL_HOW_JOIN ? " (after its join)" : s ? " (from its start)" : "");
+			st->how == TL_HOW_JOIN ? " (after its join)" : st->how == TL_HOW_WAKE ?
+			" (woken)" : s ? " (from its start)" : "");
 	}
 	fprintf(out, "\n");
 }
@@ -72,6 +83,10 @@ static void process_table(FILE *out, const struct report *r, const struct predic
 	for (int i = 0; i < p->tl->n; i++)
 		table_row(out, p, i);
 	path_line(out, p);
+	if (p->tl->waits)
+		fprintf(out, "  waits: %zu of %zu end at the predicted time of the wake-up that ended "
+			"them (another thread's signal, unlock, post or arrival); the others keep their "
+			"measured time\n", p->tl->waits_followed, p->tl->waits);
 	fprintf(out, "  queueing: %llu of %llu replaced calls waited for a device, %s in all\n",
 		(unsigned long long)p->waited_calls, (unsigned long long)p->calls,
 		report_fmt_ns(a, sizeof(a), p->queue_wait_ns));
@@ -130,7 +145,8 @@ static int json_path(FILE *out, const struct prediction *p, int first)
 		report_json_number(out, st->from);
 		fputs(", \"to_ns\": ", out);
 		report_json_number(out, st->to);
-		fprintf(out, ", \"after\": \"%s\"}", st->how == TL_HOW_JOIN ? "join" : "start");
+		fprintf(out, ", \"after\": \"%s\"}", st->how == TL_HOW_JOIN ? "join" :
+			st->how == TL_HOW_WAKE ? "wake" : "start");
 	}
 	return first;
 }

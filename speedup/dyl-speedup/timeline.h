@@ -5,7 +5,9 @@
  * calls).  A replaced call takes f instead of t and shifts the rest of its thread.  A
  * thread starts at its creator's predicted time of creation plus what its start took
  * (start_ns - create_ns); a join returns at max(the joiner's predicted arrival, the
- * target's predicted end) plus the join's own cost; the process ends when its main
+ * target's predicted end) plus the join's own cost; a wait (a condition variable, a
+ * mutex, a semaphore, a barrier) likewise, at the predicted time of the wake-up that ended
+ * it, on its thread's timeline; the process ends when its main
  * thread does, or a thread that outlives it.  With DEVICES > 0, at most that many
  * replaced calls run at once: the others wait, first come (by predicted arrival) first
  * served.  The engine knows nothing of traces or models: the caller fills the threads.
@@ -29,15 +31,23 @@ struct tl_call {
 /* A pthread_join: entered at CALL_NS, returned at RET_NS, of thread TARGET (an index;
  * -1 a thread the trace does not know: the join keeps its measured time).  UPTO > 0: not
  * the target's end but the end of its UPTO-th call (an OpenMP region's closing barrier
- * waits for the team's work in the region, not for the team's threads to end). */
+ * waits for the team's work in the region, not for the team's threads to end).  WAKE > 0:
+ * a wait, ended by the target's WAKE-th wake-up. */
 struct tl_join {
 	int64_t call_ns, ret_ns;
 	int target;
 	size_t upto;
+	size_t wake;
 	/* results */
 	double pred_call, pred_ret;
 	double pred_target;	/* the target's predicted end (or UPTO-th call's end) */
 	int bound;		/* the target's predicted end decided the return */
+};
+
+/* A wake-up that ended another thread's wait: measured at AT; its predicted time. */
+struct tl_wake {
+	int64_t at;
+	double pred;
 };
 
 enum tl_state { TL_WAITING, TL_RUNNING, TL_DONE, TL_ABSORBED };
@@ -48,8 +58,10 @@ struct tl_thread {
 	int64_t create_ns, start_ns, end_ns;	/* end_ns TL_UNKNOWN: ran till killed */
 	const struct tl_call *calls;	/* by start, none inside another (the caller's) */
 	size_t ncalls;
-	struct tl_join *joins;	/* by call_ns (the caller's) */
+	struct tl_join *joins;	/* by call_ns (the caller's); waits too */
 	size_t njoins;
+	struct tl_wake *wakes;	/* by at (the caller's) */
+	size_t nwakes;
 	int64_t t_sum;		/* the caller's: its calls' t and f, for the report */
 	double f_sum;
 	/* results */
@@ -62,16 +74,17 @@ struct tl_thread {
 	uint64_t waited_calls;
 	/* the walk's own */
 	double *call_end;	/* each call's predicted end */
-	size_t ci, ji, ki;
+	size_t ci, ji, ki, wi;
 	double d;		/* predicted - measured time, now */
 };
 
 /* One stretch of the critical path: thread TH from FROM to TO (predicted ns); it began
- * where the thread started (HOW_START) or where a thread it joined ended (HOW_JOIN). */
+ * where the thread started (HOW_START), where a thread it joined ended (HOW_JOIN) or
+ * where the wake-up that ended its wait came (HOW_WAKE). */
 struct tl_step {
 	int th;
 	double from, to;
-	enum { TL_HOW_START, TL_HOW_JOIN } how;
+	enum { TL_HOW_START, TL_HOW_JOIN, TL_HOW_WAKE } how;
 };
 
 struct timeline {
@@ -86,6 +99,8 @@ struct timeline {
 	uint64_t waited_calls;
 	int absorbed;		/* threads created inside replaced calls (or never reached) */
 	int unresolved;		/* joins whose target never ended: kept as measured */
+	size_t waits, waits_followed;	/* the caller's: the trace's waits, and those paired
+					 * with a wake-up of a thread on the timeline */
 	struct tl_step *path;	/* the critical path, in time order */
 	int npath;
 	/* the engine's own */

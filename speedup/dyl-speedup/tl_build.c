@@ -209,6 +209,142 @@ static int add_regions(struct timeline *tl, struct tids *map, const struct threa
 	return 0;
 }
 
+/* Wake-ups by object, then time: the '# wake' lines, and the barrier waits' arrivals. */
+struct wk {
+	uint64_t obj, tid;
+	int64_t at;
+	int th;		/* the waker's index (-1: not on the timeline) */
+	size_t point;	/* its place in the waker's wakes + 1; 0: ends no wait */
+};
+
+static int by_obj_at(const void *a, const void *b)
+{
+	const struct wk *x = a, *y = b;
+
+	if (x->obj != y->obj)
+		return x->obj < y->obj ? -1 : 1;
+	return x->at < y->at ? -1 : x->at > y->at;
+}
+
+static int by_thread_at(const void *a, const void *b)
+{
+	const struct wk *x = *(struct wk *const *)a, *y = *(struct wk *const *)b;
+
+	if (x->th != y->th)
+		return x->th < y->th ? -1 : 1;
+	return x->at < y->at ? -1 : x->at > y->at;
+}
+
+/* The wake-up that ended wait W: the last of its object's, by another thread, from its call
+ * to its return (a signal before the wait began woke nobody; after it returned, nothing
+ * of it).  An index into WK (N of them, by_obj_at), or -1. */
+static long waker(const struct wk *wk, size_t n, const struct tev_wait *w)
+{
+	size_t lo = 0, hi = n;	/* the first after (obj, ret_ns) */
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (wk[mid].obj < w->obj || (wk[mid].obj == w->obj && wk[mid].at <= w->ret_ns))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	while (lo-- > 0 && wk[lo].obj == w->obj && wk[lo].at >= w->call_ns)
+		if (wk[lo].tid != w->tid)
+			return (long)lo;
+	return -1;
+}
+
+/* Each thread's waits, as joins ended by a wake-up, and the wake-ups that end them.  A
+ * wait whose wake-up is not found, or by a thread the timeline does not have, keeps its
+ * measured time. */
+static int add_waits(struct timeline *tl, struct tids *map, const struct thread_events *ev)
+{
+	size_t n = 0, nb = 0, nused = 0;
+	struct wk *wk, **used = NULL;
+	long *of = NULL;
+	int *who = NULL;
+	size_t *more = NULL;
+	int rc = -1;
+
+	for (size_t i = 0; i < ev->nwaits; i++)
+		nb += ev->waits[i].barrier;
+	if (!(wk = malloc((ev->nwakes + nb + 1) * sizeof(*wk))) ||
+	    !(of = malloc((ev->nwaits + 1) * sizeof(*of))) ||
+	    !(used = malloc((ev->nwaits + 1) * sizeof(*used))) ||
+	    !(who = malloc((ev->nwaits + 1) * sizeof(*who))) ||
+	    !(more = calloc((size_t)tl->n + 1, sizeof(*more))))
+		goto out;
+	for (size_t i = 0; i < ev->nwakes; i++)
+		wk[n++] = (struct wk){ ev->wakes[i].obj, ev->wakes[i].tid, ev->wakes[i].at_ns, -1, 0 };
+	for (size_t i = 0; i < ev->nwaits; i++)
+		if (ev->waits[i].barrier)
+			wk[n++] = (struct wk){ ev->waits[i].obj, ev->waits[i].tid, ev->waits[i].call_ns,
+					       -1, 0 };
+	if (n)
+		qsort(wk, n, sizeof(*wk), by_obj_at);
+	for (size_t i = 0; i < n; i++)
+		if ((wk[i].th = index_of(map, wk[i].tid)) < -1)
+			goto out;
+	/* which wake-up ends each wait; those used, by thread and time, become points */
+	for (size_t i = 0; i < ev->nwaits; i++) {
+		of[i] = waker(wk, n, &ev->waits[i]);
+		if (of[i] >= 0 && wk[of[i]].th >= 0 && !wk[of[i]].point) {
+			wk[of[i]].point = 1;
+			used[nused++] = &wk[of[i]];
+		}
+	}
+	if (nused)
+		qsort(used, nused, sizeof(*used), by_thread_at);
+	for (size_t i = 0; i < nused; i++)
+		tl->th[used[i]->th].nwakes++;
+	for (int i = 0; i < tl->n; i++) {
+		if (tl->th[i].nwakes &&
+		    !(tl->th[i].wakes = calloc(tl->th[i].nwakes, sizeof(struct tl_wake))))
+			goto out;
+		tl->th[i].nwakes = 0;
+	}
+	for (size_t i = 0; i < nused; i++) {
+		struct tl_thread *g = &tl->th[used[i]->th];
+		g->wakes[g->nwakes++] = (struct tl_wake){ used[i]->at, 0 };
+		used[i]->point = g->nwakes;
+	}
+	/* the waits go after each thread's joins (add_regions sorts them all) */
+	for (size_t i = 0; i < ev->nwaits; i++) {
+		if ((who[i] = index_of(map, ev->waits[i].tid)) < -1)
+			goto out;
+		if (who[i] >= 0)
+			more[who[i]]++;
+	}
+	for (int i = 0; i < tl->n; i++) {
+		struct tl_join *j;
+		if (!more[i])
+			continue;
+		if (!(j = realloc(tl->th[i].joins, (tl->th[i].njoins + more[i]) * sizeof(*j))))
+			goto out;
+		tl->th[i].joins = j;
+	}
+	tl->waits = ev->nwaits;
+	for (size_t i = 0; i < ev->nwaits; i++) {
+		const struct tev_wait *w = &ev->waits[i];
+		const struct wk *k = of[i] >= 0 && wk[of[i]].th >= 0 ? &wk[of[i]] : NULL;
+		if (who[i] < 0)
+			continue;
+		struct tl_thread *t = &tl->th[who[i]];
+		tl->waits_followed += k != NULL;
+		t->joins[t->njoins++] = (struct tl_join){ .call_ns = w->call_ns, .ret_ns = w->ret_ns,
+			.target = k ? k->th : -1, .wake = k ? k->point : 0 };
+	}
+	rc = 0;
+out:
+	free(wk);
+	free(of);
+	free(used);
+	free(who);
+	free(more);
+	return rc;
+}
+
 /* Why TR's process keeps Amdahl's answer; NULL when its timeline can be built. */
 static const char *why_not(const struct trace *tr)
 {
@@ -229,6 +365,14 @@ static void take_results(struct prediction *p, struct timeline *tl)
 	p->timeline_total_ns = tl->end_ns + ((double)p->total_ns - (double)p->tl_clock_total_ns);
 	p->queue_wait_ns = tl->queue_wait_ns;
 	p->waited_calls = tl->waited_calls;
+	/* the threads' lives (report_threads.c's measured column), summed */
+	p->threads_ns = (double)p->total_ns;
+	for (int i = 1; i < tl->n; i++) {
+		const struct tl_thread *t = &tl->th[i];
+		if (t->state != TL_ABSORBED)
+			p->threads_ns += (double)((t->end_ns != TL_UNKNOWN ? t->end_ns
+						   : (int64_t)p->tl_clock_total_ns) - t->start_ns);
+	}
 }
 
 int tl_predict(struct prediction *p, const struct trace *tr, struct tl_calls *rc, int devices)
@@ -246,7 +390,8 @@ int tl_predict(struct prediction *p, const struct trace *tr, struct tl_calls *rc
 	tl->devices = devices;
 	tl->setup_ns = p->setup_ns;
 	if (add_threads(tl, &map, tr, rc) != 0 || add_calls(tl, &map, tr, rc) != 0 ||
-	    add_joins(tl, &map, &tr->ev) != 0 || add_regions(tl, &map, &tr->ev) != 0 ||
+	    add_joins(tl, &map, &tr->ev) != 0 || add_waits(tl, &map, &tr->ev) != 0 ||
+	    add_regions(tl, &map, &tr->ev) != 0 ||
 	    timeline_run(tl) != 0)
 		goto oom;
 	take_results(p, tl);
@@ -265,6 +410,7 @@ void tl_release(struct timeline *tl)
 	for (int i = 0; tl->th && i < tl->n; i++) {
 		free((void *)tl->th[i].calls);
 		free(tl->th[i].joins);
+		free(tl->th[i].wakes);
 	}
 	timeline_free(tl);
 	free(tl->th);

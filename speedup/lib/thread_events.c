@@ -1,5 +1,5 @@
-/* thread_events.c - the '# threads=recorded', '# thread', '# join' and '# parallel' notes of a
- * trace, parsed.  Fields are KEY=VALUE separated by blanks; unknown keys are ignored (room
+/* thread_events.c - the '# threads=recorded', '# thread', '# join', '# parallel', '# wait'
+ * and '# wake' notes of a trace, parsed.  Fields are KEY=VALUE separated by blanks; unknown keys are ignored (room
  * to grow), a known one that is not a number (or empty where it may not be) is an error. */
 #include <stdlib.h>
 #include <string.h>
@@ -64,6 +64,21 @@ static int fields(const struct trace_note *nt, const char *path, const char *con
 	return 0;
 }
 
+/* The fields KEYS (N, all required) of a note whose last two are call_ns and ret_ns, in
+ * that order.  0, or -1 after a message. */
+static int call_fields(const struct trace_note *nt, const char *path, const char *const *keys,
+		       int64_t *vals, int n)
+{
+	if (fields(nt, path, keys, vals, n, (1u << n) - 1) != 0)
+		return -1;
+	if (vals[n - 1] < vals[n - 2]) {
+		input_error(path, 0, "'# %.*s': ret_ns is before call_ns",
+			    (int)(nt->len < 200 ? nt->len : 200), nt->text);
+		return -1;
+	}
+	return 0;
+}
+
 static int add_thread(struct thread_events *ev, const struct trace_note *nt, const char *path)
 {
 	static const char *const keys[] = { "tid", "parent", "create_ns", "start_ns", "end_ns" };
@@ -88,13 +103,8 @@ static int add_join(struct thread_events *ev, const struct trace_note *nt, const
 	static const char *const keys[] = { "tid", "target", "call_ns", "ret_ns" };
 	int64_t v[4];
 
-	if (fields(nt, path, keys, v, 4, 0xf) != 0)
+	if (call_fields(nt, path, keys, v, 4) != 0)
 		return -1;
-	if (v[3] < v[2]) {
-		input_error(path, 0, "'# %.*s': ret_ns is before call_ns",
-			    (int)(nt->len < 200 ? nt->len : 200), nt->text);
-		return -1;
-	}
 	if (grow(&ev->joins, sizeof(*ev->joins), ev->njoins, &ev->joins_room, 16))
 		return -2;
 	ev->joins[ev->njoins++] = (struct tev_join){ (uint64_t)v[0], (uint64_t)v[1], v[2], v[3] };
@@ -106,16 +116,52 @@ static int add_region(struct thread_events *ev, const struct trace_note *nt, con
 	static const char *const keys[] = { "tid", "call_ns", "ret_ns" };
 	int64_t v[3];
 
-	if (fields(nt, path, keys, v, 3, 0x7) != 0)
+	if (call_fields(nt, path, keys, v, 3) != 0)
 		return -1;
-	if (v[2] < v[1]) {
-		input_error(path, 0, "'# %.*s': ret_ns is before call_ns",
-			    (int)(nt->len < 200 ? nt->len : 200), nt->text);
-		return -1;
-	}
 	if (grow(&ev->regions, sizeof(*ev->regions), ev->nregions, &ev->regions_room, 16))
 		return -2;
 	ev->regions[ev->nregions++] = (struct tev_parallel){ (uint64_t)v[0], v[1], v[2] };
+	return 0;
+}
+
+/* Is the note's field on= (a word) WORD? */
+static int on_is(const struct trace_note *nt, const char *word)
+{
+	size_t n = strlen(word);
+
+	for (size_t i = 0; i + 3 + n <= nt->len; i++)
+		if ((i == 0 || nt->text[i - 1] == ' ' || nt->text[i - 1] == '\t') &&
+		    memcmp(nt->text + i, "on=", 3) == 0)
+			return memcmp(nt->text + i + 3, word, n) == 0 &&
+			       (i + 3 + n == nt->len || nt->text[i + 3 + n] == ' ' ||
+				nt->text[i + 3 + n] == '\t');
+	return 0;
+}
+
+static int add_wait(struct thread_events *ev, const struct trace_note *nt, const char *path)
+{
+	static const char *const keys[] = { "tid", "obj", "call_ns", "ret_ns" };
+	int64_t v[4];
+
+	if (call_fields(nt, path, keys, v, 4) != 0)
+		return -1;
+	if (grow(&ev->waits, sizeof(*ev->waits), ev->nwaits, &ev->waits_room, 16))
+		return -2;
+	ev->waits[ev->nwaits++] = (struct tev_wait){ (uint64_t)v[0], (uint64_t)v[1], v[2], v[3],
+						     on_is(nt, "barrier") };
+	return 0;
+}
+
+static int add_wake(struct thread_events *ev, const struct trace_note *nt, const char *path)
+{
+	static const char *const keys[] = { "tid", "obj", "at_ns" };
+	int64_t v[3];
+
+	if (fields(nt, path, keys, v, 3, 0x7) != 0)
+		return -1;
+	if (grow(&ev->wakes, sizeof(*ev->wakes), ev->nwakes, &ev->wakes_room, 16))
+		return -2;
+	ev->wakes[ev->nwakes++] = (struct tev_wake){ (uint64_t)v[0], (uint64_t)v[1], v[2] };
 	return 0;
 }
 
@@ -133,6 +179,10 @@ int thread_events_read(struct thread_events *ev, const struct trace_src *src, co
 			rc = add_join(ev, nt, path);
 		else if (starts_with_word(nt->text, nt->len, "parallel"))
 			rc = add_region(ev, nt, path);
+		else if (starts_with_word(nt->text, nt->len, "wait"))
+			rc = add_wait(ev, nt, path);
+		else if (starts_with_word(nt->text, nt->len, "wake"))
+			rc = add_wake(ev, nt, path);
 		if (rc == -2)
 			input_error(path, 0, "out of memory");
 		if (rc < 0) {
@@ -148,5 +198,7 @@ void thread_events_free(struct thread_events *ev)
 	free(ev->threads);
 	free(ev->joins);
 	free(ev->regions);
+	free(ev->waits);
+	free(ev->wakes);
 	memset(ev, 0, sizeof(*ev));
 }

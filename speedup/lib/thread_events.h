@@ -1,6 +1,6 @@
 /* thread_events.h - the program's threads as the trace's footer records them: which thread
  * created which and when, when each ran, and who joined whom (the '#' lines of
- * /work/wt/THREADS.md, doc/threads.md).  The timeline prediction stands on them. */
+ * doc/threads.md).  The timeline prediction stands on them. */
 #ifndef SPEEDUP_THREAD_EVENTS_H
 #define SPEEDUP_THREAD_EVENTS_H
 
@@ -28,6 +28,19 @@ struct tev_parallel {
 	int64_t call_ns, ret_ns;
 };
 
+/* '# wait tid=P on=KIND obj=O call_ns=A ret_ns=B': a wait that blocked on object O */
+struct tev_wait {
+	uint64_t tid, obj;
+	int64_t call_ns, ret_ns;
+	int barrier;		/* on=barrier: its call is a wake-up too (an arrival) */
+};
+
+/* '# wake tid=P on=KIND obj=O at_ns=A': a signal, broadcast, unlock or post with waiters */
+struct tev_wake {
+	uint64_t tid, obj;
+	int64_t at_ns;
+};
+
 struct thread_events {
 	int recorded;		/* '# threads=recorded': the wrapper watched thread creation */
 	struct tev_thread *threads;
@@ -36,6 +49,10 @@ struct thread_events {
 	size_t njoins, joins_room;
 	struct tev_parallel *regions;
 	size_t nregions, regions_room;
+	struct tev_wait *waits;
+	size_t nwaits, waits_room;
+	struct tev_wake *wakes;
+	size_t nwakes, wakes_room;
 };
 
 /* Reads SRC's notes into EV (zeroed here).  0; -1 after one message naming PATH and the

@@ -257,3 +257,42 @@ def test_one_thread_with_nested_rows_is_amdahls_answer(tmp_path, model):
     without, _ = predict(write('b.csv', False), model)
     assert without['predicted_total_ns'] == 6135
     assert with_lines['timeline'] and with_lines['predicted_total_ns'] == pytest.approx(6135, abs=1e-6)
+
+
+# Waits ('# wait', '# wake'; doc/threads.md, "Waits and wake-ups").  Main (100) creates the
+# writer 101 at 0 (start 10) and the producer 102 at 20 (start 30), joins 101 from 60 to
+# 41600, ends at 42000.  102 calls at 100 for 40000 (f 10000), wakes object 7 at 40200 and
+# ends at 40300.  101 waits on 7 from 50 to 40500 and ends at 41500.  Two wake-ups of 7 are
+# not the one: 102's at 40, before the wait began, and 101's own at 40400.  Predicted: 102's
+# wake-up at 10200, the wait returns then (not 300 after), 101 ends at 11200, main's join
+# returns at 11300 and main ends at 11700.  Without the wait: T' = T = 42000.
+WAITS = ['# wait tid=101 on=cond obj=7 call_ns=50 ret_ns=40500',
+         '# wake tid=102 on=cond obj=7 at_ns=40', '# wake tid=102 on=cond obj=7 at_ns=40200',
+         '# wake tid=101 on=mutex obj=7 at_ns=40400']
+
+
+def waits_trace(tmp_path, waits):
+    path = trace(tmp_path, calls=[(102, 100, 40000)],
+                 threads=[(101, 100, 0, 10, 41500), (102, 100, 20, 30, 40300)],
+                 joins=[(100, 101, 60, 41600)], total=42000)
+    with open(path) as f:
+        text = f.read().replace('# total_ns=', '\n'.join(waits) + '\n# total_ns=')
+    with open(path, 'w') as f:
+        f.write(text)
+    return path
+
+
+@pytest.mark.parametrize('waits,want', [(WAITS, 11700), ([], 42000)])
+def test_a_wait_ends_at_its_wake_up(tmp_path, model, waits, want):
+    r, _ = predict(waits_trace(tmp_path, waits), model, '--devices', 'unlimited')
+    assert r['predicted_total_ns'] == want
+    if waits:
+        assert threads(r)[101]['predicted_end_ns'] == 11200
+        assert [s['after'] for s in r['critical_path']] == ['start', 'start', 'wake', 'join']
+
+
+def test_bad_wait_lines_are_bad_input(tmp_path, model):
+    bad = waits_trace(tmp_path, ['# wait tid=101 on=cond obj=7 call_ns=500 ret_ns=400'])
+    _, r = predict(bad, model, check=False)
+    assert r.returncode == 2
+    assert r.stderr.count('\n') == 1 and bad in r.stderr and 'ret_ns is before call_ns' in r.stderr

@@ -2,8 +2,9 @@
 /* events_test.c - a spool's thread events as '#' lines (runtime/format/events.c), on a
  * spool made by hand: an end matched to its thread by tid, a join to its thread by
  * pthread_t (one reused by a thread that started before the join was recorded), a join of a thread the spool never saw start (no
- * line), a thread still running (end empty), the lines in time order across chunks, and a
- * last chunk cut short (not read).  Ticks are ns here (a clock without TSC), t0 = 1000. */
+ * line), a thread still running (end empty), a wait and a wake-up (each a line of its own,
+ * with its object), the lines in time order across chunks, and a last chunk cut short
+ * (not read).  Ticks are ns here (a clock without TSC), t0 = 1000. */
 #define _GNU_SOURCE
 #include <stdint.h>
 #include <stdio.h>
@@ -80,6 +81,8 @@ int main(void)
 		{ DYL_EV_JOIN, 10, 0, 0, 0xA, 2000, 2100 },
 		{ DYL_EV_PARALLEL, 10, 0, 0, 0, 2200, 2300 },
 		{ DYL_EV_START, 14, 12, 0, 0xC, 2250, 2260 },
+		{ DYL_EV_WAKE, 14, 0, DYL_ON_MUTEX, 0x200, 2275, 0 },
+		{ DYL_EV_WAIT, 12, 0, DYL_ON_COND, 0x100, 2270, 2280 },
 		{ DYL_EV_END, 12, 0, 0, 0, 2400, 0 },
 		{ DYL_EV_JOIN, 10, 0, 0, 0xD, 2500, 2600 },	/* never started here */
 	};
@@ -102,7 +105,9 @@ int main(void)
 			  "# thread tid=13 parent=10 create_ns=700 start_ns=720 end_ns=900\n"
 			  "# join tid=10 target=13 call_ns=1000 ret_ns=1100\n"
 			  "# parallel tid=10 call_ns=1200 ret_ns=1300\n"
-			  "# thread tid=14 parent=12 create_ns=1250 start_ns=1260 end_ns=\n");
+			  "# thread tid=14 parent=12 create_ns=1250 start_ns=1260 end_ns=\n"
+			  "# wait tid=12 on=cond obj=256 call_ns=1270 ret_ns=1280\n"
+			  "# wake tid=14 on=mutex obj=512 at_ns=1275\n");
 		dyl_events_free(t);
 	}
 	close(fd);

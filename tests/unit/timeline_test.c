@@ -291,8 +291,52 @@ static void test_thread_inside_a_call(void)
 	timeline_free(&tl);
 }
 
+/* Waits end at their wake-up's predicted time.  Main (100) creates the writer 101 at 0
+ * (start 10) and the producer 102 at 20 (start 30), joins 101 from 60 to 41600 and ends at
+ * 42000.  102 calls at 100 for 40000 (f 10000: d = -30000), wakes 101 at 40200 (10200
+ * predicted) and ends at 40300.  101 waits from 50 to 40500, works and ends at 41500.
+ * Predicted: 101's wait returns at the wake-up, 10200 (what it took after it, 300, is not
+ * kept): d = -30300, it ends at 11200; main's join returns at 11200 + 100 = 11300 and main
+ * ends at 11700.  Then a wake-up inside the call (at 20000): it comes at the call's
+ * predicted end, 10100; 101 waits from 50 to 20300 and ends at 21000 (10800); main joins
+ * from 60 to 21100 (10900) and ends at 21200: 11000; 102 ends at 10300. */
+static void test_wait_follows_its_wake(void)
+{
+	struct tl_call k[] = { { 100, 40000, 10000 } };
+	struct tl_join jm[1], jw[1];
+	struct tl_wake wk[1];
+	struct tl_thread th[3];
+	struct timeline tl;
+
+	for (int inside = 0; inside <= 1; inside++) {
+		jm[0] = (struct tl_join){ .call_ns = 60, .ret_ns = inside ? 21100 : 41600, .target = 1 };
+		jw[0] = (struct tl_join){ .call_ns = 50, .ret_ns = inside ? 20300 : 40500, .target = 2,
+					  .wake = 1 };
+		wk[0] = (struct tl_wake){ inside ? 20000 : 40200, 0 };
+		th[0] = thread(100, -1, 0, 0, inside ? 21200 : 42000);
+		th[0].joins = jm, th[0].njoins = 1;
+		th[1] = thread(101, 0, 0, 10, inside ? 21000 : 41500);
+		th[1].joins = jw, th[1].njoins = 1;
+		th[2] = thread(102, 0, 20, 30, 40300);
+		th[2].calls = k, th[2].ncalls = 1, th[2].wakes = wk, th[2].nwakes = 1;
+		run(&tl, th, 3, 0);
+		CHECK_MSG(NEAR(wk[0].pred, inside ? 10100 : 10200), "wake-up at %g", wk[0].pred);
+		CHECK_MSG(NEAR(jw[0].pred_ret, inside ? 10100 : 10200) && jw[0].bound,
+			  "the wait returns at %g", jw[0].pred_ret);
+		CHECK_MSG(NEAR(th[1].pend, inside ? 10800 : 11200), "101 ends at %g", th[1].pend);
+		CHECK_MSG(NEAR(tl.end_ns, inside ? 11000 : 11700), "wait, inside %d: T' %.17g",
+			  inside, tl.end_ns);
+		/* the path: main, 102 from its start, 101 woken, main after its join */
+		CHECK_MSG(tl.npath == 4 && tl.path[1].th == 2 && tl.path[2].th == 1 &&
+			  tl.path[2].how == TL_HOW_WAKE && tl.path[3].how == TL_HOW_JOIN,
+			  "path of %d steps", tl.npath);
+		timeline_free(&tl);
+	}
+}
+
 int main(void)
 {
+	test_wait_follows_its_wake();
 	test_one_thread();
 	test_call_then_join();
 	test_join_then_call();
