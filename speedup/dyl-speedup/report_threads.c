@@ -50,7 +50,7 @@ static void table_row(FILE *out, const struct prediction *p, int i)
 static void path_line(FILE *out, const struct prediction *p)
 {
 	const struct timeline *tl = p->tl;
-	char a[32], b[32];
+	char a[32], b[32], c[32];
 
 	fprintf(out, "  critical path (from the wrapper's start):");
 	for (int s = 0; s < tl->npath; s++) {
@@ -67,6 +67,14 @@ static void path_line(FILE *out, const struct prediction *p)
 			" (woken)" : s ? " (from its start)" : "");
 	}
 	fprintf(out, "\n");
+	/* T' is on T's clock: the path's end, plus what T has before the wrapper's start
+	 * (start-up) less what it took out (tracing's cost), plus the transfers at the end */
+	double shift = p->predicted_total_ns - tl->end_ns;
+	fprintf(out, "  T' = the path's end %s %s %s (start-up, less tracing's cost%s) = %s\n",
+		report_fmt_ns(a, sizeof(a), tl->end_ns), shift < 0 ? "-" : "+",
+		report_fmt_ns(b, sizeof(b), fabs(shift)),
+		p->xfer_tail_ns > 0 ? ", plus the transfers after the last call" : "",
+		report_fmt_ns(c, sizeof(c), p->predicted_total_ns));
 }
 
 static void process_table(FILE *out, const struct report *r, const struct prediction *p)

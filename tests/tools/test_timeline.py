@@ -296,3 +296,14 @@ def test_bad_wait_lines_are_bad_input(tmp_path, model):
     _, r = predict(bad, model, check=False)
     assert r.returncode == 2
     assert r.stderr.count('\n') == 1 and bad in r.stderr and 'ret_ns is before call_ns' in r.stderr
+
+
+def test_the_path_and_t_prime_say_how_they_meet(tmp_path, model):
+    # The path is on the trace's clock, from the wrapper's start; T' is on T's: the path's
+    # end (9,700 ns, as above) plus the start-up before the wrapper (2,000 ns).
+    t = trace(tmp_path, **CALL_THEN_JOIN, extra=['# startup_ns=2000'])
+    r = subprocess.run([SPEEDUP, t, model], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert "critical path (from the wrapper's start): 100 0.000 ns..9.700 us" in r.stdout
+    assert ("T' = the path's end 9.700 us + 2.000 us (start-up, less tracing's cost) = 11.70 us"
+            in r.stdout), r.stdout
