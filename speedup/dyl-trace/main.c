@@ -311,6 +311,9 @@ static void summary_table(const struct trace_src *src, const struct trace_summar
 			? src->overhead_ns > 0 ? "); dyl-speedup's P is of total_ns + startup_ns - overhead_ns"
 						 : "; dyl-speedup's P is of total_ns + startup_ns"
 			: "");
+	if (src->total_ns > 0 && s->nthreads > 1)
+		fprintf(out, "(the calls of %zu threads, added up: a share past 100 %% is threads that "
+			"called at once, not more than the run)\n", s->nthreads);
 	fprintf(out, "\n%-*s %10s %10s %7s %10s %7s %10s %10s %10s %10s\n", w, "function", "calls",
 		"total", "share", "self", "self%", "mean", "min", "median", "max");
 	for (size_t i = 0; i < s->nfuncs; i++) {

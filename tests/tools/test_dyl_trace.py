@@ -138,6 +138,9 @@ def test_summary_csv_and_table(tmp_path):
     assert 'pid 4242' in table and 'total_ns=10000' in table
     assert [ln.split()[0] for ln in table.splitlines()[-4:]] == ['B', 'A', 'C', 'D']
     assert 'share and self%: of total_ns\n' in table
+    # two threads' calls added up can pass the run's time: the table says what that means
+    assert ('(the calls of 2 threads, added up: a share past 100 % is threads that called at '
+            'once, not more than the run)') in table
 
 
 def test_summary_says_its_shares_base(tmp_path):
