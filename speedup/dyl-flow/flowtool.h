@@ -23,6 +23,7 @@ struct opts {
 	const char *svg, *plot;	/* --svg FILE, --plot FILE */
 	FILE *calls_out;	/* --calls: rows go here as the file is read */
 	int multi;		/* several traces: CSV rows start with trace,pid */
+	int all_objects;	/* --all-objects: also those no access touched */
 };
 
 struct proc {
@@ -53,7 +54,8 @@ const char *node_name(uint32_t node);
 
 /* The outputs (out.c, graph.c, plot.c).  Each writes to OUT; -1: out of memory. */
 int put_edges(FILE *out, struct proc *ps, int n);
-int put_objects(FILE *out, struct proc *ps, int n);
+/* ALL: also the objects no call or host access touched (a Python run has a thousand). */
+int put_objects(FILE *out, struct proc *ps, int n, int all);
 int put_via(FILE *out, struct proc *ps, int n);
 int put_slices(FILE *out, struct proc *ps, int n, enum output which);
 int put_json(FILE *out, struct proc *ps, int n, const struct opts *o);

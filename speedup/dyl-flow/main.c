@@ -46,7 +46,10 @@ static const char help[] =
 "                   host_read,host_written,alloc_pct,prod_pct,moves: size is the sum of\n"
 "                   its blocks' largest sizes; alloc_pct the share of it ever written;\n"
 "                   prod_pct the share of what calls wrote that was read before it was\n"
-"                   overwritten or freed (host reads are seen only where recorded)\n"
+"                   overwritten or freed (host reads are seen only where recorded).\n"
+"                   Objects no call or host access touched are left out (a line on\n"
+"                   stderr says how many)\n"
+"    --all-objects  list them too\n"
 "  --via-objects    from,to,bytes,access: function -> object (write), object ->\n"
 "                   function (read); with --dot or --svg, the graph through objects\n"
 "  --calls          seq,func,obj_id,object,read_bytes,written_bytes,read_ranges,\n"
@@ -230,6 +233,8 @@ int main(int argc, char **argv)
 			o.output = OUT_OBJECTS, nout++;
 		else if (!strcmp(a, "--via-objects"))
 			o.via_objects = 1;
+		else if (!strcmp(a, "--all-objects"))
+			o.all_objects = 1;
 		else if (!strcmp(a, "--calls"))
 			o.output = OUT_CALLS, nout++;
 		else if (!strcmp(a, "--json"))
@@ -344,7 +349,7 @@ int main(int argc, char **argv)
 		int r = 0;
 		switch (o.output) {
 		case OUT_EDGES: r = put_edges(out, ps, nfiles); break;
-		case OUT_OBJECTS: r = put_objects(out, ps, nfiles); break;
+		case OUT_OBJECTS: r = put_objects(out, ps, nfiles, o.all_objects); break;
 		case OUT_VIA: r = put_via(out, ps, nfiles); break;
 		case OUT_CALLS: break;	/* written as the files were read */
 		case OUT_SLICES: case OUT_PHASES: case OUT_SPANS:

@@ -107,8 +107,10 @@ int put_edges(FILE *out, struct proc *ps, int n)
 	return 0;
 }
 
-int put_objects(FILE *out, struct proc *ps, int n)
+int put_objects(FILE *out, struct proc *ps, int n, int all)
 {
+	uint64_t quiet = 0;
+
 	lead_header(out, n);
 	fputs("object,kind,size,site,blocks,max_block,call_read,call_written,host_read,"
 	      "host_written,alloc_pct,prod_pct,moves\n", out);
@@ -120,6 +122,10 @@ int put_objects(FILE *out, struct proc *ps, int n)
 		for (size_t i = 0; i < f->nobjects; i++) {
 			const struct flow_object *o = &f->object[v[i]];
 			int sited = o->kind == FLOW_HEAP || o->kind == FLOW_MAPPING;
+			if (!all && flow_traffic(o) == 0 && o->moves == 0) {
+				quiet++;	/* sorted by traffic: the rest are too */
+				continue;
+			}
 			lead(out, &ps[k], n);
 			csv_str(out, ps[k].label[v[i]]);
 			fprintf(out, ",%s,%llu,", flow_kind_name[o->kind], (unsigned long long)o->size);
@@ -133,6 +139,9 @@ int put_objects(FILE *out, struct proc *ps, int n)
 		}
 		free(v);
 	}
+	if (quiet)
+		fprintf(stderr, "dyl-flow: %llu object%s that no call or host access touched left out "
+			"(--all-objects lists them)\n", (unsigned long long)quiet, quiet == 1 ? "" : "s");
 	return 0;
 }
 

@@ -107,7 +107,12 @@ def test_objects(tmp_path):
         access(1, 3, 0, 32, 0), access(1, 6, 0, 16, 1),
         free(3, 2),
         resize(4, 128, 2, 1), access(2, 4, 0, 128, 1), access(3, 4, 0, 128, 0)])
-    objs = {r['object']: r for r in rows(dyl_flow(t, '--objects').stdout)}
+    # main (o.c:8)'s blocks are never accessed: left out, and said on stderr
+    r = dyl_flow(t, '--objects')
+    assert 'main (o.c:8)' not in r.stdout
+    assert r.stderr == ('dyl-flow: 1 object that no call or host access touched left out '
+                        '(--all-objects lists them)\n')
+    objs = {r['object']: r for r in rows(dyl_flow(t, '--objects', '--all-objects').stdout)}
     assert set(objs) == {'main (o.c:8)', 'helper (o.c:3) <- main (o.c:20)',
                          'helper (o.c:3) <- main (o.c:21)', 'table', 'main:buf'}
     assert objs['main (o.c:8)']['blocks'] == '3' and objs['main (o.c:8)']['size'] == '30'
@@ -119,7 +124,7 @@ def test_objects(tmp_path):
     assert objs['table']['kind'] == 'static' and objs['table']['site'] == ''
     assert objs['main:buf']['kind'] == 'stack'
     # sorted by traffic: the static table (300 B read) first, the empty loop site last
-    order = [r['object'] for r in rows(dyl_flow(t, '--objects').stdout)]
+    order = [r['object'] for r in rows(dyl_flow(t, '--objects', '--all-objects').stdout)]
     assert order[0] == 'table' and order[-1] == 'main (o.c:8)'
     via = rows(dyl_flow(t, '--via-objects').stdout)
     assert {'from': 'fill', 'to': 'table', 'bytes': '300', 'access': 'read'} not in via
