@@ -394,5 +394,6 @@ void resid_events_free(struct resid_events *ev)
 	free(ev->func);
 	free(ev->tid);
 	free(ev->t_start);
+	free(ev->runs);
 	resid_events_init(ev);
 }
