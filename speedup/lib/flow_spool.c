@@ -28,11 +28,12 @@ static int open_spool(const char *trace, uint64_t *size)
 	if (dyl_spool_name(spool, sizeof(spool), trace) == 0)
 		paths[1] = spool;
 	for (int i = 0; i < 2 && paths[i]; i++) {
-		int fd = open(paths[i], O_RDONLY | O_CLOEXEC);
+		/* the trace as named; its spool never through a symbolic link; neither may
+		 * be a FIFO (input.h) */
+		int fd = input_open_regular(paths[i], i == 1, &st);
 		if (fd < 0)
 			continue;
-		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
-		    dyl_flow_in_spool(fd, (uint64_t)st.st_size)) {
+		if (st.st_size > 0 && dyl_flow_in_spool(fd, (uint64_t)st.st_size)) {
 			*size = (uint64_t)st.st_size;
 			return fd;
 		}

@@ -30,7 +30,7 @@ static int load(struct trace_src *src, const char *path)
 	struct input_file f;
 
 	input_what = "trace";
-	if (input_open(&f, path) != 0)
+	if ((src->beside ? input_open_beside(&f, path) : input_open(&f, path)) != 0)
 		return -1;
 	src->data = f.data;
 	src->size = f.size;
@@ -551,6 +551,15 @@ int rows_open(struct trace_src *src, const char *path)
 	return open_format(src);
 }
 
+int rows_open_beside(struct trace_src *src, const char *path)
+{
+	init(src, path);
+	src->beside = 1;
+	if (load(src, path) != 0)
+		return -1;
+	return open_format(src);
+}
+
 int rows_open_file(struct trace_src *src, const struct input_file *f, unsigned flags)
 {
 	init(src, f->path);
@@ -672,7 +681,8 @@ static unsigned long first_line_of_seq(const struct trace_src *src, uint64_t seq
 	struct trace_row r;
 	unsigned long line = 0;
 
-	if (strcmp(src->path, "-") == 0 || rows_open(&again, src->path) != 0)
+	if (strcmp(src->path, "-") == 0 ||
+	    (src->beside ? rows_open_beside : rows_open)(&again, src->path) != 0)
 		return 0;
 	while (rows_next(&again, &r) > 0)
 		if (r.seq == seq) {

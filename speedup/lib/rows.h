@@ -65,6 +65,7 @@ struct trace_src {
 	size_t size;
 	int mapped;
 	int borrowed;		/* the caller's bytes (rows_open_file): not freed here */
+	int beside;		/* opened by rows_open_beside */
 	unsigned flags;		/* ROWS_* below */
 	/* what the trace says of itself (from '#' lines; -1/NULL when it does not say) */
 	int64_t pid;
@@ -110,6 +111,9 @@ struct rows_format {
 /* Opens PATH ('-': standard input) and reads up to the first row.  0, or -1 after one
  * message. */
 int rows_open(struct trace_src *src, const char *path);
+/* As rows_open, for a trace the user did not name (found beside its .flow): never
+ * through a symbolic link (input_open_beside). */
+int rows_open_beside(struct trace_src *src, const char *path);
 
 /* What a reader may ask beyond the defaults (dyl-speedup does); every form honours them: */
 #define ROWS_NEED_TIMES		1u	/* t_start_ns and t_ns may not be empty ("t_ns is
