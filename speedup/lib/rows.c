@@ -168,7 +168,7 @@ static int csv_open(struct trace_src *src)
 	int full;
 
 	src->p = src->data;
-	src->end = src->data + src->size;
+	src->end = src->data ? src->data + src->size : NULL;	/* (NULL + 0 is undefined) */
 	/* zero bytes at the end: a file extended ahead of its rows, then the process died */
 	while (src->end > src->p && src->end[-1] == '\0')
 		src->end--;

@@ -355,8 +355,9 @@ int spool_recoverable(const char *path, const char *data, size_t size)
 	if (!strcmp(path, "-") || (data && finished(data, size)) ||
 	    (data && memcmp(data, "# dyliberator trace", size < 19 ? size : 19) != 0))
 		return 0;
+	/* a spool that is no regular file (a FIFO, a link) too: reading it says why not */
 	return dyl_spool_name(spool, sizeof(spool), path) == 0 && lstat(spool, &st) == 0 &&
-	       S_ISREG(st.st_mode) && st.st_size > 0;
+	       (!S_ISREG(st.st_mode) || st.st_size > 0);
 }
 
 int spool_recover(const char *path, const char *data, size_t size, struct spool_rows **out)
