@@ -71,6 +71,19 @@ def test_spool_fifo_is_refused(tmp_path, argv):
     said_once(r, spool, 'is a FIFO')
 
 
+@pytest.mark.parametrize('argv', [['dyl-trace', '{t}'], ['dyl-trace', 'convert', '{t}'],
+                                  ['dyl-speedup', '{t}', '{k}']])
+def test_spool_fifo_of_a_converted_later_trace_is_refused(tmp_path, argv):
+    """DYL_CONVERT=later: the trace names its spool, where all its rows are."""
+    t, spool = unfinished_trace(tmp_path)
+    t.write_text('# dyliberator trace 1\n# pid=100\n# rows_in_spool=.t.csv.dylspool\n'
+                 '# total_ns=10\n')
+    os.mkfifo(spool)
+    (tmp_path / 'k.csv').write_text(KERNEL)
+    r = tool(*[a.format(t=t, k=tmp_path / 'k.csv') for a in argv], cwd=tmp_path)
+    said_once(r, spool, 'not a regular file' if 'convert' in argv else 'is a FIFO')
+
+
 def test_spool_symlink_is_not_followed(tmp_path):
     """The link leads to a good spool: read through it, dyl-trace gave its rows."""
     t, spool = unfinished_trace(tmp_path)
