@@ -89,6 +89,8 @@ def test_spool_symlink_is_not_followed(tmp_path):
     t, spool = unfinished_trace(tmp_path)
     os.symlink(SPOOL, spool)
     said_once(tool('dyl-trace', t), spool, 'is a symbolic link: not followed')
+    # dyl-flow reads a killed run's flow from the spool when TRACE.flow is missing
+    said_once(tool('dyl-flow', t), spool, 'is a symbolic link: not followed')
     # named on the command line, the same spool is read through a link of the user's
     os.symlink(SPOOL, tmp_path / 'mine.spool')
     r = tool('dyl-trace', tmp_path / 'mine.spool')
