@@ -698,8 +698,16 @@ int rows_seq_check(struct trace_src *src, struct seq_seen *seen, const struct tr
 	size_t w = (size_t)(r->seq >> 6);
 	uint64_t bit = UINT64_C(1) << (r->seq & 63);
 
-	if (r->seq >= (UINT64_C(1) << 30))
+	/* (a seq kept as far stays there when the bits grow past it later) */
+	if (seen->far.used && fh_get(&seen->far, r->seq, 0) >= 0)
+		goto again;
+	if (r->seq / 2 > seen->rows++ + (UINT64_C(1) << 19)) {
+		if (fh_put(&seen->far, r->seq, 0, 1) != 0) {
+			input_error(src->path, 0, "out of memory");
+			return -1;
+		}
 		return 0;
+	}
 	if (w >= seen->words) {
 		size_t words = seen->words ? seen->words : 1024;
 		while (words <= w)
@@ -717,6 +725,7 @@ int rows_seq_check(struct trace_src *src, struct seq_seen *seen, const struct tr
 		seen->bits[w] |= bit;
 		return 0;
 	}
+again:;
 	unsigned long first = first_line_of_seq(src, r->seq);
 	if (first)
 		input_error(src->path, rows_line_of(src, r->pos), "seq %llu again (first on line %lu)",
@@ -730,8 +739,8 @@ int rows_seq_check(struct trace_src *src, struct seq_seen *seen, const struct tr
 void rows_seq_free(struct seq_seen *seen)
 {
 	free(seen->bits);
-	seen->bits = NULL;
-	seen->words = 0;
+	fh_free(&seen->far);
+	memset(seen, 0, sizeof(*seen));
 }
 
 uint64_t *rows_by_seq(struct trace_src *src, size_t *count)

@@ -24,6 +24,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "flow_hash.h"
 #include "dyl_csv.h"	/* DYL_CSV_BASE: the columns a trace starts with */
 
 #define ROWS_HEADER DYL_CSV_BASE
@@ -138,11 +139,14 @@ void rows_warn_truncated(const struct trace_src *src);
 
 /* Messages go through input.h (input_error, input_warning: "dyl-trace: FILE:LINE: text"). */
 
-/* The seq numbers met so far, to find one met twice without keeping the rows (a bit
- * each; seqs beyond 2^30 are not checked). */
+/* The seq numbers met so far, to find one met twice without keeping the rows: a bit
+ * each for seqs up to twice the rows met (seqs number the calls without gaps), a hash
+ * table for those beyond, so that no seq in a file sizes the bits. */
 struct seq_seen {
 	uint64_t *bits;
 	size_t words;
+	uint64_t rows;
+	struct flow_hash far;
 };
 /* 0, or -1 after the message "seq N again (first on line L)". */
 int rows_seq_check(struct trace_src *src, struct seq_seen *seen, const struct trace_row *row);

@@ -198,3 +198,23 @@ def test_access_to_a_huge_block_id(tmp_path):
     (tmp_path / 't.csv.flow').write_bytes(ff.flow_file(recs, nseq=2))
     r = tool('dyl-speedup', t, k, link)
     said_once(r, tmp_path / 't.csv.flow', 'object 4000000000 not defined')
+
+
+def test_summary_of_a_row_with_seq_near_2_to_the_30(tmp_path):
+    """dyl-trace summary looks for a seq met twice: its bits grew to the largest seq
+    (128 MiB for seq 2^30 - 1).  Now they grow with the rows read, the seqs beyond in a
+    hash table: it runs in 96 MiB of address space, and still finds the far seq twice."""
+    head = '# dyliberator trace 1\nseq,tid,func,t_start_ns,t_ns,in_bytes,out_bytes,work\n'
+    far = head + '0,1,k,0,5,,,10\n1073741823,1,k,20,5,,,10\n1,1,k,10,5,,,10\n'
+    limit = 96 << 20
+
+    def run(text):
+        (tmp_path / 't.csv').write_text(text)
+        return subprocess.run([os.path.join(BIN, 'dyl-trace'), 'summary', tmp_path / 't.csv'],
+                              capture_output=True, text=True, timeout=30,
+                              preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS,
+                                                                    (limit, limit)))
+    r = run(far + '# total_ns=100\n')
+    assert r.returncode == 0 and 'k' in r.stdout, r
+    r = run(far + '1073741823,1,k,30,5,,,10\n# total_ns=100\n')
+    said_once(r, 't.csv:6', 'seq 1073741823 again (first on line 4)')
