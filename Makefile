@@ -90,22 +90,26 @@ test: all
 	@$(PY) -m pytest -q tests microgens
 
 # Fuzzing: one libFuzzer target per reader of files (tests/fuzz/fuzz_NAME.c: the spool
-# decoder, the trace and the model CSV readers), built with clang-14 under ASan and UBSan
+# decoder, the trace and the model CSV readers, TRACE.flow with dyl-speedup's and
+# dyl-flow's readers of it, link models in the residency), built with clang-14 under ASan and UBSan
 # into build/fuzz/, and a mutation fuzzer of the --defs parser (Python).  `make fuzz`
 # runs each for FUZZ_SECONDS from its checked-in corpus (tests/fuzz/corpus/NAME/); what
 # it finds is kept in build/fuzz/corpus/NAME/, a crash in build/fuzz/NAME-crash-*.
 # make test runs each for a few seconds (tests/fuzz/test_fuzz.py).
 FUZZ_CC ?= clang-14
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS := spool trace model
+FUZZ_TARGETS := spool trace model flow link
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-	-std=gnu11 $(TOOL_INC)
+	-std=gnu11 $(TOOL_INC) -Ispeedup/dyl-flow
 FUZZ_SRC_spool := $(TOOL_FORMAT_SRC)
 FUZZ_SRC_trace := $(TOOL_LIB_SRC) $(TOOL_FORMAT_SRC)
 FUZZ_SRC_model := $(TOOL_LIB_SRC) $(TOOL_FORMAT_SRC)
+FUZZ_SRC_flow := $(TOOL_LIB_SRC) $(TOOL_FORMAT_SRC) $(filter-out %/main.c,$(wildcard speedup/dyl-flow/*.c))
+FUZZ_SRC_link := $(TOOL_LIB_SRC) $(TOOL_FORMAT_SRC)
 
 fuzz-build: $(FUZZ_TARGETS:%=$(B)/fuzz/fuzz_%)
-$(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/quiet.h $(TOOL_LIB_SRC) $(TOOL_FORMAT_SRC) $(TOOL_HDR)
+$(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/quiet.h $(TOOL_LIB_SRC) $(TOOL_FORMAT_SRC) $(TOOL_HDR) \
+		$(wildcard speedup/dyl-flow/*.c speedup/lib/*.h)
 	@mkdir -p $(B)/fuzz
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(FUZZ_SRC_$*) $(TOOL_LIBS)
 

@@ -26,7 +26,8 @@ static int read_calls(struct proc *p)
 	struct trace_row r;
 	int rc;
 
-	if (rows_open(&src, p->trace) != 0)
+	/* a trace found beside a named .flow is never read through a symbolic link */
+	if ((p->own_trace ? rows_open_beside : rows_open)(&src, p->trace) != 0)
 		return -1;
 	p->pid = src.pid;
 	if (src.cmdline && !(p->cmdline = strdup(src.cmdline))) {
@@ -228,8 +229,12 @@ int proc_read(struct proc *p, const char *trace, const struct opts *o)
 	p->trace = trace;
 	p->pid = -1;
 	if (n > sl && strcmp(trace + n - sl, DYL_FLOW_SUFFIX) == 0) {
-		/* the .flow file was named: its trace is beside it */
-		p->flow_path = strdup(trace);
+		/* the .flow file was named (a symbolic link, maybe: flow_file_open follows
+		 * none, so it gets the file's own path); its trace is beside the name */
+		struct stat st;
+		if (lstat(trace, &st) != 0 || !S_ISLNK(st.st_mode) ||
+		    !(p->flow_path = realpath(trace, NULL)))
+			p->flow_path = strdup(trace);
 		p->trace = p->own_trace = strndup(trace, n - sl);
 	} else if (asprintf(&p->flow_path, "%s%s", trace, DYL_FLOW_SUFFIX) < 0) {
 		p->flow_path = NULL;

@@ -35,7 +35,7 @@
 struct plan_proc {
 	struct resid_events ev;
 	struct resid_result res;
-	double *t, *f;		/* [nseq]: measured and modelled; f NaN: not plannable */
+	double *t, *f;		/* [nseq], by slot: measured and modelled; f NaN: not plannable */
 	double *setup;		/* by cand: the setup of the candidate's model file */
 	double total_ns;	/* T */
 	int mode;		/* enum resid_mode: the top level's */
@@ -66,7 +66,7 @@ struct planner {
 	int skipped_2d;		/* modelled functions keyed on bytes too, left out */
 };
 
-/* Reads PATH's depth-0 calls: t and f by seq, the candidates met.  0, or -1. */
+/* Reads PATH's depth-0 calls: t and f by slot (resid.h), the candidates met.  0, or -1. */
 static int read_calls(struct planner *pl, struct plan_proc *p, const char *path)
 {
 	struct trace_src src;
@@ -83,7 +83,8 @@ static int read_calls(struct planner *pl, struct plan_proc *p, const char *path)
 	if (rows_open(&src, path) != 0)
 		return -1;
 	while ((rc = rows_next(&src, &row)) == 1) {
-		if (row.seq >= n || row.depth != 0 || row.work < 0 || row.t_ns < 0)
+		uint64_t k = resid_index(&p->ev, row.seq);	/* its slot */
+		if (k >= n || row.depth != 0 || row.work < 0 || row.t_ns < 0)
 			continue;
 		const struct func *fn = funcs_get((int)row.func);
 		if (fn->model < 0)
@@ -94,8 +95,8 @@ static int read_calls(struct planner *pl, struct plan_proc *p, const char *path)
 			continue;
 		}
 		int oor;
-		p->t[row.seq] = (double)row.t_ns;
-		p->f[row.seq] = model_eval(m, (double)row.work, &oor);
+		p->t[k] = (double)row.t_ns;
+		p->f[k] = model_eval(m, (double)row.work, &oor);
 	}
 	rows_close(&src);
 	return rc < 0 ? -1 : 0;

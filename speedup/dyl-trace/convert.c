@@ -50,7 +50,8 @@ static long long note(const char *text, size_t len, const char *key)
  * this user's.  The descriptor, or -1 after a message. */
 static int open_own(const char *path, int flags, struct stat *st)
 {
-	int fd = open(path, flags | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+	/* O_NONBLOCK: a FIFO planted there opens at once, and is refused below */
+	int fd = open(path, flags | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 
 	if (fd < 0) {
 		input_error(path, 0, errno == ELOOP ? "a symbolic link: refusing to convert through it"

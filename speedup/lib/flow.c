@@ -12,6 +12,9 @@ const char *const flow_kind_name[FLOW_KINDS] = { "heap", "static", "stack", "map
 /* ids beyond these are refused rather than given arrays of that size */
 #define MAX_ID (UINT32_C(1) << 28)
 #define MAX_SEQ (UINT64_C(1) << 34)
+/* how far a row's seq may run ahead of twice the rows before it (rows of calls still
+ * open, written later, come after theirs) */
+#define SEQ_SLACK 65536
 
 static int fail(struct flow *f, const char *fmt, ...)
 {
@@ -110,6 +113,13 @@ int flow_call(struct flow *f, uint64_t seq, uint32_t node, uint32_t depth, uint6
 
 	if (seq >= MAX_SEQ)
 		return fail(f, "seq %llu too large", (unsigned long long)seq);
+	/* seqs number the calls from 0 without gaps (doc/trace-format.md), so the array
+	 * by seq grows with the rows read: a seq far beyond them sizes nothing */
+	if (seq > 2 * f->ncalls + SEQ_SLACK)
+		return fail(f, "seq %llu is far beyond the %llu rows before it (seqs number "
+			    "the calls from 0, without gaps)", (unsigned long long)seq,
+			    (unsigned long long)f->ncalls);
+	f->ncalls++;
 	if (need_calls(f, seq + 1) != 0)
 		return oom(f);
 	if (seq + 1 > f->max_seq)

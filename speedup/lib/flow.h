@@ -95,6 +95,7 @@ struct flow {
 	size_t ncall_room;
 	size_t call_mapped;		/* its bytes when mapped (flow_reserve), else 0 */
 	uint64_t max_seq;		/* the largest seq seen + 1 */
+	uint64_t ncalls;		/* flow_call's so far */
 	struct flow_node *node;		/* by node */
 	size_t nnodes, node_room;
 	char **site;			/* site text by site id (NULL: not defined) */

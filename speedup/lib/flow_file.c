@@ -92,7 +92,7 @@ int flow_file_open(struct flow_file *ff, const char *flow_path, const char *trac
 		if (rc != 0)
 			return rc;
 	} else {
-		if (input_open(&in, flow_path) != 0)
+		if (input_open_beside(&in, flow_path) != 0)	/* (beside its trace) */
 			return -1;
 		ff->data = in.data;
 		ff->size = in.size;

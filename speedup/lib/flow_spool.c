@@ -3,6 +3,7 @@
  * so far.  The runtime's own converter (runtime/format/flow.c) turns them into the file's
  * bytes, here into memory (a memfd read back), with the CUT flag set. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +19,7 @@
 int flow_file_spool(struct flow_file *ff, const char *trace);
 
 /* An open spool holding FLOW chunks: TRACE itself, or its spool.  Its fd and size; -1
- * when none. */
+ * when none; -2 after one message (a spool that is a link, a FIFO). */
 static int open_spool(const char *trace, uint64_t *size)
 {
 	char spool[4096 + 16];
@@ -28,11 +29,16 @@ static int open_spool(const char *trace, uint64_t *size)
 	if (dyl_spool_name(spool, sizeof(spool), trace) == 0)
 		paths[1] = spool;
 	for (int i = 0; i < 2 && paths[i]; i++) {
-		int fd = open(paths[i], O_RDONLY | O_CLOEXEC);
+		/* the trace as named; its spool never through a symbolic link; neither may
+		 * be a FIFO (input.h) */
+		int fd = input_open_regular(paths[i], i == 1, &st);
+		if (fd < 0 && i == 1 && (fd == INPUT_NOT_REGULAR || errno == ELOOP)) {
+			input_error(paths[i], 0, "%s", input_open_why(fd, errno, &st));
+			return -2;
+		}
 		if (fd < 0)
 			continue;
-		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
-		    dyl_flow_in_spool(fd, (uint64_t)st.st_size)) {
+		if (st.st_size > 0 && dyl_flow_in_spool(fd, (uint64_t)st.st_size)) {
 			*size = (uint64_t)st.st_size;
 			return fd;
 		}
@@ -71,7 +77,7 @@ int flow_file_spool(struct flow_file *ff, const char *trace)
 	int fd = open_spool(trace, &size), out;
 
 	if (fd < 0)
-		return 1;
+		return fd == -2 ? -1 : 1;
 	out = memfd_create("dyl-flow", MFD_CLOEXEC);
 	if (out < 0 || dyl_flow_convert(fd, size, DYL_CONV_WINDOWS, 0, -1, DYL_FLOW_F_CUT, NULL,
 					out, &why) != 0 || read_back(out, ff) != 0) {

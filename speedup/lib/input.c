@@ -61,7 +61,41 @@ static int read_all(struct input_file *f, int fd)
 	return 0;
 }
 
-int input_open(struct input_file *f, const char *path)
+int input_open_regular(const char *path, int beside, struct stat *st)
+{
+	/* O_NONBLOCK: a FIFO opens at once (no writer needed) and is refused below */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK |
+			    (beside ? O_NOFOLLOW : 0));
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, st) != 0) {
+		int saved = errno;
+		close(fd);
+		errno = saved;
+		return -1;
+	}
+	if (!S_ISREG(st->st_mode)) {
+		close(fd);
+		return INPUT_NOT_REGULAR;
+	}
+	return fd;
+}
+
+const char *input_open_why(int rc, int err, const struct stat *st)
+{
+	if (rc == INPUT_NOT_REGULAR)
+		return S_ISDIR(st->st_mode) ? "is a directory, not a file"
+		       : S_ISFIFO(st->st_mode) ? "is a FIFO, not a regular file: not read"
+		       : "is no regular file (a device, a socket): not read";
+	if (err == ELOOP)
+		return "is a symbolic link: not followed (a file beside a trace must be one "
+		       "of its own)";
+	return strerror(err);
+}
+
+/* PATH in F: stdin ("-"), or a regular file (BESIDE: not through a symbolic link). */
+static int open_input(struct input_file *f, const char *path, int beside)
 {
 	struct stat st;
 	int fd, rc = 0;
@@ -70,11 +104,23 @@ int input_open(struct input_file *f, const char *path)
 	f->data = NULL;
 	f->size = 0;
 	f->mapped = 0;
-	fd = strcmp(path, "-") == 0 ? dup(0) : open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) != 0) {
-		input_error(path, 0, "cannot open: %s", strerror(errno));
-		if (fd >= 0)
-			close(fd);
+	if (!beside && (strcmp(path, "-") == 0 || strcmp(path, "/dev/stdin") == 0)) {
+		/* stdin: a pipe is read to its end; it is the user's to close */
+		fd = dup(0);
+		if (fd < 0 || fstat(fd, &st) != 0) {
+			input_error(path, 0, "cannot read: %s", strerror(errno));
+			if (fd >= 0)
+				close(fd);
+			return -1;
+		}
+	} else if ((fd = input_open_regular(path, beside, &st)) < 0) {
+		int err = errno;
+		if (fd == INPUT_NOT_REGULAR && S_ISDIR(st.st_mode))
+			input_error(path, 0, "is a directory, not a %s", input_what);
+		else if (fd == INPUT_NOT_REGULAR || err == ELOOP)
+			input_error(path, 0, "%s", input_open_why(fd, err, &st));
+		else
+			input_error(path, 0, "cannot open: %s", strerror(err));
 		return -1;
 	}
 	if (S_ISDIR(st.st_mode)) {
@@ -99,6 +145,16 @@ int input_open(struct input_file *f, const char *path)
 	return rc;
 }
 
+int input_open(struct input_file *f, const char *path)
+{
+	return open_input(f, path, 0);
+}
+
+int input_open_beside(struct input_file *f, const char *path)
+{
+	return open_input(f, path, 1);
+}
+
 void input_close(struct input_file *f)
 {
 	if (f->mapped)
@@ -113,7 +169,7 @@ void input_close(struct input_file *f)
 void input_lines_init(struct input_lines *it, const struct input_file *f)
 {
 	it->p = f->data;
-	it->end = f->data + f->size;
+	it->end = f->data ? f->data + f->size : NULL;	/* (NULL + 0 is undefined) */
 	it->lineno = 0;
 	/* a UTF-8 byte order mark, as some spreadsheets write */
 	if (f->size >= 3 && memcmp(f->data, "\xef\xbb\xbf", 3) == 0)

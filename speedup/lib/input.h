@@ -20,7 +20,22 @@ struct input_file {
 	int mapped;
 };
 
+/* PATH's bytes in F: "-" (or /dev/stdin) is stdin, read to its end; any other path must
+ * be a regular file (a FIFO or a device would hang or never end).  input_open is for
+ * what the user names, which may be a symbolic link; input_open_beside for a file found
+ * beside another (a trace's .flow), never followed through a symbolic link.  0, or -1
+ * after one message naming PATH. */
 int input_open(struct input_file *f, const char *path);
+int input_open_beside(struct input_file *f, const char *path);
+
+/* PATH opened for reading without waiting, when it is a regular file (BESIDE: not a
+ * symbolic link, O_NOFOLLOW): the fd, its stat in *ST.  -1 with errno set (ENOENT: no
+ * such file; ELOOP: a symbolic link), or INPUT_NOT_REGULAR (*ST says what it is). */
+#define INPUT_NOT_REGULAR (-2)
+struct stat;
+int input_open_regular(const char *path, int beside, struct stat *st);
+/* Why input_open_regular failed (its RC, errno ERR), as the end of a message. */
+const char *input_open_why(int rc, int err, const struct stat *st);
 void input_close(struct input_file *f);
 
 /* Line by line over a file; LINENO counts from 1.  Lines keep no '\n' and no '\r'. */

@@ -282,7 +282,8 @@ static int group_of(const struct resid_ev *e)
 static int event(struct sim *s, const struct resid_ev *e, int accel, enum resid_mode mode)
 {
 	const struct resid_events *ev = s->ev;
-	struct bmap *m = &s->map[e->block];
+	/* (pessimistic mode has no map: no pointer into it either) */
+	struct bmap *m = s->map ? &s->map[e->block] : NULL;
 	int32_t func = e->seq < ev->nseq ? ev->func[e->seq] : -1;
 
 	if (mode == RESID_PESSIMISTIC) {
@@ -394,5 +395,6 @@ void resid_events_free(struct resid_events *ev)
 	free(ev->func);
 	free(ev->tid);
 	free(ev->t_start);
+	free(ev->runs);
 	resid_events_init(ev);
 }

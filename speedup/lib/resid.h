@@ -45,16 +45,25 @@ struct resid_ev {
 	uint16_t zero;
 };
 
+/* Seqs [LO, HI) of the files are slots BASE... of the arrays by call (resid_seqs.c). */
+struct resid_run {
+	uint64_t lo, hi, base;
+};
+
 /* A process's events, in simulation order (by seq; at one seq, life and host events,
- * reads, writes).  FUNC[seq]: the funcs.h id of depth-0 call SEQ; -1: nested (depth > 0)
- * or no row of the trace. */
+ * reads, writes).  Calls are numbered by slot, not by seq: one slot per seq read (a row,
+ * a record), one per gap between them, so that no number in a file sizes an array; for
+ * a whole trace, slot = seq.  An event's SEQ is its slot.  FUNC[slot]: the funcs.h id of
+ * depth-0 call SLOT; -1: nested (depth > 0), a gap, or no row of the trace. */
 struct resid_events {
 	struct resid_ev *ev;
 	size_t n, room;
-	uint64_t nseq;		/* seqs are below it; nseq itself: after the last call */
+	uint64_t nseq;		/* slots are below it; nseq itself: after the last call */
 	int32_t *func;		/* [nseq] */
 	uint64_t *tid;		/* [nseq]: the call's thread (0: no row) */
 	int64_t *t_start;	/* [nseq]: its start (ns; -1: no row, or no times) */
+	struct resid_run *runs;	/* sorted: the seqs read */
+	size_t nruns, runs_room;
 	uint32_t nblocks;	/* block ids are below it */
 	int nfuncs;		/* funcs ids are below it (funcs_count() when loaded) */
 	int host_reads;		/* TRACE.flow's flag 8: host reads recorded (exact mode) */
@@ -87,7 +96,7 @@ struct resid_result {
 	struct resid_dir h2d, d2h;	/* totals */
 	struct resid_func *func;	/* [nfuncs], by funcs id */
 	int nfuncs;
-	/* transfer time charged to each call, by seq ([nseq]: after the last call): h2d of
+	/* transfer time charged to each call, by slot ([nseq]: after the last call): h2d of
 	 * an accelerated call's reads (pessimistic: and d2h of its writes); d2h caused by a
 	 * call's reads, or by the host events before it */
 	double *charge_ns;	/* [nseq + 1] */
@@ -102,8 +111,11 @@ void resid_events_free(struct resid_events *ev);
  * rows are read).  0; 1 when there is no flow at all (nothing printed: the caller says
  * what it needs); -1 after one message naming the file. */
 int resid_load(struct resid_events *ev, const char *trace);
+/* The slot of seq SEQ of the files (a trace row's); UINT64_MAX when no row or record
+ * named it. */
+uint64_t resid_index(const struct resid_events *ev, uint64_t seq);
 
-/* The simulation over EV with the calls ACCEL[seq] != 0 accelerated (depth-0 calls;
+/* The simulation over EV with the calls ACCEL[slot] != 0 accelerated (depth-0 calls;
  * [nseq] entries), in MODE, timed by LINK (NULL: 0 ns).  OUT is filled (its arrays
  * allocated, or reused when OUT came from an earlier call on the same EV: zero OUT before
  * the first).  0, or -1 out of memory. */

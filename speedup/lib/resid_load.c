@@ -1,7 +1,8 @@
 /* resid_load.c - a process's events for the residency simulation (resid.h): its trace's
- * depth-0 calls (function, thread, start by seq) and its TRACE.flow's records, clipped
+ * depth-0 calls (function, thread, start by slot) and its TRACE.flow's records, clipped
  * to their blocks' sizes and put in simulation order (by seq; at one seq the life and
- * host events in file order, then the reads, then the writes). */
+ * host events in file order, then the reads, then the writes).  Arrays are sized by
+ * what was read (rows, records: resid_seqs.c), never by a count or an id in a file. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,45 +12,30 @@
 #include "grow.h"
 #include "input.h"
 #include "resid.h"
+#include "resid_seqs.h"
 #include "rows.h"
 
-/* seqs beyond this are not believed: the arrays by seq would not fit */
+/* seqs beyond this are not believed (the CSV reader's own limit is larger) */
 #define MAX_SEQ (UINT64_C(1) << 32)
+
+/* A depth-0 row, kept until the slots are known. */
+struct top_call {
+	uint64_t seq, tid;
+	int64_t t_start;
+	int32_t func;
+};
 
 /* The loader's state. */
 struct loader {
 	struct resid_events *ev;
-	size_t seq_room;
+	uint64_t nseq;		/* seqs are below it: the .flow head's, or the rows' */
+	struct top_call *top;	/* the depth-0 rows, in file order */
+	size_t ntop, top_room;
 	uint64_t *size;		/* by block: its size now (UINT64_MAX: not known) */
 	size_t size_room;
 	unsigned char *scalar;	/* by block: a static or stack object of at most 16 bytes */
 	char why[120];		/* a bad record's message */
 };
-
-/* The arrays by seq cover SEQ.  0, or -1. */
-static int cover_seq(struct loader *l, uint64_t seq)
-{
-	struct resid_events *ev = l->ev;
-	size_t old = l->seq_room, room = old;
-
-	if (seq < old)
-		return 0;
-	if (grow_to(&ev->func, sizeof(*ev->func), (size_t)seq + 1, &room, 1024) != 0)
-		return -1;
-	room = old;
-	if (grow_to(&ev->tid, sizeof(*ev->tid), (size_t)seq + 1, &room, 1024) != 0)
-		return -1;
-	room = old;
-	if (grow_to(&ev->t_start, sizeof(*ev->t_start), (size_t)seq + 1, &room, 1024) != 0)
-		return -1;
-	for (size_t i = old; i < room; i++) {
-		ev->func[i] = -1;
-		ev->tid[i] = 0;
-		ev->t_start[i] = -1;
-	}
-	l->seq_room = room;
-	return 0;
-}
 
 static int read_rows(struct loader *l, const char *trace)
 {
@@ -66,21 +52,57 @@ static int read_rows(struct loader *l, const char *trace)
 			rc = -1;
 			break;
 		}
-		if (cover_seq(l, r.seq) != 0) {
+		if (r.seq + 1 > l->nseq)
+			l->nseq = r.seq + 1;
+		if (resid_seqs_add(l->ev, r.seq) != 0 ||
+		    (r.depth == 0 &&
+		     grow(&l->top, sizeof(*l->top), l->ntop, &l->top_room, 1024) != 0)) {
 			input_error(trace, 0, "out of memory");
 			rc = -1;
 			break;
 		}
-		if (r.seq + 1 > l->ev->nseq)
-			l->ev->nseq = r.seq + 1;
-		if (r.depth != 0)
-			continue;
-		l->ev->func[r.seq] = (int32_t)r.func;
-		l->ev->tid[r.seq] = r.tid;
-		l->ev->t_start[r.seq] = r.t_start;
+		if (r.depth == 0)
+			l->top[l->ntop++] = (struct top_call){ r.seq, r.tid, r.t_start,
+							       (int32_t)r.func };
 	}
 	rows_close(&src);
 	return rc;
+}
+
+/* The arrays by slot, from the seqs read (the rows', the records', the end): EV's events
+ * get their slots.  0, or -1 out of memory. */
+static int place(struct loader *l)
+{
+	struct resid_events *ev = l->ev;
+	uint64_t slots;
+
+	for (size_t i = 0; i < ev->n; i++)
+		if ((i == 0 || ev->ev[i].seq != ev->ev[i - 1].seq) &&
+		    resid_seqs_add(ev, ev->ev[i].seq) != 0)
+			return -1;
+	if (resid_seqs_add(ev, l->nseq) != 0)
+		return -1;
+	slots = resid_seqs_finish(ev);
+	ev->nseq = resid_index(ev, l->nseq);
+	/* (one more than the slots: an empty trace still gets arrays) */
+	if (!(ev->func = malloc((size_t)slots * sizeof(*ev->func) + 1)) ||
+	    !(ev->tid = malloc((size_t)slots * sizeof(*ev->tid) + 1)) ||
+	    !(ev->t_start = malloc((size_t)slots * sizeof(*ev->t_start) + 1)))
+		return -1;
+	for (uint64_t i = 0; i < slots; i++) {
+		ev->func[i] = -1;
+		ev->tid[i] = 0;
+		ev->t_start[i] = -1;
+	}
+	for (size_t i = 0; i < l->ntop; i++) {
+		uint64_t k = resid_index(ev, l->top[i].seq);
+		ev->func[k] = l->top[i].func;
+		ev->tid[k] = l->top[i].tid;
+		ev->t_start[k] = l->top[i].t_start;
+	}
+	for (size_t i = 0; i < ev->n; i++)
+		ev->ev[i].seq = resid_index(ev, ev->ev[i].seq);
+	return 0;
 }
 
 static int add(struct loader *l, struct resid_ev e)
@@ -122,6 +144,12 @@ static int record(struct loader *l, const struct flow_rec *r, uint64_t nobjects,
 	struct resid_ev e = { .seq = r->seq, .block = (uint32_t)r->id };
 	char *buf = l->why;
 
+	/* before any array by block grows to it: ids come from the file */
+	if (r->type >= DYL_FR_RESIZE && r->type <= DYL_FR_HOST_READ && r->id >= nobjects) {
+		snprintf(buf, sizeof(l->why), "object %llu not defined", (unsigned long long)r->id);
+		*why = buf;
+		return -1;
+	}
 	switch (r->type) {
 	case DYL_FR_OBJECT:
 		if (cover_block(l, r->id) != 0)
@@ -174,14 +202,9 @@ static int record(struct loader *l, const struct flow_rec *r, uint64_t nobjects,
 	}
 	if (r->type == DYL_FR_OBJECT)
 		return 0;
-	if (r->id >= nobjects) {
-		snprintf(buf, sizeof(l->why), "object %llu not defined", (unsigned long long)r->id);
-		*why = buf;
-		return -1;
-	}
-	if (e.seq > ev->nseq || (e.seq == ev->nseq && r->type == DYL_FR_ACCESS)) {
+	if (e.seq > l->nseq || (e.seq == l->nseq && r->type == DYL_FR_ACCESS)) {
 		snprintf(buf, sizeof(l->why), "seq %llu is no call of the trace (it has %llu)",
-			 (unsigned long long)e.seq, (unsigned long long)ev->nseq);
+			 (unsigned long long)e.seq, (unsigned long long)l->nseq);
 		*why = buf;
 		return -1;
 	}
@@ -254,12 +277,9 @@ int resid_load(struct resid_events *ev, const char *trace)
 	}
 	ev->host_reads = (ff.flags & DYL_FLOW_F_HOST_READS) != 0;
 	ev->flow_flags = ff.flags;
-	ev->nseq = ff.nseq < MAX_SEQ ? ff.nseq : 0;
+	/* a number from the file: it bounds the records' seqs, and sizes nothing */
+	l.nseq = ff.nseq < MAX_SEQ ? ff.nseq : 0;
 	rc = read_rows(&l, trace) != 0 ? -1 : 0;
-	if (rc == 0 && cover_seq(&l, ev->nseq) != 0) {
-		input_error(trace, 0, "out of memory");
-		rc = -1;
-	}
 	while (rc == 0 && (rc = flow_file_next(&ff, &r)) == 1) {
 		const char *why = NULL;
 		int e = record(&l, &r, ff.nobjects, &why);
@@ -273,7 +293,7 @@ int resid_load(struct resid_events *ev, const char *trace)
 		}
 	}
 	ev->nfuncs = funcs_count();
-	if (rc == 0 && sort_events(ev) != 0) {
+	if (rc == 0 && (sort_events(ev) != 0 || place(&l) != 0)) {
 		input_error(flow_path, 0, "out of memory");
 		rc = -1;
 	}
@@ -281,6 +301,7 @@ int resid_load(struct resid_events *ev, const char *trace)
 	free(flow_path);
 	free(l.size);
 	free(l.scalar);
+	free(l.top);
 	if (rc != 0)
 		resid_events_free(ev);
 	return rc;

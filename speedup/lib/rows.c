@@ -30,7 +30,7 @@ static int load(struct trace_src *src, const char *path)
 	struct input_file f;
 
 	input_what = "trace";
-	if (input_open(&f, path) != 0)
+	if ((src->beside ? input_open_beside(&f, path) : input_open(&f, path)) != 0)
 		return -1;
 	src->data = f.data;
 	src->size = f.size;
@@ -168,7 +168,7 @@ static int csv_open(struct trace_src *src)
 	int full;
 
 	src->p = src->data;
-	src->end = src->data + src->size;
+	src->end = src->data ? src->data + src->size : NULL;	/* (NULL + 0 is undefined) */
 	/* zero bytes at the end: a file extended ahead of its rows, then the process died */
 	while (src->end > src->p && src->end[-1] == '\0')
 		src->end--;
@@ -551,6 +551,15 @@ int rows_open(struct trace_src *src, const char *path)
 	return open_format(src);
 }
 
+int rows_open_beside(struct trace_src *src, const char *path)
+{
+	init(src, path);
+	src->beside = 1;
+	if (load(src, path) != 0)
+		return -1;
+	return open_format(src);
+}
+
 int rows_open_file(struct trace_src *src, const struct input_file *f, unsigned flags)
 {
 	init(src, f->path);
@@ -672,7 +681,8 @@ static unsigned long first_line_of_seq(const struct trace_src *src, uint64_t seq
 	struct trace_row r;
 	unsigned long line = 0;
 
-	if (strcmp(src->path, "-") == 0 || rows_open(&again, src->path) != 0)
+	if (strcmp(src->path, "-") == 0 ||
+	    (src->beside ? rows_open_beside : rows_open)(&again, src->path) != 0)
 		return 0;
 	while (rows_next(&again, &r) > 0)
 		if (r.seq == seq) {
@@ -688,8 +698,16 @@ int rows_seq_check(struct trace_src *src, struct seq_seen *seen, const struct tr
 	size_t w = (size_t)(r->seq >> 6);
 	uint64_t bit = UINT64_C(1) << (r->seq & 63);
 
-	if (r->seq >= (UINT64_C(1) << 30))
+	/* (a seq kept as far stays there when the bits grow past it later) */
+	if (seen->far.used && fh_get(&seen->far, r->seq, 0) >= 0)
+		goto again;
+	if (r->seq / 2 > seen->rows++ + (UINT64_C(1) << 19)) {
+		if (fh_put(&seen->far, r->seq, 0, 1) != 0) {
+			input_error(src->path, 0, "out of memory");
+			return -1;
+		}
 		return 0;
+	}
 	if (w >= seen->words) {
 		size_t words = seen->words ? seen->words : 1024;
 		while (words <= w)
@@ -707,6 +725,7 @@ int rows_seq_check(struct trace_src *src, struct seq_seen *seen, const struct tr
 		seen->bits[w] |= bit;
 		return 0;
 	}
+again:;
 	unsigned long first = first_line_of_seq(src, r->seq);
 	if (first)
 		input_error(src->path, rows_line_of(src, r->pos), "seq %llu again (first on line %lu)",
@@ -720,8 +739,8 @@ int rows_seq_check(struct trace_src *src, struct seq_seen *seen, const struct tr
 void rows_seq_free(struct seq_seen *seen)
 {
 	free(seen->bits);
-	seen->bits = NULL;
-	seen->words = 0;
+	fh_free(&seen->far);
+	memset(seen, 0, sizeof(*seen));
 }
 
 uint64_t *rows_by_seq(struct trace_src *src, size_t *count)

@@ -24,6 +24,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "flow_hash.h"
 #include "dyl_csv.h"	/* DYL_CSV_BASE: the columns a trace starts with */
 
 #define ROWS_HEADER DYL_CSV_BASE
@@ -65,6 +66,7 @@ struct trace_src {
 	size_t size;
 	int mapped;
 	int borrowed;		/* the caller's bytes (rows_open_file): not freed here */
+	int beside;		/* opened by rows_open_beside */
 	unsigned flags;		/* ROWS_* below */
 	/* what the trace says of itself (from '#' lines; -1/NULL when it does not say) */
 	int64_t pid;
@@ -110,6 +112,9 @@ struct rows_format {
 /* Opens PATH ('-': standard input) and reads up to the first row.  0, or -1 after one
  * message. */
 int rows_open(struct trace_src *src, const char *path);
+/* As rows_open, for a trace the user did not name (found beside its .flow): never
+ * through a symbolic link (input_open_beside). */
+int rows_open_beside(struct trace_src *src, const char *path);
 
 /* What a reader may ask beyond the defaults (dyl-speedup does); every form honours them: */
 #define ROWS_NEED_TIMES		1u	/* t_start_ns and t_ns may not be empty ("t_ns is
@@ -134,11 +139,14 @@ void rows_warn_truncated(const struct trace_src *src);
 
 /* Messages go through input.h (input_error, input_warning: "dyl-trace: FILE:LINE: text"). */
 
-/* The seq numbers met so far, to find one met twice without keeping the rows (a bit
- * each; seqs beyond 2^30 are not checked). */
+/* The seq numbers met so far, to find one met twice without keeping the rows: a bit
+ * each for seqs up to twice the rows met (seqs number the calls without gaps), a hash
+ * table for those beyond, so that no seq in a file sizes the bits. */
 struct seq_seen {
 	uint64_t *bits;
 	size_t words;
+	uint64_t rows;
+	struct flow_hash far;
 };
 /* 0, or -1 after the message "seq N again (first on line L)". */
 int rows_seq_check(struct trace_src *src, struct seq_seen *seen, const struct trace_row *row);

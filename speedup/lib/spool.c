@@ -10,6 +10,7 @@
  * would have written gives (without the footer: the run's length is not known).
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <fcntl.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -316,14 +317,23 @@ static int convert(const char *spool, int fd, uint64_t size, long want_pid,
 	return 0;
 }
 
-static int map_and_convert(const char *spool, long want_pid, struct spool_rows **out)
+/* SPOOL opened and converted for its rows.  BESIDE: found beside a trace, not named by
+ * the user: never followed through a symbolic link (one planted to /etc/shadow would be
+ * read with the user's rights).  Either way a FIFO or a device is refused, not waited
+ * on.  0; 1 when there is no spool (or an empty one); -1 after one message. */
+static int map_and_convert(const char *spool, int beside, long want_pid,
+			   struct spool_rows **out)
 {
 	struct stat st;
-	int fd = open(spool, O_RDONLY | O_CLOEXEC);
+	int fd = input_open_regular(spool, beside, &st);
 
-	if (fd < 0)
+	if (fd < 0 && fd != INPUT_NOT_REGULAR && errno == ENOENT)
 		return 1;	/* no spool: the trace is what there is */
-	if (fstat(fd, &st) != 0 || st.st_size == 0) {
+	if (fd < 0) {
+		input_error(spool, 0, "%s", input_open_why(fd, errno, &st));
+		return -1;
+	}
+	if (st.st_size == 0) {
 		close(fd);
 		return 1;
 	}
@@ -345,8 +355,9 @@ int spool_recoverable(const char *path, const char *data, size_t size)
 	if (!strcmp(path, "-") || (data && finished(data, size)) ||
 	    (data && memcmp(data, "# dyliberator trace", size < 19 ? size : 19) != 0))
 		return 0;
-	return dyl_spool_name(spool, sizeof(spool), path) == 0 && stat(spool, &st) == 0 &&
-	       S_ISREG(st.st_mode) && st.st_size > 0;
+	/* a spool that is no regular file (a FIFO, a link) too: reading it says why not */
+	return dyl_spool_name(spool, sizeof(spool), path) == 0 && lstat(spool, &st) == 0 &&
+	       (!S_ISREG(st.st_mode) || st.st_size > 0);
 }
 
 int spool_recover(const char *path, const char *data, size_t size, struct spool_rows **out)
@@ -356,7 +367,7 @@ int spool_recover(const char *path, const char *data, size_t size, struct spool_
 	*out = NULL;
 	if (data && is_spool(data, size)) {
 		/* the spool itself: read again from its file */
-		int rc = strcmp(path, "-") ? map_and_convert(path, -1, out) : 1;
+		int rc = strcmp(path, "-") ? map_and_convert(path, 0, -1, out) : 1;
 		if (rc > 0)
 			input_error(path, 0, "a spool is read from its file, not from a pipe");
 		return rc != 0 ? -1 : 0;
@@ -371,7 +382,7 @@ int spool_recover(const char *path, const char *data, size_t size, struct spool_
 			return -1;
 		}
 		int rc = dyl_spool_name(spool, sizeof(spool), path) == 0
-			 ? map_and_convert(spool, pid_of(data, size), out) : 1;
+			 ? map_and_convert(spool, 1, pid_of(data, size), out) : 1;
 		if (rc > 0)
 			input_error(path, 0, "its rows are in the spool %s (DYL_CONVERT), "
 				    "which is missing or another process's", spool);
@@ -382,7 +393,7 @@ int spool_recover(const char *path, const char *data, size_t size, struct spool_
 	if (dyl_spool_name(spool, sizeof(spool), path) != 0)
 		return 1;
 	long pid = data ? pid_of(data, size) : -1;
-	int rc = map_and_convert(spool, pid, out);
+	int rc = map_and_convert(spool, 1, pid, out);
 	if (rc == 0 && !dyl_conv_footer((*out)->conv, &(size_t){ 0 }))
 		input_warning(path, 0, "the process did not finish; its rows are read from "
 			      "its spool %s", spool);

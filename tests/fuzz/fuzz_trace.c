@@ -22,7 +22,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	/* a copy of its own: the reader may read up to SIZE and no further */
 	char *copy = malloc(size ? size : 1);
-	struct input_file f = { "fuzz.csv", copy, size, 0 };
+	/* an empty file has no bytes at all, as input_open gives it (data NULL) */
+	struct input_file f = { "fuzz.csv", size ? copy : NULL, size, 0 };
 	struct trace_src src;
 	struct trace_row r;
 	size_t n;

@@ -1,5 +1,6 @@
 """Fuzzing in make test: each libFuzzer target of tests/fuzz/ (the spool decoder, the
-trace and the model CSV readers, under ASan and UBSan) runs its checked-in corpus and
+trace and the model CSV readers, TRACE.flow through dyl-speedup's and dyl-flow's readers,
+link models in the residency simulation; under ASan and UBSan) runs its checked-in corpus and
 then a few seconds of new inputs; the --defs parser's mutation fuzzer (Python) runs a
 few seconds too.  `make fuzz` runs them longer (FUZZ_SECONDS).  The corpus holds the
 damaged spools found before (tests/fuzz/corpus/spool/args-len-*): a decoder that trusts
@@ -18,7 +19,7 @@ import dyltest
 ROOT = dyltest.ROOT
 FUZZ = os.path.join(ROOT, 'tests', 'fuzz')
 SECONDS = 5
-TARGETS = ['spool', 'trace', 'model']
+TARGETS = ['spool', 'trace', 'model', 'flow', 'link']
 
 
 @pytest.fixture(scope='module')
