@@ -195,7 +195,8 @@ static void flush(struct sim *s)
 		for (j = i + 1; j < s->nmv && s->mv[j].dir == a->dir && s->mv[j].block == a->block;
 		     j++) {
 			const struct move *b = &s->mv[j];
-			if (b->lo > hi &&
+			/* pessimistic (no map): one operand, one transfer, whatever its gaps */
+			if (s->map && b->lo > hi &&
 			    (!s->link ||
 			     link_ns(s, a->dir, b->hi - a->lo) >
 				     link_ns(s, a->dir, hi - a->lo) + link_ns(s, a->dir, b->hi - b->lo) ||
@@ -287,9 +288,11 @@ static int event(struct sim *s, const struct resid_ev *e, int accel, enum resid_
 	int32_t func = e->seq < ev->nseq ? ev->func[e->seq] : -1;
 
 	if (mode == RESID_PESSIMISTIC) {
-		/* no state: an accelerated call moves what it reads and what it writes */
-		if (accel && (e->kind == RESID_READ || e->kind == RESID_WRITE) && e->hi > e->lo)
-			transfer(s, e->kind == RESID_READ ? H2D : D2H, e->hi - e->lo, func, e->seq);
+		/* no state: an accelerated call moves what it reads and what it writes, each
+		 * block it touches as one transfer from its first to its last byte touched (as
+		 * NVBLAS moves each operand whole, once a call), not one per changed range */
+		if (accel && (e->kind == RESID_READ || e->kind == RESID_WRITE))
+			return add_move(s, e->block, e->lo, e->hi, e->kind == RESID_READ ? H2D : D2H, func);
 		return 0;
 	}
 	switch (e->kind) {

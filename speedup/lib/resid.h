@@ -19,8 +19,8 @@
  * is a maximal contiguous range of one block that moves in one direction within one
  * group (one call's reads, or the host events before one call); its time is the link
  * model at its byte count.  Pessimistic mode keeps no state: every accelerated call
- * moves each range it reads h2d and each range it writes d2h (one transfer per range),
- * as NVBLAS does. */
+ * moves what it reads h2d and what it writes d2h, one transfer per block and direction
+ * from the first byte it touched to the last, as NVBLAS moves each operand whole. */
 #ifndef SPEEDUP_RESID_H
 #define SPEEDUP_RESID_H
 

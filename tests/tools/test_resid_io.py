@@ -117,7 +117,7 @@ def test_cjpeg_compressed_bytes_come_back(tmp_path, height):
     ex, pe = j['bounds']['exact'], j['bounds']['pessimistic']
     before = speedup(without_libio(t, tmp_path), model)['bounds']['exact']
     assert ex['d2h_bytes'] - before['d2h_bytes'] == size
-    assert ex['h2d_bytes'] == pe['h2d_bytes'] >= height * width * 3   # (every row moves in)
+    assert pe['h2d_bytes'] >= ex['h2d_bytes'] >= height * width * 3   # (every row moves in)
     # (not exact <= pessimistic here: a call that fills the buffer twice writes it twice,
     # flushed twice, but the flow has its bytes once: the pessimistic figure moves them
     # back once; doc/residency.md)

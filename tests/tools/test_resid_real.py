@@ -124,7 +124,7 @@ def cjpeg_traced(tmp_path, width, height):
 
 
 # Every row the program hands jpeg_write_scanlines is new (rdppm reads it into the same
-# buffer): each moves in, W * 3 bytes a call, in the exact figure as in the pessimistic
+# buffer): each moves in, W * 3 bytes a call, in the exact figure and the pessimistic
 # one.  The compressed bytes the calls write (out_bytes, by examples/jpeg-resid.defs) add
 # up to the file's size; the pessimistic figure moves jpeg_write_scanlines' all back (a
 # small image: they never wrap around the destination's 4096-byte buffer).
@@ -141,7 +141,9 @@ def test_cjpeg_rows_all_move(tmp_path):
     s = k['jpeg_write_scanlines']
     assert (s['h2d_bytes'], s['h2d_transfers']) == (H * W * 3, H)
     pe = j['bounds']['pessimistic']
-    assert j['bounds']['exact']['h2d_bytes'] == pe['h2d_bytes']
+    # (pessimistic moves each block a call touches whole, once: the parts of cinfo it
+    # reads with the gaps between them)
+    assert j['bounds']['exact']['h2d_bytes'] <= pe['h2d_bytes']
     assert j['bounds']['exact']['d2h_bytes'] <= pe['d2h_bytes']
     assert pe['d2h_bytes'] >= written
 
