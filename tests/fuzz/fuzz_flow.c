@@ -106,7 +106,7 @@ static void flow_tool(const char *path)
 		else
 			flow_slices_free(&p.slices);
 		(void)put_edges(devnull, &p, 1);
-		(void)put_objects(devnull, &p, 1);
+		(void)put_objects(devnull, &p, 1, 1);
 		(void)put_via(devnull, &p, 1);
 		(void)put_json(devnull, &p, 1, &o);
 		(void)put_dot(devnull, &p, 1, &o);
