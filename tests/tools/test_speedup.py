@@ -257,6 +257,35 @@ def test_tracing_overhead_is_taken_out_of_T(tmp_path):
     assert bad(bad_t, m).startswith(f"dyl-speedup: {bad_t}:3: overhead_ns ")
 
 
+def test_the_clock_read_in_each_t_ns_is_tracing_cost(tmp_path):
+    # '# clock_cost_ns=40': a row's t_ns holds one read, 20 ns, of tracing's cost (half
+    # of each of its two).  An overhead of 900 leaves T = 1000 - x >= 400 - 2 x 20, so
+    # x = 640 and T = 360 (without the read, T = 400: a loop of 10^7 tiny calls kept T at
+    # their summed t_ns, 167 ms, against ~30 ms untraced).  The replaced calls' times lose
+    # their read too: t = (100 - 20) + (300 - 20) = 360, T' = 360 - 360 + 40 = 40.
+    m = line_model(tmp_path)
+    t = worked(tmp_path, '# clock_cost_ns=40\n# overhead_ns=900\n')
+    res, err = predict(t, m)
+    assert err == '' and res['total_ns'] == 360 and res['overhead_ns'] == 640
+    assert res['measured_ns'] == 400 and res['t_ns'] == 360 and res['clock_reads_ns'] == 40
+    assert close(res['predicted_total_ns'], 40) and close(res['S_G'], 360 / 40)
+    assert "the clock read each replaced call's own t_ns held, 40.00 ns in all" in run(t, m).stdout
+    # a measure that fits: all of it comes out, and each call's read with it
+    t2 = worked(tmp_path, '# clock_cost_ns=40\n# overhead_ns=200\n', name='t2.csv')
+    res, _ = predict(t2, m)
+    assert res['total_ns'] == 800 and res['t_ns'] == 360 and close(res['predicted_total_ns'], 480)
+    # --keep-overhead: T keeps tracing's cost, and so do the calls' times
+    res, _ = predict(t2, m, '--keep-overhead')
+    assert res['total_ns'] == 1000 and res['t_ns'] == 400 and res['clock_reads_ns'] == 0
+    # timed in thread CPU time: the read of that clock costs another amount, not said
+    th = write(tmp_path, 'th.csv', open(t2).read().replace(
+        '# dyliberator trace 1\n', '# dyliberator trace 1\n# time_clock=thread-cputime\n'))
+    res, _ = predict(th, m)
+    assert res['t_ns'] == 400 and res['clock_reads_ns'] == 0
+    bad_t = write(tmp_path, 'b.csv', f'{HEADER}\n# total_ns=5\n# clock_cost_ns=x\n')
+    assert bad(bad_t, m) == f"dyl-speedup: {bad_t}:3: clock_cost_ns is not a number ('x')"
+
+
 def nested_pair(tmp_path, overhead_b=250, name='b.csv'):
     """One program traced twice.  It spends 600 ns outside any wrapped call and 400 ns in
     outer(w=10), which calls inner 4 times; tracing costs 50 ns a call.
