@@ -382,9 +382,10 @@ int predict_add(struct prediction *run, const struct prediction *p)
 	run->total_ns += p->total_ns;
 	run->overhead_ns += p->overhead_ns;
 	run->overhead_left_ns += p->overhead_left_ns;
-	run->rows += p->rows;
 	/* the processes' costs per row, weighted by their rows */
-	run->row_cost_ns = run->rows ? (double)run->overhead_ns / (double)run->rows : 0;
+	double cost_sum = run->row_cost_ns * (double)run->rows + p->row_cost_ns * (double)p->rows;
+	run->rows += p->rows;
+	run->row_cost_ns = run->rows ? cost_sum / (double)run->rows : 0;
 	run->setup_ns += p->setup_ns;
 	if (p->threads > run->threads)
 		run->threads = p->threads;

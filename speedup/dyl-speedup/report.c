@@ -358,7 +358,7 @@ static void print_head(FILE *out, const struct report *r, int wp)
 			fmt_ns(a, sizeof(a), (double)run->overhead_ns));
 	if (run->inner_cost_ns > 0)
 		fprintf(out, "  and out of the replaced calls' measured time, for the %llu call%s nested in them:\n"
-			"  %s (%s a call, overhead_ns / rows), which their t_ns held\n",
+			"  %s (%s a call: overhead_ns, less overhead_outside_ns, / rows), which their t_ns held\n",
 			(unsigned long long)run->inner_rows, run->inner_rows == 1 ? "" : "s",
 			fmt_ns(a, sizeof(a), (double)run->inner_cost_ns),
 			fmt_ns(b, sizeof(b), run->row_cost_ns));

@@ -302,6 +302,25 @@ def nested_pair(tmp_path, overhead_b=250, name='b.csv'):
     return a, b, model(tmp_path, [('outer', 0, 0), ('outer', 10, 10)])
 
 
+def test_tracing_cost_outside_any_call_is_not_spread_over_nested_rows(tmp_path):
+    # nested_pair's program with 100 ns of tracing spent with no call open (set-up, the
+    # exit's write-out: '# overhead_outside_ns=100') in both traces: A 1150 (150 of it
+    # tracing's), B 1350 (350).  T = 1000 in both; B's rows cost (350 - 100) / 5 = 50 ns
+    # each, so outer's time is 600 - 4 x 50 = 400 and T' = 610 for both wrappers.  Spread
+    # over all rows (70 ns each), outer kept 320 and B said T' = 690: set-up left in T'.
+    a, b, m = nested_pair(tmp_path)
+    for path, total, o in ((a, 1150, 150), (b, 1350, 350)):
+        text = open(path).read().replace('# overhead_ns=', '# overhead_outside_ns=100\n# overhead_ns=')
+        text = re.sub(r'# total_ns=\d+', f'# total_ns={total}', text)
+        text = re.sub(r'# overhead_ns=\d+', f'# overhead_ns={o}', text)
+        write(tmp_path, os.path.basename(path), text)
+    ra, _ = predict(a, m)
+    rb, _ = predict(b, m)
+    for r in (ra, rb):
+        assert r['total_ns'] == 1000 and r['t_ns'] == 400 and close(r['predicted_total_ns'], 610)
+    assert rb['inner_tracing_ns'] == 200 and close(rb['tracing_ns_per_row'], 50)
+
+
 def test_tracing_cost_of_nested_calls_is_taken_out_once(tmp_path):
     a, b, m = nested_pair(tmp_path)
     ra, _ = predict(a, m)
