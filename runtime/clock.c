@@ -255,8 +255,9 @@ const char *dyl_clock_name(void)
 }
 
 /* The process's tracing cost so far, ns: the calls timed whole scaled to all calls,
- * and what was timed every time. */
-uint64_t dyl_cost_ns(uint64_t *samples)
+ * and what was timed every time; OUTSIDE_NS: the part of it spent with no call open
+ * (struct dyl_cost). */
+uint64_t dyl_cost_ns(uint64_t *samples, uint64_t *outside_ns)
 {
 	struct dyl_cost c = { 0 };
 
@@ -267,6 +268,10 @@ uint64_t dyl_cost_ns(uint64_t *samples)
 	pthread_mutex_unlock(&dyl_rt.lock);
 	*samples = c.samples;
 	double ticks = (double)c.whole + (double)c.outer - (double)c.inner;
-	double ns = ticks * dyl_clock_ns_per_tick() + (double)c.outer_ns - (double)c.inner_ns;
+	double per_tick = dyl_clock_ns_per_tick();
+	double ns = ticks * per_tick + (double)c.outer_ns - (double)c.inner_ns;
+	*outside_ns = (uint64_t)((double)c.outside * per_tick);
+	if (ns > 0 && *outside_ns > (uint64_t)ns)
+		*outside_ns = (uint64_t)ns;
 	return ns > 0 ? (uint64_t)ns : 0;
 }

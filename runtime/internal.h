@@ -65,6 +65,9 @@ struct dyl_cost {
 	uint64_t inner;		/* the same calls' t_end - t_start, weighted */
 	uint64_t inner_ns;	/* their durations kept in ns (DYL_CALL_DUR_NS), weighted */
 	uint64_t whole;		/* write-outs and set-up, timed every time */
+	uint64_t outside;	/* the part of whole spent with no call open on its thread
+				 * (set-up, the exit's write-out, a host read's fault): in no
+				 * call's t_ns, so in no replaced call's either (dyl-speedup) */
 	uint64_t samples;	/* calls timed whole */
 };
 
@@ -266,7 +269,7 @@ HIDDEN double dyl_clock_ns_per_tick(void);	/* 1 on the monotonic clock */
 HIDDEN const char *dyl_clock_name(void);
 /* Tracing's own cost (struct dyl_cost): the process's total in ns so far, with the
  * count of calls timed whole. */
-HIDDEN uint64_t dyl_cost_ns(uint64_t *samples);
+HIDDEN uint64_t dyl_cost_ns(uint64_t *samples, uint64_t *outside_ns);
 
 /* funcs.c */
 HIDDEN void dyl_func_decide(struct dyl_func *f, int record);

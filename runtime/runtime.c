@@ -52,7 +52,10 @@ static void thread_exit(void *arg)
 	 * it from touching T once unmapped. */
 	uint64_t a = dyl_now();
 	dyl_flush_thread(t, 0);
-	COST_BUMP(t->cost.whole, dyl_now() - a);
+	a = dyl_now() - a;
+	COST_BUMP(t->cost.whole, a);
+	if (t->depth == 0)
+		COST_BUMP(t->cost.outside, a);
 	if (dyl_spool_window_is_shared(t)) {
 		dyl_io_lock();
 		dyl_spool_window_done(t->win);	/* empty now: the next thread's */
@@ -507,7 +510,10 @@ static __attribute__((noinline)) void buffer_full(struct dyl_thread *t, uint32_t
 	uint64_t a = dyl_now();
 
 	dyl_flush_thread(t, open);
-	COST_BUMP(t->cost.whole, dyl_now() - a);
+	a = dyl_now() - a;
+	COST_BUMP(t->cost.whole, a);
+	if (open == 0)	/* the call left was the outermost: inside no call's t_ns */
+		COST_BUMP(t->cost.outside, a);
 }
 
 /* The end of a call timed whole: what it cost beyond its own t_ns.  The two extra

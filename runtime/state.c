@@ -32,13 +32,18 @@ void dyl_cost_sum(struct dyl_cost *to, const struct dyl_cost *c)
 	ADD(inner);
 	ADD(inner_ns);
 	ADD(whole);
+	ADD(outside);
 	ADD(samples);
 #undef ADD
 }
 
 void dyl_cost_add(uint64_t ticks)
 {
+	struct dyl_thread *t = dyl_self;
+
 	__atomic_fetch_add(&dyl_rt.cost.whole, ticks, __ATOMIC_RELAXED);
+	if (!t || t->depth == 0)	/* no call open on this thread */
+		__atomic_fetch_add(&dyl_rt.cost.outside, ticks, __ATOMIC_RELAXED);
 }
 
 int dyl_fd_high(int fd)

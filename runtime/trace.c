@@ -817,17 +817,19 @@ static int footer_text(char *buf, size_t room)
 			 (unsigned long long)dyl_rt.startup_ns, (unsigned long long)dyl_cpu_ns());
 	/* overhead_ns: what tracing cost the process up to total_ns (dyl_cost_ns), which
 	 * dyl-speedup takes out of T; the conversion that follows comes after total_ns */
-	uint64_t timed, cost = dyl_cost_ns(&timed);
+	uint64_t timed, outside, cost = dyl_cost_ns(&timed, &outside);
 	if (timed || cost)
 		n += snprintf(buf + n, room - (size_t)n,
-			      "# overhead_ns=%llu\n# overhead_calls_timed=%llu\n",
-			      (unsigned long long)cost, (unsigned long long)timed);
+			      "# overhead_ns=%llu\n# overhead_calls_timed=%llu\n"
+			      "# overhead_outside_ns=%llu\n",
+			      (unsigned long long)cost, (unsigned long long)timed,
+			      (unsigned long long)outside);
 	return n;
 }
 
 void dyl_trace_footer(void)
 {
-	char buf[256];
+	char buf[384];	/* the footer: 7 lines of at most 42 bytes */
 	int n, saved = errno;
 
 	if (DYL_DISABLED()) {

@@ -9,7 +9,8 @@
  * A replaced call that took page faults is replaced by f(w) + what its faults took
  * (faults.h; the --only-faster comparison uses that sum too).
  * A call's time t is its t_ns less tracing's cost of the rows nested in it (predict.h):
- * the trace's overhead per row (trace.h) times their number.
+ * the trace's overhead per row (trace.h) times their number, and less the clock read
+ * its own t_ns holds (trace.h read_ns), which T has lost with the overhead too.
  * Calls of functions without a model are never replaced.  A call that is kept (no work
  * size, or slower) does not hide its inner calls: they run on their own and may be
  * replaced; so --only-faster decides greedily from the outside in.
@@ -113,7 +114,7 @@ static uint64_t inner_rows(const struct thread *th, const struct call *c, struct
 }
 
 /* Keeps replaced call C (predicted F) for the thread's timeline, its time less tracing's
- * cost COST of the rows in it.  Not clipped at 0 there: the cost is an average (a short
+ * cost COST in it (its nested rows', its own clock read).  Not clipped at 0 there: the cost is an average (a short
  * call may hold less), and only its sum over the calls is bounded (predict_trace), so
  * the thread shifts by the same sum as Amdahl's T - t + f takes out.  0 or -1. */
 static int keep_call(struct tl_calls *rc, const struct call *c, uint64_t cost, double f)
@@ -131,7 +132,7 @@ static int keep_call(struct tl_calls *rc, const struct call *c, uint64_t cost, d
 /* FR: the fault-free references, NULL when faulted calls are replaced whole.  RC: the
  * replaced calls are kept there for the timeline.  0, or -1 out of memory. */
 static int walk_thread(struct thread *th, int only_faster, struct fault_refs *fr,
-		       double row_cost, struct prediction *p, struct tl_calls *rc)
+		       double row_cost, double read, struct prediction *p, struct tl_calls *rc)
 {
 	int64_t open_end = INT64_MIN;	/* end of the replaced call we are inside */
 
@@ -154,13 +155,13 @@ static int walk_thread(struct thread *th, int only_faster, struct fault_refs *fr
 			k->nested++;
 			continue;
 		}
-		if (c->work >= 0 && th->ninner) {
+		if (c->work >= 0 && th->ninner)
 			inner = inner_rows(th, c, NULL);
-			cost = (uint64_t)((double)inner * row_cost + 0.5);
-		}
+		cost = (uint64_t)((double)inner * row_cost + 0.5);
+		uint64_t own = (uint64_t)(read + 0.5);
 		/* tracing's cost is an average: the kernel's sum less it is bounded below
 		 * (predict_trace), each call's own share only for the decisions here */
-		t = (uint64_t)c->t_ns > cost ? (uint64_t)c->t_ns - cost : 0;
+		t = (uint64_t)c->t_ns > cost + own ? (uint64_t)c->t_ns - cost - own : 0;
 		if (c->work == CALL_NO_BYTES) {
 			k->no_bytes++;
 			k->no_bytes_t_ns += t;
@@ -189,6 +190,7 @@ static int walk_thread(struct thread *th, int only_faster, struct fault_refs *fr
 		k->measured_ns += (uint64_t)c->t_ns;
 		k->inner_rows += inner;
 		k->inner_cost_ns += cost;
+		k->reads_ns += own;
 		k->predicted_ns += f;
 		if (CALL_FAULTED(c)) {
 			k->fault_calls++;
@@ -203,7 +205,7 @@ static int walk_thread(struct thread *th, int only_faster, struct fault_refs *fr
 			k->out_of_range_predicted_ns += f;
 		}
 		open_end = c->t_start + c->t_ns;
-		if (keep_call(rc, c, cost, f) != 0)
+		if (keep_call(rc, c, cost + own, f) != 0)
 			return -1;
 	}
 	p->threads += rc->n > 0;	/* RC holds this thread's replaced calls only */
@@ -216,7 +218,7 @@ static void sum_kernels(struct prediction *p)
 	p->calls = p->t_ns = p->measured_ns = 0;
 	p->predicted_ns = 0;
 	p->out_of_range = p->no_work = p->no_bytes = p->nested = p->slower = 0;
-	p->inner_rows = p->inner_cost_ns = 0;
+	p->inner_rows = p->inner_cost_ns = p->reads_ns = 0;
 	p->fault_calls = p->fault_unmatched = 0;
 	p->fault_kept_ns = 0;
 	for (int id = 0; id < p->nk; id++) {
@@ -231,6 +233,7 @@ static void sum_kernels(struct prediction *p)
 		p->nested += k->nested;
 		p->inner_rows += k->inner_rows;
 		p->inner_cost_ns += k->inner_cost_ns;
+		p->reads_ns += k->reads_ns;
 		p->slower += k->slower;
 		p->fault_calls += k->fault_calls;
 		p->fault_kept_ns += k->fault_kept_ns;
@@ -243,7 +246,7 @@ static int walk_threads(struct trace *tr, int only_faster, struct fault_refs *fr
 			struct prediction *p, struct tl_calls *rc)
 {
 	for (size_t t = 0; t < tr->tids.n; t++)
-		if (walk_thread(tids_item(&tr->tids, t), only_faster, fr, tr->row_cost_ns, p,
+		if (walk_thread(tids_item(&tr->tids, t), only_faster, fr, tr->row_cost_ns, tr->read_ns, p,
 				&rc[t]) != 0) {
 			input_error(tr->path, 0, "out of memory");
 			return -1;
@@ -294,7 +297,8 @@ int predict_trace(struct trace *tr, int only_faster, int faults_replaced, int de
 		fault_refs_free(&fr);
 	for (int id = 0; id < p->nk; id++) {
 		struct kernel *k = &p->k[id];
-		k->t_ns = k->measured_ns > k->inner_cost_ns ? k->measured_ns - k->inner_cost_ns : 0;
+		uint64_t out = k->inner_cost_ns + k->reads_ns;
+		k->t_ns = k->measured_ns > out ? k->measured_ns - out : 0;
 	}
 	/* each accelerator this process used is set up once (its model file's setup_ns) */
 	for (int i = 0; i < models_count(); i++) {
@@ -354,6 +358,7 @@ int predict_add(struct prediction *run, const struct prediction *p)
 		r->hidden_t_ns += k->hidden_t_ns;
 		r->inner_rows += k->inner_rows;
 		r->inner_cost_ns += k->inner_cost_ns;
+		r->reads_ns += k->reads_ns;
 		r->slower += k->slower;
 		r->slower_t_ns += k->slower_t_ns;
 		r->slower_predicted_ns += k->slower_predicted_ns;
@@ -377,9 +382,10 @@ int predict_add(struct prediction *run, const struct prediction *p)
 	run->total_ns += p->total_ns;
 	run->overhead_ns += p->overhead_ns;
 	run->overhead_left_ns += p->overhead_left_ns;
-	run->rows += p->rows;
 	/* the processes' costs per row, weighted by their rows */
-	run->row_cost_ns = run->rows ? (double)run->overhead_ns / (double)run->rows : 0;
+	double cost_sum = run->row_cost_ns * (double)run->rows + p->row_cost_ns * (double)p->rows;
+	run->rows += p->rows;
+	run->row_cost_ns = run->rows ? cost_sum / (double)run->rows : 0;
 	run->setup_ns += p->setup_ns;
 	if (p->threads > run->threads)
 		run->threads = p->threads;

@@ -36,6 +36,9 @@ struct kernel {
 	 * cost of them, taken out of measured_ns (and out of T with the rest of it).  The
 	 * cost is an average: one call may hold less (the sum is what is bounded) */
 	uint64_t inner_rows, inner_cost_ns;
+	/* the clock read each replaced call's own t_ns holds (trace.h read_ns), taken out of
+	 * measured_ns too */
+	uint64_t reads_ns;
 	/* calls of this function nested in replaced calls (of any function), and their
 	 * t_ns: what of all_calls would not stay on the host */
 	uint64_t hidden_calls, hidden_t_ns;
@@ -80,6 +83,7 @@ struct prediction {
 	uint64_t setup_files, setup_counted;	/* model files (bit file_id) used, counted */
 	uint64_t out_of_range, no_work, no_bytes, nested, slower;
 	uint64_t inner_rows, inner_cost_ns;	/* summed over the kernels */
+	uint64_t reads_ns;			/* the same */
 	uint64_t fault_calls, fault_unmatched;
 	double fault_kept_ns;
 	int has_faults;		/* traces with a faults column */

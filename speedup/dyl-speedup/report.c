@@ -362,12 +362,15 @@ static void print_head(FILE *out, const struct report *r, int wp)
 			fmt_ns(a, sizeof(a), (double)run->overhead_ns));
 	if (run->inner_cost_ns > 0)
 		fprintf(out, "  and out of the replaced calls' measured time, for the %llu call%s nested in them:\n"
-			"  %s (%s a call, overhead_ns / rows), which their t_ns held\n",
+			"  %s (%s a call: overhead_ns, less overhead_outside_ns, / rows), which their t_ns held\n",
 			(unsigned long long)run->inner_rows, run->inner_rows == 1 ? "" : "s",
 			fmt_ns(a, sizeof(a), (double)run->inner_cost_ns),
 			fmt_ns(b, sizeof(b), run->row_cost_ns));
 	else if (r->keep_overhead)
 		fprintf(out, "  --keep-overhead: T keeps tracing's own cost\n");
+	if (run->reads_ns > 0)
+		fprintf(out, "  and the clock read each replaced call's own t_ns held, %s in all\n"
+			"  ('# clock_cost_ns=' / 2 a call)\n", fmt_ns(a, sizeof(a), (double)run->reads_ns));
 	if (run->t_cpu == 1)
 		fprintf(out, "  the calls were timed in thread CPU time (std.time clock=thread), so T is the "
 			"process's\n  CPU time ('# cpu_ns=') rather than its wall time\n");
@@ -619,6 +622,7 @@ static void json_totals(FILE *out, const struct prediction *p)
 	json_u64(out, "measured_ns", p->measured_ns);
 	json_u64(out, "inner_rows", p->inner_rows);
 	json_u64(out, "inner_tracing_ns", p->inner_cost_ns);
+	json_u64(out, "clock_reads_ns", p->reads_ns);
 	json_double(out, "tracing_ns_per_row", p->row_cost_ns);
 	json_double(out, "P", p->P);
 	if (p->timeline)

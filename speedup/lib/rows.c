@@ -108,6 +108,8 @@ static int read_note(struct trace_src *src, const char *line, size_t len, int af
 		{ "overhead_ns", offsetof(struct trace_src, overhead_ns) },
 		{ "startup_ns", offsetof(struct trace_src, startup_ns) },
 		{ "fault_ns", offsetof(struct trace_src, fault_ns) },
+		{ "clock_cost_ns", offsetof(struct trace_src, clock_cost_ns) },
+		{ "overhead_outside_ns", offsetof(struct trace_src, overhead_outside_ns) },
 	};
 	for (size_t i = 0; i < sizeof(times) / sizeof(times[0]); i++)
 		if (note_value(line, len, times[i].key, &v))
@@ -492,7 +494,7 @@ static void init(struct trace_src *src, const char *path)
 	src->path = path;
 	src->pid = src->total_ns = src->cpu_ns = src->startup_ns = src->start_ns = -1;
 	src->fault_ns = -1;
-	src->overhead_ns = -1;
+	src->overhead_ns = src->clock_cost_ns = src->overhead_outside_ns = -1;
 	src->depth_col = src->faults_col = -1;
 }
 

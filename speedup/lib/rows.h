@@ -75,6 +75,8 @@ struct trace_src {
 	int64_t startup_ns;	/* CPU time before the wrapper's clock started (exec, ld.so) */
 	int64_t fault_ns;	/* what one page fault costs (std.faults' measure), -1: not said */
 	int64_t overhead_ns;	/* what tracing itself cost the process (runtime's measure) */
+	int64_t overhead_outside_ns;	/* the part of it with no call open: in no t_ns */
+	int64_t clock_cost_ns;	/* two clock reads, as a timed call makes them; -1: not said */
 	int thread_clock;	/* t_ns are thread CPU times ('# time_clock=thread-cputime') */
 	int64_t start_ns;	/* wall-clock start of the process, ns since the epoch */
 	char *cmdline;

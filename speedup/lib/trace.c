@@ -53,15 +53,22 @@ static void match_new_funcs(void)
 }
 
 /* Takes tracing's cost OVERHEAD out of T, and sets the cost of one row: the measure
- * spread evenly over the rows (set-up and write-outs with the calls).  T holds at least
- * the outermost calls' time TOP, and the rows nested in them (a share S of the rows)
- * cost tracing x * S of it; so the x taken out is the largest with
- *	x <= OVERHEAD,  T - x >= TOP - x * S,  x * S <= TOP
- * (all of OVERHEAD, save for a measure that does not fit the trace). */
-static void take_overhead(struct trace *tr, uint64_t overhead, uint64_t top)
+ * spread evenly over the rows (write-outs with the calls), less OUTSIDE, what was spent
+ * with no call open ('# overhead_outside_ns=': set-up, the exit's write-out).  T holds at least
+ * the outermost calls' time TOP, less the tracing each of those TOP_ROWS holds itself
+ * (READ: half of each of its two clock reads falls inside its t_ns), and the rows
+ * nested in them (a share S of the rows) cost tracing x * S of it; so the x taken out
+ * is the largest with
+ *	x <= OVERHEAD,  T - x >= TOP - TOP_ROWS * READ - x * S,  x * S <= TOP
+ * (all of OVERHEAD, save for a measure that does not fit the trace).  Without READ, a
+ * loop of 10^7 tiny calls kept T at their summed t_ns, 167 ms, where the program alone
+ * ran ~30 ms: each t_ns held a 12 ns clock read around a 3 ns call. */
+static void take_overhead(struct trace *tr, uint64_t overhead, uint64_t outside, uint64_t top,
+			  uint64_t top_rows, double read)
 {
 	double share = tr->rows ? (double)tr->inner_rows / (double)tr->rows : 0;
-	double room = (double)tr->total_ns - (double)top, x = (double)overhead;
+	double floor = (double)top - (double)top_rows * read;
+	double room = (double)tr->total_ns - (floor > 0 ? floor : 0), x = (double)overhead;
 
 	if (room <= 0)
 		x = 0;		/* T holds less than the calls: nothing to take (predict.h) */
@@ -73,13 +80,20 @@ static void take_overhead(struct trace *tr, uint64_t overhead, uint64_t top)
 	if (tr->overhead_ns > tr->total_ns)
 		tr->overhead_ns = tr->total_ns;
 	tr->total_ns -= tr->overhead_ns;
-	tr->row_cost_ns = tr->rows ? (double)tr->overhead_ns / (double)tr->rows : 0;
+	/* what was spent with no call open (set-up, the exit's write-out) is in no row's
+	 * t_ns: not spread over the rows, or a replaced call holding most rows would lose
+	 * it from its time as well as T did (in the share of it taken out) */
+	double in_rows = (double)tr->overhead_ns;
+	if (overhead > 0 && outside > 0)
+		in_rows -= (double)outside * (double)tr->overhead_ns / (double)overhead;
+	tr->row_cost_ns = tr->rows && in_rows > 0 ? in_rows / (double)tr->rows : 0;
 }
 
 /* What the row loop learns besides the calls it keeps. */
 struct read_state {
 	struct thread *th;	/* the last row's thread */
 	uint64_t top_t_ns;	/* the outermost calls' time: what T holds at least */
+	uint64_t top_rows;	/* their number */
 	uint64_t first_tid;
 	int threads;		/* threads with rows: 0, 1, or 2 for more */
 	uint64_t faulted;
@@ -103,7 +117,7 @@ static int add_row(struct trace *tr, struct read_state *st, const struct trace_r
 	tr->funcs[r->func].t_ns += (uint64_t)r->t_ns;
 	tr->rows++;
 	if (r->depth == 0)
-		st->top_t_ns += (uint64_t)r->t_ns;
+		st->top_t_ns += (uint64_t)r->t_ns, st->top_rows++;
 	if (st->threads == 0)
 		st->first_tid = r->tid, st->threads = 1;
 	else if (r->tid != st->first_tid)
@@ -207,7 +221,11 @@ static void set_overhead(struct trace *tr, const struct trace_src *src, const st
 		tr->overhead_over_cpu_ns = o;
 		o = (uint64_t)src->cpu_ns;
 	}
-	take_overhead(tr, o, st->top_t_ns);
+	/* one clock read per row ('# clock_cost_ns=' is two): on the wall clock only, as
+	 * the runtime measured it (thread CPU time reads cost another amount) */
+	tr->read_ns = src->clock_cost_ns > 0 && !src->thread_clock ? (double)src->clock_cost_ns / 2 : 0;
+	uint64_t outside = src->overhead_outside_ns > 0 ? (uint64_t)src->overhead_outside_ns : 0;
+	take_overhead(tr, o, outside < o ? outside : o, st->top_t_ns, st->top_rows, tr->read_ns);
 }
 
 /* '# handle_only=NAME PARAMS BYTES' notes: kept on NAME's func (funcs.h), for the

@@ -77,6 +77,10 @@ struct trace {
 	 * longer holds: the prediction takes it out of the outer call's time too.  0 when
 	 * T keeps tracing's cost. */
 	double row_cost_ns;
+	/* one clock read ('# clock_cost_ns=' is two): half of each of a row's two reads
+	 * falls inside its t_ns, tracing's cost that T no longer holds either; 0 when T
+	 * keeps tracing's cost or the trace does not say */
+	double read_ns;
 	uint64_t overhead_over_cpu_ns;	/* overhead_ns, when it exceeded cpu_ns (cut to it) */
 	int follow_writes_unseen;	/* std.flow follow=: '# flow_follow_writes=not seen' */
 	uint64_t inner_rows;	/* rows at depth > 0 */

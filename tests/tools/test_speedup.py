@@ -257,6 +257,35 @@ def test_tracing_overhead_is_taken_out_of_T(tmp_path):
     assert bad(bad_t, m).startswith(f"dyl-speedup: {bad_t}:3: overhead_ns ")
 
 
+def test_the_clock_read_in_each_t_ns_is_tracing_cost(tmp_path):
+    # '# clock_cost_ns=40': a row's t_ns holds one read, 20 ns, of tracing's cost (half
+    # of each of its two).  An overhead of 900 leaves T = 1000 - x >= 400 - 2 x 20, so
+    # x = 640 and T = 360 (without the read, T = 400: a loop of 10^7 tiny calls kept T at
+    # their summed t_ns, 167 ms, against ~30 ms untraced).  The replaced calls' times lose
+    # their read too: t = (100 - 20) + (300 - 20) = 360, T' = 360 - 360 + 40 = 40.
+    m = line_model(tmp_path)
+    t = worked(tmp_path, '# clock_cost_ns=40\n# overhead_ns=900\n')
+    res, err = predict(t, m)
+    assert err == '' and res['total_ns'] == 360 and res['overhead_ns'] == 640
+    assert res['measured_ns'] == 400 and res['t_ns'] == 360 and res['clock_reads_ns'] == 40
+    assert close(res['predicted_total_ns'], 40) and close(res['S_G'], 360 / 40)
+    assert "the clock read each replaced call's own t_ns held, 40.00 ns in all" in run(t, m).stdout
+    # a measure that fits: all of it comes out, and each call's read with it
+    t2 = worked(tmp_path, '# clock_cost_ns=40\n# overhead_ns=200\n', name='t2.csv')
+    res, _ = predict(t2, m)
+    assert res['total_ns'] == 800 and res['t_ns'] == 360 and close(res['predicted_total_ns'], 480)
+    # --keep-overhead: T keeps tracing's cost, and so do the calls' times
+    res, _ = predict(t2, m, '--keep-overhead')
+    assert res['total_ns'] == 1000 and res['t_ns'] == 400 and res['clock_reads_ns'] == 0
+    # timed in thread CPU time: the read of that clock costs another amount, not said
+    th = write(tmp_path, 'th.csv', open(t2).read().replace(
+        '# dyliberator trace 1\n', '# dyliberator trace 1\n# time_clock=thread-cputime\n'))
+    res, _ = predict(th, m)
+    assert res['t_ns'] == 400 and res['clock_reads_ns'] == 0
+    bad_t = write(tmp_path, 'b.csv', f'{HEADER}\n# total_ns=5\n# clock_cost_ns=x\n')
+    assert bad(bad_t, m) == f"dyl-speedup: {bad_t}:3: clock_cost_ns is not a number ('x')"
+
+
 def nested_pair(tmp_path, overhead_b=250, name='b.csv'):
     """One program traced twice.  It spends 600 ns outside any wrapped call and 400 ns in
     outer(w=10), which calls inner 4 times; tracing costs 50 ns a call.
@@ -271,6 +300,25 @@ def nested_pair(tmp_path, overhead_b=250, name='b.csv'):
         with open(path, 'a') as f:
             f.write(f'# overhead_ns={o}\n# overhead_calls_timed=1\n')
     return a, b, model(tmp_path, [('outer', 0, 0), ('outer', 10, 10)])
+
+
+def test_tracing_cost_outside_any_call_is_not_spread_over_nested_rows(tmp_path):
+    # nested_pair's program with 100 ns of tracing spent with no call open (set-up, the
+    # exit's write-out: '# overhead_outside_ns=100') in both traces: A 1150 (150 of it
+    # tracing's), B 1350 (350).  T = 1000 in both; B's rows cost (350 - 100) / 5 = 50 ns
+    # each, so outer's time is 600 - 4 x 50 = 400 and T' = 610 for both wrappers.  Spread
+    # over all rows (70 ns each), outer kept 320 and B said T' = 690: set-up left in T'.
+    a, b, m = nested_pair(tmp_path)
+    for path, total, o in ((a, 1150, 150), (b, 1350, 350)):
+        text = open(path).read().replace('# overhead_ns=', '# overhead_outside_ns=100\n# overhead_ns=')
+        text = re.sub(r'# total_ns=\d+', f'# total_ns={total}', text)
+        text = re.sub(r'# overhead_ns=\d+', f'# overhead_ns={o}', text)
+        write(tmp_path, os.path.basename(path), text)
+    ra, _ = predict(a, m)
+    rb, _ = predict(b, m)
+    for r in (ra, rb):
+        assert r['total_ns'] == 1000 and r['t_ns'] == 400 and close(r['predicted_total_ns'], 610)
+    assert rb['inner_tracing_ns'] == 200 and close(rb['tracing_ns_per_row'], 50)
 
 
 def test_tracing_cost_of_nested_calls_is_taken_out_once(tmp_path):
