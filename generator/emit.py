@@ -88,7 +88,23 @@ def region_arg(a, bounded):
     if a.length:
         flags.append(bounded)
         bound = f', DYL_RA_BYTES({a.length}, {a.elem})'
+    elif a.by_reference:
+        flags.append('DYL_RA_SCALAR')
+        bound = f', sizeof(*{a.name})'
     return f'{{ (const void *){a.name}, {" | ".join(flags)}{bound} }}'
+
+
+def fortran_style(name, params):
+    """Is NAME a Fortran routine's C name (gfortran's: lower case and a trailing
+    underscore), every parameter a pointer but for trailing hidden string lengths?  Its
+    numbers are passed by reference, scalars as well as arrays: in a frame with no debug
+    information, a pointer of one may count only its own element (stackframe.c)."""
+    if not re.fullmatch(r'[a-z][a-z0-9_]*_', name) or not params:
+        return False
+    i = len(params)
+    while i > 0 and not params[i - 1].pointer:
+        i -= 1
+    return i > 0 and all(p.pointer for p in params[:i])
 
 
 @dataclass
@@ -113,6 +129,8 @@ class ParamView:
     elem: str = '1'            # what one unit of that length is: sizeof(*p), 1 for void
     plain: str = ''            # its type in C's own types (headers.Param.plain), '' if none
     pointee_bytes: int = -1    # sizeof(*p), -1 if unknown
+    by_reference: bool = False  # a number of a Fortran-style function: maybe a scalar
+                                # passed by reference (fortran_style)
 
 
 @dataclass
@@ -216,6 +234,9 @@ def function_view(choice, libview, macros, defs, active):
                       pointee_bytes=p.pointee_size)
         _deref(a, p, names)
         params.append(a)
+    if fortran_style(name, params):
+        for a in params:
+            a.by_reference = a.pointee_kind in ('signed', 'unsigned', 'float')
     for i, j in lengths.pairs(proto.params).items():
         a = params[i]
         a.length, a.length_label = params[j].name, params[j].label

@@ -48,3 +48,35 @@ def test_frames_change_without_debug_information(built):
     assert ins[:6] == [s, b] * 3 and 40 <= s < 40 + 64 and 400 <= b < 400 + 64, ins
     v = ins[10:]
     assert v[0] == v[2] and v[1] == v[3] and 32 <= v[0] < v[1], v
+
+
+FORT_HEADER = os.path.join(C_FILES, 'fort.h')
+FORT_SOURCE = os.path.join(C_FILES, 'libfort.c')
+FORT_APP = os.path.join(C_FILES, 'fort_app.c')
+
+
+@pytest.fixture(scope='module')
+def fortran(tmp_path_factory):
+    d = tmp_path_factory.mktemp('fortran')
+    lib, h, apps = app_with_and_without_debug_info(d, 'fort', FORT_HEADER, FORT_SOURCE, FORT_APP)
+    return d, apps, wrap(d, '--lib', lib, '--header', h, '-g', 'std.regions')
+
+
+def charged(fortran, app):
+    d, apps, w = fortran
+    run_both([apps[app]], w, d, trace=f'{app}.csv')
+    return [(int(x['in_bytes']), int(x['out_bytes'])) for x in Trace(d / f'{app}.csv').by_seq()]
+
+
+def test_scalars_by_reference_without_debug_information(fortran):
+    """solve_(&s.n, s.b, &s.info) from a stripped frame (fort_app.c): each pointer ends
+    at the next argument above it in the frame (b at &s.info, info at &s.n), and the
+    highest one, n, a number of a Fortran-style routine (all by reference), is its own
+    4 bytes, not the rest of the frame.  Input: n, 4 bytes; output: b and info, 36."""
+    assert charged(fortran, 'stripped') == [(4, 32 + 4)] * 3
+
+
+def test_scalars_by_reference_with_debug_information(fortran):
+    """With -g the variable is known (stackvars.c): s, 40 bytes; the output from b to
+    its end (n among it), the input n."""
+    assert charged(fortran, 'g') == [(4, 40)] * 3

@@ -74,6 +74,8 @@ struct dyl_rarg {
 #define DYL_RA_CHAR 8u		/* the pointee is a char: into unnamed read-only data, a string
 				 * literal, charged up to its NUL */
 #define DYL_RA_BOUNDED 16u	/* bound holds the buffer's extent */
+#define DYL_RA_SCALAR 32u	/* a number of a Fortran-style function (all by reference): maybe
+				 * a scalar; bound holds its size (the generator's fortran_style) */
 
 /* The bytes of N elements of ELEM bytes each, a length argument's bound: 0 for N <= 0,
  * UINT64_MAX (the region's end) when the product overflows. */

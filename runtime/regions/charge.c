@@ -68,6 +68,28 @@ static uintptr_t end_of(uintptr_t p, const struct dyl_region *r, const struct dy
 	return p + a->bound;
 }
 
+/* P's end in a frame whose variables are not known (R: DYL_REGION_GUESS, the frame's
+ * data up to END): the variables of a frame do not overlap, so the buffer at P ends at
+ * or before the next argument of the call that points higher into the frame (were both
+ * in one variable, the group's union still covers it: see add()).  The highest one in
+ * the frame: a Fortran routine's number (DYL_RA_SCALAR: f2py's &info, &n) is its own
+ * element; anything else, up to END. */
+static uintptr_t frame_end(uintptr_t p, uintptr_t end, const struct dyl_region *r,
+			   const struct dyl_rarg *args, unsigned n, unsigned i)
+{
+	uintptr_t next = end;
+
+	for (unsigned j = 0; j < n; j++) {
+		uintptr_t q = (uintptr_t)args[j].p;
+		if (q > p && q < next && q >= r->start)
+			next = q;
+	}
+	if (next == end && next == r->end && (args[i].flags & DYL_RA_SCALAR) &&
+	    args[i].bound > 0 && args[i].bound < end - p)
+		next = p + args[i].bound;
+	return next;
+}
+
 static void add(struct dyl_groups *c, uintptr_t p, uintptr_t end, const struct dyl_region *r, int is_const)
 {
 	/* a small open-addressing set keyed by the region's start */
@@ -152,6 +174,8 @@ struct dyl_groups *dyl_groups_collect(const struct dyl_rarg *args, unsigned n)
 		if ((args[i].flags & DYL_RA_CHAR) && (r.flags & DYL_REGION_UNNAMED))
 			string_literal(p, &r);
 		uintptr_t end = end_of(p, &r, &args[i]);
+		if (r.kind == DYL_REGION_STACK && (r.flags & DYL_REGION_GUESS))
+			end = frame_end(p, end, &r, args, n, i);
 		add(c, p, end, &r, args[i].flags & DYL_RA_CONST);
 		if (args[i].flags & DYL_RA_FOLLOW)
 			follow(c, p, end, &r, !!(args[i].flags & DYL_RA_INNER_CONST), maxp);

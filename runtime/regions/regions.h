@@ -119,6 +119,9 @@ struct dyl_frames {		/* the stack pointers of the calling frames, innermost firs
 	uintptr_t ip[64];	/* where frame i's function is (a return address but for i = 0);
 				 * its CFA is sp[i + 1] */
 };
+/* dyl_stack_frame's region is the data of a frame whose variables around P are not known
+ * (no debug information): P's buffer may end sooner */
+#define DYL_REGION_GUESS 0x100u
 HIDDEN int dyl_stack_bounds(uintptr_t *lo, uintptr_t *hi);	/* the calling thread's stack */
 /* The frame holding P (P in the thread's stack): unwinds into FR once, from the caller
  * of the charge up to the frame above MAXP. */

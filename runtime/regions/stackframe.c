@@ -392,8 +392,11 @@ int dyl_stack_frame(uintptr_t p, uintptr_t maxp, struct dyl_frames *fr, struct d
 							  DYL_REGION_STACK, 0, 0 };
 				return 1;
 			}
-			/* (a pointer to the saved registers: those, as a region of their own) */
-			*r = p < e ? (struct dyl_region){ fr->sp[i], e, DYL_REGION_STACK, 0, 0 }
+			/* no variable known around P: the frame's data, a guess that charge.c's
+			 * frame_end cuts at the call's next argument above P (a room between
+			 * named variables is left whole: debug information bounds it already)
+			 * (a pointer to the saved registers: those, as a region of their own) */
+			*r = p < e ? (struct dyl_region){ fr->sp[i], e, DYL_REGION_STACK, 0, DYL_REGION_GUESS }
 				   : (struct dyl_region){ e, fr->sp[i + 1], DYL_REGION_STACK, 0, 0 };
 			return 1;
 		}

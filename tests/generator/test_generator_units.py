@@ -480,3 +480,20 @@ def test_plain_view_types_and_where_it_is_refused():
     assert emit.plain_view(view('/usr/include/openssl/f.h', result_plain='')) is None
     assert emit.plain_view(view('/usr/include/stdio.h')) is None
     assert emit.plain_view(view('/usr/include/x86_64-linux-gnu/bits/f.h')) is None
+
+
+def test_fortran_style_names_and_parameters():
+    """emit.fortran_style: a gfortran name and every parameter a pointer but trailing
+    hidden string lengths; its numbers get DYL_RA_SCALAR (std.regions README)."""
+    from types import SimpleNamespace as P
+    ptr, val = P(pointer=True), P(pointer=False)
+    assert emit.fortran_style('dgetrf_', [ptr] * 6)
+    assert emit.fortran_style('dgemm_', [ptr] * 13 + [val, val])   # hidden lengths
+    assert not emit.fortran_style('take', [ptr])                    # a C name
+    assert not emit.fortran_style('Foo_', [ptr])
+    assert not emit.fortran_style('f_', [val, ptr])                 # a value first
+    assert not emit.fortran_style('f_', [])
+    assert not emit.fortran_style('f_', [val])
+    a = P(name='info', const_pointee=False, pointee_kind='signed', inner_const=False,
+          length=None, by_reference=True)
+    assert emit.region_arg(a, 'b') == '{ (const void *)info, 0 | DYL_RA_SCALAR, sizeof(*info) }'
