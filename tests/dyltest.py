@@ -12,6 +12,13 @@ EXAMPLES = os.path.join(ROOT, 'examples')
 TEST_APPS = os.path.join(ROOT, 'tests', 'apps')
 REF_BLAS = '/usr/lib/x86_64-linux-gnu/blas/libblas.so.3'
 REF_LAPACK = '/usr/lib/x86_64-linux-gnu/lapack/liblapack.so.3'
+DEBIAN_PY = '/usr/bin/python3'
+
+
+def has_scipy_and_lapack():
+    """Debian's python3 has scipy (python3-scipy), and the reference LAPACK is there."""
+    return os.path.exists(REF_LAPACK) and subprocess.run(
+        [DEBIAN_PY, '-c', 'import scipy.linalg'], capture_output=True).returncode == 0
 
 
 TIMEOUT = 300  # seconds for any one command of a test

@@ -7,23 +7,17 @@ the next argument above it in the frame, the highest number of a Fortran-style r
 is its own element)."""
 import json
 import os
-import subprocess
 
 import pytest
 
-from dyltest import EXAMPLES, REF_LAPACK, ROOT, Trace, run, run_both, wrap
+from dyltest import has_scipy_and_lapack, EXAMPLES, REF_LAPACK, ROOT, Trace, run, run_both, wrap
 
 PY = '/usr/bin/python3'
 N, STEPS = 200, 5
 A, B, PIV = N * N * 8, N * 8, N * 4
 
 
-def has_scipy():
-    return subprocess.run([PY, '-c', 'import scipy.linalg'], capture_output=True).returncode == 0
-
-
-@pytest.mark.skipif(not has_scipy() or not os.path.exists(REF_LAPACK),
-                    reason='needs python3-scipy and liblapack3')
+@pytest.mark.skipif(not has_scipy_and_lapack(), reason='needs python3-scipy and liblapack3')
 def test_f2py_scalars_by_reference_count_their_own_bytes(tmp_path):
     w = wrap(tmp_path, '--lib', REF_LAPACK, '--header', os.path.join(EXAMPLES, 'lapack.h'),
              '--defs', os.path.join(EXAMPLES, 'resid-real.defs'), '-f', 'dgetrf_', '-f', 'dgetrs_',

@@ -5,22 +5,16 @@ reference LAPACK, as the dynamic linker binds them (LD_DEBUG=bindings): the trac
 that file and holds the dgetrf2_ calls reference dgetrf_ makes, one per 64-column panel
 (ILAENV's block size), which OpenBLAS's dgetrf_ does not make."""
 import os
-import subprocess
 
 import pytest
 
-from dyltest import EXAMPLES, REF_LAPACK, TEST_APPS, Trace, run_both, wrap
+from dyltest import has_scipy_and_lapack, EXAMPLES, REF_LAPACK, TEST_APPS, Trace, run_both, wrap
 
 PY = '/usr/bin/python3'
 N = 200     # panels at columns 1, 65, 129, 193
 
 
-def has_scipy():
-    return subprocess.run([PY, '-c', 'import scipy.linalg'], capture_output=True).returncode == 0
-
-
-@pytest.mark.skipif(not has_scipy() or not os.path.exists(REF_LAPACK),
-                    reason='needs python3-scipy and liblapack3')
+@pytest.mark.skipif(not has_scipy_and_lapack(), reason='needs python3-scipy and liblapack3')
 def test_scipy_calls_reach_reference_lapack(tmp_path):
     w = wrap(tmp_path, '--lib', REF_LAPACK, '--header', os.path.join(EXAMPLES, 'lapack.h'),
              '-f', 'dgetrf*')
