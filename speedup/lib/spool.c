@@ -97,6 +97,7 @@ void spool_rows_free(struct spool_rows *s)
 	free(s->func_ids);
 	free(s->header);
 	free(s->tail);
+	free(s->trace_foot);
 	free(s->late);
 	free(s->late_text);
 	free(s->path);
@@ -229,6 +230,10 @@ static int ended(struct spool_rows *s)
 	char *events = dyl_events_text(s->conv, s->fd, s->size, &elen);
 	/* a finished process's footer (DYL_CONVERT=later): the CSV's own last lines */
 	const char *foot = dyl_conv_footer(c, &flen);
+	if (!foot && s->trace_foot) {	/* the spool could not take it: the trace did */
+		foot = s->trace_foot;
+		flen = s->trace_foot_len;
+	}
 	int n = foot ? snprintf(note, sizeof(note), "%s", "")
 		     : snprintf(note, sizeof(note), "# recovered_from=%s\n# last_end_ns=%llu\n",
 				s->path, (unsigned long long)dyl_conv_last_end_ns(c));
@@ -343,6 +348,23 @@ static int map_and_convert(const char *spool, int beside, long want_pid,
 	return rc;
 }
 
+/* S's copy of the lines after '# rows_in_spool=' in the trace DATA (SIZE): the footer,
+ * which a full disk kept out of the spool (struct spool_rows).  0, or -1. */
+static int keep_trace_foot(struct spool_rows *s, const char *data, size_t size)
+{
+	size_t tail = size < 4096 ? size : 4096;
+	const char *at = memmem(data + size - tail, tail, "\n# rows_in_spool=", 17);
+	const char *eol = at ? memchr(at + 1, '\n', (size_t)(data + size - at - 1)) : NULL;
+
+	if (!eol || eol + 1 >= data + size)
+		return 0;
+	s->trace_foot_len = (size_t)(data + size - eol - 1);
+	if (!(s->trace_foot = malloc(s->trace_foot_len)))
+		return -1;
+	memcpy(s->trace_foot, eol + 1, s->trace_foot_len);
+	return 0;
+}
+
 int spool_recoverable(const char *path, const char *data, size_t size)
 {
 	char spool[4096 + 16];
@@ -386,6 +408,12 @@ int spool_recover(const char *path, const char *data, size_t size, struct spool_
 		if (rc > 0)
 			input_error(path, 0, "its rows are in the spool %s (DYL_CONVERT), "
 				    "which is missing or another process's", spool);
+		if (rc == 0 && keep_trace_foot(*out, data, size) != 0) {
+			spool_rows_free(*out);
+			*out = NULL;
+			input_error(path, 0, "out of memory");
+			return -1;
+		}
 		return rc != 0 ? -1 : 0;
 	}
 	if (!strcmp(path, "-") || (data && finished(data, size)))

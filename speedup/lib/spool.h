@@ -40,6 +40,10 @@ struct spool_rows {
 	int *func_ids;		/* by the spool's id: funcs.h id + 1, 0 until first met */
 	uint32_t nnames;
 	char extra[DYL_ROW_MAX];	/* the last row's extra columns */
+	/* the trace's own lines after '# rows_in_spool=' (its footer), for a spool that has
+	 * none: the runtime wrote the footer to the trace when the spool could not grow */
+	char *trace_foot;
+	size_t trace_foot_len;
 };
 
 /* The bytes DATA (SIZE) of the file PATH: when they are a spool, or a trace without its
