@@ -253,7 +253,10 @@ void dyl_flow_write(int fd, uint64_t size, uint64_t seq)
 	snprintf(path, sizeof(path), "%s%s", dyl_rt.path, DYL_FLOW_SUFFIX);
 	int out = dyl_open_safe(path, O_WRONLY | O_CREAT);
 	if (out < 0 || ftruncate(out, 0) != 0) {
-		dyl_warn_once("flow", "cannot write %s: %s", path, strerror(errno));
+		/* (a FIFO planted there: "no regular file", not ENXIO's "No such device") */
+		int err = errno;
+		const char *why = out < 0 ? dyl_refused(path, err) : NULL;
+		dyl_warn_once("flow", "cannot write %s: %s", path, why ? why : strerror(err));
 		if (out >= 0)
 			close(out);
 		return;

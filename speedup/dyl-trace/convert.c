@@ -7,7 +7,8 @@
  * byte for byte.  It is made beside the trace (mkstemp: 0600, as the runtime makes
  * traces: they hold argument values), synced, renamed over the trace, and then the
  * spool goes.  The trace's flock is held meanwhile: a new run of the program that
- * starts then writes TRACE.<pid>, not over the file being replaced.
+ * starts then waits for it (up to 0.5 s, runtime/trace.c's claim), then replaces the
+ * converted trace as any finished one, or writes TRACE.<pid> if it is still held.
  *
  * Safety: the trace and its spool are never followed through a symlink and must be this
  * user's (the runtime's rules, doc/safety.md); the spool is removed only while its name
