@@ -16,6 +16,35 @@
 #include "internal.h"
 #include "elfsym.h"
 
+const unsigned char *dyl_elf_build_id(const struct dl_phdr_info *info, size_t *len)
+{
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_NOTE)
+			continue;
+		size_t align = ph->p_align == 8 ? 8 : 4;
+		const char *p = (const char *)(info->dlpi_addr + ph->p_vaddr), *end = p + ph->p_memsz;
+		while ((size_t)(end - p) >= sizeof(ElfW(Nhdr))) {
+			const ElfW(Nhdr) *nh = (const void *)p;
+			size_t name = (nh->n_namesz + align - 1) & ~(align - 1);
+			size_t desc = (nh->n_descsz + align - 1) & ~(align - 1);
+			if (name > (size_t)(end - p) - sizeof(*nh))
+				break;
+			const char *d = p + sizeof(*nh) + name;
+			if (desc > (size_t)(end - d))
+				break;
+			if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 &&
+			    !memcmp(p + sizeof(*nh), "GNU", 4)) {
+				*len = nh->n_descsz;
+				return (const unsigned char *)d;
+			}
+			p = d + desc;
+		}
+	}
+	*len = 0;
+	return NULL;
+}
+
 /* The dynamic section's addresses: relocated in place by the loader on most systems,
  * not in the vDSO and on some others. */
 static uintptr_t addr(const struct dyl_elf *e, ElfW(Addr) p)

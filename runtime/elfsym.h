@@ -19,6 +19,9 @@ HIDDEN int dyl_elf_open(struct dyl_elf *e, const struct dl_phdr_info *info);
 /* The function NAME of VERSION (NULL: the default version) defined in the object, or NULL. */
 HIDDEN const ElfW(Sym) *dyl_elf_find(const struct dyl_elf *e, const char *name, const char *version);
 
+/* The loaded object INFO's GNU build ID (in its notes, mapped with its first segment)
+ * and its length in *LEN; NULL (and 0) when it has none. */
+HIDDEN const unsigned char *dyl_elf_build_id(const struct dl_phdr_info *info, size_t *len);
 /* strcmp, not through the PLT (libc may be the wrapped library). */
 HIDDEN int dyl_same(const char *a, const char *b);
 /* NAME's own definition in the loaded object INFO (not one of its dependencies'), or

@@ -227,35 +227,17 @@ static int nseen_libs;
 static int build_id_of(const struct dl_phdr_info *o, char *out, size_t room)
 {
 	static const char hex[] = "0123456789abcdef";
+	size_t n;
+	const unsigned char *id = dyl_elf_build_id(o, &n);
 
-	for (int i = 0; i < o->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &o->dlpi_phdr[i];
-		if (ph->p_type != PT_NOTE)
-			continue;
-		size_t align = ph->p_align == 8 ? 8 : 4;
-		const char *p = (const char *)(o->dlpi_addr + ph->p_vaddr), *end = p + ph->p_memsz;
-		while ((size_t)(end - p) >= sizeof(ElfW(Nhdr))) {
-			const ElfW(Nhdr) *nh = (const ElfW(Nhdr) *)p;
-			const char *nm = p + sizeof(*nh);
-			const unsigned char *desc = (const unsigned char *)nm
-				+ ((nh->n_namesz + align - 1) & ~(align - 1));
-			const char *next = (const char *)desc + ((nh->n_descsz + align - 1) & ~(align - 1));
-			if (next > end || next <= p)
-				break;
-			if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 && nm[0] == 'G'
-			    && nm[1] == 'N' && nm[2] == 'U' && nm[3] == '\0'
-			    && nh->n_descsz * 2 + 1 <= room) {
-				for (unsigned k = 0; k < nh->n_descsz; k++) {
-					out[2 * k] = hex[desc[k] >> 4];
-					out[2 * k + 1] = hex[desc[k] & 15];
-				}
-				out[2 * nh->n_descsz] = '\0';
-				return 1;
-			}
-			p = next;
-		}
+	if (!id || n * 2 + 1 > room)
+		return 0;
+	for (size_t k = 0; k < n; k++) {
+		out[2 * k] = hex[id[k] >> 4];
+		out[2 * k + 1] = hex[id[k] & 15];
 	}
-	return 0;
+	out[2 * n] = '\0';
+	return 1;
 }
 
 /* PATH's real name into REAL ("?" if none); the program itself has the empty name. */

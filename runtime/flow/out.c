@@ -26,6 +26,7 @@
 #include "flow.h"
 #include "hostread.h"
 #include "../regions/regions.h"
+#include "elfsym.h"
 
 /* The module table: entries, then their paths and build IDs, in one mapping (no malloc:
  * this may run inside a wrapped malloc's process at its end). */
@@ -50,36 +51,6 @@ static size_t keep(const void *p, size_t n)
 	memcpy(mods.text + at, p, n);
 	mods.used += n;
 	return at;
-}
-
-/* the GNU build ID in the object's notes (mapped with its first segment) */
-static const unsigned char *build_id(const struct dl_phdr_info *info, size_t *len)
-{
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		if (ph->p_type != PT_NOTE)
-			continue;
-		size_t align = ph->p_align == 8 ? 8 : 4;
-		const char *p = (const char *)(info->dlpi_addr + ph->p_vaddr), *end = p + ph->p_memsz;
-		while ((size_t)(end - p) >= sizeof(ElfW(Nhdr))) {
-			const ElfW(Nhdr) *nh = (const void *)p;
-			size_t name = (nh->n_namesz + align - 1) & ~(align - 1);
-			size_t desc = (nh->n_descsz + align - 1) & ~(align - 1);
-			if (name > (size_t)(end - p) - sizeof(*nh))
-				break;
-			const char *d = p + sizeof(*nh) + name;
-			if (desc > (size_t)(end - d))
-				break;
-			if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 &&
-			    !memcmp(p + sizeof(*nh), "GNU", 4)) {
-				*len = nh->n_descsz;
-				return (const unsigned char *)d;
-			}
-			p = d + desc;
-		}
-	}
-	*len = 0;
-	return NULL;
 }
 
 /* where the mapping of the first segment ends (a page boundary) */
@@ -131,7 +102,7 @@ static int add_mod(struct dl_phdr_info *info, size_t size, void *arg)
 		if (n > 0 && exe[0] == '/')
 			exe[n] = 0, path = exe;
 	}
-	const unsigned char *bid = build_id(info, &blen);
+	const unsigned char *bid = dyl_elf_build_id(info, &blen);
 	struct mod m = { info->dlpi_addr, lo, hi, keep(path, strlen(path)), strlen(path), 0, 0 };
 	size_t at = bid ? keep(bid, blen) : SIZE_MAX;
 	if (at != SIZE_MAX)
