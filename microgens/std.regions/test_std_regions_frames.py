@@ -22,10 +22,16 @@ def built(tmp_path_factory):
     return d, apps, w
 
 
-def inputs(built, app):
-    d, apps, w = built
+def charged(setup, app):
+    """(in_bytes, out_bytes) of each call of APP (its 'g' or 'stripped' build), run with
+    and without SETUP's wrapper."""
+    d, apps, w = setup
     run_both([apps[app]], w, d, trace=f'{app}.csv')
-    return [int(x['in_bytes']) for x in Trace(d / f'{app}.csv').by_seq()]
+    return [(int(x['in_bytes']), int(x['out_bytes'])) for x in Trace(d / f'{app}.csv').by_seq()]
+
+
+def inputs(built, app):
+    return [i for i, _ in charged(built, app)]
 
 
 def test_frames_change_with_the_caller(built):
@@ -60,12 +66,6 @@ def fortran(tmp_path_factory):
     d = tmp_path_factory.mktemp('fortran')
     lib, h, apps = app_with_and_without_debug_info(d, 'fort', FORT_HEADER, FORT_SOURCE, FORT_APP)
     return d, apps, wrap(d, '--lib', lib, '--header', h, '-g', 'std.regions')
-
-
-def charged(fortran, app):
-    d, apps, w = fortran
-    run_both([apps[app]], w, d, trace=f'{app}.csv')
-    return [(int(x['in_bytes']), int(x['out_bytes'])) for x in Trace(d / f'{app}.csv').by_seq()]
 
 
 def test_scalars_by_reference_without_debug_information(fortran):
