@@ -26,9 +26,11 @@ KEEP = ('-I', '-D', '-U', '-std', '-f', '-m', '-O', '-include')
 
 
 def make_commands(target='all'):
-    """The shell commands `make TARGET` would run from scratch, one string each."""
+    """The shell commands `make TARGET` would run from scratch, one string each (the
+    flags of a make that runs this test, such as make check's, are not passed on)."""
+    env = {k: v for k, v in os.environ.items() if k not in ('MAKEFLAGS', 'MFLAGS', 'MAKELEVEL')}
     out = subprocess.run(['make', '-n', '-B', '-o', 'build/.deps', '-o', 'build/.rt-release',
-                          '-o', 'build/.rt-debug', target], cwd=ROOT, check=True,
+                          '-o', 'build/.rt-debug', target], cwd=ROOT, check=True, env=env,
                          capture_output=True, text=True).stdout
     return out.replace('\\\n', ' ').splitlines()
 
