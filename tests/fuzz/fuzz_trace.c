@@ -1,5 +1,5 @@
-/* fuzz_trace.c - the tools' trace CSV reader (rows.h) and what dyl-speedup makes of a
- * trace (trace_read) on any bytes: rows in file order, then in seq order (rows_at,
+/* fuzz_trace.c - the trace CSV reader (speedup/rows.c) and what dyl-speedup makes of a
+ * trace (speedup/trace.c) on any bytes: rows in file order, then in seq order (rows_at,
  * as `dyl-trace cat` prints them), then trace_read. */
 #define _GNU_SOURCE
 #include <stdint.h>
