@@ -11,7 +11,8 @@ import tokenize
 
 def root():
     """The repository's root: the nearest folder above this file with runtime/,
-    generator/ and a Makefile."""
+    generator/ and a Makefile (so the file may move into a subfolder of tests/, which has
+    a runtime/ and a README.md of its own)."""
     d = os.path.dirname(os.path.abspath(__file__))
     while not (os.path.isdir(os.path.join(d, 'runtime')) and
                os.path.isdir(os.path.join(d, 'generator')) and
