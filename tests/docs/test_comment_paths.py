@@ -87,9 +87,10 @@ def test_what_counts_as_a_path(word, path):
     assert names.path_in(word) == path
 
 
-def test_a_stale_path_is_caught(tmp_path, monkeypatch):
+def test_a_stale_path_is_caught(monkeypatch):
     files = ['runtime/clock.c', 'tests/docs/test_docs.py', 'Makefile']
-    texts = {'runtime/clock.c': '/* see speedup/gone.c and runtime/state.c */\nint x; // runtime/old/\n',
+    texts = {'runtime/clock.c':
+             '/* see speedup/gone.c and runtime/state.c */\nint x; // runtime/old/\n',
              'tests/docs/test_docs.py': '"""Reads doc/none.md."""\n# tests/apps/missing.c\n',
              'Makefile': 'A := b # speedup/lib/gone.h\n\techo "# not/a/comment.c"\n'}
     monkeypatch.setattr(codescan, 'read', texts.get)
