@@ -29,10 +29,11 @@ def make_commands(target='all'):
     """The shell commands `make TARGET` would run from scratch, one string each (the
     flags of a make that runs this test, such as make check's, are not passed on)."""
     env = {k: v for k, v in os.environ.items() if k not in ('MAKEFLAGS', 'MFLAGS', 'MAKELEVEL')}
-    out = subprocess.run(['make', '-n', '-B', '-o', 'build/.deps', '-o', 'build/.rt-release',
-                          '-o', 'build/.rt-debug', target], cwd=ROOT, check=True, env=env,
-                         capture_output=True, text=True).stdout
-    return out.replace('\\\n', ' ').splitlines()
+    r = subprocess.run(['make', '-n', '-B', '-o', 'build/.deps', '-o', 'build/.rt-release',
+                        '-o', 'build/.rt-debug', target], cwd=ROOT, env=env,
+                       capture_output=True, text=True)
+    assert r.returncode == 0, 'make -n %s failed: %s' % (target, r.stderr)
+    return r.stdout.replace('\\\n', ' ').splitlines()
 
 
 def _flags(words):
@@ -98,8 +99,9 @@ def symbols(flags, cc='cc'):
         def build(i):
             obj = os.path.join(tmp, '%d.o' % i)
             opts = [f for f in flags[srcs[i]] if not f.startswith('-O')] + ['-O0']
-            subprocess.run([cc, '-c', '-w'] + opts + [srcs[i], '-o', obj],
-                           cwd=ROOT, check=True)
+            r = subprocess.run([cc, '-c', '-w'] + opts + [srcs[i], '-o', obj],
+                               cwd=ROOT, capture_output=True, text=True)
+            assert r.returncode == 0, '%s does not compile: %s' % (srcs[i], r.stderr)
             return obj
         with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 2) as pool:
             objs = list(pool.map(build, range(len(srcs))))
