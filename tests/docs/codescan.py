@@ -144,26 +144,24 @@ def c_functions(text):
     ValueError where its braces do not balance."""
     code, _ = c_split(text)
     funcs, stack, head_start = [], [], 0
+    depth = 0       # braces open inside a function, struct or initializer
     for i, c in enumerate(code):
         if c == '{':
-            if any(k[0] != 'extern' for k in stack):
-                stack.append(('block',))
-                continue
-            head = code[head_start:i]
-            kind = _head_kind(head)
+            kind = ('block',) if depth else _head_kind(code[head_start:i])
             if kind[0] == 'function':
                 kind = ('function', kind[1], code.count('\n', 0, head_start + kind[2]) + 1)
+            depth += kind[0] != 'extern'
             stack.append(kind)
             head_start = i + 1
         elif c == '}':
             if not stack:
                 raise ValueError('line %d: } without {' % (code.count('\n', 0, i) + 1))
             kind = stack.pop()
+            depth -= kind[0] != 'extern'
             if kind[0] == 'function':
                 funcs.append((kind[1], kind[2], code.count('\n', 0, i) + 1))
-            if not any(k[0] != 'extern' for k in stack):
-                head_start = i + 1
-        elif c == ';' and not any(k[0] != 'extern' for k in stack):
+            head_start = i + 1
+        elif c == ';' and not depth:
             head_start = i + 1
     if stack:
         raise ValueError('a { is never closed')
@@ -197,18 +195,19 @@ def hash_comments(text):
     start of a word and outside quotes to the end of the line."""
     out = []
     for no, line in enumerate(text.split('\n'), 1):
-        quote = None
-        for j, c in enumerate(line):
-            if quote:
-                if c == quote:
-                    quote = None
-                elif c == '\\' and quote == '"':
-                    pass
+        quote, j = None, 0
+        while j < len(line):
+            c = line[j]
+            if c == '\\' and quote != "'":
+                j += 1          # an escaped character: \" or \#
+            elif quote:
+                quote = None if c == quote else quote
             elif c in '"\'':
                 quote = c
             elif c == '#' and (j == 0 or line[j - 1] in ' \t;'):
                 out.append((no, line[j:]))
                 break
+            j += 1
     return out
 
 
