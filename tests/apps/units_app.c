@@ -1,5 +1,5 @@
-/* units_app: calls functions of libmany (tests/test_build_units.py) that lie in
- * different units of a split wrapper: the first, one in the middle, the last. */
+/* units_app: calls functions of libmany (tests/generator/test_build_units.py) that lie
+ * in different units of a split wrapper: the first, one in the middle, the last. */
 #include <stdio.h>
 
 int f0(int x);

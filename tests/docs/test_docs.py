@@ -4,24 +4,14 @@ relative link of the Markdown files resolves inside the repository."""
 import glob
 import os
 import re
+import sys
 
 import pytest
 
-
-def _root():
-    """The repository's root: the nearest folder above this file with runtime/, generator/
-    and a Makefile (so the file may move into a subfolder of tests/, which has a
-    runtime/ and a README.md of its own)."""
-    d = os.path.dirname(os.path.abspath(__file__))
-    while not (os.path.isdir(os.path.join(d, 'runtime')) and
-               os.path.isdir(os.path.join(d, 'generator')) and
-               os.path.isfile(os.path.join(d, 'Makefile'))):
-        assert os.path.dirname(d) != d, 'the repository root was not found'
-        d = os.path.dirname(d)
-    return d
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from codescan import ROOT  # noqa: E402
 
 
-ROOT = _root()
 ENV_DOC = os.path.join(ROOT, 'doc', 'environment.md')
 
 

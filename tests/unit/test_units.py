@@ -1,7 +1,7 @@
 """The C unit tests: each tests/unit/NAME_test.c is one program that checks one C part.
 
 Its first line names the project's sources it links, paths from the repository's root:
-    /* sources: speedup/shown.c speedup/tri.c */
+    /* sources: runtime/format/decode.c runtime/format/fmtmem.c */
 It is compiled with those sources under ASan and UBSan, run, and must exit 0; it prints
 one line per failed check.  A listed source that does not exist fails the test with a
 message naming it (and where a file of that name now lies, if one does)."""

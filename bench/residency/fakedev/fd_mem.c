@@ -125,7 +125,7 @@ void fd_get_counts(struct fd_counts *out)
 	pthread_mutex_unlock(&dev.lock);
 }
 
-/* FAKEDEV_REPORT: the counts at exit, for the tests and bench/residency/run.sh. */
+/* FAKEDEV_REPORT: the counts at exit, for the tests and bench/residency/port_time.py. */
 __attribute__((destructor)) static void report(void)
 {
 	const char *path = getenv("FAKEDEV_REPORT");
