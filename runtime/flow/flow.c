@@ -102,7 +102,8 @@ static void charged(const struct dyl_groups *c)
 			memcpy(b->prev[o], p, n * 8);
 	}
 	commit(n);
-	void (*follow)(const struct dyl_groups *) = __atomic_load_n(&dyl_flow_follow_hook, __ATOMIC_RELAXED);
+	void (*follow)(const struct dyl_groups *) =
+		__atomic_load_n(&dyl_flow_follow_hook, __ATOMIC_RELAXED);
 	if (follow)	/* follow=: the heap blocks its buffers' pointers reach (follow.c) */
 		follow(c);
 	marked = t->frames[0];

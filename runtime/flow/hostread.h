@@ -1,5 +1,6 @@
-/* hostread.h - std.flow's host reads (host_reads=on; hostread.c): what flow.c, defs.c and out.c
- * call.  Nothing here is exported; the wrapper's side is runtime/include/dyl_hostio.h. */
+/* hostread.h - std.flow's host reads (host_reads=on; hostread.c): what flow.c, defs.c
+ * and out.c call.  Nothing here is exported; the wrapper's side is
+ * runtime/include/dyl_hostio.h. */
 #ifndef DYL_HOSTREAD_H
 #define DYL_HOSTREAD_H
 
