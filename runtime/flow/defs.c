@@ -20,6 +20,7 @@
  */
 #include <stdint.h>
 #include "flow.h"
+#include "encode.h"
 #include "hostread.h"
 #include "../regions/regions.h"
 

@@ -1,6 +1,19 @@
-/* flow.h - what the std.flow files share (flow.c: the per-thread buffers and the
- * events; sites.c: allocation sites; out.c: TRACE.flow at exit).  Nothing here is
- * exported.  The layout of what they write is runtime/format/dyl_flow.h's. */
+/* flow.h - what the std.flow files share.  Nothing here is exported.  The layout of
+ * what they write is runtime/format/dyl_flow.h's.
+ *
+ * The files, top down; each calls only files below it (no circle of calls):
+ *   follow.c    follow=, an option over std.flow: the heap blocks a call's pointers
+ *               reach (its set-up sets std.flow up and puts its walk in flow.c's
+ *               dyl_flow_follow_hook: flow.c does not call it by name)
+ *   flow.c      std.flow's hooks (the region table's and std.diff's) and set-up
+ *   out.c       TRACE.flow at exit (over maps.c, hostread.c, buffers.c)
+ *   defs.c      a call's extents given by --defs code (over hostread.c)
+ *   hostread.c  host_reads=on: the program's reads of the calls' outputs
+ *   sites.c     allocation sites
+ *   maps.c      the names of file mappings
+ *   buffers.c   the bottom: std.flow's state and the per-thread event buffers
+ *               (buffers.h), in the words encode.h makes
+ */
 #ifndef DYL_FLOW_PRIVATE_H
 #define DYL_FLOW_PRIVATE_H
 
@@ -9,12 +22,10 @@
 #include "dyl_flow.h"
 #include "internal.h"
 
-/* flow.c: appends one raw event of WORDS words (the header word first) to the calling
+/* buffers.c: appends one raw event of WORDS words (the header word first) to the calling
  * thread's buffer; 0, or -1 when it was dropped (no memory, or re-entered) */
 HIDDEN int dyl_flow_put(const uint64_t *ev, unsigned words);
 HIDDEN uint64_t dyl_flow_lost(void);	/* events dropped so far */
-/* flow.c: the trace's '#' lines of std.flow's caps (dyl_rt.io held, after the rows) */
-HIDDEN void dyl_flow_notes(void);
 
 /* sites.c: the allocation site of the heap block being added: the return addresses of
  * the program's frames above the allocator, interned (a SITE event is put on first
@@ -37,19 +48,11 @@ HIDDEN size_t dyl_flow_map_name(uint64_t id, uint64_t start, uint64_t size, char
 HIDDEN extern uint32_t dyl_flow_follow_cap;
 struct dyl_groups;
 HIDDEN void dyl_flow_follow(const struct dyl_groups *c);
-/* flow.c: the frame of stack region R (a return address, its CFA; 0: not known) */
-struct dyl_groups;
-struct dyl_region;
-HIDDEN void dyl_flow_frame_of(const struct dyl_groups *c, const struct dyl_region *r, uintptr_t *ip,
-			      uintptr_t *cfa);
-/* flow.c: a HOSTRD event (hostread.c): the program read [LO, HI) of R at T (dyl_now) */
-HIDDEN void dyl_flow_host_read(const struct dyl_region *r, uintptr_t ip, uintptr_t cfa, uintptr_t lo,
-			       uintptr_t hi, unsigned how, uint64_t t);
+/* flow.c: the walk the charge calls after its events (NULL: none); follow.c's set-up
+ * puts dyl_flow_follow there */
+HIDDEN extern void (*dyl_flow_follow_hook)(const struct dyl_groups *c);
 
-/* flow.c: the TRACE.flow kind (DYL_OBJ_*) of a region of kind DYL_REGION_* */
-HIDDEN unsigned dyl_flow_obj_kind(uint32_t region_kind);
-
-/* out.c: TRACE.flow from the spool (dyl_hooks.flow_converted) */
+/* out.c: TRACE.flow from the spool (after flow.c's notes: dyl_hooks.flow_converted) */
 HIDDEN void dyl_flow_write(int fd, uint64_t size, uint64_t seq);
 
 #endif

@@ -363,6 +363,8 @@ void dyl_flow_follow_setup(unsigned cap)
 							 __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
 		;
 	if (cap > was) {
+		/* (the charge's hook walks from now on: flow.c calls it) */
+		__atomic_store_n(&dyl_flow_follow_hook, dyl_flow_follow, __ATOMIC_RELEASE);
 		snprintf(v, sizeof(v), "%u", cap);
 		dyl_note("flow_follow", v);
 		/* (doc/flow.md says so too; the trace says it where its reader looks) */

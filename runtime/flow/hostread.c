@@ -64,6 +64,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "flow.h"
+#include "buffers.h"
 #include "hostread.h"
 #include "../regions/regions.h"
 #define DYL_HOSTIO_DECLS_ONLY
@@ -122,6 +123,8 @@ static TLS uintptr_t outs_call;	/* the call they are of (its struct dyl_call) */
 static TLS uintptr_t retried;	/* a fault not in the table, let happen again once */
 static TLS struct lent lent[LENT_MAX];	/* opened for this thread's current call */
 static TLS unsigned nlent;
+static TLS uint64_t *hr_data;	/* where the thread's last HOSTRD ended (it may grow) */
+static TLS size_t hr_end;
 
 static inline uintptr_t floor_page(uintptr_t a) { return a & ~(PAGE - 1); }
 static inline uintptr_t ceil_page(uintptr_t a) { return (a + PAGE - 1) & ~(PAGE - 1); }
@@ -322,12 +325,44 @@ static size_t cut_keep(size_t i, uintptr_t *x, uintptr_t *y, int reopen)
 	return i + 1;
 }
 
+/* The program read [LO, HI) of region R (HOW: DYL_HR_*) at the trace clock's T: a
+ * HOSTRD event (IP, CFA: a stack region's frame).  The converter places it before the
+ * first outermost call of any thread that starts after T (a thread that never calls
+ * again has its reads where they happened).  A read of the pages right after the
+ * thread's last event, when that was a read of the same block, widens it (a loop reading
+ * an array faults page after page: one event, not one per page, at its first page's
+ * time). */
+static void host_read(const struct dyl_region *r, uintptr_t ip, uintptr_t cfa, uintptr_t lo, uintptr_t hi,
+		      unsigned how, uint64_t t)
+{
+	struct fbuf *b = dyl_flow_mine;
+
+	if (!dyl_flow.on || dyl_flow_in || lo >= hi)
+		return;
+	dyl_flow_in++;
+	struct fgroup g = { *r, UINTPTR_MAX, 0, ip, cfa };
+	uint64_t w[ACC_MAX + 1];
+	unsigned n = put_range(w, DYL_RE_HOSTRD, &g, lo, hi, how);
+	w[0] = DYL_RE_WORD(DYL_RE_HOSTRD, n + 1, how, DYL_RE_SMALL(w[0]));	/* (the time after) */
+	w[n++] = t;
+	size_t len = b ? __atomic_load_n(&b->len, __ATOMIC_RELAXED) : 0;
+	/* (heap: type, id, lo, hi, time) */
+	if (n == 5 && b && b->data == hr_data && len == hr_end && len >= 5 && b->data[len - 5] == w[0] &&
+	    b->data[len - 4] == w[1] && b->data[len - 2] == w[2]) {
+		__atomic_store_n(&b->data[len - 2], w[3], __ATOMIC_RELEASE);
+	} else if (dyl_flow_put(w, n) == 0 && (b = dyl_flow_mine)) {
+		hr_data = b->data;
+		hr_end = __atomic_load_n(&b->len, __ATOMIC_RELAXED);
+	}
+	dyl_flow_in--;
+}
+
 /* the program read [A, B) (page-aligned) of R at T (HOW: DYL_HR_*) */
 static void record(const struct dyl_region *r, uintptr_t a, uintptr_t b, unsigned how, uint64_t t)
 {
 	uintptr_t lo = a > r->start ? a : r->start, hi = b < r->end ? b : r->end;
 	if (lo < hi)
-		dyl_flow_host_read(r, 0, 0, lo, hi, how, t);
+		host_read(r, 0, 0, lo, hi, how, t);
 }
 
 /* who touches: the program (recorded as read), a wrapped call or the runtime inside
@@ -465,7 +500,7 @@ static void library_io(uintptr_t a, uintptr_t b)
 	while (a < b && dyl_table_find(a, &r) == 1 && r.end > a) {
 		uintptr_t hi = b < r.end ? b : r.end;
 		if (r.kind == DYL_REGION_HEAP || r.kind == DYL_REGION_MMAP)
-			dyl_flow_host_read(&r, 0, 0, a, hi, DYL_HR_LIBIO, t0);
+			host_read(&r, 0, 0, a, hi, DYL_HR_LIBIO, t0);
 		a = hi;
 	}
 	dyl_cost_add(dyl_now() - t0);
@@ -633,7 +668,7 @@ static void keep_heap(const struct hr_out *o, uint64_t t)
 
 	/* (most outputs are small blocks: no page of their own, and no lock taken) */
 	if ((s & (PAGE - 1)) != 16 && ceil_page(s) >= floor_page(e)) {
-		dyl_flow_host_read(&o->r, 0, 0, o->lo, o->hi, DYL_HR_ASSUMED, t);
+		host_read(&o->r, 0, 0, o->lo, o->hi, DYL_HR_ASSUMED, t);
 		return;
 	}
 	lock(&old);
@@ -653,9 +688,9 @@ static void keep_heap(const struct hr_out *o, uint64_t t)
 		pa = pb = o->lo;
 	}
 	if (o->lo < pa)
-		dyl_flow_host_read(&o->r, 0, 0, o->lo, pa < o->hi ? pa : o->hi, DYL_HR_ASSUMED, t);
+		host_read(&o->r, 0, 0, o->lo, pa < o->hi ? pa : o->hi, DYL_HR_ASSUMED, t);
 	if (pb < o->hi)
-		dyl_flow_host_read(&o->r, 0, 0, pb > o->lo ? pb : o->lo, o->hi, DYL_HR_ASSUMED, t);
+		host_read(&o->r, 0, 0, pb > o->lo ? pb : o->lo, o->hi, DYL_HR_ASSUMED, t);
 }
 
 void dyl_hostread_after(const struct dyl_call *c)
@@ -677,7 +712,7 @@ void dyl_hostread_after(const struct dyl_call *c)
 			if (dyl_table_find(o->r.start, &now) == 1 && now.id == o->r.id)
 				keep_heap(o, t);
 		} else {
-			dyl_flow_host_read(&o->r, o->ip, o->cfa, o->lo, o->hi, DYL_HR_ASSUMED, t);
+			host_read(&o->r, o->ip, o->cfa, o->lo, o->hi, DYL_HR_ASSUMED, t);
 		}
 	}
 	nouts = 0;
@@ -697,7 +732,7 @@ void dyl_hostread_defs_out(const struct dyl_region *r, uintptr_t lo, uintptr_t h
 	if (r->kind == DYL_REGION_HEAP)
 		keep_heap(&o, t);
 	else
-		dyl_flow_host_read(r, 0, 0, lo, hi, DYL_HR_ASSUMED, t);
+		host_read(r, 0, 0, lo, hi, DYL_HR_ASSUMED, t);
 	dyl_cost_add(dyl_now() - t);
 }
 

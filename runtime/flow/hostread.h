@@ -1,5 +1,6 @@
-/* hostread.h - std.flow's host reads (host_reads=on; hostread.c): what flow.c calls.
- * Nothing here is exported; the wrapper's side is runtime/include/dyl_hostio.h. */
+/* hostread.h - std.flow's host reads (host_reads=on; hostread.c): what flow.c, defs.c
+ * and out.c call.  Nothing here is exported; the wrapper's side is
+ * runtime/include/dyl_hostio.h. */
 #ifndef DYL_HOSTREAD_H
 #define DYL_HOSTREAD_H
 
@@ -13,6 +14,7 @@ static inline int dyl_hostread_active(void)
 }
 
 struct dyl_groups;
+struct dyl_region;
 /* an outermost call's regions, before it runs: the protection of each is lifted (one
  * mprotect per region), and its outputs are kept for dyl_hostread_after */
 HIDDEN void dyl_hostread_charged(const struct dyl_groups *c);

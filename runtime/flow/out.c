@@ -218,7 +218,6 @@ void dyl_flow_write(int fd, uint64_t size, uint64_t seq)
 	const char *why;
 	struct stat st;
 
-	dyl_flow_notes();	/* (flow-speed: the calls past the region cap) */
 	if (dyl_rt.spool_memfd)	/* the trace is no regular file: nowhere beside it */
 		return;
 	snprintf(path, sizeof(path), "%s%s", dyl_rt.path, DYL_FLOW_SUFFIX);

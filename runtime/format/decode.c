@@ -295,90 +295,80 @@ static int window_blocks(struct dyl_conv *c)
 	return 0;
 }
 
-static int read_chunks(struct dyl_conv *c, int windows)
+/* a META chunk at BODY: the columns and the trace's header lines.  -1: damaged. */
+static int add_meta(struct dyl_conv *c, uint64_t body, uint32_t len)
 {
-	uint64_t off = sizeof(struct dyl_spool_head);
+	ssize_t o = len >= 8 ? keep(c, body, len) : -1;
+	uint32_t n[2];
+	if (o < 0)
+		return -1;
+	memcpy(n, c->keep + o, 8);
+	if (n[1] > len - 8)
+		return -1;
+	c->ncolumns = n[0];
+	c->header = (size_t)o + 8;
+	c->header_len = n[1];
+	return 0;
+}
 
-	while (off + sizeof(struct dyl_chunk) <= c->size) {
-		struct dyl_chunk ch;
-		uint64_t body = off + sizeof(ch);
-		int bad = 0;
-		if (read_at(c, &ch, sizeof(ch), off) != 0 || ch.len > c->size - body ||
-		    (ch.kind == 0 && ch.len == 0))
-			break;	/* cut short (zeros: space taken for a window not yet written) */
-		if (ch.len & 7) {
-			damaged(c, off, "the rest of the spool is not read");
-			break;
-		}
-		switch (ch.kind) {
-		case DYL_CH_META: {
-			ssize_t o = ch.len >= 8 ? keep(c, body, ch.len) : -1;
-			uint32_t n[2];
-			if (o < 0) {
-				bad = 1;
-				break;
-			}
-			memcpy(n, c->keep + o, 8);
-			if (n[1] > ch.len - 8) {
-				bad = 1;
-				break;
-			}
-			c->ncolumns = n[0];
-			c->header = (size_t)o + 8;
-			c->header_len = n[1];
-			break;
-		}
-		case DYL_CH_FOOTER: {
-			ssize_t o = ch.len >= 8 ? keep(c, body, ch.len) : -1;
-			uint32_t n;
-			if (o < 0 || (memcpy(&n, c->keep + o, 4), n > ch.len - 8)) {
-				bad = 1;
-				break;
-			}
-			c->finished = 1;
-			c->footer = (size_t)o + 8;
-			c->footer_len = n;
-			break;
-		}
-		case DYL_CH_NAMES:
-			bad = add_names(c, body, ch.len) != 0;
-			break;
-		case DYL_CH_CLOCK: {
-			struct dyl_spool_clock k;
-			if (ch.len < sizeof(k) || read_at(c, &k, sizeof(k), body) != 0 ||
-			    k.nknots > (ch.len - sizeof(k)) / sizeof(struct dyl_knot) || k.nknots > 4096 ||
-			    !(c->knots = dyl_fmt_grow(c->knots, &c->knots_cap, k.nknots + 2, sizeof(struct dyl_knot))) ||
-			    read_at(c, c->knots, k.nknots * sizeof(struct dyl_knot), body + sizeof(k)) != 0) {
-				bad = 1;
-				break;
-			}
-			c->clock = k;
-			c->have_clock = 1;
-			c->nknots = k.nknots;
-			break;
-		}
-		case DYL_CH_WINDOW:
-			bad = add_window(c, off, ch.len) != 0;
-			break;
-		case DYL_CH_BLOCK:
-			bad = add_block(c, off, ch.len) != 0;
-			break;
-		case DYL_CH_PAD:
-		case DYL_CH_EVENTS:	/* thread events: events.c reads them */
-		case DYL_CH_FLOW:	/* std.flow's events (dyl_flow.h): runtime/format/flow.c's */
-			break;
-		default:
-			bad = 1;
-		}
-		if (bad) {
-			damaged(c, off, "the rest of the spool is not read");
-			break;
-		}
-		off += sizeof(ch) + ch.len;
+/* the FOOTER chunk at BODY: the process finished.  -1: damaged. */
+static int add_footer(struct dyl_conv *c, uint64_t body, uint32_t len)
+{
+	ssize_t o = len >= 8 ? keep(c, body, len) : -1;
+	uint32_t n;
+	if (o < 0 || (memcpy(&n, c->keep + o, 4), n > len - 8))
+		return -1;
+	c->finished = 1;
+	c->footer = (size_t)o + 8;
+	c->footer_len = n;
+	return 0;
+}
+
+/* a CLOCK chunk at BODY: the clock's knots.  -1: damaged. */
+static int add_clock(struct dyl_conv *c, uint64_t body, uint32_t len)
+{
+	struct dyl_spool_clock k;
+	if (len < sizeof(k) || read_at(c, &k, sizeof(k), body) != 0 ||
+	    k.nknots > (len - sizeof(k)) / sizeof(struct dyl_knot) || k.nknots > 4096 ||
+	    !(c->knots = dyl_fmt_grow(c->knots, &c->knots_cap, k.nknots + 2, sizeof(struct dyl_knot))) ||
+	    read_at(c, c->knots, k.nknots * sizeof(struct dyl_knot), body + sizeof(k)) != 0)
+		return -1;
+	c->clock = k;
+	c->have_clock = 1;
+	c->nknots = k.nknots;
+	return 0;
+}
+
+/* the chunk CH at OFF taken in.  1: damaged (an unknown kind, or a bad body). */
+static int add_chunk(struct dyl_conv *c, uint64_t off, const struct dyl_chunk *ch)
+{
+	uint64_t body = off + sizeof(*ch);
+
+	switch (ch->kind) {
+	case DYL_CH_META:
+		return add_meta(c, body, ch->len) != 0;
+	case DYL_CH_FOOTER:
+		return add_footer(c, body, ch->len) != 0;
+	case DYL_CH_NAMES:
+		return add_names(c, body, ch->len) != 0;
+	case DYL_CH_CLOCK:
+		return add_clock(c, body, ch->len) != 0;
+	case DYL_CH_WINDOW:
+		return add_window(c, off, ch->len) != 0;
+	case DYL_CH_BLOCK:
+		return add_block(c, off, ch->len) != 0;
+	case DYL_CH_PAD:
+	case DYL_CH_EVENTS:	/* thread events: events.c reads them */
+	case DYL_CH_FLOW:	/* std.flow's events (dyl_flow.h): runtime/format/flow.c's */
+		return 0;
+	default:
+		return 1;
 	}
-	/* whatever follows the last whole chunk: a write cut short (the zeros of space
-	 * reserved ahead are not in SIZE) */
-	c->cut_short = off < c->size && !c->damage_at;
+}
+
+/* after the chunks: the windows' records no block copied out, and the clock's slope */
+static int end_chunks(struct dyl_conv *c, int windows)
+{
 	cover(c);
 	/* a finished process copied every window out before its footer: what a window holds
 	 * past that (a thread still running at exit) is not the trace's */
@@ -390,6 +380,28 @@ static int read_chunks(struct dyl_conv *c, int windows)
 		c->nknots = 2;
 	}
 	return 0;
+}
+
+static int read_chunks(struct dyl_conv *c, int windows)
+{
+	uint64_t off = sizeof(struct dyl_spool_head);
+
+	while (off + sizeof(struct dyl_chunk) <= c->size) {
+		struct dyl_chunk ch;
+		uint64_t body = off + sizeof(ch);
+		if (read_at(c, &ch, sizeof(ch), off) != 0 || ch.len > c->size - body ||
+		    (ch.kind == 0 && ch.len == 0))
+			break;	/* cut short (zeros: space taken for a window not yet written) */
+		if ((ch.len & 7) || add_chunk(c, off, &ch)) {
+			damaged(c, off, "the rest of the spool is not read");
+			break;
+		}
+		off += sizeof(ch) + ch.len;
+	}
+	/* whatever follows the last whole chunk: a write cut short (the zeros of space
+	 * reserved ahead are not in SIZE) */
+	c->cut_short = off < c->size && !c->damage_at;
+	return end_chunks(c, windows);
 }
 
 /* --- streams --- */

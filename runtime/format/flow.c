@@ -398,10 +398,185 @@ static int add_life(struct fc *c, struct item it)
 	return 0;
 }
 
+/* 3. walk_threads: where one thread's walk through its events is */
+struct walk {
+	uint64_t nseq;		/* the seq that names no call (past the last row) */
+	uint64_t order;		/* items made so far, all threads */
+	size_t rlo, rhi, k;	/* the thread's rows, and its calls begun */
+	uint64_t cur;		/* the seq of its current call (DYL_FLOW_NONE: none) */
+	ssize_t last_free;	/* the item of this thread's last event, when a FREE */
+};
+
+/* a CALL: the thread's next call begins; a REPEAT's items copied to it */
+static int walk_call(struct fc *c, struct walk *w, uint32_t flags)
+{
+	w->cur = next_call(c, w->rlo, w->rhi, &w->k, w->nseq);
+	if (!(flags & DYL_REF_REPEAT))
+		return 0;
+	/* the last call's accesses again (or the one's before it, which
+	 * becomes the last): copies at this seq */
+	if (flags & DYL_REF_BEFORE)
+		c->rcur ^= 1;
+	for (size_t r = 0; r < c->nrep[c->rcur] && w->cur != DYL_FLOW_NONE; r++) {
+		struct item it = c->it[c->rep[c->rcur][r]];
+		it.seq = w->cur;
+		it.order = w->order++;
+		if (add_item(c, it) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* an ACC or HOST event E: an item of the current call (or of the next, a --defs
+ * prefix's look), kept for a REPEAT when it is the call's own access */
+static int walk_access(struct fc *c, struct walk *w, const uint64_t *e, uint32_t type, uint32_t words,
+		       uint32_t flags, uint32_t kind)
+{
+	if (words < ((kind == DYL_OBJ_HEAP || kind == DYL_OBJ_MAPPING) ? 4u
+		     : kind == DYL_OBJ_STATIC ? 5u : 7u))
+		return 0;
+	if (type == DYL_RE_ACC && (flags & DYL_REF_NEWCALL)) {
+		w->cur = next_call(c, w->rlo, w->rhi, &w->k, w->nseq);
+		/* a new call with accesses: the one a REPEAT repeats */
+		c->rcur ^= 1;
+		c->nrep[c->rcur] = 0;
+	}
+	if (type == DYL_RE_HOST && (flags & DYL_REF_AHEAD))
+		/* a --defs prefix's look: before the next call */
+		return add_life(c, (struct item){ w->nseq, w->order++, 1, IT_HOST, e, 0 });
+	if (w->cur != DYL_FLOW_NONE &&
+	    add_item(c, (struct item){ w->cur, w->order++, type == DYL_RE_ACC ? 2 : 1,
+				       type == DYL_RE_ACC ? IT_ACC : IT_HOST, e, 0 }) != 0)
+		return -1;
+	if (w->cur != DYL_FLOW_NONE && type == DYL_RE_ACC && !(flags & (DYL_REF_DIFF | DYL_REF_FOLLOW))) {
+		unsigned r = c->rcur;
+		if (!(c->rep[r] = dyl_fmt_grow(c->rep[r], &c->rep_cap[r], c->nrep[r] + 1,
+					       sizeof(*c->rep[r]))))
+			return -1;
+		c->rep[r][c->nrep[r]++] = c->nit - 1;
+	}
+	return 0;
+}
+
+/* an ALLOC event E: a life item, or the second half of a realloc (the FREE before it,
+ * item WAS_FREE, becomes the resize) */
+static int walk_alloc(struct fc *c, struct walk *w, const uint64_t *e, uint32_t words, uint32_t flags,
+		      ssize_t was_free)
+{
+	if (words < 4)
+		return 0;
+	if ((flags & DYL_REF_REALLOC) && was_free >= 0) {
+		struct item *f = &c->it[was_free];
+		f->type = IT_RESIZE;
+		f->old_id = f->ev[1];
+		f->ev = e;
+		return 0;
+	}
+	return add_life(c, (struct item){ w->nseq, w->order++, 0, IT_ALLOC, e, 0 });
+}
+
+/* a HOSTRD event E: before the thread's next call, as a life event, or before another
+ * thread's call that came first */
+static int walk_hostrd(struct fc *c, struct walk *w, const uint64_t *e, uint32_t words, uint32_t kind,
+		       ssize_t was_free)
+{
+	uint32_t base = range_words(kind);
+	if (words < base)
+		return 0;
+	w->last_free = was_free;	/* (a read does not part a realloc's two halves) */
+	uint64_t at = words > base ? first_call_after(c, e[base], w->nseq) : DYL_FLOW_NONE;
+	return add_life(c, (struct item){ w->nseq, w->order++, 0, IT_HOSTRD, e, at });
+}
+
+/* a FREE event E: a life item, remembered for a realloc's ALLOC right after it */
+static int walk_free(struct fc *c, struct walk *w, const uint64_t *e, uint32_t words)
+{
+	if (words < 2)
+		return 0;
+	if (add_life(c, (struct item){ w->nseq, w->order++, 0, IT_FREE, e, 0 }) != 0)
+		return -1;
+	w->last_free = (ssize_t)c->nit - 1;
+	return 0;
+}
+
+/* a SITE event E: the site's return addresses */
+static int walk_site(struct fc *c, struct walk *w, const uint64_t *e, uint32_t words, ssize_t was_free)
+{
+	uint32_t npc = DYL_RE_SMALL(e[0]);
+	w->last_free = was_free;	/* (a realloc's new site comes between) */
+	if (words < 2 || npc > words - 2 || npc > DYL_FLOW_SITE_PCS || e[1] > (1u << 24))
+		return 0;
+	if (!(c->sites = dyl_fmt_grow(c->sites, &c->sites_cap, e[1] + 1, sizeof(*c->sites))))
+		return -1;
+	struct site_raw *s = &c->sites[e[1]];
+	memcpy(s->pc, e + 2, npc * 8);
+	s->npc = npc;
+	s->seen = 1;
+	s->file_id = DYL_FLOW_NONE;
+	return 0;
+}
+
+/* one event E of WORDS words (whole, in its chunk) */
+static int walk_event(struct fc *c, struct walk *w, const uint64_t *e, uint32_t words)
+{
+	uint32_t type = DYL_RE_TYPE(e[0]);
+	uint32_t flags = DYL_RE_FLAGS(e[0]), kind = DYL_RE_SMALL(e[0]);
+	ssize_t was_free = w->last_free;
+
+	w->last_free = -1;
+	switch (type) {
+	case DYL_RE_CALL:
+		return walk_call(c, w, flags);
+	case DYL_RE_ACC:
+	case DYL_RE_HOST:
+		return walk_access(c, w, e, type, words, flags, kind);
+	case DYL_RE_ALLOC:
+		return walk_alloc(c, w, e, words, flags, was_free);
+	case DYL_RE_HOSTRD:
+		return walk_hostrd(c, w, e, words, kind, was_free);
+	case DYL_RE_FREE:
+		return walk_free(c, w, e, words);
+	case DYL_RE_SITE:
+		return walk_site(c, w, e, words, was_free);
+	default:
+		w->last_free = was_free;	/* unknown: skipped */
+		return 0;
+	}
+}
+
+/* the events of the thread of chunk I (its first), in its chunks' order */
+static int walk_thread(struct fc *c, size_t i, struct walk *w)
+{
+	int32_t tid = c->ch[i].tid;
+
+	w->k = 0;
+	rows_of(c, tid, &w->rlo, &w->rhi);
+	w->cur = DYL_FLOW_NONE;
+	w->last_free = -1;
+	c->npend = 0;
+	c->nrep[0] = c->nrep[1] = 0;
+	c->rcur = 0;
+	for (size_t j = i; j < c->nch; j++) {
+		if (c->ch[j].tid != tid)
+			continue;
+		const uint64_t *e = c->ev + c->ch[j].at, *end = e + c->ch[j].n;
+		while (e < end) {
+			uint32_t words = DYL_RE_WORDS(e[0]);
+			if (words == 0 || words > (size_t)(end - e))
+				break;	/* damaged: the rest of the chunk */
+			if (walk_event(c, w, e, words) != 0)
+				return -1;
+			e += words;
+		}
+	}
+	c->npend = 0;	/* (those left wait for no call: nseq, as made) */
+	return 0;
+}
+
 /* 3. each thread's events in order: calls joined with rows, items made */
 static int walk_threads(struct fc *c, uint64_t nseq)
 {
-	uint64_t order = 0;
+	struct walk w = { .nseq = nseq, .order = 0 };
 
 	for (size_t i = 0; i < c->nch; i++) {
 		int32_t tid = c->ch[i].tid;
@@ -411,124 +586,8 @@ static int walk_threads(struct fc *c, uint64_t nseq)
 				first = 0;
 				break;
 			}
-		if (!first)
-			continue;
-		size_t rlo, rhi, k = 0;
-		rows_of(c, tid, &rlo, &rhi);
-		uint64_t cur = DYL_FLOW_NONE;
-		ssize_t last_free = -1;	/* the item of this thread's last event, when a FREE */
-		c->npend = 0;
-		c->nrep[0] = c->nrep[1] = 0;
-		c->rcur = 0;
-		for (size_t j = i; j < c->nch; j++) {
-			if (c->ch[j].tid != tid)
-				continue;
-			const uint64_t *e = c->ev + c->ch[j].at, *end = e + c->ch[j].n;
-			while (e < end) {
-				uint32_t type = DYL_RE_TYPE(e[0]), words = DYL_RE_WORDS(e[0]);
-				uint32_t flags = DYL_RE_FLAGS(e[0]), kind = DYL_RE_SMALL(e[0]);
-				if (words == 0 || words > (size_t)(end - e))
-					break;	/* damaged: the rest of the chunk */
-				ssize_t was_free = last_free;
-				last_free = -1;
-				switch (type) {
-				case DYL_RE_CALL:
-					cur = next_call(c, rlo, rhi, &k, nseq);
-					if (!(flags & DYL_REF_REPEAT))
-						break;
-					/* the last call's accesses again (or the one's before it, which
-					 * becomes the last): copies at this seq */
-					if (flags & DYL_REF_BEFORE)
-						c->rcur ^= 1;
-					for (size_t r = 0; r < c->nrep[c->rcur] && cur != DYL_FLOW_NONE; r++) {
-						struct item it = c->it[c->rep[c->rcur][r]];
-						it.seq = cur;
-						it.order = order++;
-						if (add_item(c, it) != 0)
-							return -1;
-					}
-					break;
-				case DYL_RE_ACC:
-				case DYL_RE_HOST:
-					if (words < ((kind == DYL_OBJ_HEAP || kind == DYL_OBJ_MAPPING) ? 4u
-						     : kind == DYL_OBJ_STATIC ? 5u : 7u))
-						break;
-					if (type == DYL_RE_ACC && (flags & DYL_REF_NEWCALL)) {
-						cur = next_call(c, rlo, rhi, &k, nseq);
-						/* a new call with accesses: the one a REPEAT repeats */
-						c->rcur ^= 1;
-						c->nrep[c->rcur] = 0;
-					}
-					if (type == DYL_RE_HOST && (flags & DYL_REF_AHEAD)) {
-						/* a --defs prefix's look: before the next call */
-						if (add_life(c, (struct item){ nseq, order++, 1, IT_HOST, e, 0 }) != 0)
-							return -1;
-						break;
-					}
-					if (cur != DYL_FLOW_NONE &&
-					    add_item(c, (struct item){ cur, order++, type == DYL_RE_ACC ? 2 : 1,
-								       type == DYL_RE_ACC ? IT_ACC : IT_HOST, e, 0 }) != 0)
-						return -1;
-					if (cur != DYL_FLOW_NONE && type == DYL_RE_ACC && !(flags & (DYL_REF_DIFF | DYL_REF_FOLLOW))) {
-						unsigned r = c->rcur;
-						if (!(c->rep[r] = dyl_fmt_grow(c->rep[r], &c->rep_cap[r], c->nrep[r] + 1,
-									       sizeof(*c->rep[r]))))
-							return -1;
-						c->rep[r][c->nrep[r]++] = c->nit - 1;
-					}
-					break;
-				case DYL_RE_ALLOC:
-					if (words < 4)
-						break;
-					if ((flags & DYL_REF_REALLOC) && was_free >= 0) {
-						struct item *f = &c->it[was_free];
-						f->type = IT_RESIZE;
-						f->old_id = f->ev[1];
-						f->ev = e;
-						break;
-					}
-					if (add_life(c, (struct item){ nseq, order++, 0, IT_ALLOC, e, 0 }) != 0)
-						return -1;
-					break;
-				case DYL_RE_HOSTRD: {	/* before the thread's next call, as a life event,
-							 * or before another thread's call that came first */
-					uint32_t base = range_words(kind);
-					if (words < base)
-						break;
-					last_free = was_free;	/* (a read does not part a realloc's two halves) */
-					uint64_t at = words > base ? first_call_after(c, e[base], nseq) : DYL_FLOW_NONE;
-					if (add_life(c, (struct item){ nseq, order++, 0, IT_HOSTRD, e, at }) != 0)
-						return -1;
-					break;
-				}
-				case DYL_RE_FREE:
-					if (words < 2)
-						break;
-					if (add_life(c, (struct item){ nseq, order++, 0, IT_FREE, e, 0 }) != 0)
-						return -1;
-					last_free = (ssize_t)c->nit - 1;
-					break;
-				case DYL_RE_SITE: {
-					uint32_t npc = DYL_RE_SMALL(e[0]);
-					last_free = was_free;	/* (a realloc's new site comes between) */
-					if (words < 2 || npc > words - 2 || npc > DYL_FLOW_SITE_PCS || e[1] > (1u << 24))
-						break;
-					if (!(c->sites = dyl_fmt_grow(c->sites, &c->sites_cap, e[1] + 1, sizeof(*c->sites))))
-						return -1;
-					struct site_raw *s = &c->sites[e[1]];
-					memcpy(s->pc, e + 2, npc * 8);
-					s->npc = npc;
-					s->seen = 1;
-					s->file_id = DYL_FLOW_NONE;
-					break;
-				}
-				default:
-					last_free = was_free;	/* unknown: skipped */
-				}
-				e += words;
-			}
-		}
-		c->npend = 0;	/* (those left wait for no call: nseq, as made) */
+		if (first && walk_thread(c, i, &w) != 0)
+			return -1;
 	}
 	/* a read goes where it happened among all threads' calls: before the first that
 	 * started after it, when that comes before the thread's own next call (a thread that
