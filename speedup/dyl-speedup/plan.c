@@ -89,7 +89,7 @@ static int read_calls(struct planner *pl, struct plan_proc *p, const char *path)
 		const struct func *fn = funcs_get((int)row.func);
 		if (fn->model < 0)
 			continue;
-		const struct model *m = models_get(fn->model);
+		const struct model *m = &pl->r->models->m[fn->model];
 		if (m->b) {
 			pl->skipped_2d = 1;
 			continue;
@@ -133,7 +133,7 @@ static double setup_of(const struct planner *pl, const unsigned char *in)
 	double ns = 0;
 
 	for (int c = 0; c < pl->ncand; c++) {
-		const struct model *m = models_get(funcs_get(pl->cand[c])->model);
+		const struct model *m = &pl->r->models->m[funcs_get(pl->cand[c])->model];
 		if (!in[c] || m->setup_ns <= 0 || files & 1ull << (m->file_id & 63))
 			continue;
 		files |= 1ull << (m->file_id & 63);
@@ -457,8 +457,8 @@ int plan_report(FILE *out, const struct report *r)
 				    { .name = "call-by-call" } };
 	int rc;
 
-	pl.link.h2d = models_link(MODEL_H2D);
-	pl.link.d2h = models_link(MODEL_D2H);
+	pl.link.h2d = models_link(r->models, MODEL_H2D);
+	pl.link.d2h = models_link(r->models, MODEL_D2H);
 	if (!pl.link.h2d || !pl.link.d2h) {
 		input_error(NULL, 0, "--plan needs a link model: rows @h2d and @d2h among the "
 			    "models (models/link-*.csv, or dyl-model --link)");

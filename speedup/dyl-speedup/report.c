@@ -124,13 +124,19 @@ static void range_note(struct notes *ns, const struct kernel *k, const char *nam
 			       : "extrapolated linearly from the two nearest samples (never below 0)");
 }
 
+/* The model of function ID, one with a model. */
+static const struct model *model_of(const struct report *r, int id)
+{
+	return &r->models->m[funcs_get(id)->model];
+}
+
 /* What became of kernel ID's calls that were not simply replaced. */
 static void kernel_notes(struct notes *ns, const struct report *r, int id)
 {
 	const struct prediction *run = r->run;
 	const struct kernel *k = &run->k[id];
 	const char *name = funcs_get(id)->shown;
-	const struct model *m = models_get(funcs_get(id)->model);
+	const struct model *m = model_of(r, id);
 
 	range_note(ns, k, name, m);
 	if (k->no_bytes)
@@ -405,7 +411,7 @@ static void print_kernels(FILE *out, const struct report *r, const int *kern, in
 				 (unsigned long long)k->out_of_range, k->out_of_range == 1 ? "" : "s",
 				 100 * share((double)k->out_of_range_t_ns, (double)k->t_ns));
 		fprintf(out, "%-*s %-*s %10llu %12s %6.2f%% %12s %8s  %s\n", w, funcs_get(kern[i])->shown, w,
-			models_get(funcs_get(kern[i])->model)->shown, (unsigned long long)k->calls,
+			model_of(r, kern[i])->shown, (unsigned long long)k->calls,
 			fmt_ns(a, sizeof(a), (double)k->t_ns), 100 * share((double)k->t_ns, T),
 			fmt_ns(b, sizeof(b), k->predicted_ns), fmt_ratio(c, sizeof(c), sp), oor);
 	}
@@ -484,7 +490,7 @@ static void print_table(FILE *out, const struct report *r, const int *kern, int 
 
 	for (int i = 0; i < nkern; i++) {
 		int l = (int)strlen(funcs_get(kern[i])->shown);
-		int lm = (int)strlen(models_get(funcs_get(kern[i])->model)->shown);
+		int lm = (int)strlen(model_of(r, kern[i])->shown);
 		if (l > w)
 			w = l;
 		if (lm > w)
@@ -558,14 +564,15 @@ static void json_double(FILE *out, const char *key, double v)
 	json_number(out, v);
 }
 
-static void json_kernels(FILE *out, const struct prediction *p, const int *kern, int nkern)
+static void json_kernels(FILE *out, const struct report *r, const struct prediction *p,
+			 const int *kern, int nkern)
 {
 	int first = 1;
 
 	fputs("[", out);
 	for (int i = 0; i < nkern; i++) {
 		const struct kernel *k = kern[i] < p->nk ? &p->k[kern[i]] : NULL;
-		const struct model *m = models_get(funcs_get(kern[i])->model);
+		const struct model *m = model_of(r, kern[i]);
 		if (!k || k->all_calls == 0)
 			continue;
 		fputs(first ? "\n    {\"func\": " : ",\n    {\"func\": ", out);
@@ -662,7 +669,7 @@ static void print_json(FILE *out, const struct report *r, const int *kern, int n
 	json_totals(out, run);
 	threads_json(out, r);
 	fputs(",\n  \"kernels\": ", out);
-	json_kernels(out, run, kern, nkern);
+	json_kernels(out, r, run, kern, nkern);
 	fputs(",\n  \"not_accelerated\": [", out);
 	for (int i = 0; i < nother; i++) {
 		const struct kernel *k = &run->k[other[i]];
@@ -681,13 +688,13 @@ static void print_json(FILE *out, const struct report *r, const int *kern, int n
 		json_string(out, r->procs[i].path);
 		json_totals(out, &r->procs[i]);
 		fputs(", \"kernels\": ", out);
-		json_kernels(out, &r->procs[i], kern, nkern);
+		json_kernels(out, r, &r->procs[i], kern, nkern);
 		fputs("}", out);
 	}
 	fputs("\n  ],\n  \"unused_models\": [", out);
 	first = 1;
-	for (int i = 0; i < models_count(); i++) {
-		const struct model *m = models_get(i);
+	for (int i = 0; i < r->models->n; i++) {
+		const struct model *m = &r->models->m[i];
 		if (m->used || m->link)
 			continue;
 		fputs(first ? "\n    {\"func\": " : ",\n    {\"func\": ", out);
@@ -726,7 +733,7 @@ static void print_csv(FILE *out, const struct report *r, const int *kern, int nk
 		const struct kernel *k = &run->k[kern[i]];
 		csv_str(out, funcs_get(kern[i])->name);
 		fputc(',', out);
-		csv_str(out, models_get(funcs_get(kern[i])->model)->pattern);
+		csv_str(out, model_of(r, kern[i])->pattern);
 		fprintf(out, ",%llu,%llu,", (unsigned long long)k->calls, (unsigned long long)k->t_ns);
 		csv_number(out, share((double)k->t_ns, (double)run->total_ns));
 		fputc(',', out);
