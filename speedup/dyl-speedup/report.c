@@ -3,6 +3,10 @@
  * All three show the same numbers; the notes (why some calls were not replaced, where
  * the model was extrapolated, how several processes were combined) are built once and
  * printed in the table and in the JSON, so a script sees what a person sees.
+ *
+ * This file is the top of the report: it calls its parts, the threads (report_threads.c)
+ * and the transfers (report_xfer.c), which call none of it; all of them write numbers
+ * through report_fmt.c.
  */
 #define _GNU_SOURCE
 #include <math.h>
@@ -14,6 +18,7 @@
 #include "input.h"
 #include "model.h"
 #include "report.h"
+#include "report_fmt.h"
 #include "report_threads.h"
 #include "report_xfer.h"
 #include "timeline.h"
@@ -238,8 +243,6 @@ static void process_notes(struct notes *ns, const struct prediction *p)
 }
 
 /* How the processes' threads were predicted: by their timelines, or added up (and why). */
-static const char *fmt_ns(char *buf, size_t room, double ns);
-
 static void thread_notes(struct notes *ns, const struct report *r)
 {
 	for (int i = 0; i < r->nprocs; i++) {
@@ -303,34 +306,6 @@ static void build_notes(struct notes *ns, const struct report *r, const int *ker
 }
 
 /* --- the table --- */
-
-static const char *fmt_ns(char *buf, size_t room, double ns)
-{
-	static const struct { double scale; const char *unit; } units[] = {
-		{ 1e9, "s" }, { 1e6, "ms" }, { 1e3, "us" }, { 1, "ns" },
-	};
-	size_t u = 0;
-
-	double v;
-
-	while (u + 1 < sizeof(units) / sizeof(units[0]) && fabs(ns) < units[u].scale)
-		u++;
-	v = ns / units[u].scale;
-	/* four significant digits, never an exponent */
-	snprintf(buf, room, "%.*f %s", fabs(v) >= 100 ? 1 : fabs(v) >= 10 ? 2 : 3, v, units[u].unit);
-	return buf;
-}
-
-static const char *fmt_ratio(char *buf, size_t room, double x)
-{
-	if (isnan(x))
-		snprintf(buf, room, "-");
-	else if (isinf(x))
-		snprintf(buf, room, "inf");
-	else
-		snprintf(buf, room, "%.4g", x);
-	return buf;
-}
 
 /* The table's head: the traces, T, and what T holds.  WP: the width of a process's path. */
 static void print_head(FILE *out, const struct report *r, int wp)
@@ -525,34 +500,6 @@ static void print_table(FILE *out, const struct report *r, const int *kern, int 
 
 /* --- JSON --- */
 
-/* A C string as JSON (shown.h) */
-static void json_string(FILE *out, const char *s)
-{
-	json_str(out, s, strlen(s));
-}
-
-/* The shortest of %.15g..%.17g that reads back as X: exact, and 0.4 stays 0.4. */
-static void put_double(FILE *out, double x)
-{
-	char buf[40];
-
-	for (int digits = 15; digits <= 17; digits++) {
-		snprintf(buf, sizeof(buf), "%.*g", digits, x);
-		if (strtod(buf, NULL) == x)
-			break;
-	}
-	fputs(buf, out);
-}
-
-/* JSON has no NaN or infinity: an undefined or infinite ratio is null. */
-static void json_number(FILE *out, double x)
-{
-	if (isfinite(x))
-		put_double(out, x);
-	else
-		fputs("null", out);
-}
-
 static void json_u64(FILE *out, const char *key, uint64_t v)
 {
 	fprintf(out, ", \"%s\": %llu", key, (unsigned long long)v);
@@ -715,12 +662,6 @@ static void print_json(FILE *out, const struct report *r, const int *kern, int n
 
 /* --- CSV --- */
 
-static void csv_number(FILE *out, double x)
-{
-	if (isfinite(x))
-		put_double(out, x);	/* empty when undefined or infinite */
-}
-
 static void print_csv(FILE *out, const struct report *r, const int *kern, int nkern)
 {
 	const struct prediction *run = r->run;
@@ -782,31 +723,6 @@ static void print_csv(FILE *out, const struct report *r, const int *kern, int nk
 	else
 		fputs("\n# devices=unlimited\n", out);
 	xfer_csv(out, run);
-}
-
-const char *report_fmt_ns(char *buf, size_t room, double ns)
-{
-	return fmt_ns(buf, room, ns);
-}
-
-const char *report_fmt_ratio(char *buf, size_t room, double x)
-{
-	return fmt_ratio(buf, room, x);
-}
-
-void report_csv_number(FILE *out, double x)
-{
-	csv_number(out, x);
-}
-
-void report_json_number(FILE *out, double x)
-{
-	json_number(out, x);
-}
-
-void report_json_string(FILE *out, const char *s)
-{
-	json_string(out, s);
 }
 
 int report_print(FILE *out, const struct report *r)
