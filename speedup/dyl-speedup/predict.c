@@ -129,6 +129,23 @@ static int keep_call(struct tl_calls *rc, const struct call *c, uint64_t cost, d
 	return 0;
 }
 
+/* Counts call C of K, its time T, when it cannot be replaced: no work size, or no bytes
+ * for a model keyed on them.  1 when so. */
+static int not_replaceable(struct kernel *k, const struct call *c, uint64_t t)
+{
+	if (c->shape == CALL_NO_BYTES) {
+		k->no_bytes++;
+		k->no_bytes_t_ns += t;
+		return 1;
+	}
+	if (c->work < 0) {
+		k->no_work++;
+		k->no_work_t_ns += t;
+		return 1;
+	}
+	return 0;
+}
+
 /* MS: the models the functions were matched against.  FR: the fault-free references,
  * NULL when faulted calls are replaced whole.  RC: the replaced calls are kept there for
  * the timeline.  0, or -1 out of memory. */
@@ -164,16 +181,8 @@ static int walk_thread(struct thread *th, const struct models *ms, int only_fast
 		/* tracing's cost is an average: the kernel's sum less it is bounded below
 		 * (predict_trace), each call's own share only for the decisions here */
 		t = (uint64_t)c->t_ns > cost + own ? (uint64_t)c->t_ns - cost - own : 0;
-		if (c->shape == CALL_NO_BYTES) {
-			k->no_bytes++;
-			k->no_bytes_t_ns += t;
+		if (not_replaceable(k, c, t))
 			continue;
-		}
-		if (c->work < 0) {
-			k->no_work++;
-			k->no_work_t_ns += t;
-			continue;
-		}
 		m = &ms->m[funcs_get((int)c->func)->model];
 		/* keyed on bytes too: f of the call's shape, computed when the trace was read */
 		f = m->b ? model2d_f(m, c->shape, &oor) : model_eval(m, (double)c->work, &oor);

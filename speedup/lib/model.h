@@ -26,7 +26,8 @@ struct model {
 	unsigned long keyed_line;	/* the first sample, which decided it */
 	unsigned long *lines;	/* the sample's line, while loading (duplicate warnings) */
 	int used;		/* it is the model of at least one traced function */
-	int shadowed_by;	/* an earlier model that took a function this one matches, or -1 */
+	int shadowed_by;	/* an earlier model (its index in struct models) that took a
+				 * function this one matches, or -1 */
 	const char *shadowed_func;	/* that function */
 	/* its file's '# setup_ns=N': a cost paid once by a process that uses the file's
 	 * models (loading the accelerator's library); 0 when none */
