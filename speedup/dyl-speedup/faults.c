@@ -1,8 +1,8 @@
 /* faults.c - the fault-free reference times of faulted calls (faults.h).
  *
  * Only when the trace has a faulted call: one pass over the kept calls groups the
- * fault-free calls' times by (func, work, shape: trace.h), and each group that has a faulted call has
- * its median selected once (linear).  Reading the trace does nothing more per row than
+ * fault-free calls' times by (func, work, shape: trace.h), and each group that has a
+ * faulted call has its median selected once (linear).  Reading the trace does nothing more per row than
  * note the call's faults in struct call and count the faulted ones.
  */
 #include <math.h>
@@ -45,7 +45,8 @@ int fault_refs_build(struct fault_refs *fr, const struct trace *tr)
 		for (size_t i = 0; i < th->n; i++) {
 			const struct call *c = &th->calls[i];
 			struct sample_group *g;
-			if (c->faults == CALL_FAULTS_UNKNOWN || c->work < 0 || c->shape == CALL_NO_BYTES)
+			if (c->faults == CALL_FAULTS_UNKNOWN || c->work < 0 ||
+			    c->shape == CALL_NO_BYTES)
 				continue;
 			if (!(g = group_of(&fr->s, last, c)))
 				goto oom;

@@ -407,7 +407,8 @@ static int predict_traces(struct speedup_opts *o, const enum kind *kinds,
 		struct trace tr;
 		if (kinds[i] != KIND_TRACE)
 			continue;
-		if (trace_read(&tr, &o->files[i], o->r.models, o->r.keep_overhead, o->r.cpu_time) != 0)
+		if (trace_read(&tr, &o->files[i], o->r.models, o->r.keep_overhead,
+			       o->r.cpu_time) != 0)
 			return -1;
 		input_close(&o->files[i]);
 		if (predict_trace(&tr, o->r.models, o->r.only_faster, o->r.faults_replaced,

@@ -301,7 +301,8 @@ int predict_trace(struct trace *tr, struct models *ms, int only_faster, int faul
 		p->k[id].all_t_ns = tr->funcs[id].t_ns;
 	}
 	rc = calloc(tr->tids.n + 1, sizeof(*rc));
-	rc_failed = !rc || walk_threads(tr, ms, only_faster, faults_replaced ? NULL : &fr, p, rc) != 0;
+	rc_failed = !rc ||
+		    walk_threads(tr, ms, only_faster, faults_replaced ? NULL : &fr, p, rc) != 0;
 	if (!rc)
 		input_error(tr->path, 0, "out of memory");
 	if (!faults_replaced)

@@ -75,7 +75,8 @@ static void residency(const char *path)
 {
 	struct resid_events ev;
 	struct resid_result out;
-	struct link_model link = { models_link(&models, MODEL_H2D), models_link(&models, MODEL_D2H) };
+	struct link_model link = { models_link(&models, MODEL_H2D),
+				   models_link(&models, MODEL_D2H) };
 
 	if (resid_load(&ev, path) != 0)
 		return;

@@ -47,7 +47,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	input_prog = "fuzz";
 	memset(&out, 0, sizeof(out));
 	if (models_load(&ms, &f) == 0) {
-		struct link_model link = { models_link(&ms, MODEL_H2D), models_link(&ms, MODEL_D2H) };
+		struct link_model link = { models_link(&ms, MODEL_H2D),
+					   models_link(&ms, MODEL_D2H) };
 		for (int d = 0; d < 2; d++) {
 			const struct model *m = d ? link.d2h : link.h2d;
 			for (int b = 0; m && !m->b && b < 63; b += 3)

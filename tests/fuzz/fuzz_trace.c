@@ -51,7 +51,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		rows_close(&src);
 	}
 	struct trace tr;
-	trace_read(&tr, &f, &models, 0, 0);	/* it starts from a zeroed TR, and frees nothing */
+	/* it starts from a zeroed TR, and frees nothing */
+	trace_read(&tr, &f, &models, 0, 0);
 	trace_free(&tr);
 	trace_read(&tr, &f, &models, 1, 1);
 	trace_free(&tr);
