@@ -146,16 +146,20 @@ struct counts {
 	uint64_t links;		/* calls of --link's copy functions */
 };
 
-/* By funcs.h id: 0 not decided, 1 selected, 2 not (names are shared by all traces);
- * bit 4: a copy of --link h2d, bit 8: of --link d2h. */
-static unsigned char *decided;
-static size_t decided_room;
-static int link_id[2] = { -1, -1 };	/* funcs.h ids of @h2d and @d2h */
+/* What is decided of each function once, for all the traces (they share the names). */
+struct selection {
+	/* by funcs.h id: 0 not decided, 1 selected, 2 not; bit 4: a copy of --link h2d,
+	 * bit 8: of --link d2h */
+	unsigned char *decided;
+	size_t room;
+	int link_id[2];		/* funcs.h ids of @h2d and @d2h; -1 until needed */
+};
 
-static int is_selected(const struct model_opts *o, uint32_t func)
+static int is_selected(const struct model_opts *o, struct selection *sl, uint32_t func)
 {
-	if (grow_to(&decided, 1, (size_t)func + 1, &decided_room, 256) != 0)
+	if (grow_to(&sl->decided, 1, (size_t)func + 1, &sl->room, 256) != 0)
 		return -1;
+	unsigned char *decided = sl->decided;
 	if (!decided[func]) {
 		const char *name = funcs_get((int)func)->name;
 		decided[func] = selected(o, name) ? 1 : 2;
@@ -168,9 +172,11 @@ static int is_selected(const struct model_opts *o, uint32_t func)
 
 /* A copy call of --link: its time is a sample of the link row of each direction it was
  * named for (work = the bytes moved).  0, or -1 when out of memory. */
-static int add_link_samples(int which, int64_t work, int64_t t_ns, enum sample_faults faults,
-			    struct samples *s)
+static int add_link_samples(struct selection *sl, int which, int64_t work, int64_t t_ns,
+			    enum sample_faults faults, struct samples *s)
 {
+	int *link_id = sl->link_id;
+
 	for (int d = 0; d < 2; d++) {
 		if (!(which & 4 << d))
 			continue;
@@ -184,8 +190,8 @@ static int add_link_samples(int which, int64_t work, int64_t t_ns, enum sample_f
 }
 /* --bytes: group by (func, work, in_bytes + out_bytes) rather than (func, work).
  * --keep-faults: calls that took page faults are samples like the others. */
-static int read_trace(const struct model_opts *o, const char *path, struct samples *s,
-		      struct counts *c)
+static int read_trace(const struct model_opts *o, struct selection *sl, const char *path,
+		      struct samples *s, struct counts *c)
 {
 	struct input_file f;
 	struct trace_src src;
@@ -219,7 +225,7 @@ static int read_trace(const struct model_opts *o, const char *path, struct sampl
 			c->no_work++;
 			continue;
 		}
-		if ((sel = is_selected(o, r.func)) <= 0) {
+		if ((sel = is_selected(o, sl, r.func)) <= 0) {
 			if (sel < 0)
 				goto oom;
 			c->filtered++;
@@ -229,7 +235,7 @@ static int read_trace(const struct model_opts *o, const char *path, struct sampl
 			enum sample_faults lf = r.faults == ROWS_NONE || o->keep_faults ?
 						SAMPLE_FAULTS_UNKNOWN : r.faults == 0 ?
 						SAMPLE_NO_FAULTS : SAMPLE_FAULTED;
-			if (add_link_samples(sel, r.work, r.t_ns, lf, s) != 0)
+			if (add_link_samples(sl, sel, r.work, r.t_ns, lf, s) != 0)
 				goto oom;
 			c->links++;
 			c->kept++;
@@ -442,13 +448,13 @@ static void write_rows(const struct model_opts *o, struct samples *s)
 }
 
 /* The command: reads O's traces, writes the model.  Its exit status. */
-static int dyl_model(const struct model_opts *o)
+static int dyl_model(const struct model_opts *o, struct selection *sl)
 {
 	struct samples s = { 0 };
 	struct counts c = { 0 };
 
 	for (int i = 0; i < o->npaths; i++)
-		if (read_trace(o, o->paths[i], &s, &c) != 0)
+		if (read_trace(o, sl, o->paths[i], &s, &c) != 0)
 			return EXIT_BAD_INPUT;
 	/* before --min-samples: a pair's samples are what is left of it */
 	if (samples_settle_faults(&s, &c.fault_out, &c.fault_kept, &c.fault_sizes) != 0) {
@@ -479,6 +485,7 @@ static int dyl_model(const struct model_opts *o)
 int main(int argc, char **argv)
 {
 	struct model_opts o = { .stat = STAT_MEDIAN, .min_samples = 1 };
+	struct selection sl = { .link_id = { -1, -1 } };
 	int rc;
 
 	input_prog = "dyl-model";
@@ -492,8 +499,8 @@ int main(int argc, char **argv)
 	rc = parse_options(argc, argv, &o);
 	if (rc != 0)
 		return rc > 0 ? 0 : EXIT_BAD_INPUT;
-	rc = dyl_model(&o);
-	free(decided);
+	rc = dyl_model(&o, &sl);
+	free(sl.decided);
 	free(o.patterns);
 	free(o.paths);
 	return rc;

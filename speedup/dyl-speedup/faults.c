@@ -1,8 +1,8 @@
 /* faults.c - the fault-free reference times of faulted calls (faults.h).
  *
  * Only when the trace has a faulted call: one pass over the kept calls groups the
- * fault-free calls' times by (func, work), and each group that has a faulted call has
- * its median selected once (linear).  Reading the trace does nothing more per row than
+ * fault-free calls' times by (func, work, shape: trace.h), and each group that has a
+ * faulted call has its median selected once (linear).  Reading the trace does nothing more per row than
  * note the call's faults in struct call and count the faulted ones.
  */
 #include <math.h>
@@ -17,9 +17,11 @@ static struct sample_group *group_of(struct samples *s, size_t *last, const stru
 {
 	struct sample_group *g;
 
-	if (last[c->func] && (g = &s->groups[last[c->func] - 1])->work == c->work)
+	if (last[c->func] && (g = &s->groups[last[c->func] - 1])->work == c->work &&
+	    g->bytes == c->shape)
 		return g;
-	if (!(g = samples_find(s, c->func, c->work, -1, 1)))
+	/* the shape in the bytes' place: one shape is one (work, bytes) of the model */
+	if (!(g = samples_find(s, c->func, c->work, c->shape, 1)))
 		return NULL;
 	last[c->func] = (size_t)(g - s->groups) + 1;
 	return g;
@@ -43,7 +45,8 @@ int fault_refs_build(struct fault_refs *fr, const struct trace *tr)
 		for (size_t i = 0; i < th->n; i++) {
 			const struct call *c = &th->calls[i];
 			struct sample_group *g;
-			if (c->faults == CALL_FAULTS_UNKNOWN || c->work < 0)
+			if (c->faults == CALL_FAULTS_UNKNOWN || c->work < 0 ||
+			    c->shape == CALL_NO_BYTES)
 				continue;
 			if (!(g = group_of(&fr->s, last, c)))
 				goto oom;
@@ -82,7 +85,7 @@ int fault_refs_excess(struct fault_refs *fr, const struct call *c, double *exces
 	*excess = 0;
 	if (!fr->median)
 		return 0;
-	g = samples_find(&fr->s, c->func, c->work, -1, 0);
+	g = samples_find(&fr->s, c->func, c->work, c->shape, 0);
 	if (!g || isnan(med = fr->median[g - fr->s.groups]))
 		return 0;
 	if ((double)c->t_ns > med)

@@ -12,7 +12,7 @@
  * measured by the runtime): the slowness of a first call (cold caches and TLB, a library's
  * first use) is no fault's, though that call takes a few (its code's pages) and would
  * otherwise be kept whole: 7 ms of a 20 ms first thin dgemm_ that took 3 faults)
- * (for a model keyed on bytes, "work" is the call's shape: struct call's work index). */
+ * (for a model keyed on bytes, "work" is the call's shape: struct call's shape). */
 #ifndef SPEEDUP_FAULTS_H
 #define SPEEDUP_FAULTS_H
 

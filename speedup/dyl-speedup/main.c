@@ -229,15 +229,15 @@ static int classify(const struct input_file *f, enum kind *kind)
 	return -1;
 }
 
-/* Models that no traced function ended up using: a warning each. */
-static int warn_unused_models(void)
+/* Models of MS that no traced function ended up using: a warning each. */
+static int warn_unused_models(struct models *ms)
 {
 	int used = 0;
 
-	for (int i = 0; i < models_count(); i++) {
-		const struct model *m = models_get(i);
+	for (int i = 0; i < ms->n; i++) {
+		const struct model *m = &ms->m[i];
 		if (m->link) {	/* the link's rows: no function to match */
-			const struct model *l = models_link(m->link);
+			const struct model *l = models_link(ms, m->link);
 			if (l != m)
 				input_warning(m->file, m->line, "link model '%s' is not used: the "
 					      "earlier one (%s:%lu) is", m->shown, l->file, l->line);
@@ -246,12 +246,12 @@ static int warn_unused_models(void)
 		if (m->used)
 			used++;
 		else if (m->shadowed_by >= 0) {
+			const struct model *by = &ms->m[m->shadowed_by];
 			char func[256];
 			input_warning(m->file, m->line, "model '%s' is not used: %s takes the earlier model "
 				      "'%s' (%s:%lu); the first match wins", m->shown,
 				      shown(m->shadowed_func, strlen(m->shadowed_func), func, sizeof(func)),
-				      models_get(m->shadowed_by)->shown, models_get(m->shadowed_by)->file,
-				      models_get(m->shadowed_by)->line);
+				      by->shown, by->file, by->line);
 		} else
 			input_warning(m->file, m->line, "model '%s' matches no traced function", m->shown);
 	}
@@ -274,7 +274,7 @@ static void no_match_error(void)
 /* What the command line asks for: the report's options, and the files, opened in the
  * order given (a file that cannot be opened stops the command there). */
 struct speedup_opts {
-	struct report r;
+	struct report r;	/* r.models: the models, loaded here */
 	struct input_file *files;
 	int nfiles;
 	int plan;		/* --plan: the offload plans beside the report (plan.h) */
@@ -388,7 +388,7 @@ static int load_models(struct speedup_opts *o, enum kind *kinds, const char **mo
 	for (int i = 0; i < o->nfiles; i++) {
 		if (kinds[i] != KIND_MODEL)
 			continue;
-		if (models_load(&o->files[i]) != 0)
+		if (models_load(o->r.models, &o->files[i]) != 0)
 			return -1;
 		input_close(&o->files[i]);
 	}
@@ -407,11 +407,12 @@ static int predict_traces(struct speedup_opts *o, const enum kind *kinds,
 		struct trace tr;
 		if (kinds[i] != KIND_TRACE)
 			continue;
-		if (trace_read(&tr, &o->files[i], o->r.keep_overhead, o->r.cpu_time) != 0)
+		if (trace_read(&tr, &o->files[i], o->r.models, o->r.keep_overhead,
+			       o->r.cpu_time) != 0)
 			return -1;
 		input_close(&o->files[i]);
-		if (predict_trace(&tr, o->r.only_faster, o->r.faults_replaced, o->r.devices,
-				  &procs[ntraces]) != 0 ||
+		if (predict_trace(&tr, o->r.models, o->r.only_faster, o->r.faults_replaced,
+				  o->r.devices, &procs[ntraces]) != 0 ||
 		    predict_add(run, &procs[ntraces]) != 0)
 			return -1;
 		trace_free(&tr);
@@ -439,7 +440,7 @@ static int dyl_speedup(struct speedup_opts *o)
 	}
 	if (load_models(o, kinds, model_files) < 0 || predict_traces(o, kinds, procs, run) != 0)
 		return EXIT_BAD_INPUT;
-	if (run->rows > 0 && warn_unused_models() == 0) {
+	if (run->rows > 0 && warn_unused_models(o->r.models) == 0) {
 		no_match_error();
 		return EXIT_NO_MATCH;
 	}
@@ -464,7 +465,9 @@ static int dyl_speedup(struct speedup_opts *o)
 
 int main(int argc, char **argv)
 {
-	struct speedup_opts o = { .r = { .format = REPORT_TABLE, .devices = DEFAULT_DEVICES } };
+	struct models models = { 0 };
+	struct speedup_opts o = { .r = { .format = REPORT_TABLE, .devices = DEFAULT_DEVICES,
+					 .models = &models } };
 	int rc;
 
 	o.files = calloc((size_t)argc, sizeof(*o.files));
@@ -476,6 +479,7 @@ int main(int argc, char **argv)
 	if (rc != 0)
 		return rc > 0 ? 0 : EXIT_BAD_INPUT;
 	rc = dyl_speedup(&o);
+	models_free(&models);
 	free(o.files);
 	return rc;
 }

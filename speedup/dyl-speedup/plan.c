@@ -26,7 +26,7 @@
 #include "input.h"
 #include "model.h"
 #include "plan.h"
-#include "report_threads.h"
+#include "report_fmt.h"
 #include "resid.h"
 #include "rows.h"
 #include "transfers.h"
@@ -89,7 +89,7 @@ static int read_calls(struct planner *pl, struct plan_proc *p, const char *path)
 		const struct func *fn = funcs_get((int)row.func);
 		if (fn->model < 0)
 			continue;
-		const struct model *m = models_get(fn->model);
+		const struct model *m = &pl->r->models->m[fn->model];
 		if (m->b) {
 			pl->skipped_2d = 1;
 			continue;
@@ -133,7 +133,7 @@ static double setup_of(const struct planner *pl, const unsigned char *in)
 	double ns = 0;
 
 	for (int c = 0; c < pl->ncand; c++) {
-		const struct model *m = models_get(funcs_get(pl->cand[c])->model);
+		const struct model *m = &pl->r->models->m[funcs_get(pl->cand[c])->model];
 		if (!in[c] || m->setup_ns <= 0 || files & 1ull << (m->file_id & 63))
 			continue;
 		files |= 1ull << (m->file_id & 63);
@@ -253,7 +253,7 @@ static void put_funcs(FILE *out, const struct planner *pl, const struct plan_fig
 		const char *name = funcs_get(pl->cand[c])->name;
 		if (json) {
 			fputs(first ? "" : ", ", out);
-			report_json_string(out, name);
+			json_string(out, name);
 		} else
 			fprintf(out, "%s%s", first ? "" : ", ", funcs_get(pl->cand[c])->shown);
 		first = 0;
@@ -302,7 +302,7 @@ static void print_table(FILE *out, const struct planner *pl, const struct plan_f
 		else
 			snprintf(b, sizeof(b), "%.3f", g);
 		fprintf(out, "%-13s %12s %8s %14llu %6llu %14llu %6llu  ", f->name,
-			report_fmt_ns(a, sizeof(a), f->total_ns), b,
+			fmt_ns(a, sizeof(a), f->total_ns), b,
 			(unsigned long long)f->h2d.bytes, (unsigned long long)f->h2d.transfers,
 			(unsigned long long)f->d2h.bytes, (unsigned long long)f->d2h.transfers);
 		put_funcs(out, pl, f, 0);
@@ -310,12 +310,12 @@ static void print_table(FILE *out, const struct planner *pl, const struct plan_f
 	}
 	fprintf(out, "(T = %s; best: the best set of whole functions; call-by-call: the calls "
 		"whose model is faster\nthan their measured time, as --only-faster)\n",
-		report_fmt_ns(a, sizeof(a), pl->total_ns));
+		fmt_ns(a, sizeof(a), pl->total_ns));
 	int k = least(figs, n);
 	if (strcmp(figs[k].name, "best") != 0)
 		fprintf(out, "least T': %s, %s below the best set of whole functions (it decides each "
 			"call,\nleaving the calls the model does not speed up on the host)\n", figs[k].name,
-			report_fmt_ns(b, sizeof(b), figs[0].total_ns - figs[k].total_ns));
+			fmt_ns(b, sizeof(b), figs[0].total_ns - figs[k].total_ns));
 	else
 		fprintf(out, "least T': best\n");
 	if (pl->skipped_2d)
@@ -331,16 +331,16 @@ static void print_json(FILE *out, const struct planner *pl, const struct plan_fi
 		fprintf(out, "%s\n    {\"name\": \"%s\", \"functions\": [", i ? "," : "", f->name);
 		put_funcs(out, pl, f, 1);
 		fputs("], \"predicted_total_ns\": ", out);
-		report_json_number(out, f->total_ns);
+		json_number(out, f->total_ns);
 		fputs(", \"S_G\": ", out);
-		report_json_number(out, s_g(pl, f));
+		json_number(out, s_g(pl, f));
 		fprintf(out, ", \"h2d_bytes\": %llu, \"d2h_bytes\": %llu, \"h2d_transfers\": %llu, "
 			"\"d2h_transfers\": %llu, \"h2d_ns\": ", (unsigned long long)f->h2d.bytes,
 			(unsigned long long)f->d2h.bytes, (unsigned long long)f->h2d.transfers,
 			(unsigned long long)f->d2h.transfers);
-		report_json_number(out, f->h2d.ns);
+		json_number(out, f->h2d.ns);
 		fputs(", \"d2h_ns\": ", out);
-		report_json_number(out, f->d2h.ns);
+		json_number(out, f->d2h.ns);
 		fputs("}", out);
 	}
 	fprintf(out, "\n  ], \"least_plan\": \"%s\"", figs[least(figs, n)].name);
@@ -457,8 +457,8 @@ int plan_report(FILE *out, const struct report *r)
 				    { .name = "call-by-call" } };
 	int rc;
 
-	pl.link.h2d = models_link(MODEL_H2D);
-	pl.link.d2h = models_link(MODEL_D2H);
+	pl.link.h2d = models_link(r->models, MODEL_H2D);
+	pl.link.d2h = models_link(r->models, MODEL_D2H);
 	if (!pl.link.h2d || !pl.link.d2h) {
 		input_error(NULL, 0, "--plan needs a link model: rows @h2d and @d2h among the "
 			    "models (models/link-*.csv, or dyl-model --link)");

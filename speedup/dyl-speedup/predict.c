@@ -129,10 +129,29 @@ static int keep_call(struct tl_calls *rc, const struct call *c, uint64_t cost, d
 	return 0;
 }
 
-/* FR: the fault-free references, NULL when faulted calls are replaced whole.  RC: the
- * replaced calls are kept there for the timeline.  0, or -1 out of memory. */
-static int walk_thread(struct thread *th, int only_faster, struct fault_refs *fr,
-		       double row_cost, double read, struct prediction *p, struct tl_calls *rc)
+/* Counts call C of K, its time T, when it cannot be replaced: no work size, or no bytes
+ * for a model keyed on them.  1 when so. */
+static int not_replaceable(struct kernel *k, const struct call *c, uint64_t t)
+{
+	if (c->shape == CALL_NO_BYTES) {
+		k->no_bytes++;
+		k->no_bytes_t_ns += t;
+		return 1;
+	}
+	if (c->work < 0) {
+		k->no_work++;
+		k->no_work_t_ns += t;
+		return 1;
+	}
+	return 0;
+}
+
+/* MS: the models the functions were matched against.  FR: the fault-free references,
+ * NULL when faulted calls are replaced whole.  RC: the replaced calls are kept there for
+ * the timeline.  0, or -1 out of memory. */
+static int walk_thread(struct thread *th, const struct models *ms, int only_faster,
+		       struct fault_refs *fr, double row_cost, double read, struct prediction *p,
+		       struct tl_calls *rc)
 {
 	int64_t open_end = INT64_MIN;	/* end of the replaced call we are inside */
 
@@ -155,26 +174,18 @@ static int walk_thread(struct thread *th, int only_faster, struct fault_refs *fr
 			k->nested++;
 			continue;
 		}
-		if (c->work >= 0 && th->ninner)
+		if (c->work >= 0 && c->shape != CALL_NO_BYTES && th->ninner)
 			inner = inner_rows(th, c, NULL);
 		cost = (uint64_t)((double)inner * row_cost + 0.5);
 		uint64_t own = (uint64_t)(read + 0.5);
 		/* tracing's cost is an average: the kernel's sum less it is bounded below
 		 * (predict_trace), each call's own share only for the decisions here */
 		t = (uint64_t)c->t_ns > cost + own ? (uint64_t)c->t_ns - cost - own : 0;
-		if (c->work == CALL_NO_BYTES) {
-			k->no_bytes++;
-			k->no_bytes_t_ns += t;
+		if (not_replaceable(k, c, t))
 			continue;
-		}
-		if (c->work < 0) {
-			k->no_work++;
-			k->no_work_t_ns += t;
-			continue;
-		}
-		m = models_get(funcs_get((int)c->func)->model);
-		/* keyed on bytes too: work is the call's shape, f computed when the trace was read */
-		f = m->b ? model2d_f(m, c->work, &oor) : model_eval(m, (double)c->work, &oor);
+		m = &ms->m[funcs_get((int)c->func)->model];
+		/* keyed on bytes too: f of the call's shape, computed when the trace was read */
+		f = m->b ? model2d_f(m, c->shape, &oor) : model_eval(m, (double)c->work, &oor);
 		if (CALL_FAULTED(c) && fr)
 			unmatched = !fault_refs_excess(fr, c, &excess);
 		f += excess;
@@ -242,20 +253,20 @@ static void sum_kernels(struct prediction *p)
 }
 
 /* The replaced calls of each thread, and the timeline built from them. */
-static int walk_threads(struct trace *tr, int only_faster, struct fault_refs *fr,
-			struct prediction *p, struct tl_calls *rc)
+static int walk_threads(struct trace *tr, const struct models *ms, int only_faster,
+			struct fault_refs *fr, struct prediction *p, struct tl_calls *rc)
 {
 	for (size_t t = 0; t < tr->tids.n; t++)
-		if (walk_thread(tids_item(&tr->tids, t), only_faster, fr, tr->row_cost_ns, tr->read_ns, p,
-				&rc[t]) != 0) {
+		if (walk_thread(tids_item(&tr->tids, t), ms, only_faster, fr, tr->row_cost_ns,
+				tr->read_ns, p, &rc[t]) != 0) {
 			input_error(tr->path, 0, "out of memory");
 			return -1;
 		}
 	return 0;
 }
 
-int predict_trace(struct trace *tr, int only_faster, int faults_replaced, int devices,
-		  struct prediction *p)
+int predict_trace(struct trace *tr, struct models *ms, int only_faster, int faults_replaced,
+		  int devices, struct prediction *p)
 {
 	struct fault_refs fr;
 	struct tl_calls *rc;
@@ -290,7 +301,8 @@ int predict_trace(struct trace *tr, int only_faster, int faults_replaced, int de
 		p->k[id].all_t_ns = tr->funcs[id].t_ns;
 	}
 	rc = calloc(tr->tids.n + 1, sizeof(*rc));
-	rc_failed = !rc || walk_threads(tr, only_faster, faults_replaced ? NULL : &fr, p, rc) != 0;
+	rc_failed = !rc ||
+		    walk_threads(tr, ms, only_faster, faults_replaced ? NULL : &fr, p, rc) != 0;
 	if (!rc)
 		input_error(tr->path, 0, "out of memory");
 	if (!faults_replaced)
@@ -301,8 +313,8 @@ int predict_trace(struct trace *tr, int only_faster, int faults_replaced, int de
 		k->t_ns = k->measured_ns > out ? k->measured_ns - out : 0;
 	}
 	/* each accelerator this process used is set up once (its model file's setup_ns) */
-	for (int i = 0; i < models_count(); i++) {
-		const struct model *m = models_get(i);
+	for (int i = 0; i < ms->n; i++) {
+		const struct model *m = &ms->m[i];
 		uint64_t bit = 1ull << (m->file_id & 63);
 		if ((p->setup_files & bit) && !(p->setup_counted & bit)) {
 			p->setup_counted |= bit;
@@ -311,8 +323,8 @@ int predict_trace(struct trace *tr, int only_faster, int faults_replaced, int de
 	}
 	sum_kernels(p);
 	/* link rows: the transfers, into T' and the replaced calls' times */
-	if (!rc_failed && transfers_wanted())
-		rc_failed = transfers_predict(p, tr, rc) != 0;
+	if (!rc_failed && transfers_wanted(ms))
+		rc_failed = transfers_predict(p, tr, ms, rc) != 0;
 	if (!rc_failed)
 		rc_failed = tl_predict(p, tr, rc, devices) != 0;
 	if (!rc_failed && p->timeline)

@@ -122,13 +122,14 @@ struct prediction {
 	size_t kroom;		/* of a run's k (predict_add) */
 };
 
-/* Walks TR's calls and fills P (allocated here).  DEVICES: replaced calls at once (0:
+/* Walks TR's calls and fills P (allocated here), with the models MS that TR was read
+ * against (trace_read).  DEVICES: replaced calls at once (0:
  * unlimited), for the timeline of a trace that recorded its threads.  ONLY_FASTER: replace only calls the
  * model makes faster.  FAULTS_REPLACED: a faulted call's whole time is replaced by f(w),
  * no excess kept (the accelerator would not take the program's page faults).  Returns 0
  * or -1 (out of memory, message printed). */
-int predict_trace(struct trace *tr, int only_faster, int faults_replaced, int devices,
-		  struct prediction *p);
+int predict_trace(struct trace *tr, struct models *ms, int only_faster, int faults_replaced,
+		  int devices, struct prediction *p);
 /* Adds process P to the run RUN (zeroed by the caller before the first one). */
 int predict_add(struct prediction *run, const struct prediction *p);
 /* P, S_P, S_G and the predicted total from the sums. */

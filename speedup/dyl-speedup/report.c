@@ -3,6 +3,10 @@
  * All three show the same numbers; the notes (why some calls were not replaced, where
  * the model was extrapolated, how several processes were combined) are built once and
  * printed in the table and in the JSON, so a script sees what a person sees.
+ *
+ * This file is the top of the report: it calls its parts, the threads (report_threads.c)
+ * and the transfers (report_xfer.c), which call none of it; all of them write numbers
+ * through report_fmt.c.
  */
 #define _GNU_SOURCE
 #include <math.h>
@@ -14,6 +18,7 @@
 #include "input.h"
 #include "model.h"
 #include "report.h"
+#include "report_fmt.h"
 #include "report_threads.h"
 #include "report_xfer.h"
 #include "timeline.h"
@@ -124,13 +129,19 @@ static void range_note(struct notes *ns, const struct kernel *k, const char *nam
 			       : "extrapolated linearly from the two nearest samples (never below 0)");
 }
 
+/* The model of function ID, one with a model. */
+static const struct model *model_of(const struct report *r, int id)
+{
+	return &r->models->m[funcs_get(id)->model];
+}
+
 /* What became of kernel ID's calls that were not simply replaced. */
 static void kernel_notes(struct notes *ns, const struct report *r, int id)
 {
 	const struct prediction *run = r->run;
 	const struct kernel *k = &run->k[id];
 	const char *name = funcs_get(id)->shown;
-	const struct model *m = models_get(funcs_get(id)->model);
+	const struct model *m = model_of(r, id);
 
 	range_note(ns, k, name, m);
 	if (k->no_bytes)
@@ -232,8 +243,6 @@ static void process_notes(struct notes *ns, const struct prediction *p)
 }
 
 /* How the processes' threads were predicted: by their timelines, or added up (and why). */
-static const char *fmt_ns(char *buf, size_t room, double ns);
-
 static void thread_notes(struct notes *ns, const struct report *r)
 {
 	for (int i = 0; i < r->nprocs; i++) {
@@ -297,34 +306,6 @@ static void build_notes(struct notes *ns, const struct report *r, const int *ker
 }
 
 /* --- the table --- */
-
-static const char *fmt_ns(char *buf, size_t room, double ns)
-{
-	static const struct { double scale; const char *unit; } units[] = {
-		{ 1e9, "s" }, { 1e6, "ms" }, { 1e3, "us" }, { 1, "ns" },
-	};
-	size_t u = 0;
-
-	double v;
-
-	while (u + 1 < sizeof(units) / sizeof(units[0]) && fabs(ns) < units[u].scale)
-		u++;
-	v = ns / units[u].scale;
-	/* four significant digits, never an exponent */
-	snprintf(buf, room, "%.*f %s", fabs(v) >= 100 ? 1 : fabs(v) >= 10 ? 2 : 3, v, units[u].unit);
-	return buf;
-}
-
-static const char *fmt_ratio(char *buf, size_t room, double x)
-{
-	if (isnan(x))
-		snprintf(buf, room, "-");
-	else if (isinf(x))
-		snprintf(buf, room, "inf");
-	else
-		snprintf(buf, room, "%.4g", x);
-	return buf;
-}
 
 /* The table's head: the traces, T, and what T holds.  WP: the width of a process's path. */
 static void print_head(FILE *out, const struct report *r, int wp)
@@ -405,7 +386,7 @@ static void print_kernels(FILE *out, const struct report *r, const int *kern, in
 				 (unsigned long long)k->out_of_range, k->out_of_range == 1 ? "" : "s",
 				 100 * share((double)k->out_of_range_t_ns, (double)k->t_ns));
 		fprintf(out, "%-*s %-*s %10llu %12s %6.2f%% %12s %8s  %s\n", w, funcs_get(kern[i])->shown, w,
-			models_get(funcs_get(kern[i])->model)->shown, (unsigned long long)k->calls,
+			model_of(r, kern[i])->shown, (unsigned long long)k->calls,
 			fmt_ns(a, sizeof(a), (double)k->t_ns), 100 * share((double)k->t_ns, T),
 			fmt_ns(b, sizeof(b), k->predicted_ns), fmt_ratio(c, sizeof(c), sp), oor);
 	}
@@ -484,7 +465,7 @@ static void print_table(FILE *out, const struct report *r, const int *kern, int 
 
 	for (int i = 0; i < nkern; i++) {
 		int l = (int)strlen(funcs_get(kern[i])->shown);
-		int lm = (int)strlen(models_get(funcs_get(kern[i])->model)->shown);
+		int lm = (int)strlen(model_of(r, kern[i])->shown);
 		if (l > w)
 			w = l;
 		if (lm > w)
@@ -519,34 +500,6 @@ static void print_table(FILE *out, const struct report *r, const int *kern, int 
 
 /* --- JSON --- */
 
-/* A C string as JSON (shown.h) */
-static void json_string(FILE *out, const char *s)
-{
-	json_str(out, s, strlen(s));
-}
-
-/* The shortest of %.15g..%.17g that reads back as X: exact, and 0.4 stays 0.4. */
-static void put_double(FILE *out, double x)
-{
-	char buf[40];
-
-	for (int digits = 15; digits <= 17; digits++) {
-		snprintf(buf, sizeof(buf), "%.*g", digits, x);
-		if (strtod(buf, NULL) == x)
-			break;
-	}
-	fputs(buf, out);
-}
-
-/* JSON has no NaN or infinity: an undefined or infinite ratio is null. */
-static void json_number(FILE *out, double x)
-{
-	if (isfinite(x))
-		put_double(out, x);
-	else
-		fputs("null", out);
-}
-
 static void json_u64(FILE *out, const char *key, uint64_t v)
 {
 	fprintf(out, ", \"%s\": %llu", key, (unsigned long long)v);
@@ -558,14 +511,15 @@ static void json_double(FILE *out, const char *key, double v)
 	json_number(out, v);
 }
 
-static void json_kernels(FILE *out, const struct prediction *p, const int *kern, int nkern)
+static void json_kernels(FILE *out, const struct report *r, const struct prediction *p,
+			 const int *kern, int nkern)
 {
 	int first = 1;
 
 	fputs("[", out);
 	for (int i = 0; i < nkern; i++) {
 		const struct kernel *k = kern[i] < p->nk ? &p->k[kern[i]] : NULL;
-		const struct model *m = models_get(funcs_get(kern[i])->model);
+		const struct model *m = model_of(r, kern[i]);
 		if (!k || k->all_calls == 0)
 			continue;
 		fputs(first ? "\n    {\"func\": " : ",\n    {\"func\": ", out);
@@ -662,7 +616,7 @@ static void print_json(FILE *out, const struct report *r, const int *kern, int n
 	json_totals(out, run);
 	threads_json(out, r);
 	fputs(",\n  \"kernels\": ", out);
-	json_kernels(out, run, kern, nkern);
+	json_kernels(out, r, run, kern, nkern);
 	fputs(",\n  \"not_accelerated\": [", out);
 	for (int i = 0; i < nother; i++) {
 		const struct kernel *k = &run->k[other[i]];
@@ -681,13 +635,13 @@ static void print_json(FILE *out, const struct report *r, const int *kern, int n
 		json_string(out, r->procs[i].path);
 		json_totals(out, &r->procs[i]);
 		fputs(", \"kernels\": ", out);
-		json_kernels(out, &r->procs[i], kern, nkern);
+		json_kernels(out, r, &r->procs[i], kern, nkern);
 		fputs("}", out);
 	}
 	fputs("\n  ],\n  \"unused_models\": [", out);
 	first = 1;
-	for (int i = 0; i < models_count(); i++) {
-		const struct model *m = models_get(i);
+	for (int i = 0; i < r->models->n; i++) {
+		const struct model *m = &r->models->m[i];
 		if (m->used || m->link)
 			continue;
 		fputs(first ? "\n    {\"func\": " : ",\n    {\"func\": ", out);
@@ -708,12 +662,6 @@ static void print_json(FILE *out, const struct report *r, const int *kern, int n
 
 /* --- CSV --- */
 
-static void csv_number(FILE *out, double x)
-{
-	if (isfinite(x))
-		put_double(out, x);	/* empty when undefined or infinite */
-}
-
 static void print_csv(FILE *out, const struct report *r, const int *kern, int nkern)
 {
 	const struct prediction *run = r->run;
@@ -726,7 +674,7 @@ static void print_csv(FILE *out, const struct report *r, const int *kern, int nk
 		const struct kernel *k = &run->k[kern[i]];
 		csv_str(out, funcs_get(kern[i])->name);
 		fputc(',', out);
-		csv_str(out, models_get(funcs_get(kern[i])->model)->pattern);
+		csv_str(out, model_of(r, kern[i])->pattern);
 		fprintf(out, ",%llu,%llu,", (unsigned long long)k->calls, (unsigned long long)k->t_ns);
 		csv_number(out, share((double)k->t_ns, (double)run->total_ns));
 		fputc(',', out);
@@ -775,31 +723,6 @@ static void print_csv(FILE *out, const struct report *r, const int *kern, int nk
 	else
 		fputs("\n# devices=unlimited\n", out);
 	xfer_csv(out, run);
-}
-
-const char *report_fmt_ns(char *buf, size_t room, double ns)
-{
-	return fmt_ns(buf, room, ns);
-}
-
-const char *report_fmt_ratio(char *buf, size_t room, double x)
-{
-	return fmt_ratio(buf, room, x);
-}
-
-void report_csv_number(FILE *out, double x)
-{
-	csv_number(out, x);
-}
-
-void report_json_number(FILE *out, double x)
-{
-	json_number(out, x);
-}
-
-void report_json_string(FILE *out, const char *s)
-{
-	json_string(out, s);
 }
 
 int report_print(FILE *out, const struct report *r)

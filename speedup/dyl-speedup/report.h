@@ -3,6 +3,7 @@
 #define SPEEDUP_REPORT_H
 
 #include <stdio.h>
+#include "model.h"
 #include "predict.h"
 
 enum report_format { REPORT_TABLE, REPORT_JSON, REPORT_CSV };
@@ -17,6 +18,9 @@ struct report {
 	const struct prediction *procs;	/* one per trace */
 	int nprocs;
 	const struct prediction *run;	/* their sum */
+	/* the models the traces were read against: a function's model (funcs.h) is an index
+	 * into them; the link's are looked up (and marked used) by --plan */
+	struct models *models;
 	const char *const *model_files;
 	int nmodel_files;
 };

@@ -5,6 +5,7 @@
  * predicted time likewise on the timeline. */
 #include <math.h>
 #include <string.h>
+#include "report_fmt.h"
 #include "report_threads.h"
 #include "timeline.h"
 
@@ -32,14 +33,14 @@ static void table_row(FILE *out, const struct prediction *p, int i)
 	if (t->creator >= 0)
 		snprintf(by, sizeof(by), "%llu", (unsigned long long)p->tl->th[t->creator].tid);
 	if (t->waited_calls)
-		snprintf(w, sizeof(w), "%s (%llu call%s)", report_fmt_ns(d, sizeof(d), t->queue_wait_ns),
+		snprintf(w, sizeof(w), "%s (%llu call%s)", fmt_ns(d, sizeof(d), t->queue_wait_ns),
 			 (unsigned long long)t->waited_calls, t->waited_calls == 1 ? "" : "s");
 	if (t->state == TL_ABSORBED)
 		snprintf(w, sizeof(w), "part of a replaced call of its creator");
 	fprintf(out, "  %-12llu%-5s %-12s %12s %12s %7.2f%% %7s %8zu  %s\n",
 		(unsigned long long)t->tid, i == 0 ? " main" : "", by,
-		report_fmt_ns(a, sizeof(a), m), isfinite(pr) ? report_fmt_ns(b, sizeof(b), pr) : "-",
-		m > 0 ? 100.0 * (double)t->t_sum / m : 0.0, report_fmt_ratio(c, sizeof(c), m / pr), t->ncalls, w);
+		fmt_ns(a, sizeof(a), m), isfinite(pr) ? fmt_ns(b, sizeof(b), pr) : "-",
+		m > 0 ? 100.0 * (double)t->t_sum / m : 0.0, fmt_ratio(c, sizeof(c), m / pr), t->ncalls, w);
 }
 
 /* The stretches of the path shown: all when they are few; else the first and the last
@@ -61,8 +62,8 @@ static void path_line(FILE *out, const struct prediction *p)
 			continue;
 		}
 		fprintf(out, "%s%llu %s..%s%s", s ? " -> " : " ",
-			(unsigned long long)tl->th[st->th].tid, report_fmt_ns(a, sizeof(a), st->from),
-			report_fmt_ns(b, sizeof(b), st->to),
+			(unsigned long long)tl->th[st->th].tid, fmt_ns(a, sizeof(a), st->from),
+			fmt_ns(b, sizeof(b), st->to),
 			st->how == TL_HOW_JOIN ? " (after its join)" : st->how == TL_HOW_WAKE ?
 			" (woken)" : s ? " (from its start)" : "");
 	}
@@ -71,10 +72,10 @@ static void path_line(FILE *out, const struct prediction *p)
 	 * (start-up) less what it took out (tracing's cost), plus the transfers at the end */
 	double shift = p->predicted_total_ns - tl->end_ns;
 	fprintf(out, "  T' = the path's end %s %s %s (start-up, less tracing's cost%s) = %s\n",
-		report_fmt_ns(a, sizeof(a), tl->end_ns), shift < 0 ? "-" : "+",
-		report_fmt_ns(b, sizeof(b), fabs(shift)),
+		fmt_ns(a, sizeof(a), tl->end_ns), shift < 0 ? "-" : "+",
+		fmt_ns(b, sizeof(b), fabs(shift)),
 		p->xfer_tail_ns > 0 ? ", plus the transfers after the last call" : "",
-		report_fmt_ns(c, sizeof(c), p->predicted_total_ns));
+		fmt_ns(c, sizeof(c), p->predicted_total_ns));
 }
 
 static void process_table(FILE *out, const struct report *r, const struct prediction *p)
@@ -97,7 +98,7 @@ static void process_table(FILE *out, const struct report *r, const struct predic
 			"measured time\n", p->tl->waits_followed, p->tl->waits);
 	fprintf(out, "  queueing: %llu of %llu replaced calls waited for a device, %s in all\n",
 		(unsigned long long)p->waited_calls, (unsigned long long)p->calls,
-		report_fmt_ns(a, sizeof(a), p->queue_wait_ns));
+		fmt_ns(a, sizeof(a), p->queue_wait_ns));
 	(void)r;
 }
 
@@ -115,7 +116,7 @@ static void json_thread(FILE *out, const struct prediction *p, int i, int first)
 
 	thread_times(p, i, &m, &pr);
 	fputs(first ? "\n    {\"trace\": " : ",\n    {\"trace\": ", out);
-	report_json_string(out, p->path);
+	json_string(out, p->path);
 	fprintf(out, ", \"tid\": %llu, \"main\": %s, \"parent\": ", (unsigned long long)t->tid,
 		i == 0 ? "true" : "false");
 	if (t->creator >= 0)
@@ -124,22 +125,22 @@ static void json_thread(FILE *out, const struct prediction *p, int i, int first)
 		fputs("null", out);
 	fprintf(out, ", \"state\": \"%s\", \"measured_ns\": ",
 		t->state == TL_ABSORBED ? "part of a replaced call" : "ran");
-	report_json_number(out, m);
+	json_number(out, m);
 	fputs(", \"predicted_ns\": ", out);
-	report_json_number(out, pr);
+	json_number(out, pr);
 	fputs(", \"P\": ", out);
-	report_json_number(out, m > 0 ? (double)t->t_sum / m : NAN);
+	json_number(out, m > 0 ? (double)t->t_sum / m : NAN);
 	fputs(", \"S\": ", out);
-	report_json_number(out, m / pr);
+	json_number(out, m / pr);
 	fprintf(out, ", \"calls\": %zu, \"t_ns\": %lld, \"f_ns\": ", t->ncalls,
 		(long long)t->t_sum);
-	report_json_number(out, t->f_sum);
+	json_number(out, t->f_sum);
 	fputs(", \"predicted_start_ns\": ", out);
-	report_json_number(out, t->pstart);
+	json_number(out, t->pstart);
 	fputs(", \"predicted_end_ns\": ", out);
-	report_json_number(out, t->pend);
+	json_number(out, t->pend);
 	fputs(", \"queue_wait_ns\": ", out);
-	report_json_number(out, t->queue_wait_ns);
+	json_number(out, t->queue_wait_ns);
 	fprintf(out, ", \"waited_calls\": %llu}", (unsigned long long)t->waited_calls);
 }
 
@@ -148,11 +149,11 @@ static int json_path(FILE *out, const struct prediction *p, int first)
 	for (int s = 0; s < p->tl->npath; s++, first = 0) {
 		const struct tl_step *st = &p->tl->path[s];
 		fputs(first ? "\n    {\"trace\": " : ",\n    {\"trace\": ", out);
-		report_json_string(out, p->path);
+		json_string(out, p->path);
 		fprintf(out, ", \"tid\": %llu, \"from_ns\": ", (unsigned long long)p->tl->th[st->th].tid);
-		report_json_number(out, st->from);
+		json_number(out, st->from);
 		fputs(", \"to_ns\": ", out);
-		report_json_number(out, st->to);
+		json_number(out, st->to);
 		fprintf(out, ", \"after\": \"%s\"}", st->how == TL_HOW_JOIN ? "join" :
 			st->how == TL_HOW_WAKE ? "wake" : "start");
 	}

@@ -13,12 +13,4 @@ void threads_table(FILE *out, const struct report *r);
  * the run's JSON object. */
 void threads_json(FILE *out, const struct report *r);
 
-/* report.c's formatters, shared. */
-const char *report_fmt_ns(char *buf, size_t room, double ns);
-/* a speedup with 4 significant digits; "-" when not a number */
-const char *report_fmt_ratio(char *buf, size_t room, double x);
-void report_json_number(FILE *out, double x);
-void report_csv_number(FILE *out, double x);
-void report_json_string(FILE *out, const char *s);
-
 #endif

@@ -4,7 +4,7 @@
 #include <math.h>
 #include <string.h>
 #include "funcs.h"
-#include "report_threads.h"
+#include "report_fmt.h"
 #include "report_xfer.h"
 #include "resid.h"
 
@@ -33,13 +33,13 @@ void xfer_table(FILE *out, const struct report *r, const int *kern, int nkern, i
 		const struct kernel *k = &run->k[kern[i]];
 		fprintf(out, "%-*s %14llu %9llu %12s %14llu %9llu %12s\n", w, funcs_get(kern[i])->shown,
 			(unsigned long long)k->h2d_bytes, (unsigned long long)k->h2d_transfers,
-			report_fmt_ns(a, sizeof(a), k->h2d_ns), (unsigned long long)k->d2h_bytes,
-			(unsigned long long)k->d2h_transfers, report_fmt_ns(b, sizeof(b), k->d2h_ns));
+			fmt_ns(a, sizeof(a), k->h2d_ns), (unsigned long long)k->d2h_bytes,
+			(unsigned long long)k->d2h_transfers, fmt_ns(b, sizeof(b), k->d2h_ns));
 	}
 	fprintf(out, "%-*s %14llu %9llu %12s %14llu %9llu %12s\n", w, "all",
 		(unsigned long long)run->top.h2d_bytes, (unsigned long long)run->top.h2d_transfers,
-		report_fmt_ns(a, sizeof(a), run->top.h2d_ns), (unsigned long long)run->top.d2h_bytes,
-		(unsigned long long)run->top.d2h_transfers, report_fmt_ns(b, sizeof(b), run->top.d2h_ns));
+		fmt_ns(a, sizeof(a), run->top.h2d_ns), (unsigned long long)run->top.d2h_bytes,
+		(unsigned long long)run->top.d2h_transfers, fmt_ns(b, sizeof(b), run->top.d2h_ns));
 	fprintf(out, "  h2d: what the replaced calls read that the accelerator did not hold; d2h: "
 		"what they\n  wrote that came back (charged to the kernel that wrote it)\n");
 	fprintf(out, "\n%-12s %14s %14s %10s %12s %12s %8s\n", "residency", "h2d bytes", "d2h bytes",
@@ -54,9 +54,9 @@ void xfer_table(FILE *out, const struct report *r, const int *kern, int nkern, i
 		fprintf(out, "%-12s %14llu %14llu %10llu %12s %12s %8s  %s%s\n", resid_mode_name[m],
 			(unsigned long long)f->h2d_bytes, (unsigned long long)f->d2h_bytes,
 			(unsigned long long)(f->h2d_transfers + f->d2h_transfers),
-			report_fmt_ns(a, sizeof(a), f->h2d_ns + f->d2h_ns),
-			report_fmt_ns(b, sizeof(b), f->predicted_total_ns),
-			report_fmt_ratio(c, sizeof(c), f->S_G), m == run->xfer_top ? "* " : "", what[m]);
+			fmt_ns(a, sizeof(a), f->h2d_ns + f->d2h_ns),
+			fmt_ns(b, sizeof(b), f->predicted_total_ns),
+			fmt_ratio(c, sizeof(c), f->S_G), m == run->xfer_top ? "* " : "", what[m]);
 	}
 	fprintf(out, "  (*: the figure above)\n");
 }
@@ -67,9 +67,9 @@ static void fig_fields(FILE *out, const struct xfer_fig *f)
 		"\"d2h_transfers\": %llu, \"h2d_ns\": ", (unsigned long long)f->h2d_bytes,
 		(unsigned long long)f->d2h_bytes, (unsigned long long)f->h2d_transfers,
 		(unsigned long long)f->d2h_transfers);
-	report_json_number(out, f->h2d_ns);
+	json_number(out, f->h2d_ns);
 	fputs(", \"d2h_ns\": ", out);
-	report_json_number(out, f->d2h_ns);
+	json_number(out, f->d2h_ns);
 }
 
 void xfer_json(FILE *out, const struct prediction *p)
@@ -81,7 +81,7 @@ void xfer_json(FILE *out, const struct prediction *p)
 	fputs(", ", out);
 	fig_fields(out, &p->top);
 	fprintf(out, ", \"residency_mode\": \"%s\", \"transfers_ns\": ", mode_name(p->xfer_top));
-	report_json_number(out, p->xfer_ns);
+	json_number(out, p->xfer_ns);
 	fprintf(out, ", \"host_read_records\": %llu, \"assumed_read_records\": %llu, "
 		"\"bounds\": {", (unsigned long long)p->host_read_events,
 		(unsigned long long)p->assumed_reads);
@@ -95,9 +95,9 @@ void xfer_json(FILE *out, const struct prediction *p)
 		first = 0;
 		fig_fields(out, f);
 		fputs(", \"S_G\": ", out);
-		report_json_number(out, f->S_G);
+		json_number(out, f->S_G);
 		fputs(", \"predicted_total_ns\": ", out);
-		report_json_number(out, f->predicted_total_ns);
+		json_number(out, f->predicted_total_ns);
 		fputs("}", out);
 	}
 	fputs("}", out);
@@ -111,9 +111,9 @@ void xfer_json_kernel(FILE *out, const struct prediction *p, const struct kernel
 		"\"d2h_transfers\": %llu, \"h2d_ns\": ", (unsigned long long)k->h2d_bytes,
 		(unsigned long long)k->d2h_bytes, (unsigned long long)k->h2d_transfers,
 		(unsigned long long)k->d2h_transfers);
-	report_json_number(out, k->h2d_ns);
+	json_number(out, k->h2d_ns);
 	fputs(", \"d2h_ns\": ", out);
-	report_json_number(out, k->d2h_ns);
+	json_number(out, k->d2h_ns);
 }
 
 void xfer_csv(FILE *out, const struct prediction *p)
@@ -126,17 +126,17 @@ void xfer_csv(FILE *out, const struct prediction *p)
 		"# h2d_transfers=%llu\n# d2h_transfers=%llu\n# h2d_ns=", mode_name(p->xfer_top),
 		(unsigned long long)f->h2d_bytes, (unsigned long long)f->d2h_bytes,
 		(unsigned long long)f->h2d_transfers, (unsigned long long)f->d2h_transfers);
-	report_csv_number(out, f->h2d_ns);
+	csv_number(out, f->h2d_ns);
 	fputs("\n# d2h_ns=", out);
-	report_csv_number(out, f->d2h_ns);
+	csv_number(out, f->d2h_ns);
 	fputc('\n', out);
 	for (int m = 0; m < RESID_MODES; m++) {
 		if (!p->xfer[m].known)
 			continue;
 		fprintf(out, "# %s_S_G=", resid_mode_name[m]);
-		report_csv_number(out, p->xfer[m].S_G);
+		csv_number(out, p->xfer[m].S_G);
 		fprintf(out, "\n# %s_predicted_total_ns=", resid_mode_name[m]);
-		report_csv_number(out, p->xfer[m].predicted_total_ns);
+		csv_number(out, p->xfer[m].predicted_total_ns);
 		fputc('\n', out);
 	}
 }

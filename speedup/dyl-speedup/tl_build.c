@@ -255,26 +255,13 @@ static long waker(const struct wk *wk, size_t n, const struct tev_wait *w)
 	return -1;
 }
 
-/* Each thread's waits, as joins ended by a wake-up, and the wake-ups that end them.  A
- * wait whose wake-up is not found, or by a thread the timeline does not have, keeps its
- * measured time. */
-static int add_waits(struct timeline *tl, struct tids *map, const struct thread_events *ev)
+/* The wake-ups of EV and the calls of its barrier waits into WK, by object and time, each
+ * with its thread's index in MAP (-1: not in the timeline).  Their number, or -1 out of
+ * memory. */
+static long list_wakes(struct wk *wk, struct tids *map, const struct thread_events *ev)
 {
-	size_t n = 0, nb = 0, nused = 0;
-	struct wk *wk, **used = NULL;
-	long *of = NULL;
-	int *who = NULL;
-	size_t *more = NULL;
-	int rc = -1;
+	size_t n = 0;
 
-	for (size_t i = 0; i < ev->nwaits; i++)
-		nb += ev->waits[i].barrier;
-	if (!(wk = malloc((ev->nwakes + nb + 1) * sizeof(*wk))) ||
-	    !(of = malloc((ev->nwaits + 1) * sizeof(*of))) ||
-	    !(used = malloc((ev->nwaits + 1) * sizeof(*used))) ||
-	    !(who = malloc((ev->nwaits + 1) * sizeof(*who))) ||
-	    !(more = calloc((size_t)tl->n + 1, sizeof(*more))))
-		goto out;
 	for (size_t i = 0; i < ev->nwakes; i++)
 		wk[n++] = (struct wk){ ev->wakes[i].obj, ev->wakes[i].tid, ev->wakes[i].at_ns, -1, 0 };
 	for (size_t i = 0; i < ev->nwaits; i++)
@@ -285,8 +272,18 @@ static int add_waits(struct timeline *tl, struct tids *map, const struct thread_
 		qsort(wk, n, sizeof(*wk), by_obj_at);
 	for (size_t i = 0; i < n; i++)
 		if ((wk[i].th = index_of(map, wk[i].tid)) < -1)
-			goto out;
-	/* which wake-up ends each wait; those used, by thread and time, become points */
+			return -1;
+	return (long)n;
+}
+
+/* Which of the N wake-ups WK ends each wait of EV (OF: an index into WK, or -1); those
+ * used become points of their thread's timeline, by time (each one's point: its index + 1
+ * there).  USED: room for one per wait.  0, or -1 out of memory. */
+static int place_wakes(struct timeline *tl, struct wk *wk, size_t n,
+		       const struct thread_events *ev, long *of, struct wk **used)
+{
+	size_t nused = 0;
+
 	for (size_t i = 0; i < ev->nwaits; i++) {
 		of[i] = waker(wk, n, &ev->waits[i]);
 		if (of[i] >= 0 && wk[of[i]].th >= 0 && !wk[of[i]].point) {
@@ -301,7 +298,7 @@ static int add_waits(struct timeline *tl, struct tids *map, const struct thread_
 	for (int i = 0; i < tl->n; i++) {
 		if (tl->th[i].nwakes &&
 		    !(tl->th[i].wakes = calloc(tl->th[i].nwakes, sizeof(struct tl_wake))))
-			goto out;
+			return -1;
 		tl->th[i].nwakes = 0;
 	}
 	for (size_t i = 0; i < nused; i++) {
@@ -309,10 +306,18 @@ static int add_waits(struct timeline *tl, struct tids *map, const struct thread_
 		g->wakes[g->nwakes++] = (struct tl_wake){ used[i]->at, 0 };
 		used[i]->point = g->nwakes;
 	}
-	/* the waits go after each thread's joins (add_regions sorts them all) */
+	return 0;
+}
+
+/* Each wait of EV as a join of its thread, after the joins it has (add_regions sorts them
+ * all), ended by the wake-up OF gives it in WK, if any.  WHO (one per wait) and MORE (one
+ * per thread, zeroed): room.  0, or -1 out of memory. */
+static int add_wait_joins(struct timeline *tl, struct tids *map, const struct thread_events *ev,
+			  const struct wk *wk, const long *of, int *who, size_t *more)
+{
 	for (size_t i = 0; i < ev->nwaits; i++) {
 		if ((who[i] = index_of(map, ev->waits[i].tid)) < -1)
-			goto out;
+			return -1;
 		if (who[i] >= 0)
 			more[who[i]]++;
 	}
@@ -321,7 +326,7 @@ static int add_waits(struct timeline *tl, struct tids *map, const struct thread_
 		if (!more[i])
 			continue;
 		if (!(j = realloc(tl->th[i].joins, (tl->th[i].njoins + more[i]) * sizeof(*j))))
-			goto out;
+			return -1;
 		tl->th[i].joins = j;
 	}
 	tl->waits = ev->nwaits;
@@ -335,7 +340,33 @@ static int add_waits(struct timeline *tl, struct tids *map, const struct thread_
 		t->joins[t->njoins++] = (struct tl_join){ .call_ns = w->call_ns, .ret_ns = w->ret_ns,
 			.target = k ? k->th : -1, .wake = k ? k->point : 0 };
 	}
-	rc = 0;
+	return 0;
+}
+
+/* Each thread's waits, as joins ended by a wake-up, and the wake-ups that end them.  A
+ * wait whose wake-up is not found, or by a thread the timeline does not have, keeps its
+ * measured time. */
+static int add_waits(struct timeline *tl, struct tids *map, const struct thread_events *ev)
+{
+	size_t nb = 0;
+	struct wk *wk, **used = NULL;
+	long *of = NULL, n;
+	int *who = NULL;
+	size_t *more = NULL;
+	int rc = -1;
+
+	for (size_t i = 0; i < ev->nwaits; i++)
+		nb += ev->waits[i].barrier;
+	if (!(wk = malloc((ev->nwakes + nb + 1) * sizeof(*wk))) ||
+	    !(of = malloc((ev->nwaits + 1) * sizeof(*of))) ||
+	    !(used = malloc((ev->nwaits + 1) * sizeof(*used))) ||
+	    !(who = malloc((ev->nwaits + 1) * sizeof(*who))) ||
+	    !(more = calloc((size_t)tl->n + 1, sizeof(*more))))
+		goto out;
+	if ((n = list_wakes(wk, map, ev)) >= 0 &&
+	    place_wakes(tl, wk, (size_t)n, ev, of, used) == 0 &&
+	    add_wait_joins(tl, map, ev, wk, of, who, more) == 0)
+		rc = 0;
 out:
 	free(wk);
 	free(of);

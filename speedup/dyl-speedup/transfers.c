@@ -21,9 +21,9 @@
 
 int transfers_mode = -1;
 
-int transfers_wanted(void)
+int transfers_wanted(struct models *ms)
 {
-	return models_link(MODEL_H2D) || models_link(MODEL_D2H);
+	return models_link(ms, MODEL_H2D) || models_link(ms, MODEL_D2H);
 }
 
 /* A depth-0 call of the flow, to find a replaced call's seq. */
@@ -183,9 +183,9 @@ out:
 /* The simulations and their figures into P; CHARGE: the top mode's by seq.  0, or -1
  * after a message. */
 static int simulate(struct prediction *p, const struct trace *tr, const struct resid_events *ev,
-		    const unsigned char *accel, struct resid_result *top)
+		    const unsigned char *accel, const struct link_model *link,
+		    struct resid_result *top)
 {
-	struct link_model link = { models_link(MODEL_H2D), models_link(MODEL_D2H) };
 	struct resid_result r = { 0 };
 
 	p->xfer_top = transfers_mode >= 0 ? transfers_mode
@@ -198,7 +198,7 @@ static int simulate(struct prediction *p, const struct trace *tr, const struct r
 	for (int m = 0; m < RESID_MODES; m++) {
 		if (m == RESID_EXACT && !ev->host_reads)
 			continue;
-		if (resid_simulate(ev, accel, m, &link, m == p->xfer_top ? top : &r) != 0) {
+		if (resid_simulate(ev, accel, m, link, m == p->xfer_top ? top : &r) != 0) {
 			resid_result_free(&r);
 			input_error(tr->path, 0, "out of memory");
 			return -1;
@@ -221,8 +221,10 @@ static int simulate(struct prediction *p, const struct trace *tr, const struct r
 	return 0;
 }
 
-int transfers_predict(struct prediction *p, const struct trace *tr, struct tl_calls *rc)
+int transfers_predict(struct prediction *p, const struct trace *tr, struct models *ms,
+		      struct tl_calls *rc)
 {
+	struct link_model link = { models_link(ms, MODEL_H2D), models_link(ms, MODEL_D2H) };
 	struct resid_events ev;
 	struct resid_result top = { 0 };
 	unsigned char *accel = NULL;
@@ -247,7 +249,7 @@ int transfers_predict(struct prediction *p, const struct trace *tr, struct tl_ca
 	p->host_read_events = ev.host_read_events;
 	p->assumed_reads = ev.assumed_reads;
 	p->flow_no_diff = !(ev.flow_flags & DYL_FLOW_F_DIFF);
-	if (simulate(p, tr, &ev, accel, &top) != 0)
+	if (simulate(p, tr, &ev, accel, &link, &top) != 0)
 		goto out;
 	if (charge_calls(p, tr, rc, &ev, top.charge_ns, seqs) != 0) {
 		input_error(tr->path, 0, "out of memory");
@@ -259,7 +261,7 @@ int transfers_predict(struct prediction *p, const struct trace *tr, struct tl_ca
 	}
 	p->resid->ev = ev;
 	p->resid->accel = accel;
-	p->resid->link = (struct link_model){ models_link(MODEL_H2D), models_link(MODEL_D2H) };
+	p->resid->link = link;
 	resid_events_init(&ev);
 	accel = NULL;
 	rc_ = 0;

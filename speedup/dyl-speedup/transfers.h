@@ -13,15 +13,16 @@
  * host reads were recorded, else optimistic). */
 extern int transfers_mode;
 
-/* 1 when the models have link rows (then every trace needs its TRACE.flow). */
-int transfers_wanted(void);
+/* 1 when the models MS have link rows (then every trace needs its TRACE.flow). */
+int transfers_wanted(struct models *ms);
 
 /* P's process (trace TR, its replaced calls RC per thread, as tl_predict takes them):
- * loads its flow, simulates the three modes with the replaced calls accelerated, fills
- * P's transfer figures and its kernels' and adds each call's transfer time to RC (an
- * accelerated call's f; a host call's: a call of t 0 at its start).  0, or -1 after one
- * message (no TRACE.flow: exit 2). */
-int transfers_predict(struct prediction *p, const struct trace *tr, struct tl_calls *rc);
+ * loads its flow, simulates the three modes with the replaced calls accelerated over
+ * MS's link rows, fills P's transfer figures and its kernels' and adds each call's
+ * transfer time to RC (an accelerated call's f; a host call's: a call of t 0 at its
+ * start).  0, or -1 after one message (no TRACE.flow: exit 2). */
+int transfers_predict(struct prediction *p, const struct trace *tr, struct models *ms,
+		      struct tl_calls *rc);
 
 /* What a process's prediction keeps (P->resid): its events, loaded once, and the calls
  * the prediction replaced (ACCEL[seq]), for more resid_simulate runs. */

@@ -10,7 +10,8 @@ struct func {
 	size_t len;
 	const char *shown;	/* the name for people (shown.h): NAME unless it has control bytes */
 	unsigned long hash;
-	int model;	/* index of the model that matches the name, -1 if none */
+	int model;	/* the model that matches the name: its index in the struct models
+			 * it was matched against (model.h); -1 if none */
 	/* a trace's '# handle_only=NAME PARAMS BYTES': its calls' only bytes were the
 	 * struct behind PARAMS (the wrapper's note, runtime/handles.c); NULL if none */
 	char *handle_only;

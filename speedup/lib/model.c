@@ -21,26 +21,10 @@
 
 #define MAX_FIELDS 64
 
-static struct model *models;
-static int nmodels;
-static size_t models_room;
-
-int models_count(void)
+void models_free(struct models *ms)
 {
-	return nmodels;
-}
-
-struct model *models_get(int i)
-{
-	return &models[i];
-}
-
-static int nfiles;	/* model files loaded */
-
-void models_free(void)
-{
-	for (int i = 0; i < nmodels; i++) {
-		struct model *m = &models[i];
+	for (int i = 0; i < ms->n; i++) {
+		struct model *m = &ms->m[i];
 		if (m->shown != m->pattern)
 			free((char *)m->shown);	/* shown_keep's escaped copy */
 		free(m->pattern);
@@ -50,19 +34,19 @@ void models_free(void)
 		free(m->lines);
 		model2d_free(m);
 	}
-	free(models);
-	models = NULL;
-	nmodels = models_room = nfiles = 0;
+	free(ms->m);
+	memset(ms, 0, sizeof(*ms));
 }
 
-static struct model *new_model(char *pattern, const char *file, unsigned long line)
+static struct model *new_model(struct models *ms, char *pattern, const char *file,
+			       unsigned long line)
 {
-	if (grow(&models, sizeof(*models), (size_t)nmodels, &models_room, 16) != 0)
+	if (grow(&ms->m, sizeof(*ms->m), (size_t)ms->n, &ms->room, 16) != 0)
 		return NULL;
 	const char *show = shown_keep(pattern, strlen(pattern));
 	if (!show)
 		return NULL;
-	struct model *m = &models[nmodels++];
+	struct model *m = &ms->m[ms->n++];
 	memset(m, 0, sizeof(*m));
 	m->pattern = pattern;
 	m->shown = show;
@@ -168,6 +152,7 @@ static int bytes_column(const struct csv_field *fld, int n)
 
 /* One model file as it is read. */
 struct model_file {
+	struct models *ms;	/* where its models go */
 	const struct input_file *f;
 	unsigned long line;	/* the line being read */
 	int ncolumns;		/* of the header; 0 before it */
@@ -255,9 +240,9 @@ static int add_row(struct model_file *mf, const struct csv_field *func, double w
 
 	if (!pattern)
 		goto oom;
-	for (int i = mf->first; i < nmodels && !m; i++)
-		if (strcmp(models[i].pattern, pattern) == 0)
-			m = &models[i];
+	for (int i = mf->first; i < mf->ms->n && !m; i++)
+		if (strcmp(mf->ms->m[i].pattern, pattern) == 0)
+			m = &mf->ms->m[i];
 	if (m) {
 		free(pattern);
 	} else if (pattern[0] == MODEL_LINK_PREFIX) {
@@ -269,10 +254,10 @@ static int add_row(struct model_file *mf, const struct csv_field *func, double w
 			free(pattern);
 			return -1;
 		}
-		if (!(m = new_model(pattern, mf->f->path, mf->line)))
+		if (!(m = new_model(mf->ms, pattern, mf->f->path, mf->line)))
 			goto oom;
 		m->link = link;
-	} else if (!(m = new_model(pattern, mf->f->path, mf->line))) {
+	} else if (!(m = new_model(mf->ms, pattern, mf->f->path, mf->line))) {
 		goto oom;
 	}
 	if (!m->keyed) {
@@ -297,17 +282,19 @@ oom:
 /* The file's models, once all its rows are read. */
 static int finish_file(struct model_file *mf)
 {
+	struct models *ms = mf->ms;
+
 	if (!mf->ncolumns) {
 		input_error(mf->f->path, 0, "empty: no header line");
 		return -1;
 	}
-	if (nmodels == mf->first)
+	if (ms->n == mf->first)
 		input_warning(mf->f->path, 0, "a model with no samples (only the header)");
-	nfiles++;
-	for (int i = mf->first; i < nmodels; i++) {
-		models[i].setup_ns = mf->setup;
-		models[i].file_id = nfiles - 1;
-		if (finish_model(&models[i]) != 0) {
+	ms->nfiles++;
+	for (int i = mf->first; i < ms->n; i++) {
+		ms->m[i].setup_ns = mf->setup;
+		ms->m[i].file_id = ms->nfiles - 1;
+		if (finish_model(&ms->m[i]) != 0) {
 			input_error(mf->f->path, mf->line, "out of memory");
 			return -1;
 		}
@@ -315,9 +302,9 @@ static int finish_file(struct model_file *mf)
 	return 0;
 }
 
-int models_load(const struct input_file *f)
+int models_load(struct models *ms, const struct input_file *f)
 {
-	struct model_file mf = { .f = f, .bcol = -1, .first = nmodels };
+	struct model_file mf = { .ms = ms, .f = f, .bcol = -1, .first = ms->n };
 	struct input_lines it;
 	struct csv_field fld[MAX_FIELDS];
 	const char *line;
@@ -350,30 +337,31 @@ int models_load(const struct input_file *f)
 	return finish_file(&mf);
 }
 
-int models_match(const char *name)
+int models_match(struct models *ms, const char *name)
 {
 	int found = -1;
 
-	for (int i = 0; i < nmodels; i++) {
-		if (models[i].link || fnmatch(models[i].pattern, name, 0) != 0)
+	for (int i = 0; i < ms->n; i++) {
+		struct model *m = &ms->m[i];
+		if (m->link || fnmatch(m->pattern, name, 0) != 0)
 			continue;
 		if (found < 0) {
 			found = i;
-			models[i].used = 1;
-		} else if (models[i].shadowed_by < 0) {
-			models[i].shadowed_by = found;
-			models[i].shadowed_func = name;
+			m->used = 1;
+		} else if (m->shadowed_by < 0) {
+			m->shadowed_by = found;
+			m->shadowed_func = name;
 		}
 	}
 	return found;
 }
 
-const struct model *models_link(int dir)
+const struct model *models_link(struct models *ms, int dir)
 {
-	for (int i = 0; i < nmodels; i++)
-		if (models[i].link == dir) {
-			models[i].used = 1;
-			return &models[i];
+	for (int i = 0; i < ms->n; i++)
+		if (ms->m[i].link == dir) {
+			ms->m[i].used = 1;
+			return &ms->m[i];
 		}
 	return NULL;
 }

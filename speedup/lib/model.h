@@ -26,7 +26,8 @@ struct model {
 	unsigned long keyed_line;	/* the first sample, which decided it */
 	unsigned long *lines;	/* the sample's line, while loading (duplicate warnings) */
 	int used;		/* it is the model of at least one traced function */
-	int shadowed_by;	/* an earlier model that took a function this one matches, or -1 */
+	int shadowed_by;	/* an earlier model (its index in struct models) that took a
+				 * function this one matches, or -1 */
 	const char *shadowed_func;	/* that function */
 	/* its file's '# setup_ns=N': a cost paid once by a process that uses the file's
 	 * models (loading the accelerator's library); 0 when none */
@@ -41,20 +42,30 @@ struct model {
 #define MODEL_D2H 2
 #define MODEL_LINK_PREFIX '@'	/* funcs starting with it are the link's, not kernels */
 
-/* Reads a model file (its header already recognised) and appends its models.
+/* The models of a command, in the order given: the loader fills it, the readers and the
+ * prediction take it.  Zeroed before the first file. */
+struct models {
+	struct model *m;
+	int n;
+	size_t room;
+	int nfiles;		/* model files loaded */
+	/* funcs.h ids below this have been matched (their func's model is an index into
+	 * m): each name is matched once, when first met (trace.c) */
+	int matched;
+};
+
+/* Reads a model file (its header already recognised) and appends its models to MS.
  * Returns 0, or -1 after printing the error. */
-int models_load(const struct input_file *f);
-int models_count(void);
-/* Frees every model loaded so far (a long-lived reader, a fuzz target). */
-void models_free(void);
-struct model *models_get(int i);
-/* The first model whose pattern matches NAME, in the order the models were given;
+int models_load(struct models *ms, const struct input_file *f);
+/* Frees every model of MS and zeroes it (a long-lived reader, a fuzz target). */
+void models_free(struct models *ms);
+/* The first model of MS whose pattern matches NAME, in the order the models were given;
  * -1 if none.  Records the match in the models (NAME must outlive them). */
-int models_match(const char *name);
+int models_match(struct models *ms, const char *name);
 
 /* The link model of direction DIR (MODEL_H2D, MODEL_D2H): the first one given (marked
  * used); NULL when the files have none. */
-const struct model *models_link(int dir);
+const struct model *models_link(struct models *ms, int dir);
 
 /* f_k(w) of a model keyed on work alone (M->b NULL).  *OUT_OF_RANGE is set when W lies
  * outside the samples (extrapolated).  Keyed on bytes too: model2d.h. */

@@ -42,14 +42,12 @@ static struct call *new_call(struct thread *th)
 	return &th->calls[th->n++];
 }
 
-/* Functions 0..matched-1 have their model: each name is matched once, when first met
- * (ids are given in order; the functions are shared by all the traces). */
-static int matched;
-
-static void match_new_funcs(void)
+/* Functions 0..MS->matched-1 have their model: each name is matched once, when first
+ * met (ids are given in order; the functions are shared by all the traces). */
+static void match_new_funcs(struct models *ms)
 {
-	for (; matched < funcs_count(); matched++)
-		funcs_get(matched)->model = models_match(funcs_get(matched)->name);
+	for (; ms->matched < funcs_count(); ms->matched++)
+		funcs_get(ms->matched)->model = models_match(ms, funcs_get(ms->matched)->name);
 }
 
 /* Takes tracing's cost OVERHEAD out of T, and sets the cost of one row: the measure
@@ -91,6 +89,7 @@ static void take_overhead(struct trace *tr, uint64_t overhead, uint64_t outside,
 
 /* What the row loop learns besides the calls it keeps. */
 struct read_state {
+	struct models *ms;	/* the models, which the functions are matched against */
 	struct thread *th;	/* the last row's thread */
 	uint64_t top_t_ns;	/* the outermost calls' time: what T holds at least */
 	uint64_t top_rows;	/* their number */
@@ -106,11 +105,11 @@ static int add_row(struct trace *tr, struct read_state *st, const struct trace_r
 {
 	struct thread *th = st->th;
 	struct call *c;
-	int64_t work = r->work;
+	int64_t shape = CALL_NO_SHAPE;
 	int mi;
 
-	if (r->func >= (uint32_t)matched)
-		match_new_funcs();
+	if (r->func >= (uint32_t)st->ms->matched)
+		match_new_funcs(st->ms);
 	if (r->func >= tr->funcs_room && grow_funcs(tr, (size_t)r->func + 1) != 0)
 		return -1;
 	tr->funcs[r->func].calls++;
@@ -140,18 +139,18 @@ static int add_row(struct trace *tr, struct read_state *st, const struct trace_r
 	}
 	if (mi < 0)
 		return 0;	/* never replaced, never the outer call of a replaced one */
-	if (models_get(mi)->b && work >= 0) {
+	if (st->ms->m[mi].b && r->work >= 0) {
 		/* bytes as the runtime adds them up for work: an empty one counts 0 */
 		int64_t bytes = (r->in_bytes > 0 ? r->in_bytes : 0) + (r->out_bytes > 0 ? r->out_bytes : 0);
 		if (r->in_bytes == ROWS_NONE && r->out_bytes == ROWS_NONE)
-			work = CALL_NO_BYTES;
-		else if ((work = model2d_shape(models_get(mi), r->work, bytes)) < 0)
+			shape = CALL_NO_BYTES;
+		else if ((shape = model2d_shape(&st->ms->m[mi], r->work, bytes)) < 0)
 			return -1;
 	}
 	if (!(c = new_call(th)))
 		return -1;
 	/* filled in place: the calls kept are most of the rows of a big trace */
-	*c = (struct call){ r->t_start, r->t_ns, work, r->func,
+	*c = (struct call){ r->t_start, r->t_ns, r->work, shape, r->func,
 			    r->depth < CALL_DEPTH_MAX ? r->depth : CALL_DEPTH_MAX,
 			    /* ROWS_NONE (-1): unknown; else 1 + faults, saturated */
 			    r->faults < 0 ? CALL_FAULTS_UNKNOWN
@@ -260,11 +259,12 @@ static int handle_notes(struct trace *tr, const struct trace_src *src)
 	return 0;
 }
 
-int trace_read(struct trace *tr, const struct input_file *f, int keep_overhead, int cpu_time)
+int trace_read(struct trace *tr, const struct input_file *f, struct models *ms,
+	       int keep_overhead, int cpu_time)
 {
 	struct trace_src src;
 	struct trace_row r;
-	struct read_state st = { 0 };
+	struct read_state st = { .ms = ms };
 	int rc;
 
 	memset(tr, 0, sizeof(*tr));
@@ -299,7 +299,7 @@ int trace_read(struct trace *tr, const struct input_file *f, int keep_overhead, 
 		set_overhead(tr, &src, &st);
 	if (handle_notes(tr, &src) != 0)
 		goto oom;
-	match_new_funcs();
+	match_new_funcs(ms);
 	if (grow_funcs(tr, (size_t)funcs_count()) != 0)
 		goto oom;
 	rows_close(&src);

@@ -13,16 +13,19 @@
 
 #define TRACE_HEADER ROWS_HEADER
 
+struct models;
+
 struct call {
 	int64_t t_start;
 	int64_t t_ns;
-	/* the work size; for a model keyed on bytes too (model2d.h), the index of the
-	 * call's (work, bytes) among the shapes that model has met.  < 0: see CALL_NO_* */
-	int64_t work;
+	int64_t work;	/* the work size; CALL_NO_WORK when the trace has none */
+	/* for a model keyed on bytes too (model2d.h), the index of the call's (work, bytes)
+	 * among the shapes that model has met, or CALL_NO_BYTES; CALL_NO_SHAPE for a model
+	 * keyed on work alone, or a call without a work size */
+	int64_t shape;
 	uint32_t func;	/* id in funcs.h */
 	/* 0 when the trace has no depth column.  It only orders calls that start together,
-	 * so it saturates at CALL_DEPTH_MAX, which leaves room for FAULTS in the same word
-	 * (10^7 calls: the struct stays 32 bytes) */
+	 * so it saturates at CALL_DEPTH_MAX, which leaves room for FAULTS in the same word */
 	uint32_t depth : 16;
 	/* CALL_FAULTS_UNKNOWN, CALL_FAULTS_NONE, or 1 + the page faults it took (saturated:
 	 * only the cap on a faulted call's excess needs the count, and 65534 faults of any
@@ -31,7 +34,8 @@ struct call {
 };
 
 #define CALL_NO_WORK (-1)	/* the trace has no work size for the call */
-#define CALL_NO_BYTES (-2)	/* nor in_bytes or out_bytes, which its model is keyed on */
+#define CALL_NO_SHAPE (-1)	/* its model is keyed on work alone, or it has no work */
+#define CALL_NO_BYTES (-2)	/* no in_bytes or out_bytes, which its model is keyed on */
 #define CALL_DEPTH_MAX ((1u << 16) - 1)
 #define CALL_FAULTS_UNKNOWN 0	/* no faults column, or an empty field */
 #define CALL_FAULTS_NONE 1	/* faults == 0: a reference for the faulted calls */
@@ -105,9 +109,11 @@ struct trace {
 };
 
 /* Reads F (its header already recognised as a trace's) through rows.h; F stays open, the
- * caller's.  CPU_TIME: --cpu-time (T from '# cpu_ns=' for a one-thread process).  Functions met for the first time are matched against the models.  Returns
- * 0, or -1 after printing the error. */
-int trace_read(struct trace *tr, const struct input_file *f, int keep_overhead, int cpu_time);
+ * caller's.  CPU_TIME: --cpu-time (T from '# cpu_ns=' for a one-thread process).
+ * Functions met for the first time are matched against the models MS (model.h), which
+ * keep the call shapes met (model2d.h).  Returns 0, or -1 after printing the error. */
+int trace_read(struct trace *tr, const struct input_file *f, struct models *ms,
+	       int keep_overhead, int cpu_time);
 void trace_free(struct trace *tr);
 
 #endif

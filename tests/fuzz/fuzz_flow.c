@@ -35,6 +35,7 @@ static const char MODELS[] = "func,work,t_ns\na,1,1\na,100,10\nb,1,1\nb,100,10\n
 
 static char dir[64], trace[NTRACES][96], flow[NTRACES][104];
 static FILE *devnull;
+static struct models models;	/* loaded once, by setup */
 
 static int put(const char *path, const void *data, size_t size)
 {
@@ -59,7 +60,7 @@ static void setup(void)
 	struct input_file m = { "models.csv", MODELS, sizeof(MODELS) - 1, 0 };
 
 	snprintf(dir, sizeof(dir), "/tmp/fuzz-flow-XXXXXX");
-	if (!mkdtemp(dir) || models_load(&m) != 0 || !(devnull = fopen("/dev/null", "w")))
+	if (!mkdtemp(dir) || models_load(&models, &m) != 0 || !(devnull = fopen("/dev/null", "w")))
 		abort();
 	for (size_t i = 0; i < NTRACES; i++) {
 		snprintf(trace[i], sizeof(trace[i]), "%s/t%zu.csv", dir, i);
@@ -74,7 +75,8 @@ static void residency(const char *path)
 {
 	struct resid_events ev;
 	struct resid_result out;
-	struct link_model link = { models_link(MODEL_H2D), models_link(MODEL_D2H) };
+	struct link_model link = { models_link(&models, MODEL_H2D),
+				   models_link(&models, MODEL_D2H) };
 
 	if (resid_load(&ev, path) != 0)
 		return;

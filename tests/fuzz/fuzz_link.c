@@ -2,7 +2,7 @@
  * uses them: the model CSV reader (speedup/lib/model.c) on any bytes, then each
  * direction's model at byte counts from 0 to 2^62, then the residency simulation
  * (resid.c) timed by it in every mode over a few fixed events.  Each input starts
- * afresh: models_free() drops what the last one loaded. */
+ * afresh: its own models, freed after it. */
 #define _GNU_SOURCE
 #include <stdint.h>
 #include <stdlib.h>
@@ -38,6 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	};
 	static const unsigned char accel[][5] = { { 0 }, { 1, 1, 1, 1, 0 }, { 1, 0, 1, 0, 0 } };
 	struct resid_result out;
+	struct models ms = { 0 };
 	int oor;
 
 	if (!copy)
@@ -45,8 +46,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(copy, data, size);
 	input_prog = "fuzz";
 	memset(&out, 0, sizeof(out));
-	if (models_load(&f) == 0) {
-		struct link_model link = { models_link(MODEL_H2D), models_link(MODEL_D2H) };
+	if (models_load(&ms, &f) == 0) {
+		struct link_model link = { models_link(&ms, MODEL_H2D),
+					   models_link(&ms, MODEL_D2H) };
 		for (int d = 0; d < 2; d++) {
 			const struct model *m = d ? link.d2h : link.h2d;
 			for (int b = 0; m && !m->b && b < 63; b += 3)
@@ -57,7 +59,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				(void)resid_simulate(&ev, accel[a], (enum resid_mode)mode, &link, &out);
 	}
 	resid_result_free(&out);
-	models_free();
+	models_free(&ms);
 	free(copy);
 	return 0;
 }

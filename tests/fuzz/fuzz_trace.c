@@ -17,6 +17,8 @@ static const char MODELS[] =
 	"func,work,t_ns,bytes\n"
 	"tiny_*,1,10,8\ntiny_*,100,50,800\ntiny_*,100,60,80\ntiny_*,1000,300,8000\n"
 	"*,1,5,\n*,1000,200,\n";
+/* loaded by the first input, kept for all: libFuzzer gives no other place */
+static struct models models;
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -31,7 +33,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static int loaded;
 	if (!loaded++) {
 		struct input_file m = { "models.csv", MODELS, sizeof(MODELS) - 1, 0 };
-		if (models_load(&m) != 0)
+		if (models_load(&models, &m) != 0)
 			abort();
 	}
 	if (!copy)
@@ -49,9 +51,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		rows_close(&src);
 	}
 	struct trace tr;
-	trace_read(&tr, &f, 0, 0);	/* it starts from a zeroed TR, and frees nothing */
+	/* it starts from a zeroed TR, and frees nothing */
+	trace_read(&tr, &f, &models, 0, 0);
 	trace_free(&tr);
-	trace_read(&tr, &f, 1, 1);
+	trace_read(&tr, &f, &models, 1, 1);
 	trace_free(&tr);
 	free(copy);
 	return 0;

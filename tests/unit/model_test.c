@@ -19,18 +19,18 @@ int spool_recover(struct input_file *f)
 	return 0;
 }
 
-static int load(const char *path, const char *text)
+static int load(struct models *ms, const char *path, const char *text)
 {
 	struct input_file f = { path, text, strlen(text), 0 };
 
-	return models_load(&f);
+	return models_load(ms, &f);
 }
 
-static void check_work(void)
+static void check_work(struct models *ms)
 {
 	int oor;
 
-	CHECK(load("m.csv", "func,work,t_ns,note\n"
+	CHECK(load(ms, "m.csv", "func,work,t_ns,note\n"
 			    "# setup_ns=250\n"
 			    "dgemm_,100,1000,a\n"
 			    "dgemm_,300,2000,b\n"
@@ -41,10 +41,10 @@ static void check_work(void)
 			    "dtrsm_,20,150,\n"
 			    "d*,1,7,\n"
 			    "dscal_,5,9,\n") == 0);
-	CHECK(models_count() == 4);
-	int g = models_match("dgemm_"), t = models_match("dtrsm_");
+	CHECK(ms->n == 4);
+	int g = models_match(ms, "dgemm_"), t = models_match(ms, "dtrsm_");
 	CHECK(g >= 0 && t >= 0 && g != t);
-	struct model *m = models_get(g);
+	struct model *m = &ms->m[g];
 	CHECK_STR(m->pattern, "dgemm_");
 	CHECK(m->n == 3 && m->b == NULL);
 	CHECK(m->setup_ns == 250);
@@ -65,19 +65,19 @@ static void check_work(void)
 	CHECK_NEAR(model_eval(m, 50, &oor), 750, 1e-9);
 	CHECK(oor);
 	/* never below zero */
-	struct model *s = models_get(t);
+	struct model *s = &ms->m[t];
 	CHECK_NEAR(model_eval(s, 1, &oor), 0, 0);
 	CHECK(oor);
 	CHECK_NEAR(model_eval(s, 15, &oor), 100, 1e-9);
 	/* one sample: a constant */
-	int d = models_match("dlaswp_");
+	int d = models_match(ms, "dlaswp_");
 	CHECK(d >= 0);
-	CHECK_STR(models_get(d)->pattern, "d*");
-	CHECK_NEAR(model_eval(models_get(d), 1000, &oor), 7, 0);
+	CHECK_STR(ms->m[d].pattern, "d*");
+	CHECK_NEAR(model_eval(&ms->m[d], 1000, &oor), 7, 0);
 	CHECK(oor);
 	/* the wildcard comes first: dscal_'s own model is shadowed */
-	CHECK(models_match("dscal_") == d);
-	CHECK(models_match("zgemm_") == -1);
+	CHECK(models_match(ms, "dscal_") == d);
+	CHECK(models_match(ms, "zgemm_") == -1);
 }
 
 /* 1 + t = (1 + w) sqrt(1 + b): a plane in logarithms, which model2d reproduces */
@@ -86,7 +86,7 @@ static double power(double w, double b)
 	return (1 + w) * sqrt(1 + b) - 1;
 }
 
-static void check_work_and_bytes(void)
+static void check_work_and_bytes(struct models *ms)
 {
 	char text[4096];
 	int o = snprintf(text, sizeof(text), "func,work,t_ns,bytes\n");
@@ -99,13 +99,13 @@ static void check_work_and_bytes(void)
 				      power(ws[i], bs[j]), bs[j]);
 	/* a function whose bytes are all empty is keyed on work alone */
 	o += snprintf(text + o, sizeof(text) - (size_t)o, "copy,10,5,\ncopy,20,9,\n");
-	CHECK(load("m2.csv", text) == 0);
-	int a = models_match("axpy"), c = models_match("copy");
+	CHECK(load(ms, "m2.csv", text) == 0);
+	int a = models_match(ms, "axpy"), c = models_match(ms, "copy");
 	CHECK(a >= 0 && c >= 0);
-	struct model *m = models_get(a);
+	struct model *m = &ms->m[a];
 	CHECK(m->b != NULL && m->n == 6);
-	CHECK(models_get(c)->b == NULL);
-	CHECK_NEAR(model_eval(models_get(c), 15, &oor), 7, 1e-12);
+	CHECK(ms->m[c].b == NULL);
+	CHECK_NEAR(model_eval(&ms->m[c], 15, &oor), 7, 1e-12);
 	for (int i = 0; i < 3; i++)
 		for (int j = 0; j < 2; j++) {
 			double want = power(ws[i], bs[j]);
@@ -129,8 +129,10 @@ static void check_work_and_bytes(void)
 
 int main(void)
 {
-	check_work();
-	check_work_and_bytes();
-	models_free();
+	struct models ms = { 0 };
+
+	check_work(&ms);
+	check_work_and_bytes(&ms);
+	models_free(&ms);
 	return CHECK_DONE();
 }
