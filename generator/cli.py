@@ -222,16 +222,11 @@ def run(argv):
         say(n)
 
     sel = select.select(libs, protos, args.patterns, _imports(args), declared)
-    hostio_note = hostio.leave_out(sel, gens, RUNTIME_INCLUDE)   # (host_reads' own)
-    if hostio_note:   # (--list prints it with the notes)
-        notes = list(notes) + [hostio_note]
-        if not args.list:
-            say(hostio_note)
+    notes = _leave_out_hostio(sel, gens, notes, args.list, say)
 
     active = {mg.name for mg, _ in gens}
-    libviews = {}
-    for i, lib in enumerate(libs):
-        libviews[id(lib)] = emit.LibView(f'dyl_lib_{i}', lib.soname, lib.path, lib.build_id)
+    libviews = {id(lib): emit.LibView(f'dyl_lib_{i}', lib.soname, lib.path, lib.build_id)
+                for i, lib in enumerate(libs)}
     functions = [emit.function_view(c, libviews[id(c.lib)], macros, definitions, active)
                  for c in sel.wrapped]
     _warn_unused_defs(definitions, sel, libs, say)
@@ -304,6 +299,18 @@ def _imports(args):
     for app in args.app:
         imports |= elf.read_imports(app)
     return imports
+
+
+def _leave_out_hostio(sel, gens, notes, listing, say):
+    """With std.flow:host_reads=on, the functions the runtime interposes move out of
+    SEL.wrapped: NOTES with the note that says so (--list prints it with the notes;
+    otherwise it is said now)."""
+    hostio_note = hostio.leave_out(sel, gens, RUNTIME_INCLUDE)   # (host_reads' own)
+    if hostio_note:
+        notes = list(notes) + [hostio_note]
+        if not listing:
+            say(hostio_note)
+    return notes
 
 
 def _warn_unused_defs(definitions, sel, libs, say):
