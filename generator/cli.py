@@ -192,6 +192,8 @@ def _print_list(sel, libs, declared_only, notes):
 
 
 def run(argv):
+    """dyliberator ARGV: OUT.d/ generated and OUT.so built; the exit status.  Problems
+    are raised (UsageProblem and each module's own): main prints them."""
     args = _parser().parse_args(argv)
     t0 = time.monotonic()
     say = (lambda *a: None) if args.quiet else (lambda *a: print('dyliberator:', *a, file=sys.stderr))
