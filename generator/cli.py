@@ -192,6 +192,8 @@ def _print_list(sel, libs, declared_only, notes):
 
 
 def run(argv):
+    """dyliberator ARGV: OUT.d/ generated and OUT.so built; the exit status.  Problems
+    are raised (UsageProblem and each module's own): main prints them."""
     args = _parser().parse_args(argv)
     t0 = time.monotonic()
     say = (lambda *a: None) if args.quiet else (lambda *a: print('dyliberator:', *a, file=sys.stderr))
@@ -216,11 +218,65 @@ def run(argv):
         gens, lambda name: elf.read_library(elf.find_library(name)), elf.ElfProblem,
         wrapped_paths=[lib.path for lib in libs])
 
+    dpkg = headers.DpkgMemo(cache_dir)
+    (protos, macros, usable, notes, declared), save_parse = _parse_headers(args, libs, dpkg, cache_dir)
+    for n in notes:
+        say(n)
+
+    sel = select.select(libs, protos, args.patterns, _imports(args), declared)
+    notes = _leave_out_hostio(sel, gens, notes, args.list, say)
+
+    active = {mg.name for mg, _ in gens}
+    libviews = {id(lib): emit.LibView(f'dyl_lib_{i}', lib.soname, lib.path, lib.build_id)
+                for i, lib in enumerate(libs)}
+    functions = [emit.function_view(c, libviews[id(c.lib)], macros, definitions, active)
+                 for c in sel.wrapped]
+    _warn_unused_defs(definitions, sel, libs, say)
+    renderer = emit.Renderer(gens)
+    for c, f in zip(sel.wrapped, functions):
+        f.gen_notes = renderer.notes(f)
+        c.notes = f.notes = c.notes + f.gen_notes   # std.redirect: where calls go
+
+    if args.list:
+        _print_list(sel, libs, sel.declared_only, notes)
+        return 0
+    _check_something_wrapped(sel, args.patterns, say)
+    _check_out(out)
+    _own_folder(out_dir)
+
+    def save_caches():
+        """The reads of the headers and libraries, for the next run: written while make
+        compiles (libcrypto's: 0.3 s of the generator's own time)."""
+        save_parse(out_dir)
+        dpkg.save(out_dir)
+        elf.save_libraries(out_dir, libs)
+    w = {
+        'c_name': 'wrap.c', 'dir_name': os.path.basename(out_dir), 'out_name': os.path.basename(out),
+        'command': 'dyliberator ' + ' '.join(shlex.quote(a) for a in argv),
+        'libs': list(libviews.values()), 'headers': usable,
+        'active': active, 'active_list': [mg.name for mg, _ in gens], 'functions': functions,
+        'runtime_lib_dir': RUNTIME_LIB_DIR, 'runtime_include': RUNTIME_INCLUDE,
+        'include_dirs': [os.path.abspath(d) for d in args.include_dirs], 'link': _link(gens),
+    }
+    written = _write_changed(out_dir, _render(renderer, w, save_caches))
+    t_gen = time.monotonic() - t0
+    say(f'{len(functions)} functions wrapped, {len(sel.skipped)} skipped (--list says why); '
+        f'generated {out_dir}/ in {t_gen:.1f} s ({len(w["units"])} units, {written} changed)')
+    if args.no_build:
+        save_caches()
+        return 0
+    _make(out, out_dir, save_caches)
+    say(f'built {out} in {time.monotonic() - t0 - t_gen:.1f} s')
+    return 0
+
+
+def _parse_headers(args, libs, dpkg, cache_dir):
+    """The prototypes of what the libraries export, from --header or the headers found
+    for each library: ((protos, macros, usable, notes, declared), save_parse)."""
     wanted = set()
     for lib in libs:
         wanted |= set(lib.exports)
     hdrs = [os.path.abspath(h) for h in args.header]
-    dpkg = headers.DpkgMemo(cache_dir)
     if not hdrs:
         for given, lib in zip(args.lib, libs):
             _refuse_cplusplus(given, lib)
@@ -234,31 +290,34 @@ def run(argv):
     for d in args.include_dirs:
         headers.check_include_dir(d)
     clang_args = [f'-I{d}' for d in args.include_dirs]
-    (protos, macros, usable, notes, declared), save_parse = headers.parse_headers_cached(
-        cache_dir, hdrs, clang_args, wanted=wanted)
-    for n in notes:
-        say(n)
+    return headers.parse_headers_cached(cache_dir, hdrs, clang_args, wanted=wanted)
 
-    imports = None
-    if args.app:
-        imports = set()
-        for app in args.app:
-            imports |= elf.read_imports(app)
-    sel = select.select(libs, protos, args.patterns, imports, declared)
+
+def _imports(args):
+    """What the --app programs import (None: no --app, everything may be wrapped)."""
+    if not args.app:
+        return None
+    imports = set()
+    for app in args.app:
+        imports |= elf.read_imports(app)
+    return imports
+
+
+def _leave_out_hostio(sel, gens, notes, listing, say):
+    """With std.flow:host_reads=on, the functions the runtime interposes move out of
+    SEL.wrapped: NOTES with the note that says so (--list prints it with the notes;
+    otherwise it is said now)."""
     hostio_note = hostio.leave_out(sel, gens, RUNTIME_INCLUDE)   # (host_reads' own)
-    if hostio_note:   # (--list prints it with the notes)
+    if hostio_note:
         notes = list(notes) + [hostio_note]
-        if not args.list:
+        if not listing:
             say(hostio_note)
+    return notes
 
-    active = {mg.name for mg, _ in gens}
-    libviews = {}
-    for i, lib in enumerate(libs):
-        libviews[id(lib)] = emit.LibView(f'dyl_lib_{i}', lib.soname, lib.path, lib.build_id)
-    functions = [emit.function_view(c, libviews[id(c.lib)], macros, definitions, active)
-                 for c in sel.wrapped]
-    # a --defs entry for a function the library exports but -f left out is expected (one
-    # defs file for several wrappers); one that names nothing exported is a mistake
+
+def _warn_unused_defs(definitions, sel, libs, say):
+    """A --defs entry for a function the library exports but -f left out is expected (one
+    defs file for several wrappers); one that names nothing exported is a mistake."""
     by_tag = {lib.soname or lib.path: lib for lib in libs}
     unselected = [(name, by_tag[tag]) for name, tag, why in sel.skipped
                   if why == 'not selected by -f' and tag in by_tag]
@@ -268,42 +327,29 @@ def run(argv):
         if not any(d.applies(lib.soname, lib.path, name) for name, lib in unselected):
             say(f'{d.file}:{d.line}: warning: {d.library}::{d.function}::{d.location} matches '
                 'no wrapped function (--list shows what is wrapped); its code is not used')
-    renderer = emit.Renderer(gens)
-    for c, f in zip(sel.wrapped, functions):
-        f.gen_notes = renderer.notes(f)
-        c.notes = f.notes = c.notes + f.gen_notes   # std.redirect: where calls go
 
-    if args.list:
-        _print_list(sel, libs, sel.declared_only, notes)
-        return 0
+
+def _check_something_wrapped(sel, patterns, say):
+    """Refuses a wrapper of nothing; warns of the -f patterns that match nothing."""
     hints = select.pattern_hints([c.name for c in sel.wrapped] + [s[0] for s in sel.skipped],
-                                 args.patterns)
+                                 patterns)
     if not sel.wrapped:
         raise UsageProblem('nothing to wrap: ' + ''.join(f'{h}; ' for h in hints) +
                            '--list shows every function and why it is skipped')
     for hint in hints:
         say(f'warning: {hint}')
 
-    _check_out(out)
-    _own_folder(out_dir)
 
-    def save_caches():
-        """The reads of the headers and libraries, for the next run: written while make
-        compiles (libcrypto's: 0.3 s of the generator's own time)."""
-        save_parse(out_dir)
-        dpkg.save(out_dir)
-        elf.save_libraries(out_dir, libs)
-    command = 'dyliberator ' + ' '.join(shlex.quote(a) for a in argv)
+def _link(gens):
+    """The micro-generators' link flags, each once, in their order."""
     link = []
     for mg, _ in gens:
         link += [l for l in mg.link if l not in link]
-    w = {
-        'c_name': 'wrap.c', 'dir_name': os.path.basename(out_dir), 'out_name': os.path.basename(out),
-        'command': command, 'libs': list(libviews.values()), 'headers': usable,
-        'active': active, 'active_list': [mg.name for mg, _ in gens], 'functions': functions,
-        'runtime_lib_dir': RUNTIME_LIB_DIR, 'runtime_include': RUNTIME_INCLUDE,
-        'include_dirs': [os.path.abspath(d) for d in args.include_dirs], 'link': link,
-    }
+    return link
+
+
+def _render(renderer, w, save_caches):
+    """The files of OUT.d/ ({name: text}) from the view W; sets W's units and cflags."""
     try:
         files = renderer.render(w, jobs=_jobs())
     except microgen.MicrogenProblem:
@@ -318,15 +364,13 @@ def run(argv):
     # what the user named, as data: to the compiler alone (@FILE), and the wrapper's
     # name to the shell that copies it there (the Makefile holds none of them)
     files['compile.rsp'] = emit.rsp([f'-I{d}' for d in w['include_dirs']])
-    files['link.rsp'] = emit.rsp(link)
+    files['link.rsp'] = emit.rsp(w['link'])
     files['out.name'] = w['out_name']
-    written = _write_changed(out_dir, files)
-    t_gen = time.monotonic() - t0
-    say(f'{len(functions)} functions wrapped, {len(sel.skipped)} skipped (--list says why); '
-        f'generated {out_dir}/ in {t_gen:.1f} s ({len(w["units"])} units, {written} changed)')
-    if args.no_build:
-        save_caches()
-        return 0
+    return files
+
+
+def _make(out, out_dir, save_caches):
+    """Builds OUT with make in OUT_DIR, saving the caches while it compiles."""
     if not os.path.exists(os.path.join(RUNTIME_LIB_DIR, 'libdylrt.so')):
         save_caches()
         raise UsageProblem(f'the runtime is not built ({RUNTIME_LIB_DIR}/libdylrt.so): run make in {ROOT}')
@@ -345,8 +389,6 @@ def run(argv):
         print('\n'.join(_compiler_lines(r.stderr or r.stdout)), file=sys.stderr)
         raise UsageProblem(f'building {out} failed (the compiler said the above); '
                            f'sources in {out_dir}/')
-    say(f'built {out} in {time.monotonic() - t0 - t_gen:.1f} s')
-    return 0
 
 
 def _refuse_cplusplus(given, lib):

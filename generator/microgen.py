@@ -195,7 +195,22 @@ def compose(available, requested):
     """REQUESTED: [(name, {param: value})].  Adds prerequisites, checks parameters, and
     returns [(Microgen, params)] outermost first.  Raises on a missing one, a cycle, two
     values for one parameter, or two micro-generators replacing the same one."""
-    chosen, given = {}, {}
+    given = _given_params(requested)
+    # A micro-generator that 'replaces' another takes its place for everything that
+    # requires it (std.redirect provides the callee instead of std.caller).  Who replaces
+    # what is known once the closure is; a second closure then leaves the replaced out.
+    chosen = _closure(available, requested, {})
+    instead = _replacements(chosen)
+    if instead:
+        chosen = _closure(available, requested, instead)
+    resolved = {name: _param_values(name, mg, given.get(name, {})) for name, mg in chosen.items()}
+    order = _outermost_first(chosen, instead)
+    return [(chosen[n], resolved[n]) for n in order]
+
+
+def _given_params(requested):
+    """name -> {param: value} over all requests; two values for one parameter raise."""
+    given = {}
     for name, params in requested:
         mine = given.setdefault(name, {})
         for key, value in params.items():
@@ -203,52 +218,54 @@ def compose(available, requested):
                 raise MicrogenProblem(f'{name}:{key} is given twice ({mine[key]} and {value}): '
                                       'one value per parameter')
             mine[key] = value
+    return given
 
-    def closure(instead):
-        chosen.clear()
 
-        def need(name, why):
-            name = instead.get(name, name)
-            if name in chosen:
-                return
-            if name not in available:
-                raise MicrogenProblem(f'micro-generator {name} ({why}) not found; known: '
-                                      + ', '.join(sorted(available)))
-            chosen[name] = available[name]
-            for r in available[name].requires:
-                need(r, f'required by {name}')
+def _closure(available, requested, instead):
+    """The requested micro-generators, the core and all their prerequisites, each name
+    taken as INSTEAD says: {name: Microgen} in the order they were first needed."""
+    chosen = {}
 
-        for name, _ in requested:
-            need(name, 'requested')
-        for name in CORE:
-            need(name, 'the forwarding core')
+    def need(name, why):
+        name = instead.get(name, name)
+        if name in chosen:
+            return
+        if name not in available:
+            raise MicrogenProblem(f'micro-generator {name} ({why}) not found; known: '
+                                  + ', '.join(sorted(available)))
+        chosen[name] = available[name]
+        for r in available[name].requires:
+            need(r, f'required by {name}')
 
-    # A micro-generator that 'replaces' another takes its place for everything that
-    # requires it (std.redirect provides the callee instead of std.caller).  Who replaces
-    # what is known once the closure is; a second closure then leaves the replaced out.
-    closure({})
-    instead = _replacements(chosen)
-    if instead:
-        closure(instead)
+    for name, _ in requested:
+        need(name, 'requested')
+    for name in CORE:
+        need(name, 'the forwarding core')
+    return chosen
 
-    resolved = {}
-    for name, mg in chosen.items():
-        values = {k: p.default for k, p in mg.params.items()}
-        for key, value in given.get(name, {}).items():
-            if key not in mg.params:
-                known = ', '.join(sorted(mg.params)) or 'none'
-                raise MicrogenProblem(f'{name} has no parameter {key!r} (its parameters: {known})')
-            choices = mg.params[key].choices
-            if choices and value not in choices:
-                raise MicrogenProblem(f'{name}:{key}={value}: choose one of {", ".join(choices)}')
-            values[key] = value
-        missing = [k for k, v in values.items()
-                   if v is None or (v == '' and mg.params[k].default is None)]
-        if missing:
-            p = mg.params[missing[0]]
-            raise MicrogenProblem(f'{name} needs {p.name}= (-g {name}:{p.name}=...): {p.help}'.rstrip(': '))
-        resolved[name] = values
 
+def _param_values(name, mg, given):
+    """MG's parameters: its defaults, overridden by GIVEN (checked against its choices);
+    a parameter left without a value raises."""
+    values = {k: p.default for k, p in mg.params.items()}
+    for key, value in given.items():
+        if key not in mg.params:
+            known = ', '.join(sorted(mg.params)) or 'none'
+            raise MicrogenProblem(f'{name} has no parameter {key!r} (its parameters: {known})')
+        choices = mg.params[key].choices
+        if choices and value not in choices:
+            raise MicrogenProblem(f'{name}:{key}={value}: choose one of {", ".join(choices)}')
+        values[key] = value
+    missing = [k for k, v in values.items()
+               if v is None or (v == '' and mg.params[k].default is None)]
+    if missing:
+        p = mg.params[missing[0]]
+        raise MicrogenProblem(f'{name} needs {p.name}= (-g {name}:{p.name}=...): {p.help}'.rstrip(': '))
+    return values
+
+
+def _outermost_first(chosen, instead):
+    """The names of CHOSEN, each before those it encloses; a cycle raises."""
     # X encloses Y when Y requires X, or X lists Y in 'around'.
     encloses = {n: set() for n in chosen}
     for n, mg in chosen.items():
@@ -277,7 +294,7 @@ def compose(available, requested):
     for n in sorted(chosen, reverse=True):
         visit(n, [])
     order.reverse()  # outermost first
-    return [(chosen[n], resolved[n]) for n in order]
+    return order
 
 
 def _replacements(chosen):

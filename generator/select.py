@@ -140,76 +140,82 @@ def select(libs, protos, patterns=(), app_imports=None, declared=None):
         for name in sorted(lib.exports):
             e = lib.exports[name]
             tag = lib.soname or lib.path
-
-            def skip(reason):
-                sel.skipped.append((name, tag, reason))
-
             if name in seen:
-                skip(f'also exported by {seen[name]}, which comes first')
+                sel.skipped.append((name, tag, f'also exported by {seen[name]}, which comes first'))
                 continue
             seen[name] = tag
-            if e.kind == 'data':
-                skip('data symbol, not a function')
+            reason = _symbol_skip(name, e, patterns, app_imports) or _prototype_skip(name, e, protos)
+            c = None
+            if reason is None:
+                c, reason = _choice(name, lib, e, protos)
+            if reason is not None:
+                sel.skipped.append((name, tag, reason))
                 continue
-            if e.kind not in ('func', 'ifunc'):
-                skip('not a function symbol')
-                continue
-            if not match_patterns(name, patterns):
-                skip('not selected by -f')
-                continue
-            if app_imports is not None and name not in app_imports:
-                skip('not imported by the --app program(s)')
-                continue
-            if name in CORE_NEEDS:
-                skip('the forwarding core uses it to find the originals (dl* functions and the '
-                     'allocator): wrapping it would recurse')
-                continue
-            if name in SKELETON_NEEDS:
-                skip('every wrapper calls it itself (errno): wrapping it would recurse')
-                continue
-            if name in RETURNS_TWICE:
-                skip('returns twice (vfork, setjmp, getcontext): a wrapper would return through a frame that is gone')
-                continue
-            if name in RUNTIME_OWNED:
-                skip('the runtime interposes it itself (to write the trace before the process image ends)')
-                continue
-            p = protos.get(name)
-            if p is None:
-                # an alias of a declared function may still differ from it (identical code
-                # folding merges unrelated functions): its own prototype is needed
-                skip('no prototype in the headers (give the right --header)'
-                     if not any(a in protos for a in e.aliases) else
-                     'no prototype in the headers, though a function at the same address has one')
-                continue
-            if p.inline_definition:
-                skip(f'the header defines it (static or inline) at {p.file}:{p.line}: calls never reach the library')
-                continue
-            if p.no_prototype:
-                skip('declared without a prototype (K&R "()"): its arguments are unknown')
-                continue
-            if p.noreturn:
-                skip('never returns (noreturn): nothing to measure, and an open call would never close')
-                continue
-            if p.problem:
-                skip(p.problem)
-                continue
-            c = Choice(name=name, lib=lib, export=e, proto=p)
-            if p.variadic:
-                v = _v_variant(name, p, lib.exports, protos)
-                if v is None:
-                    skip(_no_v_variant(name, p, lib.exports, protos))
-                    continue
-                c.via = v
-                c.notes.append(f'variadic: forwarded through {v[0].name}')
-            if e.kind == 'ifunc':
-                c.notes.append('IFUNC: resolved to the implementation chosen for this CPU')
-            if e.aliases:
-                c.notes.append('same address as ' + ', '.join(e.aliases))
-            if e.hidden_versions:
-                c.notes.append('older versions not wrapped: ' + ', '.join(
-                    f'{name}@{v}' for v in e.hidden_versions))
             sel.wrapped.append(c)
     if declared:
         exported = set(seen)
         sel.declared_only = sorted((n, where) for n, where in declared.items() if n not in exported)
     return sel
+
+
+def _symbol_skip(name, e, patterns, app_imports):
+    """Why the exported symbol E is not wrapped, from its kind and name alone (None: it may be)."""
+    if e.kind == 'data':
+        return 'data symbol, not a function'
+    if e.kind not in ('func', 'ifunc'):
+        return 'not a function symbol'
+    if not match_patterns(name, patterns):
+        return 'not selected by -f'
+    if app_imports is not None and name not in app_imports:
+        return 'not imported by the --app program(s)'
+    if name in CORE_NEEDS:
+        return ('the forwarding core uses it to find the originals (dl* functions and the '
+                'allocator): wrapping it would recurse')
+    if name in SKELETON_NEEDS:
+        return 'every wrapper calls it itself (errno): wrapping it would recurse'
+    if name in RETURNS_TWICE:
+        return 'returns twice (vfork, setjmp, getcontext): a wrapper would return through a frame that is gone'
+    if name in RUNTIME_OWNED:
+        return 'the runtime interposes it itself (to write the trace before the process image ends)'
+    return None
+
+
+def _prototype_skip(name, e, protos):
+    """Why the function is not wrapped, from its prototype (None: it may be)."""
+    p = protos.get(name)
+    if p is None:
+        # an alias of a declared function may still differ from it (identical code
+        # folding merges unrelated functions): its own prototype is needed
+        return ('no prototype in the headers (give the right --header)'
+                if not any(a in protos for a in e.aliases) else
+                'no prototype in the headers, though a function at the same address has one')
+    if p.inline_definition:
+        return f'the header defines it (static or inline) at {p.file}:{p.line}: calls never reach the library'
+    if p.no_prototype:
+        return 'declared without a prototype (K&R "()"): its arguments are unknown'
+    if p.noreturn:
+        return 'never returns (noreturn): nothing to measure, and an open call would never close'
+    if p.problem:
+        return p.problem
+    return None
+
+
+def _choice(name, lib, e, protos):
+    """(Choice, None) for a function to wrap, with its notes; (None, reason) for a
+    variadic one without a va_list twin to forward through."""
+    p = protos[name]
+    c = Choice(name=name, lib=lib, export=e, proto=p)
+    if p.variadic:
+        v = _v_variant(name, p, lib.exports, protos)
+        if v is None:
+            return None, _no_v_variant(name, p, lib.exports, protos)
+        c.via = v
+        c.notes.append(f'variadic: forwarded through {v[0].name}')
+    if e.kind == 'ifunc':
+        c.notes.append('IFUNC: resolved to the implementation chosen for this CPU')
+    if e.aliases:
+        c.notes.append('same address as ' + ', '.join(e.aliases))
+    if e.hidden_versions:
+        c.notes.append('older versions not wrapped: ' + ', '.join(
+            f'{name}@{v}' for v in e.hidden_versions))
+    return c, None

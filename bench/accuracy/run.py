@@ -377,7 +377,7 @@ def plot(name, lib, method, m, points, out):
 
 # ---------------------------------------------------------------- main
 
-def main():
+def parse_args():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", metavar="DIR", default=os.path.join(ROOT, "build", "accuracy"),
                     help="where everything goes (default build/accuracy)")
@@ -391,9 +391,11 @@ def main():
     ap.add_argument("--funcs-only", action="store_true",
                     help="wrap only the measured functions, not all the app calls (the full method then "
                          "takes what the library's other calls wrote as the program's input)")
-    args = ap.parse_args()
-    t0 = time.time()
-    out = os.path.abspath(args.out)
+    return ap.parse_args()
+
+
+def clean_out(out):
+    """Empties the working folders under OUT and removes the last run's results."""
     for sub in ("apps", "wrappers", "traces", "work"):
         shutil.rmtree(os.path.join(out, sub), ignore_errors=True)
         os.makedirs(os.path.join(out, sub))
@@ -401,45 +403,45 @@ def main():
         if f.endswith(".svg") or f in ("table.md", "results.json"):
             os.remove(os.path.join(out, f))
 
-    diff_params = (["block=%d" % args.block] if args.block else []) + (
-        ["typed=" + args.typed] if args.typed else [])
-    known = microgens()
-    methods = args.method or list(METHODS)
-    results = {}
-    for name in args.only or list(LIBRARIES):
-        lib = LIBRARIES[name]
-        t1 = time.time()
-        cases = lib["cases"](args.quick)
-        exe = build_app(lib, out)
-        plain = run_app(exe, cases, None, None, os.path.join(out, "work"))
-        print("%s: %s, %d cases" % (name, lib["app"], len(cases)), file=sys.stderr)
-        traces = {}
-        for method in ["expected"] + methods:
-            if method != "expected" and METHODS[method][0] not in known:
-                continue
-            so = build_wrapper(name, lib, method, out, diff_params, exe, args.funcs_only)
-            traces[method] = os.path.join(out, "traces", "%s-%s.csv" % (name, method))
-            got = run_app(exe, cases, so, traces[method], os.path.join(out, "work"))
-            if got != plain:
-                sys.exit("accuracy: %s printed other output under %s:\n%s\n%s" % (lib["app"], so, plain, got))
-        funcs = set(lib["funcs"])
-        expected = read_trace(traces["expected"], funcs)
-        case = case_of_call(plain, len(expected))
-        res = {"title": lib["title"], "library": lib["lib"], "functions": lib["funcs"], "cases": cases,
-               "calls": len(expected), "wrapped": "measured functions" if args.funcs_only else "functions the app imports",
-               "methods": {}}
-        for method in methods:
-            if method not in traces:
-                res["methods"][method] = {"status": "not available"}
-                continue
-            points, missing = compare(expected, read_trace(traces[method], funcs))
-            m = dict({"status": "ok", "microgen": METHODS[method][0], "no_estimate": missing}, **summarize(points, lib, case))
-            m["svg"] = plot(name, lib, method, m, points, out)
-            res["methods"][method] = m
-        res["seconds"] = time.time() - t1
-        results[name] = res
 
-    seconds = time.time() - t0
+def measure(name, args, out, methods, known, diff_params):
+    """One library: its app run plain and under each wrapper, each estimate against the
+    exact bytes (--defs).  Returns the library's results."""
+    lib = LIBRARIES[name]
+    t1 = time.time()
+    cases = lib["cases"](args.quick)
+    exe = build_app(lib, out)
+    plain = run_app(exe, cases, None, None, os.path.join(out, "work"))
+    print("%s: %s, %d cases" % (name, lib["app"], len(cases)), file=sys.stderr)
+    traces = {}
+    for method in ["expected"] + methods:
+        if method != "expected" and METHODS[method][0] not in known:
+            continue
+        so = build_wrapper(name, lib, method, out, diff_params, exe, args.funcs_only)
+        traces[method] = os.path.join(out, "traces", "%s-%s.csv" % (name, method))
+        got = run_app(exe, cases, so, traces[method], os.path.join(out, "work"))
+        if got != plain:
+            sys.exit("accuracy: %s printed other output under %s:\n%s\n%s" % (lib["app"], so, plain, got))
+    funcs = set(lib["funcs"])
+    expected = read_trace(traces["expected"], funcs)
+    case = case_of_call(plain, len(expected))
+    res = {"title": lib["title"], "library": lib["lib"], "functions": lib["funcs"], "cases": cases,
+           "calls": len(expected), "wrapped": "measured functions" if args.funcs_only else "functions the app imports",
+           "methods": {}}
+    for method in methods:
+        if method not in traces:
+            res["methods"][method] = {"status": "not available"}
+            continue
+        points, missing = compare(expected, read_trace(traces[method], funcs))
+        m = dict({"status": "ok", "microgen": METHODS[method][0], "no_estimate": missing}, **summarize(points, lib, case))
+        m["svg"] = plot(name, lib, method, m, points, out)
+        res["methods"][method] = m
+    res["seconds"] = time.time() - t1
+    return res
+
+
+def report(results, args, seconds):
+    """table.md's text."""
     text = ("Bytes per call: automatic estimate - exact (--defs)%s;\n%s.  The paper's full method: RMS\n"
             "284 B (BLAS), 335 B (OpenSSL), 482 B (libjpeg), both directions; the goal here: 64 B.\n\n%s\n\n"
             "Per function and kind of case:\n\n%s\n\n"
@@ -458,6 +460,25 @@ def main():
             text += "\n%s: calls without an estimate (left out): %s\n" % (name, ", ".join(
                 "%s %d" % (k, m["no_estimate"]) for k, m in r["methods"].items() if m.get("no_estimate")))
     text += "\n%.0f s (%s)\n" % (seconds, ", ".join("%s %.0f s" % (n, r["seconds"]) for n, r in results.items()))
+    return text
+
+
+def main():
+    args = parse_args()
+    t0 = time.time()
+    out = os.path.abspath(args.out)
+    clean_out(out)
+
+    diff_params = (["block=%d" % args.block] if args.block else []) + (
+        ["typed=" + args.typed] if args.typed else [])
+    known = microgens()
+    methods = args.method or list(METHODS)
+    results = {}
+    for name in args.only or list(LIBRARIES):
+        results[name] = measure(name, args, out, methods, known, diff_params)
+
+    seconds = time.time() - t0
+    text = report(results, args, seconds)
     with open(os.path.join(out, "table.md"), "w") as f:
         f.write(text)
     with open(os.path.join(out, "results.json"), "w") as f:

@@ -593,69 +593,81 @@ def analyse(sc, d, out, runs, cost):
                     "change_of_T_accel": (med(out_a) - med(out_b)) / med(tot_a)}
     r["kernel"] = {"base_s": med(kern_b), "accel_s": med(kern_a)}
     if sc.get("lib_wrap"):
-        # every function of the library traced, both ways
-        split = {k: [library_split(x["trace"], funcs) for x in d[k + "_lib"]] for k in ("base", "accel")}
-        ls = {k: {"kernels_s": med([x[0] for x in v]), "other_calls_s": med([x[1] for x in v]),
-                  "program_s": med([x[2] for x in v])} for k, v in split.items()}
-        # the change outside the kernels: the library's other calls and the program's code
-        ls["change_s"] = sum(ls["accel"][k] - ls["base"][k] for k in ("other_calls_s", "program_s"))
-        r["library_split"] = ls
+        r["library_split"] = split_by_library(d, funcs)
     r["startup_s"] = accel_startup(sc, out, runs)
     # the start-up falls outside the calls' measured times (std.redirect loads the library
     # before the clock starts): what is left is the change of the program's own code
     r["outside"]["net_of_startup_s"] = med(out_a) - med(out_b) - (r["startup_s"] or 0)
     for name, model in sc["model_files"].items():
-        # dyl-speedup as a user runs it: tracing's cost (the wrapper's own measure,
-        # '# overhead_ns=') out of T and so out of T' = T - sum t + sum f; the part of it
-        # inside the kernels' t_ns is in the model's f(work) too (the model was traced
-        # alike) and cancels.  raw: with --keep-overhead, the cost left in.
-        preds = [predict(x["trace"], model, c) for x in d["base_traced"]]
-        # page faults as before std.faults: the model with its faulted calls, and a faulted
-        # call's whole time replaced
-        old = [predict(x["trace"], sc["model_files_keep_faults"][name], c, faults_replaced=True)["S_G"]
-               for x in d["base_traced"]]
-        raw = [predict(x["trace"], model, c, keep_overhead=True)["S_G"] for x in d["base_traced"]]
-        tcs = [p["total_ns"] / 1e9 for p in preds]
-        pts = [p["predicted_total_ns"] / 1e9 for p in preds]     # set-up included
-        corr = [p["S_G"] for p in preds]
-        f_sum = med([p["predicted_ns"] / 1e9 for p in preds])
-        # The error taken apart: S_G error = (1 + T error) / (1 + T' error) - 1, with the
-        # trace's T (tracing cost out) against the untraced baseline run, and the predicted
-        # T' against the untraced accelerated run (medians over the rounds).
-        r["T_vs_run"] = med(tcs) / med(T_base) - 1
-        # per round: the prediction from that round's traced baseline against the speedup
-        # measured in the same round (the runs next to it), so that slow drifts of the
-        # machine's load cancel; the spread of these is the harness's own uncertainty
-        paired = sorted(p / m - 1 for p, m in zip(corr, measured))
-        r["models"][name] = {
-            "paired_err": (100 * med(paired), 100 * paired[len(paired) // 4], 100 * paired[(3 * len(paired)) // 4]),
-            "paired_all": [100 * x for x in paired],
-            # where the per-round median lies at 95 %: what the rounds can say about 3 %
-            "paired_interval": tuple(100 * x for x in median_interval(paired) or ()) or None,
-            "file": os.path.relpath(model, out), "raw": mrange(raw), "corrected": mrange(corr),
-            "predicted_T_s": med(pts), "T_pred_vs_run": med(pts) / med(T_acc) - 1,
-            "setup_s": med([p.get("setup_ns", 0) for p in preds]) / 1e9,
-            "err_raw": (med(raw) / med(measured) - 1) * 100,
-            "err_corrected": (med(corr) / med(measured) - 1) * 100,
-            "model_kernel_s": f_sum, "model_vs_app": f_sum / med(kern_a) - 1,
-            "out_of_range_calls": int(med([p["out_of_range_calls"] for p in preds])),
-            "fault_calls": int(med([p.get("fault_calls", 0) for p in preds])),
-            "fault_kept_s": med([p.get("fault_kept_ns", 0) for p in preds]) / 1e9,
-            "err_faults_replaced": (med(old) / med(measured) - 1) * 100,
-        }
-        if not sc["accel_wrap"]:
-            # The accelerator is a CPU feature switched for the whole process (AES-NI): it
-            # changes code outside the kernels too, which no model of the kernels holds.
-            # The issue asks for that effect measured and stated: here the prediction with
-            # it added to T' (a diagnosis from the accelerated traces, not a prediction)
-            side = r["outside"]["accel_s"] - r["outside"]["base_s"]
-            r["models"][name]["err_side_out"] = (med(tcs) / (med(pts) + side) / med(measured) - 1) * 100
-            if "library_split" in r:
-                # the same from the runs with every library function traced
-                side = r["library_split"]["change_s"]
-                r["models"][name]["err_side_lib"] = (med(tcs) / (med(pts) + side) / med(measured) - 1) * 100
+        r["models"][name] = model_result(sc, d, r, out, name, model, measured, T_base, T_acc, kern_a)
     plot(sc, d, out)
     return r
+
+
+def split_by_library(d, funcs):
+    """Every function of the library traced, both ways: the kernels, the library's other
+    calls and the program's own code, and the change outside the kernels."""
+    split = {k: [library_split(x["trace"], funcs) for x in d[k + "_lib"]] for k in ("base", "accel")}
+    ls = {k: {"kernels_s": med([x[0] for x in v]), "other_calls_s": med([x[1] for x in v]),
+              "program_s": med([x[2] for x in v])} for k, v in split.items()}
+    # the change outside the kernels: the library's other calls and the program's code
+    ls["change_s"] = sum(ls["accel"][k] - ls["base"][k] for k in ("other_calls_s", "program_s"))
+    return ls
+
+
+def model_result(sc, d, r, out, name, model, measured, T_base, T_acc, kern_a):
+    """The predictions of one model against the measured speedups; sets r["T_vs_run"]."""
+    c = sc["clock"]
+    # dyl-speedup as a user runs it: tracing's cost (the wrapper's own measure,
+    # '# overhead_ns=') out of T and so out of T' = T - sum t + sum f; the part of it
+    # inside the kernels' t_ns is in the model's f(work) too (the model was traced
+    # alike) and cancels.  raw: with --keep-overhead, the cost left in.
+    preds = [predict(x["trace"], model, c) for x in d["base_traced"]]
+    # page faults as before std.faults: the model with its faulted calls, and a faulted
+    # call's whole time replaced
+    old = [predict(x["trace"], sc["model_files_keep_faults"][name], c, faults_replaced=True)["S_G"]
+           for x in d["base_traced"]]
+    raw = [predict(x["trace"], model, c, keep_overhead=True)["S_G"] for x in d["base_traced"]]
+    tcs = [p["total_ns"] / 1e9 for p in preds]
+    pts = [p["predicted_total_ns"] / 1e9 for p in preds]     # set-up included
+    corr = [p["S_G"] for p in preds]
+    f_sum = med([p["predicted_ns"] / 1e9 for p in preds])
+    # The error taken apart: S_G error = (1 + T error) / (1 + T' error) - 1, with the
+    # trace's T (tracing cost out) against the untraced baseline run, and the predicted
+    # T' against the untraced accelerated run (medians over the rounds).
+    r["T_vs_run"] = med(tcs) / med(T_base) - 1
+    # per round: the prediction from that round's traced baseline against the speedup
+    # measured in the same round (the runs next to it), so that slow drifts of the
+    # machine's load cancel; the spread of these is the harness's own uncertainty
+    paired = sorted(p / m - 1 for p, m in zip(corr, measured))
+    res = {
+        "paired_err": (100 * med(paired), 100 * paired[len(paired) // 4], 100 * paired[(3 * len(paired)) // 4]),
+        "paired_all": [100 * x for x in paired],
+        # where the per-round median lies at 95 %: what the rounds can say about 3 %
+        "paired_interval": tuple(100 * x for x in median_interval(paired) or ()) or None,
+        "file": os.path.relpath(model, out), "raw": mrange(raw), "corrected": mrange(corr),
+        "predicted_T_s": med(pts), "T_pred_vs_run": med(pts) / med(T_acc) - 1,
+        "setup_s": med([p.get("setup_ns", 0) for p in preds]) / 1e9,
+        "err_raw": (med(raw) / med(measured) - 1) * 100,
+        "err_corrected": (med(corr) / med(measured) - 1) * 100,
+        "model_kernel_s": f_sum, "model_vs_app": f_sum / med(kern_a) - 1,
+        "out_of_range_calls": int(med([p["out_of_range_calls"] for p in preds])),
+        "fault_calls": int(med([p.get("fault_calls", 0) for p in preds])),
+        "fault_kept_s": med([p.get("fault_kept_ns", 0) for p in preds]) / 1e9,
+        "err_faults_replaced": (med(old) / med(measured) - 1) * 100,
+    }
+    if not sc["accel_wrap"]:
+        # The accelerator is a CPU feature switched for the whole process (AES-NI): it
+        # changes code outside the kernels too, which no model of the kernels holds.
+        # The issue asks for that effect measured and stated: here the prediction with
+        # it added to T' (a diagnosis from the accelerated traces, not a prediction)
+        side = r["outside"]["accel_s"] - r["outside"]["base_s"]
+        res["err_side_out"] = (med(tcs) / (med(pts) + side) / med(measured) - 1) * 100
+        if "library_split" in r:
+            # the same from the runs with every library function traced
+            side = r["library_split"]["change_s"]
+            res["err_side_lib"] = (med(tcs) / (med(pts) + side) / med(measured) - 1) * 100
+    return res
 
 
 def plot(sc, d, out):

@@ -35,6 +35,60 @@ static unsigned char plain_byte(uint64_t o, int s)
 	return (unsigned char)((((uint32_t)o * 2654435761u) >> 13) + (uint32_t)s);
 }
 
+/* The N buffers of stream S encrypted into CT (and through the digest MD): the
+ * ciphertext's length.  OUTL is main's: every stack variable the library is given
+ * stays in main's frame (std.regions charges a stack pointer up to its frame's end). */
+static size_t encrypt_stream(EVP_CIPHER_CTX *ctx, EVP_MD_CTX *md, const unsigned char *key,
+			     const unsigned char *iv, unsigned char *in, unsigned char *ct,
+			     long n, long size, int s, int *outl)
+{
+	size_t ct_len = 0;
+
+	if (!EVP_EncryptInit_ex(ctx, EVP_aes_256_cbc(), NULL, key, iv))
+		die("EVP_EncryptInit_ex");
+	for (long b = 0; b < n; b++) {
+		for (long j = 0; j < size; j++)
+			in[j] = plain_byte((uint64_t)b * (uint64_t)size + (uint64_t)j, s);
+		if (!EVP_EncryptUpdate(ctx, ct + ct_len, outl, in, (int)size))
+			die("EVP_EncryptUpdate");
+		if (!EVP_DigestUpdate(md, ct + ct_len, (size_t)*outl))
+			die("EVP_DigestUpdate");
+		ct_len += (size_t)*outl;
+	}
+	if (!EVP_EncryptFinal_ex(ctx, ct + ct_len, outl))
+		die("EVP_EncryptFinal_ex");
+	if (!EVP_DigestUpdate(md, ct + ct_len, (size_t)*outl))
+		die("EVP_DigestUpdate");
+	ct_len += (size_t)*outl;
+	return ct_len;
+}
+
+/* CT (CT_LEN bytes) decrypted into PT in SIZE-byte pieces and compared with stream S's
+ * plaintext (PLAIN_LEN bytes). */
+static void decrypt_and_compare(EVP_CIPHER_CTX *ctx, const unsigned char *key,
+				const unsigned char *iv, const unsigned char *ct, size_t ct_len,
+				unsigned char *pt, size_t plain_len, long size, int s, int *outl)
+{
+	size_t pt_len = 0;
+
+	if (!EVP_DecryptInit_ex(ctx, EVP_aes_256_cbc(), NULL, key, iv))
+		die("EVP_DecryptInit_ex");
+	for (size_t off = 0; off < ct_len; off += (size_t)size) {
+		size_t piece = ct_len - off < (size_t)size ? ct_len - off : (size_t)size;
+		if (!EVP_DecryptUpdate(ctx, pt + pt_len, outl, ct + off, (int)piece))
+			die("EVP_DecryptUpdate");
+		pt_len += (size_t)*outl;
+	}
+	if (!EVP_DecryptFinal_ex(ctx, pt + pt_len, outl))
+		die("EVP_DecryptFinal_ex");
+	pt_len += (size_t)*outl;
+	if (pt_len != plain_len)
+		die("round trip (length)");
+	for (size_t o = 0; o < pt_len; o++)
+		if (pt[o] != plain_byte(o, s))
+			die("round trip (contents)");
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 3 || argc > 4) {
@@ -68,46 +122,10 @@ int main(int argc, char **argv)
 		for (int i = 0; i < 16; i++)
 			iv[i] = (unsigned char)(0xa0 + i);
 		iv[0] ^= (unsigned char)s;
-
-		/* encrypt N buffers */
-		size_t ct_len = 0;
 		int outl;
-		if (!EVP_EncryptInit_ex(ctx, EVP_aes_256_cbc(), NULL, key, iv))
-			die("EVP_EncryptInit_ex");
-		for (long b = 0; b < n; b++) {
-			for (long j = 0; j < size; j++)
-				in[j] = plain_byte((uint64_t)b * (uint64_t)size + (uint64_t)j, s);
-			if (!EVP_EncryptUpdate(ctx, ct + ct_len, &outl, in, (int)size))
-				die("EVP_EncryptUpdate");
-			if (!EVP_DigestUpdate(md, ct + ct_len, (size_t)outl))
-				die("EVP_DigestUpdate");
-			ct_len += (size_t)outl;
-		}
-		if (!EVP_EncryptFinal_ex(ctx, ct + ct_len, &outl))
-			die("EVP_EncryptFinal_ex");
-		if (!EVP_DigestUpdate(md, ct + ct_len, (size_t)outl))
-			die("EVP_DigestUpdate");
-		ct_len += (size_t)outl;
+		size_t ct_len = encrypt_stream(ctx, md, key, iv, in, ct, n, size, s, &outl);
 		total_ct += ct_len;
-
-		/* decrypt it again in SIZE-byte pieces and compare */
-		size_t pt_len = 0;
-		if (!EVP_DecryptInit_ex(ctx, EVP_aes_256_cbc(), NULL, key, iv))
-			die("EVP_DecryptInit_ex");
-		for (size_t off = 0; off < ct_len; off += (size_t)size) {
-			size_t piece = ct_len - off < (size_t)size ? ct_len - off : (size_t)size;
-			if (!EVP_DecryptUpdate(ctx, pt + pt_len, &outl, ct + off, (int)piece))
-				die("EVP_DecryptUpdate");
-			pt_len += (size_t)outl;
-		}
-		if (!EVP_DecryptFinal_ex(ctx, pt + pt_len, &outl))
-			die("EVP_DecryptFinal_ex");
-		pt_len += (size_t)outl;
-		if (pt_len != plain_len)
-			die("round trip (length)");
-		for (size_t o = 0; o < pt_len; o++)
-			if (pt[o] != plain_byte(o, s))
-				die("round trip (contents)");
+		decrypt_and_compare(ctx, key, iv, ct, ct_len, pt, plain_len, size, s, &outl);
 	}
 
 	unsigned char digest[EVP_MAX_MD_SIZE];

@@ -204,181 +204,276 @@ static int64_t auto_slice(const struct proc *ps, int n)
 	return span / 200 > 0 ? span / 200 : 1;
 }
 
-int main(int argc, char **argv)
-{
-	struct opts o = { .output = OUT_EDGES };
-	const char *outpath = NULL;
-	char **files = calloc((size_t)argc + 1, sizeof(char *));
-	int nfiles = 0, nout = 0, sub = 0, rc = 0;
-	struct proc *ps;
-	struct outfile of;
-	FILE *out = stdout;
+/* One run of the command: what it was asked for and where its output goes. */
+struct cli {
+	struct opts o;
+	const char *outpath;	/* -o FILE; NULL: stdout */
+	char **files;		/* the traces given */
+	int nfiles;
+	int nout;		/* outputs asked for: one at most */
+	int sub;		/* --phases, --spans: OUT_PHASES, OUT_SPANS; 0: neither */
+	struct outfile of;	/* -o FILE, while it is written */
+	FILE *out;		/* of.f, or stdout */
+};
 
-	input_prog = "dyl-flow";
-	input_what = "trace";
-	if (!files)
-		return 1;
+/* parse_args and the steps after it: go on (any other value is the exit status). */
+#define GO_ON (-1)
+
+/* The options that choose the output and take no value. */
+static const struct {
+	const char *name;
+	enum output output;
+} output_flags[] = {
+	{ "--edges", OUT_EDGES }, { "--objects", OUT_OBJECTS }, { "--calls", OUT_CALLS },
+	{ "--json", OUT_JSON }, { "--dot", OUT_DOT }, { "--gprof2dot", OUT_GPROF2DOT },
+	{ "--names", OUT_NAMES },
+};
+
+/* The index in output_flags of option A, or -1. */
+static int output_flag(const char *a)
+{
+	for (size_t k = 0; k < sizeof(output_flags) / sizeof(output_flags[0]); k++)
+		if (!strcmp(a, output_flags[k].name))
+			return (int)k;
+	return -1;
+}
+
+/* --slices NS: GO_ON, or the exit status after a message. */
+static int slices_arg(struct cli *c, const char *s)
+{
+	uint64_t v;
+
+	if (parse_size(s, &v) != 0 || v == 0 || v > INT64_MAX / 4) {
+		fprintf(stderr, "dyl-flow: --slices %s: a number of nanoseconds, "
+			"above 0\n", s);
+		return EXIT_BAD_INPUT;
+	}
+	c->o.slice_ns = (int64_t)v;
+	return GO_ON;
+}
+
+/* --threshold BYTES: GO_ON, or the exit status after a message. */
+static int threshold_arg(struct cli *c, const char *s)
+{
+	if (parse_size(s, &c->o.threshold) != 0) {
+		fprintf(stderr, "dyl-flow: --threshold %s: a number of bytes (K, M, G "
+			"suffixes)\n", s);
+		return EXIT_BAD_INPUT;
+	}
+	return GO_ON;
+}
+
+/* ARGV[*I] (and its value, which moves *I on): GO_ON, or the exit status (0 after
+ * --help). */
+static int parse_option(struct cli *c, int argc, char **argv, int *i)
+{
+	const char *a = argv[*i];
+	int has_arg = *i + 1 < argc;
+	int k = output_flag(a);
+
+	if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+		fputs(usage, stdout);
+		fputs(help, stdout);
+		return 0;
+	}
+	if (k >= 0)
+		c->o.output = output_flags[k].output, c->nout++;
+	else if (!strcmp(a, "--via-objects"))
+		c->o.via_objects = 1;
+	else if (!strcmp(a, "--all-objects"))
+		c->o.all_objects = 1;
+	else if (!strcmp(a, "--phases"))
+		c->sub = OUT_PHASES;
+	else if (!strcmp(a, "--spans"))
+		c->sub = OUT_SPANS;
+	else if (!strcmp(a, "--slices") && has_arg)
+		return slices_arg(c, argv[++*i]);
+	else if (!strcmp(a, "--threshold") && has_arg)
+		return threshold_arg(c, argv[++*i]);
+	else if (!strcmp(a, "--svg") && has_arg)
+		c->o.svg = argv[++*i];
+	else if (!strcmp(a, "--plot") && has_arg)
+		c->o.plot = argv[++*i];
+	else if (!strcmp(a, "-o") && has_arg)
+		c->outpath = argv[++*i];
+	else if (a[0] == '-' && a[1]) {
+		fprintf(stderr, "dyl-flow: %s: unknown option%s\n%s", a,
+			has_arg ? "" : " (or its value is missing)", usage);
+		return EXIT_BAD_INPUT;
+	} else if (!companion_of_given(a, argc, argv))	/* read with its trace */
+		c->files[c->nfiles++] = argv[*i];
+	return GO_ON;
+}
+
+/* The command line into C, the output chosen: GO_ON, or the exit status. */
+static int parse_args(struct cli *c, int argc, char **argv)
+{
 	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		int has_arg = i + 1 < argc;
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			fputs(usage, stdout);
-			fputs(help, stdout);
-			free(files);
-			return 0;
-		}
-		if (!strcmp(a, "--edges"))
-			o.output = OUT_EDGES, nout++;
-		else if (!strcmp(a, "--objects"))
-			o.output = OUT_OBJECTS, nout++;
-		else if (!strcmp(a, "--via-objects"))
-			o.via_objects = 1;
-		else if (!strcmp(a, "--all-objects"))
-			o.all_objects = 1;
-		else if (!strcmp(a, "--calls"))
-			o.output = OUT_CALLS, nout++;
-		else if (!strcmp(a, "--json"))
-			o.output = OUT_JSON, nout++;
-		else if (!strcmp(a, "--dot"))
-			o.output = OUT_DOT, nout++;
-		else if (!strcmp(a, "--gprof2dot"))
-			o.output = OUT_GPROF2DOT, nout++;
-		else if (!strcmp(a, "--names"))
-			o.output = OUT_NAMES, nout++;
-		else if (!strcmp(a, "--phases"))
-			sub = OUT_PHASES;
-		else if (!strcmp(a, "--spans"))
-			sub = OUT_SPANS;
-		else if (!strcmp(a, "--slices") && has_arg) {
-			uint64_t v;
-			if (parse_size(argv[++i], &v) != 0 || v == 0 || v > INT64_MAX / 4) {
-				fprintf(stderr, "dyl-flow: --slices %s: a number of nanoseconds, "
-					"above 0\n", argv[i]);
-				free(files);
-				return EXIT_BAD_INPUT;
-			}
-			o.slice_ns = (int64_t)v;
-		} else if (!strcmp(a, "--threshold") && has_arg) {
-			if (parse_size(argv[++i], &o.threshold) != 0) {
-				fprintf(stderr, "dyl-flow: --threshold %s: a number of bytes (K, M, G "
-					"suffixes)\n", argv[i]);
-				free(files);
-				return EXIT_BAD_INPUT;
-			}
-		} else if (!strcmp(a, "--svg") && has_arg)
-			o.svg = argv[++i];
-		else if (!strcmp(a, "--plot") && has_arg)
-			o.plot = argv[++i];
-		else if (!strcmp(a, "-o") && has_arg)
-			outpath = argv[++i];
-		else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "dyl-flow: %s: unknown option%s\n%s", a,
-				has_arg ? "" : " (or its value is missing)", usage);
-			free(files);
-			return EXIT_BAD_INPUT;
-		} else if (!companion_of_given(a, argc, argv))	/* read with its trace */
-			files[nfiles++] = argv[i];
+		int rc = parse_option(c, argc, argv, &i);
+		if (rc != GO_ON)
+			return rc;
 	}
 	/* --via-objects alone is its table; beside --dot/--json it changes the graph */
-	if (o.via_objects && nout == 0)
-		o.output = OUT_VIA, nout++;
-	if (sub && !o.slice_ns) {
+	if (c->o.via_objects && c->nout == 0)
+		c->o.output = OUT_VIA, c->nout++;
+	if (c->sub && !c->o.slice_ns) {
 		fprintf(stderr, "dyl-flow: --phases and --spans need --slices NS\n%s", usage);
-		free(files);
 		return EXIT_BAD_INPUT;
 	}
-	if (o.slice_ns && nout == 0)
-		o.output = sub ? (enum output)sub : OUT_SLICES, nout++;
-	if (nfiles == 0 || nout > 1) {
-		fprintf(stderr, "dyl-flow: %s\n%s", nfiles ? "one output at a time" : "no TRACE",
+	if (c->o.slice_ns && c->nout == 0)
+		c->o.output = c->sub ? (enum output)c->sub : OUT_SLICES, c->nout++;
+	if (c->nfiles == 0 || c->nout > 1) {
+		fprintf(stderr, "dyl-flow: %s\n%s", c->nfiles ? "one output at a time" : "no TRACE",
 			usage);
-		free(files);
 		return EXIT_BAD_INPUT;
 	}
-	o.multi = nfiles > 1;
-	if (outpath) {
-		if (outfile_open(&of, outpath, files, nfiles) != 0) {
-			free(files);
+	c->o.multi = c->nfiles > 1;
+	return GO_ON;
+}
+
+/* -o FILE opened, and --calls' header written (its rows come as the files are read):
+ * GO_ON, or the exit status. */
+static int open_output(struct cli *c)
+{
+	if (c->outpath) {
+		if (outfile_open(&c->of, c->outpath, c->files, c->nfiles) != 0)
 			return EXIT_BAD_INPUT;
-		}
-		out = of.f;
+		c->out = c->of.f;
 	}
-	if (o.output == OUT_CALLS) {
-		o.calls_out = out;
-		if (o.multi)
-			fputs("trace,pid,", out);
+	if (c->o.output == OUT_CALLS) {
+		c->o.calls_out = c->out;
+		if (c->o.multi)
+			fputs("trace,pid,", c->out);
 		fputs("seq,func,obj_id,object,read_bytes,written_bytes,read_ranges,"
-		      "written_ranges\n", out);
+		      "written_ranges\n", c->out);
 	}
-	if (o.output == OUT_NAMES) {	/* the file's names alone: no engine */
-		fputs("record,id,name\n", out);
-		for (int k = 0; k < nfiles && rc == 0; k++)
-			if (put_names(out, files[k]) != 0)
-				rc = EXIT_BAD_INPUT;
-		if (outpath && outfile_close(&of, rc == 0) != 0 && rc == 0)
-			rc = 1;
-		else if (!outpath && fflush(stdout) != 0 && rc == 0)
-			rc = 1;
-		free(files);
-		return rc;
-	}
-	if (!(ps = calloc((size_t)nfiles, sizeof(*ps)))) {
-		free(files);
-		return 1;
-	}
-	for (int k = 0; k < nfiles && rc == 0; k++) {
-		if (proc_read(&ps[k], files[k], &o) != 0)
+	return GO_ON;
+}
+
+/* -o FILE kept only when all went well (RC 0), or stdout flushed: the exit status. */
+static int close_output(struct cli *c, int rc)
+{
+	if (c->outpath && outfile_close(&c->of, rc == 0) != 0 && rc == 0)
+		rc = 1;
+	else if (!c->outpath && fflush(stdout) != 0 && rc == 0)
+		rc = 1;
+	return rc;
+}
+
+/* --names: the files' names alone, no engine.  The exit status. */
+static int run_names(struct cli *c)
+{
+	int rc = 0;
+
+	fputs("record,id,name\n", c->out);
+	for (int k = 0; k < c->nfiles && rc == 0; k++)
+		if (put_names(c->out, c->files[k]) != 0)
+			rc = EXIT_BAD_INPUT;
+	return close_output(c, rc);
+}
+
+/* Each trace and its TRACE.flow through the engine, its objects labelled: 0, or the
+ * exit status. */
+static int read_procs(struct cli *c, struct proc *ps)
+{
+	int rc = 0;
+
+	for (int k = 0; k < c->nfiles && rc == 0; k++) {
+		if (proc_read(&ps[k], c->files[k], &c->o) != 0)
 			rc = EXIT_BAD_INPUT;
 		else if (make_labels(&ps[k]) != 0)
 			rc = 1;
 	}
-	if (rc == 0 && (o.slice_ns || o.plot)) {
-		int64_t ns = o.slice_ns ? o.slice_ns : auto_slice(ps, nfiles);
-		for (int k = 0; k < nfiles && rc == 0; k++) {
-			char err[256];
-			if (flow_slices_make(&ps[k].slices, &ps[k].f, ns, err, sizeof(err)) != 0) {
-				flow_slices_free(&ps[k].slices);
-				input_error(ps[k].trace, 0, "%s", err);
-				rc = EXIT_BAD_INPUT;
-			} else {
-				ps[k].have_slices = 1;
-			}
+	return rc;
+}
+
+/* The time slices of each process, NS long (0: auto_slice's): 0, or the exit status. */
+static int make_slices(struct proc *ps, int n, int64_t slice_ns)
+{
+	int64_t ns = slice_ns ? slice_ns : auto_slice(ps, n);
+
+	for (int k = 0; k < n; k++) {
+		char err[256];
+		if (flow_slices_make(&ps[k].slices, &ps[k].f, ns, err, sizeof(err)) != 0) {
+			flow_slices_free(&ps[k].slices);
+			input_error(ps[k].trace, 0, "%s", err);
+			return EXIT_BAD_INPUT;
 		}
+		ps[k].have_slices = 1;
 	}
-	if (rc == 0) {
-		int r = 0;
-		switch (o.output) {
-		case OUT_EDGES: r = put_edges(out, ps, nfiles); break;
-		case OUT_OBJECTS: r = put_objects(out, ps, nfiles, o.all_objects); break;
-		case OUT_VIA: r = put_via(out, ps, nfiles); break;
-		case OUT_CALLS: break;	/* written as the files were read */
-		case OUT_SLICES: case OUT_PHASES: case OUT_SPANS:
-			r = put_slices(out, ps, nfiles, o.output);
-			break;
-		case OUT_JSON: r = put_json(out, ps, nfiles, &o); break;
-		case OUT_DOT: r = put_dot(out, ps, nfiles, &o); break;
-		case OUT_GPROF2DOT: r = put_gprof2dot(out, ps, nfiles); break;
-		case OUT_NAMES: break;	/* (above) */
-		}
-		if (r != 0)
-			rc = 1;
+	return 0;
+}
+
+/* The one output asked for: 0, or 1 (out of memory). */
+static int put_output(struct cli *c, struct proc *ps)
+{
+	FILE *out = c->out;
+	int n = c->nfiles, r = 0;
+
+	switch (c->o.output) {
+	case OUT_EDGES: r = put_edges(out, ps, n); break;
+	case OUT_OBJECTS: r = put_objects(out, ps, n, c->o.all_objects); break;
+	case OUT_VIA: r = put_via(out, ps, n); break;
+	case OUT_CALLS: break;	/* written as the files were read */
+	case OUT_SLICES: case OUT_PHASES: case OUT_SPANS:
+		r = put_slices(out, ps, n, c->o.output);
+		break;
+	case OUT_JSON: r = put_json(out, ps, n, &c->o); break;
+	case OUT_DOT: r = put_dot(out, ps, n, &c->o); break;
+	case OUT_GPROF2DOT: r = put_gprof2dot(out, ps, n); break;
+	case OUT_NAMES: break;	/* (run_names) */
 	}
-	if (rc == 0 && o.svg && write_svg(o.svg, ps, nfiles, &o, files, nfiles) != 0)
-		rc = EXIT_BAD_INPUT;
-	if (rc == 0 && o.plot) {
-		struct outfile pf;
-		if (outfile_open(&pf, o.plot, files, nfiles) != 0)
-			rc = EXIT_BAD_INPUT;
-		else if (outfile_close(&pf, put_plot(pf.f, ps, nfiles) == 0) != 0)
-			rc = 1;
-	}
-	if (outpath && outfile_close(&of, rc == 0) != 0 && rc == 0)
+	return r != 0 ? 1 : 0;
+}
+
+/* --svg FILE and --plot FILE: 0, or the exit status. */
+static int put_pictures(struct cli *c, struct proc *ps)
+{
+	struct outfile pf;
+
+	if (c->o.svg && write_svg(c->o.svg, ps, c->nfiles, &c->o, c->files, c->nfiles) != 0)
+		return EXIT_BAD_INPUT;
+	if (!c->o.plot)
+		return 0;
+	if (outfile_open(&pf, c->o.plot, c->files, c->nfiles) != 0)
+		return EXIT_BAD_INPUT;
+	if (outfile_close(&pf, put_plot(pf.f, ps, c->nfiles) == 0) != 0)
+		return 1;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct cli c = { .o = { .output = OUT_EDGES }, .out = stdout };
+	struct proc *ps;
+	int rc;
+
+	input_prog = "dyl-flow";
+	input_what = "trace";
+	if (!(c.files = calloc((size_t)argc + 1, sizeof(char *))))
+		return 1;
+	rc = parse_args(&c, argc, argv);
+	if (rc == GO_ON)
+		rc = open_output(&c);
+	if (rc == GO_ON && c.o.output == OUT_NAMES)
+		rc = run_names(&c);
+	if (rc == GO_ON && !(ps = calloc((size_t)c.nfiles, sizeof(*ps))))
 		rc = 1;
-	else if (!outpath && fflush(stdout) != 0 && rc == 0)
-		rc = 1;
-	for (int k = 0; k < nfiles; k++)
+	if (rc != GO_ON) {
+		free(c.files);
+		return rc;
+	}
+	rc = read_procs(&c, ps);
+	if (rc == 0 && (c.o.slice_ns || c.o.plot))
+		rc = make_slices(ps, c.nfiles, c.o.slice_ns);
+	if (rc == 0)
+		rc = put_output(&c, ps);
+	if (rc == 0)
+		rc = put_pictures(&c, ps);
+	rc = close_output(&c, rc);
+	for (int k = 0; k < c.nfiles; k++)
 		proc_free(&ps[k]);
 	free(ps);
-	free(files);
+	free(c.files);
 	return rc;
 }

@@ -290,12 +290,106 @@ static void json_slices(FILE *out, const struct proc *p)
 	fputs("]}", out);
 }
 
+/* One trace's head: its files, process, run time and flags, up to its functions. */
+static void json_head(FILE *out, const struct proc *p)
+{
+	const struct flow *f = &p->f;
+
+	jstr(out, p->trace);
+	fputs(", \"flow\": ", out);
+	jstr(out, p->flow_path);
+	fprintf(out, ", \"pid\": %lld, \"cmdline\": ", (long long)p->pid);
+	if (p->cmdline)
+		jstr(out, p->cmdline);
+	else
+		fputs("null", out);
+	fputs(", \"total_ns\": ", out);
+	if (p->total_ns >= 0)
+		fprintf(out, "%lld", (long long)p->total_ns);
+	else
+		fputs("null", out);
+	fprintf(out, ", \"diff\": %s, \"cut_short\": %s, \"nested_events_skipped\": %llu, "
+		"\"clipped_bytes\": %llu,\n   \"functions\": [",
+		p->flags & 1 ? "true" : "false", p->flags & 2 ? "true" : "false",
+		(unsigned long long)f->nested_events, (unsigned long long)f->clipped_bytes);
+}
+
+static void json_functions(FILE *out, const struct proc *p)
+{
+	const struct flow *f = &p->f;
+
+	for (uint32_t i = 0; i < f->nnodes; i++) {
+		const struct flow_node *nd = &f->node[i];
+		fputs(i ? ",\n    {\"name\": " : "\n    {\"name\": ", out);
+		jstr(out, node_name(i));
+		fprintf(out, ", \"calls\": %llu, \"time_ns\": %lld, \"share\": ",
+			(unsigned long long)nd->calls, (long long)nd->time_ns);
+		if (i && p->total_ns > 0)
+			fprintf(out, "%.4f", (double)nd->time_ns / (double)p->total_ns);
+		else
+			fputs("null", out);
+		fprintf(out, ", \"read\": %llu, \"written\": %llu}",
+			(unsigned long long)nd->read, (unsigned long long)nd->written);
+	}
+}
+
+/* The edges EV (NE of them, largest first). */
+static void json_edges(FILE *out, const struct proc *p, const uint32_t *ev, size_t ne)
+{
+	for (size_t i = 0; i < ne; i++) {
+		const struct flow_edge *e = &p->f.edge[ev[i]];
+		fputs(i ? ",\n    {\"producer\": " : "\n    {\"producer\": ", out);
+		jstr(out, node_name(e->from));
+		fputs(", \"consumer\": ", out);
+		jstr(out, node_name(e->to));
+		fprintf(out, ", \"bytes\": %llu, \"unique_bytes\": %llu, \"fresh_bytes\": %llu}",
+			(unsigned long long)e->bytes, (unsigned long long)e->unique,
+			(unsigned long long)e->fresh);
+	}
+}
+
+/* The objects in the order OV (by traffic). */
+static void json_objects(FILE *out, const struct proc *p, const uint32_t *ov)
+{
+	for (size_t i = 0; i < p->f.nobjects; i++) {
+		const struct flow_object *ob = &p->f.object[ov[i]];
+		fputs(i ? ",\n    {\"object\": " : "\n    {\"object\": ", out);
+		jstr(out, p->label[ov[i]]);
+		fprintf(out, ", \"kind\": \"%s\", \"name\": ", flow_kind_name[ob->kind]);
+		jstr(out, ob->name);
+		fprintf(out, ", \"size\": %llu, \"blocks\": %llu, \"max_block\": %llu, "
+			"\"call_read\": %llu, \"call_written\": %llu, \"host_read\": %llu, "
+			"\"host_written\": %llu, \"ever_written\": %llu, \"produced\": %llu, "
+			"\"used\": %llu, \"alloc_pct\": %.1f, \"prod_pct\": %.1f, \"moves\": %llu}",
+			(unsigned long long)ob->size, (unsigned long long)ob->blocks,
+			(unsigned long long)ob->max_block, (unsigned long long)ob->call_read,
+			(unsigned long long)ob->call_written, (unsigned long long)ob->host_read,
+			(unsigned long long)ob->host_written, (unsigned long long)ob->ever_written,
+			(unsigned long long)ob->produced, (unsigned long long)ob->used,
+			pct(ob->ever_written, ob->size), pct(ob->used, ob->produced),
+			(unsigned long long)ob->moves);
+	}
+}
+
+/* The links function -> object (written) and object -> function (read). */
+static void json_links(FILE *out, const struct proc *p)
+{
+	for (size_t i = 0; i < p->f.nlinks; i++) {
+		const struct flow_link *l = &p->f.link[i];
+		fputs(i ? ",\n    {\"function\": " : "\n    {\"function\": ", out);
+		jstr(out, node_name(l->node));
+		fputs(", \"object\": ", out);
+		jstr(out, p->label[l->object]);
+		fprintf(out, ", \"read\": %llu, \"written\": %llu}", (unsigned long long)l->read,
+			(unsigned long long)l->written);
+	}
+}
+
 int put_json(FILE *out, struct proc *ps, int n, const struct opts *o)
 {
 	fputs("{\"traces\": [", out);
 	for (int k = 0; k < n; k++) {
 		const struct proc *p = &ps[k];
-		const struct flow *f = &p->f;
 		size_t ne;
 		uint32_t *ev = edges_sorted(p, &ne), *ov = objects_by_traffic(p);
 		if (!ev || !ov) {
@@ -304,76 +398,14 @@ int put_json(FILE *out, struct proc *ps, int n, const struct opts *o)
 			return -1;
 		}
 		fputs(k ? ",\n  {\"trace\": " : "\n  {\"trace\": ", out);
-		jstr(out, p->trace);
-		fputs(", \"flow\": ", out);
-		jstr(out, p->flow_path);
-		fprintf(out, ", \"pid\": %lld, \"cmdline\": ", (long long)p->pid);
-		if (p->cmdline)
-			jstr(out, p->cmdline);
-		else
-			fputs("null", out);
-		fputs(", \"total_ns\": ", out);
-		if (p->total_ns >= 0)
-			fprintf(out, "%lld", (long long)p->total_ns);
-		else
-			fputs("null", out);
-		fprintf(out, ", \"diff\": %s, \"cut_short\": %s, \"nested_events_skipped\": %llu, "
-			"\"clipped_bytes\": %llu,\n   \"functions\": [",
-			p->flags & 1 ? "true" : "false", p->flags & 2 ? "true" : "false",
-			(unsigned long long)f->nested_events, (unsigned long long)f->clipped_bytes);
-		for (uint32_t i = 0; i < f->nnodes; i++) {
-			const struct flow_node *nd = &f->node[i];
-			fputs(i ? ",\n    {\"name\": " : "\n    {\"name\": ", out);
-			jstr(out, node_name(i));
-			fprintf(out, ", \"calls\": %llu, \"time_ns\": %lld, \"share\": ",
-				(unsigned long long)nd->calls, (long long)nd->time_ns);
-			if (i && p->total_ns > 0)
-				fprintf(out, "%.4f", (double)nd->time_ns / (double)p->total_ns);
-			else
-				fputs("null", out);
-			fprintf(out, ", \"read\": %llu, \"written\": %llu}",
-				(unsigned long long)nd->read, (unsigned long long)nd->written);
-		}
+		json_head(out, p);
+		json_functions(out, p);
 		fputs("],\n   \"edges\": [", out);
-		for (size_t i = 0; i < ne; i++) {
-			const struct flow_edge *e = &f->edge[ev[i]];
-			fputs(i ? ",\n    {\"producer\": " : "\n    {\"producer\": ", out);
-			jstr(out, node_name(e->from));
-			fputs(", \"consumer\": ", out);
-			jstr(out, node_name(e->to));
-			fprintf(out, ", \"bytes\": %llu, \"unique_bytes\": %llu, \"fresh_bytes\": %llu}",
-				(unsigned long long)e->bytes, (unsigned long long)e->unique,
-				(unsigned long long)e->fresh);
-		}
+		json_edges(out, p, ev, ne);
 		fputs("],\n   \"objects\": [", out);
-		for (size_t i = 0; i < f->nobjects; i++) {
-			const struct flow_object *ob = &f->object[ov[i]];
-			fputs(i ? ",\n    {\"object\": " : "\n    {\"object\": ", out);
-			jstr(out, p->label[ov[i]]);
-			fprintf(out, ", \"kind\": \"%s\", \"name\": ", flow_kind_name[ob->kind]);
-			jstr(out, ob->name);
-			fprintf(out, ", \"size\": %llu, \"blocks\": %llu, \"max_block\": %llu, "
-				"\"call_read\": %llu, \"call_written\": %llu, \"host_read\": %llu, "
-				"\"host_written\": %llu, \"ever_written\": %llu, \"produced\": %llu, "
-				"\"used\": %llu, \"alloc_pct\": %.1f, \"prod_pct\": %.1f, \"moves\": %llu}",
-				(unsigned long long)ob->size, (unsigned long long)ob->blocks,
-				(unsigned long long)ob->max_block, (unsigned long long)ob->call_read,
-				(unsigned long long)ob->call_written, (unsigned long long)ob->host_read,
-				(unsigned long long)ob->host_written, (unsigned long long)ob->ever_written,
-				(unsigned long long)ob->produced, (unsigned long long)ob->used,
-				pct(ob->ever_written, ob->size), pct(ob->used, ob->produced),
-				(unsigned long long)ob->moves);
-		}
+		json_objects(out, p, ov);
 		fputs("],\n   \"via_objects\": [", out);
-		for (size_t i = 0; i < f->nlinks; i++) {
-			const struct flow_link *l = &f->link[i];
-			fputs(i ? ",\n    {\"function\": " : "\n    {\"function\": ", out);
-			jstr(out, node_name(l->node));
-			fputs(", \"object\": ", out);
-			jstr(out, p->label[l->object]);
-			fprintf(out, ", \"read\": %llu, \"written\": %llu}", (unsigned long long)l->read,
-				(unsigned long long)l->written);
-		}
+		json_links(out, p);
 		fputs("]", out);
 		if (p->have_slices)
 			json_slices(out, p);

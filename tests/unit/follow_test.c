@@ -126,15 +126,21 @@ struct node {
 	long value;
 };
 
-int main(void)
-{
-	dyl_flow_follow_setup(4096);
-	CHECK(dyl_flow_follow_cap == 4096);
-
-	/* a list of 3000 nodes: the head is the call's own, the 2999 others read once, whole */
-	enum { N = 3000 };
-	static uint64_t id[N];
+/* What the steps share: the list's nodes and their block ids, and the blocks made on
+ * the way (freed at the end). */
+enum { N = 3000 };
+static struct {
 	struct node *nodes[N];
+	uint64_t id[N];
+	char *a, *b, *big;
+} fx;
+
+/* a list of 3000 nodes: the head is the call's own, the 2999 others read once, whole */
+static void list_read_once(void)
+{
+	struct node **nodes = fx.nodes;
+	uint64_t *id = fx.id;
+
 	for (int i = N - 1; i >= 0; i--) {
 		nodes[i] = calloc(1, sizeof(struct node));
 		nodes[i]->next = i + 1 < N ? nodes[i + 1] : NULL;
@@ -149,45 +155,68 @@ int main(void)
 		CHECK_MSG(once == N - 1, "%d of %d nodes read once, whole", once, N - 1);
 	}
 	CHECK(warnings == 0);
+}
 
-	/* a ring: the last node back to the first */
+/* a ring: the last node back to the first */
+static void ring_of_nodes(void)
+{
+	struct node **nodes = fx.nodes;
+
 	nodes[N - 1]->next = nodes[0];
 	call(nodes[5], sizeof(struct node));
 	int ring = 0;
 	for (int i = 0; i < N; i++)
-		ring += times[id[i]] == (i != 5);
+		ring += times[fx.id[i]] == (i != 5);
 	CHECK_MSG(ring == N, "%d of %d", ring, N);
 	nodes[N - 1]->next = NULL;
+}
 
-	/* blocks of 12 and 20 bytes: their words read only within them (ASan's redzone after
-	 * each: a word past the end would stop the test) */
-	char *a = malloc(20), *b = malloc(12);
+/* blocks of 12 and 20 bytes: their words read only within them (ASan's redzone after
+ * each: a word past the end would stop the test) */
+static void odd_sizes(void)
+{
+	char *a = fx.a = malloc(20), *b = fx.b = malloc(12);
+
 	memset(a, 0, 20);
 	memset(b, 0, 12);
 	memcpy(a + 8, &b, sizeof(b));	/* a's second word points to b */
 	uint64_t ida = add_block(a, 20), idb = add_block(b, 12);
 	call(a, 20);
 	CHECK(times[ida] == 0 && times[idb] == 1 && hi_of[idb] == 12);
+}
 
-	/* blocks the table no longer holds (freed) are not reached: the list's head alone */
+/* blocks the table no longer holds (freed) are not reached: the list's head alone */
+static void freed_not_reached(void)
+{
 	nblocks = 0;
-	add_block(nodes[0], sizeof(struct node));
-	call(nodes[0], sizeof(struct node));
+	add_block(fx.nodes[0], sizeof(struct node));
+	call(fx.nodes[0], sizeof(struct node));
 	CHECK(nevents == 0);
+}
 
-	/* a big block, 256 KiB, whose last word points to a node */
+/* a big block, 256 KiB, whose last word points to a node */
+static void big_block(void)
+{
+	struct node **nodes = fx.nodes;
+
 	nblocks = 0;
 	uint64_t idh = add_block(nodes[0], sizeof(struct node));
 	size_t bign = 256 << 10;
-	char *big = calloc(1, bign);
+	char *big = fx.big = calloc(1, bign);
 	memcpy(big + bign - 8, &nodes[2], sizeof(void *));
 	uint64_t idbig = add_block(big, bign);
 	uint64_t id2 = add_block(nodes[2], sizeof(struct node));
 	nodes[0]->next = (struct node *)big;
 	call(nodes[0], sizeof(struct node));
 	CHECK(times[idh] == 0 && times[idbig] == 1 && hi_of[idbig] == bign && times[id2] == 1);
+}
 
-	/* the cap: 16 blocks, then one warning */
+/* the cap: 16 blocks, then one warning */
+static void cap(void)
+{
+	struct node **nodes = fx.nodes;
+	uint64_t *id = fx.id;
+
 	nblocks = 0;
 	nodes[0]->next = nodes[1];
 	for (int i = 0; i < N; i++)
@@ -202,12 +231,25 @@ int main(void)
 	CHECK(warnings == 1);
 	call(nodes[0], sizeof(struct node));
 	CHECK(warnings == 1);	/* once */
+}
+
+int main(void)
+{
+	dyl_flow_follow_setup(4096);
+	CHECK(dyl_flow_follow_cap == 4096);
+
+	list_read_once();
+	ring_of_nodes();
+	odd_sizes();
+	freed_not_reached();
+	big_block();
+	cap();
 
 	CHECK(bad_events == 0);
 	for (int i = 0; i < N; i++)
-		free(nodes[i]);
-	free(a);
-	free(b);
-	free(big);
+		free(fx.nodes[i]);
+	free(fx.a);
+	free(fx.b);
+	free(fx.big);
 	return check_failures != 0;
 }

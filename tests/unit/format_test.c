@@ -103,13 +103,13 @@ static struct dyl_row plain(uint64_t seq, int32_t tid, const char *func, uint32_
 	return r;
 }
 
-static void rows(void)
+static const int64_t counters[3] = { 5, -6, DYL_NONE };
+
+/* The rows same_rows compares, into R: how many. */
+static size_t make_rows(struct dyl_row *r)
 {
-	static struct dyl_row r[8192];
-	static const int64_t counters[3] = { 5, -6, DYL_NONE };
 	static const char *names[] = { "nop", "a,b", "q\"uote", "new\nline", "" };
 	size_t n = 0;
-	char want[256], got[DYL_ROW_MAX];
 
 	/* seq up by one through every carry (9, 99, 999 ...), with a jump back (a call
 	 * numbered at an earlier place) and forward */
@@ -152,14 +152,18 @@ static void rows(void)
 		r[n++] = plain(4500 + i, (int32_t)(i % 100), "nop", 0);
 		r[n++] = plain(5000 + i, (int32_t)(i % 97), "free", 1);
 	}
-	same_rows(r, n, 0);
-	same_rows(r, n, 4);
-	same_rows(r, n, 40);	/* more than written: cut to DYL_CSV_MAX_COUNTERS */
+	return n;
+}
 
-	/* and against snprintf, the plain rows */
+/* make_rows' plain rows (not the sizes, args and counters, nor a quoted name) against
+ * snprintf */
+static void plain_rows_by_snprintf(const struct dyl_row *r, size_t n)
+{
+	char want[256], got[DYL_ROW_MAX];
+
 	for (size_t i = 0; i < n; i++) {
 		if ((i >= 1207 && i < n - 2500) || strchr(r[i].func, ','))
-			continue;	/* (not the sizes, args and counters, nor a quoted name) */
+			continue;
 		row_by_snprintf(want, sizeof(want), &r[i]);
 		size_t l = dyl_format_row(got, sizeof(got), &r[i], 0);
 		if (l != strlen(want) || memcmp(want, got, l)) {
@@ -167,8 +171,14 @@ static void rows(void)
 			failures++;
 		}
 	}
-	/* a quoted name, sizes, args and counters as the trace format says */
-	x = plain(7, 9, "a,\"b\"", 1);
+}
+
+/* a quoted name, sizes, args and counters as the trace format says */
+static void quoted_row(void)
+{
+	char got[DYL_ROW_MAX];
+	struct dyl_row x = plain(7, 9, "a,\"b\"", 1);
+
 	x.in_bytes = 3, x.out_bytes = DYL_NONE;
 	x.args = "x\ny", x.args_len = 3;
 	x.counters = counters, x.ncounters = 2, x.counter_base = 0;
@@ -183,6 +193,18 @@ static void rows(void)
 		printf("extra: wrote '%.*s', want '0,\"x y\",5,-6,'\n", (int)l, got);
 		failures++;
 	}
+}
+
+static void rows(void)
+{
+	static struct dyl_row r[8192];
+	size_t n = make_rows(r);
+
+	same_rows(r, n, 0);
+	same_rows(r, n, 4);
+	same_rows(r, n, 40);	/* more than written: cut to DYL_CSV_MAX_COUNTERS */
+	plain_rows_by_snprintf(r, n);
+	quoted_row();
 }
 
 /* The kept-state writer's starts, durations and row ends: starts through every place

@@ -10,7 +10,8 @@ static int triple(int x) { return 3 * x; }
 static int outer_apply(int (*inner)(int), int x) { return inner(x) + 1; }
 static void on_noreturn(int code) { (void)code; }
 
-int main(void)
+/* plain and variadic functions */
+static void plain_calls(void)
 {
 	char buf[64];
 
@@ -25,14 +26,21 @@ int main(void)
 	printf("sum %d\n", nasty_sum(4, 1, 2, 3, 4));
 	nasty_print(2, "%s %d\n", "print", 7);
 	fflush(stdout);
+}
 
-	/* function pointers and callbacks */
+/* function pointers and callbacks */
+static void pointer_calls(const int *v)
+{
 	printf("apply %d %d\n", nasty_apply(triple, 5), nasty_apply(nasty_inc, 5));
-	int v[4] = { 1, 2, 3, 4 }, ctx = 100;
+	int ctx = 100;
 	printf("foreach %d\n", nasty_foreach(v, 4, nasty_get_cb(), &ctx));
 	printf("get_op %d %d\n", nasty_get_op(0)(7, 2), nasty_get_op(1)(7, 2));
 	printf("call_with %d fn_param %d\n", nasty_call_with(outer_apply, 20), nasty_fn_param(triple, 4));
+}
 
+/* structs, unions and anonymous types, by value */
+static void struct_calls(void)
+{
 	/* structs and unions by value */
 	struct nasty_pt p = nasty_pt_add((struct nasty_pt){ 1, 2 }, (struct nasty_pt){ 10, 20 });
 	printf("pt %d %d\n", p.x, p.y);
@@ -51,8 +59,11 @@ int main(void)
 	printf("range %d %d divmod %d %d level %d %d\n", r.lo, r.hi, dm.q, dm.r,
 	       (int)nasty_level(3), (int)nasty_level(30));
 	printf("norm1 %d\n", nasty_pt_norm1(&(struct nasty_pt){ -3, 4 }));
+}
 
-	/* arrays */
+/* arrays */
+static void array_calls(const int *v)
+{
 	double a3[3] = { 1, 2, 3 }, b3[3] = { 4, 5, 6 };
 	int m3[3][3] = { { 1, 2, 3 }, { 4, 5, 6 }, { 7, 8, 9 } };
 	int rows[2][4] = { { 1, 1, 1, 1 }, { 2, 2, 2, 2 } };
@@ -63,8 +74,11 @@ int main(void)
 	const char *words[3] = { "nasty", "little", "header" };
 	printf("vla_sum %g vla_cube %g argv_len %zu\n", nasty_vla_sum(2, 3, vla), nasty_vla_cube(2, cube),
 	       nasty_argv_len(3, words));
+}
 
-	/* qualifiers and scalar types */
+/* qualifiers and scalar types */
+static void scalar_calls(const int *v)
+{
 	int dst[4];
 	nasty_copy(dst, v, 4);
 	volatile int vol = 5;
@@ -79,7 +93,11 @@ int main(void)
 	printf("mul128 %lx %016lx\n", (unsigned long)(big128 >> 64), (unsigned long)big128);
 	_Atomic int at = 10;
 	printf("atomic_inc %d const_result %d\n", nasty_atomic_inc(&at), nasty_const_result());
+}
 
+/* names, linkage and data */
+static void name_calls(void)
+{
 	/* names */
 	printf("unnamed %d self %d scale %d clamp %d %d\n", nasty_unnamed(1, 2.0, 3), nasty_self(7),
 	       nasty_scale(3, 4), nasty_clamp(50, 0, 10), nasty_clamp(-5, 0, 10));
@@ -94,6 +112,18 @@ int main(void)
 
 	/* data */
 	printf("counter %d version %s tls %d hook %d\n", nasty_counter, nasty_version, nasty_tls, nasty_hook(1));
+}
+
+int main(void)
+{
+	int v[4] = { 1, 2, 3, 4 };
+
+	plain_calls();
+	pointer_calls(v);
+	struct_calls();
+	array_calls(v);
+	scalar_calls(v);
+	name_calls();
 
 	/* the end: a noreturn function exits with status 3 */
 	nasty_die(3);
