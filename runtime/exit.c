@@ -33,7 +33,7 @@ void dyl_image_ends(int how)
 		/* Nothing recorded in this image (e.g. a shell that execs the program): it
 		 * leaves no trace, and gives back the name it claimed to the program it runs. */
 		dyl_busy++;
-		dyl_trace_drop_unused();
+		dyl_out_drop_unused();
 		gave_back = 1;
 		dyl_busy--;
 	} else {

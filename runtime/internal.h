@@ -220,6 +220,8 @@ HIDDEN int dyl_recorded_any(void);	/* has this image recorded a call? */
  * state.c). */
 HIDDEN void dyl_cost_add(uint64_t ticks);
 HIDDEN void dyl_resume(void);	/* a failed exec: recording goes on after the footer */
+HIDDEN void dyl_finish(void);	/* flush everything, write the footer */
+HIDDEN void dyl_prepare(void);	/* a wrapped library is loaded at start-up */
 
 /* FD moved to DYL_FD_FLOOR or above, close-on-exec (FD itself when that fails; -1
  * stays -1): the runtime's descriptors sit above the program's usual ones, so that the
@@ -253,7 +255,8 @@ HIDDEN int dyl_fd_is(int fd, dev_t dev, ino_t ino);
 HIDDEN void dyl_fd_close(int *fd, dev_t dev, ino_t ino);
 
 /* fatal.c */
-HIDDEN void dyl_fatal_setup(void);	/* write the trace out on a fatal signal */
+/* on a fatal signal, WRITE_OUT (dyl_finish) first */
+HIDDEN void dyl_fatal_setup(void (*write_out)(void));
 
 /* clock.c */
 HIDDEN void dyl_clock_setup(void);
@@ -283,7 +286,12 @@ HIDDEN uint32_t dyl_rec_put(struct dyl_rec *r, const struct dyl_call *c, int num
 
 /* spool.c (dyl_rt.io held unless said) */
 HIDDEN void dyl_spool_open(void);	/* the trace is claimed: its spool */
-HIDDEN void dyl_spool_out(struct dyl_thread *t, uint32_t from, uint32_t to, uint32_t open);
+/* T's records [FROM, TO) as a block: made (its head into B, the open calls it lists into
+ * OPENS, DYL_MAX_FRAMES of them; T's flush_lock held), then appended (the output locked) */
+HIDDEN void dyl_spool_block(struct dyl_block *b, struct dyl_open *opens, struct dyl_thread *t,
+			    uint32_t from, uint32_t to, uint32_t open);
+HIDDEN void dyl_spool_block_put(const struct dyl_block *b, struct dyl_open *opens,
+				struct dyl_thread *t);
 /* The image ends: the spool completed (names, clock, events, the FOOTer FOOT), then
  * either every row converted into the trace and the spool removed (0), or (DYL_CONVERT=later,
  * or auto with a large spool) the rows left in the spool, which is kept (1: the trace gets
@@ -326,18 +334,27 @@ HIDDEN int dyl_open_safe(const char *path, int flags);
 HIDDEN const char *dyl_refused(const char *path, int err);
 HIDDEN void dyl_trace_error(int err, const char *what);	/* '# error=' line, or stderr */
 HIDDEN size_t dyl_trace_header_text(char *buf, size_t room);	/* dyl_rt.meta held */
-HIDDEN void dyl_finish(void);	/* flush everything, write the footer */
 HIDDEN void dyl_trace_setup(void);	/* at start-up: remember $DYL_TRACE */
-/* take the name: at the first recorded call (0), or at start-up where it changes nothing (1) */
-HIDDEN void dyl_trace_claim(int ahead);
-HIDDEN void dyl_prepare(void);	/* a wrapped library is loaded at start-up */
-HIDDEN void dyl_trace_write(const char *data, size_t len);
-/* dyl_trace_write in pieces: lock (and open the file, write the header), put, unlock */
-HIDDEN int dyl_trace_lock(void);	/* 0: the trace cannot be written (unlocked then) */
-HIDDEN void dyl_trace_put(const char *data, size_t len);
-HIDDEN void dyl_trace_unlock(void);
-HIDDEN void dyl_trace_footer(void);
-HIDDEN void dyl_trace_drop_unused(void);	/* before exec: give back a claimed, unwritten file */
+/* The steps output.c puts in order (dyl_rt.io held): */
+HIDDEN void dyl_trace_open(int only_path);	/* claim the name (the top of trace.c) */
+HIDDEN size_t dyl_trace_header(char *buf, size_t room);	/* written; its text in BUF */
+HIDDEN void dyl_trace_put(const char *data, size_t len);	/* rows, '#' lines */
+HIDDEN int dyl_trace_footer_text(char *buf, size_t room);
+HIDDEN void dyl_trace_footer(const char *buf, int n, int in_spool);
+HIDDEN void dyl_trace_footer_after_failure(const char *foot, size_t flen);
+HIDDEN void dyl_trace_drop(void);	/* a claimed, unwritten file given back */
+HIDDEN void dyl_trace_end(void);
 HIDDEN void dyl_trace_reset_after_fork(void);
+
+/* output.c: the output path, in order (the caller drives the spool, then the trace) */
+/* take the name: at the first recorded call (0), or at start-up where it changes nothing (1) */
+HIDDEN void dyl_out_claim(int ahead);
+/* lock (and open the file and its spool, write the header); 0: the trace cannot be
+ * written (unlocked then) */
+HIDDEN int dyl_out_lock(void);
+HIDDEN void dyl_out_unlock(void);
+HIDDEN void dyl_out_block(struct dyl_thread *t, uint32_t from, uint32_t to, uint32_t open);
+HIDDEN void dyl_out_end(void);	/* the spool completed and converted, then the footer */
+HIDDEN void dyl_out_drop_unused(void);	/* before exec: give back a claimed, unwritten file */
 
 #endif

@@ -249,7 +249,7 @@ void dyl_resume(void)
  * originals): its first call is near.  So the trace's name, the spool and this thread's
  * window are made now, in the constructor, not inside that call: a first call then costs
  * what a later one does (bench/firstcall/).  Only on the main thread, and only where the
- * name is taken as the process's end would take it anyway (dyl_trace_claim(1)): a
+ * name is taken as the process's end would take it anyway (dyl_out_claim(1)): a
  * process that never calls leaves what it left before.  Shells and launchers, which do
  * not load the library, pay nothing. */
 void dyl_prepare(void)
@@ -259,7 +259,7 @@ void dyl_prepare(void)
 		return;
 	uint64_t a = dyl_now();
 	dyl_busy++;
-	dyl_trace_claim(1);
+	dyl_out_claim(1);
 	if (__atomic_load_n(&dyl_rt.fd, __ATOMIC_ACQUIRE) >= 0) {
 		dyl_io_lock();
 		dyl_spool_names_ahead();
@@ -348,7 +348,7 @@ void dyl_init(void)
 	atexit(at_exit);
 	at_quick_exit(at_quick);
 	if (!dyl_rt.off)
-		dyl_fatal_setup();
+		dyl_fatal_setup(dyl_finish);
 	/* A relative $DYL_TRACE means the directory the program started in.  The name
 	 * itself is taken at the first recorded call (before the program can fork or exec
 	 * after it); a process that records nothing (a shell, /usr/bin/time in front of
@@ -446,6 +446,8 @@ static __attribute__((noinline)) int enter_slow(struct dyl_call *c, struct dyl_f
 	if (state == 0) {
 		dyl_busy++;
 		dyl_func_decide(f, !dyl_rt.filter || filter_allows(f->name));
+		/* in the spool before any record of it: a crash leaves no nameless rows */
+		dyl_spool_names_now();
 		dyl_busy--;
 		state = __atomic_load_n(&f->state, __ATOMIC_ACQUIRE);
 	}
@@ -455,7 +457,7 @@ static __attribute__((noinline)) int enter_slow(struct dyl_call *c, struct dyl_f
 	if (t == NULL || __atomic_load_n(&dyl_rt.pending, __ATOMIC_RELAXED)) {
 		uint64_t a = dyl_now();
 		dyl_busy++;
-		dyl_trace_claim(0);	/* the process's first recorded call takes the name */
+		dyl_out_claim(0);	/* the process's first recorded call takes the name */
 		if (t == NULL)
 			t = dyl_thread_get();	/* with a window of the spool */
 		else
@@ -595,7 +597,7 @@ void dyl_flush_thread(struct dyl_thread *t, uint32_t open)
 	uint32_t len = __atomic_load_n(&w->len, __ATOMIC_ACQUIRE);
 	DYL_ASSERT(len >= t->flushed);	/* only the owner empties its window */
 	if (len > t->flushed || (own && open))
-		dyl_spool_out(t, t->flushed, len, own ? open : 0);
+		dyl_out_block(t, t->flushed, len, own ? open : 0);
 	if (own) {
 		t->flushed = 0;
 		/* empty, then a new generation: a crash between the two leaves an empty
@@ -617,7 +619,7 @@ void dyl_finish(void)
 		return;
 	flush_all();
 	DYL_BUSY_IN();
-	dyl_trace_footer();
+	dyl_out_end();
 	DYL_BUSY_OUT();
 }
 

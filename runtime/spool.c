@@ -549,15 +549,15 @@ void dyl_spool_window_done(struct dyl_window *w)
 		munmap(w, DYL_WINDOW_SIZE);	/* its space is lost to the spool; still read */
 }
 
-/* Writes out T's records in [FROM, TO) of its window.  OPEN: the levels of T's open
- * calls (the owner writes out from inside nested calls); those not listed in an
+/* The block of T's records in [FROM, TO) of its window, made before the output is
+ * locked: its head into B, the open calls it lists into OPENS.  OPEN: the levels of T's
+ * open calls (the owner writes out from inside nested calls); those not listed in an
  * earlier block are listed in this one, at their place in start order. */
-void dyl_spool_out(struct dyl_thread *t, uint32_t from, uint32_t to, uint32_t open)
+void dyl_spool_block(struct dyl_block *out, struct dyl_open *opens, struct dyl_thread *t,
+		     uint32_t from, uint32_t to, uint32_t open)
 {
-	struct dyl_open opens[DYL_MAX_FRAMES];
 	struct dyl_block b = { { DYL_CH_BLOCK, 0 }, t->tid, DYL_NO_WINDOW, 0, from, to, 0, UINT64_MAX };
 	struct dyl_window *w = t->win;
-	int saved = errno;
 
 	DYL_ASSERT_HELD(&t->flush_lock);
 	DYL_ASSERT(from <= to && to <= DYL_WINDOW_DATA);
@@ -581,10 +581,17 @@ void dyl_spool_out(struct dyl_thread *t, uint32_t from, uint32_t to, uint32_t op
 		off += dyl_rec_size(r);
 	}
 	DYL_ASSERT(off == to);	/* whole records only */
-	if (!dyl_trace_lock()) {
-		errno = saved;
-		return;
-	}
+	*out = b;
+}
+
+/* Appends block B of T (dyl_spool_block), the output locked (output.c). */
+void dyl_spool_block_put(const struct dyl_block *bp, struct dyl_open *opens,
+			 struct dyl_thread *t)
+{
+	struct dyl_block b = *bp;
+	struct dyl_window *w = t->win;
+	uint32_t from = b.from, to = b.to;
+
 	/* After the footer (threads still running while exit writes it) there is no spool
 	 * any more: calls that end then are not in the trace. */
 	if (dyl_rt.spool_fd >= 0 && !__atomic_load_n(&dyl_rt.finished, __ATOMIC_ACQUIRE)) {
@@ -602,8 +609,6 @@ void dyl_spool_out(struct dyl_thread *t, uint32_t from, uint32_t to, uint32_t op
 		if (append(DYL_CH_BLOCK, iov, 4) == 0)
 			__atomic_fetch_add(&dyl_rt.blocks, 1, __ATOMIC_RELAXED);
 	}
-	dyl_trace_unlock();
-	errno = saved;
 }
 
 /* When the rows become CSV (DYL_CONVERT, doc/environment.md): auto (the default) at exit

@@ -3,7 +3,7 @@
  * Each process writes its own file.  The first process to record a call takes
  * $DYL_TRACE (default ./trace.csv) then, and holds an flock on it for its whole life.
  * A program that loads a wrapped library at start takes it in the wrapper's constructor
- * instead (dyl_trace_claim(1)), where its end would take it anyway: its first call
+ * instead (dyl_out_claim(1)), where its end would take it anyway: its first call
  * then costs what a later one does.
  * Any other process writes PATH.<pid>: a forked child always, and a process that finds
  * PATH locked (a live process owns it; a finished trace locked by another claimant is
@@ -396,7 +396,7 @@ static int still_named(int fd, const char *path)
 }
 
 /* The old trace a new one was renamed over, still open: its last close frees its blocks
- * (0.1 to 8 ms here), which waits for the trace's end (dyl_trace_footer); an old trace
+ * (0.1 to 8 ms here), which waits for the trace's end (dyl_out_end); an old trace
  * over REPLACED_KEPT_MAX bytes is closed at once. */
 #define REPLACED_KEPT_MAX (64ll << 20)
 static struct {
@@ -631,18 +631,16 @@ size_t dyl_trace_header_text(char *buf, size_t room)
 	return o;
 }
 
-/* Called with dyl_rt.io held, the file open. */
-static void write_header(void)
+/* The header into the trace, and into BUF (ROOM bytes) for the spool's copy: its
+ * length.  Called with dyl_rt.io held, the file open. */
+size_t dyl_trace_header(char *buf, size_t room)
 {
-	char buf[8192];
-
 	pthread_mutex_lock(&dyl_rt.meta);	/* notes and columns are fixed from now on */
 	dyl_rt.header_done = 1;
-	size_t o = dyl_trace_header_text(buf, sizeof(buf));
+	size_t o = dyl_trace_header_text(buf, room);
 	pthread_mutex_unlock(&dyl_rt.meta);
 	write_all(dyl_rt.fd, buf, o);
-	/* the spool's copy, for dyl-trace after a crash: the same bytes */
-	dyl_spool_meta_text(buf, o, dyl_rt.ncolumns);
+	return o;
 }
 
 /* FD is the trace: its file is remembered (dyl_fd_check) and created for its owner. */
@@ -661,8 +659,9 @@ static void set_fd(int fd)
 
 /* Chooses the name and claims it (see the top of the file).  Called with dyl_rt.io
  * held; sets dyl_rt.fd, or dyl_rt.disabled with one warning.  ONLY_PATH: take PATH
- * itself or nothing, silently (a process that recorded no call, at its end). */
-static void open_trace_as(int only_path)
+ * itself or nothing, silently (a process that recorded no call, at its end).  The
+ * caller opens the spool next (output.c). */
+void dyl_trace_open(int only_path)
 {
 	char base[sizeof(dyl_rt.path) - 32], busy[160] = "";
 	int has_pid, fd = -1;
@@ -684,10 +683,8 @@ static void open_trace_as(int only_path)
 		errno = EBUSY;
 	}
 	if (only_path) {
-		if (fd >= 0) {
+		if (fd >= 0)
 			dyl_rt.header_done = 0, set_fd(fd);
-			dyl_spool_open();	/* (replaces a spool an older run left: DYL_CONVERT) */
-		}
 		return;
 	}
 	for (int k = 0; fd < 0 && errno == EBUSY && k < 100; k++) {
@@ -714,7 +711,6 @@ static void open_trace_as(int only_path)
 	}
 	dyl_rt.header_done = 0;
 	set_fd(fd);	/* a thread that sees the fd sees the rest */
-	dyl_spool_open();
 }
 
 void dyl_trace_setup(void)
@@ -734,77 +730,30 @@ void dyl_trace_setup(void)
 	snprintf(dyl_rt.tmpl + l, sizeof(dyl_rt.tmpl) - l, "%s", tmpl);
 }
 
-/* AHEAD 0: at the first recorded call.  AHEAD 1: at start-up (dyl_prepare), before
- * any call, and only where the process's end would take the name even with no call
- * recorded (open_trace_as(1)): PATH itself, free, and new or its own program's previous
- * trace.  Else (PATH held, or another program's, or %p in it) the first call claims, as
- * it always did. */
-void dyl_trace_claim(int ahead)
-{
-	if (__atomic_load_n(&dyl_rt.fd, __ATOMIC_ACQUIRE) >= 0 || DYL_DISABLED() || dyl_rt.off)
-		return;
-	dyl_io_lock();
-	if (dyl_rt.fd < 0 && !DYL_DISABLED())
-		open_trace_as(ahead);
-	dyl_io_unlock();
-}
-
-int dyl_trace_lock(void)
-{
-	dyl_io_lock();
-	if (dyl_rt.fd < 0 && !DYL_DISABLED())
-		open_trace_as(0);
-	if (!DYL_DISABLED() && !dyl_rt.header_done)
-		write_header();
-	if (DYL_DISABLED()) {
-		dyl_io_unlock();
-		return 0;
-	}
-	return 1;
-}
-
 void dyl_trace_put(const char *data, size_t len)
 {
 	if (!DYL_DISABLED())
 		write_all(dyl_rt.fd, data, len);
 }
 
-void dyl_trace_unlock(void)
-{
-	dyl_io_unlock();
-}
-
-void dyl_trace_write(const char *data, size_t len)
-{
-	int saved = errno;
-
-	if (dyl_trace_lock()) {
-		dyl_trace_put(data, len);
-		dyl_trace_unlock();
-	}
-	errno = saved;
-}
-
-/* Recording stopped on a failed write (a full disk): the rows written so far stay in
- * the spool, and the trace, where it still takes them, names it and ends with FOOT (as
- * with DYL_CONVERT=later), after its '# error=' line.  No warning: the failure gave it. */
-static void footer_after_failure(const char *foot, size_t flen)
+/* Recording stopped on a failed write (a full disk), the spool kept: the trace, where
+ * it still takes them, names it and ends with FOOT (as with DYL_CONVERT=later), after
+ * its '# error=' line.  No warning: the failure gave it.  dyl_rt.io held. */
+void dyl_trace_footer_after_failure(const char *foot, size_t flen)
 {
 	char line[sizeof(dyl_rt.spool_path) + 32];
 
-	dyl_io_lock();
-	if (dyl_spool_keep_failed() && dyl_rt.fd >= 0 && trace_fd_ok() == 0) {
+	if (dyl_rt.fd >= 0 && trace_fd_ok() == 0) {
 		const char *base = strrchr(dyl_rt.spool_path, '/');
 		int l = snprintf(line, sizeof(line), "%s# rows_in_spool=%s\n",
 				 at_line_start ? "" : "\n", base ? base + 1 : dyl_rt.spool_path);
 		if (write(dyl_rt.fd, line, (size_t)l) == l)
 			at_line_start = 1, (void)!write(dyl_rt.fd, foot, flen);
 	}
-	dyl_io_unlock();
 }
 
 /* The footer's lines into BUF: the process's times, and what tracing cost it. */
-static int footer_text(char *buf, size_t room)
+int dyl_trace_footer_text(char *buf, size_t room)
 {
 	/* cpu_ns: the process's CPU time, start-up before our constructor included; the T
 	 * of a trace whose t_ns are thread CPU times (std.time clock=thread), for which the
@@ -827,65 +776,34 @@ static int footer_text(char *buf, size_t room)
 	return n;
 }
 
-void dyl_trace_footer(void)
+/* The footer FOOT (LEN bytes) after the rows, the output locked.  IN_SPOOL: the rows
+ * were left in the spool (DYL_CONVERT=later): the trace says where they are, and the
+ * tools read them there. */
+void dyl_trace_footer(const char *buf, int n, int in_spool)
 {
-	char buf[384];	/* the footer: 7 lines of at most 42 bytes */
-	int n, saved = errno;
-
-	if (DYL_DISABLED()) {
-		/* (once: a failed exec's image ends again later, its spool kept already) */
-		if (!dyl_rt.off && !__atomic_exchange_n(&dyl_rt.finished, 1, __ATOMIC_ACQ_REL))
-			footer_after_failure(buf, (size_t)footer_text(buf, sizeof(buf)));
-		errno = saved;
-		return;
+	if (in_spool) {
+		const char *base = strrchr(dyl_rt.spool_path, '/');
+		char line[sizeof(dyl_rt.spool_path) + 32];
+		int l = snprintf(line, sizeof(line), "# rows_in_spool=%s\n",
+				 base ? base + 1 : dyl_rt.spool_path);
+		dyl_trace_put(line, (size_t)l);
 	}
-	if (dyl_rt.off || __atomic_exchange_n(&dyl_rt.finished, 1, __ATOMIC_ACQ_REL))
-		return;
-	/* A process that recorded no call took no name.  Its trace (P = 0 is an answer
-	 * too) goes to PATH only if that is stale: not held, not written by a process that
-	 * started after this one (the program a shell or /usr/bin/time ran), and never
-	 * to PATH.<pid>: launchers and forked helpers leave nothing behind. */
-	if (__atomic_load_n(&dyl_rt.fd, __ATOMIC_ACQUIRE) < 0) {
-		if (dyl_rt.forked)
-			return;
-		dyl_io_lock();
-		if (dyl_rt.fd < 0)
-			open_trace_as(1);
-		dyl_io_unlock();
-		if (dyl_rt.fd < 0)
-			return;
-	}
-	n = footer_text(buf, sizeof(buf));
-	if (dyl_trace_lock()) {
-		/* the rows written out in binary, or left in the spool (DYL_CONVERT=later): then
-		 * the trace says where they are, and the tools read them there */
-		if (dyl_spool_finish(buf, (size_t)n)) {
-			const char *base = strrchr(dyl_rt.spool_path, '/');
-			char line[sizeof(dyl_rt.spool_path) + 32];
-			int l = snprintf(line, sizeof(line), "# rows_in_spool=%s\n",
-					 base ? base + 1 : dyl_rt.spool_path);
-			dyl_trace_put(line, (size_t)l);
-		}
-		dyl_trace_put(buf, (size_t)n);
-		dyl_trace_unlock();
-	}
-	dyl_fd_close(&replaced.fd, replaced.dev, replaced.ino);	/* (if still ours) */
-	errno = saved;
+	dyl_trace_put(buf, (size_t)n);
 }
 
-void dyl_trace_drop_unused(void)
+/* The image's end: the descriptor of a trace it replaced goes (if still ours). */
+void dyl_trace_end(void)
 {
-	int saved = errno;
+	dyl_fd_close(&replaced.fd, replaced.dev, replaced.ino);
+}
 
-	dyl_io_lock();
-	if (dyl_rt.fd >= 0 && !dyl_rt.header_done) {
-		dyl_spool_drop();
-		if (dyl_fd_is(dyl_rt.fd, dyl_rt.fd_dev, dyl_rt.fd_ino))
-			unlink(dyl_rt.path);	/* (still ours: the name was not taken over) */
-		dyl_fd_close(&dyl_rt.fd, dyl_rt.fd_dev, dyl_rt.fd_ino);	/* and the lock */
-	}
-	dyl_io_unlock();
-	errno = saved;
+/* A claimed trace that got no header (nothing recorded) is given back: its name goes,
+ * while it is still our file's, and so does its lock.  dyl_rt.io held. */
+void dyl_trace_drop(void)
+{
+	if (dyl_fd_is(dyl_rt.fd, dyl_rt.fd_dev, dyl_rt.fd_ino))
+		unlink(dyl_rt.path);	/* (still ours: the name was not taken over) */
+	dyl_fd_close(&dyl_rt.fd, dyl_rt.fd_dev, dyl_rt.fd_ino);	/* and the lock */
 }
 
 void dyl_trace_reset_after_fork(void)

@@ -45,7 +45,8 @@ LAYERS = [
     ("clock", ["runtime/clock.c"], ["api", "format", "state", "settings"]),
     # (record.c writes the per-call record; it joins format/ when it stops needing
     # internal.h)
-    ("output", ["runtime/funcs.c", "runtime/spool.c", "runtime/trace.c", "runtime/record.c"],
+    ("output", ["runtime/funcs.c", "runtime/spool.c", "runtime/trace.c", "runtime/record.c",
+                "runtime/output.c"],
      ["api", "format", "state", "settings", "clock"]),
     ("calls", ["runtime/runtime.c", "runtime/notes.c", "runtime/exit.c", "runtime/fatal.c",
                "runtime/resolve.c", "runtime/elfsym.c", "runtime/elfsym.h",
