@@ -211,6 +211,7 @@ HIDDEN void dyl_cost_sum(struct dyl_cost *to, const struct dyl_cost *c);	/* TO +
 
 /* runtime.c */
 HIDDEN void dyl_init(void);
+HIDDEN void dyl_core_start(int argc, char **argv);	/* from start.c */
 HIDDEN struct dyl_thread *dyl_thread_get(void);
 /* Writes T's records out; OPEN: the owner's open calls (levels 0..OPEN-1) that started
  * before some of them and must be numbered before them. */

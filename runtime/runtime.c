@@ -360,21 +360,16 @@ void dyl_init(void)
 	__atomic_store_n(&dyl_rt.initialized, 2, __ATOMIC_RELEASE);
 }
 
-/* glibc calls a library's constructors with the program's arguments: kept for the
- * trace's '# cmdline=', which then needs no read of /proc at the first call */
-__attribute__((constructor)) static void dyl_constructor(int argc, char **argv, char **envp)
+/* The core at start-up (start.c): the program's arguments, as glibc gives constructors,
+ * kept for the trace's '# cmdline=', which then needs no read of /proc at the first
+ * call. */
+void dyl_core_start(int argc, char **argv)
 {
-	(void)envp;
 	if (argc > 0 && argv && argv[0]) {
 		dyl_rt.argc = argc;
 		dyl_rt.argv = argv;
 	}
 	dyl_init();
-}
-
-__attribute__((destructor)) static void dyl_destructor(void)
-{
-	dyl_finish();
 }
 
 /* DYL_FILTER: comma-separated shell wildcards; "!PAT" excludes; the last match wins,

@@ -66,6 +66,10 @@ LAYERS = [
     # std.flow: built on the region table (its hooks and groupings)
     ("flow", ["runtime/flow/*"],
      ["api", "format", "state", "settings", "clock", "output", "calls", "regions"]),
+    # the one constructor and destructor: each part's start-up, in order
+    ("start", ["runtime/start.c"],
+     ["api", "format", "state", "settings", "clock", "output", "calls", "handles", "regions",
+      "diff", "faults", "threads", "flow"]),
 ]
 # compiled into the wrappers, never into the runtime: no runtime file includes them
 WRAPPER_SIDE = ["runtime/include/dyl_wrap.h", "runtime/include/dyl_process.h",
