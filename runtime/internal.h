@@ -154,6 +154,88 @@ struct dyl_runtime {
 
 HIDDEN extern struct dyl_runtime dyl_rt;
 
+/* The process-wide state, one struct per owner (the part that writes it).  Lock order:
+ * dyl_proc.lock, a thread's flush_lock, dyl_out.io, dyl_meta.lock. */
+
+/* The process (runtime.c): who it is and when it started, set at start-up and again in
+ * a forked child, and its threads.  The per-call path reads off and pending. */
+struct dyl_proc {
+	int initialized;	/* 0, 1 while initializing, 2 ready */
+	int off;		/* DYL_OFF: forward only */
+	int pending;		/* a forked child's thread keeps its private window until the
+				 * child claims its own trace: the next call does */
+	int forked;		/* a forked child: never takes the shared PATH */
+	int secure;		/* AT_SECURE: off, and nothing read from the environment */
+	pid_t pid;
+	int argc;		/* the program's arguments, as glibc gives constructors */
+	char **argv;		/* (NULL: unknown; /proc/self/cmdline then) */
+	const char *filter;	/* DYL_FILTER */
+	uint64_t start_ns;	/* CLOCK_REALTIME when this image (or forked child) started */
+	uint64_t t0;		/* clock at start, ticks */
+	uint64_t t0_ns;		/* CLOCK_MONOTONIC at start (for total_ns) */
+	uint64_t startup_ns;	/* the process's CPU time at start: exec, the dynamic loader
+				 * and the constructors before ours, which total_ns misses */
+	pthread_mutex_t lock;	/* the threads list */
+	struct dyl_thread *threads;
+	pthread_key_t key;	/* thread-exit flush */
+};
+HIDDEN extern struct dyl_proc dyl_proc;
+
+/* What tracing cost the process (struct dyl_cost): threads that ended (runtime.c) and
+ * the set-up and write-outs (dyl_cost_add); how calls are timed (notes.c). */
+struct dyl_costs {
+	struct dyl_cost sum;	/* of threads that ended, and the process's set-up; lock */
+	int cpu;		/* calls timed in thread CPU time (std.time clock=thread): the
+				 * calls timed whole are too, or a call's sleep would count */
+};
+HIDDEN extern struct dyl_costs dyl_costs;
+
+/* The output (trace.c, output.c): the trace file, its name and the lock of the output. */
+struct dyl_out {
+	int disabled;		/* the trace cannot be written: forward only */
+	int finished;		/* the footer is written */
+	int fd;			/* trace file, -1 until claimed */
+	dev_t fd_dev;		/* its file (dyl_fd_check) */
+	ino_t fd_ino;
+	int header_done;	/* the header is written (columns and notes are fixed) */
+	unsigned long long start_ticks;	/* the process's start time (/proc/self/stat) */
+	pthread_mutex_t io;	/* the trace file: dyl_io_lock, dyl_io_unlock */
+	int io_cancel;		/* the holder's cancel state before dyl_io_lock */
+	char tmpl[4096];	/* $DYL_TRACE made absolute at start-up (%p not expanded) */
+	char path[4096];
+};
+HIDDEN extern struct dyl_out dyl_out;
+
+/* The spool (spool.c): its file, its windows, what it holds.  dyl_out.io guards it. */
+struct dyl_spool {
+	int fd;			/* -1 when none */
+	int memfd;		/* in memory: the trace is not a regular file */
+	dev_t dev;		/* its file (dyl_fd_check) */
+	ino_t ino;
+	uint64_t size;
+	uint64_t alloc;		/* bytes reserved with fallocate; UINT64_MAX: unsupported */
+	uint32_t names;		/* function names in it */
+	uint32_t knots;		/* clock knots in it */
+	uint64_t blocks;	/* blocks written out to it */
+	uint64_t seq;		/* the first call number of the next conversion */
+	uint32_t nwindows;
+	struct dyl_window *free_windows[64];	/* of threads that ended, for the next ones */
+	uint32_t nfree_windows;
+	char path[4096 + 16];
+};
+HIDDEN extern struct dyl_spool dyl_spool;
+
+/* What the header says beyond its fixed columns (notes.c), and the warnings given
+ * (state.c): held around no call. */
+struct dyl_meta {
+	pthread_mutex_t lock;	/* columns, notes, dyl_out.header_done, warned */
+	unsigned ncolumns;
+	const char *columns[DYL_MAX_COLUMNS];
+	char notes[4096];	/* '# key=value' lines written with the header */
+	char warned[1024];	/* keys already warned about */
+};
+HIDDEN extern struct dyl_meta dyl_meta;
+
 /* dyl_rt.io with the thread's cancellation held off.  The writes made under it (write,
  * pwritev, close) are cancellation points: a thread cancelled there would leave the lock
  * held, and the process would hang at its next write or at exit.  The cancellation

@@ -19,6 +19,11 @@
 
 struct dyl_runtime dyl_rt = { .fd = -1, .spool_fd = -1, .lock = PTHREAD_MUTEX_INITIALIZER,
 			      .io = PTHREAD_MUTEX_INITIALIZER, .meta = PTHREAD_MUTEX_INITIALIZER };
+struct dyl_proc dyl_proc = { .lock = PTHREAD_MUTEX_INITIALIZER };
+struct dyl_costs dyl_costs;
+struct dyl_out dyl_out = { .fd = -1, .io = PTHREAD_MUTEX_INITIALIZER };
+struct dyl_spool dyl_spool = { .fd = -1 };
+struct dyl_meta dyl_meta = { .lock = PTHREAD_MUTEX_INITIALIZER };
 TLS struct dyl_thread *dyl_self;
 TLS int dyl_busy;
 struct dyl_hooks dyl_hooks;
