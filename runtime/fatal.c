@@ -27,7 +27,7 @@ static void on_fatal(int sig, siginfo_t *si, void *uc)
 	int saved = errno;
 
 	(void)uc;
-	if (!dyl_busy && dyl_rt.initialized == 2 && getpid() == dyl_rt.pid)
+	if (!dyl_busy && dyl_proc.initialized == 2 && getpid() == dyl_proc.pid)
 		finish();
 	/* SA_RESETHAND put the default back.  A fault happens again when the handler
 	 * returns; a signal that was sent (kill, raise, abort) is sent again, unless a

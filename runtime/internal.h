@@ -73,7 +73,7 @@ struct dyl_cost {
 
 /* Per-thread state: allocated with mmap, so that no malloc is needed on any path. */
 struct dyl_thread {
-	struct dyl_thread *next;	/* in dyl_rt.threads */
+	struct dyl_thread *next;	/* in dyl_proc.threads */
 	/* where the per-call path appends: a window of the spool (dyl_spool.h), or the
 	 * private one below until the spool has one for this thread */
 	struct dyl_window *win;
@@ -88,7 +88,7 @@ struct dyl_thread {
 	 * already written out: it is numbered at that place, dyl_spool.h) */
 	uint64_t reserved[DYL_MAX_FRAMES];
 	uint32_t flushed;	/* bytes of the window already written by another thread's flush */
-	struct dyl_cost cost;	/* this thread's (dyl_rt.cost once it ends) */
+	struct dyl_cost cost;	/* this thread's (dyl_costs.sum once it ends) */
 	pthread_mutex_t flush_lock;	/* one flusher at a time (the owner or dyl_finish) */
 	char args[DYL_ARGS_LEVELS][1024];	/* std.args text, one per nesting level in flight */
 	char own_window[DYL_WINDOW_SIZE] __attribute__((aligned(4096)));
@@ -236,7 +236,7 @@ struct dyl_meta {
 };
 HIDDEN extern struct dyl_meta dyl_meta;
 
-/* dyl_rt.io with the thread's cancellation held off.  The writes made under it (write,
+/* dyl_out.io with the thread's cancellation held off.  The writes made under it (write,
  * pwritev, close) are cancellation points: a thread cancelled there would leave the lock
  * held, and the process would hang at its next write or at exit.  The cancellation
  * waits until the lock is let go.  The holder keeps its old state in io_cancel. */
@@ -245,22 +245,22 @@ static inline void dyl_io_lock(void)
 	int old;
 
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
-	pthread_mutex_lock(&dyl_rt.io);
-	dyl_rt.io_cancel = old;
+	pthread_mutex_lock(&dyl_out.io);
+	dyl_out.io_cancel = old;
 }
 static inline void dyl_io_unlock(void)
 {
-	int old = dyl_rt.io_cancel;
+	int old = dyl_out.io_cancel;
 
-	pthread_mutex_unlock(&dyl_rt.io);
+	pthread_mutex_unlock(&dyl_out.io);
 	pthread_setcancelstate(old, NULL);
 }
 
-/* dyl_rt.disabled is read on every call, outside any lock, and set under dyl_rt.io;
- * dyl_rt.fd is read outside the lock too: both go through atomics. */
-#define DYL_DISABLED() __atomic_load_n(&dyl_rt.disabled, __ATOMIC_RELAXED)
-#define DYL_DISABLE() __atomic_store_n(&dyl_rt.disabled, 1, __ATOMIC_RELAXED)
-#define DYL_SET_FD(v) __atomic_store_n(&dyl_rt.fd, (v), __ATOMIC_RELEASE)
+/* dyl_out.disabled is read on every call, outside any lock, and set under dyl_out.io;
+ * dyl_out.fd is read outside the lock too: both go through atomics. */
+#define DYL_DISABLED() __atomic_load_n(&dyl_out.disabled, __ATOMIC_RELAXED)
+#define DYL_DISABLE() __atomic_store_n(&dyl_out.disabled, 1, __ATOMIC_RELAXED)
+#define DYL_SET_FD(v) __atomic_store_n(&dyl_out.fd, (v), __ATOMIC_RELEASE)
 HIDDEN extern TLS struct dyl_thread *dyl_self;
 HIDDEN extern TLS int dyl_busy;	/* >0 while the runtime runs: wrapped calls it makes are not recorded */
 /* dyl_busy guards against this thread's own signal handlers: keep the compiler from
@@ -276,7 +276,7 @@ struct dyl_hooks {
 	/* at the very end of dyl_leave, in a thread that set dyl_leave_pending (std.diff:
 	 * the stack below the outermost call's caller is dead, diff.c) */
 	void (*after_leave)(void);
-	/* std.flow (runtime/flow/), at the spool's conversion (dyl_rt.io held): FLUSH before
+	/* std.flow (runtime/flow/), at the spool's conversion (dyl_out.io held): FLUSH before
 	 * (what its buffers hold into the spool), CONVERTED after the rows (TRACE.flow from
 	 * the spool FD of SIZE bytes, whose rows were numbered from SEQ) */
 	void (*flow_flush)(void);
@@ -346,8 +346,8 @@ HIDDEN void dyl_clock_setup(void);
 HIDDEN uint64_t dyl_monotonic_ns(void);
 HIDDEN uint64_t dyl_realtime_ns(void);
 HIDDEN uint64_t dyl_cpu_ns(void);	/* the process's CPU time */
-HIDDEN void dyl_clock_mark(void);	/* a calibration point; dyl_rt.io held */
-/* the knots (tsc, ns) so far, for the spool's converter (dyl_rt.io held) */
+HIDDEN void dyl_clock_mark(void);	/* a calibration point; dyl_out.io held */
+/* the knots (tsc, ns) so far, for the spool's converter (dyl_out.io held) */
 HIDDEN const struct dyl_knot *dyl_clock_knots(uint32_t *n);
 HIDDEN struct dyl_knot dyl_clock_provisional(void);
 HIDDEN uint64_t dyl_clock_cost_ns(void);
@@ -367,7 +367,7 @@ HIDDEN void dyl_funcs_after_fork(void);
 HIDDEN uint32_t dyl_rec_put(struct dyl_rec *r, const struct dyl_call *c, int numbered, int wide,
 			    uint64_t dur, uint32_t id, uint32_t depth);
 
-/* spool.c (dyl_rt.io held unless said) */
+/* spool.c (dyl_out.io held unless said) */
 HIDDEN void dyl_spool_open(void);	/* the trace is claimed: its spool */
 /* T's records [FROM, TO) as a block: made (its head into B, the open calls it lists into
  * OPENS, DYL_MAX_FRAMES of them; T's flush_lock held), then appended (the output locked) */
@@ -384,7 +384,7 @@ HIDDEN void dyl_spool_names_ahead(void);	/* the names area made now (dyl_prepare
 HIDDEN void dyl_spool_exec(void);	/* an exec: the rows are converted now, never later */
 HIDDEN void dyl_spool_drop(void);
 /* Recording stopped on a write that failed (a full disk): the spool, a file still ours,
- * is kept as it is for the tools (1), else dropped (0).  dyl_rt.io held. */
+ * is kept as it is for the tools (1), else dropped (0).  dyl_out.io held. */
 HIDDEN int dyl_spool_keep_failed(void);
 HIDDEN void dyl_spool_meta(void);	/* the header text changed */
 /* the header TEXT (LEN bytes, NCOLUMNS counters) as the trace got it */
@@ -416,9 +416,9 @@ HIDDEN int dyl_open_safe(const char *path, int flags);
  * errno is ERR on return. */
 HIDDEN const char *dyl_refused(const char *path, int err);
 HIDDEN void dyl_trace_error(int err, const char *what);	/* '# error=' line, or stderr */
-HIDDEN size_t dyl_trace_header_text(char *buf, size_t room);	/* dyl_rt.meta held */
+HIDDEN size_t dyl_trace_header_text(char *buf, size_t room);	/* dyl_meta.lock held */
 HIDDEN void dyl_trace_setup(void);	/* at start-up: remember $DYL_TRACE */
-/* The steps output.c puts in order (dyl_rt.io held): */
+/* The steps output.c puts in order (dyl_out.io held): */
 HIDDEN void dyl_trace_open(int only_path);	/* claim the name (the top of trace.c) */
 HIDDEN size_t dyl_trace_header(char *buf, size_t room);	/* written; its text in BUF */
 HIDDEN void dyl_trace_put(const char *data, size_t len);	/* rows, '#' lines */

@@ -13,7 +13,7 @@
 #include "internal.h"
 
 /* The trace claimed (ONLY_PATH: trace.c dyl_trace_open), then its spool (which replaces
- * a spool an older run left: DYL_CONVERT).  dyl_rt.io held. */
+ * a spool an older run left: DYL_CONVERT).  dyl_out.io held. */
 static void claim(int only_path)
 {
 	dyl_trace_open(only_path);
@@ -27,10 +27,10 @@ static void claim(int only_path)
  * it always did. */
 void dyl_out_claim(int ahead)
 {
-	if (__atomic_load_n(&dyl_rt.fd, __ATOMIC_ACQUIRE) >= 0 || DYL_DISABLED() || dyl_rt.off)
+	if (__atomic_load_n(&dyl_out.fd, __ATOMIC_ACQUIRE) >= 0 || DYL_DISABLED() || dyl_proc.off)
 		return;
 	dyl_io_lock();
-	if (dyl_rt.fd < 0 && !DYL_DISABLED())
+	if (dyl_out.fd < 0 && !DYL_DISABLED())
 		claim(ahead);
 	dyl_io_unlock();
 }
@@ -40,12 +40,12 @@ int dyl_out_lock(void)
 	char buf[8192];
 
 	dyl_io_lock();
-	if (dyl_rt.fd < 0 && !DYL_DISABLED())
+	if (dyl_out.fd < 0 && !DYL_DISABLED())
 		claim(0);
-	if (!DYL_DISABLED() && !dyl_rt.header_done) {
+	if (!DYL_DISABLED() && !dyl_out.header_done) {
 		size_t o = dyl_trace_header(buf, sizeof(buf));
 		/* the spool's copy, for dyl-trace after a crash: the same bytes */
-		dyl_spool_meta_text(buf, o, dyl_rt.ncolumns);
+		dyl_spool_meta_text(buf, o, dyl_meta.ncolumns);
 	}
 	if (DYL_DISABLED()) {
 		dyl_io_unlock();
@@ -90,25 +90,25 @@ void dyl_out_end(void)
 
 	if (DYL_DISABLED()) {
 		/* (once: a failed exec's image ends again later, its spool kept already) */
-		if (!dyl_rt.off && !__atomic_exchange_n(&dyl_rt.finished, 1, __ATOMIC_ACQ_REL))
+		if (!dyl_proc.off && !__atomic_exchange_n(&dyl_out.finished, 1, __ATOMIC_ACQ_REL))
 			end_after_failure(buf, (size_t)dyl_trace_footer_text(buf, sizeof(buf)));
 		errno = saved;
 		return;
 	}
-	if (dyl_rt.off || __atomic_exchange_n(&dyl_rt.finished, 1, __ATOMIC_ACQ_REL))
+	if (dyl_proc.off || __atomic_exchange_n(&dyl_out.finished, 1, __ATOMIC_ACQ_REL))
 		return;
 	/* A process that recorded no call took no name.  Its trace (P = 0 is an answer
 	 * too) goes to PATH only if that is stale: not held, not written by a process that
 	 * started after this one (the program a shell or /usr/bin/time ran), and never
 	 * to PATH.<pid>: launchers and forked helpers leave nothing behind. */
-	if (__atomic_load_n(&dyl_rt.fd, __ATOMIC_ACQUIRE) < 0) {
-		if (dyl_rt.forked)
+	if (__atomic_load_n(&dyl_out.fd, __ATOMIC_ACQUIRE) < 0) {
+		if (dyl_proc.forked)
 			return;
 		dyl_io_lock();
-		if (dyl_rt.fd < 0)
+		if (dyl_out.fd < 0)
 			claim(1);
 		dyl_io_unlock();
-		if (dyl_rt.fd < 0)
+		if (dyl_out.fd < 0)
 			return;
 	}
 	n = dyl_trace_footer_text(buf, sizeof(buf));
@@ -128,7 +128,7 @@ void dyl_out_drop_unused(void)
 	int saved = errno;
 
 	dyl_io_lock();
-	if (dyl_rt.fd >= 0 && !dyl_rt.header_done) {
+	if (dyl_out.fd >= 0 && !dyl_out.header_done) {
 		dyl_spool_drop();
 		dyl_trace_drop();
 	}

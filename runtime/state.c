@@ -46,9 +46,9 @@ void dyl_cost_add(uint64_t ticks)
 {
 	struct dyl_thread *t = dyl_self;
 
-	__atomic_fetch_add(&dyl_rt.cost.whole, ticks, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&dyl_costs.sum.whole, ticks, __ATOMIC_RELAXED);
 	if (!t || t->depth == 0)	/* no call open on this thread */
-		__atomic_fetch_add(&dyl_rt.cost.outside, ticks, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&dyl_costs.sum.outside, ticks, __ATOMIC_RELAXED);
 }
 
 int dyl_fd_high(int fd)
@@ -70,16 +70,16 @@ void dyl_warn_once(const char *key, const char *fmt, ...)
 
 	DYL_BUSY_IN();
 	snprintf(tagged, sizeof(tagged), "|%.127s|", key);
-	pthread_mutex_lock(&dyl_rt.meta);
-	if (strstr(dyl_rt.warned, tagged)) {
-		pthread_mutex_unlock(&dyl_rt.meta);
+	pthread_mutex_lock(&dyl_meta.lock);
+	if (strstr(dyl_meta.warned, tagged)) {
+		pthread_mutex_unlock(&dyl_meta.lock);
 		DYL_BUSY_OUT();
 		errno = saved;
 		return;
 	}
-	if (strlen(dyl_rt.warned) + strlen(tagged) < sizeof(dyl_rt.warned))
-		strcat(dyl_rt.warned, tagged);
-	pthread_mutex_unlock(&dyl_rt.meta);
+	if (strlen(dyl_meta.warned) + strlen(tagged) < sizeof(dyl_meta.warned))
+		strcat(dyl_meta.warned, tagged);
+	pthread_mutex_unlock(&dyl_meta.lock);
 	fputs("dyliberator: ", stderr);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);

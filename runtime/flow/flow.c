@@ -22,7 +22,7 @@
  * to a private buffer that doubles (up to BUF_MAX; past it events are dropped, and
  * TRACE.flow says some are missing), copied out when the spool comes.  Nothing is
  * recorded while the runtime itself runs (dyl_busy): its own allocations are no data of
- * the program's, and a copy-out takes dyl_rt.io, which it may hold.
+ * the program's, and a copy-out takes dyl_out.io, which it may hold.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -88,7 +88,7 @@ static struct flow {
 
 static TLS struct fbuf *mine;
 static TLS int in_flow;		/* re-entered (a signal handler, or malloc from within) */
-static TLS int diff_look;	/* in std.diff's look (it holds dyl_busy, not dyl_rt.io) */
+static TLS int diff_look;	/* in std.diff's look (it holds dyl_busy, not dyl_out.io) */
 static TLS uintptr_t marked;	/* the call (its dyl_call) whose CALL a charge put */
 static TLS uint64_t *hr_data;	/* where the thread's last HOSTRD ended (it may grow) */
 static TLS size_t hr_end;
@@ -104,7 +104,7 @@ static inline struct dyl_flow_chunk *win_head(const struct fbuf *b)
 	return (struct dyl_flow_chunk *)(b->win + sizeof(struct dyl_chunk));
 }
 
-/* buffer lock and dyl_rt.io held: the events into the spool as one chunk, and the
+/* buffer lock and dyl_out.io held: the events into the spool as one chunk, and the
  * buffer emptied (kept when they cannot be written: a full disk).  0, or -1. */
 static int copy_out(struct fbuf *b)
 {
@@ -130,7 +130,7 @@ static int copy_out(struct fbuf *b)
  * private buffer doubles */
 static int make_room(struct fbuf *b, unsigned words)
 {
-	if ((!dyl_busy || diff_look) && dyl_rt.spool_fd >= 0) {
+	if ((!dyl_busy || diff_look) && dyl_spool.fd >= 0) {
 		dyl_io_lock();
 		dyl_spin_lock(&b->lock);
 		if (copy_out(b) == 0 && !b->win) {
@@ -173,7 +173,7 @@ static void thread_gone(void *arg)
 	struct fbuf *b = arg;
 
 	in_flow++;
-	if (dyl_rt.spool_fd >= 0) {
+	if (dyl_spool.fd >= 0) {
 		dyl_io_lock();
 		dyl_spin_lock(&b->lock);
 		copy_out(b);
@@ -228,7 +228,7 @@ static inline uint64_t *reserve(unsigned words)
 	if (dyl_unlikely(!b) && !(b = own_buffer()))
 		goto lost;
 	/* (full; or private while the spool exists now: into it, and a window) */
-	if (dyl_unlikely(b->len + words > b->cap || (!b->win && !b->nowin && dyl_rt.spool_fd >= 0 && !dyl_busy)) &&
+	if (dyl_unlikely(b->len + words > b->cap || (!b->win && !b->nowin && dyl_spool.fd >= 0 && !dyl_busy)) &&
 	    make_room(b, words) != 0)
 		goto lost;
 	return b->data + b->len;
@@ -552,7 +552,7 @@ static void removed(uintptr_t start, uint64_t id)
 	in_flow--;
 }
 
-/* dyl_hooks.flow_flush: every buffer's events into the spool (dyl_rt.io held; a
+/* dyl_hooks.flow_flush: every buffer's events into the spool (dyl_out.io held; a
  * window's are there already, but its copy says they were read) */
 static void flush_all(void)
 {
@@ -565,7 +565,7 @@ static void flush_all(void)
 	}
 }
 
-/* The trace's lines of std.flow's caps, after its rows (dyl_rt.io held, the trace open:
+/* The trace's lines of std.flow's caps, after its rows (dyl_out.io held, the trace open:
  * dyl_flow_write, from the conversion at exit). */
 void dyl_flow_notes(void)
 {

@@ -13,7 +13,7 @@
  * thread's buffer; 0, or -1 when it was dropped (no memory, or re-entered) */
 HIDDEN int dyl_flow_put(const uint64_t *ev, unsigned words);
 HIDDEN uint64_t dyl_flow_lost(void);	/* events dropped so far */
-/* flow.c: the trace's '#' lines of std.flow's caps (dyl_rt.io held, after the rows) */
+/* flow.c: the trace's '#' lines of std.flow's caps (dyl_out.io held, after the rows) */
 HIDDEN void dyl_flow_notes(void);
 
 /* sites.c: the allocation site of the heap block being added: the return addresses of
