@@ -1,19 +1,11 @@
 /* internal.h - what the runtime's files share; nothing here is exported.
  *
- * The runtime is layered (tests/runtime/layers.py checks it; each file calls only its own
- * layer and those below):
- *   format   convert.c, record.c (dyl_spool.h): the spool's layout, no state
- *   state    state.c: dyl_rt, the threads' dyl_self and dyl_busy, dyl_hooks, warnings
- *   settings env.c: every DYL_* variable
- *   clock    clock.c: ticks and their conversion to ns
- *   output   funcs.c, spool.c, trace.c: names, the spool, the CSV trace
- *   calls    runtime.c (the per-call path, threads, fork), notes.c, exit.c, fatal.c,
- *            resolve.c, elfsym.c
- * These are the core; it names no feature.  The features sit above it, each in its own
- * folder: regions/ (std.regions' table and lookups), diff/ (std.diff, over regions/),
- * faults/ (std.faults), threads/ (thread events, for the interposers of dyl_threads.h),
- * handles.c (buffers --defs code binds to a handle, dyl_handles.h).
- * A feature the core must call installs a hook (dyl_hooks).
+ * The runtime is layered: each file calls only its own layer and those below.  The
+ * layers, their files and what each may use are listed once, in tests/runtime/layers.py,
+ * which checks them.  The core (the files of runtime/ itself) names no feature; the
+ * features sit above it, each in its own folder, and runtime/start.c, which starts every
+ * part in order, above them all.  A feature the core must call installs a hook
+ * (dyl_hooks).
  */
 #ifndef DYL_INTERNAL_H
 #define DYL_INTERNAL_H
@@ -94,65 +86,6 @@ struct dyl_thread {
 	char own_window[DYL_WINDOW_SIZE] __attribute__((aligned(4096)));
 };
 #define DYL_OWN_WINDOW(t) ((struct dyl_window *)(t)->own_window)
-
-/* The one piece of process-wide state. */
-struct dyl_runtime {
-	int initialized;	/* 0, 1 while initializing, 2 ready */
-	int off;		/* DYL_OFF: forward only */
-	int disabled;		/* the trace cannot be written: forward only */
-	int forked;		/* a forked child: never takes the shared PATH */
-	int finished;		/* the footer is written */
-	pid_t pid;
-	unsigned long long start_ticks;	/* the process's start time (/proc/self/stat) */
-	int argc;		/* the program's arguments, as glibc gives constructors */
-	char **argv;		/* (NULL: unknown; /proc/self/cmdline then) */
-	uint64_t start_ns;	/* CLOCK_REALTIME when this image (or forked child) started */
-	uint64_t t0;		/* clock at start, ticks */
-	uint64_t t0_ns;		/* CLOCK_MONOTONIC at start (for total_ns) */
-	uint64_t startup_ns;	/* the process's CPU time at start: exec, the dynamic loader
-				 * and the constructors before ours, which total_ns misses */
-	uint64_t blocks;	/* blocks written out to the spool */
-	struct dyl_cost cost;	/* of threads that ended, and the process's set-up; lock */
-	int cost_cpu;		/* calls timed in thread CPU time (std.time clock=thread): the
-				 * calls timed whole are too, or a call's sleep would count */
-	uint64_t seq;		/* the first call number of the next conversion */
-	int pending;		/* a forked child's thread keeps its private window until the
-				 * child claims its own trace: the next call does */
-	int fd;			/* trace file, -1 until claimed */
-	dev_t fd_dev;		/* its file (dyl_fd_check) */
-	ino_t fd_ino;
-	int secure;		/* AT_SECURE: off, and nothing read from the environment */
-	/* the spool (spool.c) */
-	int spool_fd;		/* -1 when none */
-	int spool_memfd;	/* in memory: the trace is not a regular file */
-	dev_t spool_dev;	/* its file (dyl_fd_check) */
-	ino_t spool_ino;
-	uint64_t spool_size;
-	uint64_t spool_alloc;	/* bytes reserved with fallocate; UINT64_MAX: unsupported */
-	uint32_t spool_names;	/* function names in it */
-	uint32_t spool_knots;	/* clock knots in it */
-	uint32_t nwindows;
-	struct dyl_window *free_windows[64];	/* of threads that ended, for the next ones */
-	uint32_t nfree_windows;
-	char spool_path[4096 + 16];
-	int header_done;	/* the header is written (columns and notes are fixed) */
-	char tmpl[4096];	/* $DYL_TRACE made absolute at start-up (%p not expanded) */
-	char path[4096];
-	const char *filter;	/* DYL_FILTER */
-	/* Lock order: lock, a thread's flush_lock, io, meta. */
-	pthread_mutex_t lock;	/* the threads list */
-	pthread_mutex_t io;	/* the trace file: dyl_io_lock, dyl_io_unlock */
-	int io_cancel;		/* the holder's cancel state before dyl_io_lock */
-	pthread_mutex_t meta;	/* columns, notes, header_done, warned: held around no call */
-	struct dyl_thread *threads;
-	pthread_key_t key;	/* thread-exit flush */
-	unsigned ncolumns;
-	const char *columns[DYL_MAX_COLUMNS];
-	char notes[4096];	/* '# key=value' lines written with the header */
-	char warned[1024];	/* keys already warned about */
-};
-
-HIDDEN extern struct dyl_runtime dyl_rt;
 
 /* The process-wide state, one struct per owner (the part that writes it).  Lock order:
  * dyl_proc.lock, a thread's flush_lock, dyl_out.io, dyl_meta.lock. */

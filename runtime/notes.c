@@ -1,5 +1,5 @@
 /* notes.c - what the trace's header says beyond its fixed columns: the columns a
- * micro-generator adds (PAPI's events) and the '# key=value' notes, kept in dyl_rt until
+ * micro-generator adds (PAPI's events) and the '# key=value' notes, kept in dyl_meta until
  * the header is written (trace.c), and copied into the spool when they change after it
  * was made (spool.c).
  */

@@ -2,9 +2,10 @@
  * bottom of the runtime's layers (tests/runtime/layers.py draws them).  It calls no other file
  * of the runtime.
  *
- * dyl_rt is the one piece of process-wide state; dyl_self and dyl_busy are the calling
- * thread's.  dyl_hooks holds what the features (above the core) ask the core to call:
- * the core knows them only as pointers installed at start-up.
+ * The process-wide state is one struct per owner (internal.h: dyl_proc, dyl_costs,
+ * dyl_out, dyl_spool, dyl_meta); dyl_self and dyl_busy are the calling thread's.
+ * dyl_hooks holds what the features (above the core) ask the core to call: the core
+ * knows them only as pointers installed at start-up.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -17,8 +18,6 @@
 #include <unistd.h>
 #include "internal.h"
 
-struct dyl_runtime dyl_rt = { .fd = -1, .spool_fd = -1, .lock = PTHREAD_MUTEX_INITIALIZER,
-			      .io = PTHREAD_MUTEX_INITIALIZER, .meta = PTHREAD_MUTEX_INITIALIZER };
 struct dyl_proc dyl_proc = { .lock = PTHREAD_MUTEX_INITIALIZER };
 struct dyl_costs dyl_costs;
 struct dyl_out dyl_out = { .fd = -1, .io = PTHREAD_MUTEX_INITIALIZER };
