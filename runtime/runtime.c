@@ -3,7 +3,7 @@
  * The per-call path is dyl_enter + dyl_leave: a thread-local lookup and one binary
  * record stored into the thread's own window of the spool (dyl_spool.h: a shared file
  * mapping, so a SIGKILL loses nothing already stored); no lock, no atomic
- * read-modify-write, no formatting, no system call.  Windows are written out (spool.c)
+ * read-modify-write, no formatting, no system call.  Windows are written out (output.c)
  * when full, when their thread exits, and at exit; the spool becomes the CSV trace when
  * the image ends (runtime/format/).
  *

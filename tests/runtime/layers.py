@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""The runtime's include and call graph, by layer (runtime/internal.h lists the layers).
+"""The runtime's include and call graph, by layer.  LAYERS below is the one list of the
+runtime's layers (runtime/internal.h points here).
 
 Each runtime file belongs to one layer.  A file may include and call files of its own
 layer and of the layers its layer lists below; anything else (a call up, or across to
@@ -33,6 +34,9 @@ def _root():
 ROOT = _root()
 
 # (layer, the file patterns it holds, the layers below it that it may use), bottom up.
+# The core: state (the process-wide structs, one per owner), settings (every DYL_*
+# variable), clock, output (output.c drives the spool, spool.c, then the trace, trace.c;
+# funcs.c names), calls (the per-call path, threads, fork, exit).
 LAYERS = [
     ("api", ["runtime/include/dyl.h", "runtime/include/dyl_regions.h",
              "runtime/include/dyl_limits.h", "runtime/include/dyl_handles.h",

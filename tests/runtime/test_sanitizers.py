@@ -170,7 +170,7 @@ def _build(san, apps, tmp_path_factory):
     b = Build()
     b.san, b.dir, b.preload_lib = san, d, lib
     flags = SAN_FLAGS[san]
-    # the Makefile's RT_SRC: the core, each feature's folder and format/, in link order (by name)
+    # the Makefile's RT_SRC: the core, each feature's folder and format/ (start.c orders start-up)
     srcs = sorted(glob.glob(os.path.join(RUNTIME, '*.c')) + glob.glob(os.path.join(RUNTIME, '*', '*.c')),
                   key=os.path.basename)
     b.runtime = os.path.join(d, 'libdylrt.so')
