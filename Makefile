@@ -19,11 +19,9 @@ BENCH_PACKAGES := uftrace ltrace bc heaptrack valgrind python3-numpy
 
 # runtime/*.c is the core; each feature has a folder of its own (runtime/regions/, ...);
 # runtime/format/ is the spool format, compiled into the runtime and into the tools.
-# Link order is the order the runtime's constructors run in: by file name, folders aside,
-# as when runtime/ was one folder.
+# The runtime's start-up order is runtime/start.c's, whatever the link order.
 FMT_SRC := $(wildcard runtime/format/*.c)
-RT_ALL := $(wildcard runtime/*.c runtime/*/*.c)
-RT_SRC := $(foreach f,$(sort $(notdir $(RT_ALL))),$(filter %/$(f),$(RT_ALL)))
+RT_SRC := $(wildcard runtime/*.c runtime/*/*.c)
 RT_HDR := $(wildcard runtime/include/*.h runtime/*.h runtime/*/*.h)
 # The tools: speedup/dyl-NAME/ holds bin/dyl-NAME's own files (main.c and its parts);
 # speedup/lib/ the reading library they share; TOOL_FORMAT_SRC the spool decoder

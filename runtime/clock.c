@@ -8,7 +8,7 @@
  * (so a handful of knots cover any run); each new knot goes into the spool.  A
  * piecewise linear map with rising knots is monotonic: rows never swap order.
  *
- * The knots are guarded by dyl_rt.io: only write-out code adds them.
+ * The knots are guarded by dyl_out.io: only write-out code adds them.
  */
 #define _GNU_SOURCE
 #include <cpuid.h>
@@ -153,7 +153,7 @@ void dyl_clock_setup(void)
 
 /* Adds a knot when the last one is old enough (see below), so that close pairs (whose
  * reading jitter would tilt a short segment) are never used and the table lasts for
- * any run.  FORCE_SPAN: with no slope yet, wait for one.  dyl_rt.io held. */
+ * any run.  FORCE_SPAN: with no slope yet, wait for one.  dyl_out.io held. */
 static void add_knot(int force_span)
 {
 	struct knot k;
@@ -261,11 +261,11 @@ uint64_t dyl_cost_ns(uint64_t *samples, uint64_t *outside_ns)
 {
 	struct dyl_cost c = { 0 };
 
-	pthread_mutex_lock(&dyl_rt.lock);
-	dyl_cost_sum(&c, &dyl_rt.cost);
-	for (struct dyl_thread *t = dyl_rt.threads; t; t = t->next)
+	pthread_mutex_lock(&dyl_proc.lock);
+	dyl_cost_sum(&c, &dyl_costs.sum);
+	for (struct dyl_thread *t = dyl_proc.threads; t; t = t->next)
 		dyl_cost_sum(&c, &t->cost);	/* a running thread's: a moment's view is enough */
-	pthread_mutex_unlock(&dyl_rt.lock);
+	pthread_mutex_unlock(&dyl_proc.lock);
 	*samples = c.samples;
 	double ticks = (double)c.whole + (double)c.outer - (double)c.inner;
 	double per_tick = dyl_clock_ns_per_tick();

@@ -25,7 +25,7 @@ void dyl_image_ends(int how)
 
 	/* A vfork child shares our memory but not our pid: the buffers are its parent's.
 	 * Inside the runtime (a wrapped call it makes) nothing is written twice. */
-	if (dyl_busy || dyl_rt.initialized != 2 || getpid() != dyl_rt.pid) {
+	if (dyl_busy || dyl_proc.initialized != 2 || getpid() != dyl_proc.pid) {
 		errno = saved;
 		return;
 	}
@@ -33,7 +33,7 @@ void dyl_image_ends(int how)
 		/* Nothing recorded in this image (e.g. a shell that execs the program): it
 		 * leaves no trace, and gives back the name it claimed to the program it runs. */
 		dyl_busy++;
-		dyl_trace_drop_unused();
+		dyl_out_drop_unused();
 		gave_back = 1;
 		dyl_busy--;
 	} else {
@@ -51,9 +51,9 @@ void dyl_image_goes_on(void)
 
 	/* (written out, or its name given back: either way the spool its threads' windows
 	 * belong to is gone, and the next call claims again) */
-	if (!dyl_busy && dyl_rt.initialized == 2 && getpid() == dyl_rt.pid &&
-	    (__atomic_load_n(&dyl_rt.finished, __ATOMIC_ACQUIRE) || gave_back)) {
-		__atomic_store_n(&dyl_rt.finished, 0, __ATOMIC_RELEASE);
+	if (!dyl_busy && dyl_proc.initialized == 2 && getpid() == dyl_proc.pid &&
+	    (__atomic_load_n(&dyl_out.finished, __ATOMIC_ACQUIRE) || gave_back)) {
+		__atomic_store_n(&dyl_out.finished, 0, __ATOMIC_RELEASE);
 		gave_back = 0;
 		dyl_resume();
 	}

@@ -18,14 +18,17 @@
 #include "internal.h"
 
 static const int fatal_signals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
+/* what writes the trace out (dyl_finish): given by the caller, which sits above this
+ * file (runtime.c) */
+static void (*finish)(void);
 
 static void on_fatal(int sig, siginfo_t *si, void *uc)
 {
 	int saved = errno;
 
 	(void)uc;
-	if (!dyl_busy && dyl_rt.initialized == 2 && getpid() == dyl_rt.pid)
-		dyl_finish();
+	if (!dyl_busy && dyl_proc.initialized == 2 && getpid() == dyl_proc.pid)
+		finish();
 	/* SA_RESETHAND put the default back.  A fault happens again when the handler
 	 * returns; a signal that was sent (kill, raise, abort) is sent again, unless a
 	 * handler of the program's that saved ours and called it is in charge now. */
@@ -36,8 +39,9 @@ static void on_fatal(int sig, siginfo_t *si, void *uc)
 	errno = saved;
 }
 
-void dyl_fatal_setup(void)
+void dyl_fatal_setup(void (*write_out)(void))
 {
+	finish = write_out;
 	for (size_t i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++) {
 		struct sigaction old, sa = { 0 };
 		if (sigaction(fatal_signals[i], NULL, &old) != 0 || old.sa_handler != SIG_DFL ||

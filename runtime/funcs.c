@@ -77,7 +77,8 @@ static const char **slot(uint32_t id)
 	return chunks[c] ? &chunks[c][(id - FIRST) % CHUNK] : NULL;
 }
 
-/* Decides F's state and gives it an id, once; the caller holds dyl_busy. */
+/* Decides F's state and gives it an id, once; the caller holds dyl_busy, and puts the
+ * name into the spool next (dyl_spool_names_now). */
 void dyl_func_decide(struct dyl_func *f, int record)
 {
 	pthread_mutex_lock(&F.lock);
@@ -95,8 +96,6 @@ void dyl_func_decide(struct dyl_func *f, int record)
 		__atomic_store_n(&f->state, record ? 1 : 2, __ATOMIC_RELEASE);
 	}
 	pthread_mutex_unlock(&F.lock);
-	/* in the spool before any record of it: a crash leaves no nameless rows */
-	dyl_spool_names_now();
 }
 
 uint32_t dyl_func_count(void)

@@ -235,7 +235,7 @@ void dyl_handle_only(const struct dyl_call *c, const char *params)
 	/* A note in the header, which the first write-out of rows fixes (a window of some
 	 * thousands of calls): a call seen later is not noted.  Not on stderr: the program's
 	 * output stays its own. */
-	if (__atomic_load_n(&dyl_rt.header_done, __ATOMIC_ACQUIRE) ||
+	if (__atomic_load_n(&dyl_out.header_done, __ATOMIC_ACQUIRE) ||
 	    __atomic_fetch_add(&noted, 1, __ATOMIC_RELAXED) >= 16)
 		return;	/* (16 at most: the notes' room is shared) */
 	snprintf(v, sizeof(v), "%s %s %lld", name, params, (long long)bytes);

@@ -1,19 +1,11 @@
 /* internal.h - what the runtime's files share; nothing here is exported.
  *
- * The runtime is layered (tests/runtime/layers.py checks it; each file calls only its own
- * layer and those below):
- *   format   convert.c, record.c (dyl_spool.h): the spool's layout, no state
- *   state    state.c: dyl_rt, the threads' dyl_self and dyl_busy, dyl_hooks, warnings
- *   settings env.c: every DYL_* variable
- *   clock    clock.c: ticks and their conversion to ns
- *   output   funcs.c, spool.c, trace.c: names, the spool, the CSV trace
- *   calls    runtime.c (the per-call path, threads, fork), notes.c, exit.c, fatal.c,
- *            resolve.c, elfsym.c
- * These are the core; it names no feature.  The features sit above it, each in its own
- * folder: regions/ (std.regions' table and lookups), diff/ (std.diff, over regions/),
- * faults/ (std.faults), threads/ (thread events, for the interposers of dyl_threads.h),
- * handles.c (buffers --defs code binds to a handle, dyl_handles.h).
- * A feature the core must call installs a hook (dyl_hooks).
+ * The runtime is layered: each file calls only its own layer and those below.  The
+ * layers, their files and what each may use are listed once, in tests/runtime/layers.py,
+ * which checks them.  The core (the files of runtime/ itself) names no feature; the
+ * features sit above it, each in its own folder, and runtime/start.c, which starts every
+ * part in order, above them all.  A feature the core must call installs a hook
+ * (dyl_hooks).
  */
 #ifndef DYL_INTERNAL_H
 #define DYL_INTERNAL_H
@@ -73,7 +65,7 @@ struct dyl_cost {
 
 /* Per-thread state: allocated with mmap, so that no malloc is needed on any path. */
 struct dyl_thread {
-	struct dyl_thread *next;	/* in dyl_rt.threads */
+	struct dyl_thread *next;	/* in dyl_proc.threads */
 	/* where the per-call path appends: a window of the spool (dyl_spool.h), or the
 	 * private one below until the spool has one for this thread */
 	struct dyl_window *win;
@@ -88,73 +80,96 @@ struct dyl_thread {
 	 * already written out: it is numbered at that place, dyl_spool.h) */
 	uint64_t reserved[DYL_MAX_FRAMES];
 	uint32_t flushed;	/* bytes of the window already written by another thread's flush */
-	struct dyl_cost cost;	/* this thread's (dyl_rt.cost once it ends) */
+	struct dyl_cost cost;	/* this thread's (dyl_costs.sum once it ends) */
 	pthread_mutex_t flush_lock;	/* one flusher at a time (the owner or dyl_finish) */
 	char args[DYL_ARGS_LEVELS][1024];	/* std.args text, one per nesting level in flight */
 	char own_window[DYL_WINDOW_SIZE] __attribute__((aligned(4096)));
 };
 #define DYL_OWN_WINDOW(t) ((struct dyl_window *)(t)->own_window)
 
-/* The one piece of process-wide state. */
-struct dyl_runtime {
+/* The process-wide state, one struct per owner (the part that writes it).  Lock order:
+ * dyl_proc.lock, a thread's flush_lock, dyl_out.io, dyl_meta.lock. */
+
+/* The process (runtime.c): who it is and when it started, set at start-up and again in
+ * a forked child, and its threads.  The per-call path reads off and pending. */
+struct dyl_proc {
 	int initialized;	/* 0, 1 while initializing, 2 ready */
 	int off;		/* DYL_OFF: forward only */
-	int disabled;		/* the trace cannot be written: forward only */
+	int pending;		/* a forked child's thread keeps its private window until the
+				 * child claims its own trace: the next call does */
 	int forked;		/* a forked child: never takes the shared PATH */
-	int finished;		/* the footer is written */
+	int secure;		/* AT_SECURE: off, and nothing read from the environment */
 	pid_t pid;
-	unsigned long long start_ticks;	/* the process's start time (/proc/self/stat) */
 	int argc;		/* the program's arguments, as glibc gives constructors */
 	char **argv;		/* (NULL: unknown; /proc/self/cmdline then) */
+	const char *filter;	/* DYL_FILTER */
 	uint64_t start_ns;	/* CLOCK_REALTIME when this image (or forked child) started */
 	uint64_t t0;		/* clock at start, ticks */
 	uint64_t t0_ns;		/* CLOCK_MONOTONIC at start (for total_ns) */
 	uint64_t startup_ns;	/* the process's CPU time at start: exec, the dynamic loader
 				 * and the constructors before ours, which total_ns misses */
-	uint64_t blocks;	/* blocks written out to the spool */
-	struct dyl_cost cost;	/* of threads that ended, and the process's set-up; lock */
-	int cost_cpu;		/* calls timed in thread CPU time (std.time clock=thread): the
+	pthread_mutex_t lock;	/* the threads list */
+	struct dyl_thread *threads;
+	pthread_key_t key;	/* thread-exit flush */
+};
+HIDDEN extern struct dyl_proc dyl_proc;
+
+/* What tracing cost the process (struct dyl_cost): threads that ended (runtime.c) and
+ * the set-up and write-outs (dyl_cost_add); how calls are timed (notes.c). */
+struct dyl_costs {
+	struct dyl_cost sum;	/* of threads that ended, and the process's set-up; lock */
+	int cpu;		/* calls timed in thread CPU time (std.time clock=thread): the
 				 * calls timed whole are too, or a call's sleep would count */
-	uint64_t seq;		/* the first call number of the next conversion */
-	int pending;		/* a forked child's thread keeps its private window until the
-				 * child claims its own trace: the next call does */
+};
+HIDDEN extern struct dyl_costs dyl_costs;
+
+/* The output (trace.c, output.c): the trace file, its name and the lock of the output. */
+struct dyl_out {
+	int disabled;		/* the trace cannot be written: forward only */
+	int finished;		/* the footer is written */
 	int fd;			/* trace file, -1 until claimed */
 	dev_t fd_dev;		/* its file (dyl_fd_check) */
 	ino_t fd_ino;
-	int secure;		/* AT_SECURE: off, and nothing read from the environment */
-	/* the spool (spool.c) */
-	int spool_fd;		/* -1 when none */
-	int spool_memfd;	/* in memory: the trace is not a regular file */
-	dev_t spool_dev;	/* its file (dyl_fd_check) */
-	ino_t spool_ino;
-	uint64_t spool_size;
-	uint64_t spool_alloc;	/* bytes reserved with fallocate; UINT64_MAX: unsupported */
-	uint32_t spool_names;	/* function names in it */
-	uint32_t spool_knots;	/* clock knots in it */
+	int header_done;	/* the header is written (columns and notes are fixed) */
+	unsigned long long start_ticks;	/* the process's start time (/proc/self/stat) */
+	pthread_mutex_t io;	/* the trace file: dyl_io_lock, dyl_io_unlock */
+	int io_cancel;		/* the holder's cancel state before dyl_io_lock */
+	char tmpl[4096];	/* $DYL_TRACE made absolute at start-up (%p not expanded) */
+	char path[4096];
+};
+HIDDEN extern struct dyl_out dyl_out;
+
+/* The spool (spool.c): its file, its windows, what it holds.  dyl_out.io guards it. */
+struct dyl_spool {
+	int fd;			/* -1 when none */
+	int memfd;		/* in memory: the trace is not a regular file */
+	dev_t dev;		/* its file (dyl_fd_check) */
+	ino_t ino;
+	uint64_t size;
+	uint64_t alloc;		/* bytes reserved with fallocate; UINT64_MAX: unsupported */
+	uint32_t names;		/* function names in it */
+	uint32_t knots;		/* clock knots in it */
+	uint64_t blocks;	/* blocks written out to it */
+	uint64_t seq;		/* the first call number of the next conversion */
 	uint32_t nwindows;
 	struct dyl_window *free_windows[64];	/* of threads that ended, for the next ones */
 	uint32_t nfree_windows;
-	char spool_path[4096 + 16];
-	int header_done;	/* the header is written (columns and notes are fixed) */
-	char tmpl[4096];	/* $DYL_TRACE made absolute at start-up (%p not expanded) */
-	char path[4096];
-	const char *filter;	/* DYL_FILTER */
-	/* Lock order: lock, a thread's flush_lock, io, meta. */
-	pthread_mutex_t lock;	/* the threads list */
-	pthread_mutex_t io;	/* the trace file: dyl_io_lock, dyl_io_unlock */
-	int io_cancel;		/* the holder's cancel state before dyl_io_lock */
-	pthread_mutex_t meta;	/* columns, notes, header_done, warned: held around no call */
-	struct dyl_thread *threads;
-	pthread_key_t key;	/* thread-exit flush */
+	char path[4096 + 16];
+};
+HIDDEN extern struct dyl_spool dyl_spool;
+
+/* What the header says beyond its fixed columns (notes.c), and the warnings given
+ * (state.c): held around no call. */
+struct dyl_meta {
+	pthread_mutex_t lock;	/* columns, notes, dyl_out.header_done, warned */
 	unsigned ncolumns;
 	const char *columns[DYL_MAX_COLUMNS];
 	char notes[4096];	/* '# key=value' lines written with the header */
 	char warned[1024];	/* keys already warned about */
 };
+HIDDEN extern struct dyl_meta dyl_meta;
 
-HIDDEN extern struct dyl_runtime dyl_rt;
-
-/* dyl_rt.io with the thread's cancellation held off.  The writes made under it (write,
+/* dyl_out.io with the thread's cancellation held off.  The writes made under it (write,
  * pwritev, close) are cancellation points: a thread cancelled there would leave the lock
  * held, and the process would hang at its next write or at exit.  The cancellation
  * waits until the lock is let go.  The holder keeps its old state in io_cancel. */
@@ -163,22 +178,22 @@ static inline void dyl_io_lock(void)
 	int old;
 
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
-	pthread_mutex_lock(&dyl_rt.io);
-	dyl_rt.io_cancel = old;
+	pthread_mutex_lock(&dyl_out.io);
+	dyl_out.io_cancel = old;
 }
 static inline void dyl_io_unlock(void)
 {
-	int old = dyl_rt.io_cancel;
+	int old = dyl_out.io_cancel;
 
-	pthread_mutex_unlock(&dyl_rt.io);
+	pthread_mutex_unlock(&dyl_out.io);
 	pthread_setcancelstate(old, NULL);
 }
 
-/* dyl_rt.disabled is read on every call, outside any lock, and set under dyl_rt.io;
- * dyl_rt.fd is read outside the lock too: both go through atomics. */
-#define DYL_DISABLED() __atomic_load_n(&dyl_rt.disabled, __ATOMIC_RELAXED)
-#define DYL_DISABLE() __atomic_store_n(&dyl_rt.disabled, 1, __ATOMIC_RELAXED)
-#define DYL_SET_FD(v) __atomic_store_n(&dyl_rt.fd, (v), __ATOMIC_RELEASE)
+/* dyl_out.disabled is read on every call, outside any lock, and set under dyl_out.io;
+ * dyl_out.fd is read outside the lock too: both go through atomics. */
+#define DYL_DISABLED() __atomic_load_n(&dyl_out.disabled, __ATOMIC_RELAXED)
+#define DYL_DISABLE() __atomic_store_n(&dyl_out.disabled, 1, __ATOMIC_RELAXED)
+#define DYL_SET_FD(v) __atomic_store_n(&dyl_out.fd, (v), __ATOMIC_RELEASE)
 HIDDEN extern TLS struct dyl_thread *dyl_self;
 HIDDEN extern TLS int dyl_busy;	/* >0 while the runtime runs: wrapped calls it makes are not recorded */
 /* dyl_busy guards against this thread's own signal handlers: keep the compiler from
@@ -194,7 +209,7 @@ struct dyl_hooks {
 	/* at the very end of dyl_leave, in a thread that set dyl_leave_pending (std.diff:
 	 * the stack below the outermost call's caller is dead, diff.c) */
 	void (*after_leave)(void);
-	/* std.flow (runtime/flow/), at the spool's conversion (dyl_rt.io held): FLUSH before
+	/* std.flow (runtime/flow/), at the spool's conversion (dyl_out.io held): FLUSH before
 	 * (what its buffers hold into the spool), CONVERTED after the rows (TRACE.flow from
 	 * the spool FD of SIZE bytes, whose rows were numbered from SEQ) */
 	void (*flow_flush)(void);
@@ -211,6 +226,7 @@ HIDDEN void dyl_cost_sum(struct dyl_cost *to, const struct dyl_cost *c);	/* TO +
 
 /* runtime.c */
 HIDDEN void dyl_init(void);
+HIDDEN void dyl_core_start(int argc, char **argv);	/* from start.c */
 HIDDEN struct dyl_thread *dyl_thread_get(void);
 /* Writes T's records out; OPEN: the owner's open calls (levels 0..OPEN-1) that started
  * before some of them and must be numbered before them. */
@@ -220,6 +236,8 @@ HIDDEN int dyl_recorded_any(void);	/* has this image recorded a call? */
  * state.c). */
 HIDDEN void dyl_cost_add(uint64_t ticks);
 HIDDEN void dyl_resume(void);	/* a failed exec: recording goes on after the footer */
+HIDDEN void dyl_finish(void);	/* flush everything, write the footer */
+HIDDEN void dyl_prepare(void);	/* a wrapped library is loaded at start-up */
 
 /* FD moved to DYL_FD_FLOOR or above, close-on-exec (FD itself when that fails; -1
  * stays -1): the runtime's descriptors sit above the program's usual ones, so that the
@@ -253,15 +271,16 @@ HIDDEN int dyl_fd_is(int fd, dev_t dev, ino_t ino);
 HIDDEN void dyl_fd_close(int *fd, dev_t dev, ino_t ino);
 
 /* fatal.c */
-HIDDEN void dyl_fatal_setup(void);	/* write the trace out on a fatal signal */
+/* on a fatal signal, WRITE_OUT (dyl_finish) first */
+HIDDEN void dyl_fatal_setup(void (*write_out)(void));
 
 /* clock.c */
 HIDDEN void dyl_clock_setup(void);
 HIDDEN uint64_t dyl_monotonic_ns(void);
 HIDDEN uint64_t dyl_realtime_ns(void);
 HIDDEN uint64_t dyl_cpu_ns(void);	/* the process's CPU time */
-HIDDEN void dyl_clock_mark(void);	/* a calibration point; dyl_rt.io held */
-/* the knots (tsc, ns) so far, for the spool's converter (dyl_rt.io held) */
+HIDDEN void dyl_clock_mark(void);	/* a calibration point; dyl_out.io held */
+/* the knots (tsc, ns) so far, for the spool's converter (dyl_out.io held) */
 HIDDEN const struct dyl_knot *dyl_clock_knots(uint32_t *n);
 HIDDEN struct dyl_knot dyl_clock_provisional(void);
 HIDDEN uint64_t dyl_clock_cost_ns(void);
@@ -281,9 +300,14 @@ HIDDEN void dyl_funcs_after_fork(void);
 HIDDEN uint32_t dyl_rec_put(struct dyl_rec *r, const struct dyl_call *c, int numbered, int wide,
 			    uint64_t dur, uint32_t id, uint32_t depth);
 
-/* spool.c (dyl_rt.io held unless said) */
+/* spool.c (dyl_out.io held unless said) */
 HIDDEN void dyl_spool_open(void);	/* the trace is claimed: its spool */
-HIDDEN void dyl_spool_out(struct dyl_thread *t, uint32_t from, uint32_t to, uint32_t open);
+/* T's records [FROM, TO) as a block: made (its head into B, the open calls it lists into
+ * OPENS, DYL_MAX_FRAMES of them; T's flush_lock held), then appended (the output locked) */
+HIDDEN void dyl_spool_block(struct dyl_block *b, struct dyl_open *opens, struct dyl_thread *t,
+			    uint32_t from, uint32_t to, uint32_t open);
+HIDDEN void dyl_spool_block_put(const struct dyl_block *b, struct dyl_open *opens,
+				struct dyl_thread *t);
 /* The image ends: the spool completed (names, clock, events, the FOOTer FOOT), then
  * either every row converted into the trace and the spool removed (0), or (DYL_CONVERT=later,
  * or auto with a large spool) the rows left in the spool, which is kept (1: the trace gets
@@ -293,7 +317,7 @@ HIDDEN void dyl_spool_names_ahead(void);	/* the names area made now (dyl_prepare
 HIDDEN void dyl_spool_exec(void);	/* an exec: the rows are converted now, never later */
 HIDDEN void dyl_spool_drop(void);
 /* Recording stopped on a write that failed (a full disk): the spool, a file still ours,
- * is kept as it is for the tools (1), else dropped (0).  dyl_rt.io held. */
+ * is kept as it is for the tools (1), else dropped (0).  dyl_out.io held. */
 HIDDEN int dyl_spool_keep_failed(void);
 HIDDEN void dyl_spool_meta(void);	/* the header text changed */
 /* the header TEXT (LEN bytes, NCOLUMNS counters) as the trace got it */
@@ -325,19 +349,28 @@ HIDDEN int dyl_open_safe(const char *path, int flags);
  * errno is ERR on return. */
 HIDDEN const char *dyl_refused(const char *path, int err);
 HIDDEN void dyl_trace_error(int err, const char *what);	/* '# error=' line, or stderr */
-HIDDEN size_t dyl_trace_header_text(char *buf, size_t room);	/* dyl_rt.meta held */
-HIDDEN void dyl_finish(void);	/* flush everything, write the footer */
+HIDDEN size_t dyl_trace_header_text(char *buf, size_t room);	/* dyl_meta.lock held */
 HIDDEN void dyl_trace_setup(void);	/* at start-up: remember $DYL_TRACE */
-/* take the name: at the first recorded call (0), or at start-up where it changes nothing (1) */
-HIDDEN void dyl_trace_claim(int ahead);
-HIDDEN void dyl_prepare(void);	/* a wrapped library is loaded at start-up */
-HIDDEN void dyl_trace_write(const char *data, size_t len);
-/* dyl_trace_write in pieces: lock (and open the file, write the header), put, unlock */
-HIDDEN int dyl_trace_lock(void);	/* 0: the trace cannot be written (unlocked then) */
-HIDDEN void dyl_trace_put(const char *data, size_t len);
-HIDDEN void dyl_trace_unlock(void);
-HIDDEN void dyl_trace_footer(void);
-HIDDEN void dyl_trace_drop_unused(void);	/* before exec: give back a claimed, unwritten file */
+/* The steps output.c puts in order (dyl_out.io held): */
+HIDDEN void dyl_trace_open(int only_path);	/* claim the name (the top of trace.c) */
+HIDDEN size_t dyl_trace_header(char *buf, size_t room);	/* written; its text in BUF */
+HIDDEN void dyl_trace_put(const char *data, size_t len);	/* rows, '#' lines */
+HIDDEN int dyl_trace_footer_text(char *buf, size_t room);
+HIDDEN void dyl_trace_footer(const char *buf, int n, int in_spool);
+HIDDEN void dyl_trace_footer_after_failure(const char *foot, size_t flen);
+HIDDEN void dyl_trace_drop(void);	/* a claimed, unwritten file given back */
+HIDDEN void dyl_trace_end(void);
 HIDDEN void dyl_trace_reset_after_fork(void);
+
+/* output.c: the output path, in order (the caller drives the spool, then the trace) */
+/* take the name: at the first recorded call (0), or at start-up where it changes nothing (1) */
+HIDDEN void dyl_out_claim(int ahead);
+/* lock (and open the file and its spool, write the header); 0: the trace cannot be
+ * written (unlocked then) */
+HIDDEN int dyl_out_lock(void);
+HIDDEN void dyl_out_unlock(void);
+HIDDEN void dyl_out_block(struct dyl_thread *t, uint32_t from, uint32_t to, uint32_t open);
+HIDDEN void dyl_out_end(void);	/* the spool completed and converted, then the footer */
+HIDDEN void dyl_out_drop_unused(void);	/* before exec: give back a claimed, unwritten file */
 
 #endif

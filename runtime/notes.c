@@ -1,5 +1,5 @@
 /* notes.c - what the trace's header says beyond its fixed columns: the columns a
- * micro-generator adds (PAPI's events) and the '# key=value' notes, kept in dyl_rt until
+ * micro-generator adds (PAPI's events) and the '# key=value' notes, kept in dyl_meta until
  * the header is written (trace.c), and copied into the spool when they change after it
  * was made (spool.c).
  */
@@ -12,10 +12,10 @@
  * after the first recorded call): the spool's copy of the header follows. */
 static void respool_meta(void)
 {
-	if (__atomic_load_n(&dyl_rt.fd, __ATOMIC_ACQUIRE) < 0)
+	if (__atomic_load_n(&dyl_out.fd, __ATOMIC_ACQUIRE) < 0)
 		return;
 	dyl_io_lock();
-	if (!dyl_rt.header_done)
+	if (!dyl_out.header_done)
 		dyl_spool_meta();
 	dyl_io_unlock();
 }
@@ -26,13 +26,13 @@ int dyl_add_columns(const char *const *names, unsigned n)
 
 	dyl_init();
 	DYL_BUSY_IN();
-	pthread_mutex_lock(&dyl_rt.meta);
-	if (!dyl_rt.header_done && dyl_rt.ncolumns + n <= DYL_MAX_COLUMNS) {
-		first = (int)dyl_rt.ncolumns;
+	pthread_mutex_lock(&dyl_meta.lock);
+	if (!dyl_out.header_done && dyl_meta.ncolumns + n <= DYL_MAX_COLUMNS) {
+		first = (int)dyl_meta.ncolumns;
 		for (unsigned i = 0; i < n; i++)
-			dyl_rt.columns[dyl_rt.ncolumns++] = names[i];
+			dyl_meta.columns[dyl_meta.ncolumns++] = names[i];
 	}
-	pthread_mutex_unlock(&dyl_rt.meta);
+	pthread_mutex_unlock(&dyl_meta.lock);
 	respool_meta();
 	DYL_BUSY_OUT();
 	return first;
@@ -44,13 +44,13 @@ void dyl_note(const char *key, const char *value)
 
 	dyl_init();
 	DYL_BUSY_IN();
-	pthread_mutex_lock(&dyl_rt.meta);
+	pthread_mutex_lock(&dyl_meta.lock);
 	if (!strcmp(key, "time_clock"))
-		__atomic_store_n(&dyl_rt.cost_cpu, !strcmp(value, "thread-cputime"), __ATOMIC_RELAXED);
-	used = strlen(dyl_rt.notes);
-	if (!dyl_rt.header_done)
-		snprintf(dyl_rt.notes + used, sizeof(dyl_rt.notes) - used, "# %s=%s\n", key, value);
-	pthread_mutex_unlock(&dyl_rt.meta);
+		__atomic_store_n(&dyl_costs.cpu, !strcmp(value, "thread-cputime"), __ATOMIC_RELAXED);
+	used = strlen(dyl_meta.notes);
+	if (!dyl_out.header_done)
+		snprintf(dyl_meta.notes + used, sizeof(dyl_meta.notes) - used, "# %s=%s\n", key, value);
+	pthread_mutex_unlock(&dyl_meta.lock);
 	respool_meta();
 	DYL_BUSY_OUT();
 }

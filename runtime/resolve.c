@@ -150,7 +150,7 @@ void dyl_resolve_all(const struct dyl_sym *syms, unsigned n, const void *self)
 	int masked = 0, after = 0, unknown;
 	Dl_info me;
 	/* a wrapper's constructor runs after the runtime's: its lookups are tracing's cost */
-	int timed = __atomic_load_n(&dyl_rt.initialized, __ATOMIC_ACQUIRE) == 2;
+	int timed = __atomic_load_n(&dyl_proc.initialized, __ATOMIC_ACQUIRE) == 2;
 	uint64_t t0 = timed ? dyl_now() : 0;
 
 	dyl_busy++;

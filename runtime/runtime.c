@@ -3,7 +3,7 @@
  * The per-call path is dyl_enter + dyl_leave: a thread-local lookup and one binary
  * record stored into the thread's own window of the spool (dyl_spool.h: a shared file
  * mapping, so a SIGKILL loses nothing already stored); no lock, no atomic
- * read-modify-write, no formatting, no system call.  Windows are written out (spool.c)
+ * read-modify-write, no formatting, no system call.  Windows are written out (output.c)
  * when full, when their thread exits, and at exit; the spool becomes the CSV trace when
  * the image ends (runtime/format/).
  *
@@ -36,7 +36,7 @@ const int dyl_abi_6 = 6;
 #define COST_BUMP(field, x) \
 	__atomic_store_n(&(field), __atomic_load_n(&(field), __ATOMIC_RELAXED) + (x), __ATOMIC_RELAXED)
 
-/* The structs of threads that ended, for the next threads (dyl_rt.lock). */
+/* The structs of threads that ended, for the next threads (dyl_proc.lock). */
 static struct {
 	struct dyl_thread *t[16];
 	unsigned n;
@@ -61,19 +61,19 @@ static void thread_exit(void *arg)
 		dyl_spool_window_done(t->win);	/* empty now: the next thread's */
 		dyl_io_unlock();
 	}
-	pthread_mutex_lock(&dyl_rt.lock);
-	for (p = &dyl_rt.threads; *p; p = &(*p)->next)
+	pthread_mutex_lock(&dyl_proc.lock);
+	for (p = &dyl_proc.threads; *p; p = &(*p)->next)
 		if (*p == t) {
 			*p = t->next;
 			break;
 		}
-	dyl_cost_sum(&dyl_rt.cost, &t->cost);
+	dyl_cost_sum(&dyl_costs.sum, &t->cost);
 	/* kept for the next thread (its first call then needs no mmap and no page faults
 	 * for it, and this one's exit no munmap, whose TLB flush interrupts every CPU) */
 	int kept = spare.n < sizeof(spare.t) / sizeof(spare.t[0]);
 	if (kept)
 		spare.t[spare.n++] = t;
-	pthread_mutex_unlock(&dyl_rt.lock);
+	pthread_mutex_unlock(&dyl_proc.lock);
 	dyl_self = NULL;
 	if (!kept)
 		munmap(t, sizeof(*t));
@@ -127,9 +127,9 @@ struct dyl_thread *dyl_thread_get(void)
 
 	if (dyl_likely(t != NULL))
 		return t;
-	pthread_mutex_lock(&dyl_rt.lock);
+	pthread_mutex_lock(&dyl_proc.lock);
 	t = spare.n ? spare.t[--spare.n] : NULL;
-	pthread_mutex_unlock(&dyl_rt.lock);
+	pthread_mutex_unlock(&dyl_proc.lock);
 	if (t) {
 		/* (the state before args; args and its own window are written before read) */
 		memset(t, 0, offsetof(struct dyl_thread, args));
@@ -148,11 +148,11 @@ struct dyl_thread *dyl_thread_get(void)
 		t->win = w;
 	else
 		init_own_window(t);
-	pthread_mutex_lock(&dyl_rt.lock);
-	t->next = dyl_rt.threads;
-	dyl_rt.threads = t;
-	pthread_mutex_unlock(&dyl_rt.lock);
-	pthread_setspecific(dyl_rt.key, t);
+	pthread_mutex_lock(&dyl_proc.lock);
+	t->next = dyl_proc.threads;
+	dyl_proc.threads = t;
+	pthread_mutex_unlock(&dyl_proc.lock);
+	pthread_setspecific(dyl_proc.key, t);
 	dyl_self = t;
 	return t;
 }
@@ -170,7 +170,7 @@ static void after_fork_child(void)
 	dyl_spool_after_fork();
 
 	/* the other threads are the parent's; so are the windows mapped from its spool */
-	for (o = dyl_rt.threads; o; o = next) {
+	for (o = dyl_proc.threads; o; o = next) {
 		next = o->next;
 		if (o == t)
 			continue;
@@ -184,20 +184,20 @@ static void after_fork_child(void)
 		munmap(parents, DYL_WINDOW_SIZE);
 	}
 
-	dyl_rt.pid = getpid();
-	dyl_rt.t0 = dyl_now();
-	dyl_rt.t0_ns = dyl_monotonic_ns();
-	dyl_rt.startup_ns = 0;	/* a child's run starts at the fork */
-	dyl_rt.start_ns = dyl_realtime_ns();
-	dyl_rt.threads = NULL;
-	dyl_rt.blocks = 0;
-	dyl_rt.seq = 0;
-	dyl_rt.forked = 1;
-	memset(&dyl_rt.cost, 0, sizeof(dyl_rt.cost));	/* the child's run starts here */
-	dyl_rt.finished = 0;
-	pthread_mutex_init(&dyl_rt.lock, NULL);
-	pthread_mutex_init(&dyl_rt.io, NULL);
-	pthread_mutex_init(&dyl_rt.meta, NULL);
+	dyl_proc.pid = getpid();
+	dyl_proc.t0 = dyl_now();
+	dyl_proc.t0_ns = dyl_monotonic_ns();
+	dyl_proc.startup_ns = 0;	/* a child's run starts at the fork */
+	dyl_proc.start_ns = dyl_realtime_ns();
+	dyl_proc.threads = NULL;
+	dyl_spool.blocks = 0;
+	dyl_spool.seq = 0;
+	dyl_proc.forked = 1;
+	memset(&dyl_costs.sum, 0, sizeof(dyl_costs.sum));	/* the child's run starts here */
+	dyl_out.finished = 0;
+	pthread_mutex_init(&dyl_proc.lock, NULL);
+	pthread_mutex_init(&dyl_out.io, NULL);
+	pthread_mutex_init(&dyl_meta.lock, NULL);
 	dyl_funcs_after_fork();
 	spare.n = 0;	/* (a thread may have been adding to it at the fork: left as they are) */
 	if (t) {
@@ -208,9 +208,9 @@ static void after_fork_child(void)
 		memset(&t->cost, 0, sizeof(t->cost));
 		pthread_mutex_init(&t->flush_lock, NULL);
 		t->next = NULL;
-		dyl_rt.threads = t;
+		dyl_proc.threads = t;
 		/* its next call claims the child's trace and moves to a window of its spool */
-		__atomic_store_n(&dyl_rt.pending, 1, __ATOMIC_RELAXED);
+		__atomic_store_n(&dyl_proc.pending, 1, __ATOMIC_RELAXED);
 	}
 	dyl_trace_reset_after_fork();
 	DYL_BUSY_OUT();
@@ -223,8 +223,8 @@ static void after_fork_child(void)
 void dyl_resume(void)
 {
 	DYL_BUSY_IN();
-	pthread_mutex_lock(&dyl_rt.lock);
-	for (struct dyl_thread *t = dyl_rt.threads; t; t = t->next) {
+	pthread_mutex_lock(&dyl_proc.lock);
+	for (struct dyl_thread *t = dyl_proc.threads; t; t = t->next) {
 		pthread_mutex_lock(&t->flush_lock);
 		if (dyl_spool_window_is_shared(t)) {
 			struct dyl_window *w = t->win, *own = own_window(t, 0);
@@ -236,12 +236,12 @@ void dyl_resume(void)
 		}
 		pthread_mutex_unlock(&t->flush_lock);
 	}
-	pthread_mutex_unlock(&dyl_rt.lock);
+	pthread_mutex_unlock(&dyl_proc.lock);
 	dyl_io_lock();
-	if (dyl_rt.fd >= 0)
+	if (dyl_out.fd >= 0)
 		dyl_spool_open();
 	dyl_io_unlock();
-	__atomic_store_n(&dyl_rt.pending, 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&dyl_proc.pending, 1, __ATOMIC_RELAXED);
 	DYL_BUSY_OUT();
 }
 
@@ -249,18 +249,18 @@ void dyl_resume(void)
  * originals): its first call is near.  So the trace's name, the spool and this thread's
  * window are made now, in the constructor, not inside that call: a first call then costs
  * what a later one does (bench/firstcall/).  Only on the main thread, and only where the
- * name is taken as the process's end would take it anyway (dyl_trace_claim(1)): a
+ * name is taken as the process's end would take it anyway (dyl_out_claim(1)): a
  * process that never calls leaves what it left before.  Shells and launchers, which do
  * not load the library, pay nothing. */
 void dyl_prepare(void)
 {
-	if (dyl_rt.initialized != 2 || dyl_rt.off || DYL_DISABLED() || dyl_self ||
-	    dyl_rt.forked || (pid_t)syscall(SYS_gettid) != dyl_rt.pid)
+	if (dyl_proc.initialized != 2 || dyl_proc.off || DYL_DISABLED() || dyl_self ||
+	    dyl_proc.forked || (pid_t)syscall(SYS_gettid) != dyl_proc.pid)
 		return;
 	uint64_t a = dyl_now();
 	dyl_busy++;
-	dyl_trace_claim(1);
-	if (__atomic_load_n(&dyl_rt.fd, __ATOMIC_ACQUIRE) >= 0) {
+	dyl_out_claim(1);
+	if (__atomic_load_n(&dyl_out.fd, __ATOMIC_ACQUIRE) >= 0) {
 		dyl_io_lock();
 		dyl_spool_names_ahead();
 		dyl_io_unlock();
@@ -277,10 +277,10 @@ static void flush_all(void)
 
 	DYL_BUSY_IN();
 	uint64_t a = dyl_now();
-	pthread_mutex_lock(&dyl_rt.lock);
-	for (t = dyl_rt.threads; t; t = t->next)
+	pthread_mutex_lock(&dyl_proc.lock);
+	for (t = dyl_proc.threads; t; t = t->next)
 		dyl_flush_thread(t, 0);
-	pthread_mutex_unlock(&dyl_rt.lock);
+	pthread_mutex_unlock(&dyl_proc.lock);
 	dyl_cost_add(dyl_now() - a);
 	DYL_BUSY_OUT();
 }
@@ -289,13 +289,13 @@ static void flush_all(void)
  * flight? */
 int dyl_recorded_any(void)
 {
-	int any = __atomic_load_n(&dyl_rt.blocks, __ATOMIC_RELAXED) != 0;
+	int any = __atomic_load_n(&dyl_spool.blocks, __ATOMIC_RELAXED) != 0;
 
 	DYL_BUSY_IN();
-	pthread_mutex_lock(&dyl_rt.lock);
-	for (struct dyl_thread *t = dyl_rt.threads; t && !any; t = t->next)
+	pthread_mutex_lock(&dyl_proc.lock);
+	for (struct dyl_thread *t = dyl_proc.threads; t && !any; t = t->next)
 		any = __atomic_load_n(&t->win->len, __ATOMIC_ACQUIRE) != 0 || t->depth != 0;
-	pthread_mutex_unlock(&dyl_rt.lock);
+	pthread_mutex_unlock(&dyl_proc.lock);
 	DYL_BUSY_OUT();
 	return any;
 }
@@ -319,69 +319,64 @@ void dyl_init(void)
 
 	/* The first caller initializes; a concurrent first call from another thread
 	 * forwards unrecorded rather than waiting. */
-	if (__atomic_load_n(&dyl_rt.initialized, __ATOMIC_ACQUIRE) == 2)
+	if (__atomic_load_n(&dyl_proc.initialized, __ATOMIC_ACQUIRE) == 2)
 		return;
 	int expected = 0;
-	if (!__atomic_compare_exchange_n(&dyl_rt.initialized, &expected, 1, 0,
+	if (!__atomic_compare_exchange_n(&dyl_proc.initialized, &expected, 1, 0,
 					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 		return;
 	DYL_BUSY_IN();
 	int saved = errno;
-	dyl_rt.pid = getpid();
+	dyl_proc.pid = getpid();
 	/* setuid, setgid or file capabilities: the dynamic linker's rules for such a process
 	 * hold here too.  Whoever ran it chose the environment (DYL_TRACE could name a file
 	 * only the program's owner may write): forward every call, write nothing. */
-	dyl_rt.secure = getauxval(AT_SECURE) != 0;
+	dyl_proc.secure = getauxval(AT_SECURE) != 0;
 	dyl_env_setup();	/* (reads nothing then) */
 	dyl_clock_setup();
-	dyl_rt.t0 = dyl_now();
-	dyl_rt.t0_ns = dyl_monotonic_ns();
-	dyl_rt.startup_ns = dyl_cpu_ns();
-	dyl_rt.start_ns = dyl_realtime_ns();
+	dyl_proc.t0 = dyl_now();
+	dyl_proc.t0_ns = dyl_monotonic_ns();
+	dyl_proc.startup_ns = dyl_cpu_ns();
+	dyl_proc.start_ns = dyl_realtime_ns();
 	e = dyl_env(DYL_ENV_OFF);
-	dyl_rt.off = dyl_rt.secure || (e && *e && strcmp(e, "0") != 0);
+	dyl_proc.off = dyl_proc.secure || (e && *e && strcmp(e, "0") != 0);
 	e = dyl_env(DYL_ENV_FILTER);
-	dyl_rt.filter = e && *e ? e : NULL;
+	dyl_proc.filter = e && *e ? e : NULL;
 	dyl_env_warn();
-	pthread_key_create(&dyl_rt.key, thread_exit);
+	pthread_key_create(&dyl_proc.key, thread_exit);
 	pthread_atfork(NULL, NULL, after_fork_child);
 	atexit(at_exit);
 	at_quick_exit(at_quick);
-	if (!dyl_rt.off)
-		dyl_fatal_setup();
+	if (!dyl_proc.off)
+		dyl_fatal_setup(dyl_finish);
 	/* A relative $DYL_TRACE means the directory the program started in.  The name
 	 * itself is taken at the first recorded call (before the program can fork or exec
 	 * after it); a process that records nothing (a shell, /usr/bin/time in front of
 	 * the program) leaves no trace and does not take PATH from the one that does. */
 	dyl_trace_setup();
-	dyl_cost_add(dyl_now() - dyl_rt.t0);
+	dyl_cost_add(dyl_now() - dyl_proc.t0);
 	errno = saved;
 	DYL_BUSY_OUT();
-	__atomic_store_n(&dyl_rt.initialized, 2, __ATOMIC_RELEASE);
+	__atomic_store_n(&dyl_proc.initialized, 2, __ATOMIC_RELEASE);
 }
 
-/* glibc calls a library's constructors with the program's arguments: kept for the
- * trace's '# cmdline=', which then needs no read of /proc at the first call */
-__attribute__((constructor)) static void dyl_constructor(int argc, char **argv, char **envp)
+/* The core at start-up (start.c): the program's arguments, as glibc gives constructors,
+ * kept for the trace's '# cmdline=', which then needs no read of /proc at the first
+ * call. */
+void dyl_core_start(int argc, char **argv)
 {
-	(void)envp;
 	if (argc > 0 && argv && argv[0]) {
-		dyl_rt.argc = argc;
-		dyl_rt.argv = argv;
+		dyl_proc.argc = argc;
+		dyl_proc.argv = argv;
 	}
 	dyl_init();
-}
-
-__attribute__((destructor)) static void dyl_destructor(void)
-{
-	dyl_finish();
 }
 
 /* DYL_FILTER: comma-separated shell wildcards; "!PAT" excludes; the last match wins,
  * and a filter of only exclusions records everything else. */
 static int filter_allows(const char *name)
 {
-	const char *p = dyl_rt.filter;
+	const char *p = dyl_proc.filter;
 	int verdict = -1, any_include = 0;
 	char pat[256];
 
@@ -436,31 +431,33 @@ static __attribute__((noinline)) int enter_slow(struct dyl_call *c, struct dyl_f
 
 	if (dyl_busy)
 		return 0;
-	if (dyl_rt.initialized != 2) {
+	if (dyl_proc.initialized != 2) {
 		dyl_init();
-		if (dyl_rt.initialized != 2)
+		if (dyl_proc.initialized != 2)
 			return 0;
 	}
 	/* acquire: a thread that sees state 1 sees the id given with it */
 	int state = __atomic_load_n(&f->state, __ATOMIC_ACQUIRE);
 	if (state == 0) {
 		dyl_busy++;
-		dyl_func_decide(f, !dyl_rt.filter || filter_allows(f->name));
+		dyl_func_decide(f, !dyl_proc.filter || filter_allows(f->name));
+		/* in the spool before any record of it: a crash leaves no nameless rows */
+		dyl_spool_names_now();
 		dyl_busy--;
 		state = __atomic_load_n(&f->state, __ATOMIC_ACQUIRE);
 	}
-	if (state != 1 || dyl_rt.off || DYL_DISABLED())
+	if (state != 1 || dyl_proc.off || DYL_DISABLED())
 		return 0;
 	t = dyl_self;
-	if (t == NULL || __atomic_load_n(&dyl_rt.pending, __ATOMIC_RELAXED)) {
+	if (t == NULL || __atomic_load_n(&dyl_proc.pending, __ATOMIC_RELAXED)) {
 		uint64_t a = dyl_now();
 		dyl_busy++;
-		dyl_trace_claim(0);	/* the process's first recorded call takes the name */
+		dyl_out_claim(0);	/* the process's first recorded call takes the name */
 		if (t == NULL)
 			t = dyl_thread_get();	/* with a window of the spool */
 		else
 			use_spool_window(t);	/* a forked child's thread */
-		__atomic_store_n(&dyl_rt.pending, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&dyl_proc.pending, 0, __ATOMIC_RELAXED);
 		dyl_busy--;
 		dyl_cost_add(dyl_now() - a);
 		if (t == NULL)
@@ -474,7 +471,7 @@ static __attribute__((noinline)) int enter_slow(struct dyl_call *c, struct dyl_f
 static __attribute__((noinline)) int open_timed(struct dyl_call *c, struct dyl_func *f,
 						struct dyl_thread *t)
 {
-	uint64_t t_enter = __atomic_load_n(&dyl_rt.cost_cpu, __ATOMIC_RELAXED) ? dyl_thread_cpu_ns()
+	uint64_t t_enter = __atomic_load_n(&dyl_costs.cpu, __ATOMIC_RELAXED) ? dyl_thread_cpu_ns()
 										: dyl_now();
 	uint32_t weight = t->cost_period;
 
@@ -495,8 +492,8 @@ int dyl_enter(struct dyl_call *c, struct dyl_func *f)
 	/* A thread exists only once the runtime is initialized. */
 	if (dyl_likely(!dyl_busy && t != NULL &&
 		       __atomic_load_n(&f->state, __ATOMIC_ACQUIRE) == 1 &&
-		       !(dyl_rt.off | DYL_DISABLED() |
-			 __atomic_load_n(&dyl_rt.pending, __ATOMIC_RELAXED)))) {
+		       !(dyl_proc.off | DYL_DISABLED() |
+			 __atomic_load_n(&dyl_proc.pending, __ATOMIC_RELAXED)))) {
 		if (dyl_unlikely(--t->cost_left == 0))
 			return open_timed(c, f, t);
 		return open_call(c, f, t);
@@ -523,7 +520,7 @@ static __attribute__((noinline)) void buffer_full(struct dyl_thread *t, uint32_t
 static __attribute__((noinline)) void cost_sample(struct dyl_thread *t, const struct dyl_call *c,
 						  uint64_t dur)
 {
-	int cpu = __atomic_load_n(&dyl_rt.cost_cpu, __ATOMIC_RELAXED);
+	int cpu = __atomic_load_n(&dyl_costs.cpu, __ATOMIC_RELAXED);
 	uint64_t w = c->cost_weight, end = cpu ? dyl_thread_cpu_ns() : dyl_now();
 
 	if (c->t_end == 0)
@@ -595,7 +592,7 @@ void dyl_flush_thread(struct dyl_thread *t, uint32_t open)
 	uint32_t len = __atomic_load_n(&w->len, __ATOMIC_ACQUIRE);
 	DYL_ASSERT(len >= t->flushed);	/* only the owner empties its window */
 	if (len > t->flushed || (own && open))
-		dyl_spool_out(t, t->flushed, len, own ? open : 0);
+		dyl_out_block(t, t->flushed, len, own ? open : 0);
 	if (own) {
 		t->flushed = 0;
 		/* empty, then a new generation: a crash between the two leaves an empty
@@ -606,18 +603,18 @@ void dyl_flush_thread(struct dyl_thread *t, uint32_t open)
 		t->flushed = len;
 	}
 	pthread_mutex_unlock(&t->flush_lock);
-	if (own && !dyl_spool_window_is_shared(t) && dyl_rt.spool_fd >= 0)
+	if (own && !dyl_spool_window_is_shared(t) && dyl_spool.fd >= 0)
 		use_spool_window(t);	/* the spool had no room for one before */
 }
 
 /* The image ends (exit, _exit, exec): every row, then the footer (once). */
 void dyl_finish(void)
 {
-	if (dyl_rt.initialized != 2)
+	if (dyl_proc.initialized != 2)
 		return;
 	flush_all();
 	DYL_BUSY_IN();
-	dyl_trace_footer();
+	dyl_out_end();
 	DYL_BUSY_OUT();
 }
 

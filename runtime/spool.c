@@ -46,7 +46,7 @@
 #define PAGE 4096u
 #define NAMES_AREA (64u * 1024)	/* ~1,600 names of 20 characters */
 
-/* The names area mapped now (see the top of the file); dyl_rt.io guards it. */
+/* The names area mapped now (see the top of the file); dyl_out.io guards it. */
 static struct {
 	char *map;	/* NULL: none yet (or the last one is full) */
 	uint32_t used;	/* bytes of NAMES chunks at its start; a PAD chunk follows */
@@ -56,7 +56,7 @@ static struct {
 static int write_at(struct iovec *iov, int n, uint64_t off)
 {
 	while (n > 0) {
-		ssize_t w = pwritev(dyl_rt.spool_fd, iov, n, (off_t)off);
+		ssize_t w = pwritev(dyl_spool.fd, iov, n, (off_t)off);
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0)
@@ -80,24 +80,24 @@ static int write_at(struct iovec *iov, int n, uint64_t off)
 static void failed(void)
 {
 	int err = errno ? errno : ENOSPC;
-	const char *where = dyl_rt.spool_memfd ? "memory" : dyl_rt.spool_path;
+	const char *where = dyl_spool.memfd ? "memory" : dyl_spool.path;
 
-	if ((err == ENOSPC || err == EFBIG || err == EDQUOT) && !dyl_rt.spool_memfd)
+	if ((err == ENOSPC || err == EFBIG || err == EDQUOT) && !dyl_spool.memfd)
 		dyl_warn_once("write", "the disk is full: the trace %s stops here (%s: %s); the "
 			      "rows written so far stay in the spool, the program goes on untraced",
-			      dyl_rt.path, where, strerror(err));
+			      dyl_out.path, where, strerror(err));
 	else
 		dyl_warn_once("write", "cannot write the trace %s (%s: %s); the program goes on "
-			      "untraced", dyl_rt.path, where, strerror(err));
+			      "untraced", dyl_out.path, where, strerror(err));
 	DYL_DISABLE();
-	if (dyl_rt.spool_fd >= 0 && !dyl_rt.spool_memfd &&
-	    dyl_fd_is(dyl_rt.spool_fd, dyl_rt.spool_dev, dyl_rt.spool_ino)) {
+	if (dyl_spool.fd >= 0 && !dyl_spool.memfd &&
+	    dyl_fd_is(dyl_spool.fd, dyl_spool.dev, dyl_spool.ino)) {
 		uint32_t flag = DYL_SPOOL_DISK_FULL;
-		if (pwrite(dyl_rt.spool_fd, &flag, sizeof(flag),
+		if (pwrite(dyl_spool.fd, &flag, sizeof(flag),
 			   (off_t)offsetof(struct dyl_spool_head, zero)) != (ssize_t)sizeof(flag))
 			flag = 0;
 	}
-	char what[sizeof(dyl_rt.spool_path) + 64];
+	char what[sizeof(dyl_spool.path) + 64];
 	snprintf(what, sizeof(what), "%s: %s", where, strerror(err));
 	dyl_trace_error(err, what);
 }
@@ -106,30 +106,30 @@ static void failed(void)
  * else its file is opened again by name.  0, or -1 with the warning given. */
 static int spool_ok(void)
 {
-	if (dyl_fd_check(&dyl_rt.spool_fd, dyl_rt.spool_dev, dyl_rt.spool_ino,
-			 dyl_rt.spool_memfd ? NULL : dyl_rt.spool_path, O_RDWR) == 0)
+	if (dyl_fd_check(&dyl_spool.fd, dyl_spool.dev, dyl_spool.ino,
+			 dyl_spool.memfd ? NULL : dyl_spool.path, O_RDWR) == 0)
 		return 0;
 	dyl_warn_once("write", "cannot write the trace %s: the program closed the spool's "
-		      "descriptor and %s (%s); the program goes on untraced", dyl_rt.path,
-		      dyl_rt.spool_memfd ? "it was in memory only" : "it cannot be opened again",
+		      "descriptor and %s (%s); the program goes on untraced", dyl_out.path,
+		      dyl_spool.memfd ? "it was in memory only" : "it cannot be opened again",
 		      strerror(errno));
 	DYL_DISABLE();
-	dyl_rt.spool_fd = -1;	/* (the number is the program's now) */
+	dyl_spool.fd = -1;	/* (the number is the program's now) */
 	return -1;
 }
 
 /* Reserves space up to END (doubling from 1 MiB: a short run reserves little). */
 static void reserve(uint64_t end)
 {
-	while (end > dyl_rt.spool_alloc && dyl_rt.spool_alloc != UINT64_MAX) {
-		uint64_t step = dyl_rt.spool_alloc < (1 << 20) ? (1 << 20) : dyl_rt.spool_alloc;
+	while (end > dyl_spool.alloc && dyl_spool.alloc != UINT64_MAX) {
+		uint64_t step = dyl_spool.alloc < (1 << 20) ? (1 << 20) : dyl_spool.alloc;
 		if (step > SPOOL_STEP)
 			step = SPOOL_STEP;
-		if (fallocate(dyl_rt.spool_fd, FALLOC_FL_KEEP_SIZE, (off_t)dyl_rt.spool_alloc,
+		if (fallocate(dyl_spool.fd, FALLOC_FL_KEEP_SIZE, (off_t)dyl_spool.alloc,
 			      (off_t)step) == 0)
-			dyl_rt.spool_alloc += step;
+			dyl_spool.alloc += step;
 		else
-			dyl_rt.spool_alloc = UINT64_MAX;	/* not supported (or full): never again */
+			dyl_spool.alloc = UINT64_MAX;	/* not supported (or full): never again */
 	}
 }
 
@@ -151,18 +151,18 @@ static int append(uint32_t kind, struct iovec *iov, int n)
 	/* (blocks only: the few small chunks before the first write-out, at the first call,
 	 * do without a fallocate) */
 	if (kind == DYL_CH_BLOCK)
-		reserve(dyl_rt.spool_size + sizeof(ch) + ch.len);
-	if (write_at(iov, n + 1, dyl_rt.spool_size) != 0) {
+		reserve(dyl_spool.size + sizeof(ch) + ch.len);
+	if (write_at(iov, n + 1, dyl_spool.size) != 0) {
 		failed();
 		return -1;
 	}
-	dyl_rt.spool_size += sizeof(ch) + ch.len;
+	dyl_spool.size += sizeof(ch) + ch.len;
 	return 0;
 }
 
 /* --- thread events (runtime/threads/): each goes into the spool as it happens, in a
  * chunk of its own, so that a killed run keeps it; those before the spool exists (the
- * trace is claimed at the first recorded call) wait here.  dyl_rt.io held. --- */
+ * trace is claimed at the first recorded call) wait here.  dyl_out.io held. --- */
 
 static struct pending_events {
 	struct dyl_event *ev;	/* mmap'd: no malloc on this path */
@@ -172,7 +172,7 @@ static struct pending_events {
 
 static void put_events(void)
 {
-	if (dyl_rt.spool_fd < 0 || events.n == 0)
+	if (dyl_spool.fd < 0 || events.n == 0)
 		return;
 	uint32_t head[2] = { events.n, 0 };
 	struct iovec iov[4] = { { 0 }, { head, sizeof(head) },
@@ -184,7 +184,7 @@ static void put_events(void)
 void dyl_spool_event(const struct dyl_event *e)
 {
 	dyl_io_lock();
-	if (DYL_DISABLED() || __atomic_load_n(&dyl_rt.finished, __ATOMIC_ACQUIRE) ||
+	if (DYL_DISABLED() || __atomic_load_n(&dyl_out.finished, __ATOMIC_ACQUIRE) ||
 	    (e->kind == DYL_EV_ON && events.on))
 		goto out;
 	if (events.n == events.cap) {
@@ -209,7 +209,7 @@ out:
 static void event_lines(struct dyl_conv *c)
 {
 	size_t len;
-	char *text = dyl_events_text(c, dyl_rt.spool_fd, dyl_rt.spool_size, &len);
+	char *text = dyl_events_text(c, dyl_spool.fd, dyl_spool.size, &len);
 
 	if (text)
 		dyl_trace_put(text, len);
@@ -220,8 +220,8 @@ int dyl_spool_chunk(uint32_t kind, const void *a, size_t alen, const void *b, si
 {
 	struct iovec iov[4] = { { 0 }, { (void *)a, alen }, { (void *)b, blen } };
 
-	DYL_ASSERT_HELD(&dyl_rt.io);
-	if (dyl_rt.spool_fd < 0 || DYL_DISABLED())
+	DYL_ASSERT_HELD(&dyl_out.io);
+	if (dyl_spool.fd < 0 || DYL_DISABLED())
 		return -1;
 	return append(kind, iov, 3);
 }
@@ -230,26 +230,26 @@ int dyl_spool_chunk(uint32_t kind, const void *a, size_t alen, const void *b, si
 
 /* SIZE bytes at the end of the spool (on a page), space taken and mapped shared.
  * NULL when there is no room (or no mmap).  The caller stores a
- * chunk header at its start before it lets go of dyl_rt.io. */
+ * chunk header at its start before it lets go of dyl_out.io. */
 static void *map_space(uint32_t size, int populate)
 {
 	void *w;
 
 	if (spool_ok() != 0)
 		return NULL;
-	uint64_t at = (dyl_rt.spool_size + PAGE - 1) & ~(uint64_t)(PAGE - 1);
-	if (at > dyl_rt.spool_size) {
+	uint64_t at = (dyl_spool.size + PAGE - 1) & ~(uint64_t)(PAGE - 1);
+	if (at > dyl_spool.size) {
 		/* the gap: a PAD chunk (a header that says how far to skip) */
-		struct dyl_chunk pad = { DYL_CH_PAD, (uint32_t)(at - dyl_rt.spool_size - sizeof(pad)) };
+		struct dyl_chunk pad = { DYL_CH_PAD, (uint32_t)(at - dyl_spool.size - sizeof(pad)) };
 		struct iovec iov = { &pad, sizeof(pad) };
-		if (write_at(&iov, 1, dyl_rt.spool_size) != 0)
+		if (write_at(&iov, 1, dyl_spool.size) != 0)
 			return NULL;
-		dyl_rt.spool_size = at;
+		dyl_spool.size = at;
 	}
-	if (fallocate(dyl_rt.spool_fd, 0, (off_t)at, size) != 0)
+	if (fallocate(dyl_spool.fd, 0, (off_t)at, size) != 0)
 		return NULL;	/* no room (or no fallocate) */
 	w = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | (populate ? MAP_POPULATE : 0),
-		 dyl_rt.spool_fd, (off_t)at);
+		 dyl_spool.fd, (off_t)at);
 	/* Not populated (windows, names areas): a page comes in at its first store, alone.
 	 * Populating a window cost its thread's first call ~110 us here (64 pages read in,
 	 * mapped read-only: each page's first store faults all the same), and read-ahead
@@ -261,34 +261,34 @@ static void *map_space(uint32_t size, int populate)
 		struct dyl_chunk pad = { DYL_CH_PAD, size - (uint32_t)sizeof(pad) };
 		struct iovec iov = { &pad, sizeof(pad) };
 		if (write_at(&iov, 1, at) == 0)
-			dyl_rt.spool_size = at + size;
+			dyl_spool.size = at + size;
 		return NULL;
 	}
-	dyl_rt.spool_size = at + size;
-	if (dyl_rt.spool_alloc != UINT64_MAX && dyl_rt.spool_alloc < dyl_rt.spool_size)
-		dyl_rt.spool_alloc = dyl_rt.spool_size;
+	dyl_spool.size = at + size;
+	if (dyl_spool.alloc != UINT64_MAX && dyl_spool.alloc < dyl_spool.size)
+		dyl_spool.alloc = dyl_spool.size;
 	return w;
 }
 
 /* A chunk of KIND mapped shared at the spool's end (std.flow's windows): SIZE bytes, a
- * multiple of a page, its header stored.  NULL when there is no room.  dyl_rt.io held. */
+ * multiple of a page, its header stored.  NULL when there is no room.  dyl_out.io held. */
 void *dyl_spool_map(uint32_t kind, uint32_t size)
 {
 	struct dyl_chunk *c;
 
-	DYL_ASSERT_HELD(&dyl_rt.io);
-	if (dyl_rt.spool_fd < 0 || DYL_DISABLED() || size % PAGE || !(c = map_space(size, 1)))
+	DYL_ASSERT_HELD(&dyl_out.io);
+	if (dyl_spool.fd < 0 || DYL_DISABLED() || size % PAGE || !(c = map_space(size, 1)))
 		return NULL;
 	__atomic_store_n(&c->len, size - (uint32_t)sizeof(*c), __ATOMIC_RELAXED);
 	__atomic_store_n(&c->kind, kind, __ATOMIC_RELEASE);
 	return c;
 }
 
-/* Names [dyl_rt.spool_names, COUNT) into the names area, as many as fit in one chunk;
+/* Names [dyl_spool.names, COUNT) into the names area, as many as fit in one chunk;
  * how many went in. */
 static uint32_t names_to_area(uint32_t count)
 {
-	uint32_t first = dyl_rt.spool_names, n = 0, o = names.used + 16;
+	uint32_t first = dyl_spool.names, n = 0, o = names.used + 16;
 
 	for (uint32_t id = first; id < count; id++) {
 		size_t len = strnlen(dyl_func_name(id), 1024) + 1;
@@ -346,8 +346,8 @@ static int names_area_new(void)
 /* A names area made ahead (dyl_prepare: the first call's name then costs no mapping). */
 void dyl_spool_names_ahead(void)
 {
-	DYL_ASSERT_HELD(&dyl_rt.io);
-	if (dyl_rt.spool_fd >= 0 && !names.map && !DYL_DISABLED())
+	DYL_ASSERT_HELD(&dyl_out.io);
+	if (dyl_spool.fd >= 0 && !names.map && !DYL_DISABLED())
 		names_area_new();
 }
 
@@ -367,17 +367,17 @@ static void put_names(void)
 	static char buf[64 * 1024];
 	uint32_t count = dyl_func_count();
 
-	while (dyl_rt.spool_fd >= 0 && dyl_rt.spool_names < count) {
+	while (dyl_spool.fd >= 0 && dyl_spool.names < count) {
 		if (names.map || names_area_new() == 0) {
 			uint32_t n = names_to_area(count);
 			if (n) {
-				dyl_rt.spool_names += n;
+				dyl_spool.names += n;
 				continue;
 			}
 			if (names_area_new() == 0)
 				continue;	/* (the old one was full) */
 		}
-		uint32_t head[2] = { dyl_rt.spool_names, 0 };
+		uint32_t head[2] = { dyl_spool.names, 0 };
 		size_t o = 0;
 		for (uint32_t id = head[0]; id < count; id++) {
 			const char *name = dyl_func_name(id);
@@ -392,7 +392,7 @@ static void put_names(void)
 		struct iovec iov[4] = { { 0 }, { head, sizeof(head) }, { buf, o } };
 		if (append(DYL_CH_NAMES, iov, 3) != 0)
 			return;
-		dyl_rt.spool_names += head[1];
+		dyl_spool.names += head[1];
 	}
 }
 
@@ -403,9 +403,9 @@ static void put_clock(int first)
 	uint32_t n;
 	const struct dyl_knot *k = dyl_clock_knots(&n);
 
-	if (dyl_rt.spool_fd < 0 || (!first && n == dyl_rt.spool_knots && n < 1024))
+	if (dyl_spool.fd < 0 || (!first && n == dyl_spool.knots && n < 1024))
 		return;
-	struct dyl_spool_clock c = { (uint32_t)dyl_tsc_on, n, dyl_rt.t0, 0, 0 };
+	struct dyl_spool_clock c = { (uint32_t)dyl_tsc_on, n, dyl_proc.t0, 0, 0 };
 	if (dyl_tsc_on && n < 2) {
 		struct dyl_knot p = dyl_clock_provisional();
 		c.prov_tsc = p.tsc;
@@ -413,7 +413,7 @@ static void put_clock(int first)
 	}
 	struct iovec iov[4] = { { 0 }, { &c, sizeof(c) }, { (void *)k, n * sizeof(*k) } };
 	if (append(DYL_CH_CLOCK, iov, 3) == 0)
-		dyl_rt.spool_knots = n;
+		dyl_spool.knots = n;
 }
 
 void dyl_spool_meta_text(const char *text, size_t len, uint32_t ncolumns)
@@ -421,7 +421,7 @@ void dyl_spool_meta_text(const char *text, size_t len, uint32_t ncolumns)
 	uint32_t head[2] = { ncolumns, (uint32_t)len };
 	struct iovec iov[4] = { { 0 }, { head, sizeof(head) }, { (void *)text, len } };
 
-	if (dyl_rt.spool_fd >= 0)
+	if (dyl_spool.fd >= 0)
 		append(DYL_CH_META, iov, 3);
 }
 
@@ -429,18 +429,18 @@ void dyl_spool_meta(void)
 {
 	static char buf[8192];
 
-	if (dyl_rt.spool_fd < 0)
+	if (dyl_spool.fd < 0)
 		return;
-	pthread_mutex_lock(&dyl_rt.meta);
+	pthread_mutex_lock(&dyl_meta.lock);
 	size_t n = dyl_trace_header_text(buf, sizeof(buf));
-	uint32_t ncolumns = dyl_rt.ncolumns;
-	pthread_mutex_unlock(&dyl_rt.meta);
+	uint32_t ncolumns = dyl_meta.ncolumns;
+	pthread_mutex_unlock(&dyl_meta.lock);
 	dyl_spool_meta_text(buf, n, ncolumns);
 }
 
 void dyl_spool_names_now(void)
 {
-	if (__atomic_load_n(&dyl_rt.fd, __ATOMIC_ACQUIRE) < 0)
+	if (__atomic_load_n(&dyl_out.fd, __ATOMIC_ACQUIRE) < 0)
 		return;
 	dyl_io_lock();
 	put_names();
@@ -454,46 +454,46 @@ void dyl_spool_open(void)
 	struct stat st;
 	struct dyl_spool_head h = { DYL_SPOOL_MAGIC, DYL_SPOOL_VERSION, 0 };
 
-	if (dyl_rt.spool_fd >= 0 || dyl_rt.fd < 0)
+	if (dyl_spool.fd >= 0 || dyl_out.fd < 0)
 		return;
-	dyl_rt.spool_fd = -1;
-	dyl_rt.spool_memfd = 0;
-	if (fstat(dyl_rt.fd, &st) == 0 && S_ISREG(st.st_mode) &&
-	    dyl_spool_name(dyl_rt.spool_path, sizeof(dyl_rt.spool_path), dyl_rt.path) == 0) {
+	dyl_spool.fd = -1;
+	dyl_spool.memfd = 0;
+	if (fstat(dyl_out.fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	    dyl_spool_name(dyl_spool.path, sizeof(dyl_spool.path), dyl_out.path) == 0) {
 		/* (truncated only once known to be ours: a spool left by a killed run of this
 		 * trace, which this process just replaced) */
-		int fd = dyl_open_safe(dyl_rt.spool_path, O_RDWR | O_CREAT);
+		int fd = dyl_open_safe(dyl_spool.path, O_RDWR | O_CREAT);
 		if (fd >= 0 && ftruncate(fd, 0) != 0) {
 			close(fd);
 			fd = -1;
 		}
-		const char *why = fd < 0 ? dyl_refused(dyl_rt.spool_path, errno) : NULL;
+		const char *why = fd < 0 ? dyl_refused(dyl_spool.path, errno) : NULL;
 		if (why)
 			dyl_warn_once("spool", "refusing the spool %s: it is %s; the rows wait in memory",
-				      dyl_rt.spool_path, why);
-		dyl_rt.spool_fd = dyl_fd_high(fd);
+				      dyl_spool.path, why);
+		dyl_spool.fd = dyl_fd_high(fd);
 	}
-	if (dyl_rt.spool_fd < 0) {
+	if (dyl_spool.fd < 0) {
 		/* the rows wait in memory (the spool's pages), written at the end */
-		dyl_rt.spool_fd = dyl_fd_high(memfd_create("dylspool", MFD_CLOEXEC));
-		dyl_rt.spool_memfd = 1;
+		dyl_spool.fd = dyl_fd_high(memfd_create("dylspool", MFD_CLOEXEC));
+		dyl_spool.memfd = 1;
 	}
-	if (dyl_rt.spool_fd < 0 || fstat(dyl_rt.spool_fd, &st) != 0) {
+	if (dyl_spool.fd < 0 || fstat(dyl_spool.fd, &st) != 0) {
 		failed();
 		return;
 	}
-	dyl_rt.spool_dev = st.st_dev;
-	dyl_rt.spool_ino = st.st_ino;
-	dyl_rt.spool_size = dyl_rt.spool_alloc = 0;
-	dyl_rt.spool_names = dyl_rt.spool_knots = 0;
-	dyl_rt.nwindows = dyl_rt.nfree_windows = 0;
+	dyl_spool.dev = st.st_dev;
+	dyl_spool.ino = st.st_ino;
+	dyl_spool.size = dyl_spool.alloc = 0;
+	dyl_spool.names = dyl_spool.knots = 0;
+	dyl_spool.nwindows = dyl_spool.nfree_windows = 0;
 	names_area_drop();	/* (an earlier spool's, after an exec that failed) */
 	struct iovec iov = { &h, sizeof(h) };
 	if (write_at(&iov, 1, 0) != 0) {
 		failed();
 		return;
 	}
-	dyl_rt.spool_size = sizeof(h);
+	dyl_spool.size = sizeof(h);
 	dyl_spool_meta();
 	put_names();
 	put_clock(1);
@@ -512,11 +512,11 @@ struct dyl_window *dyl_spool_window(pid_t tid)
 {
 	struct dyl_window *w;
 
-	DYL_ASSERT_HELD(&dyl_rt.io);
-	if (dyl_rt.spool_fd < 0 || DYL_DISABLED())
+	DYL_ASSERT_HELD(&dyl_out.io);
+	if (dyl_spool.fd < 0 || DYL_DISABLED())
 		return NULL;
-	if (dyl_rt.nfree_windows) {
-		w = dyl_rt.free_windows[--dyl_rt.nfree_windows];
+	if (dyl_spool.nfree_windows) {
+		w = dyl_spool.free_windows[--dyl_spool.nfree_windows];
 		w->tid = tid;
 		return w;
 	}
@@ -524,7 +524,7 @@ struct dyl_window *dyl_spool_window(pid_t tid)
 	if (!w)
 		return NULL;
 	w->tid = tid;
-	w->id = dyl_rt.nwindows++;
+	w->id = dyl_spool.nwindows++;
 	w->gen = 0;
 	w->len = 0;
 	w->size = (uint32_t)DYL_WINDOW_DATA;
@@ -541,23 +541,23 @@ int dyl_spool_window_is_shared(const struct dyl_thread *t)
 /* T's thread ended, its window empty: the next thread takes it. */
 void dyl_spool_window_done(struct dyl_window *w)
 {
-	DYL_ASSERT_HELD(&dyl_rt.io);
+	DYL_ASSERT_HELD(&dyl_out.io);
 	DYL_ASSERT(w->id != DYL_NO_WINDOW && w->len == 0);	/* the spool's, written out */
-	if (dyl_rt.nfree_windows < sizeof(dyl_rt.free_windows) / sizeof(dyl_rt.free_windows[0]))
-		dyl_rt.free_windows[dyl_rt.nfree_windows++] = w;
+	if (dyl_spool.nfree_windows < sizeof(dyl_spool.free_windows) / sizeof(dyl_spool.free_windows[0]))
+		dyl_spool.free_windows[dyl_spool.nfree_windows++] = w;
 	else
 		munmap(w, DYL_WINDOW_SIZE);	/* its space is lost to the spool; still read */
 }
 
-/* Writes out T's records in [FROM, TO) of its window.  OPEN: the levels of T's open
- * calls (the owner writes out from inside nested calls); those not listed in an
+/* The block of T's records in [FROM, TO) of its window, made before the output is
+ * locked: its head into B, the open calls it lists into OPENS.  OPEN: the levels of T's
+ * open calls (the owner writes out from inside nested calls); those not listed in an
  * earlier block are listed in this one, at their place in start order. */
-void dyl_spool_out(struct dyl_thread *t, uint32_t from, uint32_t to, uint32_t open)
+void dyl_spool_block(struct dyl_block *out, struct dyl_open *opens, struct dyl_thread *t,
+		     uint32_t from, uint32_t to, uint32_t open)
 {
-	struct dyl_open opens[DYL_MAX_FRAMES];
 	struct dyl_block b = { { DYL_CH_BLOCK, 0 }, t->tid, DYL_NO_WINDOW, 0, from, to, 0, UINT64_MAX };
 	struct dyl_window *w = t->win;
-	int saved = errno;
 
 	DYL_ASSERT_HELD(&t->flush_lock);
 	DYL_ASSERT(from <= to && to <= DYL_WINDOW_DATA);
@@ -581,13 +581,20 @@ void dyl_spool_out(struct dyl_thread *t, uint32_t from, uint32_t to, uint32_t op
 		off += dyl_rec_size(r);
 	}
 	DYL_ASSERT(off == to);	/* whole records only */
-	if (!dyl_trace_lock()) {
-		errno = saved;
-		return;
-	}
+	*out = b;
+}
+
+/* Appends block B of T (dyl_spool_block), the output locked (output.c). */
+void dyl_spool_block_put(const struct dyl_block *bp, struct dyl_open *opens,
+			 struct dyl_thread *t)
+{
+	struct dyl_block b = *bp;
+	struct dyl_window *w = t->win;
+	uint32_t from = b.from, to = b.to;
+
 	/* After the footer (threads still running while exit writes it) there is no spool
 	 * any more: calls that end then are not in the trace. */
-	if (dyl_rt.spool_fd >= 0 && !__atomic_load_n(&dyl_rt.finished, __ATOMIC_ACQUIRE)) {
+	if (dyl_spool.fd >= 0 && !__atomic_load_n(&dyl_out.finished, __ATOMIC_ACQUIRE)) {
 		if (dyl_spool_window_is_shared(t)) {
 			b.window = w->id;
 			b.gen = w->gen;
@@ -600,10 +607,8 @@ void dyl_spool_out(struct dyl_thread *t, uint32_t from, uint32_t to, uint32_t op
 					{ opens, b.nopen * sizeof(opens[0]) },
 					{ w->data + from, to - from } };
 		if (append(DYL_CH_BLOCK, iov, 4) == 0)
-			__atomic_fetch_add(&dyl_rt.blocks, 1, __ATOMIC_RELAXED);
+			__atomic_fetch_add(&dyl_spool.blocks, 1, __ATOMIC_RELAXED);
 	}
-	dyl_trace_unlock();
-	errno = saved;
 }
 
 /* When the rows become CSV (DYL_CONVERT, doc/environment.md): auto (the default) at exit
@@ -619,10 +624,10 @@ static enum { CONVERT_EXIT, CONVERT_LATER, CONVERT_KEEP } convert_when(void)
 {
 	const char *v = dyl_env(DYL_ENV_CONVERT);
 
-	if (dyl_rt.spool_memfd)
+	if (dyl_spool.memfd)
 		return CONVERT_EXIT;
 	if (!v || !strcmp(v, "auto"))
-		return dyl_rt.spool_size > dyl_env_size(DYL_ENV_CONVERT_MAX) ? CONVERT_LATER
+		return dyl_spool.size > dyl_env_size(DYL_ENV_CONVERT_MAX) ? CONVERT_LATER
 									  : CONVERT_EXIT;
 	return !strcmp(v, "later") ? CONVERT_LATER : !strcmp(v, "keep") ? CONVERT_KEEP : CONVERT_EXIT;
 }
@@ -647,18 +652,18 @@ static int put_footer(const char *foot, size_t len)
  * reserved past its end (reserve) is given back. */
 static void keep(void)
 {
-	for (uint32_t i = 0; i < dyl_rt.nfree_windows; i++)
-		munmap(dyl_rt.free_windows[i], DYL_WINDOW_SIZE);
-	dyl_rt.nfree_windows = 0;
+	for (uint32_t i = 0; i < dyl_spool.nfree_windows; i++)
+		munmap(dyl_spool.free_windows[i], DYL_WINDOW_SIZE);
+	dyl_spool.nfree_windows = 0;
 	names_area_drop();
-	if (dyl_rt.spool_alloc != UINT64_MAX && dyl_rt.spool_alloc > dyl_rt.spool_size) {
-		uint64_t from = (dyl_rt.spool_size + PAGE - 1) & ~(uint64_t)(PAGE - 1);
-		if (dyl_rt.spool_alloc > from)
-			fallocate(dyl_rt.spool_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
-				  (off_t)from, (off_t)(dyl_rt.spool_alloc - from));
+	if (dyl_spool.alloc != UINT64_MAX && dyl_spool.alloc > dyl_spool.size) {
+		uint64_t from = (dyl_spool.size + PAGE - 1) & ~(uint64_t)(PAGE - 1);
+		if (dyl_spool.alloc > from)
+			fallocate(dyl_spool.fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+				  (off_t)from, (off_t)(dyl_spool.alloc - from));
 	}
-	dyl_fd_close(&dyl_rt.spool_fd, dyl_rt.spool_dev, dyl_rt.spool_ino);
-	dyl_rt.spool_size = dyl_rt.spool_alloc = 0;
+	dyl_fd_close(&dyl_spool.fd, dyl_spool.dev, dyl_spool.ino);
+	dyl_spool.size = dyl_spool.alloc = 0;
 	events.n = 0;
 }
 
@@ -678,7 +683,7 @@ int dyl_spool_finish(const char *foot, size_t flen)
 	static char out[DYL_CONVERT_BLOCK];
 	const char *why;
 
-	if (dyl_rt.spool_fd < 0)
+	if (dyl_spool.fd < 0)
 		return 0;
 	dyl_clock_mark();
 	put_clock(0);
@@ -686,41 +691,41 @@ int dyl_spool_finish(const char *foot, size_t flen)
 	put_events();
 	if (dyl_hooks.flow_flush)	/* std.flow's events, before the spool is read */
 		dyl_hooks.flow_flush();
-	if (dyl_rt.spool_fd < 0 || spool_ok() != 0)
+	if (dyl_spool.fd < 0 || spool_ok() != 0)
 		return 0;
 	int when = exec_ends ? CONVERT_EXIT : convert_when();
 	/* later: only a trace that has no rows yet (an image that went on after a failed
 	 * exec has its first rows in the CSV already) */
-	if (when == CONVERT_LATER && dyl_rt.seq == 0) {
+	if (when == CONVERT_LATER && dyl_spool.seq == 0) {
 		if (put_footer(foot, flen) != 0)
 			return 0;	/* (disabled, with the warning) */
 		if (dyl_hooks.flow_converted)	/* std.flow: TRACE.flow, as at a conversion */
-			dyl_hooks.flow_converted(dyl_rt.spool_fd, dyl_rt.spool_size, 0);
+			dyl_hooks.flow_converted(dyl_spool.fd, dyl_spool.size, 0);
 		keep();
 		return 1;
 	}
-	struct dyl_conv *c = dyl_conv_open(dyl_rt.spool_fd, dyl_rt.spool_size, 0, &why);
+	struct dyl_conv *c = dyl_conv_open(dyl_spool.fd, dyl_spool.size, 0, &why);
 	if (c) {
-		uint64_t seq0 = dyl_rt.seq;
-		dyl_conv_set_seq(c, dyl_rt.seq);
+		uint64_t seq0 = dyl_spool.seq;
+		dyl_conv_set_seq(c, dyl_spool.seq);
 		if (!DYL_DISABLED())
 			dyl_csv_convert(c, out, sizeof(out), put_rows, NULL);
 		event_lines(c);
-		dyl_rt.seq = dyl_conv_seq(c);
+		dyl_spool.seq = dyl_conv_seq(c);
 		const char *lost;
 		uint64_t at = dyl_conv_damage(c, &lost);
 		if (at)	/* written over while the program ran (by it, or another process) */
 			dyl_warn_once("spool-damaged", "the spool %s is damaged at byte %llu: %s",
-				      dyl_rt.spool_path, (unsigned long long)at, lost);
+				      dyl_spool.path, (unsigned long long)at, lost);
 		dyl_conv_close(c);
 		if (dyl_hooks.flow_converted)	/* std.flow: TRACE.flow, now that seq is known */
-			dyl_hooks.flow_converted(dyl_rt.spool_fd, dyl_rt.spool_size, seq0);
+			dyl_hooks.flow_converted(dyl_spool.fd, dyl_spool.size, seq0);
 		if (when == CONVERT_KEEP && !DYL_DISABLED() && put_footer(foot, flen) == 0) {
 			keep();
 			return 0;
 		}
 	} else {
-		dyl_warn_once("spool", "cannot convert the spool %s: %s", dyl_rt.spool_path, why);
+		dyl_warn_once("spool", "cannot convert the spool %s: %s", dyl_spool.path, why);
 	}
 	/* a conversion cut short by a full disk: the spool keeps every row (the tools read
 	 * it, the trace having no footer) */
@@ -739,11 +744,11 @@ int dyl_spool_keep_failed(void)
 {
 	struct stat st;
 
-	DYL_ASSERT_HELD(&dyl_rt.io);
-	if (dyl_rt.spool_fd < 0 || dyl_rt.spool_memfd ||
-	    !dyl_fd_is(dyl_rt.spool_fd, dyl_rt.spool_dev, dyl_rt.spool_ino) ||
-	    lstat(dyl_rt.spool_path, &st) != 0 || st.st_dev != dyl_rt.spool_dev ||
-	    st.st_ino != dyl_rt.spool_ino) {
+	DYL_ASSERT_HELD(&dyl_out.io);
+	if (dyl_spool.fd < 0 || dyl_spool.memfd ||
+	    !dyl_fd_is(dyl_spool.fd, dyl_spool.dev, dyl_spool.ino) ||
+	    lstat(dyl_spool.path, &st) != 0 || st.st_dev != dyl_spool.dev ||
+	    st.st_ino != dyl_spool.ino) {
 		dyl_spool_drop();
 		return 0;
 	}
@@ -754,19 +759,19 @@ int dyl_spool_keep_failed(void)
 /* The spool goes (converted, or the trace cannot be written). */
 void dyl_spool_drop(void)
 {
-	if (dyl_rt.spool_fd < 0)
+	if (dyl_spool.fd < 0)
 		return;
-	for (uint32_t i = 0; i < dyl_rt.nfree_windows; i++)
-		munmap(dyl_rt.free_windows[i], DYL_WINDOW_SIZE);
-	dyl_rt.nfree_windows = 0;
+	for (uint32_t i = 0; i < dyl_spool.nfree_windows; i++)
+		munmap(dyl_spool.free_windows[i], DYL_WINDOW_SIZE);
+	dyl_spool.nfree_windows = 0;
 	names_area_drop();
 	struct stat st;
 	/* the name is removed only while it is still our file's */
-	if (!dyl_rt.spool_memfd && lstat(dyl_rt.spool_path, &st) == 0 &&
-	    st.st_dev == dyl_rt.spool_dev && st.st_ino == dyl_rt.spool_ino)
-		unlink(dyl_rt.spool_path);
-	dyl_fd_close(&dyl_rt.spool_fd, dyl_rt.spool_dev, dyl_rt.spool_ino);
-	dyl_rt.spool_size = dyl_rt.spool_alloc = 0;
+	if (!dyl_spool.memfd && lstat(dyl_spool.path, &st) == 0 &&
+	    st.st_dev == dyl_spool.dev && st.st_ino == dyl_spool.ino)
+		unlink(dyl_spool.path);
+	dyl_fd_close(&dyl_spool.fd, dyl_spool.dev, dyl_spool.ino);
+	dyl_spool.size = dyl_spool.alloc = 0;
 	events.n = 0;	/* the parent's thread events are the parent's */
 }
 
@@ -775,10 +780,10 @@ void dyl_spool_drop(void)
  * the parent's too (runtime.c unmaps them). */
 void dyl_spool_after_fork(void)
 {
-	for (uint32_t i = 0; i < dyl_rt.nfree_windows; i++)
-		munmap(dyl_rt.free_windows[i], DYL_WINDOW_SIZE);
-	dyl_rt.nfree_windows = 0;
+	for (uint32_t i = 0; i < dyl_spool.nfree_windows; i++)
+		munmap(dyl_spool.free_windows[i], DYL_WINDOW_SIZE);
+	dyl_spool.nfree_windows = 0;
 	names_area_drop();
-	dyl_fd_close(&dyl_rt.spool_fd, dyl_rt.spool_dev, dyl_rt.spool_ino);
-	dyl_rt.spool_size = dyl_rt.spool_alloc = 0;
+	dyl_fd_close(&dyl_spool.fd, dyl_spool.dev, dyl_spool.ino);
+	dyl_spool.size = dyl_spool.alloc = 0;
 }

@@ -2,9 +2,10 @@
  * bottom of the runtime's layers (tests/runtime/layers.py draws them).  It calls no other file
  * of the runtime.
  *
- * dyl_rt is the one piece of process-wide state; dyl_self and dyl_busy are the calling
- * thread's.  dyl_hooks holds what the features (above the core) ask the core to call:
- * the core knows them only as pointers installed at start-up.
+ * The process-wide state is one struct per owner (internal.h: dyl_proc, dyl_costs,
+ * dyl_out, dyl_spool, dyl_meta); dyl_self and dyl_busy are the calling thread's.
+ * dyl_hooks holds what the features (above the core) ask the core to call: the core
+ * knows them only as pointers installed at start-up.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -17,8 +18,11 @@
 #include <unistd.h>
 #include "internal.h"
 
-struct dyl_runtime dyl_rt = { .fd = -1, .spool_fd = -1, .lock = PTHREAD_MUTEX_INITIALIZER,
-			      .io = PTHREAD_MUTEX_INITIALIZER, .meta = PTHREAD_MUTEX_INITIALIZER };
+struct dyl_proc dyl_proc = { .lock = PTHREAD_MUTEX_INITIALIZER };
+struct dyl_costs dyl_costs;
+struct dyl_out dyl_out = { .fd = -1, .io = PTHREAD_MUTEX_INITIALIZER };
+struct dyl_spool dyl_spool = { .fd = -1 };
+struct dyl_meta dyl_meta = { .lock = PTHREAD_MUTEX_INITIALIZER };
 TLS struct dyl_thread *dyl_self;
 TLS int dyl_busy;
 struct dyl_hooks dyl_hooks;
@@ -41,9 +45,9 @@ void dyl_cost_add(uint64_t ticks)
 {
 	struct dyl_thread *t = dyl_self;
 
-	__atomic_fetch_add(&dyl_rt.cost.whole, ticks, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&dyl_costs.sum.whole, ticks, __ATOMIC_RELAXED);
 	if (!t || t->depth == 0)	/* no call open on this thread */
-		__atomic_fetch_add(&dyl_rt.cost.outside, ticks, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&dyl_costs.sum.outside, ticks, __ATOMIC_RELAXED);
 }
 
 int dyl_fd_high(int fd)
@@ -65,16 +69,16 @@ void dyl_warn_once(const char *key, const char *fmt, ...)
 
 	DYL_BUSY_IN();
 	snprintf(tagged, sizeof(tagged), "|%.127s|", key);
-	pthread_mutex_lock(&dyl_rt.meta);
-	if (strstr(dyl_rt.warned, tagged)) {
-		pthread_mutex_unlock(&dyl_rt.meta);
+	pthread_mutex_lock(&dyl_meta.lock);
+	if (strstr(dyl_meta.warned, tagged)) {
+		pthread_mutex_unlock(&dyl_meta.lock);
 		DYL_BUSY_OUT();
 		errno = saved;
 		return;
 	}
-	if (strlen(dyl_rt.warned) + strlen(tagged) < sizeof(dyl_rt.warned))
-		strcat(dyl_rt.warned, tagged);
-	pthread_mutex_unlock(&dyl_rt.meta);
+	if (strlen(dyl_meta.warned) + strlen(tagged) < sizeof(dyl_meta.warned))
+		strcat(dyl_meta.warned, tagged);
+	pthread_mutex_unlock(&dyl_meta.lock);
 	fputs("dyliberator: ", stderr);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);

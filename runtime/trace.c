@@ -3,7 +3,7 @@
  * Each process writes its own file.  The first process to record a call takes
  * $DYL_TRACE (default ./trace.csv) then, and holds an flock on it for its whole life.
  * A program that loads a wrapped library at start takes it in the wrapper's constructor
- * instead (dyl_trace_claim(1)), where its end would take it anyway: its first call
+ * instead (dyl_out_claim(1)), where its end would take it anyway: its first call
  * then costs what a later one does.
  * Any other process writes PATH.<pid>: a forked child always, and a process that finds
  * PATH locked (a live process owns it; a finished trace locked by another claimant is
@@ -214,12 +214,12 @@ void dyl_fd_close(int *fd, dev_t dev, ino_t ino)
  * again: the program's close gave the lock back).  0, or -1 with errno. */
 static int trace_fd_ok(void)
 {
-	if (dyl_fd_is(dyl_rt.fd, dyl_rt.fd_dev, dyl_rt.fd_ino))
+	if (dyl_fd_is(dyl_out.fd, dyl_out.fd_dev, dyl_out.fd_ino))
 		return 0;
-	if (dyl_fd_check(&dyl_rt.fd, dyl_rt.fd_dev, dyl_rt.fd_ino, dyl_rt.path, O_WRONLY) != 0)
+	if (dyl_fd_check(&dyl_out.fd, dyl_out.fd_dev, dyl_out.fd_ino, dyl_out.path, O_WRONLY) != 0)
 		return -1;
-	lseek(dyl_rt.fd, 0, SEEK_END);
-	flock(dyl_rt.fd, LOCK_EX | LOCK_NB);
+	lseek(dyl_out.fd, 0, SEEK_END);
+	flock(dyl_out.fd, LOCK_EX | LOCK_NB);
 	return 0;
 }
 
@@ -238,7 +238,7 @@ static struct span process_start(unsigned long long ticks)
 {
 	struct timespec b;
 	long hz = sysconf(_SC_CLK_TCK);
-	uint64_t now = dyl_realtime_ns(), start = dyl_rt.start_ns;
+	uint64_t now = dyl_realtime_ns(), start = dyl_proc.start_ns;
 	struct span s = { start, start };
 
 	if (ticks && hz > 0 && clock_gettime(CLOCK_BOOTTIME, &b) == 0) {
@@ -289,10 +289,10 @@ static size_t program_args(char *buf, size_t room)
 {
 	size_t n = 0;
 
-	if (dyl_rt.argv) {
-		for (int i = 0; i < dyl_rt.argc && dyl_rt.argv[i] && n < room - 1; i++) {
-			size_t l = strnlen(dyl_rt.argv[i], room - 1 - n);
-			memcpy(buf + n, dyl_rt.argv[i], l);
+	if (dyl_proc.argv) {
+		for (int i = 0; i < dyl_proc.argc && dyl_proc.argv[i] && n < room - 1; i++) {
+			size_t l = strnlen(dyl_proc.argv[i], room - 1 - n);
+			memcpy(buf + n, dyl_proc.argv[i], l);
 			n += l;
 			if (n < room - 1)
 				buf[n++] = '\0';
@@ -358,9 +358,9 @@ static int replaceable(int fd, int empty, char *why, size_t room)
 	if (strncmp(head, "# dyliberator trace", 19) != 0)
 		return 1;	/* not a trace */
 	/* this very process: same pid, same start (exec keeps both) */
-	if (last_value(head, "\n# pid=", &v) && v == (unsigned long long)dyl_rt.pid &&
-	    (!dyl_rt.start_ticks ||
-	     (last_value(head, "\n# pid_start=", &v) && v == dyl_rt.start_ticks))) {
+	if (last_value(head, "\n# pid=", &v) && v == (unsigned long long)dyl_proc.pid &&
+	    (!dyl_out.start_ticks ||
+	     (last_value(head, "\n# pid_start=", &v) && v == dyl_out.start_ticks))) {
 		snprintf(why, room, "this process's own, before its exec");
 		return 0;
 	}
@@ -377,7 +377,7 @@ static int replaceable(int fd, int empty, char *why, size_t room)
 		end = (unsigned long long)st.st_mtim.tv_sec * 1000000000ull +
 		      (unsigned long long)st.st_mtim.tv_nsec;
 	last_value(head, "\n# start_ns=", &old_start);
-	struct span f = process_start(dyl_rt.start_ticks);
+	struct span f = process_start(dyl_out.start_ticks);
 	if (!overlapped(f, old_start, end))
 		return 1;
 	snprintf(why, room, "its writer ran from %llu to %llu ns, this process since %llu%s",
@@ -396,7 +396,7 @@ static int still_named(int fd, const char *path)
 }
 
 /* The old trace a new one was renamed over, still open: its last close frees its blocks
- * (0.1 to 8 ms here), which waits for the trace's end (dyl_trace_footer); an old trace
+ * (0.1 to 8 ms here), which waits for the trace's end (dyl_out_end); an old trace
  * over REPLACED_KEPT_MAX bytes is closed at once. */
 #define REPLACED_KEPT_MAX (64ll << 20)
 static struct {
@@ -416,7 +416,7 @@ static int replace_file(int fd, const char *path)
 {
 	struct stat st;
 
-	char tmp[sizeof(dyl_rt.path) + 32];
+	char tmp[sizeof(dyl_out.path) + 32];
 	const char *slash = strrchr(path, '/');
 	int dir = slash ? (int)(slash - path) + 1 : 0;
 
@@ -535,11 +535,11 @@ static int open_claim(const char *path, int empty, char *why, size_t room)
 
 static int at_line_start = 1;	/* the trace's last byte written is a newline */
 /* Why this process did not take PATH itself ("NAME: why"), for its header; "": it did. */
-static char declined[sizeof(dyl_rt.path) + 160];
+static char declined[sizeof(dyl_out.path) + 160];
 
 /* A write of the trace or the spool failed with ERR (a full disk: ENOSPC, or EFBIG past
  * RLIMIT_FSIZE): the trace says so in a '# error=' line where it still takes one (dyl-trace
- * then says why the rows end), after the one warning on stderr.  dyl_rt.io held. */
+ * then says why the rows end), after the one warning on stderr.  dyl_out.io held. */
 void dyl_trace_error(int err, const char *what)
 {
 	char line[256];
@@ -547,10 +547,10 @@ void dyl_trace_error(int err, const char *what)
 			 err == ENOSPC || err == EFBIG || err == EDQUOT ? "disk full" : "write failed",
 			 what);
 
-	if (dyl_rt.fd < 0 || trace_fd_ok() != 0)
+	if (dyl_out.fd < 0 || trace_fd_ok() != 0)
 		return;
 	/* (a line cut short by the failed write is ended first) */
-	if (write(dyl_rt.fd, line, (size_t)n) == n)
+	if (write(dyl_out.fd, line, (size_t)n) == n)
 		at_line_start = 1;
 }
 
@@ -559,25 +559,25 @@ static void write_all(int fd, const char *data, size_t len)
 	if (trace_fd_ok() != 0) {
 		dyl_warn_once("write", "cannot write the trace %s: the program closed its descriptor "
 			      "and the file cannot be opened again (%s); the program goes on untraced",
-			      dyl_rt.path, strerror(errno));
+			      dyl_out.path, strerror(errno));
 		DYL_DISABLE();
 		return;
 	}
-	fd = dyl_rt.fd;
+	fd = dyl_out.fd;
 	while (len > 0) {
 		ssize_t n = write(fd, data, len);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
 			int err = n < 0 ? errno : ENOSPC;
-			if ((err == ENOSPC || err == EFBIG || err == EDQUOT) && dyl_rt.spool_fd >= 0 &&
-			    !dyl_rt.spool_memfd)
+			if ((err == ENOSPC || err == EFBIG || err == EDQUOT) && dyl_spool.fd >= 0 &&
+			    !dyl_spool.memfd)
 				dyl_warn_once("write", "the disk is full: cannot write the trace %s (%s); "
 					      "its rows stay in the spool %s, the program goes on untraced",
-					      dyl_rt.path, strerror(err), dyl_rt.spool_path);
+					      dyl_out.path, strerror(err), dyl_spool.path);
 			else
 				dyl_warn_once("write", "cannot write the trace %s (%s); the program goes "
-					      "on untraced", dyl_rt.path, strerror(err));
+					      "on untraced", dyl_out.path, strerror(err));
 			DYL_DISABLE();
 			dyl_trace_error(err, strerror(err));
 			return;
@@ -588,18 +588,18 @@ static void write_all(int fd, const char *data, size_t len)
 	}
 }
 
-/* The header: '#' lines and the column line, '\n'-terminated.  dyl_rt.meta held. */
+/* The header: '#' lines and the column line, '\n'-terminated.  dyl_meta.lock held. */
 size_t dyl_trace_header_text(char *buf, size_t room)
 {
 	size_t o = 0;
 	ssize_t n;
 
 	o += (size_t)snprintf(buf + o, room - o, "# dyliberator trace 1\n# pid=%d\n",
-			      (int)dyl_rt.pid);
-	if (dyl_rt.start_ticks)
-		o += (size_t)snprintf(buf + o, room - o, "# pid_start=%llu\n", dyl_rt.start_ticks);
+			      (int)dyl_proc.pid);
+	if (dyl_out.start_ticks)
+		o += (size_t)snprintf(buf + o, room - o, "# pid_start=%llu\n", dyl_out.start_ticks);
 	o += (size_t)snprintf(buf + o, room - o, "# start_ns=%llu\n",
-			      (unsigned long long)dyl_rt.start_ns);
+			      (unsigned long long)dyl_proc.start_ns);
 	/* the command line (program_args): made once, the same line in the spool's copy of
 	 * the header and the trace's */
 	static char cmd[2048];
@@ -619,30 +619,28 @@ size_t dyl_trace_header_text(char *buf, size_t room)
 	if (o < room)
 		o += (size_t)snprintf(buf + o, room - o, "# clock=%s\n# clock_cost_ns=%llu\n%s",
 				      dyl_clock_name(), (unsigned long long)dyl_clock_cost_ns(),
-				      dyl_rt.notes);
+				      dyl_meta.notes);
 	if (o >= room)
 		o = room - 1;
 	o += (size_t)snprintf(buf + o, room - o, "%s", HEADER);
-	for (unsigned i = 0; i < dyl_rt.ncolumns && o < room; i++)
-		o += (size_t)snprintf(buf + o, room - o, ",%s", dyl_rt.columns[i]);
+	for (unsigned i = 0; i < dyl_meta.ncolumns && o < room; i++)
+		o += (size_t)snprintf(buf + o, room - o, ",%s", dyl_meta.columns[i]);
 	if (o >= room - 1)
 		o = room - 2;
 	buf[o++] = '\n';
 	return o;
 }
 
-/* Called with dyl_rt.io held, the file open. */
-static void write_header(void)
+/* The header into the trace, and into BUF (ROOM bytes) for the spool's copy: its
+ * length.  Called with dyl_out.io held, the file open. */
+size_t dyl_trace_header(char *buf, size_t room)
 {
-	char buf[8192];
-
-	pthread_mutex_lock(&dyl_rt.meta);	/* notes and columns are fixed from now on */
-	dyl_rt.header_done = 1;
-	size_t o = dyl_trace_header_text(buf, sizeof(buf));
-	pthread_mutex_unlock(&dyl_rt.meta);
-	write_all(dyl_rt.fd, buf, o);
-	/* the spool's copy, for dyl-trace after a crash: the same bytes */
-	dyl_spool_meta_text(buf, o, dyl_rt.ncolumns);
+	pthread_mutex_lock(&dyl_meta.lock);	/* notes and columns are fixed from now on */
+	dyl_out.header_done = 1;
+	size_t o = dyl_trace_header_text(buf, room);
+	pthread_mutex_unlock(&dyl_meta.lock);
+	write_all(dyl_out.fd, buf, o);
+	return o;
 }
 
 /* FD is the trace: its file is remembered (dyl_fd_check) and created for its owner. */
@@ -651,29 +649,30 @@ static void set_fd(int fd)
 	struct stat st;
 
 	if (fstat(fd, &st) == 0) {
-		dyl_rt.fd_dev = st.st_dev;
-		dyl_rt.fd_ino = st.st_ino;
+		dyl_out.fd_dev = st.st_dev;
+		dyl_out.fd_ino = st.st_ino;
 		if (S_ISREG(st.st_mode) && (st.st_mode & 077))
 			fchmod(fd, 0600);	/* an older trace replaced: it may hold arguments */
 	}
 	DYL_SET_FD(fd);
 }
 
-/* Chooses the name and claims it (see the top of the file).  Called with dyl_rt.io
- * held; sets dyl_rt.fd, or dyl_rt.disabled with one warning.  ONLY_PATH: take PATH
- * itself or nothing, silently (a process that recorded no call, at its end). */
-static void open_trace_as(int only_path)
+/* Chooses the name and claims it (see the top of the file).  Called with dyl_out.io
+ * held; sets dyl_out.fd, or dyl_out.disabled with one warning.  ONLY_PATH: take PATH
+ * itself or nothing, silently (a process that recorded no call, at its end).  The
+ * caller opens the spool next (output.c). */
+void dyl_trace_open(int only_path)
 {
-	char base[sizeof(dyl_rt.path) - 32], busy[160] = "";
+	char base[sizeof(dyl_out.path) - 32], busy[160] = "";
 	int has_pid, fd = -1;
 
-	if (!dyl_rt.start_ticks)
-		dyl_rt.start_ticks = proc_start_ticks();
+	if (!dyl_out.start_ticks)
+		dyl_out.start_ticks = proc_start_ticks();
 	declined[0] = '\0';
-	has_pid = expand_path(base, sizeof(base), dyl_rt.tmpl, dyl_rt.pid);
-	if (!has_pid && !dyl_rt.forked) {
-		snprintf(dyl_rt.path, sizeof(dyl_rt.path), "%s", base);
-		fd = open_claim(dyl_rt.path, only_path, busy, sizeof(busy));
+	has_pid = expand_path(base, sizeof(base), dyl_out.tmpl, dyl_proc.pid);
+	if (!has_pid && !dyl_proc.forked) {
+		snprintf(dyl_out.path, sizeof(dyl_out.path), "%s", base);
+		fd = open_claim(dyl_out.path, only_path, busy, sizeof(busy));
 		/* why this trace is not at PATH, in its header ('# declined=') */
 		if (fd < 0 && errno == EBUSY && busy[0]) {
 			const char *name = strrchr(base, '/');
@@ -684,37 +683,34 @@ static void open_trace_as(int only_path)
 		errno = EBUSY;
 	}
 	if (only_path) {
-		if (fd >= 0) {
-			dyl_rt.header_done = 0, set_fd(fd);
-			dyl_spool_open();	/* (replaces a spool an older run left: DYL_CONVERT) */
-		}
+		if (fd >= 0)
+			dyl_out.header_done = 0, set_fd(fd);
 		return;
 	}
 	for (int k = 0; fd < 0 && errno == EBUSY && k < 100; k++) {
-		size_t l = (size_t)snprintf(dyl_rt.path, sizeof(dyl_rt.path), "%s", base);
+		size_t l = (size_t)snprintf(dyl_out.path, sizeof(dyl_out.path), "%s", base);
 		if (!has_pid)
-			l += (size_t)snprintf(dyl_rt.path + l, sizeof(dyl_rt.path) - l, ".%d",
-					      (int)dyl_rt.pid);
+			l += (size_t)snprintf(dyl_out.path + l, sizeof(dyl_out.path) - l, ".%d",
+					      (int)dyl_proc.pid);
 		if (k > 0)
-			snprintf(dyl_rt.path + l, sizeof(dyl_rt.path) - l, ".%d", k);
-		fd = open_claim(dyl_rt.path, 0, busy, sizeof(busy));
+			snprintf(dyl_out.path + l, sizeof(dyl_out.path) - l, ".%d", k);
+		fd = open_claim(dyl_out.path, 0, busy, sizeof(busy));
 	}
-	const char *why = fd < 0 ? dyl_refused(dyl_rt.path, errno) : NULL;
+	const char *why = fd < 0 ? dyl_refused(dyl_out.path, errno) : NULL;
 	if (why) {
 		dyl_warn_once("open", "refusing to write the trace %s: it is %s; nothing is recorded",
-			      dyl_rt.path, why);
+			      dyl_out.path, why);
 		DYL_DISABLE();
 		return;
 	}
 	if (fd < 0) {
 		dyl_warn_once("open", "cannot write the trace %s (%s); the program goes on untraced",
-			      dyl_rt.path, strerror(errno));
+			      dyl_out.path, strerror(errno));
 		DYL_DISABLE();
 		return;
 	}
-	dyl_rt.header_done = 0;
+	dyl_out.header_done = 0;
 	set_fd(fd);	/* a thread that sees the fd sees the rest */
-	dyl_spool_open();
 }
 
 void dyl_trace_setup(void)
@@ -724,87 +720,40 @@ void dyl_trace_setup(void)
 
 	if (!tmpl || !*tmpl)
 		tmpl = "trace.csv";
-	if (tmpl[0] != '/' && getcwd(dyl_rt.tmpl, sizeof(dyl_rt.tmpl) - 2)) {
-		l = strlen(dyl_rt.tmpl);
+	if (tmpl[0] != '/' && getcwd(dyl_out.tmpl, sizeof(dyl_out.tmpl) - 2)) {
+		l = strlen(dyl_out.tmpl);
 		if (l > 1)
-			dyl_rt.tmpl[l++] = '/';
+			dyl_out.tmpl[l++] = '/';
 		else
 			l = 1;	/* "/" */
 	}
-	snprintf(dyl_rt.tmpl + l, sizeof(dyl_rt.tmpl) - l, "%s", tmpl);
-}
-
-/* AHEAD 0: at the first recorded call.  AHEAD 1: at start-up (dyl_prepare), before
- * any call, and only where the process's end would take the name even with no call
- * recorded (open_trace_as(1)): PATH itself, free, and new or its own program's previous
- * trace.  Else (PATH held, or another program's, or %p in it) the first call claims, as
- * it always did. */
-void dyl_trace_claim(int ahead)
-{
-	if (__atomic_load_n(&dyl_rt.fd, __ATOMIC_ACQUIRE) >= 0 || DYL_DISABLED() || dyl_rt.off)
-		return;
-	dyl_io_lock();
-	if (dyl_rt.fd < 0 && !DYL_DISABLED())
-		open_trace_as(ahead);
-	dyl_io_unlock();
-}
-
-int dyl_trace_lock(void)
-{
-	dyl_io_lock();
-	if (dyl_rt.fd < 0 && !DYL_DISABLED())
-		open_trace_as(0);
-	if (!DYL_DISABLED() && !dyl_rt.header_done)
-		write_header();
-	if (DYL_DISABLED()) {
-		dyl_io_unlock();
-		return 0;
-	}
-	return 1;
+	snprintf(dyl_out.tmpl + l, sizeof(dyl_out.tmpl) - l, "%s", tmpl);
 }
 
 void dyl_trace_put(const char *data, size_t len)
 {
 	if (!DYL_DISABLED())
-		write_all(dyl_rt.fd, data, len);
+		write_all(dyl_out.fd, data, len);
 }
 
-void dyl_trace_unlock(void)
+/* Recording stopped on a failed write (a full disk), the spool kept: the trace, where
+ * it still takes them, names it and ends with FOOT (as with DYL_CONVERT=later), after
+ * its '# error=' line.  No warning: the failure gave it.  dyl_out.io held. */
+void dyl_trace_footer_after_failure(const char *foot, size_t flen)
 {
-	dyl_io_unlock();
-}
+	char line[sizeof(dyl_spool.path) + 32];
 
-void dyl_trace_write(const char *data, size_t len)
-{
-	int saved = errno;
-
-	if (dyl_trace_lock()) {
-		dyl_trace_put(data, len);
-		dyl_trace_unlock();
-	}
-	errno = saved;
-}
-
-/* Recording stopped on a failed write (a full disk): the rows written so far stay in
- * the spool, and the trace, where it still takes them, names it and ends with FOOT (as
- * with DYL_CONVERT=later), after its '# error=' line.  No warning: the failure gave it. */
-static void footer_after_failure(const char *foot, size_t flen)
-{
-	char line[sizeof(dyl_rt.spool_path) + 32];
-
-	dyl_io_lock();
-	if (dyl_spool_keep_failed() && dyl_rt.fd >= 0 && trace_fd_ok() == 0) {
-		const char *base = strrchr(dyl_rt.spool_path, '/');
+	if (dyl_out.fd >= 0 && trace_fd_ok() == 0) {
+		const char *base = strrchr(dyl_spool.path, '/');
 		int l = snprintf(line, sizeof(line), "%s# rows_in_spool=%s\n",
-				 at_line_start ? "" : "\n", base ? base + 1 : dyl_rt.spool_path);
-		if (write(dyl_rt.fd, line, (size_t)l) == l)
-			at_line_start = 1, (void)!write(dyl_rt.fd, foot, flen);
+				 at_line_start ? "" : "\n", base ? base + 1 : dyl_spool.path);
+		if (write(dyl_out.fd, line, (size_t)l) == l)
+			at_line_start = 1, (void)!write(dyl_out.fd, foot, flen);
 	}
-	dyl_io_unlock();
 }
 
 /* The footer's lines into BUF: the process's times, and what tracing cost it. */
-static int footer_text(char *buf, size_t room)
+int dyl_trace_footer_text(char *buf, size_t room)
 {
 	/* cpu_ns: the process's CPU time, start-up before our constructor included; the T
 	 * of a trace whose t_ns are thread CPU times (std.time clock=thread), for which the
@@ -813,8 +762,8 @@ static int footer_text(char *buf, size_t room)
 	 * process replaces the trace only if it started after that (open_claim) */
 	int n = snprintf(buf, room, "# end_ns=%llu\n# total_ns=%llu\n# startup_ns=%llu\n"
 			 "# cpu_ns=%llu\n", (unsigned long long)dyl_realtime_ns(),
-			 (unsigned long long)(dyl_monotonic_ns() - dyl_rt.t0_ns),
-			 (unsigned long long)dyl_rt.startup_ns, (unsigned long long)dyl_cpu_ns());
+			 (unsigned long long)(dyl_monotonic_ns() - dyl_proc.t0_ns),
+			 (unsigned long long)dyl_proc.startup_ns, (unsigned long long)dyl_cpu_ns());
 	/* overhead_ns: what tracing cost the process up to total_ns (dyl_cost_ns), which
 	 * dyl-speedup takes out of T; the conversion that follows comes after total_ns */
 	uint64_t timed, outside, cost = dyl_cost_ns(&timed, &outside);
@@ -827,72 +776,41 @@ static int footer_text(char *buf, size_t room)
 	return n;
 }
 
-void dyl_trace_footer(void)
+/* The footer FOOT (LEN bytes) after the rows, the output locked.  IN_SPOOL: the rows
+ * were left in the spool (DYL_CONVERT=later): the trace says where they are, and the
+ * tools read them there. */
+void dyl_trace_footer(const char *buf, int n, int in_spool)
 {
-	char buf[384];	/* the footer: 7 lines of at most 42 bytes */
-	int n, saved = errno;
-
-	if (DYL_DISABLED()) {
-		/* (once: a failed exec's image ends again later, its spool kept already) */
-		if (!dyl_rt.off && !__atomic_exchange_n(&dyl_rt.finished, 1, __ATOMIC_ACQ_REL))
-			footer_after_failure(buf, (size_t)footer_text(buf, sizeof(buf)));
-		errno = saved;
-		return;
+	if (in_spool) {
+		const char *base = strrchr(dyl_spool.path, '/');
+		char line[sizeof(dyl_spool.path) + 32];
+		int l = snprintf(line, sizeof(line), "# rows_in_spool=%s\n",
+				 base ? base + 1 : dyl_spool.path);
+		dyl_trace_put(line, (size_t)l);
 	}
-	if (dyl_rt.off || __atomic_exchange_n(&dyl_rt.finished, 1, __ATOMIC_ACQ_REL))
-		return;
-	/* A process that recorded no call took no name.  Its trace (P = 0 is an answer
-	 * too) goes to PATH only if that is stale: not held, not written by a process that
-	 * started after this one (the program a shell or /usr/bin/time ran), and never
-	 * to PATH.<pid>: launchers and forked helpers leave nothing behind. */
-	if (__atomic_load_n(&dyl_rt.fd, __ATOMIC_ACQUIRE) < 0) {
-		if (dyl_rt.forked)
-			return;
-		dyl_io_lock();
-		if (dyl_rt.fd < 0)
-			open_trace_as(1);
-		dyl_io_unlock();
-		if (dyl_rt.fd < 0)
-			return;
-	}
-	n = footer_text(buf, sizeof(buf));
-	if (dyl_trace_lock()) {
-		/* the rows written out in binary, or left in the spool (DYL_CONVERT=later): then
-		 * the trace says where they are, and the tools read them there */
-		if (dyl_spool_finish(buf, (size_t)n)) {
-			const char *base = strrchr(dyl_rt.spool_path, '/');
-			char line[sizeof(dyl_rt.spool_path) + 32];
-			int l = snprintf(line, sizeof(line), "# rows_in_spool=%s\n",
-					 base ? base + 1 : dyl_rt.spool_path);
-			dyl_trace_put(line, (size_t)l);
-		}
-		dyl_trace_put(buf, (size_t)n);
-		dyl_trace_unlock();
-	}
-	dyl_fd_close(&replaced.fd, replaced.dev, replaced.ino);	/* (if still ours) */
-	errno = saved;
+	dyl_trace_put(buf, (size_t)n);
 }
 
-void dyl_trace_drop_unused(void)
+/* The image's end: the descriptor of a trace it replaced goes (if still ours). */
+void dyl_trace_end(void)
 {
-	int saved = errno;
+	dyl_fd_close(&replaced.fd, replaced.dev, replaced.ino);
+}
 
-	dyl_io_lock();
-	if (dyl_rt.fd >= 0 && !dyl_rt.header_done) {
-		dyl_spool_drop();
-		if (dyl_fd_is(dyl_rt.fd, dyl_rt.fd_dev, dyl_rt.fd_ino))
-			unlink(dyl_rt.path);	/* (still ours: the name was not taken over) */
-		dyl_fd_close(&dyl_rt.fd, dyl_rt.fd_dev, dyl_rt.fd_ino);	/* and the lock */
-	}
-	dyl_io_unlock();
-	errno = saved;
+/* A claimed trace that got no header (nothing recorded) is given back: its name goes,
+ * while it is still our file's, and so does its lock.  dyl_out.io held. */
+void dyl_trace_drop(void)
+{
+	if (dyl_fd_is(dyl_out.fd, dyl_out.fd_dev, dyl_out.fd_ino))
+		unlink(dyl_out.path);	/* (still ours: the name was not taken over) */
+	dyl_fd_close(&dyl_out.fd, dyl_out.fd_dev, dyl_out.fd_ino);	/* and the lock */
 }
 
 void dyl_trace_reset_after_fork(void)
 {
 	/* the parent's lock stays with the parent's descriptor */
-	dyl_fd_close(&dyl_rt.fd, dyl_rt.fd_dev, dyl_rt.fd_ino);
+	dyl_fd_close(&dyl_out.fd, dyl_out.fd_dev, dyl_out.fd_ino);
 	dyl_fd_close(&replaced.fd, replaced.dev, replaced.ino);	/* (the parent's to free) */
-	dyl_rt.header_done = 0;	/* the child's own header; notes and columns stay */
-	dyl_rt.start_ticks = 0;
+	dyl_out.header_done = 0;	/* the child's own header; notes and columns stay */
+	dyl_out.start_ticks = 0;
 }

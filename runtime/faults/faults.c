@@ -315,7 +315,8 @@ static void child_after_fork(void)
 	}
 }
 
-__attribute__((constructor)) static void faults_constructor(void)
+/* at start-up, in the order start.c gives */
+void dyl_faults_start(void)
 {
 	dyl_busy++;
 	long page = sysconf(_SC_PAGESIZE);

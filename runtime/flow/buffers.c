@@ -39,7 +39,7 @@ static uint64_t *map_words(size_t words)
 	return p == MAP_FAILED ? NULL : p;
 }
 
-/* buffer lock and dyl_rt.io held: the events into the spool as one chunk, and the
+/* buffer lock and dyl_out.io held: the events into the spool as one chunk, and the
  * buffer emptied (kept when they cannot be written: a full disk).  0, or -1. */
 static int copy_out(struct fbuf *b)
 {
@@ -65,7 +65,7 @@ static int copy_out(struct fbuf *b)
  * private buffer doubles */
 int dyl_flow_make_room(struct fbuf *b, unsigned words)
 {
-	if ((!dyl_busy || dyl_flow_diff_look) && dyl_rt.spool_fd >= 0) {
+	if ((!dyl_busy || dyl_flow_diff_look) && dyl_spool.fd >= 0) {
 		dyl_io_lock();
 		dyl_spin_lock(&b->lock);
 		if (copy_out(b) == 0 && !b->win) {
@@ -108,7 +108,7 @@ static void thread_gone(void *arg)
 	struct fbuf *b = arg;
 
 	dyl_flow_in++;
-	if (dyl_rt.spool_fd >= 0) {
+	if (dyl_spool.fd >= 0) {
 		dyl_io_lock();
 		dyl_spin_lock(&b->lock);
 		copy_out(b);

@@ -52,13 +52,13 @@ HIDDEN extern struct dyl_flow_state dyl_flow;
 
 HIDDEN extern TLS struct fbuf *dyl_flow_mine;	/* the thread's buffer (NULL: none yet) */
 HIDDEN extern TLS int dyl_flow_in;	/* re-entered (a signal handler, or malloc from within) */
-HIDDEN extern TLS int dyl_flow_diff_look;	/* in std.diff's look (it holds dyl_busy, not dyl_rt.io) */
+HIDDEN extern TLS int dyl_flow_diff_look;	/* in std.diff's look (it holds dyl_busy, not dyl_out.io) */
 
 /* buffers.c: the calling thread's buffer, made or taken over (NULL: no memory) */
 HIDDEN struct fbuf *dyl_flow_own_buffer(void);
 /* buffers.c: the owner's buffer B is full: room made for WORDS more words.  0, or -1. */
 HIDDEN int dyl_flow_make_room(struct fbuf *b, unsigned words);
-/* buffers.c: every buffer's events into the spool (dyl_rt.io held) */
+/* buffers.c: every buffer's events into the spool (dyl_out.io held) */
 HIDDEN void dyl_flow_copy_all(void);
 /* buffers.c: a forked child's buffers: emptied, its parent's windows let go */
 HIDDEN void dyl_flow_buffers_forked(void);
@@ -79,7 +79,7 @@ static inline uint64_t *reserve(unsigned words)
 	if (dyl_unlikely(!b) && !(b = dyl_flow_own_buffer()))
 		goto lost;
 	/* (full; or private while the spool exists now: into it, and a window) */
-	if (dyl_unlikely(b->len + words > b->cap || (!b->win && !b->nowin && dyl_rt.spool_fd >= 0 && !dyl_busy)) &&
+	if (dyl_unlikely(b->len + words > b->cap || (!b->win && !b->nowin && dyl_spool.fd >= 0 && !dyl_busy)) &&
 	    dyl_flow_make_room(b, words) != 0)
 		goto lost;
 	return b->data + b->len;

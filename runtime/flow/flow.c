@@ -10,7 +10,7 @@
  * depth-0 row.
  *
  * Nothing is recorded while the runtime itself runs (dyl_busy): its own allocations are
- * no data of the program's, and a copy-out takes dyl_rt.io, which it may hold.  The
+ * no data of the program's, and a copy-out takes dyl_out.io, which it may hold.  The
  * files below (flow.h lists them) never call this one; follow.c, the option built on
  * it, registers its walk here (dyl_flow_follow_hook) instead of being called by name.
  */
@@ -236,7 +236,7 @@ static void removed(uintptr_t start, uint64_t id)
 	dyl_flow_in--;
 }
 
-/* dyl_hooks.flow_flush: every buffer's events into the spool (dyl_rt.io held; a
+/* dyl_hooks.flow_flush: every buffer's events into the spool (dyl_out.io held; a
  * window's are there already, but its copy says they were read) */
 static void flush_all(void)
 {
@@ -245,7 +245,7 @@ static void flush_all(void)
 	dyl_flow_copy_all();
 }
 
-/* The trace's lines of std.flow's caps, after its rows (dyl_rt.io held, the trace open:
+/* The trace's lines of std.flow's caps, after its rows (dyl_out.io held, the trace open:
  * converted, from the conversion at exit). */
 static void notes(void)
 {

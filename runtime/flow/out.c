@@ -213,14 +213,14 @@ static size_t map_name(void *ctx, uint64_t id, uint64_t start, uint64_t size, ch
 
 void dyl_flow_write(int fd, uint64_t size, uint64_t seq)
 {
-	char path[sizeof(dyl_rt.path) + sizeof(DYL_FLOW_SUFFIX)];
+	char path[sizeof(dyl_out.path) + sizeof(DYL_FLOW_SUFFIX)];
 	struct dyl_flow_names names = { NULL, site_name, static_name, stack_name, map_name, module };
 	const char *why;
 	struct stat st;
 
-	if (dyl_rt.spool_memfd)	/* the trace is no regular file: nowhere beside it */
+	if (dyl_spool.memfd)	/* the trace is no regular file: nowhere beside it */
 		return;
-	snprintf(path, sizeof(path), "%s%s", dyl_rt.path, DYL_FLOW_SUFFIX);
+	snprintf(path, sizeof(path), "%s%s", dyl_out.path, DYL_FLOW_SUFFIX);
 	int out = dyl_open_safe(path, O_WRONLY | O_CREAT);
 	if (out < 0 || ftruncate(out, 0) != 0) {
 		/* (a FIFO planted there: "no regular file", not ENXIO's "No such device") */

@@ -522,7 +522,8 @@ static void after_fork(void)
 	in_table--;
 }
 
-__attribute__((constructor)) static void regions_constructor(void)
+/* at start-up, in the order start.c gives */
+void dyl_regions_start(void)
 {
 	pthread_atfork(before_fork, after_fork, after_fork);
 }

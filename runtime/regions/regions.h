@@ -55,7 +55,7 @@ struct dyl_seg {		/* a static segment */
 	uint32_t ro;		/* read-only (no PF_W) */
 };
 
-/* The region tracker's whole state: one per process, apart from dyl_rt so that it can
+/* The region tracker's whole state: one per process, apart from the core's state (runtime/internal.h) so that it can
  * be used before the runtime is initialised (the first malloc comes before any
  * constructor). */
 /* One shard of the table: an open-addressing hash table of its own, under its own lock

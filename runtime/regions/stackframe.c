@@ -493,7 +493,8 @@ static void list_main(void)
 		pthread_setspecific(exit_key, (void *)1);
 }
 
-__attribute__((constructor)) static void stacks_constructor(void)
+/* at start-up, in the order start.c gives */
+void dyl_stacks_start(void)
 {
 	dyl_busy++;
 	have_key = pthread_key_create(&exit_key, thread_gone) == 0;

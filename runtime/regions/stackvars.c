@@ -636,7 +636,8 @@ static void child_after_fork(void)
 	tid = 0;
 }
 
-__attribute__((constructor)) static void stackvars_constructor(void)
+/* at start-up, in the order start.c gives */
+void dyl_stackvars_start(void)
 {
 	pthread_atfork(NULL, NULL, child_after_fork);
 }

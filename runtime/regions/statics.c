@@ -679,7 +679,8 @@ static void child_after_fork(void)
 			objs[j].state = SYMS_NEW;
 }
 
-__attribute__((constructor)) static void statics_constructor(void)
+/* at start-up, in the order start.c gives */
+void dyl_statics_start(void)
 {
 	pthread_atfork(NULL, NULL, child_after_fork);
 }

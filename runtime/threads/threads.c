@@ -49,10 +49,10 @@ static struct threads_state {
 /* Does this process record thread events? */
 static int recording(void)
 {
-	if (__atomic_load_n(&dyl_rt.initialized, __ATOMIC_ACQUIRE) != 2)
+	if (__atomic_load_n(&dyl_proc.initialized, __ATOMIC_ACQUIRE) != 2)
 		dyl_init();
-	return __atomic_load_n(&dyl_rt.initialized, __ATOMIC_ACQUIRE) == 2 && !dyl_rt.off &&
-	       !dyl_rt.secure && !DYL_DISABLED() && !dyl_busy;
+	return __atomic_load_n(&dyl_proc.initialized, __ATOMIC_ACQUIRE) == 2 && !dyl_proc.off &&
+	       !dyl_proc.secure && !DYL_DISABLED() && !dyl_busy;
 }
 
 void dyl_threads_record(uint32_t kind, pid_t parent, uint32_t on, uint64_t handle, uint64_t t1,

@@ -27,8 +27,8 @@ static int waits_setting;
 /* Does this process record waits now?  (Never from the runtime's own code: dyl_busy.) */
 static int waits_on(void)
 {
-	if (dyl_busy || __atomic_load_n(&dyl_rt.initialized, __ATOMIC_ACQUIRE) != 2 ||
-	    dyl_rt.off || dyl_rt.secure || DYL_DISABLED())
+	if (dyl_busy || __atomic_load_n(&dyl_proc.initialized, __ATOMIC_ACQUIRE) != 2 ||
+	    dyl_proc.off || dyl_proc.secure || DYL_DISABLED())
 		return 0;
 	int s = __atomic_load_n(&waits_setting, __ATOMIC_RELAXED);
 	if (!s) {
@@ -41,7 +41,7 @@ static int waits_on(void)
 
 /* This object's code, from its ELF header to the end of its text (the linker's symbols).
  * The runtime's own locks reach the wrapper's interposers too; recording one would take
- * dyl_rt.io inside whatever lock it is (dyl_rt.io itself: a deadlock). */
+ * dyl_out.io inside whatever lock it is (dyl_out.io itself: a deadlock). */
 extern const char __ehdr_start[] HIDDEN, _etext[] HIDDEN;
 
 uint64_t dyl_wait_begin(const void *caller)

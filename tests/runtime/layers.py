@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""The runtime's include and call graph, by layer (runtime/internal.h lists the layers).
+"""The runtime's include and call graph, by layer.  LAYERS below is the one list of the
+runtime's layers (runtime/internal.h points here).
 
 Each runtime file belongs to one layer.  A file may include and call files of its own
 layer and of the layers its layer lists below; anything else (a call up, or across to
@@ -33,6 +34,9 @@ def _root():
 ROOT = _root()
 
 # (layer, the file patterns it holds, the layers below it that it may use), bottom up.
+# The core: state (the process-wide structs, one per owner), settings (every DYL_*
+# variable), clock, output (output.c drives the spool, spool.c, then the trace, trace.c;
+# funcs.c names), calls (the per-call path, threads, fork, exit).
 LAYERS = [
     ("api", ["runtime/include/dyl.h", "runtime/include/dyl_regions.h",
              "runtime/include/dyl_limits.h", "runtime/include/dyl_handles.h",
@@ -45,7 +49,8 @@ LAYERS = [
     ("clock", ["runtime/clock.c"], ["api", "format", "state", "settings"]),
     # (record.c writes the per-call record; it joins format/ when it stops needing
     # internal.h)
-    ("output", ["runtime/funcs.c", "runtime/spool.c", "runtime/trace.c", "runtime/record.c"],
+    ("output", ["runtime/funcs.c", "runtime/spool.c", "runtime/trace.c", "runtime/record.c",
+                "runtime/output.c"],
      ["api", "format", "state", "settings", "clock"]),
     ("calls", ["runtime/runtime.c", "runtime/notes.c", "runtime/exit.c", "runtime/fatal.c",
                "runtime/resolve.c", "runtime/elfsym.c", "runtime/elfsym.h",
@@ -65,6 +70,10 @@ LAYERS = [
     # std.flow: built on the region table (its hooks and groupings)
     ("flow", ["runtime/flow/*"],
      ["api", "format", "state", "settings", "clock", "output", "calls", "regions"]),
+    # the one constructor and destructor: each part's start-up, in order
+    ("start", ["runtime/start.c"],
+     ["api", "format", "state", "settings", "clock", "output", "calls", "handles", "regions",
+      "diff", "faults", "threads", "flow"]),
 ]
 # compiled into the wrappers, never into the runtime: no runtime file includes them
 WRAPPER_SIDE = ["runtime/include/dyl_wrap.h", "runtime/include/dyl_process.h",

@@ -1,4 +1,4 @@
-"""The runtime is layered (runtime/internal.h): no file calls or includes a layer above
+"""The runtime is layered (LAYERS, tests/runtime/layers.py): no file calls or includes a layer above
 its own or a feature beside it, and no circle joins two layers (tests/runtime/layers.py)."""
 import os
 import subprocess

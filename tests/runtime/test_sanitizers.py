@@ -67,7 +67,7 @@ def _tops(rep):
 
 # name -> (what the bug is, predicate on one report's text)
 # Races these tests found and that are fixed (atomics for the filter verdict cached in
-# each struct dyl_func, for dyl_rt.fd and for dyl_rt.disabled): no longer tolerated, so
+# each struct dyl_func, for dyl_out.fd and for dyl_out.disabled): no longer tolerated, so
 # any report of them fails the scenario tests; each keeps its reproduction below.
 FIXED = {
     'resolve-in-handler': (
@@ -81,21 +81,21 @@ FIXED = {
         lambda rep: 'data race' in rep and "Location is global 'dyl_func_" in rep
         and _tops(rep) == {'dyl_enter'}),
     'trace-fd-race': (
-        "trace.c: dyl_rt.fd is read with __atomic_load_n outside dyl_rt.io "
+        "trace.c: dyl_out.fd is read with __atomic_load_n outside dyl_out.io "
         "(dyl_trace_claim, dyl_trace_footer) but written with a plain store under it "
         "(open_trace_as, dyl_trace_drop_unused, dyl_trace_reset_after_fork)",
         # the writer's stack may be lost to TSan's bounded history in long runs
-        lambda rep: 'data race' in rep and "Location is global 'dyl_rt'" in rep
+        lambda rep: 'data race' in rep and "Location is global 'dyl_out'" in rep
         and re.search(r'atomic read of size 4 .*\n\s*#0 dyl_trace_(claim|footer) ', rep, re.I)
         and _tops(rep) <= {'dyl_trace_claim', 'dyl_trace_footer', 'open_trace_as',
                            'dyl_trace_drop_unused'}
         and (bool(_tops(rep) & {'open_trace_as', 'dyl_trace_drop_unused'})
              or '[failed to restore the stack]' in rep)),
     'disabled-race': (
-        "runtime.c dyl_enter and trace.c dyl_trace_claim read dyl_rt.disabled with plain "
-        "loads outside dyl_rt.io while open_trace_as and write_all set it under the lock "
+        "runtime.c dyl_enter and trace.c dyl_trace_claim read dyl_out.disabled with plain "
+        "loads outside dyl_out.io while open_trace_as and write_all set it under the lock "
         "(an unwritable trace or a full disk with several threads calling)",
-        lambda rep: 'data race' in rep and "Location is global 'dyl_rt'" in rep
+        lambda rep: 'data race' in rep and "Location is global 'dyl_out'" in rep
         and re.search(r'^\s*(Previous )?read of size 4 .*\n\s*#0 (dyl_enter|dyl_trace_claim) ',
                       rep, re.M | re.I)
         and _tops(rep) <= {'dyl_enter', 'dyl_trace_claim', 'open_trace_as', 'write_all'}
@@ -170,7 +170,7 @@ def _build(san, apps, tmp_path_factory):
     b = Build()
     b.san, b.dir, b.preload_lib = san, d, lib
     flags = SAN_FLAGS[san]
-    # the Makefile's RT_SRC: the core, each feature's folder and format/, in link order (by name)
+    # the Makefile's RT_SRC: the core, each feature's folder and format/ (start.c orders start-up)
     srcs = sorted(glob.glob(os.path.join(RUNTIME, '*.c')) + glob.glob(os.path.join(RUNTIME, '*', '*.c')),
                   key=os.path.basename)
     b.runtime = os.path.join(d, 'libdylrt.so')
@@ -345,7 +345,7 @@ def test_tsan(tsan, apps, tmp_path, name):
 # --- the known bugs, one strict xfail each ---------------------------------------------
 
 # Deterministic reproductions (the scenarios above show them only now and then).
-#  race: the main thread makes the process's first call (it claims the trace: dyl_rt.fd
+#  race: the main thread makes the process's first call (it claims the trace: dyl_out.fd
 #    and the function's state are written); a second thread, created before and released
 #    by a flag TSan cannot see (the program is not instrumented), then makes its first
 #    call: nothing orders its reads after those writes.

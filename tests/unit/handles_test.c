@@ -13,7 +13,7 @@
 #include "dyl_handles.h"
 #include "internal.h"
 
-struct dyl_runtime dyl_rt;
+struct dyl_out dyl_out;
 TLS int dyl_busy;
 
 static int warnings;
