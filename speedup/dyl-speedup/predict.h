@@ -16,7 +16,7 @@
 #define SPEEDUP_PREDICT_H
 
 #include <stdint.h>
-#include "trace.h"
+#include "trace_read.h"
 
 struct timeline;
 

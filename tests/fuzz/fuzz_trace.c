@@ -8,7 +8,7 @@
 #include "input.h"
 #include "rows.h"
 #include "model.h"
-#include "trace.h"
+#include "trace_read.h"
 #include "quiet.h"
 
 /* Models for the traced functions, so that trace_read keeps their calls: tiny_* keyed on
