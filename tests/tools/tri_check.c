@@ -1,6 +1,7 @@
-/* tri_check.c - speedup/lib/model/tri.c's triangulations checked whole, on point sets made to be
- * awkward (grids: four points on a circle everywhere; curves that are straight lines in
- * logarithms, like the samples of square matrix products; duplicates; random points):
+/* tri_check.c - speedup/lib/model/tri.c's triangulations checked whole, on point sets
+ * made to be awkward (grids: four points on a circle everywhere; curves that are straight
+ * lines in logarithms, like the samples of square matrix products; duplicates; random
+ * points):
  *   - every triangle turns left, and its neighbours are mutual across the same edge;
  *   - the triangles tile the convex hull: their areas add up to the hull's (no overlap,
  *     no hole), up to what the flat triangles (thin) may leave;
