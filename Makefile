@@ -24,16 +24,19 @@ FMT_SRC := $(wildcard runtime/format/*.c)
 RT_SRC := $(wildcard runtime/*.c runtime/*/*.c)
 RT_HDR := $(wildcard runtime/include/*.h runtime/*.h runtime/*/*.h)
 # The tools: speedup/dyl-NAME/ holds bin/dyl-NAME's own files (main.c and its parts);
-# speedup/lib/ the reading library they share; TOOL_FORMAT_SRC the spool decoder
-# and CSV rows they share with the runtime (runtime/format/).
+# speedup/lib/ the reading library they share, a folder per subsystem (flow/, model/,
+# resid/, trace/, util/); TOOL_FORMAT_SRC the spool decoder and CSV rows they share with
+# the runtime (runtime/format/).  Includes are by bare name ("grow.h"): TOOL_INC names
+# every folder.
 COMMANDS := $(patsubst speedup/%/main.c,bin/%,$(wildcard speedup/dyl-*/main.c))
-TOOL_LIB_SRC := $(wildcard speedup/lib/*.c)
+TOOL_LIB_SRC := $(wildcard speedup/lib/*.c speedup/lib/*/*.c)
 TOOL_FORMAT_SRC := $(FMT_SRC)
 TOOL_SRC = $(wildcard speedup/$(1)/*.c) $(TOOL_LIB_SRC) $(TOOL_FORMAT_SRC)
-TOOL_INC := -Ispeedup/lib -Iruntime/format -Iruntime/include
-# libdw: the tools name a TRACE.flow's addresses offline (speedup/lib/flow_syms.c)
+TOOL_INC := $(patsubst %/,-I%,$(sort $(dir $(TOOL_LIB_SRC))) $(sort $(dir $(TOOL_FORMAT_SRC)))) \
+	-Iruntime/include
+# libdw: the tools name a TRACE.flow's addresses offline (speedup/lib/flow/flow_syms.c)
 TOOL_LIBS := -lm -ldw -lelf
-TOOL_HDR := $(wildcard speedup/*/*.h runtime/format/*.h)
+TOOL_HDR := $(wildcard speedup/*/*.h speedup/lib/*/*.h runtime/format/*.h runtime/format/*/*.h)
 
 .PHONY: all deps install-packages runtime test demo bench validate accuracy install clean \
 	fuzz fuzz-build tool-inc tool-libs
@@ -69,11 +72,26 @@ $(B)/libdylrt.so: $(RT_SRC) $(RT_HDR) $(B)/.rt-$(RT_MODE) | $(B)/.deps
 	$(CC) $(CFLAGS) $(RT_DEBUG) $(WARN) -std=gnu11 -fPIC -shared -fvisibility=hidden \
 		-Iruntime/include -Iruntime -Iruntime/format -Wl,-soname,libdylrt.so -o $@ $(RT_SRC) -ldl -lpthread
 
-# The C commands over traces and models: bin/dyl-NAME is speedup/dyl-NAME/*.c over the
-# library (TOOL_LIB_SRC, TOOL_FORMAT_SRC); includes are by bare name ("rows.h").
+# The C commands over traces and models.  Each source is compiled once, into an object
+# under build/tools/ (its path mirrored); the shared ones (TOOL_LIB_SRC, TOOL_FORMAT_SRC)
+# go into one archive, build/libdyltools.a.  bin/dyl-NAME links speedup/dyl-NAME/'s
+# objects with it.  -MMD: an object is rebuilt when a header it includes changes.
+TOOL_OBJ = $(patsubst %.c,$(B)/tools/%.o,$(1))
+TOOL_ARCHIVE := $(B)/libdyltools.a
+TOOL_ARCHIVE_SRC := $(TOOL_LIB_SRC) $(TOOL_FORMAT_SRC)
+-include $(wildcard $(B)/tools/*/*.d $(B)/tools/*/*/*.d $(B)/tools/*/*/*/*.d)
+
+$(B)/tools/%.o: %.c | $(B)/.deps
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(WARN) -std=gnu11 $(TOOL_INC) -MMD -MP -c -o $@ $<
+
+$(TOOL_ARCHIVE): $(call TOOL_OBJ,$(TOOL_ARCHIVE_SRC))
+	@rm -f $@
+	$(AR) rcs $@ $^
+
 .SECONDEXPANSION:
-bin/dyl-%: $$(call TOOL_SRC,dyl-$$*) $(TOOL_HDR) | $(B)/.deps
-	$(CC) $(CFLAGS) $(WARN) -std=gnu11 $(TOOL_INC) -o $@ $(call TOOL_SRC,dyl-$*) $(TOOL_LIBS)
+bin/dyl-%: $$(call TOOL_OBJ,$$(wildcard speedup/dyl-$$*/*.c)) $(TOOL_ARCHIVE)
+	$(CC) $(CFLAGS) -o $@ $(call TOOL_OBJ,$(wildcard speedup/dyl-$*/*.c)) $(TOOL_ARCHIVE) $(TOOL_LIBS)
 
 # What a tool is built from, for the tests that build it their own way
 # (make -s tool-src-dyl-trace; make -s tool-inc; make -s tool-libs)
@@ -107,7 +125,7 @@ FUZZ_SRC_link := $(TOOL_LIB_SRC) $(TOOL_FORMAT_SRC)
 
 fuzz-build: $(FUZZ_TARGETS:%=$(B)/fuzz/fuzz_%)
 $(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/quiet.h $(TOOL_LIB_SRC) $(TOOL_FORMAT_SRC) $(TOOL_HDR) \
-		$(wildcard speedup/dyl-flow/*.c speedup/lib/*.h)
+		$(wildcard speedup/dyl-flow/*.c)
 	@mkdir -p $(B)/fuzz
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(FUZZ_SRC_$*) $(TOOL_LIBS)
 
@@ -165,4 +183,4 @@ install: all
 	install -m 755 bin/dyliberator $(COMMANDS) $(DESTDIR)$(PREFIX)/bin/
 
 clean:
-	rm -rf $(B)/libdylrt.so $(B)/fuzz $(COMMANDS) tests/out
+	rm -rf $(B)/libdylrt.so $(B)/fuzz $(B)/tools $(TOOL_ARCHIVE) $(COMMANDS) tests/out

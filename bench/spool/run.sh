@@ -28,23 +28,25 @@ scratch
 old_checkout "$OLD"
 # (a checkout with csvconv.c: the runtime's own conversion loop)
 conv() { [ -f "$1/runtime/format/csvconv.c" ] && echo -DHAVE_CONVERT || true; }
+# the tools' reading library of checkout $1 (speedup/lib/, in folders or not, and
+# runtime/format/): its sources, and -I for each folder of its headers
+libsrc() { find "$1/speedup/lib" "$1/runtime/format" -name '*.c' | sort; }
+libinc() { find "$1/speedup/lib" "$1/runtime/format" -name '*.h' -printf '-I%h\n' | sort -u; }
 cc -O2 -std=gnu11 $(conv "$ROOT") -I"$ROOT/runtime/format" -I"$ROOT/runtime/include" -o "$W/s2c-new" \
 	spool2csv.c "$ROOT"/runtime/format/*.c
 if [ -d "$W/old/runtime/format" ]; then	# OLD after runtime/format/ (main's, say)
 	cc -O2 -std=gnu11 $(conv "$W/old") -I"$W/old/runtime/format" -I"$W/old/runtime/include" -o "$W/s2c-old" \
 		spool2csv.c "$W"/old/runtime/format/*.c
-	cc -O2 -std=gnu11 -I"$W/old/speedup/lib" -I"$W/old/runtime/format" \
-		-I"$W/old/runtime/include" -o "$W/read-old" readrows.c \
-		"$W"/old/speedup/lib/*.c "$W"/old/runtime/format/*.c -lm
+	cc -O2 -std=gnu11 $(libinc "$W/old") -I"$W/old/runtime/include" -o "$W/read-old" \
+		readrows.c $(libsrc "$W/old") -lm
 else
 	cc -O2 -std=gnu11 -I"$W/old/runtime/include" -o "$W/s2c-old" spool2csv.c "$W/old/runtime/convert.c"
 	cc -O2 -std=gnu11 -I"$W/old/speedup" -I"$W/old/runtime/include" -o "$W/read-old" readrows.c \
 		$(ls "$W"/old/speedup/*.c | grep -v /dyl-) "$W/old/runtime/convert.c" -lm
 fi
 cc -O2 -o "$W/writefloor" writefloor.c
-cc -O2 -std=gnu11 -I"$ROOT/speedup/lib" -I"$ROOT/runtime/format" \
-	-I"$ROOT/runtime/include" -o "$W/read-new" readrows.c \
-	"$ROOT"/speedup/lib/*.c "$ROOT"/runtime/format/*.c -lm -ldw -lelf
+cc -O2 -std=gnu11 $(libinc "$ROOT") -I"$ROOT/runtime/include" -o "$W/read-new" \
+	readrows.c $(libsrc "$ROOT") -lm -ldw -lelf
 killed_run "$THREADS" "$N"
 spool="$W/.t.csv.dylspool"
 rows=$(( N * (THREADS + 1) ))

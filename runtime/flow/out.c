@@ -7,7 +7,7 @@
  * Nothing here loads a library or calls into the program's.  The file gets the
  * module table instead (each loaded object's path, build ID, load bias and range,
  * from dl_iterate_phdr: the loader's own list) and the raw names, object+0xoff; the
- * tools name the addresses offline from the files (speedup/lib/flow_syms.c), as perf
+ * tools name the addresses offline from the files (speedup/lib/flow/flow_syms.c), as perf
  * and heaptrack do.  The file is made as the trace is (doc/safety.md): never through a
  * symlink nor another name of a file, mode 0600; a failed write (a full disk) removes it
  * and warns once; the trace itself is not touched.

@@ -1,11 +1,11 @@
 /* flowtool.h - dyl-flow's parts: one process read (struct proc: its trace's calls and its
- * TRACE.flow through the engine, speedup/lib/flow.h), and the outputs over them. */
+ * TRACE.flow through the engine, speedup/lib/flow/flow_engine.h), and the outputs over them. */
 #ifndef DYL_FLOWTOOL_H
 #define DYL_FLOWTOOL_H
 
 #include <stdint.h>
 #include <stdio.h>
-#include "flow.h"
+#include "flow_engine.h"
 #include "flow_slices.h"
 #include "input.h"
 

@@ -1,6 +1,6 @@
 /* load.c - one process: its trace's calls (rows.h: any form the runtime keeps), then
  * TRACE.flow's records (runtime/format/dyl_flow.h, doc/specs/flow.md) fed to the engine
- * in file order (speedup/lib/flow_file.h reads and checks them).  A bad record is one
+ * in file order (speedup/lib/flow/flow_file.h reads and checks them).  A bad record is one
  * message "dyl-flow: FILE: record N (offset X): what", exit 2. */
 #define _GNU_SOURCE
 #include <stdlib.h>

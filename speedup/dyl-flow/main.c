@@ -2,7 +2,7 @@
  *
  * Reads, per process, the trace (its calls: function, thread, times, depth) and the
  * TRACE.flow beside it (std.flow's events: objects, their lives, the byte ranges each
- * outermost call read and wrote), runs them through the engine (speedup/lib/flow.h) and
+ * outermost call read and wrote), runs them through the engine (speedup/lib/flow/flow_engine.h) and
  * prints one view: the producer -> consumer edges (default), the objects table, the
  * graph through objects, per-call accesses, time slices and phases, JSON, DOT,
  * gprof2dot's JSON; --svg and --plot draw the graph and the bandwidth over time.

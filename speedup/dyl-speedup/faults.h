@@ -17,7 +17,7 @@
 #define SPEEDUP_FAULTS_H
 
 #include "samples.h"
-#include "trace.h"
+#include "trace_read.h"
 
 /* The fault-free medians of one process, for the (func, work) pairs that have a faulted
  * call: only these are gathered, so a trace without faults costs nothing here. */

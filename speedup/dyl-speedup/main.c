@@ -20,7 +20,7 @@
 #include "transfers.h"
 #include "shown.h"
 #include "spool.h"
-#include "trace.h"
+#include "trace_read.h"
 
 /* One device by default: a model gives one call's time on the accelerator to itself, and
  * a GPU runs one such kernel at a time (concurrent kernels share its units, each slower);

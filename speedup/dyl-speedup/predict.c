@@ -9,8 +9,8 @@
  * A replaced call that took page faults is replaced by f(w) + what its faults took
  * (faults.h; the --only-faster comparison uses that sum too).
  * A call's time t is its t_ns less tracing's cost of the rows nested in it (predict.h):
- * the trace's overhead per row (trace.h) times their number, and less the clock read
- * its own t_ns holds (trace.h read_ns), which T has lost with the overhead too.
+ * the trace's overhead per row (trace_read.h) times their number, and less the clock read
+ * its own t_ns holds (trace_read.h read_ns), which T has lost with the overhead too.
  * Calls of functions without a model are never replaced.  A call that is kept (no work
  * size, or slower) does not hide its inner calls: they run on their own and may be
  * replaced; so --only-faster decides greedily from the outside in.

@@ -16,7 +16,7 @@
 #define SPEEDUP_PREDICT_H
 
 #include <stdint.h>
-#include "trace.h"
+#include "trace_read.h"
 
 struct timeline;
 
@@ -36,8 +36,8 @@ struct kernel {
 	 * cost of them, taken out of measured_ns (and out of T with the rest of it).  The
 	 * cost is an average: one call may hold less (the sum is what is bounded) */
 	uint64_t inner_rows, inner_cost_ns;
-	/* the clock read each replaced call's own t_ns holds (trace.h read_ns), taken out of
-	 * measured_ns too */
+	/* the clock read each replaced call's own t_ns holds (trace_read.h read_ns), taken out
+	 * of measured_ns too */
 	uint64_t reads_ns;
 	/* calls of this function nested in replaced calls (of any function), and their
 	 * t_ns: what of all_calls would not stay on the host */
@@ -68,13 +68,13 @@ struct prediction {
 	uint64_t total_ns;	/* T */
 	int t_cpu;		/* as struct trace's: 1 CPU time, 2 CPU T (--cpu-time), -1 mixed,
 				 * 0 wall */
-	int cpu_time_refused;	/* --cpu-time, and T stayed wall time (trace.h) */
+	int cpu_time_refused;	/* --cpu-time, and T stayed wall time (trace_read.h) */
 	int has_startup;	/* T includes a start-up ('# startup_ns=') */
 	uint64_t overhead_ns;	/* tracing's own cost, already out of T */
 	uint64_t overhead_left_ns;	/* ... or left in it (several threads, wall clock) */
-	double row_cost_ns;	/* overhead_ns per row (trace.h); a run's: its processes' */
-	uint64_t overhead_over_cpu_ns;	/* as trace.h's */
-	int follow_writes_unseen;	/* as trace.h's */
+	double row_cost_ns;	/* overhead_ns per row (trace_read.h); a run's: its processes' */
+	uint64_t overhead_over_cpu_ns;	/* as trace_read.h's */
+	int follow_writes_unseen;	/* as trace_read.h's */
 	uint64_t rows;
 	uint64_t calls, t_ns;	/* replaced calls, sum t_ki */
 	uint64_t measured_ns;	/* their sum of t_ns as the trace has them */

@@ -5,7 +5,7 @@
 
 #include "predict.h"
 #include "timeline.h"
-#include "trace.h"
+#include "trace_read.h"
 
 /* The replaced calls of one thread, in start order. */
 struct tl_calls {

@@ -1,13 +1,13 @@
 /* transfers.h - link rows in the models (@h2d, @d2h; doc/residency.md): the kernel
  * models are then the compute alone, and each process's transfers are found by the
- * residency simulation (speedup/lib/resid.h) over its TRACE.flow and added to T'. */
+ * residency simulation (speedup/lib/resid/resid.h) over its TRACE.flow and added to T'. */
 #ifndef SPEEDUP_TRANSFERS_H
 #define SPEEDUP_TRANSFERS_H
 
 #include "predict.h"
 #include "resid.h"
 #include "tl_build.h"
-#include "trace.h"
+#include "trace_read.h"
 
 /* --residency MODE: the mode of the top-level figures; -1: the default (exact where
  * host reads were recorded, else optimistic). */

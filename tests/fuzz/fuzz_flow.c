@@ -1,4 +1,4 @@
-/* fuzz_flow.c - TRACE.flow's reader (speedup/lib/flow_file.c) and both its readers on
+/* fuzz_flow.c - TRACE.flow's reader (speedup/lib/flow/flow_file.c) and both its readers on
  * any bytes: dyl-speedup's residency (resid_load, then resid_simulate in every mode, with
  * none, all and every other call accelerated) and dyl-flow's (proc_read through the flow
  * engine, its slices and its outputs, written to /dev/null).

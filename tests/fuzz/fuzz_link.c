@@ -1,5 +1,5 @@
 /* fuzz_link.c - link models (@h2d, @d2h rows: doc/residency.md) as dyl-speedup reads and
- * uses them: the model CSV reader (speedup/lib/model.c) on any bytes, then each
+ * uses them: the model CSV reader (speedup/lib/model/model.c) on any bytes, then each
  * direction's model at byte counts from 0 to 2^62, then the residency simulation
  * (resid.c) timed by it in every mode over a few fixed events.  Each input starts
  * afresh: its own models, freed after it. */

@@ -1,4 +1,4 @@
-/* fuzz_model.c - the model CSV reader (speedup/lib/model.c) on any bytes, then each model
+/* fuzz_model.c - the model CSV reader (speedup/lib/model/model.c) on any bytes, then each model
  * evaluated at a few sizes: f_k(w) through its samples, or f(w, bytes) over their
  * triangulation (model2d.c, tri.c), as dyl-speedup and dyl-model use them.
  * Each input starts afresh: its own models, freed after it. */

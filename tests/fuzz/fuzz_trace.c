@@ -1,6 +1,6 @@
-/* fuzz_trace.c - the trace CSV reader (speedup/rows.c) and what dyl-speedup makes of a
- * trace (speedup/trace.c) on any bytes: rows in file order, then in seq order (rows_at,
- * as `dyl-trace cat` prints them), then trace_read. */
+/* fuzz_trace.c - the trace CSV reader (speedup/lib/rows.c) and what dyl-speedup makes of
+ * a trace (speedup/lib/trace/trace_read.c) on any bytes: rows in file order, then in seq
+ * order (rows_at, as `dyl-trace cat` prints them), then trace_read. */
 #define _GNU_SOURCE
 #include <stdint.h>
 #include <stdlib.h>
@@ -8,7 +8,7 @@
 #include "input.h"
 #include "rows.h"
 #include "model.h"
-#include "trace.h"
+#include "trace_read.h"
 #include "quiet.h"
 
 /* Models for the traced functions, so that trace_read keeps their calls: tiny_* keyed on

@@ -290,7 +290,9 @@ def test_triangulations_checked_whole(tmp_path):
     """tests/tools/tri_check.c: on 80 awkward point sets (grids, dgemm-like curves,
     collinear runs, duplicates), the triangles turn left, neighbours are mutual, they tile
     the hull, every inner edge is Delaunay, and every sample gives back its own value."""
-    exe = build_c(tmp_path, os.path.join(ROOT, 'tests', 'tools', 'tri_check.c'), 'tri_check', '-lm')
+    # (tri.c includes grow.h by bare name, from the library's util/ folder)
+    exe = build_c(tmp_path, os.path.join(ROOT, 'tests', 'tools', 'tri_check.c'), 'tri_check',
+                  '-I' + os.path.join(ROOT, 'speedup', 'lib', 'util'), '-lm')
     r = subprocess.run([exe] + [str(s) for s in range(80)], capture_output=True, text=True)
     assert r.returncode == 0, r.stdout
     assert len([x for x in r.stdout.splitlines() if x.startswith('ok ')]) == 80

@@ -1,6 +1,7 @@
-/* tri_check.c - speedup/lib/tri.c's triangulations checked whole, on point sets made to be
- * awkward (grids: four points on a circle everywhere; curves that are straight lines in
- * logarithms, like the samples of square matrix products; duplicates; random points):
+/* tri_check.c - speedup/lib/model/tri.c's triangulations checked whole, on point sets
+ * made to be awkward (grids: four points on a circle everywhere; curves that are straight
+ * lines in logarithms, like the samples of square matrix products; duplicates; random
+ * points):
  *   - every triangle turns left, and its neighbours are mutual across the same edge;
  *   - the triangles tile the convex hull: their areas add up to the hull's (no overlap,
  *     no hole), up to what the flat triangles (thin) may leave;
@@ -9,8 +10,8 @@
  *   - at every point, tri_eval gives the point's own value, at distance 0.
  * Built and run by tests/tools/test_model_bytes.py:  tri_check SEED... ; prints "ok N" per seed.
  */
-#include "../../speedup/lib/grow.c"
-#include "../../speedup/lib/tri.c"
+#include "../../speedup/lib/util/grow.c"
+#include "../../speedup/lib/model/tri.c"
 #include <stdio.h>
 
 static unsigned long long rng;

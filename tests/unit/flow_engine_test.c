@@ -1,5 +1,5 @@
-/* sources: speedup/lib/flow.c speedup/lib/flow_hash.c speedup/lib/flow_ivmap.c speedup/lib/grow.c */
-/* flow_engine_test.c - speedup/lib/flow.c on hand-made event sequences, each worked out
+/* sources: speedup/lib/flow/flow_engine.c speedup/lib/flow/flow_hash.c speedup/lib/flow/flow_ivmap.c speedup/lib/util/grow.c */
+/* flow_engine_test.c - speedup/lib/flow/flow_engine.c on hand-made event sequences, each worked out
  * by hand (doc/flow.md): a chain A -> B -> C; the program writing part of a buffer
  * between two calls; fresh bytes after a rewrite; a free before the read (Prod % < 100)
  * and an overwrite before it; realloc moving a block; a call's reads before its writes;
@@ -7,7 +7,7 @@
  * size); nested calls skipped; bad events refused with a reason. */
 #include <stdlib.h>
 #include "check.h"
-#include "flow.h"
+#include "flow_engine.h"
 
 enum { A = 1, B = 2, C = 3 };	/* nodes: funcs.h id + 1 */
 

@@ -1,11 +1,11 @@
-/* sources: speedup/lib/flow_slices.c speedup/lib/flow.c speedup/lib/flow_hash.c speedup/lib/flow_ivmap.c speedup/lib/grow.c */
-/* flow_slices_test.c - speedup/lib/flow_slices.c on calls laid out by hand: a call's
+/* sources: speedup/lib/flow/flow_slices.c speedup/lib/flow/flow_engine.c speedup/lib/flow/flow_hash.c speedup/lib/flow/flow_ivmap.c speedup/lib/util/grow.c */
+/* flow_slices_test.c - speedup/lib/flow/flow_slices.c on calls laid out by hand: a call's
  * bytes spread over the slices its interval covers, in proportion; the span and peak
  * of each function; two phases found where the active function changes, a short burst
  * inside a phase joined to it, a jump in traffic starting a phase. */
 #include <stdlib.h>
 #include "check.h"
-#include "flow.h"
+#include "flow_engine.h"
 #include "flow_slices.h"
 
 enum { A = 1, B = 2 };

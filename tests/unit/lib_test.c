@@ -1,4 +1,4 @@
-/* sources: speedup/lib/select.c speedup/lib/grow.c speedup/lib/slots.c speedup/lib/funcs.c speedup/lib/shown.c */
+/* sources: speedup/lib/model/select.c speedup/lib/util/grow.c speedup/lib/util/slots.c speedup/lib/util/funcs.c speedup/lib/util/shown.c */
 /* lib_test.c - the tools' library parts everything else stands on: the one quickselect
  * (select.h), the one growth helper (grow.h) and the one hash table (slots.h, and
  * funcs.c's name table over it).  Exits 0 when all checks pass; prints a line per

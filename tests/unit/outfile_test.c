@@ -1,4 +1,4 @@
-/* sources: speedup/lib/outfile.c */
+/* sources: speedup/lib/util/outfile.c */
 /* outfile_test.c - speedup/outfile.c: '-o FILE' replaces FILE only once all is written;
  * a failed output leaves FILE as it was and no new file behind; FILE that is an input,
  * or a folder, is refused; /dev/null is written directly; a symlink named FILE is

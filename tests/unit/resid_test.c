@@ -1,5 +1,5 @@
-/* sources: speedup/lib/resid.c speedup/lib/model.c speedup/lib/model2d.c speedup/lib/tri.c speedup/lib/columns.c speedup/lib/shown.c speedup/lib/input.c speedup/lib/grow.c speedup/lib/slots.c */
-/* resid_test.c - speedup/lib/resid.c on hand-made events, each case worked out by hand
+/* sources: speedup/lib/resid/resid.c speedup/lib/model/model.c speedup/lib/model/model2d.c speedup/lib/model/tri.c speedup/lib/columns.c speedup/lib/util/shown.c speedup/lib/input.c speedup/lib/util/grow.c speedup/lib/util/slots.c */
+/* resid_test.c - speedup/lib/resid/resid.c on hand-made events, each case worked out by hand
  * (doc/residency.md): an iterative loop over one matrix; a pipeline whose intermediate
  * never comes back; a partial rewrite under std.diff (only those bytes move again, one
  * transfer per contiguous range); an output never read; a call reading and writing the

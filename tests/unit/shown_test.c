@@ -1,4 +1,4 @@
-/* sources: speedup/lib/shown.c */
+/* sources: speedup/lib/util/shown.c */
 /* shown_test.c - speedup/shown.c: UTF-8 lengths, names shown to a terminal (\xHH for
  * controls and bytes that are not UTF-8, "..." when cut short) and JSON strings. */
 #define _GNU_SOURCE

@@ -1,4 +1,4 @@
-/* sources: speedup/lib/tids.c speedup/lib/slots.c speedup/lib/grow.c */
+/* sources: speedup/lib/util/tids.c speedup/lib/util/slots.c speedup/lib/util/grow.c */
 /* tids_test.c - the per-thread table (tids.h): every tid put in comes back as the same
  * item, however far the table grew (its slots are rehashed at each doubling).  Exits 0
  * when all checks pass; prints a line per failure. */

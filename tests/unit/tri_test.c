@@ -1,4 +1,4 @@
-/* sources: speedup/lib/tri.c speedup/lib/grow.c */
+/* sources: speedup/lib/model/tri.c speedup/lib/util/grow.c */
 /* tri_test.c - speedup/tri.c: a triangulation reproduces a linear surface exactly at
  * and between the points; outside them the value continues along the nearest edge, with
  * the distance reported; points at the same place are one point with their mean value;

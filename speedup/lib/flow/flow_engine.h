@@ -1,4 +1,4 @@
-/* flow.h - dyl-flow's engine: who produced the bytes each call consumes (issue 23).
+/* flow_engine.h - dyl-flow's engine: who produced the bytes each call consumes (issue 23).
  *
  * It is fed one process's events in time order (/work/wt/FLOW.md, doc/flow.md): the
  * calls of the trace (by seq), then the allocation sites, objects, their resizes and

@@ -1,10 +1,10 @@
-/* flow.c - see flow.h. */
+/* flow_engine.c - see flow_engine.h. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include "flow.h"
+#include "flow_engine.h"
 #include "grow.h"
 
 const char *const flow_kind_name[FLOW_KINDS] = { "heap", "static", "stack", "mapping" };

@@ -221,98 +221,152 @@ static int name_object(struct flow_file *ff, struct flow_rec *r, char *why, size
 	return joined;
 }
 
+/* SITE: its pcs and text fit, and it is the next site; its text made from the pcs when
+ * the file has modules.  0, or -1 with WHY. */
+static int decode_site(struct flow_file *ff, struct flow_rec *r, char *why, size_t room)
+{
+	const char *b = r->body;
+
+	r->id = rd64(b);
+	r->npc = rd32(b + 8);
+	r->text_len = rd32(b + 12);
+	if ((uint64_t)r->npc * 8 + r->text_len > r->len - 16) {
+		snprintf(why, room, "SITE: %u pcs and %u bytes of text do not fit its %u "
+			 "bytes", r->npc, r->text_len, r->len);
+		return -1;
+	}
+	if (r->id != ff->nsites) {	/* the Nth SITE is site N (doc/specs/flow.md) */
+		snprintf(why, room, "SITE %llu out of order (site %llu expected)",
+			 (unsigned long long)r->id, (unsigned long long)ff->nsites);
+		return -1;
+	}
+	ff->nsites++;
+	r->text = b + 16 + (size_t)r->npc * 8;
+	if (ff->syms && ff->names && r->npc) {	/* named from the pcs */
+		const char *pc = b + 16;
+		uint64_t v[64];
+		unsigned n = r->npc < 64 ? r->npc : 64;
+		for (unsigned i = 0; i < n; i++)
+			v[i] = rd64(pc + 8 * i);
+		r->text_len = (uint32_t)flow_syms_site(ff->syms, v, n, ff->name, NAME_ROOM);
+		r->text = ff->name;
+	}
+	return 0;
+}
+
+/* OBJECT: its name fits, it is the next object and of a known kind; named here when the
+ * file has modules (name_object).  0, 1 (name_object's) or -1 with WHY. */
+static int decode_object(struct flow_file *ff, struct flow_rec *r, char *why, size_t room)
+{
+	const char *b = r->body;
+
+	r->id = rd64(b);
+	r->kind = rd32(b + 8);
+	r->text_len = rd32(b + 12);
+	r->size = rd64(b + 16);
+	r->site = rd64(b + 24);
+	r->seq = rd64(b + 32);
+	r->addr = rd64(b + 40);
+	if (r->text_len > r->len - 48) {
+		snprintf(why, room, "OBJECT: a name of %u bytes does not fit its %u bytes",
+			 r->text_len, r->len);
+		return -1;
+	}
+	if (r->id != ff->nfile_objects) {	/* the Nth OBJECT is object N */
+		snprintf(why, room, "OBJECT %llu out of order (object %llu expected)",
+			 (unsigned long long)r->id, (unsigned long long)ff->nfile_objects);
+		return -1;
+	}
+	ff->nfile_objects++;
+	if (r->kind < DYL_OBJ_HEAP || r->kind > DYL_OBJ_MAPPING) {
+		snprintf(why, room, "OBJECT %llu: kind %u unknown", (unsigned long long)r->id,
+			 r->kind);
+		return -1;
+	}
+	r->text = b + 48;
+	if (ff->syms)
+		return name_object(ff, r, why, room);
+	ff->nobjects++;
+	return 0;
+}
+
+/* MODULE: its path and build ID fit; given to the names (flow_syms) when the reader makes
+ * them.  0, or -1 with WHY. */
+static int decode_module(struct flow_file *ff, struct flow_rec *r, char *why, size_t room)
+{
+	const char *b = r->body;
+	uint32_t path_len = rd32(b + 32), id_len = rd32(b + 36);
+
+	r->id = rd64(b);
+	r->addr = rd64(b + 8);
+	r->lo = rd64(b + 16);
+	r->hi = rd64(b + 24);
+	if ((uint64_t)path_len + id_len > r->len - 40) {
+		snprintf(why, room, "MODULE: a path of %u bytes and a build ID of %u do not fit "
+			 "its %u bytes", path_len, id_len, r->len);
+		return -1;
+	}
+	r->text = b + 40;
+	r->text_len = path_len;
+	r->npc = id_len;
+	int e = ff->syms ? flow_syms_module(ff->syms, r->addr, r->lo, r->hi, r->text, path_len,
+					    (const unsigned char *)b + 40 + path_len, id_len) : 0;
+	if (e == -2)
+		snprintf(why, room, "more than %u MODULE records", FLOW_SYMS_MAX);
+	else if (e != 0)
+		snprintf(why, room, "out of memory");
+	if (e != 0)
+		return -1;
+	return 0;
+}
+
+/* ACCESS, HOST_WRITE and HOST_READ: a byte range of an object; ACCESS's rw and
+ * HOST_READ's how (when the record has it) checked.  0, or -1 with WHY. */
+static int decode_access(struct flow_rec *r, char *why, size_t room)
+{
+	const char *b = r->body;
+
+	r->seq = rd64(b);
+	r->id = rd64(b + 8);
+	r->lo = rd64(b + 16);
+	r->hi = rd64(b + 24);
+	if (r->type == DYL_FR_ACCESS) {
+		r->rw = rd32(b + 32);
+		if (r->rw > DYL_ACC_W) {
+			snprintf(why, room, "ACCESS: rw %u is neither 0 nor 1", r->rw);
+			return -1;
+		}
+	} else if (r->type == DYL_FR_HOST_READ && r->len >= 40) {
+		uint64_t how = rd64(b + 32);
+		if (how > DYL_HR_LIBIO) {
+			snprintf(why, room, "HOST_READ: how %llu is not 0, 1 or 2",
+				 (unsigned long long)how);
+			return -1;
+		}
+		r->rw = (uint32_t)how;
+	}
+	return 0;
+}
+
 /* Decodes and checks the current record R (its type, len and body set).  0, or -1 with
  * WHY (ROOM bytes) saying what is wrong. */
 static int decode(struct flow_file *ff, struct flow_rec *r, char *why, size_t room)
 {
 	const char *b = r->body;
-	uint32_t len = r->len;
 
 	if (r->type < sizeof(min_len) / sizeof(min_len[0]) && min_len[r->type] &&
-	    len < min_len[r->type]) {
-		snprintf(why, room, "type %u: %u bytes, needs %u", r->type, len, min_len[r->type]);
+	    r->len < min_len[r->type]) {
+		snprintf(why, room, "type %u: %u bytes, needs %u", r->type, r->len,
+			 min_len[r->type]);
 		return -1;
 	}
 	switch (r->type) {
 	case DYL_FR_SITE:
-		r->id = rd64(b);
-		r->npc = rd32(b + 8);
-		r->text_len = rd32(b + 12);
-		if ((uint64_t)r->npc * 8 + r->text_len > len - 16) {
-			snprintf(why, room, "SITE: %u pcs and %u bytes of text do not fit its %u "
-				 "bytes", r->npc, r->text_len, len);
-			return -1;
-		}
-		if (r->id != ff->nsites) {	/* the Nth SITE is site N (doc/specs/flow.md) */
-			snprintf(why, room, "SITE %llu out of order (site %llu expected)",
-				 (unsigned long long)r->id, (unsigned long long)ff->nsites);
-			return -1;
-		}
-		ff->nsites++;
-		r->text = b + 16 + (size_t)r->npc * 8;
-		if (ff->syms && ff->names && r->npc) {	/* named from the pcs */
-			const char *pc = b + 16;
-			uint64_t v[64];
-			unsigned n = r->npc < 64 ? r->npc : 64;
-			for (unsigned i = 0; i < n; i++)
-				v[i] = rd64(pc + 8 * i);
-			r->text_len = (uint32_t)flow_syms_site(ff->syms, v, n, ff->name, NAME_ROOM);
-			r->text = ff->name;
-		}
-		return 0;
+		return decode_site(ff, r, why, room);
 	case DYL_FR_OBJECT:
-		r->id = rd64(b);
-		r->kind = rd32(b + 8);
-		r->text_len = rd32(b + 12);
-		r->size = rd64(b + 16);
-		r->site = rd64(b + 24);
-		r->seq = rd64(b + 32);
-		r->addr = rd64(b + 40);
-		if (r->text_len > len - 48) {
-			snprintf(why, room, "OBJECT: a name of %u bytes does not fit its %u bytes",
-				 r->text_len, len);
-			return -1;
-		}
-		if (r->id != ff->nfile_objects) {	/* the Nth OBJECT is object N */
-			snprintf(why, room, "OBJECT %llu out of order (object %llu expected)",
-				 (unsigned long long)r->id, (unsigned long long)ff->nfile_objects);
-			return -1;
-		}
-		ff->nfile_objects++;
-		if (r->kind < DYL_OBJ_HEAP || r->kind > DYL_OBJ_MAPPING) {
-			snprintf(why, room, "OBJECT %llu: kind %u unknown", (unsigned long long)r->id,
-				 r->kind);
-			return -1;
-		}
-		r->text = b + 48;
-		if (ff->syms)
-			return name_object(ff, r, why, room);
-		ff->nobjects++;
-		return 0;
-	case DYL_FR_MODULE: {
-		uint32_t path_len = rd32(b + 32), id_len = rd32(b + 36);
-		r->id = rd64(b);
-		r->addr = rd64(b + 8);
-		r->lo = rd64(b + 16);
-		r->hi = rd64(b + 24);
-		if ((uint64_t)path_len + id_len > len - 40) {
-			snprintf(why, room, "MODULE: a path of %u bytes and a build ID of %u do not fit "
-				 "its %u bytes", path_len, id_len, len);
-			return -1;
-		}
-		r->text = b + 40;
-		r->text_len = path_len;
-		r->npc = id_len;
-		int e = ff->syms ? flow_syms_module(ff->syms, r->addr, r->lo, r->hi, r->text, path_len,
-						    (const unsigned char *)b + 40 + path_len, id_len) : 0;
-		if (e == -2)
-			snprintf(why, room, "more than %u MODULE records", FLOW_SYMS_MAX);
-		else if (e != 0)
-			snprintf(why, room, "out of memory");
-		if (e != 0)
-			return -1;
-		return 0;
-	}
+		return decode_object(ff, r, why, room);
+	case DYL_FR_MODULE:
+		return decode_module(ff, r, why, room);
 	case DYL_FR_RESIZE:
 		r->id = rd64(b);
 		r->size = rd64(b + 8);
@@ -326,29 +380,13 @@ static int decode(struct flow_file *ff, struct flow_rec *r, char *why, size_t ro
 	case DYL_FR_ACCESS:
 	case DYL_FR_HOST_WRITE:
 	case DYL_FR_HOST_READ:
-		r->seq = rd64(b);
-		r->id = rd64(b + 8);
-		r->lo = rd64(b + 16);
-		r->hi = rd64(b + 24);
-		if (r->type == DYL_FR_ACCESS) {
-			r->rw = rd32(b + 32);
-			if (r->rw > DYL_ACC_W) {
-				snprintf(why, room, "ACCESS: rw %u is neither 0 nor 1", r->rw);
-				return -1;
-			}
-		} else if (r->type == DYL_FR_HOST_READ && len >= 40) {
-			uint64_t how = rd64(b + 32);
-			if (how > DYL_HR_LIBIO) {
-				snprintf(why, room, "HOST_READ: how %llu is not 0, 1 or 2",
-					 (unsigned long long)how);
-				return -1;
-			}
-			r->rw = (uint32_t)how;
-		}
+		if (decode_access(r, why, room) < 0)
+			return -1;
 		break;
 	default:
 		return 0;	/* a type from a later version: the caller skips it */
 	}
+	/* the events past here name an object */
 	if (r->id >= UINT32_MAX) {
 		snprintf(why, room, "object id %llu too large", (unsigned long long)r->id);
 		return -1;

@@ -1,4 +1,4 @@
-/* trace.c - reading a trace for dyl-speedup: the rows come from rows.c (which parses and
+/* trace_read.c - reading a trace for dyl-speedup: the rows come from rows.c (which parses and
  * checks them, and reads the '# total_ns=N' footer); what is done with them is here.
  *
  * The loop runs once per row (10^7 rows and more), so it does only this: add the call to
@@ -17,7 +17,7 @@
 #include "model2d.h"
 #include "rows.h"
 #include "tids.h"
-#include "trace.h"
+#include "trace_read.h"
 
 static int grow_funcs(struct trace *tr, size_t need)
 {

@@ -1,4 +1,4 @@
-/* trace.h - one process's trace, read into what the prediction needs: its run time T,
+/* trace_read.h - one process's trace, read into what the prediction needs: its run time T,
  * per function the calls and their time, and per thread the calls of modelled
  * functions (the only ones that can be replaced or nested in a replaced call). */
 #ifndef SPEEDUP_TRACE_H

@@ -14,7 +14,7 @@
 
 struct ivseg {
 	uint64_t lo, hi;
-	uint64_t who;	/* the writer's node (flow.h), with IV_READ when read since */
+	uint64_t who;	/* the writer's node (flow_engine.h), with IV_READ when read since */
 	uint64_t when;	/* the engine's clock at the write or the read */
 };
 #define IV_READ (UINT64_C(1) << 63)

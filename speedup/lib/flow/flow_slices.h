@@ -13,7 +13,7 @@
 #define SPEEDUP_FLOW_SLICES_H
 
 #include <stdint.h>
-#include "flow.h"
+#include "flow_engine.h"
 
 struct flow_phase {
 	uint64_t first, last;		/* slices, inclusive */
