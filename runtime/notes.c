@@ -45,11 +45,13 @@ void dyl_note(const char *key, const char *value)
 	dyl_init();
 	DYL_BUSY_IN();
 	pthread_mutex_lock(&dyl_rt.meta);
-	if (!strcmp(key, "time_clock"))
-		__atomic_store_n(&dyl_rt.cost_cpu, !strcmp(value, "thread-cputime"), __ATOMIC_RELAXED);
+	if (!strcmp(key, DYL_KEY_TIME_CLOCK))
+		__atomic_store_n(&dyl_rt.cost_cpu, !strcmp(value, DYL_TIME_CLOCK_THREAD),
+				 __ATOMIC_RELAXED);
 	used = strlen(dyl_rt.notes);
 	if (!dyl_rt.header_done)
-		snprintf(dyl_rt.notes + used, sizeof(dyl_rt.notes) - used, "# %s=%s\n", key, value);
+		snprintf(dyl_rt.notes + used, sizeof(dyl_rt.notes) - used,
+			 DYL_KEY_LINE("%s") "%s\n", key, value);
 	pthread_mutex_unlock(&dyl_rt.meta);
 	respool_meta();
 	DYL_BUSY_OUT();
