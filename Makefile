@@ -26,16 +26,18 @@ RT_ALL := $(wildcard runtime/*.c runtime/*/*.c)
 RT_SRC := $(foreach f,$(sort $(notdir $(RT_ALL))),$(filter %/$(f),$(RT_ALL)))
 RT_HDR := $(wildcard runtime/include/*.h runtime/*.h runtime/*/*.h)
 # The tools: speedup/dyl-NAME/ holds bin/dyl-NAME's own files (main.c and its parts);
-# speedup/lib/ the reading library they share; TOOL_FORMAT_SRC the spool decoder
-# and CSV rows they share with the runtime (runtime/format/).
+# speedup/lib/ the library they share; TOOL_FORMAT_SRC the spool decoder and CSV rows
+# they share with the runtime (runtime/format/), and the format's reader of traces
+# (runtime/format/read/: compiled into the tools only, never into libdylrt.so).
 COMMANDS := $(patsubst speedup/%/main.c,bin/%,$(wildcard speedup/dyl-*/main.c))
 TOOL_LIB_SRC := $(wildcard speedup/lib/*.c)
-TOOL_FORMAT_SRC := $(FMT_SRC)
+TOOL_READ_SRC := $(wildcard runtime/format/read/*.c)
+TOOL_FORMAT_SRC := $(FMT_SRC) $(TOOL_READ_SRC)
 TOOL_SRC = $(wildcard speedup/$(1)/*.c) $(TOOL_LIB_SRC) $(TOOL_FORMAT_SRC)
-TOOL_INC := -Ispeedup/lib -Iruntime/format -Iruntime/include
+TOOL_INC := -Ispeedup/lib -Iruntime/format/read -Iruntime/format -Iruntime/include
 # libdw: the tools name a TRACE.flow's addresses offline (speedup/lib/flow_syms.c)
 TOOL_LIBS := -lm -ldw -lelf
-TOOL_HDR := $(wildcard speedup/*/*.h runtime/format/*.h)
+TOOL_HDR := $(wildcard speedup/*/*.h runtime/format/*.h runtime/format/read/*.h)
 
 .PHONY: all deps install-packages runtime test demo bench validate accuracy install clean \
 	fuzz fuzz-build tool-inc tool-libs
@@ -101,7 +103,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_TARGETS := spool trace model flow link
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-std=gnu11 $(TOOL_INC) -Ispeedup/dyl-flow
-FUZZ_SRC_spool := $(TOOL_FORMAT_SRC)
+FUZZ_SRC_spool := $(FMT_SRC)
 FUZZ_SRC_trace := $(TOOL_LIB_SRC) $(TOOL_FORMAT_SRC)
 FUZZ_SRC_model := $(TOOL_LIB_SRC) $(TOOL_FORMAT_SRC)
 FUZZ_SRC_flow := $(TOOL_LIB_SRC) $(TOOL_FORMAT_SRC) $(filter-out %/main.c,$(wildcard speedup/dyl-flow/*.c))

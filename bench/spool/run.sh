@@ -42,9 +42,9 @@ else
 		$(ls "$W"/old/speedup/*.c | grep -v /dyl-) "$W/old/runtime/convert.c" -lm
 fi
 cc -O2 -o "$W/writefloor" writefloor.c
-cc -O2 -std=gnu11 -I"$ROOT/speedup/lib" -I"$ROOT/runtime/format" \
+cc -O2 -std=gnu11 -I"$ROOT/speedup/lib" -I"$ROOT/runtime/format/read" -I"$ROOT/runtime/format" \
 	-I"$ROOT/runtime/include" -o "$W/read-new" readrows.c \
-	"$ROOT"/speedup/lib/*.c "$ROOT"/runtime/format/*.c -lm -ldw -lelf
+	"$ROOT"/speedup/lib/*.c "$ROOT"/runtime/format/read/*.c "$ROOT"/runtime/format/*.c -lm -ldw -lelf
 killed_run "$THREADS" "$N"
 spool="$W/.t.csv.dylspool"
 rows=$(( N * (THREADS + 1) ))

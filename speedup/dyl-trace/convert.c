@@ -26,17 +26,20 @@
 #include "convert.h"
 #include "dyl_csv.h"
 #include "dyl_events.h"
+#include "dyl_keys.h"
 #include "input.h"
 #include "outfile.h"
 
 #define EXIT_BAD_INPUT 2
 #define STUB_MAX (256 * 1024)	/* a trace whose rows are in its spool: header and footer */
+#define ROWS_IN_SPOOL DYL_KEY_NL(DYL_KEY_ROWS_IN_SPOOL)	/* its line, in the stub */
+#define TOTAL_NS DYL_KEY_NL(DYL_KEY_TOTAL_NS)	/* the footer's line */
 
 /* The value of '\n# KEY=' in TEXT (LEN bytes), or -1. */
 static long long note(const char *text, size_t len, const char *key)
 {
 	char pat[64];
-	int n = snprintf(pat, sizeof(pat), "\n# %s=", key);
+	int n = snprintf(pat, sizeof(pat), DYL_KEY_NL("%s"), key);
 	const char *p = memmem(text, len, pat, (size_t)n);
 	long long v = 0;
 
@@ -112,7 +115,7 @@ static struct dyl_conv *open_spool(const char *spool, int fd, const struct stat 
 		dyl_conv_close(c);
 		return NULL;
 	}
-	if (pid >= 0 && note(header, hlen, "pid") != pid) {
+	if (pid >= 0 && note(header, hlen, DYL_KEY_PID) != pid) {
 		input_error(spool, 0, "the spool of another process than its trace's (pid)");
 		dyl_conv_close(c);
 		return NULL;
@@ -134,9 +137,9 @@ static int to_file(const char *trace, const char *outpath)
 	ssize_t n = pread(fd, head, sizeof(head), 0);
 	if (n >= 8 && !memcmp(head, DYL_SPOOL_MAGIC, 8)) {
 		snprintf(spool, sizeof(spool), "%s", trace);	/* the spool itself */
-	} else if (n > 0 && memmem(head, (size_t)n, "\n# rows_in_spool=", 17) &&
+	} else if (n > 0 && memmem(head, (size_t)n, ROWS_IN_SPOOL, DYL_KEY_LEN(ROWS_IN_SPOOL)) &&
 		   dyl_spool_name(spool, sizeof(spool), trace) == 0) {
-		pid = note(head, (size_t)n, "pid");
+		pid = note(head, (size_t)n, DYL_KEY_PID);
 		close(fd);
 		if ((fd = open_own(spool, O_RDONLY, &st)) < 0)
 			return EXIT_BAD_INPUT;
@@ -182,11 +185,11 @@ static int in_place(const char *trace)
 		input_error(trace, 0, "a spool: name its trace, or write the CSV elsewhere with -o FILE");
 		goto out;
 	}
-	if (n <= 0 || !memmem(head, (size_t)n, "\n# rows_in_spool=", 17)) {
+	if (n <= 0 || !memmem(head, (size_t)n, ROWS_IN_SPOOL, DYL_KEY_LEN(ROWS_IN_SPOOL))) {
 		char tail[4096];
 		off_t at = st.st_size > (off_t)sizeof(tail) ? st.st_size - (off_t)sizeof(tail) : 0;
 		ssize_t t = n > 0 ? pread(fd, tail, sizeof(tail), at) : 0;
-		if (t > 0 && memmem(tail, (size_t)t, "\n# total_ns=", 12)) {
+		if (t > 0 && memmem(tail, (size_t)t, TOTAL_NS, DYL_KEY_LEN(TOTAL_NS))) {
 			/* (converted already: `dyl-trace convert trace.csv*` may name such files) */
 			fprintf(stderr, "dyl-trace: %s: its rows are in it already\n", trace);
 			rc = 0;
@@ -201,7 +204,7 @@ static int in_place(const char *trace)
 		goto out;
 	}
 	if ((sfd = open_own(spool, O_RDONLY, &sst)) < 0 ||
-	    !(c = open_spool(spool, sfd, &sst, note(head, (size_t)n, "pid"))))
+	    !(c = open_spool(spool, sfd, &sst, note(head, (size_t)n, DYL_KEY_PID))))
 		goto out;
 	const char *slash = strrchr(trace, '/');
 	if (asprintf(&tmp, "%.*s.%s.XXXXXX", slash ? (int)(slash - trace + 1) : 0, trace,

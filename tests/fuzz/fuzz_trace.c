@@ -1,4 +1,4 @@
-/* fuzz_trace.c - the trace CSV reader (speedup/rows.c) and what dyl-speedup makes of a
+/* fuzz_trace.c - the trace CSV reader (runtime/format/read/rows.c) and what dyl-speedup makes of a
  * trace (speedup/trace.c) on any bytes: rows in file order, then in seq order (rows_at,
  * as `dyl-trace cat` prints them), then trace_read. */
 #define _GNU_SOURCE

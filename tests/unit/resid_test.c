@@ -1,4 +1,4 @@
-/* sources: speedup/lib/resid.c speedup/lib/model.c speedup/lib/model2d.c speedup/lib/tri.c speedup/lib/columns.c speedup/lib/shown.c speedup/lib/input.c speedup/lib/grow.c speedup/lib/slots.c */
+/* sources: speedup/lib/resid.c speedup/lib/model.c speedup/lib/model2d.c speedup/lib/tri.c runtime/format/read/columns.c speedup/lib/shown.c runtime/format/read/input.c speedup/lib/grow.c speedup/lib/slots.c */
 /* resid_test.c - speedup/lib/resid.c on hand-made events, each case worked out by hand
  * (doc/residency.md): an iterative loop over one matrix; a pipeline whose intermediate
  * never comes back; a partial rewrite under std.diff (only those bytes move again, one

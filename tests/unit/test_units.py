@@ -17,7 +17,7 @@ from dyltest import ROOT
 UNIT = os.path.dirname(os.path.abspath(__file__))
 TESTS = sorted(glob.glob(os.path.join(UNIT, '*_test.c')))
 CFLAGS = ['-std=gnu11', '-g', '-fsanitize=address,undefined', '-fno-sanitize-recover=all']
-INCLUDES = ['runtime/format', 'runtime/include', 'speedup/lib', 'runtime']
+INCLUDES = ['runtime/format/read', 'runtime/format', 'runtime/include', 'speedup/lib', 'runtime']
 SOURCES = re.compile(r'/\*\s*sources:([^*]*)\*/')
 
 
