@@ -5,8 +5,9 @@
  * them (runtime/trace.c, runtime/notes.c and the features' dyl_note calls,
  * runtime/format/events.c) and the tools read them (runtime/format/read/, speedup/): both
  * spell a key through this file, so that a key renamed on one side only does not build
- * or fails tests/unit/test_keys.py.  The micro-generators' templates pass their keys to
- * dyl_note as literals (the wrappers are generated text); they are named here too.
+ * or fails tests/tools/test_format_roundtrip.py.  The wrappers' templates
+ * (generator/templates/, microgens/NAME/template.c.j2) pass their keys to dyl_note as
+ * literals, the wrappers being generated text; they are named here too.
  *
  * Lengths come from the literals (DYL_KEY_LEN), never counted by hand.  No code, no state:
  * the runtime, the wrappers and the tools include it alike.
@@ -33,6 +34,7 @@
 #define DYL_KEY_CLOCK_COST_NS "clock_cost_ns"	/* two reads of it */
 
 /* The notes (dyl_note: "# KEY=value" lines in the header), by who writes them */
+#define DYL_KEY_WRAPPER "wrapper"		/* generator/templates/wrap.c.j2 */
 #define DYL_KEY_LIBRARY "library"		/* runtime/resolve.c */
 #define DYL_KEY_LIBRARY_GENERATED_FROM "library_generated_from"
 #define DYL_KEY_LIBRARY_FOR "library_for"
