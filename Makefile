@@ -24,13 +24,15 @@ FMT_SRC := $(wildcard runtime/format/*.c)
 RT_SRC := $(wildcard runtime/*.c runtime/*/*.c)
 RT_HDR := $(wildcard runtime/include/*.h runtime/*.h runtime/*/*.h)
 # The tools: speedup/dyl-NAME/ holds bin/dyl-NAME's own files (main.c and its parts);
-# speedup/lib/ the reading library they share, a folder per subsystem (flow/, model/,
+# speedup/lib/ the library they share, a folder per subsystem (flow/, model/,
 # resid/, trace/, util/); TOOL_FORMAT_SRC the spool decoder and CSV rows they share with
-# the runtime (runtime/format/).  Includes are by bare name ("grow.h"): TOOL_INC names
-# every folder.
+# the runtime (runtime/format/), and the format's reader of traces (runtime/format/read/:
+# compiled into the tools only, never into libdylrt.so).  Includes are by bare name
+# ("grow.h"): TOOL_INC names every folder.
 COMMANDS := $(patsubst speedup/%/main.c,bin/%,$(wildcard speedup/dyl-*/main.c))
 TOOL_LIB_SRC := $(wildcard speedup/lib/*.c speedup/lib/*/*.c)
-TOOL_FORMAT_SRC := $(FMT_SRC)
+TOOL_READ_SRC := $(wildcard runtime/format/read/*.c)
+TOOL_FORMAT_SRC := $(FMT_SRC) $(TOOL_READ_SRC)
 TOOL_SRC = $(wildcard speedup/$(1)/*.c) $(TOOL_LIB_SRC) $(TOOL_FORMAT_SRC)
 TOOL_INC := $(patsubst %/,-I%,$(sort $(dir $(TOOL_LIB_SRC))) $(sort $(dir $(TOOL_FORMAT_SRC)))) \
 	-Iruntime/include
@@ -117,7 +119,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_TARGETS := spool trace model flow link
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-std=gnu11 $(TOOL_INC) -Ispeedup/dyl-flow
-FUZZ_SRC_spool := $(TOOL_FORMAT_SRC)
+FUZZ_SRC_spool := $(FMT_SRC)
 FUZZ_SRC_trace := $(TOOL_LIB_SRC) $(TOOL_FORMAT_SRC)
 FUZZ_SRC_model := $(TOOL_LIB_SRC) $(TOOL_FORMAT_SRC)
 FUZZ_SRC_flow := $(TOOL_LIB_SRC) $(TOOL_FORMAT_SRC) $(filter-out %/main.c,$(wildcard speedup/dyl-flow/*.c))

@@ -239,5 +239,5 @@ void dyl_handle_only(const struct dyl_call *c, const char *params)
 	    __atomic_fetch_add(&noted, 1, __ATOMIC_RELAXED) >= 16)
 		return;	/* (16 at most: the notes' room is shared) */
 	snprintf(v, sizeof(v), "%s %s %lld", name, params, (long long)bytes);
-	dyl_note("handle_only", v);
+	dyl_note(DYL_KEY_HANDLE_ONLY, v);
 }

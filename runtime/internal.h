@@ -15,6 +15,7 @@
 #include <sys/types.h>
 #include "dyl.h"
 #include "dyl_spool.h"
+#include "dyl_keys.h"	/* the trace's '#' lines: their keys */
 
 #define HIDDEN __attribute__((visibility("hidden")))
 #define TLS __thread __attribute__((tls_model("initial-exec")))

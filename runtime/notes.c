@@ -45,11 +45,13 @@ void dyl_note(const char *key, const char *value)
 	dyl_init();
 	DYL_BUSY_IN();
 	pthread_mutex_lock(&dyl_meta.lock);
-	if (!strcmp(key, "time_clock"))
-		__atomic_store_n(&dyl_costs.cpu, !strcmp(value, "thread-cputime"), __ATOMIC_RELAXED);
+	if (!strcmp(key, DYL_KEY_TIME_CLOCK))
+		__atomic_store_n(&dyl_costs.cpu, !strcmp(value, DYL_TIME_CLOCK_THREAD),
+				 __ATOMIC_RELAXED);
 	used = strlen(dyl_meta.notes);
 	if (!dyl_out.header_done)
-		snprintf(dyl_meta.notes + used, sizeof(dyl_meta.notes) - used, "# %s=%s\n", key, value);
+		snprintf(dyl_meta.notes + used, sizeof(dyl_meta.notes) - used,
+			 DYL_KEY_LINE("%s") "%s\n", key, value);
 	pthread_mutex_unlock(&dyl_meta.lock);
 	respool_meta();
 	DYL_BUSY_OUT();

@@ -280,13 +280,13 @@ static void report_lib(struct lib_seen *e, const void *fn)
 	__atomic_store_n(&e->base, o.dlpi_addr, __ATOMIC_RELEASE);
 	real_name(o.dlpi_name, real);
 	snprintf(note, sizeof(note), "%s %s", soname, real);
-	dyl_note("library", note);
+	dyl_note(DYL_KEY_LIBRARY, note);
 	if (!e->lib->path || same_file(real, e->lib->path))
 		return;
 	if (e->build_id && build_id_of(&o, id, sizeof(id)) && dyl_same(id, e->build_id))
 		return;		/* the same file by another path (a copy) */
 	snprintf(note, sizeof(note), "%s %s", soname, e->lib->path);
-	dyl_note("library_generated_from", note);
+	dyl_note(DYL_KEY_LIBRARY_GENERATED_FROM, note);
 	snprintf(note, sizeof(note), "library:%s", soname);
 	other = soname_of(&o);
 	if (other && e->lib->soname && !dyl_same(other, e->lib->soname))
@@ -339,7 +339,7 @@ static void note_caller(struct dyl_lib *lib, const void *fn, const void *caller)
 	real_name(from.dlpi_name, by);
 	snprintf(note, sizeof(note), "%s %s (called from %s)", lib->soname ? lib->soname : "-",
 		 real, by);
-	dyl_note("library_for", note);
+	dyl_note(DYL_KEY_LIBRARY_FOR, note);
 }
 
 /* The original that most of SYMS' found ones lie in (a library may have a few names

@@ -315,12 +315,12 @@ static size_t program_args(char *buf, size_t room)
 static int same_program(const char *head)
 {
 	char me[512];
-	const char *p = strstr(head, "\n# cmdline=");
+	const char *p = strstr(head, DYL_KEY_NL(DYL_KEY_CMDLINE));
 
 	if (!p || program_args(me, sizeof(me)) == 0)
 		return 0;
 	size_t len = strlen(me);	/* argv[0] ends at its NUL */
-	p += 11;
+	p += DYL_KEY_LEN(DYL_KEY_NL(DYL_KEY_CMDLINE));
 	return !strncmp(p, me, len) && (p[len] == ' ' || p[len] == '\n');
 }
 
@@ -334,7 +334,7 @@ static int finished(int fd, off_t size, char *tail, size_t room)
 	if (n <= 0)
 		return 0;
 	tail[n] = '\0';
-	return last_value(tail, "\n# total_ns=", &v);
+	return last_value(tail, DYL_KEY_NL(DYL_KEY_TOTAL_NS), &v);
 }
 
 /* May this process replace FD's trace (its lock is free)?  Only when its writer ended
@@ -355,12 +355,12 @@ static int replaceable(int fd, int empty, char *why, size_t room)
 	if (n <= 0)
 		return 1;	/* write-only permission: no check possible */
 	head[n] = '\0';
-	if (strncmp(head, "# dyliberator trace", 19) != 0)
+	if (strncmp(head, DYL_TRACE_MAGIC, DYL_KEY_LEN(DYL_TRACE_MAGIC)) != 0)
 		return 1;	/* not a trace */
 	/* this very process: same pid, same start (exec keeps both) */
-	if (last_value(head, "\n# pid=", &v) && v == (unsigned long long)dyl_proc.pid &&
+	if (last_value(head, DYL_KEY_NL(DYL_KEY_PID), &v) && v == (unsigned long long)dyl_proc.pid &&
 	    (!dyl_out.start_ticks ||
-	     (last_value(head, "\n# pid_start=", &v) && v == dyl_out.start_ticks))) {
+	     (last_value(head, DYL_KEY_NL(DYL_KEY_PID_START), &v) && v == dyl_out.start_ticks))) {
 		snprintf(why, room, "this process's own, before its exec");
 		return 0;
 	}
@@ -373,10 +373,10 @@ static int replaceable(int fd, int empty, char *why, size_t room)
 		snprintf(why, room, "another program's, and this process recorded no call");
 		return 0;
 	}
-	if (!last_value(tail, "\n# end_ns=", &end))
+	if (!last_value(tail, DYL_KEY_NL(DYL_KEY_END_NS), &end))
 		end = (unsigned long long)st.st_mtim.tv_sec * 1000000000ull +
 		      (unsigned long long)st.st_mtim.tv_nsec;
-	last_value(head, "\n# start_ns=", &old_start);
+	last_value(head, DYL_KEY_NL(DYL_KEY_START_NS), &old_start);
 	struct span f = process_start(dyl_out.start_ticks);
 	if (!overlapped(f, old_start, end))
 		return 1;
@@ -543,8 +543,10 @@ static char declined[sizeof(dyl_out.path) + 160];
 void dyl_trace_error(int err, const char *what)
 {
 	char line[256];
-	int n = snprintf(line, sizeof(line), "%s# error=%s (%s)\n", at_line_start ? "" : "\n",
-			 err == ENOSPC || err == EFBIG || err == EDQUOT ? "disk full" : "write failed",
+	int n = snprintf(line, sizeof(line), "%s" DYL_KEY_LINE(DYL_KEY_ERROR) "%s (%s)\n",
+			 at_line_start ? "" : "\n",
+			 err == ENOSPC || err == EFBIG || err == EDQUOT ? DYL_ERROR_DISK_FULL
+									: "write failed",
 			 what);
 
 	if (dyl_out.fd < 0 || trace_fd_ok() != 0)
@@ -594,11 +596,13 @@ size_t dyl_trace_header_text(char *buf, size_t room)
 	size_t o = 0;
 	ssize_t n;
 
-	o += (size_t)snprintf(buf + o, room - o, "# dyliberator trace 1\n# pid=%d\n",
+	o += (size_t)snprintf(buf + o, room - o, DYL_TRACE_MAGIC " " DYL_TRACE_VERSION "\n"
+			      DYL_KEY_LINE(DYL_KEY_PID) "%d\n",
 			      (int)dyl_proc.pid);
 	if (dyl_out.start_ticks)
-		o += (size_t)snprintf(buf + o, room - o, "# pid_start=%llu\n", dyl_out.start_ticks);
-	o += (size_t)snprintf(buf + o, room - o, "# start_ns=%llu\n",
+		o += (size_t)snprintf(buf + o, room - o, DYL_KEY_LINE(DYL_KEY_PID_START) "%llu\n",
+				      dyl_out.start_ticks);
+	o += (size_t)snprintf(buf + o, room - o, DYL_KEY_LINE(DYL_KEY_START_NS) "%llu\n",
 			      (unsigned long long)dyl_proc.start_ns);
 	/* the command line (program_args): made once, the same line in the spool's copy of
 	 * the header and the trace's */
@@ -612,12 +616,14 @@ size_t dyl_trace_header_text(char *buf, size_t room)
 		cmd_len = n;
 	}
 	if (cmd_len > 0)
-		o += (size_t)snprintf(buf + o, room - o, "# cmdline=%s\n", cmd);
+		o += (size_t)snprintf(buf + o, room - o, DYL_KEY_LINE(DYL_KEY_CMDLINE) "%s\n", cmd);
 	if (declined[0] && o < room)
-		o += (size_t)snprintf(buf + o, room - o, "# declined=%s\n", declined);
+		o += (size_t)snprintf(buf + o, room - o, DYL_KEY_LINE(DYL_KEY_DECLINED) "%s\n",
+				      declined);
 	/* the clock's own cost is reported, never subtracted */
 	if (o < room)
-		o += (size_t)snprintf(buf + o, room - o, "# clock=%s\n# clock_cost_ns=%llu\n%s",
+		o += (size_t)snprintf(buf + o, room - o, DYL_KEY_LINE(DYL_KEY_CLOCK) "%s\n"
+				      DYL_KEY_LINE(DYL_KEY_CLOCK_COST_NS) "%llu\n%s",
 				      dyl_clock_name(), (unsigned long long)dyl_clock_cost_ns(),
 				      dyl_meta.notes);
 	if (o >= room)
@@ -745,7 +751,8 @@ void dyl_trace_footer_after_failure(const char *foot, size_t flen)
 
 	if (dyl_out.fd >= 0 && trace_fd_ok() == 0) {
 		const char *base = strrchr(dyl_spool.path, '/');
-		int l = snprintf(line, sizeof(line), "%s# rows_in_spool=%s\n",
+		int l = snprintf(line, sizeof(line),
+				 "%s" DYL_KEY_LINE(DYL_KEY_ROWS_IN_SPOOL) "%s\n",
 				 at_line_start ? "" : "\n", base ? base + 1 : dyl_spool.path);
 		if (write(dyl_out.fd, line, (size_t)l) == l)
 			at_line_start = 1, (void)!write(dyl_out.fd, foot, flen);
@@ -760,8 +767,11 @@ int dyl_trace_footer_text(char *buf, size_t room)
 	 * wall-clock total_ns would count time the process spent waiting. */
 	/* end_ns: when this process stopped writing (CLOCK_REALTIME, as start_ns): a later
 	 * process replaces the trace only if it started after that (open_claim) */
-	int n = snprintf(buf, room, "# end_ns=%llu\n# total_ns=%llu\n# startup_ns=%llu\n"
-			 "# cpu_ns=%llu\n", (unsigned long long)dyl_realtime_ns(),
+	int n = snprintf(buf, room, DYL_KEY_LINE(DYL_KEY_END_NS) "%llu\n"
+			 DYL_KEY_LINE(DYL_KEY_TOTAL_NS) "%llu\n"
+			 DYL_KEY_LINE(DYL_KEY_STARTUP_NS) "%llu\n"
+			 DYL_KEY_LINE(DYL_KEY_CPU_NS) "%llu\n",
+			 (unsigned long long)dyl_realtime_ns(),
 			 (unsigned long long)(dyl_monotonic_ns() - dyl_proc.t0_ns),
 			 (unsigned long long)dyl_proc.startup_ns, (unsigned long long)dyl_cpu_ns());
 	/* overhead_ns: what tracing cost the process up to total_ns (dyl_cost_ns), which
@@ -769,8 +779,9 @@ int dyl_trace_footer_text(char *buf, size_t room)
 	uint64_t timed, outside, cost = dyl_cost_ns(&timed, &outside);
 	if (timed || cost)
 		n += snprintf(buf + n, room - (size_t)n,
-			      "# overhead_ns=%llu\n# overhead_calls_timed=%llu\n"
-			      "# overhead_outside_ns=%llu\n",
+			      DYL_KEY_LINE(DYL_KEY_OVERHEAD_NS) "%llu\n"
+			      DYL_KEY_LINE(DYL_KEY_OVERHEAD_CALLS_TIMED) "%llu\n"
+			      DYL_KEY_LINE(DYL_KEY_OVERHEAD_OUTSIDE_NS) "%llu\n",
 			      (unsigned long long)cost, (unsigned long long)timed,
 			      (unsigned long long)outside);
 	return n;
@@ -784,7 +795,7 @@ void dyl_trace_footer(const char *buf, int n, int in_spool)
 	if (in_spool) {
 		const char *base = strrchr(dyl_spool.path, '/');
 		char line[sizeof(dyl_spool.path) + 32];
-		int l = snprintf(line, sizeof(line), "# rows_in_spool=%s\n",
+		int l = snprintf(line, sizeof(line), DYL_KEY_LINE(DYL_KEY_ROWS_IN_SPOOL) "%s\n",
 				 base ? base + 1 : dyl_spool.path);
 		dyl_trace_put(line, (size_t)l);
 	}

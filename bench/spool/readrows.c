@@ -1,4 +1,4 @@
-/* readrows TRACE: every row of a trace through the tools' reader (speedup/lib/rows.h),
+/* readrows TRACE: every row of a trace through the tools' reader (runtime/format/read/rows.h),
  * nothing done with them: what reading costs dyl-trace, dyl-model and dyl-speedup before
  * their own work.  Prints the rows and the CPU ns a row ("read_ns_per_row N"). */
 #include <stdio.h>

@@ -950,7 +950,7 @@ void dyl_diff_setup(void)
 	}
 	else
 		snprintf(note, sizeof(note), "whole buffers compared (%s)", how);
-	dyl_note("diff", note);
+	dyl_note(DYL_KEY_DIFF, note);
 	pthread_atfork(NULL, NULL, after_fork_child);
 	__atomic_store_n(&dyl_reg.diff_on, 1, __ATOMIC_RELAXED);
 	__atomic_store_n(&dyl_reg.hooks.born, born, __ATOMIC_RELAXED);

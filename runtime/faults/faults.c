@@ -143,7 +143,7 @@ static void say_once(int excluded, const char *what, int err)
 		snprintf(text, sizeof(text), "user-mode faults only (kernel.perf_event_paranoid=%s)", p);
 	else
 		snprintf(text, sizeof(text), "user-mode and kernel faults");
-	dyl_note("faults", text);
+	dyl_note(DYL_KEY_FAULTS, text);
 }
 
 /* Raw system calls: a wrapper may interpose mmap and close, and the ring is no region of
@@ -245,7 +245,7 @@ void dyl_faults_calibrate(void)
 	uint64_t ns = page > 0 ? fault_cost(page) : 0;
 	if (ns) {
 		snprintf(v, sizeof(v), "%llu", (unsigned long long)ns);
-		dyl_note("fault_ns", v);
+		dyl_note(DYL_KEY_FAULT_NS, v);
 	}
 	dyl_busy--;
 	errno = saved;

@@ -254,7 +254,8 @@ static void notes(void)
 
 	if (!n)
 		return;
-	int len = snprintf(line, sizeof(line), "# flow_capped_calls=%llu (calls with more than "
+	int len = snprintf(line, sizeof(line), DYL_KEY_LINE(DYL_KEY_FLOW_CAPPED_CALLS)
+			   "%llu (calls with more than "
 			   "%u regions: the rest have no flow events)\n", (unsigned long long)n,
 			   DYL_GROUPS * 3 / 4);
 	dyl_trace_put(line, (size_t)len);
@@ -282,7 +283,7 @@ void dyl_flow_setup(void)
 	dyl_unwind_on();	/* sites: the call's return addresses */
 	pthread_atfork(NULL, NULL, child_after_fork);
 	dyl_flow_sites_setup();
-	dyl_note("flow", "on");
+	dyl_note(DYL_KEY_FLOW, "on");
 	__atomic_store_n(&dyl_hooks.flow_flush, flush_all, __ATOMIC_RELAXED);
 	__atomic_store_n(&dyl_hooks.flow_converted, converted, __ATOMIC_RELAXED);
 	__atomic_store_n(&dyl_reg.hooks.charged, charged, __ATOMIC_RELAXED);

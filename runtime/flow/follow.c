@@ -366,10 +366,11 @@ void dyl_flow_follow_setup(unsigned cap)
 		/* (the charge's hook walks from now on: flow.c calls it) */
 		__atomic_store_n(&dyl_flow_follow_hook, dyl_flow_follow, __ATOMIC_RELEASE);
 		snprintf(v, sizeof(v), "%u", cap);
-		dyl_note("flow_follow", v);
+		dyl_note(DYL_KEY_FLOW_FOLLOW, v);
 		/* (doc/flow.md says so too; the trace says it where its reader looks) */
 		if (!was)
-			dyl_note("flow_follow_writes", "not seen: the blocks a call reaches through "
+			dyl_note(DYL_KEY_FLOW_FOLLOW_WRITES,
+				 "not seen: the blocks a call reaches through "
 				 "stored pointers count as read, never as written");
 	}
 }

@@ -972,7 +972,7 @@ void dyl_hostread_setup(void)
 	if (!(hr.v = dyl_raw_map(RANGES_MAX * sizeof(*hr.v))) ||
 	    !(hr.prots = dyl_raw_map(PROTS_MAX * sizeof(*hr.prots))) ||
 	    __sigaction(SIGSEGV, NULL, &hr.prog) != 0) {
-		dyl_note("host_reads", "off (no memory, or no signal)");
+		dyl_note(DYL_KEY_HOST_READS, "off (no memory, or no signal)");
 		return;
 	}
 	memset(&sa, 0, sizeof(sa));
@@ -983,10 +983,10 @@ void dyl_hostread_setup(void)
 	/* (an exec: every page lifted, whether or not the image recorded anything) */
 	__atomic_store_n(&dyl_hooks.before_exec, dyl_hostread_lift_all, __ATOMIC_RELEASE);
 	if (__sigaction(SIGSEGV, &sa, NULL) != 0) {
-		dyl_note("host_reads", "off (no signal)");
+		dyl_note(DYL_KEY_HOST_READS, "off (no signal)");
 		return;
 	}
-	dyl_note("host_reads", "on");
+	dyl_note(DYL_KEY_HOST_READS, "on");
 	__atomic_store_n(&dyl_hostread_on, 1, __ATOMIC_RELEASE);
 }
 

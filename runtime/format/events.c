@@ -23,6 +23,7 @@
 #include "dyl_csv.h"
 #include "dyl_events.h"
 #include "dyl_fmtmem.h"
+#include "dyl_keys.h"
 
 #define NO_END UINT64_MAX
 
@@ -197,30 +198,33 @@ static char *put_line(char *p, const struct evs *e, const struct line *l, struct
 {
 	if (l->kind == DYL_EV_START) {
 		const struct thr *t = &e->thr[l->index];
-		p = put_tid(p, "# thread tid=", t->tid);
-		p = put_tid(p, " parent=", t->parent);
-		p = put_ns(p, " create_ns=", c, t->create);
-		p = put_ns(p, " start_ns=", c, t->start);
-		p = put_ns(p, " end_ns=", c, t->end);
+		p = put_tid(p, DYL_EVENT_LINE(DYL_KEY_THREAD), t->tid);
+		p = put_tid(p, DYL_EVENT_FIELD(DYL_EVENT_PARENT), t->parent);
+		p = put_ns(p, DYL_EVENT_FIELD(DYL_EVENT_CREATE_NS), c, t->create);
+		p = put_ns(p, DYL_EVENT_FIELD(DYL_EVENT_START_NS), c, t->start);
+		p = put_ns(p, DYL_EVENT_FIELD(DYL_EVENT_END_NS), c, t->end);
 	} else if (l->kind == DYL_EV_WAIT || l->kind == DYL_EV_WAKE) {
 		static const char *const on[] = { "?", "cond", "mutex", "sem", "barrier" };
 		const struct dyl_event *v = &e->ev[l->index];
-		p = put_tid(p, l->kind == DYL_EV_WAIT ? "# wait tid=" : "# wake tid=", v->tid);
-		p = put_s(put_s(p, " on="), on[v->on <= DYL_ON_BARRIER ? v->on : 0]);
-		p = dyl_put_u64(put_s(p, " obj="), v->handle);
+		p = put_tid(p, l->kind == DYL_EV_WAIT ? DYL_EVENT_LINE(DYL_KEY_WAIT)
+						       : DYL_EVENT_LINE(DYL_KEY_WAKE), v->tid);
+		p = put_s(put_s(p, DYL_EVENT_FIELD(DYL_EVENT_ON)),
+			  on[v->on <= DYL_ON_BARRIER ? v->on : 0]);
+		p = dyl_put_u64(put_s(p, DYL_EVENT_FIELD(DYL_EVENT_OBJ)), v->handle);
 		if (l->kind == DYL_EV_WAIT) {
-			p = put_ns(p, " call_ns=", c, v->t1);
-			p = put_ns(p, " ret_ns=", c, v->t2);
+			p = put_ns(p, DYL_EVENT_FIELD(DYL_EVENT_CALL_NS), c, v->t1);
+			p = put_ns(p, DYL_EVENT_FIELD(DYL_EVENT_RET_NS), c, v->t2);
 		} else {
-			p = put_ns(p, " at_ns=", c, v->t1);
+			p = put_ns(p, DYL_EVENT_FIELD(DYL_EVENT_AT_NS), c, v->t1);
 		}
 	} else {
 		const struct dyl_event *v = &e->ev[l->index];
-		p = put_tid(p, l->kind == DYL_EV_JOIN ? "# join tid=" : "# parallel tid=", v->tid);
+		p = put_tid(p, l->kind == DYL_EV_JOIN ? DYL_EVENT_LINE(DYL_KEY_JOIN)
+						       : DYL_EVENT_LINE(DYL_KEY_PARALLEL), v->tid);
 		if (l->kind == DYL_EV_JOIN)
-			p = put_tid(p, " target=", l->target);
-		p = put_ns(p, " call_ns=", c, v->t1);
-		p = put_ns(p, " ret_ns=", c, v->t2);
+			p = put_tid(p, DYL_EVENT_FIELD(DYL_EVENT_TARGET), l->target);
+		p = put_ns(p, DYL_EVENT_FIELD(DYL_EVENT_CALL_NS), c, v->t1);
+		p = put_ns(p, DYL_EVENT_FIELD(DYL_EVENT_RET_NS), c, v->t2);
 	}
 	*p++ = '\n';
 	return p;
@@ -238,7 +242,7 @@ char *dyl_events_text(struct dyl_conv *c, int fd, uint64_t size, size_t *len)
 	    (map = dyl_fmt_grow(NULL, &cap, 16 + 32 + 200 * e.nlines, 1))) {
 		memcpy(map, &cap, sizeof(cap));
 		text = map + 16;
-		char *p = put_s(text, "# threads=recorded\n");
+		char *p = put_s(text, DYL_KEY_LINE(DYL_KEY_THREADS) DYL_THREADS_RECORDED "\n");
 		for (size_t i = 0; i < e.nlines; i++)
 			p = put_line(p, &e, &e.lines[i], c);
 		*len = (size_t)(p - text);

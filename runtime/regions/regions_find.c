@@ -80,7 +80,7 @@ int dyl_regions_check_allocator(void)
 			snprintf(note, sizeof(note), "tracked");
 		else
 			snprintf(note, sizeof(note), "not tracked: malloc is %s's", who);
-		dyl_note("regions_heap", note);
+		dyl_note(DYL_KEY_REGIONS_HEAP, note);
 	}
 	return ours;
 }

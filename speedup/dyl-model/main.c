@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "companion.h"
+#include "dyl_keys.h"
 #include "funcs.h"
 #include "grow.h"
 #include "input.h"
@@ -20,6 +21,7 @@
 
 #define EXIT_NOTHING 1
 #define EXIT_BAD_INPUT 2
+#define LOAD_NS DYL_KEY_REDIRECT_LOAD_NS "="	/* std.redirect's note: loading the library */
 
 static const char usage[] =
 "usage: dyl-model TRACE... [-f PATTERN]... [--stat median|mean|clipped|min]\n"
@@ -188,6 +190,22 @@ static int add_link_samples(struct selection *sl, int which, int64_t work, int64
 	}
 	return 0;
 }
+
+/* std.redirect's '# redirect_load_ns=' notes of SRC: the range of the loading times. */
+static void count_load(struct counts *c, const struct trace_src *src)
+{
+	for (size_t i = 0; i < src->nnotes; i++) {
+		const struct trace_note *n = &src->notes[i];
+		if (n->len > DYL_KEY_LEN(LOAD_NS) &&
+		    !strncmp(n->text, LOAD_NS, DYL_KEY_LEN(LOAD_NS))) {
+			double v = strtod(n->text + DYL_KEY_LEN(LOAD_NS), NULL);
+			c->load_lo = !c->nload || v < c->load_lo ? v : c->load_lo;
+			c->load_hi = !c->nload || v > c->load_hi ? v : c->load_hi;
+			c->nload++;
+		}
+	}
+}
+
 /* --bytes: group by (func, work, in_bytes + out_bytes) rather than (func, work).
  * --keep-faults: calls that took page faults are samples like the others. */
 static int read_trace(const struct model_opts *o, struct selection *sl, const char *path,
@@ -206,15 +224,7 @@ static int read_trace(const struct model_opts *o, struct selection *sl, const ch
 		return -1;
 	}
 	c->has_faults |= src.faults_col >= 0;
-	for (size_t i = 0; i < src.nnotes; i++) {
-		const struct trace_note *n = &src.notes[i];
-		if (n->len > 17 && !strncmp(n->text, "redirect_load_ns=", 17)) {
-			double v = strtod(n->text + 17, NULL);
-			c->load_lo = !c->nload || v < c->load_lo ? v : c->load_lo;
-			c->load_hi = !c->nload || v > c->load_hi ? v : c->load_hi;
-			c->nload++;
-		}
-	}
+	count_load(c, &src);
 	while ((rc = rows_next(&src, &r)) > 0) {
 		c->rows++;
 		if (r.depth > 0 && !o->all_depths) {
@@ -419,7 +429,7 @@ static void write_comments(const struct model_opts *o, const struct counts *c)
 		 * loads in 2.2 ms when cached, 28 ms read from disk, and anything between when
 		 * part of it was evicted), not the library; a program run again, as the
 		 * accelerated one is, finds it cached */
-		printf("# setup_ns=%.0f  (loading the alternative library, least of %d traces, "
+		printf(DYL_KEY_LINE(DYL_KEY_SETUP_NS) "%.0f  (loading the alternative library, least of %d traces, "
 		       "most %.0f: dyl-speedup adds it once per process that uses this model)\n",
 		       c->load_lo, c->nload, c->load_hi);
 	}

@@ -19,7 +19,7 @@
 #include "resid.h"
 #include "transfers.h"
 #include "shown.h"
-#include "spool.h"
+#include "spool_rows.h"
 #include "trace_read.h"
 
 /* One device by default: a model gives one call's time on the accelerator to itself, and

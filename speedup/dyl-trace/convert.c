@@ -26,17 +26,20 @@
 #include "convert.h"
 #include "dyl_csv.h"
 #include "dyl_events.h"
+#include "dyl_keys.h"
 #include "input.h"
 #include "outfile.h"
 
 #define EXIT_BAD_INPUT 2
 #define STUB_MAX (256 * 1024)	/* a trace whose rows are in its spool: header and footer */
+#define ROWS_IN_SPOOL DYL_KEY_NL(DYL_KEY_ROWS_IN_SPOOL)	/* its line, in the stub */
+#define TOTAL_NS DYL_KEY_NL(DYL_KEY_TOTAL_NS)	/* the footer's line */
 
 /* The value of '\n# KEY=' in TEXT (LEN bytes), or -1. */
 static long long note(const char *text, size_t len, const char *key)
 {
 	char pat[64];
-	int n = snprintf(pat, sizeof(pat), "\n# %s=", key);
+	int n = snprintf(pat, sizeof(pat), DYL_KEY_NL("%s"), key);
 	const char *p = memmem(text, len, pat, (size_t)n);
 	long long v = 0;
 
@@ -112,7 +115,7 @@ static struct dyl_conv *open_spool(const char *spool, int fd, const struct stat 
 		dyl_conv_close(c);
 		return NULL;
 	}
-	if (pid >= 0 && note(header, hlen, "pid") != pid) {
+	if (pid >= 0 && note(header, hlen, DYL_KEY_PID) != pid) {
 		input_error(spool, 0, "the spool of another process than its trace's (pid)");
 		dyl_conv_close(c);
 		return NULL;
@@ -134,9 +137,9 @@ static int to_file(const char *trace, const char *outpath)
 	ssize_t n = pread(fd, head, sizeof(head), 0);
 	if (n >= 8 && !memcmp(head, DYL_SPOOL_MAGIC, 8)) {
 		snprintf(spool, sizeof(spool), "%s", trace);	/* the spool itself */
-	} else if (n > 0 && memmem(head, (size_t)n, "\n# rows_in_spool=", 17) &&
+	} else if (n > 0 && memmem(head, (size_t)n, ROWS_IN_SPOOL, DYL_KEY_LEN(ROWS_IN_SPOOL)) &&
 		   dyl_spool_name(spool, sizeof(spool), trace) == 0) {
-		pid = note(head, (size_t)n, "pid");
+		pid = note(head, (size_t)n, DYL_KEY_PID);
 		close(fd);
 		if ((fd = open_own(spool, O_RDONLY, &st)) < 0)
 			return EXIT_BAD_INPUT;
@@ -160,55 +163,50 @@ static int to_file(const char *trace, const char *outpath)
 	return rc;
 }
 
-/* TRACE's rows, from its spool, into TRACE itself; then the spool goes. */
-static int in_place(const char *trace)
+/* TRACE (FD, ST), locked, if it is a trace whose rows are in its spool: 1, its first
+ * bytes in HEAD (*N of them).  Else the exit code, after a message: 0 when it holds its
+ * rows already, EXIT_BAD_INPUT for anything else. */
+static int lock_stub(const char *trace, int fd, const struct stat *st, char *head, ssize_t *n)
 {
-	char spool[4096 + 16], head[STUB_MAX];
-	struct stat st, sst, now;
-	int rc = EXIT_BAD_INPUT, sfd = -1, out = -1;
-	char *tmp = NULL;
-	FILE *f = NULL;
-	struct dyl_conv *c = NULL;
-	int fd = open_own(trace, O_RDONLY, &st);
-
-	if (fd < 0)
-		return EXIT_BAD_INPUT;
 	if (flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK) {
 		input_error(trace, 0, "held by a process that is still running");
-		goto out;
+		return EXIT_BAD_INPUT;
 	}
-	ssize_t n = pread(fd, head, sizeof(head), 0);
-	if (n >= 8 && !memcmp(head, DYL_SPOOL_MAGIC, 8)) {
+	*n = pread(fd, head, STUB_MAX, 0);
+	if (*n >= 8 && !memcmp(head, DYL_SPOOL_MAGIC, 8)) {
 		input_error(trace, 0, "a spool: name its trace, or write the CSV elsewhere with -o FILE");
-		goto out;
+		return EXIT_BAD_INPUT;
 	}
-	if (n <= 0 || !memmem(head, (size_t)n, "\n# rows_in_spool=", 17)) {
-		char tail[4096];
-		off_t at = st.st_size > (off_t)sizeof(tail) ? st.st_size - (off_t)sizeof(tail) : 0;
-		ssize_t t = n > 0 ? pread(fd, tail, sizeof(tail), at) : 0;
-		if (t > 0 && memmem(tail, (size_t)t, "\n# total_ns=", 12)) {
-			/* (converted already: `dyl-trace convert trace.csv*` may name such files) */
-			fprintf(stderr, "dyl-trace: %s: its rows are in it already\n", trace);
-			rc = 0;
-		} else {
-			input_error(trace, 0, "not a trace whose rows are in its spool "
-				    "(DYL_CONVERT): nothing to convert");
-		}
-		goto out;
+	if (*n > 0 && memmem(head, (size_t)*n, ROWS_IN_SPOOL, DYL_KEY_LEN(ROWS_IN_SPOOL)))
+		return 1;
+	char tail[4096];
+	off_t at = st->st_size > (off_t)sizeof(tail) ? st->st_size - (off_t)sizeof(tail) : 0;
+	ssize_t t = *n > 0 ? pread(fd, tail, sizeof(tail), at) : 0;
+	if (t > 0 && memmem(tail, (size_t)t, TOTAL_NS, DYL_KEY_LEN(TOTAL_NS))) {
+		/* (converted already: `dyl-trace convert trace.csv*` may name such files) */
+		fprintf(stderr, "dyl-trace: %s: its rows are in it already\n", trace);
+		return 0;
 	}
-	if (dyl_spool_name(spool, sizeof(spool), trace) != 0) {
-		input_error(trace, 0, "its name is too long");
-		goto out;
-	}
-	if ((sfd = open_own(spool, O_RDONLY, &sst)) < 0 ||
-	    !(c = open_spool(spool, sfd, &sst, note(head, (size_t)n, "pid"))))
-		goto out;
+	input_error(trace, 0, "not a trace whose rows are in its spool "
+		    "(DYL_CONVERT): nothing to convert");
+	return EXIT_BAD_INPUT;
+}
+
+/* The CSV of the spool C (SFD, SST) written beside TRACE and renamed over it, while TRACE
+ * is still the file read (ST).  0, or EXIT_BAD_INPUT after a message: TRACE as it was. */
+static int write_over(const char *trace, const struct stat *st, struct dyl_conv *c, int sfd,
+		      const struct stat *sst)
+{
+	struct stat now;
+	int rc = EXIT_BAD_INPUT, out = -1;
+	char *tmp = NULL;
+	FILE *f = NULL;
 	const char *slash = strrchr(trace, '/');
+
 	if (asprintf(&tmp, "%.*s.%s.XXXXXX", slash ? (int)(slash - trace + 1) : 0, trace,
 		     slash ? slash + 1 : trace) < 0) {
-		tmp = NULL;
 		input_error(trace, 0, "out of memory");
-		goto out;
+		return EXIT_BAD_INPUT;
 	}
 	if ((out = mkstemp(tmp)) < 0 || !(f = fdopen(out, "w"))) {	/* (mkstemp: 0600) */
 		input_error(trace, 0, "cannot create a file beside it: %s", strerror(errno));
@@ -216,7 +214,7 @@ static int in_place(const char *trace)
 	}
 	out = -1;	/* f's now */
 	setvbuf(f, NULL, _IOFBF, 1 << 20);
-	int bad = write_csv(f, c, sfd, (uint64_t)sst.st_size) != 0 || fflush(f) != 0 ||
+	int bad = write_csv(f, c, sfd, (uint64_t)sst->st_size) != 0 || fflush(f) != 0 ||
 		  fsync(fileno(f)) != 0;
 	bad |= fclose(f) != 0;
 	f = NULL;
@@ -225,7 +223,7 @@ static int in_place(const char *trace)
 		goto out;
 	}
 	/* the trace is still the file read (not replaced by a new run meanwhile) */
-	if (lstat(trace, &now) != 0 || now.st_dev != st.st_dev || now.st_ino != st.st_ino) {
+	if (lstat(trace, &now) != 0 || now.st_dev != st->st_dev || now.st_ino != st->st_ino) {
 		input_error(trace, 0, "replaced while it was converted: left as it is");
 		goto out;
 	}
@@ -235,8 +233,6 @@ static int in_place(const char *trace)
 	}
 	free(tmp);
 	tmp = NULL;
-	if (lstat(spool, &now) == 0 && now.st_dev == sst.st_dev && now.st_ino == sst.st_ino)
-		unlink(spool);
 	rc = 0;
 out:
 	if (f)
@@ -247,6 +243,37 @@ out:
 		unlink(tmp);
 		free(tmp);
 	}
+	return rc;
+}
+
+/* TRACE's rows, from its spool, into TRACE itself; then the spool goes. */
+static int in_place(const char *trace)
+{
+	char spool[4096 + 16], head[STUB_MAX];
+	struct stat st, sst, now;
+	int rc, sfd = -1;
+	ssize_t n;
+	struct dyl_conv *c = NULL;
+	int fd = open_own(trace, O_RDONLY, &st);
+
+	if (fd < 0)
+		return EXIT_BAD_INPUT;
+	if ((rc = lock_stub(trace, fd, &st, head, &n)) != 1)
+		goto out;
+	rc = EXIT_BAD_INPUT;
+	if (dyl_spool_name(spool, sizeof(spool), trace) != 0) {
+		input_error(trace, 0, "its name is too long");
+		goto out;
+	}
+	if ((sfd = open_own(spool, O_RDONLY, &sst)) < 0 ||
+	    !(c = open_spool(spool, sfd, &sst, note(head, (size_t)n, DYL_KEY_PID))))
+		goto out;
+	if (write_over(trace, &st, c, sfd, &sst) != 0)
+		goto out;
+	if (lstat(spool, &now) == 0 && now.st_dev == sst.st_dev && now.st_ino == sst.st_ino)
+		unlink(spool);
+	rc = 0;
+out:
 	dyl_conv_close(c);
 	if (sfd >= 0)
 		close(sfd);

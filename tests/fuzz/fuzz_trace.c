@@ -1,6 +1,6 @@
-/* fuzz_trace.c - the trace CSV reader (speedup/lib/rows.c) and what dyl-speedup makes of
- * a trace (speedup/lib/trace/trace_read.c) on any bytes: rows in file order, then in seq
- * order (rows_at, as `dyl-trace cat` prints them), then trace_read. */
+/* fuzz_trace.c - the trace CSV reader (runtime/format/read/rows.c) and what dyl-speedup
+ * makes of a trace (speedup/lib/trace/trace_read.c) on any bytes: rows in file order, then
+ * in seq order (rows_at, as `dyl-trace cat` prints them), then trace_read. */
 #define _GNU_SOURCE
 #include <stdint.h>
 #include <stdlib.h>

@@ -79,6 +79,9 @@ LAYERS = [
 WRAPPER_SIDE = ["runtime/include/dyl_wrap.h", "runtime/include/dyl_process.h",
                 "runtime/include/dyl_alloc.h", "runtime/include/dyl_threads.h"]
 INCLUDE_DIRS = ["runtime/include", "runtime", "runtime/format"]
+# the format's reader of traces: compiled into the tools, never into the runtime (the
+# Makefile's TOOL_READ_SRC); it is no layer of the runtime's
+TOOL_SIDE = ["runtime/format/read/*"]
 
 
 def layer_of(path):
@@ -92,8 +95,9 @@ def sources():
     out = []
     for d, _, files in os.walk(os.path.join(ROOT, "runtime")):
         for f in files:
-            if f.endswith((".c", ".h")):
-                out.append(os.path.relpath(os.path.join(d, f), ROOT))
+            rel = os.path.relpath(os.path.join(d, f), ROOT)
+            if f.endswith((".c", ".h")) and not any(fnmatch.fnmatch(rel, p) for p in TOOL_SIDE):
+                out.append(rel)
     return sorted(out)
 
 

@@ -1,6 +1,6 @@
-/* sources: speedup/lib/columns.c speedup/lib/util/shown.c */
-/* columns_test.c - speedup/columns.c: a CSV header that names a column twice is refused
- * with one message naming the file, the line and both columns; unnamed columns and
+/* sources: runtime/format/read/columns.c speedup/lib/util/shown.c */
+/* columns_test.c - runtime/format/read/columns.c: a CSV header that names a column twice
+ * is refused with one message naming the file, the line and both columns; unnamed columns and
  * names that only share a prefix are not repeats. */
 #include <string.h>
 #include "check.h"

@@ -1,6 +1,6 @@
-/* sources: speedup/lib/input.c */
-/* input_test.c - speedup/input.c, the tools' CSV reading: lines (no '\n' or '\r' kept,
- * a UTF-8 byte order mark skipped), fields (quoted ones with "" for a quote, text after
+/* sources: runtime/format/read/input.c */
+/* input_test.c - runtime/format/read/input.c, the tools' CSV reading: lines (no '\n' or
+ * '\r' kept, a UTF-8 byte order mark skipped), fields (quoted ones with "" for a quote, text after
  * the closing quote left out), non-negative integers and decimals with why one is
  * refused, header prefixes, and a file read whole (a regular file, a folder refused). */
 #define _GNU_SOURCE

@@ -1,4 +1,4 @@
-/* sources: speedup/lib/resid/resid.c speedup/lib/model/model.c speedup/lib/model/model2d.c speedup/lib/model/tri.c speedup/lib/columns.c speedup/lib/util/shown.c speedup/lib/input.c speedup/lib/util/grow.c speedup/lib/util/slots.c */
+/* sources: speedup/lib/resid/resid.c speedup/lib/model/model.c speedup/lib/model/model2d.c speedup/lib/model/tri.c runtime/format/read/columns.c speedup/lib/util/shown.c runtime/format/read/input.c speedup/lib/util/grow.c speedup/lib/util/slots.c */
 /* resid_test.c - speedup/lib/resid/resid.c on hand-made events, each case worked out by hand
  * (doc/residency.md): an iterative loop over one matrix; a pipeline whose intermediate
  * never comes back; a partial rewrite under std.diff (only those bytes move again, one

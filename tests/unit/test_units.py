@@ -19,7 +19,7 @@ TESTS = sorted(glob.glob(os.path.join(UNIT, '*_test.c')))
 CFLAGS = ['-std=gnu11', '-g', '-fsanitize=address,undefined', '-fno-sanitize-recover=all']
 # (the tools' library is in folders, its headers included by bare name: each folder)
 LIB_DIRS = sorted(os.path.relpath(d, ROOT) for d in glob.glob(os.path.join(ROOT, 'speedup/lib/*/')))
-INCLUDES = ['runtime/format', 'runtime/include', 'speedup/lib', *LIB_DIRS, 'runtime']
+INCLUDES = ['runtime/format/read', 'runtime/format', 'runtime/include', 'speedup/lib', *LIB_DIRS, 'runtime']
 SOURCES = re.compile(r'/\*\s*sources:([^*]*)\*/')
 
 

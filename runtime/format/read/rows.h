@@ -19,8 +19,8 @@
  * or say "record N" through input_error's own text).  src->priv is the form's own state,
  * freed by its close.
  */
-#ifndef SPEEDUP_ROWS_H
-#define SPEEDUP_ROWS_H
+#ifndef DYL_READ_ROWS_H
+#define DYL_READ_ROWS_H
 
 #include <stddef.h>
 #include <stdint.h>

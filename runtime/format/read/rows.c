@@ -14,11 +14,12 @@
 #include <string.h>
 #include <sys/mman.h>
 #include "columns.h"
+#include "dyl_keys.h"
 #include "funcs.h"
 #include "grow.h"
 #include "input.h"
 #include "rows.h"
-#include "spool.h"
+#include "spool_rows.h"
 
 
 #define MAX_FIELDS 256
@@ -103,26 +104,27 @@ static int read_note(struct trace_src *src, const char *line, size_t len, int af
 		const char *key;
 		size_t at;
 	} times[] = {
-		{ "total_ns", offsetof(struct trace_src, total_ns) },
-		{ "cpu_ns", offsetof(struct trace_src, cpu_ns) },
-		{ "overhead_ns", offsetof(struct trace_src, overhead_ns) },
-		{ "startup_ns", offsetof(struct trace_src, startup_ns) },
-		{ "fault_ns", offsetof(struct trace_src, fault_ns) },
-		{ "clock_cost_ns", offsetof(struct trace_src, clock_cost_ns) },
-		{ "overhead_outside_ns", offsetof(struct trace_src, overhead_outside_ns) },
+		{ DYL_KEY_TOTAL_NS, offsetof(struct trace_src, total_ns) },
+		{ DYL_KEY_CPU_NS, offsetof(struct trace_src, cpu_ns) },
+		{ DYL_KEY_OVERHEAD_NS, offsetof(struct trace_src, overhead_ns) },
+		{ DYL_KEY_STARTUP_NS, offsetof(struct trace_src, startup_ns) },
+		{ DYL_KEY_FAULT_NS, offsetof(struct trace_src, fault_ns) },
+		{ DYL_KEY_CLOCK_COST_NS, offsetof(struct trace_src, clock_cost_ns) },
+		{ DYL_KEY_OVERHEAD_OUTSIDE_NS, offsetof(struct trace_src, overhead_outside_ns) },
 	};
 	for (size_t i = 0; i < sizeof(times) / sizeof(times[0]); i++)
 		if (note_value(line, len, times[i].key, &v))
 			return time_note(src, &v, times[i].key, (int64_t *)((char *)src + times[i].at));
-	if (note_value(line, len, "time_clock", &v)) {
-		src->thread_clock = v.len == 14 && !memcmp(v.s, "thread-cputime", 14);
-	} else if (note_value(line, len, "pid", &v)) {
+	if (note_value(line, len, DYL_KEY_TIME_CLOCK, &v)) {
+		src->thread_clock = v.len == DYL_KEY_LEN(DYL_TIME_CLOCK_THREAD) &&
+				    !memcmp(v.s, DYL_TIME_CLOCK_THREAD, v.len);
+	} else if (note_value(line, len, DYL_KEY_PID, &v)) {
 		if (parse_u64(&v, &n) == NUM_OK && n < ROWS_MAX_VALUE)
 			src->pid = (int64_t)n;
-	} else if (note_value(line, len, "start_ns", &v)) {
+	} else if (note_value(line, len, DYL_KEY_START_NS, &v)) {
 		if (parse_u64(&v, &n) == NUM_OK && n < ROWS_MAX_VALUE)
 			src->start_ns = (int64_t)n;
-	} else if (note_value(line, len, "cmdline", &v)) {
+	} else if (note_value(line, len, DYL_KEY_CMDLINE, &v)) {
 		char *s = strndup(v.s, v.len);
 		if (!s) {
 			input_error(src->path, src->lineno, "out of memory");
@@ -206,9 +208,11 @@ static int csv_open(struct trace_src *src)
 			return -1;
 		/* the extra columns the readers use, by name */
 		for (int i = src->ncolumns - 1; i >= 8; i--)
-			if (fld[i].len == 5 && memcmp(fld[i].s, "depth", 5) == 0)
+			if (fld[i].len == DYL_KEY_LEN("depth") &&
+			    memcmp(fld[i].s, "depth", fld[i].len) == 0)
 				src->depth_col = i;
-			else if (fld[i].len == 6 && memcmp(fld[i].s, "faults", 6) == 0)
+			else if (fld[i].len == DYL_KEY_LEN("faults") &&
+				 memcmp(fld[i].s, "faults", fld[i].len) == 0)
 				src->faults_col = i;
 		return 0;
 	}
@@ -498,7 +502,7 @@ static void init(struct trace_src *src, const char *path)
 	src->depth_col = src->faults_col = -1;
 }
 
-/* A recovered spool (spool.h): its header and '#' lines are the CSV text it holds,
+/* A recovered spool (spool_rows.h): its header and '#' lines are the CSV text it holds,
  * read as the CSV form reads them; its rows come from the spool form. */
 static int open_spool(struct trace_src *src, struct spool_rows *sp)
 {
@@ -572,7 +576,7 @@ int rows_open_file(struct trace_src *src, const struct input_file *f, unsigned f
 	return open_format(src);
 }
 
-/* The '#' lines after a recovered spool's rows, once they are read (spool.h). */
+/* The '#' lines after a recovered spool's rows, once they are read (spool_rows.h). */
 static int spool_tail(struct trace_src *src)
 {
 	struct spool_rows *sp = src->priv;
@@ -639,13 +643,15 @@ void rows_warn_truncated(const struct trace_src *src)
 	/* the runtime's '# error=' line: a write failed (a full disk), it was not killed */
 	const struct trace_note *err = NULL;
 	for (size_t i = 0; i < src->nnotes; i++)
-		if (memmem(src->notes[i].text, src->notes[i].len, "error=", 6))
+		if (memmem(src->notes[i].text, src->notes[i].len, DYL_KEY_ERROR "=",
+			   DYL_KEY_LEN(DYL_KEY_ERROR "=")))
 			err = &src->notes[i];
 	if (src->total_ns < 0 && err)
 		input_warning(src->path, 0,
 			     "no '# total_ns=N' line: the trace could not be written to its end (%s "
 			     "'# %.*s'); its %lu full rows are read",
-			     memmem(err->text, err->len, "disk full", 9) ? "disk full:" : "the trace says",
+			     memmem(err->text, err->len, DYL_ERROR_DISK_FULL,
+				    DYL_KEY_LEN(DYL_ERROR_DISK_FULL)) ? DYL_ERROR_DISK_FULL ":" : "the trace says",
 			     (int)err->len, err->text, src->rows);
 	else if (src->total_ns < 0)
 		input_warning(src->path, 0,

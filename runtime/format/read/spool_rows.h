@@ -1,12 +1,12 @@
-/* spool.h - traces of processes that did not finish, read from their spool.
+/* spool_rows.h - traces of processes that did not finish, read from their spool.
  *
  * A spool given by name, or a trace without footer that has its spool beside it, is
  * recovered here: the runtime's own decoder (runtime/format/) reads the spool, and its
  * rows are kept as they are, not printed as CSV and parsed again.  rows.c then serves
  * them as the "spool" form of a trace source: the header and the '#' lines are the CSV
  * text the spool holds; the rows come from spool_rows_format. */
-#ifndef SPEEDUP_SPOOL_H
-#define SPEEDUP_SPOOL_H
+#ifndef DYL_READ_SPOOL_ROWS_H
+#define DYL_READ_SPOOL_ROWS_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,8 +1,8 @@
 /* input.h - reading the CSV files dyl-speedup is given: whole files in memory, line by
  * line, split into fields, numbers parsed by hand; and the one-line messages that name
  * FILE:LINE.  Shared by the trace and the model readers. */
-#ifndef SPEEDUP_INPUT_H
-#define SPEEDUP_INPUT_H
+#ifndef DYL_READ_INPUT_H
+#define DYL_READ_INPUT_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,7 +1,7 @@
 /* columns.h - checks of a CSV header's column names shared by the trace and model
  * readers. */
-#ifndef SPEEDUP_COLUMNS_H
-#define SPEEDUP_COLUMNS_H
+#ifndef DYL_READ_COLUMNS_H
+#define DYL_READ_COLUMNS_H
 
 #include "input.h"
 

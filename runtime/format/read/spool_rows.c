@@ -1,4 +1,4 @@
-/* spool.c - a trace whose process did not finish, read from the runtime's spool.
+/* spool_rows.c - a trace whose process did not finish, read from the runtime's spool.
  *
  * While a program runs, its calls are in the spool beside the trace (DIR/.NAME.dylspool,
  * runtime/format/dyl_spool.h); the CSV is written from it when the program ends.  A
@@ -20,21 +20,30 @@
 #include <unistd.h>
 #include "dyl_csv.h"
 #include "dyl_events.h"
+#include "dyl_keys.h"
 #include "funcs.h"
 #include "input.h"
 #include "rows.h"
-#include "spool.h"
+#include "spool_rows.h"
 
 static int is_spool(const char *data, size_t size)
 {
 	return size >= 8 && memcmp(data, DYL_SPOOL_MAGIC, 8) == 0;
 }
 
+/* Could DATA be a trace of ours: its first line's start, or as much of it as there is? */
+static int is_trace(const char *data, size_t size)
+{
+	size_t n = DYL_KEY_LEN(DYL_TRACE_MAGIC);
+	return memcmp(data, DYL_TRACE_MAGIC, size < n ? size : n) == 0;
+}
+
 /* Does the CSV trace in DATA end with its footer? */
 static int finished(const char *data, size_t size)
 {
 	size_t tail = size < 4096 ? size : 4096;
-	return memmem(data + size - tail, tail, "# total_ns=", 11) != NULL;
+	return memmem(data + size - tail, tail, DYL_KEY_LINE(DYL_KEY_TOTAL_NS),
+		      DYL_KEY_LEN(DYL_KEY_LINE(DYL_KEY_TOTAL_NS))) != NULL;
 }
 
 /* Did its process leave its rows in the spool (DYL_CONVERT=later: the trace is its
@@ -42,19 +51,21 @@ static int finished(const char *data, size_t size)
 static int rows_in_spool(const char *data, size_t size)
 {
 	size_t tail = size < 4096 ? size : 4096;
-	return memmem(data + size - tail, tail, "\n# rows_in_spool=", 17) != NULL;
+	return memmem(data + size - tail, tail, DYL_KEY_NL(DYL_KEY_ROWS_IN_SPOOL),
+		      DYL_KEY_LEN(DYL_KEY_NL(DYL_KEY_ROWS_IN_SPOOL))) != NULL;
 }
 
 /* The value of '# pid=' in a trace's first lines, or -1.  Read within SIZE: a mapped
  * file has no NUL after its last byte (strtol could run past it). */
 static long pid_of(const char *data, size_t size)
 {
-	const char *p = memmem(data, size < 4096 ? size : 4096, "\n# pid=", 7);
+	const char *p = memmem(data, size < 4096 ? size : 4096, DYL_KEY_NL(DYL_KEY_PID),
+			       DYL_KEY_LEN(DYL_KEY_NL(DYL_KEY_PID)));
 	long pid = 0;
 
 	if (!p)
 		return -1;
-	for (p += 7; p < data + size && *p >= '0' && *p <= '9' && pid < (1L << 40); p++)
+	for (p += DYL_KEY_LEN(DYL_KEY_NL(DYL_KEY_PID)); p < data + size && *p >= '0' && *p <= '9' && pid < (1L << 40); p++)
 		pid = pid * 10 + (*p - '0');
 	return pid;
 }
@@ -139,7 +150,8 @@ static int faults_counter(const char *header, size_t len)
 	while (p < end) {
 		const char *c = memchr(p, ',', (size_t)(end - p));
 		const char *e = c ? c : end;
-		if (col >= 10 && found < 0 && e - p == 6 && !memcmp(p, "faults", 6))
+		if (col >= 10 && found < 0 && e - p == DYL_KEY_LEN("faults") &&
+		    !memcmp(p, "faults", DYL_KEY_LEN("faults")))
 			found = col - 10;
 		col++;
 		p = c ? c + 1 : end;
@@ -235,7 +247,8 @@ static int ended(struct spool_rows *s)
 		flen = s->trace_foot_len;
 	}
 	int n = foot ? snprintf(note, sizeof(note), "%s", "")
-		     : snprintf(note, sizeof(note), "# recovered_from=%s\n# last_end_ns=%llu\n",
+		     : snprintf(note, sizeof(note), DYL_KEY_LINE(DYL_KEY_RECOVERED_FROM) "%s\n"
+				DYL_KEY_LINE(DYL_KEY_LAST_END_NS) "%llu\n",
 				s->path, (unsigned long long)dyl_conv_last_end_ns(c));
 	/* the runtime could not write the spool (a full disk): why its rows end there */
 	uint32_t flags;
@@ -244,8 +257,8 @@ static int ended(struct spool_rows *s)
 
 	s->ended = 1;
 	if (full && (size_t)n < sizeof(note))
-		n += snprintf(note + n, sizeof(note) - (size_t)n, "# error=disk full (the spool "
-			      "could not be written further)\n");
+		n += snprintf(note + n, sizeof(note) - (size_t)n, DYL_KEY_LINE(DYL_KEY_ERROR)
+			      DYL_ERROR_DISK_FULL " (the spool could not be written further)\n");
 	if ((size_t)n >= sizeof(note))
 		n = (int)sizeof(note) - 1;
 	if (!foot)
@@ -353,7 +366,8 @@ static int map_and_convert(const char *spool, int beside, long want_pid,
 static int keep_trace_foot(struct spool_rows *s, const char *data, size_t size)
 {
 	size_t tail = size < 4096 ? size : 4096;
-	const char *at = memmem(data + size - tail, tail, "\n# rows_in_spool=", 17);
+	const char *at = memmem(data + size - tail, tail, DYL_KEY_NL(DYL_KEY_ROWS_IN_SPOOL),
+				DYL_KEY_LEN(DYL_KEY_NL(DYL_KEY_ROWS_IN_SPOOL)));
 	const char *eol = at ? memchr(at + 1, '\n', (size_t)(data + size - at - 1)) : NULL;
 
 	if (!eol || eol + 1 >= data + size)
@@ -375,7 +389,7 @@ int spool_recoverable(const char *path, const char *data, size_t size)
 	if (data && rows_in_spool(data, size) && strcmp(path, "-"))
 		return 1;
 	if (!strcmp(path, "-") || (data && finished(data, size)) ||
-	    (data && memcmp(data, "# dyliberator trace", size < 19 ? size : 19) != 0))
+	    (data && !is_trace(data, size)))
 		return 0;
 	/* a spool that is no regular file (a FIFO, a link) too: reading it says why not */
 	return dyl_spool_name(spool, sizeof(spool), path) == 0 && lstat(spool, &st) == 0 &&
@@ -394,7 +408,7 @@ int spool_recover(const char *path, const char *data, size_t size, struct spool_
 			input_error(path, 0, "a spool is read from its file, not from a pipe");
 		return rc != 0 ? -1 : 0;
 	}
-	if (data && memcmp(data, "# dyliberator trace", size < 19 ? size : 19) != 0)
+	if (data && !is_trace(data, size))
 		return 1;	/* not a trace of ours (a model, say) */
 	if (data && rows_in_spool(data, size)) {
 		/* DYL_CONVERT=later: the rows are in the spool, complete */
