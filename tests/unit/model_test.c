@@ -1,5 +1,5 @@
 /* sources: speedup/lib/model/model.c speedup/lib/model/model2d.c speedup/lib/model/tri.c runtime/format/read/columns.c speedup/lib/util/shown.c runtime/format/read/input.c speedup/lib/util/grow.c speedup/lib/util/slots.c */
-/* model_test.c - speedup/model.c and model2d.c: a model file read from memory; f_k(w)
+/* model_test.c - model.c and model2d.c: a model file read from memory; f_k(w)
  * at its rows, between them (the straight line through the neighbours), outside them
  * (the first or last segment continued, never below zero, reported as out of range);
  * samples at the same work averaged; the first model that matches a name wins; a model

@@ -1,5 +1,5 @@
 /* sources: speedup/lib/util/outfile.c */
-/* outfile_test.c - speedup/outfile.c: '-o FILE' replaces FILE only once all is written;
+/* outfile_test.c - outfile.c: '-o FILE' replaces FILE only once all is written;
  * a failed output leaves FILE as it was and no new file behind; FILE that is an input,
  * or a folder, is refused; /dev/null is written directly; a symlink named FILE is
  * replaced, never the file it points to.  Runs in the current folder (a fresh one). */

@@ -1,5 +1,5 @@
 /* sources: speedup/lib/util/shown.c */
-/* shown_test.c - speedup/shown.c: UTF-8 lengths, names shown to a terminal (\xHH for
+/* shown_test.c - shown.c: UTF-8 lengths, names shown to a terminal (\xHH for
  * controls and bytes that are not UTF-8, "..." when cut short) and JSON strings. */
 #define _GNU_SOURCE
 #include <stdio.h>

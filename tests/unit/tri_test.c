@@ -1,5 +1,5 @@
 /* sources: speedup/lib/model/tri.c speedup/lib/util/grow.c */
-/* tri_test.c - speedup/tri.c: a triangulation reproduces a linear surface exactly at
+/* tri_test.c - tri.c: a triangulation reproduces a linear surface exactly at
  * and between the points; outside them the value continues along the nearest edge, with
  * the distance reported; points at the same place are one point with their mean value;
  * collinear points are a chain; the triangles of scattered points are Delaunay (no point

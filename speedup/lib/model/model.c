@@ -13,6 +13,7 @@
 #include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
+#include "dyl_keys.h"
 #include "columns.h"
 #include "grow.h"
 #include "model.h"
@@ -165,17 +166,19 @@ struct model_file {
  * 0, or -1 after a message. */
 static int read_comment(struct model_file *mf, const char *line, size_t len)
 {
+	static const char key[] = DYL_KEY_SETUP_NS "=";
+	const size_t k = DYL_KEY_LEN(key);
 	const char *p = line + 1, *end = line + len;
 	int why;
 
 	while (p < end && (*p == ' ' || *p == '\t'))
 		p++;
-	if (end - p > 9 && !strncmp(p, "setup_ns=", 9)) {
-		struct csv_field v = { p + 9, 0, 0 };
-		while (p + 9 + v.len < end && p[9 + v.len] != ' ' && p[9 + v.len] != '\t')
+	if ((size_t)(end - p) > k && !strncmp(p, key, k)) {
+		struct csv_field v = { p + k, 0, 0 };
+		while (p + k + v.len < end && p[k + v.len] != ' ' && p[k + v.len] != '\t')
 			v.len++;
 		if ((why = parse_double(&v, &mf->setup)) != NUM_OK) {
-			input_number_error(mf->f->path, mf->line, "setup_ns", &v, why);
+			input_number_error(mf->f->path, mf->line, DYL_KEY_SETUP_NS, &v, why);
 			return -1;
 		}
 	}

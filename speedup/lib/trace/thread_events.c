@@ -3,6 +3,7 @@
  * to grow), a known one that is not a number (or empty where it may not be) is an error. */
 #include <stdlib.h>
 #include <string.h>
+#include "dyl_keys.h"
 #include "grow.h"
 #include "input.h"
 #include "thread_events.h"
@@ -81,7 +82,8 @@ static int call_fields(const struct trace_note *nt, const char *path, const char
 
 static int add_thread(struct thread_events *ev, const struct trace_note *nt, const char *path)
 {
-	static const char *const keys[] = { "tid", "parent", "create_ns", "start_ns", "end_ns" };
+	static const char *const keys[] = { DYL_EVENT_TID, DYL_EVENT_PARENT, DYL_EVENT_CREATE_NS,
+					    DYL_EVENT_START_NS, DYL_EVENT_END_NS };
 	int64_t v[5];
 
 	if (fields(nt, path, keys, v, 5, 0xf) != 0)
@@ -100,7 +102,8 @@ static int add_thread(struct thread_events *ev, const struct trace_note *nt, con
 
 static int add_join(struct thread_events *ev, const struct trace_note *nt, const char *path)
 {
-	static const char *const keys[] = { "tid", "target", "call_ns", "ret_ns" };
+	static const char *const keys[] = {
+		DYL_EVENT_TID, DYL_EVENT_TARGET, DYL_EVENT_CALL_NS, DYL_EVENT_RET_NS };
 	int64_t v[4];
 
 	if (call_fields(nt, path, keys, v, 4) != 0)
@@ -113,7 +116,7 @@ static int add_join(struct thread_events *ev, const struct trace_note *nt, const
 
 static int add_region(struct thread_events *ev, const struct trace_note *nt, const char *path)
 {
-	static const char *const keys[] = { "tid", "call_ns", "ret_ns" };
+	static const char *const keys[] = { DYL_EVENT_TID, DYL_EVENT_CALL_NS, DYL_EVENT_RET_NS };
 	int64_t v[3];
 
 	if (call_fields(nt, path, keys, v, 3) != 0)
@@ -127,20 +130,21 @@ static int add_region(struct thread_events *ev, const struct trace_note *nt, con
 /* Is the note's field on= (a word) WORD? */
 static int on_is(const struct trace_note *nt, const char *word)
 {
-	size_t n = strlen(word);
+	const size_t on = DYL_KEY_LEN(DYL_EVENT_ON "="), n = strlen(word);
 
-	for (size_t i = 0; i + 3 + n <= nt->len; i++)
+	for (size_t i = 0; i + on + n <= nt->len; i++)
 		if ((i == 0 || nt->text[i - 1] == ' ' || nt->text[i - 1] == '\t') &&
-		    memcmp(nt->text + i, "on=", 3) == 0)
-			return memcmp(nt->text + i + 3, word, n) == 0 &&
-			       (i + 3 + n == nt->len || nt->text[i + 3 + n] == ' ' ||
-				nt->text[i + 3 + n] == '\t');
+		    memcmp(nt->text + i, DYL_EVENT_ON "=", on) == 0)
+			return memcmp(nt->text + i + on, word, n) == 0 &&
+			       (i + on + n == nt->len || nt->text[i + on + n] == ' ' ||
+				nt->text[i + on + n] == '\t');
 	return 0;
 }
 
 static int add_wait(struct thread_events *ev, const struct trace_note *nt, const char *path)
 {
-	static const char *const keys[] = { "tid", "obj", "call_ns", "ret_ns" };
+	static const char *const keys[] = {
+		DYL_EVENT_TID, DYL_EVENT_OBJ, DYL_EVENT_CALL_NS, DYL_EVENT_RET_NS };
 	int64_t v[4];
 
 	if (call_fields(nt, path, keys, v, 4) != 0)
@@ -154,7 +158,7 @@ static int add_wait(struct thread_events *ev, const struct trace_note *nt, const
 
 static int add_wake(struct thread_events *ev, const struct trace_note *nt, const char *path)
 {
-	static const char *const keys[] = { "tid", "obj", "at_ns" };
+	static const char *const keys[] = { DYL_EVENT_TID, DYL_EVENT_OBJ, DYL_EVENT_AT_NS };
 	int64_t v[3];
 
 	if (fields(nt, path, keys, v, 3, 0x7) != 0)
@@ -171,17 +175,17 @@ int thread_events_read(struct thread_events *ev, const struct trace_src *src, co
 	for (size_t i = 0; i < src->nnotes; i++) {
 		const struct trace_note *nt = &src->notes[i];
 		int rc = 0;
-		if (starts_with_word(nt->text, nt->len, "threads=recorded"))
+		if (starts_with_word(nt->text, nt->len, DYL_KEY_THREADS "=" DYL_THREADS_RECORDED))
 			ev->recorded = 1;
-		else if (starts_with_word(nt->text, nt->len, "thread"))
+		else if (starts_with_word(nt->text, nt->len, DYL_KEY_THREAD))
 			rc = add_thread(ev, nt, path);
-		else if (starts_with_word(nt->text, nt->len, "join"))
+		else if (starts_with_word(nt->text, nt->len, DYL_KEY_JOIN))
 			rc = add_join(ev, nt, path);
-		else if (starts_with_word(nt->text, nt->len, "parallel"))
+		else if (starts_with_word(nt->text, nt->len, DYL_KEY_PARALLEL))
 			rc = add_region(ev, nt, path);
-		else if (starts_with_word(nt->text, nt->len, "wait"))
+		else if (starts_with_word(nt->text, nt->len, DYL_KEY_WAIT))
 			rc = add_wait(ev, nt, path);
-		else if (starts_with_word(nt->text, nt->len, "wake"))
+		else if (starts_with_word(nt->text, nt->len, DYL_KEY_WAKE))
 			rc = add_wake(ev, nt, path);
 		if (rc == -2)
 			input_error(path, 0, "out of memory");

@@ -11,6 +11,7 @@
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
+#include "dyl_keys.h"
 #include "funcs.h"
 #include "grow.h"
 #include "model.h"
@@ -232,7 +233,7 @@ static void set_overhead(struct trace *tr, const struct trace_src *src, const st
  * '# flow_follow_writes='.  -1: no memory. */
 static int handle_notes(struct trace *tr, const struct trace_src *src)
 {
-	static const char key[] = "handle_only=", follow[] = "flow_follow_writes=";
+	static const char key[] = DYL_KEY_HANDLE_ONLY "=", follow[] = DYL_KEY_FLOW_FOLLOW_WRITES "=";
 
 	for (size_t i = 0; i < src->nnotes; i++) {
 		const struct trace_note *nt = &src->notes[i];
