@@ -108,7 +108,7 @@ def test_without_follow_only_the_head(built):
 @pytest.mark.parametrize('n', [2, 30])
 def test_same_list_twice(built, n):
     """two calls with the same head (the second written as a repeat of the first's
-    accesses, flow.c): each reads every node once (with 2 nodes, the second call's first
+    accesses, hooks.c): each reads every node once (with 2 nodes, the second call's first
     pointer leads to the block the first call reached last)"""
     rows, recs, objs, _ = flow(built, 'on', 'twice', str(n))
     assert [r['func'] for r in rows] == ['fw_list_sum', 'fw_list_sum']

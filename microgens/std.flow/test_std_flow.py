@@ -267,7 +267,7 @@ def test_calls_repeating_their_accesses(built):
 
 def test_killed_run_keeps_its_events(built, tmp_path):
     """SIGKILLed after the chain: the spool's windows hold every event, and a reader
-    converts them (runtime/format/flow.c, as dyl-flow does after a crash)"""
+    converts them (runtime/format/flowconv.c, as dyl-flow does after a crash)"""
     d, app, w = built
     fmt = run(['make', '-s', '-C', ROOT, 'tool-src-dyl-trace']).stdout.split()
     fmt = [os.path.join(ROOT, f) for f in fmt if f.startswith('runtime/format/')]

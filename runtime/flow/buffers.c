@@ -13,7 +13,7 @@
  * the one at exit apart.  Before the spool exists (events before the first recorded
  * call: the program's set-up), events go to a private buffer that doubles (up to
  * BUF_MAX; past it events are dropped, and TRACE.flow says some are missing), copied out
- * when the spool comes.  What is recorded, and when, is the callers' (flow.c).
+ * when the spool comes.  What is recorded, and when, is the callers' (hooks.c).
  */
 #define _GNU_SOURCE
 #include <pthread.h>

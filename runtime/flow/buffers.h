@@ -1,5 +1,5 @@
 /* buffers.h - std.flow's state and its per-thread event buffers (buffers.c): what the
- * files that record events (flow.c's hooks, hostread.c's reads) append through.  The
+ * files that record events (hooks.c's hooks, hostread.c's reads) append through.  The
  * owner's fast path (reserve, commit) is inline here: the hooks run at every malloc and
  * every outermost call.  Nothing here is exported. */
 #ifndef DYL_FLOW_BUFFERS_H
@@ -13,7 +13,7 @@
 #include "encode.h"
 
 /* every region the call's table holds (dyl_groups_collect takes at most 3/4 of
- * DYL_GROUPS: the regions past those are counted in flow.c's capped) */
+ * DYL_GROUPS: the regions past those are counted in hooks.c's capped) */
 #define FGROUPS DYL_GROUPS
 #define PREV_MAX 64	/* words of a call's events compared with the next call's */
 

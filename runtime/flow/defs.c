@@ -41,7 +41,7 @@ void dyl_flow_own(void)
 		own = 1;
 }
 
-/* flow.c's charge and dyl_flow_call: 1 when the call's own extents are to be dropped;
+/* hooks.c's charge and dyl_flow_call: 1 when the call's own extents are to be dropped;
  * clears the mark (a call without a charge must not leave it to the next) */
 int dyl_flow_defs_take(void)
 {

@@ -1,6 +1,6 @@
 /* encode.h - the words of std.flow's events (runtime/format/dyl_flow.h's layout): the
  * TRACE.flow kind of a region, a range of a region as an event's words, and the frame
- * of a stack region.  Inline: the region table's hooks (flow.c) encode at every call and
+ * of a stack region.  Inline: the region table's hooks (hooks.c) encode at every call and
  * malloc; defs.c and hostread.c encode their events the same way.  Nothing here is
  * exported, and nothing here has state. */
 #ifndef DYL_FLOW_ENCODE_H
@@ -56,7 +56,7 @@ static inline unsigned put_range(uint64_t *p, uint32_t type, const struct fgroup
 	if (kind == DYL_OBJ_HEAP || kind == DYL_OBJ_MAPPING) {
 		uint64_t l = lo - g->r.start, h = hi - g->r.start;
 		/* half the bytes (the spool's cost); ACC and HOST only: the converter unpacks
-		 * those (runtime/format/flow.c unpack), other types keep the long form */
+		 * those (runtime/format/flowconv.c unpack), other types keep the long form */
 		if ((type == DYL_RE_ACC || type == DYL_RE_HOST) && !((g->r.id | l | h) >> 32)) {
 			p[0] = DYL_RE_WORD(type, 2, flags | DYL_REF_PACKED | kind << 8, g->r.id);
 			p[1] = l | h << 32;

@@ -3,10 +3,10 @@
  *
  * The files, top down; each calls only files below it (no circle of calls):
  *   follow.c    follow=, an option over std.flow: the heap blocks a call's pointers
- *               reach (its set-up sets std.flow up and puts its walk in flow.c's
- *               dyl_flow_follow_hook: flow.c does not call it by name)
- *   flow.c      std.flow's hooks (the region table's and std.diff's) and set-up
- *   out.c       TRACE.flow at exit (over maps.c, hostread.c, buffers.c)
+ *               reach (its set-up sets std.flow up and puts its walk in hooks.c's
+ *               dyl_flow_follow_hook: hooks.c does not call it by name)
+ *   hooks.c      std.flow's hooks (the region table's and std.diff's) and set-up
+ *   finish.c       TRACE.flow at exit (over maps.c, hostread.c, buffers.c)
  *   defs.c      a call's extents given by --defs code (over hostread.c)
  *   hostread.c  host_reads=on: the program's reads of the calls' outputs
  *   sites.c     allocation sites
@@ -48,11 +48,11 @@ HIDDEN size_t dyl_flow_map_name(uint64_t id, uint64_t start, uint64_t size, char
 HIDDEN extern uint32_t dyl_flow_follow_cap;
 struct dyl_groups;
 HIDDEN void dyl_flow_follow(const struct dyl_groups *c);
-/* flow.c: the walk the charge calls after its events (NULL: none); follow.c's set-up
+/* hooks.c: the walk the charge calls after its events (NULL: none); follow.c's set-up
  * puts dyl_flow_follow there */
 HIDDEN extern void (*dyl_flow_follow_hook)(const struct dyl_groups *c);
 
-/* out.c: TRACE.flow from the spool (after flow.c's notes: dyl_hooks.flow_converted) */
+/* finish.c: TRACE.flow from the spool (after hooks.c's notes: dyl_hooks.flow_converted) */
 HIDDEN void dyl_flow_write(int fd, uint64_t size, uint64_t seq);
 
 #endif

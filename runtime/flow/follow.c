@@ -17,7 +17,7 @@
  * BIG bytes or more is read through process_vm_readv, which fails instead of faulting.
  * Writes through followed pointers are not seen: std.diff looks at the call's own
  * buffers only.  Blocks the call's pointers reach directly keep their extents' events
- * (flow.c) and are not recorded again.  Mappings and statics are not followed.
+ * (hooks.c) and are not recorded again.  Mappings and statics are not followed.
  *
  * Most words are no heap address: a word outside the user address space, inside the
  * block found last, or in a 2 MiB granule no heap block ever touched (a map of the
@@ -81,7 +81,7 @@ static struct follow {
 	/* bit G: some heap block lay in granule G of the address space (never cleared: a
 	 * word outside every such granule is no heap pointer, found without a lookup) */
 	uint64_t *heap_map;
-	void (*next_added)(uintptr_t, uint64_t, uint64_t, unsigned);	/* flow.c's hook */
+	void (*next_added)(uintptr_t, uint64_t, uint64_t, unsigned);	/* hooks.c's hook */
 } follow;
 
 uint32_t dyl_flow_follow_cap;	/* blocks per call; 0: off (flow.h) */
@@ -217,7 +217,7 @@ static void map_block(uintptr_t start, uint64_t n)
 	}
 }
 
-/* the region table's hook for new blocks, before flow.c's (a few ns a malloc) */
+/* the region table's hook for new blocks, before hooks.c's (a few ns a malloc) */
 static void added(uintptr_t start, uint64_t n, uint64_t id, unsigned kind)
 {
 	if ((kind & 0xff) == DYL_REGION_HEAP && n)
@@ -363,7 +363,7 @@ void dyl_flow_follow_setup(unsigned cap)
 							 __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
 		;
 	if (cap > was) {
-		/* (the charge's hook walks from now on: flow.c calls it) */
+		/* (the charge's hook walks from now on: hooks.c calls it) */
 		__atomic_store_n(&dyl_flow_follow_hook, dyl_flow_follow, __ATOMIC_RELEASE);
 		snprintf(v, sizeof(v), "%u", cap);
 		dyl_note(DYL_KEY_FLOW_FOLLOW, v);

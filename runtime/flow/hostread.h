@@ -1,5 +1,5 @@
-/* hostread.h - std.flow's host reads (host_reads=on; hostread.c): what flow.c, defs.c
- * and out.c call.  Nothing here is exported; the wrapper's side is
+/* hostread.h - std.flow's host reads (host_reads=on; hostread.c): what hooks.c, defs.c
+ * and finish.c call.  Nothing here is exported; the wrapper's side is
  * runtime/include/dyl_hostio.h. */
 #ifndef DYL_HOSTREAD_H
 #define DYL_HOSTREAD_H

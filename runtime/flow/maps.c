@@ -1,10 +1,10 @@
 /* maps.c - the names of mapping objects: a file mapping by its file's path.
  *
- * An mmap'ed file's path is read when the mapping is added (flow.c's added hook calls
+ * An mmap'ed file's path is read when the mapping is added (hooks.c's added hook calls
  * dyl_flow_map_added), from /proc/self/map_files/START-END: one readlink, no parsing of
  * /proc/self/maps, and only for mappings (rare next to malloc).  An anonymous mapping
  * has no entry there: it keeps its mmap call site as its name (the reader names it so).
- * At exit out.c asks dyl_flow_map_name for an object's name by its region id; a mapping
+ * At exit finish.c asks dyl_flow_map_name for an object's name by its region id; a mapping
  * whose path was not kept (the table full, or made before std.flow began) is looked up
  * again there if it is still mapped.
  *

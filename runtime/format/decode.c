@@ -359,7 +359,7 @@ static int add_chunk(struct dyl_conv *c, uint64_t off, const struct dyl_chunk *c
 		return add_block(c, off, ch->len) != 0;
 	case DYL_CH_PAD:
 	case DYL_CH_EVENTS:	/* thread events: events.c reads them */
-	case DYL_CH_FLOW:	/* std.flow's events (dyl_flow.h): runtime/format/flow.c's */
+	case DYL_CH_FLOW:	/* std.flow's events (dyl_flow.h): runtime/format/flowconv.c's */
 		return 0;
 	default:
 		return 1;

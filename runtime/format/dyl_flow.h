@@ -9,7 +9,7 @@
  * 2. The spool's FLOW chunks (DYL_CH_FLOW, beside dyl_spool.h's): what the runtime keeps
  *    during the run, in raw form (clock ticks, addresses, region ids, each thread's own
  *    call count), so that a killed run keeps what was written out.  The converter
- *    (runtime/format/flow.c) turns them into (1).
+ *    (runtime/format/flowconv.c) turns them into (1).
  *
  * All numbers little-endian; every record a multiple of 8 bytes, starting with a
  * struct dyl_flow_rec header (type, length).  A reader skips types it does not know

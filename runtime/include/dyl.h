@@ -52,7 +52,7 @@ struct dyl_func {
 				 * (std.time's thread and PAPI clocks) */
 #define DYL_CALL_COST 2u	/* timed whole, to measure what tracing costs (runtime.c) */
 #define DYL_CALL_FLOW_MARKED 4u	/* std.flow put this call's mark: a --defs look after
-					 * it is the call's (runtime/flow/flow.c) */
+					 * it is the call's (runtime/flow/hooks.c) */
 
 /* One wrapped call in flight; lives on the wrapper's stack. */
 struct dyl_call {

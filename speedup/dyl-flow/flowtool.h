@@ -52,7 +52,7 @@ int put_names(FILE *out, const char *trace);
 /* A node's name: "host" or the function's. */
 const char *node_name(uint32_t node);
 
-/* The outputs (out.c, graph.c, plot.c).  Each writes to OUT; -1: out of memory. */
+/* The outputs (tables.c, graph.c, plot.c).  Each writes to OUT; -1: out of memory. */
 int put_edges(FILE *out, struct proc *ps, int n);
 /* ALL: also the objects no call or host access touched (a Python run has a thousand). */
 int put_objects(FILE *out, struct proc *ps, int n, int all);

@@ -11,7 +11,7 @@
 #include "flow_file.h"
 #include "flowtool.h"
 #include "shown.h"
-#include "funcs.h"
+#include "func_names.h"
 #include "grow.h"
 #include "rows.h"
 

@@ -12,7 +12,7 @@
 #include <string.h>
 #include "companion.h"
 #include "dyl_keys.h"
-#include "funcs.h"
+#include "func_names.h"
 #include "grow.h"
 #include "input.h"
 #include "model.h"
@@ -150,11 +150,11 @@ struct counts {
 
 /* What is decided of each function once, for all the traces (they share the names). */
 struct selection {
-	/* by funcs.h id: 0 not decided, 1 selected, 2 not; bit 4: a copy of --link h2d,
+	/* by func_names.h id: 0 not decided, 1 selected, 2 not; bit 4: a copy of --link h2d,
 	 * bit 8: of --link d2h */
 	unsigned char *decided;
 	size_t room;
-	int link_id[2];		/* funcs.h ids of @h2d and @d2h; -1 until needed */
+	int link_id[2];		/* func_names.h ids of @h2d and @d2h; -1 until needed */
 };
 
 static int is_selected(const struct model_opts *o, struct selection *sl, uint32_t func)

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "companion.h"
-#include "funcs.h"
+#include "func_names.h"
 #include "input.h"
 #include "model.h"
 #include "plan.h"

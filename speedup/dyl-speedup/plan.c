@@ -22,7 +22,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "funcs.h"
+#include "func_names.h"
 #include "input.h"
 #include "model.h"
 #include "plan.h"

@@ -7,7 +7,7 @@
  *    (its measured time is kept), or
  *  - with --only-faster, f(w) >= t (the CPU implementation is kept).
  * A replaced call that took page faults is replaced by f(w) + what its faults took
- * (faults.h; the --only-faster comparison uses that sum too).
+ * (fault_ref.h; the --only-faster comparison uses that sum too).
  * A call's time t is its t_ns less tracing's cost of the rows nested in it (predict.h):
  * the trace's overhead per row (trace_read.h) times their number, and less the clock read
  * its own t_ns holds (trace_read.h read_ns), which T has lost with the overhead too.
@@ -18,8 +18,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "faults.h"
-#include "funcs.h"
+#include "fault_ref.h"
+#include "func_names.h"
 #include "grow.h"
 #include "input.h"
 #include "model.h"

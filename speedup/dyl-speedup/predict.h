@@ -11,7 +11,7 @@
  * and the outer call's t_ns holds it, so it must come out of both or neither (T' is
  * then the same whether the nested functions were wrapped or not).  A replaced call that took page faults
  * (a faults column) stands for f_k(w_ki) + its excess over the fault-free calls
- * (faults.h): the faults are the program's, an accelerator takes them too. */
+ * (fault_ref.h): the faults are the program's, an accelerator takes them too. */
 #ifndef SPEEDUP_PREDICT_H
 #define SPEEDUP_PREDICT_H
 

@@ -13,7 +13,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include "funcs.h"
+#include "func_names.h"
 #include "grow.h"
 #include "input.h"
 #include "model.h"

@@ -18,7 +18,7 @@ struct report {
 	const struct prediction *procs;	/* one per trace */
 	int nprocs;
 	const struct prediction *run;	/* their sum */
-	/* the models the traces were read against: a function's model (funcs.h) is an index
+	/* the models the traces were read against: a function's model (func_names.h) is an index
 	 * into them; the link's are looked up (and marked used) by --plan */
 	struct models *models;
 	const char *const *model_files;

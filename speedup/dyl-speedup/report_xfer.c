@@ -3,7 +3,7 @@
  * side by side. */
 #include <math.h>
 #include <string.h>
-#include "funcs.h"
+#include "func_names.h"
 #include "report_fmt.h"
 #include "report_xfer.h"
 #include "resid.h"

@@ -25,7 +25,7 @@
 struct tl_call {
 	int64_t start, t;
 	double f;
-	int32_t func;		/* funcs.h id; -1: a transfer's time alone (transfers.c) */
+	int32_t func;		/* func_names.h id; -1: a transfer's time alone (transfers.c) */
 };
 
 /* A pthread_join: entered at CALL_NS, returned at RET_NS, of thread TARGET (an index;

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "dyl_flow.h"
-#include "funcs.h"
+#include "func_names.h"
 #include "grow.h"
 #include "input.h"
 #include "model.h"

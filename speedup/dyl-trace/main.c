@@ -14,7 +14,7 @@
 #include <unistd.h>
 #include "companion.h"
 #include "convert.h"
-#include "funcs.h"
+#include "func_names.h"
 #include "input.h"
 #include "outfile.h"
 #include "rows.h"

@@ -8,7 +8,7 @@
 #include "rows.h"
 
 struct func_stats {
-	uint32_t func;		/* funcs.h id */
+	uint32_t func;		/* func_names.h id */
 	uint64_t calls;
 	uint64_t timed;		/* calls with a time (all, unless the trace has no times) */
 	int64_t total_ns;	/* sum of t_ns */

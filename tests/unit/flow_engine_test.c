@@ -9,7 +9,7 @@
 #include "check.h"
 #include "flow_engine.h"
 
-enum { A = 1, B = 2, C = 3 };	/* nodes: funcs.h id + 1 */
+enum { A = 1, B = 2, C = 3 };	/* nodes: func_names.h id + 1 */
 
 /* A process whose calls 1..N are depth-0 calls of FUNCS[i - 1], 10 ns each. */
 static void start(struct flow *f, const int *funcs, int n)

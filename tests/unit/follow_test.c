@@ -66,7 +66,7 @@ void dyl_flow_setup(void)
 {
 }
 
-void (*dyl_flow_follow_hook)(const struct dyl_groups *c);	/* (flow.c's; the set-up fills it) */
+void (*dyl_flow_follow_hook)(const struct dyl_groups *c);	/* (hooks.c's; the set-up fills it) */
 
 void dyl_note(const char *key, const char *value)
 {

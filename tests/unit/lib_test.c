@@ -1,13 +1,13 @@
-/* sources: speedup/lib/model/select.c speedup/lib/util/grow.c speedup/lib/util/slots.c speedup/lib/util/funcs.c speedup/lib/util/shown.c */
+/* sources: speedup/lib/model/select.c speedup/lib/util/grow.c speedup/lib/util/slots.c speedup/lib/util/func_names.c speedup/lib/util/shown.c */
 /* lib_test.c - the tools' library parts everything else stands on: the one quickselect
  * (select.h), the one growth helper (grow.h) and the one hash table (slots.h, and
- * funcs.c's name table over it).  Exits 0 when all checks pass; prints a line per
+ * func_names.c's name table over it).  Exits 0 when all checks pass; prints a line per
  * failure. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "funcs.h"
+#include "func_names.h"
 #include "grow.h"
 #include "select.h"
 #include "slots.h"
@@ -134,7 +134,7 @@ static void test_slots(void)
 	CHECK_MSG(used == n, "slots: %zu slots used for %zu items", used, n);
 	free(slots);
 
-	/* funcs.c's names over it: ids in order of first sight, the same id again after the
+	/* func_names.c's names over it: ids in order of first sight, the same id again after the
 	 * table has grown many times */
 	char name[32];
 	int added;

@@ -1,5 +1,5 @@
 /* flowconv.c - a spool's FLOW chunks into TRACE.flow, as a reader does after a crash
- * (runtime/format/flow.c, with the rows still in the windows; no names: hexadecimal).
+ * (runtime/format/flowconv.c, with the rows still in the windows; no names: hexadecimal).
  *   flowconv SPOOL OUT      exit 2 with one line when it cannot */
 #include <fcntl.h>
 #include <stdio.h>

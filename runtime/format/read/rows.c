@@ -15,7 +15,7 @@
 #include <sys/mman.h>
 #include "columns.h"
 #include "dyl_keys.h"
-#include "funcs.h"
+#include "func_names.h"
 #include "grow.h"
 #include "input.h"
 #include "rows.h"

@@ -32,7 +32,7 @@
 #define ROWS_MAX_VALUE (UINT64_C(1) << 62)	/* a number at least this is too large: start +
 						 * duration must not overflow int64 */
 
-/* One call.  FUNC is the funcs.h id of the name.  EXTRA is the text of the columns after
+/* One call.  FUNC is the func_names.h id of the name.  EXTRA is the text of the columns after
  * `work` (depth, args, counters...) as CSV, without the leading comma; it points into
  * the source and is valid until the next call on it. */
 struct trace_row {
@@ -98,7 +98,7 @@ struct trace_src {
 	char *buf;
 	void *priv;
 #define NAME_CACHE 64
-	int name_cache[NAME_CACHE];	/* funcs.h id + 1 of recent names */
+	int name_cache[NAME_CACHE];	/* func_names.h id + 1 of recent names */
 };
 
 struct rows_format {

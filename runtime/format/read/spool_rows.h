@@ -37,7 +37,7 @@ struct spool_rows {
 	char *late_text;	/* their extra columns */
 	size_t late_text_len, late_text_room;
 	char **names;		/* by the spool's id: the name as a reader of the CSV sees it */
-	int *func_ids;		/* by the spool's id: funcs.h id + 1, 0 until first met */
+	int *func_ids;		/* by the spool's id: func_names.h id + 1, 0 until first met */
 	uint32_t nnames;
 	char extra[DYL_ROW_MAX];	/* the last row's extra columns */
 	/* the trace's own lines after '# rows_in_spool=' (its footer), for a spool that has

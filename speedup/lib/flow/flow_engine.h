@@ -12,7 +12,7 @@
  * Blocks from one allocation site (or one name, for static, stack and mapped objects)
  * are one object, with MCPROF's object table: size, traffic, Alloc % and Prod %.
  *
- * A node is a depth-0 wrapped function, numbered funcs.h id + 1, or the program itself
+ * A node is a depth-0 wrapped function, numbered func_names.h id + 1, or the program itself
  * (FLOW_HOST, 0): bytes no call wrote come from it.  Within one call, its reads come
  * before its writes (events of one seq may come in any order).  The file layout is the
  * loader's business (speedup/dyl-flow/load.c); nothing here reads a file. */
@@ -133,7 +133,7 @@ void flow_init(struct flow *f);
 int flow_reserve(struct flow *f, uint64_t nseq);
 void flow_free_all(struct flow *f);
 
-/* The trace's calls (any order).  NODE: funcs.h id + 1.  0, or -1 (f->err). */
+/* The trace's calls (any order).  NODE: func_names.h id + 1.  0, or -1 (f->err). */
 int flow_call(struct flow *f, uint64_t seq, uint32_t node, uint32_t depth, uint64_t tid,
 	      int64_t t_start, int64_t t_ns);
 

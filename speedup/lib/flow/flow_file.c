@@ -12,7 +12,7 @@
 #include "flow_syms.h"
 #include "input.h"
 
-#define NAME_ROOM 1024	/* a name made here: as long as the runtime's (runtime/format/flow.c) */
+#define NAME_ROOM 1024	/* a name made here: as long as the runtime's (runtime/format/flowconv.c) */
 
 struct stack_name {		/* a stack object of the reader's, by extent and name */
 	uint64_t addr, size, hash;

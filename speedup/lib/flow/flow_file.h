@@ -5,7 +5,7 @@
  * dyl-flow (speedup/dyl-flow/load.c) and dyl-speedup's residency (resid.c) read it so.
  *
  * A killed run leaves no TRACE.flow: flow_file_open then converts its spool's FLOW chunks
- * (runtime/format/flow.c) into memory, and reads that as the file (flag CUT set). */
+ * (runtime/format/flowconv.c) into memory, and reads that as the file (flag CUT set). */
 #ifndef SPEEDUP_FLOW_FILE_H
 #define SPEEDUP_FLOW_FILE_H
 

@@ -1,6 +1,6 @@
 /* flow_spool.c - a killed run's flow: no TRACE.flow was written at exit, but the spool
  * (the trace itself, or DIR/.NAME.dylspool beside it) keeps the FLOW chunks written out
- * so far.  The runtime's own converter (runtime/format/flow.c) turns them into the file's
+ * so far.  The runtime's own converter (runtime/format/flowconv.c) turns them into the file's
  * bytes, here into memory (a memfd read back), with the CUT flag set. */
 #define _GNU_SOURCE
 #include <errno.h>

@@ -49,7 +49,7 @@ struct models {
 	int n;
 	size_t room;
 	int nfiles;		/* model files loaded */
-	/* funcs.h ids below this have been matched (their func's model is an index into
+	/* func_names.h ids below this have been matched (their func's model is an index into
 	 * m): each name is matched once, when first met (trace.c) */
 	int matched;
 };

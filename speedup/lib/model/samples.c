@@ -7,7 +7,7 @@
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
-#include "funcs.h"
+#include "func_names.h"
 #include "grow.h"
 #include "samples.h"
 #include "select.h"

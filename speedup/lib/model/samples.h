@@ -17,7 +17,7 @@ enum sample_stat { STAT_MEDIAN, STAT_MEAN, STAT_MIN, STAT_CLIPPED };
 
 /* One (func, work, bytes) and the times of its calls. */
 struct sample_group {
-	uint32_t func;		/* funcs.h id */
+	uint32_t func;		/* func_names.h id */
 	int64_t work;
 	int64_t bytes;		/* in_bytes + out_bytes; -1 when not keyed on bytes */
 	int64_t *t;		/* t_ns of each call, in no particular order */

@@ -53,7 +53,7 @@ struct resid_run {
 /* A process's events, in simulation order (by seq; at one seq, life and host events,
  * reads, writes).  Calls are numbered by slot, not by seq: one slot per seq read (a row,
  * a record), one per gap between them, so that no number in a file sizes an array; for
- * a whole trace, slot = seq.  An event's SEQ is its slot.  FUNC[slot]: the funcs.h id of
+ * a whole trace, slot = seq.  An event's SEQ is its slot.  FUNC[slot]: the func_names.h id of
  * depth-0 call SLOT; -1: nested (depth > 0), a gap, or no row of the trace. */
 struct resid_events {
 	struct resid_ev *ev;
@@ -107,7 +107,7 @@ void resid_events_init(struct resid_events *ev);
 void resid_events_free(struct resid_events *ev);
 
 /* Loads the process of TRACE: its rows (rows.h) and TRACE.flow (or, when that is missing,
- * its spool's FLOW chunks: flow_file.h).  Functions are funcs.h ids (interned here as the
+ * its spool's FLOW chunks: flow_file.h).  Functions are func_names.h ids (interned here as the
  * rows are read).  0; 1 when there is no flow at all (nothing printed: the caller says
  * what it needs); -1 after one message naming the file. */
 int resid_load(struct resid_events *ev, const char *trace);

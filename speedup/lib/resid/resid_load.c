@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "flow_file.h"
-#include "funcs.h"
+#include "func_names.h"
 #include "grow.h"
 #include "input.h"
 #include "resid.h"

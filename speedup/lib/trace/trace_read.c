@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "dyl_keys.h"
-#include "funcs.h"
+#include "func_names.h"
 #include "grow.h"
 #include "model.h"
 #include "model2d.h"
@@ -228,7 +228,7 @@ static void set_overhead(struct trace *tr, const struct trace_src *src, const st
 	take_overhead(tr, o, outside < o ? outside : o, st->top_t_ns, st->top_rows, tr->read_ns);
 }
 
-/* '# handle_only=NAME PARAMS BYTES' notes: kept on NAME's func (funcs.h), for the
+/* '# handle_only=NAME PARAMS BYTES' notes: kept on NAME's func (func_names.h), for the
  * report's note on a replaced kernel whose buffers hang from a handle; and std.flow's
  * '# flow_follow_writes='.  -1: no memory. */
 static int handle_notes(struct trace *tr, const struct trace_src *src)

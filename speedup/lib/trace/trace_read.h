@@ -23,7 +23,7 @@ struct call {
 	 * among the shapes that model has met, or CALL_NO_BYTES; CALL_NO_SHAPE for a model
 	 * keyed on work alone, or a call without a work size */
 	int64_t shape;
-	uint32_t func;	/* id in funcs.h */
+	uint32_t func;	/* id in func_names.h */
 	/* 0 when the trace has no depth column.  It only orders calls that start together,
 	 * so it saturates at CALL_DEPTH_MAX, which leaves room for FAULTS in the same word */
 	uint32_t depth : 16;
@@ -48,7 +48,7 @@ struct call {
 struct inner {
 	int64_t t_start;
 	uint64_t t_ns : 40;
-	uint64_t func : 24;	/* id in funcs.h */
+	uint64_t func : 24;	/* id in func_names.h */
 };
 
 #define INNER_T_MAX ((1ull << 40) - 1)

@@ -1,4 +1,4 @@
-/* slots.h - the open-addressing index behind funcs.c, tids.c, samples.c and model2d.c: a table
+/* slots.h - the open-addressing index behind func_names.c, tids.c, samples.c and model2d.c: a table
  * of NSLOTS (a power of two) slots, each holding an item's index + 1 (0: empty), kept
  * at most half full by its caller.  Each caller keeps its own items, hashes and
  * compares its own keys, and probes linearly: (j + 1) & (nslots - 1). */

@@ -1,4 +1,4 @@
-/* funcs.h - traced function names, interned: each distinct name gets a small id, so that
+/* func_names.h - traced function names, interned: each distinct name gets a small id, so that
  * the per-row work is one hash lookup and everything after it indexes arrays. */
 #ifndef SPEEDUP_FUNCS_H
 #define SPEEDUP_FUNCS_H

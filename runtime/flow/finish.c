@@ -1,4 +1,4 @@
-/* out.c - TRACE.flow at exit: the converter (runtime/format/flow.c) reads the spool
+/* finish.c - TRACE.flow at exit: the converter (runtime/format/flowconv.c) reads the spool
  * once its rows are numbered, and the names of what the process had come from here.
  *
  * No name is looked up here (issue 33): naming through libdw at exit started its

@@ -1,4 +1,4 @@
-/* out.c - dyl-flow's tables: --edges, --objects, --via-objects, --slices (cells,
+/* tables.c - dyl-flow's tables: --edges, --objects, --via-objects, --slices (cells,
  * --phases, --spans) as CSV, and --json with everything.  Rows are sorted, largest
  * first; with several traces every CSV row starts with trace,pid. */
 #define _GNU_SOURCE

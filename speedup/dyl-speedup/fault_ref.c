@@ -1,4 +1,4 @@
-/* faults.c - the fault-free reference times of faulted calls (faults.h).
+/* fault_ref.c - the fault-free reference times of faulted calls (fault_ref.h).
  *
  * Only when the trace has a faulted call: one pass over the kept calls groups the
  * fault-free calls' times by (func, work, shape: trace.h), and each group that has a
@@ -7,8 +7,8 @@
  */
 #include <math.h>
 #include <stdlib.h>
-#include "faults.h"
-#include "funcs.h"
+#include "fault_ref.h"
+#include "func_names.h"
 #include "input.h"
 
 /* The group of C, through a cache of each function's last group: a thread's calls of one

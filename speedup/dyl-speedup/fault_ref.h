@@ -1,4 +1,4 @@
-/* faults.h - the part of a call's time that its page faults took, which an accelerated
+/* fault_ref.h - the part of a call's time that its page faults took, which an accelerated
  * implementation would take as well.
  *
  * A call that first writes a fresh output buffer takes the page faults of its pages

@@ -1,11 +1,11 @@
-/* funcs.c - the name -> id hash table (open addressing through slots.h, FNV-1a).
+/* func_names.c - the name -> id hash table (open addressing through slots.h, FNV-1a).
  *
  * A trace has a handful of distinct function names and millions of rows, so lookups
  * dominate: the table stays at most half full and compares the hash before the bytes. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "funcs.h"
+#include "func_names.h"
 #include "grow.h"
 #include "shown.h"
 #include "slots.h"

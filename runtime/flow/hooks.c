@@ -1,4 +1,4 @@
-/* flow.c - std.flow's hooks and set-up: what is recorded, and when.  The events go to
+/* hooks.c - std.flow's hooks and set-up: what is recorded, and when.  The events go to
  * the thread's buffer (buffers.c), in the words encode.h makes.
  *
  * Where events come from: the region table's hooks (regions.h): every heap block or
@@ -261,7 +261,7 @@ static void notes(void)
 	dyl_trace_put(line, (size_t)len);
 }
 
-/* dyl_hooks.flow_converted: the trace's lines, then TRACE.flow (out.c) */
+/* dyl_hooks.flow_converted: the trace's lines, then TRACE.flow (finish.c) */
 static void converted(int fd, uint64_t size, uint64_t seq)
 {
 	notes();	/* (flow-speed: the calls past the region cap) */

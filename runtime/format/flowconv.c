@@ -1,4 +1,4 @@
-/* flow.c - the spool's FLOW chunks into TRACE.flow (dyl_flow.h, doc/specs/flow.md).
+/* flowconv.c - the spool's FLOW chunks into TRACE.flow (dyl_flow.h, doc/specs/flow.md).
  *
  * The runtime keeps raw events per thread (region ids, addresses, a mark for each
  * depth-0 call); seq numbers exist only once the rows are numbered.  So:
