@@ -24,7 +24,7 @@
 #include "dyl_csv.h"
 #include "dyl_events.h"
 #include "dyl_keys.h"
-#include "funcs.h"
+#include "func_names.h"
 #include "input.h"
 #include "rows.h"
 
