@@ -18,7 +18,12 @@ SERIAL = ('tests/tools/test_timeline_sleep.py', 'tests/runtime/test_threads_wait
           'tests/runtime/test_clock.py')
 # more than about 30 s each, longest first: a parallel run starts them first, so that
 # no long file is left alone at the end
-SLOW = ()
+SLOW = ('tests/libraries/test_openssl.py', 'tests/runtime/test_sanitizers.py',
+        'tests/tools/test_flow_real.py', 'tests/fuzz/test_fuzz.py', 'tests/tools/test_resid_real.py',
+        'tests/tools/test_validate.py', 'microgens/std.diff/test_std_diff.py',
+        'microgens/std.regions/test_std_regions.py', 'tests/libraries/test_jpeg.py',
+        'tests/tools/test_dyl_flow_run.py', 'tests/tools/test_resid_io.py',
+        'tests/runtime/test_process.py', 'tests/tools/test_flow_dhat.py')
 
 
 def _rel(item):
