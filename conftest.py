@@ -16,14 +16,13 @@ FUZZ = ('tests/fuzz/',)
 # timing-sensitive: bounds on times measured while the test runs
 SERIAL = ('tests/tools/test_timeline_sleep.py', 'tests/runtime/test_threads_waits.py',
           'tests/runtime/test_clock.py')
-# more than about 30 s each, longest first: a parallel run starts them first, so that
-# no long file is left alone at the end
-SLOW = ('tests/libraries/test_openssl.py', 'tests/runtime/test_sanitizers.py',
-        'tests/tools/test_flow_real.py', 'tests/fuzz/test_fuzz.py', 'tests/tools/test_resid_real.py',
-        'tests/tools/test_validate.py', 'microgens/std.diff/test_std_diff.py',
-        'microgens/std.regions/test_std_regions.py', 'tests/libraries/test_jpeg.py',
-        'tests/tools/test_dyl_flow_run.py', 'tests/tools/test_resid_io.py',
-        'tests/runtime/test_process.py', 'tests/tools/test_flow_dhat.py')
+# more than about 10 s each, alone on 2 idle cores; longest first (measured serially): a
+# parallel run starts them first, so that no long file is left alone at the end
+SLOW = ('tests/runtime/test_sanitizers.py', 'tests/libraries/test_openssl.py',
+        'tests/fuzz/test_fuzz.py', 'tests/generator/test_generator_safety.py',
+        'tests/generator/test_build_units.py', 'tests/runtime/test_process.py',
+        'tests/tools/test_flow_real.py', 'tests/libraries/test_blas.py',
+        'tests/libraries/test_libc.py', 'tests/libraries/test_fftw.py')
 
 
 def _rel(item):
