@@ -12,7 +12,7 @@ DEB_PACKAGES := gcc make python3 python3-clang-14 libclang1-14 python3-jinja2 \
 	python3-pyelftools python3-pytest libpapi-dev papi-tools libunwind-dev libdw-dev \
 	libblas3 libblas-dev liblapack3 libssl-dev openssl libjpeg-turbo-progs libjpeg-dev \
 	libopenblas0-serial libopenblas0-pthread clang-14 libclang-rt-14-dev graphviz \
-	zlib1g-dev pigz libfftw3-dev python3-numpy python3-scipy
+	zlib1g-dev pigz libfftw3-dev python3-numpy python3-scipy python3-pytest-xdist
 
 # What the benchmarks compare against and use (make bench installs them)
 BENCH_PACKAGES := uftrace ltrace bc heaptrack valgrind python3-numpy
@@ -40,7 +40,7 @@ TOOL_INC := $(patsubst %/,-I%,$(sort $(dir $(TOOL_LIB_SRC))) $(sort $(dir $(TOOL
 TOOL_LIBS := -lm -ldw -lelf
 TOOL_HDR := $(wildcard speedup/*/*.h speedup/lib/*/*.h runtime/format/*.h runtime/format/*/*.h)
 
-.PHONY: all deps install-packages runtime test demo bench validate accuracy install clean \
+.PHONY: all deps install-packages runtime test check demo bench validate accuracy install clean \
 	fuzz fuzz-build tool-inc tool-libs
 
 all: runtime $(COMMANDS)
@@ -104,8 +104,18 @@ tool-inc:
 tool-libs:
 	@echo $(TOOL_LIBS)
 
+# The tests (tests/README.md, "Tiers"; conftest.py marks them by file).  make test runs
+# them all: in parallel, TEST_JOBS workers (pytest-xdist; a file stays on one worker, so
+# its module fixtures are built once), then the timing-sensitive ones (-m serial) alone.
+# make check runs the quick tier (-m quick), for the edit-compile-test loop.
+TEST_JOBS ?= auto
+PYTEST := $(PY) -m pytest -q tests microgens
 test: all
-	@$(PY) -m pytest -q tests microgens
+	@$(PYTEST) -n $(TEST_JOBS) --dist loadfile -m 'not serial'; s=$$?; \
+	$(PYTEST) -m serial; exit $$(( s | $$? ))
+
+check: all
+	@$(PYTEST) -n $(TEST_JOBS) --dist loadfile -m quick
 
 # Fuzzing: one libFuzzer target per reader of files (tests/fuzz/fuzz_NAME.c: the spool
 # decoder, the trace and the model CSV readers, TRACE.flow with dyl-speedup's and

@@ -1,6 +1,8 @@
 """Helpers shared by the scenario tests: build a tiny app, generate a wrapper, run the
 app with and without it, compare the outputs, read the trace."""
+import contextlib
 import csv
+import fcntl
 import io
 import os
 import re
@@ -24,10 +26,24 @@ def has_scipy_and_lapack():
 TIMEOUT = 300  # seconds for any one command of a test
 
 
+@contextlib.contextmanager
+def root_make_lock(cmd):
+    """Holds build/.make.lock while CMD, a make in the project's root, runs: pytest-xdist's
+    workers would otherwise build the same file at once (make test -> -n auto)."""
+    if cmd[:1] != ['make'] or ROOT not in cmd:
+        yield
+        return
+    os.makedirs(os.path.join(ROOT, 'build'), exist_ok=True)
+    with open(os.path.join(ROOT, 'build', '.make.lock'), 'w') as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        yield
+
+
 def run(cmd, check=True, **kw):
     """Runs CMD (a list), returns CompletedProcess with text output."""
     kw.setdefault('timeout', TIMEOUT)
-    r = subprocess.run(cmd, capture_output=True, text=True, **kw)
+    with root_make_lock(cmd):
+        r = subprocess.run(cmd, capture_output=True, text=True, **kw)
     if check and r.returncode != 0:
         raise AssertionError(f'{cmd} failed ({r.returncode}):\n{r.stdout}\n{r.stderr}')
     return r

@@ -354,6 +354,7 @@ def test_tracing_cost_of_nested_calls_is_taken_out_once(tmp_path):
     assert r['overhead_ns'] == 0 and r['total_ns'] == 1250 and r['S_G'] is None
 
 
+@pytest.mark.serial  # compares tracing's cost in two runs: other jobs' time slices would count
 def test_a_prediction_does_not_depend_on_whether_nested_calls_were_wrapped(tmp_path):
     """tests/apps/libnested.c: nested_outer(n) calls nested_inner n times through the PLT.
     The program is traced twice, nested_outer alone wrapped (A) and both (B), and
