@@ -195,4 +195,4 @@ install: all
 	install -m 755 bin/dyliberator $(COMMANDS) $(DESTDIR)$(PREFIX)/bin/
 
 clean:
-	rm -rf $(B)/libdylrt.so $(B)/fuzz $(B)/tools $(TOOL_ARCHIVE) $(COMMANDS) tests/out
+	rm -rf $(B)/libdylrt.so $(B)/fuzz $(B)/tools $(TOOL_ARCHIVE) $(COMMANDS)

@@ -310,7 +310,7 @@ def test_region_table_storm(san, apps, tmp_path, request):
                           '-lpthread')
     env = dict(_clean_env(), **SAN_ENV[b.san], LD_LIBRARY_PATH=b.dir, LD_PRELOAD=b.preload_lib)
     r = subprocess.run(b.prefix + [exe, '300' if b.san == 'tsan' else '2000'], capture_output=True,
-                       text=True, env=env, timeout=TIMEOUT)
+                       text=True, env=env, timeout=TIMEOUT, cwd=str(tmp_path))
     assert not reports(r.stderr), r.stderr[-3000:]
     assert r.returncode == 0, r.stderr[-3000:]
     assert r.stdout.split()[0] == 'ok' and r.stdout.split()[2] == 'unwound', r.stdout
