@@ -87,6 +87,10 @@ $(B)/tools/%.o: %.c | $(B)/.deps
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(WARN) -std=gnu11 $(TOOL_INC) -MMD -MP -c -o $@ $<
 
+# (kept: make would delete the commands' objects as intermediate files, and rebuild
+# them all at the next change)
+.SECONDARY: $(call TOOL_OBJ,$(wildcard speedup/dyl-*/*.c))
+
 $(TOOL_ARCHIVE): $(call TOOL_OBJ,$(TOOL_ARCHIVE_SRC))
 	@rm -f $@
 	$(AR) rcs $@ $^
