@@ -16,7 +16,7 @@ const char *const dev_bound_name[BOUNDS] = { "compute", "memory", "launch" };
 
 const char *device_dir(void)
 {
-	static char dir[PATH_MAX];
+	static char dir[PATH_MAX], real[PATH_MAX];
 	const char *env = getenv("DYL_DEVICES");
 	ssize_t n;
 
@@ -28,23 +28,30 @@ const char *device_dir(void)
 	dir[n] = '\0';
 	char *slash = strrchr(dir, '/');
 	strcpy(slash ? slash : dir, "/../models/devices");	/* bin/dyl-X -> models/devices */
-	return dir;
+	return realpath(dir, real) ? real : dir;
+}
+
+static int csv_only(const struct dirent *e)
+{
+	size_t len = strlen(e->d_name);
+
+	return len > 4 && strcmp(e->d_name + len - 4, ".csv") == 0;
 }
 
 void device_unknown(const char *name)
 {
-	DIR *dir = opendir(device_dir());
-	struct dirent *e;
+	struct dirent **e = NULL;
+	int n = scandir(device_dir(), &e, csv_only, alphasort);
 	char list[2048] = "";
 	size_t o = 0;
 
-	while (dir && (e = readdir(dir)) != NULL) {
-		size_t len = strlen(e->d_name);
-		if (len > 4 && strcmp(e->d_name + len - 4, ".csv") == 0 && o < sizeof(list) - 1)
-			o += (size_t)snprintf(list + o, sizeof(list) - o, " %.*s", (int)len - 4, e->d_name);
+	for (int i = 0; i < n; i++) {
+		if (o < sizeof(list) - 1)
+			o += (size_t)snprintf(list + o, sizeof(list) - o, " %.*s",
+					      (int)strlen(e[i]->d_name) - 4, e[i]->d_name);
+		free(e[i]);
 	}
-	if (dir)
-		closedir(dir);
+	free(e);
 	fprintf(stderr, "dyl: unknown device '%s'; known devices:%s\n", name, o ? list : " none");
 }
 

@@ -1,0 +1,148 @@
+"""dyl-speedup --device NAME and dyl-model --device NAME: kernels' times from a real
+device's published figures (models/devices/NAME.csv, doc/devices.md), no model file."""
+import json
+import os
+import subprocess
+
+import pytest
+
+from dyltest import make
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SPEEDUP = os.path.join(ROOT, 'bin', 'dyl-speedup')
+MODEL = os.path.join(ROOT, 'bin', 'dyl-model')
+HEADER = 'seq,tid,func,t_start_ns,t_ns,in_bytes,out_bytes,work'
+DEVICES = ['nvidia-h100-sxm', 'nvidia-h100-pcie', 'nvidia-h200', 'nvidia-a100-sxm-80g',
+           'nvidia-gh200', 'amd-mi300x', 'intel-max-1550']
+N, V = 1024, 4096
+# dgemm_ 1024^3 (beta 0: A, B in, C out) and dgemv_ 4096 x 4096 (A, x in, y out), as
+# examples/blas.defs counts them; jpeg_foo: no device library provides it
+CALLS = {
+    'dgemm_': (2 * 8 * N * N, 8 * N * N, 2 * N ** 3),
+    'dgemv_': (8 * (V * V + V), 8 * V, 2 * V * V),
+    'jpeg_foo': (10, 10, 5),
+}
+
+
+@pytest.fixture(scope='module', autouse=True)
+def built():
+    make('bin/dyl-speedup', 'bin/dyl-model')
+
+
+@pytest.fixture
+def trace(tmp_path):
+    rows = [f'{i},1,{f},{i * 10 ** 8},{5 * 10 ** 7},{a},{b},{w}'
+            for i, (f, (a, b, w)) in enumerate(CALLS.items())]
+    path = tmp_path / 't.csv'
+    path.write_text('\n'.join([HEADER, *rows, '# total_ns=1000000000']) + '\n')
+    return str(path)
+
+
+def run(*args):
+    return subprocess.run(list(args), capture_output=True, text=True)
+
+
+def kernels(*args):
+    r = run(SPEEDUP, '--json', *args)
+    assert r.returncode == 0, r.stderr
+    return {k['func']: k for k in json.loads(r.stdout)['kernels']}
+
+
+def table_rows(*args):
+    """The report and its kernel rows' fields (the last: out of range, '-' here)."""
+    r = run(SPEEDUP, *args)
+    assert r.returncode == 0, r.stderr
+    return r.stdout, {line.split()[0]: line.split() for line in r.stdout.splitlines()
+                      if line.split() and line.split()[0] in (*CALLS, 'daxpy_')}
+
+
+def test_h100_dgemm_and_dgemv(trace):
+    k = kernels(trace, '--device', 'nvidia-h100-sxm')
+    # FP64 tensor 66.9 TF/s: 2^31 flops take 32 us at peak; HBM3 3.35 TB/s: 134 MB 40 us
+    assert 32e3 < k['dgemm_']['predicted_ns'] < 200e3
+    assert 40e3 < k['dgemv_']['predicted_ns'] < 200e3
+    assert k['dgemm_']['model_file'].endswith('models/devices/nvidia-h100-sxm.csv')
+
+
+def test_bounded_by(trace):
+    out, rows = table_rows(trace, '--device', 'nvidia-h100-sxm')
+    assert 'bounded by' in out.splitlines()[3]
+    assert rows['dgemm_'][-2] == 'compute'
+    assert rows['dgemv_'][-2] == 'memory'
+
+
+def test_bounded_by_launch(tmp_path):
+    path = tmp_path / 'small.csv'
+    path.write_text(f'{HEADER}\n0,1,daxpy_,0,1000,16,8,2\n# total_ns=100000\n')
+    _, rows = table_rows(str(path), '--device', 'nvidia-h100-sxm')
+    assert rows['daxpy_'][-2] == 'launch'
+
+
+def test_no_column_without_device(trace, tmp_path):
+    model = tmp_path / 'm.csv'
+    model.write_text('func,work,t_ns\ndgemm_,1,1000\ndgemv_,1,1000\n')
+    out, rows = table_rows(trace, str(model))
+    assert 'bounded by' not in out
+    assert rows['dgemm_'][-2] not in ('compute', 'memory', 'launch', 'link')
+
+
+def test_unknown_device(trace):
+    for cmd in ([SPEEDUP, trace, '--device', 'no-such-gpu'],
+                [MODEL, '--device', 'no-such-gpu', '-f', 'dgemm_']):
+        r = run(*cmd)
+        assert r.returncode == 2
+        lines = r.stderr.strip().splitlines()
+        assert len(lines) == 1 and 'no-such-gpu' in lines[0]
+        assert all(d in lines[0] for d in DEVICES)
+
+
+def test_not_provided_stays_on_host(trace):
+    r = run(SPEEDUP, '--json', trace, '--device', 'nvidia-h100-sxm')
+    j = json.loads(r.stdout)
+    assert 'jpeg_foo' not in {k['func'] for k in j['kernels']}
+    assert 'jpeg_foo' in {k['func'] for k in j['not_accelerated']}
+    assert any('not provided' in n and 'jpeg_foo' in n for n in j['notes'])
+
+
+@pytest.mark.parametrize('device', DEVICES)
+def test_model_file_reads_back(trace, tmp_path, device):
+    r = run(MODEL, '--device', device, '-f', 'dgemm_', '-f', 'dgemv_')
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith('# Model of device ' + device)
+    model = tmp_path / 'm.csv'
+    model.write_text(r.stdout)
+    direct = kernels(trace, '--device', device)
+    via = kernels(trace, str(model))
+    for f in ('dgemm_', 'dgemv_'):
+        assert via[f]['predicted_ns'] == pytest.approx(direct[f]['predicted_ns'], rel=1e-6)
+
+
+def test_model_refuses_unprovided():
+    r = run(MODEL, '--device', 'amd-mi300x', '-f', 'jpeg_foo')
+    assert r.returncode == 2 and 'jpeg_foo' in r.stderr
+
+
+def flow_case(tmp_path):
+    """One dgemm_ call reading a 1 MiB block and writing another, with its TRACE.flow."""
+    import sys
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from flowfile import HEAP, access, flow_file, obj
+    t = tmp_path / 'trace.csv'
+    t.write_text('# pid=100\nseq,tid,func,t_start_ns,t_ns,in_bytes,out_bytes,work,depth,args\n'
+                 '0,1,dgemm_,1000000,2000000,1048576,1048576,1000,0,\n# total_ns=10000000\n')
+    (tmp_path / 'trace.csv.flow').write_bytes(flow_file(
+        [obj(0, HEAP, 1 << 20), obj(1, HEAP, 1 << 20), access(0, 0, 0, 1 << 20, False),
+         access(0, 1, 0, 1 << 20, True)], nseq=1))
+    return str(t)
+
+
+# the device's link model (models/link-*.csv) moves the data: 5 us + bytes / GB/s
+@pytest.mark.parametrize('device,gbps', [('nvidia-h100-sxm', 32 * 128 / 130 / 8 * 16),
+                                         ('nvidia-a100-sxm-80g', 16 * 128 / 130 / 8 * 16),
+                                         ('nvidia-gh200', 450.0)])
+def test_device_link(tmp_path, device, gbps):
+    r = run(SPEEDUP, '--json', flow_case(tmp_path), '--device', device)
+    assert r.returncode == 0, r.stderr
+    j = json.loads(r.stdout)
+    assert j['h2d_bytes'] == 1 << 20
+    assert j['h2d_ns'] == pytest.approx(5000 + (1 << 20) / gbps, rel=1e-4)
