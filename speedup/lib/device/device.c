@@ -17,12 +17,8 @@ const char *const dev_bound_name[BOUNDS] = { "compute", "memory", "launch" };
 const char *device_dir(void)
 {
 	static char dir[PATH_MAX], real[PATH_MAX];
-	const char *env = getenv("DYL_DEVICES");
-	ssize_t n;
+	ssize_t n = readlink("/proc/self/exe", dir, sizeof(dir) - 32);
 
-	if (env && *env)
-		return env;
-	n = readlink("/proc/self/exe", dir, sizeof(dir) - 32);
 	if (n <= 0)
 		return "models/devices";
 	dir[n] = '\0';
