@@ -383,19 +383,18 @@ static void print_head(FILE *out, const struct report *r, int wp)
 
 /* One line per kernel, the sums, set-up and page faults, and what the columns mean.
  * W: the width of a name. */
-/* --device: what bounds kernel K, padded for the table: the link when its transfers
- * took longer than its calls, else what bounds most of its predicted time. */
+/* --device: what bounds kernel K: the link when its transfers took longer than its
+ * calls, else what bounds most of its predicted time; "-" when none was replaced. */
 static const char *bounded_by(const struct kernel *k)
 {
-	static const char *const col[] = { "compute     ", "memory      ", "launch      " };
 	int most = 0;
 
 	if (k->h2d_ns + k->d2h_ns > k->predicted_ns)
-		return "link        ";
+		return "link";
 	for (int b = 1; b < BOUNDS; b++)
 		if (k->bound_ns[b] > k->bound_ns[most])
 			most = b;
-	return k->bound_ns[most] > 0 ? col[most] : "-           ";
+	return k->bound_ns[most] > 0 ? dev_bound_name[most] : "-";
 }
 
 static void print_kernels(FILE *out, const struct report *r, const int *kern, int nkern, int w)
@@ -420,11 +419,11 @@ static void print_kernels(FILE *out, const struct report *r, const int *kern, in
 			snprintf(oor, sizeof(oor), "%llu call%s, %.1f%% of time",
 				 (unsigned long long)k->out_of_range, k->out_of_range == 1 ? "" : "s",
 				 100 * share((double)k->out_of_range_t_ns, (double)k->t_ns));
-		fprintf(out, "%-*s %-*s %10llu %12s %6.2f%% %12s %8s  %s%s\n", w, funcs_get(kern[i])->shown, w,
-			model_of(r, kern[i])->shown, (unsigned long long)k->calls,
+		fprintf(out, "%-*s %-*s %10llu %12s %6.2f%% %12s %8s  %-*s%s\n", w, funcs_get(kern[i])->shown,
+			w, model_of(r, kern[i])->shown, (unsigned long long)k->calls,
 			fmt_ns(a, sizeof(a), (double)k->t_ns), 100 * share((double)k->t_ns, T),
 			fmt_ns(b, sizeof(b), k->predicted_ns), fmt_ratio(c, sizeof(c), sp),
-			r->device ? bounded_by(k) : "", oor);
+			r->device ? 12 : 0, r->device ? bounded_by(k) : "", oor);
 	}
 	fprintf(out, "%-*s %-*s %10llu %12s %6.2f%% %12s %8s\n", w, "all kernels", w, "",
 		(unsigned long long)run->calls, fmt_ns(a, sizeof(a), (double)run->t_ns), 100 * run->P,
@@ -567,6 +566,8 @@ static void json_kernels(FILE *out, const struct report *r, const struct predict
 		json_string(out, m->file);
 		json_u64(out, "model_line", m->line);
 		fputs(m->b ? ", \"model_keys\": \"work,bytes\"" : ", \"model_keys\": \"work\"", out);
+		if (r->device)
+			fprintf(out, ", \"bounded_by\": \"%s\"", bounded_by(k));
 		json_u64(out, "calls", k->calls);
 		json_u64(out, "t_ns", k->t_ns);
 		json_u64(out, "measured_ns", k->measured_ns);

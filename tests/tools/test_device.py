@@ -3,6 +3,7 @@ device's published figures (models/devices/NAME.csv, doc/devices.md), no model f
 import json
 import os
 import subprocess
+import sys
 
 import pytest
 
@@ -62,6 +63,7 @@ def test_h100_dgemm_and_dgemv(trace):
     assert 32e3 < k['dgemm_']['predicted_ns'] < 200e3
     assert 40e3 < k['dgemv_']['predicted_ns'] < 200e3
     assert k['dgemm_']['model_file'].endswith('models/devices/nvidia-h100-sxm.csv')
+    assert (k['dgemm_']['bounded_by'], k['dgemv_']['bounded_by']) == ('compute', 'memory')
 
 
 def test_bounded_by(trace):
@@ -83,6 +85,7 @@ def test_no_column_without_device(trace, tmp_path):
     model.write_text('func,work,t_ns\ndgemm_,1,1000\ndgemv_,1,1000\n')
     out, rows = table_rows(trace, str(model))
     assert 'bounded by' not in out
+    assert 'bounded_by' not in run(SPEEDUP, '--json', trace, str(model)).stdout
     assert rows['dgemm_'][-2] not in ('compute', 'memory', 'launch', 'link')
 
 
@@ -124,16 +127,9 @@ def test_model_refuses_unprovided():
 
 def flow_case(tmp_path):
     """One dgemm_ call reading a 1 MiB block and writing another, with its TRACE.flow."""
-    import sys
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from flowfile import HEAP, access, flow_file, obj
-    t = tmp_path / 'trace.csv'
-    t.write_text('# pid=100\nseq,tid,func,t_start_ns,t_ns,in_bytes,out_bytes,work,depth,args\n'
-                 '0,1,dgemm_,1000000,2000000,1048576,1048576,1000,0,\n# total_ns=10000000\n')
-    (tmp_path / 'trace.csv.flow').write_bytes(flow_file(
-        [obj(0, HEAP, 1 << 20), obj(1, HEAP, 1 << 20), access(0, 0, 0, 1 << 20, False),
-         access(0, 1, 0, 1 << 20, True)], nseq=1))
-    return str(t)
+    from test_link_model import one_call_case
+    return one_call_case(tmp_path)[0]
 
 
 # the device's link model (models/link-*.csv) moves the data: 5 us + bytes / GB/s
