@@ -142,3 +142,39 @@ def test_device_link(tmp_path, device, gbps):
     j = json.loads(r.stdout)
     assert j['h2d_bytes'] == 1 << 20
     assert j['h2d_ns'] == pytest.approx(5000 + (1 << 20) / gbps, rel=1e-4)
+
+
+DESCRIPTION = '''# a device of one's own, given by its path
+item,precision,unit,size,value,source
+name,,,,Test device,
+peak,d,vector,,1e12,made up, with a comma
+peak,d,matrix,,4e12,
+peak,s,vector,,2e12,
+peak,s,matrix,,8e12,
+bandwidth,,,,1e12,
+launch_ns,,,,1000,
+link,,,,link-pcie5-x16,
+'''
+
+
+def test_formula_of_a_device_file(tmp_path):
+    """No efficiency rows: the peaks themselves.  daxpy_ of 10^6: 2 us of compute, 24 us of
+    memory; dgemm_ of 2 x 10^9 flops on the matrix units: 500 us; launch 1 us on top."""
+    dev = tmp_path / 'mine.csv'
+    dev.write_text(DESCRIPTION)
+    path = tmp_path / 't.csv'
+    path.write_text(f'{HEADER}\n0,1,daxpy_,0,10000000,16000000,8000000,2000000\n'
+                    f'1,1,dgemm_,20000000,10000000,8000,8000,2000000000\n# total_ns=100000000\n')
+    k = kernels(str(path), '--device', str(dev))
+    assert k['daxpy_']['predicted_ns'] == pytest.approx(25000)
+    assert k['dgemm_']['predicted_ns'] == pytest.approx(501000)
+    assert (k['daxpy_']['bounded_by'], k['dgemm_']['bounded_by']) == ('memory', 'compute')
+
+
+def test_malformed_device_file(tmp_path):
+    dev = tmp_path / 'bad.csv'
+    dev.write_text(DESCRIPTION.replace('bandwidth,,,,1e12,\n', ''))
+    path = tmp_path / 't.csv'
+    path.write_text(f'{HEADER}\n0,1,daxpy_,0,1000,16,8,2\n# total_ns=100000\n')
+    r = run(SPEEDUP, str(path), '--device', str(dev))
+    assert r.returncode == 2 and 'bandwidth' in r.stderr

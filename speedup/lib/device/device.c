@@ -48,7 +48,8 @@ void device_unknown(const char *name)
 		free(e[i]);
 	}
 	free(e);
-	fprintf(stderr, "dyl: unknown device '%s'; known devices:%s\n", name, o ? list : " none");
+	fprintf(stderr, "%s: unknown device '%s'; known devices:%s\n", input_prog, name,
+		o ? list : " none");
 }
 
 const char *device_link_path(const struct device *d, char *buf, size_t size)
