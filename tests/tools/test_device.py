@@ -178,3 +178,12 @@ def test_malformed_device_file(tmp_path):
     path.write_text(f'{HEADER}\n0,1,daxpy_,0,1000,16,8,2\n# total_ns=100000\n')
     r = run(SPEEDUP, str(path), '--device', str(dev))
     assert r.returncode == 2 and 'bandwidth' in r.stderr
+
+
+def test_installed_commands_find_the_devices(tmp_path, trace):
+    """make install puts models/ under PREFIX/lib/dyliberator/, where the commands look."""
+    r = run('make', '-s', '-C', ROOT, 'install', f'PREFIX={tmp_path}/inst')
+    assert r.returncode == 0, r.stderr
+    r = run(f'{tmp_path}/inst/bin/dyl-speedup', trace, '--device', 'nvidia-h100-sxm')
+    assert r.returncode == 0, r.stderr
+    assert 'lib/dyliberator/models/devices/nvidia-h100-sxm.csv' in r.stdout

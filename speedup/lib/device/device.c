@@ -16,15 +16,25 @@ const char *const dev_bound_name[BOUNDS] = { "compute", "memory", "launch" };
 
 const char *device_dir(void)
 {
+	/* beside the command in the tree (bin/), or where make install puts them */
+	static const char *const beside[] = { "/../models/devices",
+		"/../lib/dyliberator/models/devices" };
 	static char dir[PATH_MAX], real[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", dir, sizeof(dir) - 32);
+	ssize_t n = readlink("/proc/self/exe", dir, sizeof(dir) - 64);
 
 	if (n <= 0)
 		return "models/devices";
 	dir[n] = '\0';
 	char *slash = strrchr(dir, '/');
-	strcpy(slash ? slash : dir, "/../models/devices");	/* bin/dyl-X -> models/devices */
-	return realpath(dir, real) ? real : dir;
+	if (!slash)
+		return "models/devices";
+	for (int i = 0; i < 2; i++) {
+		strcpy(slash, beside[i]);
+		if (realpath(dir, real))
+			return real;
+	}
+	strcpy(slash, beside[0]);
+	return dir;
 }
 
 static int csv_only(const struct dirent *e)

@@ -53,7 +53,8 @@ int dev_kernel_of(const char *name, struct dev_kernel *k);
 /* Loads device NAME (a name in the devices folder, or a path to a .csv) into D.  0; -1
  * after a message; 1 when NAME is not a known device (nothing printed). */
 int device_load(const char *name, struct device *d);
-/* The folder of the shipped descriptions, beside the command: ../models/devices. */
+/* The folder of the shipped descriptions: ../models/devices beside the command, or
+ * ../lib/dyliberator/models/devices (make install). */
 const char *device_dir(void);
 /* Prints one line on stderr: the unknown NAME and the known devices. */
 void device_unknown(const char *name);
