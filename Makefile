@@ -193,7 +193,7 @@ accuracy: all
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/dyliberator
-	cp -r generator microgens runtime $(DESTDIR)$(PREFIX)/lib/dyliberator/
+	cp -r generator microgens runtime models $(DESTDIR)$(PREFIX)/lib/dyliberator/
 	install -d $(DESTDIR)$(PREFIX)/lib/dyliberator/build
 	install -m 755 $(B)/libdylrt.so $(DESTDIR)$(PREFIX)/lib/dyliberator/build/
 	install -m 755 bin/dyliberator $(COMMANDS) $(DESTDIR)$(PREFIX)/bin/

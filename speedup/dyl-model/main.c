@@ -9,6 +9,7 @@
 #include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include "device_sweep.h"
 #include <string.h>
 #include "companion.h"
 #include "dyl_keys.h"
@@ -26,7 +27,8 @@
 static const char usage[] =
 "usage: dyl-model TRACE... [-f PATTERN]... [--stat median|mean|clipped|min]\n"
 "                 [--min-samples N] [--all-depths] [--bytes] [--keep-faults]\n"
-"                 [--link h2d=FUNC] [--link d2h=FUNC] > model.csv\n";
+"                 [--link h2d=FUNC] [--link d2h=FUNC] > model.csv\n"
+"       dyl-model --device NAME -f FUNC... > model.csv\n";
 
 static const char help[] =
 "\n"
@@ -64,6 +66,9 @@ static const char help[] =
 "    where no call is fault-free; --keep-faults keeps all).\n"
 "\n"
 "Options:\n"
+"  --device NAME     no trace: the model of device NAME's kernels named by -f FUNC\n"
+"                    (models/devices/NAME.csv, doc/devices.md), func,work,t_ns along\n"
+"                    each one's typical call (square matrices); unknown NAME: exit 2\n"
 "  -f PATTERN        only functions matching PATTERN (a shell wildcard; repeatable;\n"
 "                    '!PATTERN' excludes; the last match wins)\n"
 "  --stat S          median (default: robust to the odd slow call), mean (what a sum of\n"
@@ -115,6 +120,7 @@ struct model_opts {
 	unsigned long min_samples;
 	int all_depths, by_bytes, keep_faults;
 	const char *link[2];	/* --link h2d=FUNC, d2h=FUNC: the copy functions, or NULL */
+	const char *device;	/* --device NAME: the device's model, no trace read */
 };
 
 /* The link rows' names, by direction (--link h2d=, d2h=). */
@@ -318,6 +324,9 @@ static int parse_options(int argc, char **argv, struct model_opts *o)
 		} else if (!strcmp(a, "-f") && v) {
 			o->patterns[o->npatterns++] = v;
 			i++;
+		} else if (!strcmp(a, "--device") && v) {
+			o->device = v;
+			i++;
 		} else if (!strcmp(a, "--all-depths")) {
 			o->all_depths = 1;
 		} else if (!strcmp(a, "--keep-faults")) {
@@ -353,13 +362,14 @@ static int parse_options(int argc, char **argv, struct model_opts *o)
 		} else {
 			/* a value is missing only after an option that takes one */
 			int takes = !strcmp(a, "-f") || !strcmp(a, "--link") || !strcmp(a, "--stat") ||
+				    !strcmp(a, "--device") ||
 				    !strcmp(a, "--min-samples");
 			input_error(NULL, 0, "%s '%s' (see --help)",
 				    takes && !v ? "a value must follow" : "unknown option", a);
 			return -1;
 		}
 	}
-	if (!o->npaths) {
+	if (!o->npaths && !o->device) {
 		input_error(NULL, 0, "no trace given (see --help)");
 		fputs(usage, stderr);
 		return -1;
@@ -509,7 +519,7 @@ int main(int argc, char **argv)
 	rc = parse_options(argc, argv, &o);
 	if (rc != 0)
 		return rc > 0 ? 0 : EXIT_BAD_INPUT;
-	rc = dyl_model(&o, &sl);
+	rc = o.device ? device_sweep(stdout, o.device, o.patterns, o.npatterns) : dyl_model(&o, &sl);
 	free(sl.decided);
 	free(o.patterns);
 	free(o.paths);

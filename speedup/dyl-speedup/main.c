@@ -9,7 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "companion.h"
+#include "device_models.h"
+#include "dyl_flow.h"
 #include "func_names.h"
 #include "input.h"
 #include "model.h"
@@ -34,7 +37,8 @@
 static const char usage[] =
 "usage: dyl-speedup TRACE... MODEL... [--json | --csv] [--only-faster] [--keep-overhead]\n"
 "                   [--cpu-time] [--faults-replaced] [--devices N|unlimited]\n"
-"                   [--residency exact|optimistic|pessimistic] [--plan]\n";
+"                   [--residency exact|optimistic|pessimistic] [--plan]\n"
+"       dyl-speedup TRACE... --device NAME [MODEL...] [options]\n";
 
 static const char help[] =
 "\n"
@@ -120,7 +124,8 @@ static const char help[] =
 "                 inner_tracing_ns (the rows nested in replaced calls, and tracing's cost\n"
 "                 of them, out of measured_ns: t_ns), tracing_ns_per_row,\n"
 "                 kernels[] (func, calls, t_ns, P, predicted_ns, S_P,\n"
-"                 model_keys (work or work,bytes), out_of_range_calls, no_work_calls,\n"
+"                 model_keys (work or work,bytes), bounded_by (--device only),\n"
+"                 out_of_range_calls, no_work_calls,\n"
 "                 no_bytes_calls, nested_calls, fault_calls (replaced calls that took page\n"
 "                 faults), fault_kept_ns (what their faults took, kept in predicted_ns),\n"
 "                 fault_unmatched (of them, without a fault-free call at their work),\n"
@@ -181,6 +186,15 @@ static const char help[] =
 "                 all-in and call-by-call (--only-faster's) plans: T', S_G, the bytes\n"
 "                 and transfers each way.  Needs link rows (@h2d, @d2h: models/link-*.csv)\n"
 "                 and a TRACE.flow beside each trace (-g std.flow); --json adds \"plans\"\n"
+"  --device NAME  predict with a real accelerator's published figures\n"
+"                 (models/devices/NAME.csv, doc/devices.md; or a path to such a file): each\n"
+"                 function its libraries provide (BLAS, the LAPACK factorizations and\n"
+"                 solves, FFTW's executes) takes launch + max(work / (peak x efficiency),\n"
+"                 bytes / (bandwidth x efficiency)), its link model adds the transfers\n"
+"                 (--residency); no model file needed (one given first still wins).  The\n"
+"                 kernel table gains a column 'bounded by' (compute, memory, launch, link);\n"
+"                 the functions it does not provide stay on the host, named in a note.\n"
+"                 An unknown NAME: the known devices, exit 2\n"
 "  -h, --help     this text\n"
 "\n"
 "Exit status: 0 done; 1 no model matches any traced function; 2 bad usage or bad input\n"
@@ -278,6 +292,8 @@ struct speedup_opts {
 	struct input_file *files;
 	int nfiles;
 	int plan;		/* --plan: the offload plans beside the report (plan.h) */
+	const char *device;	/* --device NAME; NULL: none */
+	struct device_models *dm;	/* its kernels, when given */
 };
 
 /* --devices' value V: a positive count, or 'unlimited' (0).  0, or -1 after a message. */
@@ -353,6 +369,12 @@ static int parse_options(int argc, char **argv, struct speedup_opts *o)
 			const char *v = a[11] == '=' ? a + 12 : i + 1 < argc ? argv[++i] : NULL;
 			if (parse_residency(v) != 0)
 				return -1;
+		} else if (strncmp(a, "--device", 8) == 0 && (a[8] == '\0' || a[8] == '=')) {
+			o->device = a[8] == '=' ? a + 9 : i + 1 < argc ? argv[++i] : NULL;
+			if (!o->device) {
+				input_error(NULL, 0, "--device takes a device's name (see --help)");
+				return -1;
+			}
 		} else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
 			fputs(usage, stdout);
 			fputs(help, stdout);
@@ -363,6 +385,19 @@ static int parse_options(int argc, char **argv, struct speedup_opts *o)
 		}
 	}
 	return 0;
+}
+
+/* 1 when every trace of O has its TRACE.flow beside it (the link's transfers need it). */
+static int flows_beside(const struct speedup_opts *o, const enum kind *kinds)
+{
+	char path[4200];
+
+	for (int i = 0; i < o->nfiles; i++) {
+		snprintf(path, sizeof(path), "%s%s", o->files[i].path, DYL_FLOW_SUFFIX);
+		if (kinds[i] == KIND_TRACE && access(path, R_OK) != 0)
+			return 0;
+	}
+	return 1;
 }
 
 /* Tells O's files apart (KINDS), lists the models' paths (MODEL_FILES) and loads them.
@@ -379,7 +414,7 @@ static int load_models(struct speedup_opts *o, enum kind *kinds, const char **mo
 		else
 			model_files[nmodels++] = o->files[i].path;
 	}
-	if (!ntraces || !nmodels) {
+	if (!ntraces || (!nmodels && !o->device)) {
 		input_error(NULL, 0, "%s (see --help)", !o->nfiles ? "no files: give traces and models"
 					: !ntraces ? "no trace among the files" : "no model among the files");
 		fputs(usage, stderr);
@@ -392,6 +427,10 @@ static int load_models(struct speedup_opts *o, enum kind *kinds, const char **mo
 			return -1;
 		input_close(&o->files[i]);
 	}
+	if (o->device && device_models_attach(o->dm, o->r.models, o->device,
+					      !flows_beside(o, kinds)) != 0)
+		return -1;
+	o->r.device = o->device ? o->dm : NULL;
 	o->r.model_files = model_files;
 	o->r.nmodel_files = nmodels;
 	return ntraces;
@@ -466,8 +505,9 @@ static int dyl_speedup(struct speedup_opts *o)
 int main(int argc, char **argv)
 {
 	struct models models = { 0 };
+	static struct device_models dm;	/* large: not on the stack */
 	struct speedup_opts o = { .r = { .format = REPORT_TABLE, .devices = DEFAULT_DEVICES,
-					 .models = &models } };
+					 .models = &models }, .dm = &dm };
 	int rc;
 
 	o.files = calloc((size_t)argc, sizeof(*o.files));
@@ -480,6 +520,7 @@ int main(int argc, char **argv)
 		return rc > 0 ? 0 : EXIT_BAD_INPUT;
 	rc = dyl_speedup(&o);
 	models_free(&models);
+	device_models_free(&dm);
 	free(o.files);
 	return rc;
 }

@@ -203,6 +203,8 @@ static int walk_thread(struct thread *th, const struct models *ms, int only_fast
 		k->inner_cost_ns += cost;
 		k->reads_ns += own;
 		k->predicted_ns += f;
+		if (m->eval2)	/* a device's kernel: what bounds this call */
+			k->bound_ns[model2d_bound(m, c->shape) & 3] += f;
 		if (CALL_FAULTED(c)) {
 			k->fault_calls++;
 			k->fault_kept_ns += excess;
@@ -383,6 +385,8 @@ int predict_add(struct prediction *run, const struct prediction *p)
 		r->d2h_transfers += k->d2h_transfers;
 		r->h2d_ns += k->h2d_ns;
 		r->d2h_ns += k->d2h_ns;
+		for (int b = 0; b < 4; b++)
+			r->bound_ns[b] += k->bound_ns[b];
 	}
 	transfers_add(run, p);
 	/* processes that ran one after another: their run times add up (in one clock) */

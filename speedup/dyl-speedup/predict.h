@@ -51,6 +51,8 @@ struct kernel {
 	 * replaced calls' reads, d2h of what they wrote (resid.h) */
 	uint64_t h2d_bytes, d2h_bytes, h2d_transfers, d2h_transfers;
 	double h2d_ns, d2h_ns;
+	/* --device: the replaced calls' predicted time by what bounds each (enum dev_bound) */
+	double bound_ns[4];
 };
 
 /* One residency mode's figures (doc/residency.md): its transfers, and T' and S_G with

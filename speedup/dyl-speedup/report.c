@@ -277,6 +277,24 @@ static void thread_notes(struct notes *ns, const struct report *r)
 	     "predicted, adding the threads' calls up, %s", dev, amdahl);
 }
 
+/* --device: the device, its link, and the traced functions its libraries lack. */
+static void device_notes(struct notes *ns, const struct device_models *dm)
+{
+	char list[1024] = "";
+	size_t o = 0;
+
+	note(ns, "--device %s (%s, %s): each call of a function its libraries provide takes "
+	     "launch + max(work / (peak x efficiency), bytes / (bandwidth x efficiency)); the "
+	     "link is %s (doc/devices.md)", dm->dev.name, dm->dev.title, dm->dev.path, dm->link_path);
+	for (int i = 0; i < dm->nmissing && o < sizeof(list) - 1; i++)
+		o += (size_t)snprintf(list + o, sizeof(list) - o, "%s%s", i ? ", " : "", dm->missing[i]);
+	if (dm->no_link)
+		note(ns, "--device: no transfers counted: a trace has no TRACE.flow beside it (record "
+		     "it with -g std.flow), so the link model %s was not loaded", dm->link_path);
+	if (dm->nmissing)
+		note(ns, "not provided by %s's libraries, so on the host: %s", dm->dev.name, list);
+}
+
 static void build_notes(struct notes *ns, const struct report *r, const int *kern, int nkern)
 {
 	const struct prediction *run = r->run;
@@ -298,6 +316,8 @@ static void build_notes(struct notes *ns, const struct report *r, const int *ker
 		note(ns, "--only-faster: only calls the model makes faster are replaced (the best "
 		     "implementation per call, decided from the outermost call inwards)");
 	thread_notes(ns, r);
+	if (r->device)
+		device_notes(ns, r->device);
 	for (int i = 0; i < r->nprocs; i++)
 		process_notes(ns, &r->procs[i]);
 	if (r->nprocs > 1 && run->total_ns > 0 && !(run->predicted_total_ns > 0))
@@ -363,6 +383,20 @@ static void print_head(FILE *out, const struct report *r, int wp)
 
 /* One line per kernel, the sums, set-up and page faults, and what the columns mean.
  * W: the width of a name. */
+/* --device: what bounds kernel K: the link when its transfers took longer than its
+ * calls, else what bounds most of its predicted time; "-" when none was replaced. */
+static const char *bounded_by(const struct kernel *k)
+{
+	int most = 0;
+
+	if (k->h2d_ns + k->d2h_ns > k->predicted_ns)
+		return "link";
+	for (int b = 1; b < BOUNDS; b++)
+		if (k->bound_ns[b] > k->bound_ns[most])
+			most = b;
+	return k->bound_ns[most] > 0 ? dev_bound_name[most] : "-";
+}
+
 static void print_kernels(FILE *out, const struct report *r, const int *kern, int nkern, int w)
 {
 	const struct prediction *run = r->run;
@@ -374,8 +408,8 @@ static void print_kernels(FILE *out, const struct report *r, const int *kern, in
 	if (T > (double)run->total_ns)
 		snprintf(base, sizeof(base), "the threads' time\n  (their lives summed, %s: several "
 			 "ran at once)", fmt_ns(a, sizeof(a), T));
-	fprintf(out, "\n%-*s %-*s %10s %12s %7s %12s %8s  %s\n", w, "kernel", w, "model", "calls",
-		"measured", "P", "predicted", "S_P", "out of range");
+	fprintf(out, "\n%-*s %-*s %10s %12s %7s %12s %8s  %s%s\n", w, "kernel", w, "model", "calls",
+		"measured", "P", "predicted", "S_P", r->device ? "bounded by  " : "", "out of range");
 	for (int i = 0; i < nkern; i++) {
 		const struct kernel *k = &run->k[kern[i]];
 		double sp = k->calls ? (k->predicted_ns > 0 ? (double)k->t_ns / k->predicted_ns : INFINITY)
@@ -385,10 +419,11 @@ static void print_kernels(FILE *out, const struct report *r, const int *kern, in
 			snprintf(oor, sizeof(oor), "%llu call%s, %.1f%% of time",
 				 (unsigned long long)k->out_of_range, k->out_of_range == 1 ? "" : "s",
 				 100 * share((double)k->out_of_range_t_ns, (double)k->t_ns));
-		fprintf(out, "%-*s %-*s %10llu %12s %6.2f%% %12s %8s  %s\n", w, funcs_get(kern[i])->shown, w,
-			model_of(r, kern[i])->shown, (unsigned long long)k->calls,
+		fprintf(out, "%-*s %-*s %10llu %12s %6.2f%% %12s %8s  %-*s%s\n", w, funcs_get(kern[i])->shown,
+			w, model_of(r, kern[i])->shown, (unsigned long long)k->calls,
 			fmt_ns(a, sizeof(a), (double)k->t_ns), 100 * share((double)k->t_ns, T),
-			fmt_ns(b, sizeof(b), k->predicted_ns), fmt_ratio(c, sizeof(c), sp), oor);
+			fmt_ns(b, sizeof(b), k->predicted_ns), fmt_ratio(c, sizeof(c), sp),
+			r->device ? 12 : 0, r->device ? bounded_by(k) : "", oor);
 	}
 	fprintf(out, "%-*s %-*s %10llu %12s %6.2f%% %12s %8s\n", w, "all kernels", w, "",
 		(unsigned long long)run->calls, fmt_ns(a, sizeof(a), (double)run->t_ns), 100 * run->P,
@@ -531,6 +566,8 @@ static void json_kernels(FILE *out, const struct report *r, const struct predict
 		json_string(out, m->file);
 		json_u64(out, "model_line", m->line);
 		fputs(m->b ? ", \"model_keys\": \"work,bytes\"" : ", \"model_keys\": \"work\"", out);
+		if (r->device)
+			fprintf(out, ", \"bounded_by\": \"%s\"", bounded_by(k));
 		json_u64(out, "calls", k->calls);
 		json_u64(out, "t_ns", k->t_ns);
 		json_u64(out, "measured_ns", k->measured_ns);

@@ -3,6 +3,7 @@
 #define SPEEDUP_REPORT_H
 
 #include <stdio.h>
+#include "device_models.h"
 #include "model.h"
 #include "predict.h"
 
@@ -23,6 +24,9 @@ struct report {
 	struct models *models;
 	const char *const *model_files;
 	int nmodel_files;
+	/* --device: the device whose kernels and link predict (device_models.h); NULL: none,
+	 * and the report is as without the option */
+	const struct device_models *device;
 };
 
 /* Prints R on OUT; returns 0, or -1 when out of memory (message printed). */

@@ -57,6 +57,16 @@ static struct model *new_model(struct models *ms, char *pattern, const char *fil
 	return m;
 }
 
+struct model *models_new(struct models *ms, const char *pattern, const char *file)
+{
+	char *copy = strdup(pattern);
+	struct model *m = copy ? new_model(ms, copy, file, 0) : NULL;
+
+	if (!m)
+		free(copy);
+	return m;
+}
+
 /* B: the sample's bytes, used when the model is keyed on them (M->keyed == 2). */
 static int add_sample(struct model *m, double w, double b, double t, unsigned long line)
 {
@@ -356,6 +366,8 @@ int models_match(struct models *ms, const char *name)
 			m->shadowed_func = name;
 		}
 	}
+	if (found < 0 && ms->provide && (found = ms->provide(ms, name)) >= 0)
+		ms->m[found].used = 1;
 	return found;
 }
 

@@ -36,6 +36,11 @@ struct model {
 	/* a link row's model (func @h2d or @d2h: work = bytes of one transfer, t_ns its
 	 * time; doc/residency.md), not a kernel's: MODEL_H2D, MODEL_D2H; 0 a kernel */
 	int link;
+	/* a computed model (a device's kernel, device.h), keyed on work and bytes: its time
+	 * for a call, and in *BOUND what bounds it (an index the computer names); NULL for
+	 * a model read from a file */
+	double (*eval2)(const struct model *m, double work, double bytes, int *bound);
+	const void *ctx;	/* eval2's */
 };
 
 #define MODEL_H2D 1
@@ -52,11 +57,18 @@ struct models {
 	/* func_names.h ids below this have been matched (their func's model is an index into
 	 * m): each name is matched once, when first met (trace.c) */
 	int matched;
+	/* called for a name no model matches (--device): may append a model for it and
+	 * return its index, or -1; NULL: none */
+	int (*provide)(struct models *ms, const char *name);
+	void *provide_ctx;
 };
 
 /* Reads a model file (its header already recognised) and appends its models to MS.
  * Returns 0, or -1 after printing the error. */
 int models_load(struct models *ms, const struct input_file *f);
+/* Appends an empty model of PATTERN (copied) read from FILE, or NULL when out of memory:
+ * for models made, not read (a device's). */
+struct model *models_new(struct models *ms, const char *pattern, const char *file);
 /* Frees every model of MS and zeroes it (a long-lived reader, a fuzz target). */
 void models_free(struct models *ms);
 /* The first model of MS whose pattern matches NAME, in the order the models were given;

@@ -22,6 +22,7 @@ struct shape {
 	int64_t w, b;
 	double f;
 	int out_of_range;
+	int bound;		/* a computed model's (eval2): what bounds it */
 };
 
 struct model2d {
@@ -46,6 +47,9 @@ void model2d_free(struct model *m)
 
 int model2d_build(struct model *m)
 {
+	if (m->eval2)	/* computed: the cache of shapes alone, no samples to triangulate */
+		return (m->twod = calloc(1, sizeof(*m->twod))) ? 0 : -1;
+
 	double *x = malloc(m->n * sizeof(double)), *y = malloc(m->n * sizeof(double));
 	double *z = malloc(m->n * sizeof(double));
 	int rc = -1;
@@ -107,7 +111,12 @@ int64_t model2d_shape(struct model *m, int64_t work, int64_t bytes)
 	struct shape *sh = &s->shapes[s->n];
 	sh->w = work;
 	sh->b = bytes;
-	sh->f = model2d_eval(m, (double)work, (double)bytes, &sh->out_of_range);
+	sh->bound = 0;
+	if (m->eval2) {
+		sh->f = m->eval2(m, (double)work, (double)bytes, &sh->bound);
+		sh->out_of_range = 0;
+	} else
+		sh->f = model2d_eval(m, (double)work, (double)bytes, &sh->out_of_range);
 	s->slots[j] = (uint32_t)s->n + 1;
 	s->last = s->n;
 	return (int64_t)s->n++;
@@ -119,4 +128,9 @@ double model2d_f(const struct model *m, int64_t i, int *out_of_range)
 
 	*out_of_range = sh->out_of_range;
 	return sh->f;
+}
+
+int model2d_bound(const struct model *m, int64_t i)
+{
+	return m->twod->shapes[i].bound;
 }

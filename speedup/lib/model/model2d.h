@@ -29,6 +29,9 @@ int64_t model2d_shape(struct model *m, int64_t work, int64_t bytes);
 /* f of the shape with index I; *OUT_OF_RANGE: it lies outside the samples. */
 double model2d_f(const struct model *m, int64_t i, int *out_of_range);
 
+/* What bounds the shape with index I, for a computed model (M->eval2); 0 otherwise. */
+int model2d_bound(const struct model *m, int64_t i);
+
 /* f(WORK, BYTES) computed afresh. */
 double model2d_eval(struct model *m, double work, double bytes, int *out_of_range);
 
