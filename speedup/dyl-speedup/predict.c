@@ -203,8 +203,13 @@ static int walk_thread(struct thread *th, const struct models *ms, int only_fast
 		k->inner_cost_ns += cost;
 		k->reads_ns += own;
 		k->predicted_ns += f;
-		if (m->eval2)	/* a device's kernel: what bounds this call */
+		if (m->eval2) {	/* a device's kernel: what bounds this call, and its sizes */
+			int64_t w, b;
 			k->bound_ns[model2d_bound(m, c->shape) & 3] += f;
+			model2d_sizes(m, c->shape, &w, &b);
+			k->work += (double)w;
+			k->bytes += (double)b;
+		}
 		if (CALL_FAULTED(c)) {
 			k->fault_calls++;
 			k->fault_kept_ns += excess;
@@ -387,6 +392,8 @@ int predict_add(struct prediction *run, const struct prediction *p)
 		r->d2h_ns += k->d2h_ns;
 		for (int b = 0; b < 4; b++)
 			r->bound_ns[b] += k->bound_ns[b];
+		r->work += k->work;
+		r->bytes += k->bytes;
 	}
 	transfers_add(run, p);
 	/* processes that ran one after another: their run times add up (in one clock) */

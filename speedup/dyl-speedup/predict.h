@@ -53,6 +53,8 @@ struct kernel {
 	double h2d_ns, d2h_ns;
 	/* --device: the replaced calls' predicted time by what bounds each (enum dev_bound) */
 	double bound_ns[4];
+	/* --device: the replaced calls' work and bytes, summed (a roofline's point) */
+	double work, bytes;
 };
 
 /* One residency mode's figures (doc/residency.md): its transfers, and T' and S_G with

@@ -17,6 +17,7 @@
 #include "grow.h"
 #include "input.h"
 #include "model.h"
+#include "model2d.h"
 #include "report.h"
 #include "report_fmt.h"
 #include "report_threads.h"
@@ -546,6 +547,29 @@ static void json_double(FILE *out, const char *key, double v)
 	json_number(out, v);
 }
 
+/* --device: a kernel's sums of work and bytes, and the call shapes its model met, each
+ * [work, bytes, predicted_ns] (at most SHAPES_SHOWN): the points of a roofline plot
+ * (bench/devices/roofline.py). */
+#define SHAPES_SHOWN 1000
+static void json_device_kernel(FILE *out, const struct kernel *k, const struct model *m)
+{
+	size_t n = m->eval2 ? model2d_count(m) : 0;
+	int oor;
+
+	fprintf(out, ", \"bounded_by\": \"%s\"", bounded_by(k));
+	json_double(out, "work", k->work);
+	json_double(out, "bytes", k->bytes);
+	fputs(", \"shapes\": [", out);
+	for (size_t i = 0; i < n && i < SHAPES_SHOWN; i++) {
+		int64_t w, b;
+		model2d_sizes(m, (int64_t)i, &w, &b);
+		fprintf(out, "%s[%lld, %lld, %.17g]", i ? ", " : "", (long long)w, (long long)b,
+			model2d_f(m, (int64_t)i, &oor));
+	}
+	fputs("]", out);
+	json_u64(out, "shapes_left_off", n > SHAPES_SHOWN ? n - SHAPES_SHOWN : 0);
+}
+
 static void json_kernels(FILE *out, const struct report *r, const struct prediction *p,
 			 const int *kern, int nkern)
 {
@@ -567,7 +591,7 @@ static void json_kernels(FILE *out, const struct report *r, const struct predict
 		json_u64(out, "model_line", m->line);
 		fputs(m->b ? ", \"model_keys\": \"work,bytes\"" : ", \"model_keys\": \"work\"", out);
 		if (r->device)
-			fprintf(out, ", \"bounded_by\": \"%s\"", bounded_by(k));
+			json_device_kernel(out, k, m);
 		json_u64(out, "calls", k->calls);
 		json_u64(out, "t_ns", k->t_ns);
 		json_u64(out, "measured_ns", k->measured_ns);

@@ -134,3 +134,14 @@ int model2d_bound(const struct model *m, int64_t i)
 {
 	return m->twod->shapes[i].bound;
 }
+
+size_t model2d_count(const struct model *m)
+{
+	return m->twod ? m->twod->n : 0;
+}
+
+void model2d_sizes(const struct model *m, int64_t i, int64_t *work, int64_t *bytes)
+{
+	*work = m->twod->shapes[i].w;
+	*bytes = m->twod->shapes[i].b;
+}

@@ -32,6 +32,10 @@ double model2d_f(const struct model *m, int64_t i, int *out_of_range);
 /* What bounds the shape with index I, for a computed model (M->eval2); 0 otherwise. */
 int model2d_bound(const struct model *m, int64_t i);
 
+/* The shapes M has met: how many, and shape I's work and bytes. */
+size_t model2d_count(const struct model *m);
+void model2d_sizes(const struct model *m, int64_t i, int64_t *work, int64_t *bytes);
+
 /* f(WORK, BYTES) computed afresh. */
 double model2d_eval(struct model *m, double work, double bytes, int *out_of_range);
 
