@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # This machine's CPU as a device description (doc/devices.md, "The host"), measured:
-#   bench/devices/host.sh [--quick] [-r ROUNDS] [-o FILE] [--blas LIB] > my-cpu.csv
+#   bench/devices/host.sh [--quick] [-r ROUNDS] [-o FILE] [--raw FILE] [--blas LIB] > my-cpu.csv
 #   dyl-speedup TRACE --device ./my-cpu.csv
 # peak: the best dgemm_/sgemm_ rate of the BLAS the programs use (Debian's serial OpenBLAS,
 # one core) over n = 16..2048; eff: each size's rate over that best.  bandwidth: STREAM's
@@ -9,9 +9,10 @@
 # Each figure is the median of ROUNDS rounds (default 5); a round measures everything once,
 # so the repeats interleave.  Times are the thread's CPU time.  --quick: tiny sizes and
 # short repeats, seconds in all, for the tests (its figures are not the machine's).
+# --raw FILE: every round's figures too, "KIND N VALUE" a line (flop/s, bytes/s, ns).
 set -euo pipefail
 BLAS=/usr/lib/x86_64-linux-gnu/openblas-serial/libblas.so.3	# libopenblas0-serial
-ROUNDS=5 MIN_S=0.1 OUT= QUICK=
+ROUNDS=5 MIN_S=0.1 OUT= QUICK= RAW=
 GEMM="16 32 64 128 256 512 1024 2048" AXPY=2048
 COMMAND="bench/devices/host.sh${*:+ $*}"
 while [ $# -gt 0 ]; do
@@ -19,8 +20,9 @@ while [ $# -gt 0 ]; do
 	--quick) QUICK=1 ROUNDS=3 MIN_S=0.002 GEMM="16 32 64" AXPY=256 ;;
 	-r) ROUNDS=$2; shift ;;
 	-o) OUT=$(realpath -m -- "$2"); shift ;;
+	--raw) RAW=$(realpath -m -- "$2"); shift ;;
 	--blas) BLAS=$(realpath -m -- "$2"); shift ;;
-	-h|--help) sed -n '2,11s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	-h|--help) sed -n '2,12s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	*) echo "host.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
 	esac
 	shift
@@ -61,4 +63,5 @@ sort -k1,1 -k2,2n -k3,3g "$W/raw" | awk '
 awk -v date="$(date -u +%Y-%m-%d)" -v cpu="${cpu:-unknown CPU}" -v cmd="$COMMAND" \
 	-v rounds="$ROUNDS" -v blas="$BLAS" -v mem="$mem" -v cores="$(nproc)" \
 	-v quick="$QUICK" -f describe.awk "$W/median" > "$W/out.csv"
+[ -z "$RAW" ] || cp "$W/raw" "$RAW"
 if [ -n "$OUT" ]; then cp "$W/out.csv" "$OUT"; else cat "$W/out.csv"; fi
