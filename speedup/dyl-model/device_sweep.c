@@ -77,8 +77,12 @@ int device_sweep(FILE *out, const char *name, const char *const *funcs, int nfun
 			return 2;
 		}
 	fprintf(out, "# Model of device %s (%s), from %s: its published figures and their\n"
-		"# sources are in that file; written by dyl-model --device (doc/devices.md).\n"
-		"# Link: models/%s.csv.\n", d.name, d.title, d.path, d.link);
+		"# sources are in that file; written by dyl-model --device (doc/devices.md).\n",
+		d.name, d.title, d.path);
+	if (d.link[0])
+		fprintf(out, "# Link: models/%s.csv.\n", d.link);
+	else
+		fputs("# Link: none (a host device: its data does not move).\n", out);
 	fputs("func,work,t_ns\n", out);
 	for (int i = 0; i < nfuncs; i++) {
 		dev_kernel_of(funcs[i], &k);

@@ -286,9 +286,13 @@ static void device_notes(struct notes *ns, const struct device_models *dm)
 
 	note(ns, "--device %s (%s, %s): each call of a function its libraries provide takes "
 	     "launch + max(work / (peak x efficiency), bytes / (bandwidth x efficiency)); the "
-	     "link is %s (doc/devices.md)", dm->dev.name, dm->dev.title, dm->dev.path, dm->link_path);
+	     "link is %s (doc/devices.md)", dm->dev.name, dm->dev.title, dm->dev.path,
+	     dm->linkless ? "none" : dm->link_path);
 	for (int i = 0; i < dm->nmissing && o < sizeof(list) - 1; i++)
 		o += (size_t)snprintf(list + o, sizeof(list) - o, "%s%s", i ? ", " : "", dm->missing[i]);
+	if (dm->linkless)
+		note(ns, "--device: no transfers: %s has no link row, so its data does not move "
+		     "(a host device, doc/devices.md)", dm->dev.name);
 	if (dm->no_link)
 		note(ns, "--device: no transfers counted: a trace has no TRACE.flow beside it (record "
 		     "it with -g std.flow), so the link model %s was not loaded", dm->link_path);

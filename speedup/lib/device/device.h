@@ -28,7 +28,7 @@ struct dev_curve {
 struct device {
 	char name[64];		/* NAME, as in models/devices/NAME.csv */
 	char title[128];	/* the 'name' row: what it is */
-	char link[64];		/* the link model, models/LINK.csv */
+	char link[64];		/* the link model, models/LINK.csv; "": none (the host) */
 	char path[4096];	/* the description file */
 	double peak[2][UNITS];	/* flop/s by s/d and unit; 0: not given */
 	double bandwidth;	/* memory, bytes/s */

@@ -65,6 +65,8 @@ int device_models_attach(struct device_models *dm, struct models *ms, const char
 		return rc;
 	ms->provide = provide;
 	ms->provide_ctx = dm;
+	if ((dm->linkless = !dm->dev.link[0]))
+		return 0;
 	device_link_path(&dm->dev, dm->link_path, sizeof(dm->link_path));
 	if ((dm->no_link = no_link))
 		return 0;

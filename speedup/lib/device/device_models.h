@@ -22,11 +22,12 @@ struct device_models {
 	int nmissing;
 	size_t room;
 	int no_link;		/* the link model was not loaded: a trace has no TRACE.flow */
+	int linkless;		/* the device has no link (the host): no transfers */
 };
 
 /* Loads device NAME into DM and attaches it to MS: its link model (unless NO_LINK: the
  * residency simulation needs every trace's TRACE.flow), and the hook that makes the
- * kernels' models.  0; 1 unknown device (the known ones listed); -1 after a message. */
+ * kernels' models.  A device without a link (the host) loads none.  0; 1 unknown device (the known ones listed); -1 after a message. */
 int device_models_attach(struct device_models *dm, struct models *ms, const char *name,
 			 int no_link);
 /* Frees what DM holds (not the models: models_free). */
