@@ -52,7 +52,7 @@ END {
 	if (quick)
 		print "# --quick: tiny sizes and short repeats, for the tests; not this machine's figures."
 	print "item,precision,unit,size,value,source"
-	printf "name,,,,this machine's CPU: %s%s,%s\n", cpu, quick ? " (--quick)" : "",
+	printf "name,,,,the CPU (%s)%s,%s\n", cpu, quick ? " (--quick)" : "",
 		src("one core, the BLAS named above")
 	precision("d", "dgemm", "daxpy")
 	precision("s", "sgemm", "saxpy")

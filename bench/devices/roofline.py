@@ -54,9 +54,10 @@ def read_device(name):
         rows = csv.reader(line for line in f if not line.startswith('#'))
         next(rows)
         for row in rows:
-            item, prec, unit, _size, value = (row + [''] * 5)[:5]
+            item, prec, unit, _size, value, source = (row + [''] * 6)[:6]
             if item == 'name':
                 dev['name'] = value
+                dev['measured'] = source.startswith('[M]')
             elif item == 'peak':
                 dev['peak'][prec, unit] = float(value)
             elif item == 'bandwidth':
@@ -293,7 +294,8 @@ def svg(name, dev, traces, curves):
         xs += [x for x, _ in pts]
         ys += [y for _, y in pts]
     ax = Axes(xs, ys)
-    title = f'Roofline of the {dev["name"]} ({name}), from its published figures'
+    how = 'as measured here' if dev.get('measured') else 'from its published figures'
+    title = f'Roofline of {dev["name"]} ({name}), {how}'
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" '
              f'viewBox="0 0 {W} {H}" font-family="DejaVu Sans, Arial, sans-serif">',
              f'<rect width="{W}" height="{H}" fill="white"/>',
