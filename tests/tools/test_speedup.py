@@ -365,7 +365,7 @@ def test_a_prediction_does_not_depend_on_whether_nested_calls_were_wrapped(tmp_p
     of total_ns + startup_ns).  What remains is what each took out for tracing outside the
     replaced calls: A all of its measure (its set-up and 10 calls), B its measure less
     what the 500,000 nested calls cost inside nested_outer.  The two agree within A's
-    measure; B taking out all of its own (the nested calls' cost twice: once from T, once
+    measure, give or take the noise of two runs; B taking out all of its own (the nested calls' cost twice: once from T, once
     more left inside nested_outer's time) would differ by that cost, about 25 ms here."""
     from dyltest import build_c, run_both, wrap
     n, r = 50000, 10
@@ -393,7 +393,11 @@ def test_a_prediction_does_not_depend_on_whether_nested_calls_were_wrapped(tmp_p
 
     left_a = a['predicted_total_ns'] - outside(a)
     left_b = b['predicted_total_ns'] - outside(b)
-    assert abs(left_a - left_b) <= a['overhead_ns'], (a, b)
+    # Taken out twice, the gap would be the nested calls' whole cost (inner_tracing_ns,
+    # ~25 ms); taken out once, it is the noise of two runs' measures of that cost (a few
+    # ms on a busy machine).  Half that cost tells them apart on any machine.
+    assert b['inner_tracing_ns'] > 2 * a['overhead_ns'], (a, b)
+    assert abs(left_a - left_b) < b['inner_tracing_ns'] / 2, (a, b)
     assert b['predicted_total_ns'] > 0 and 0 < b['S_G'] < float('inf')
     # nested_inner ran only inside nested_outer: nothing of it stays on the host
     assert b['not_accelerated'] == []
