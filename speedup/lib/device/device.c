@@ -67,7 +67,12 @@ const char *device_link_path(const struct device *d, char *buf, size_t size)
 	const char *slash = strrchr(d->path, '/');
 	int dirlen = slash ? (int)(slash - d->path) : 1;
 
+	char real[PATH_MAX];
+
 	snprintf(buf, size, "%.*s/../%s.csv", dirlen, slash ? d->path : ".", d->link);
+	/* shown without the "/..": the file as a user would name it */
+	if (realpath(buf, real) && strlen(real) < size)
+		memcpy(buf, real, strlen(real) + 1);
 	return buf;
 }
 
