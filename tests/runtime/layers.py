@@ -15,13 +15,10 @@ sources' #include "..." lines.
     /usr/bin/python3 tests/runtime/layers.py --dot | dot -Tsvg > layers.svg
     /usr/bin/python3 tests/runtime/layers.py --summary  # which layer uses which, with counts
 """
-import concurrent.futures
 import fnmatch
 import os
 import re
-import subprocess
 import sys
-import tempfile
 
 def _root():
     """The checkout: the first folder above this file that holds runtime/internal.h."""
@@ -32,6 +29,8 @@ def _root():
 
 
 ROOT = _root()
+sys.path.insert(0, os.path.join(ROOT, "tests", "docs"))
+import callgraph  # noqa: E402  (the objects' symbols, one reader for both checks)
 
 # (layer, the file patterns it holds, the layers below it that it may use), bottom up.
 # The core: state (the process-wide structs, one per owner), settings (every DYL_*
@@ -125,31 +124,14 @@ def include_edges(files):
 
 def call_edges(files, cc="cc"):
     """(caller file, callee file, symbol) for each global symbol one runtime file uses
-    and another defines."""
-    defs, uses = {}, {}
-    flags = ["-std=gnu11", "-O2", "-fPIC", "-fvisibility=hidden", "-c"]
-    flags += ["-I" + os.path.join(ROOT, d) for d in INCLUDE_DIRS]
+    and another defines (the runtime is one unit: tests/docs/callgraph.py reads the
+    objects)."""
     cfiles = [x for x in files if x.endswith(".c")]
-    with tempfile.TemporaryDirectory() as tmp:
-        def symbols(i):
-            obj = os.path.join(tmp, "%d.o" % i)
-            subprocess.run([cc] + flags + [os.path.join(ROOT, cfiles[i]), "-o", obj], check=True)
-            return subprocess.run(["nm", obj], check=True, capture_output=True, text=True).stdout
-        with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 2) as pool:
-            listings = list(pool.map(symbols, range(len(cfiles))))
-        for f, listing in zip(cfiles, listings):
-            for line in listing.splitlines():
-                parts = line.split()
-                if len(parts) == 2 and parts[0] == "U":
-                    uses.setdefault(f, set()).add(parts[1])
-                elif len(parts) == 3 and parts[1] in "TDBRCVW":
-                    defs[parts[2]] = f
-    edges = set()
-    for f, syms in uses.items():
-        for s in syms:
-            if s in defs and defs[s] != f:
-                edges.add((f, defs[s], s))
-    return edges
+    flags = ["-std=gnu11", "-fPIC", "-fvisibility=hidden"]
+    flags += ["-I" + os.path.join(ROOT, d) for d in INCLUDE_DIRS]
+    syms = callgraph.symbols({f: flags for f in cfiles}, cc)
+    return {(a, b, name) for (a, b), names in callgraph.call_edges([cfiles], syms).items()
+            for name in names}
 
 
 def check(edges, files):
