@@ -742,6 +742,16 @@ void dyl_trace_put(const char *data, size_t len)
 		write_all(dyl_out.fd, data, len);
 }
 
+/* The '# rows_in_spool=NAME' line into LINE (sizeof(dyl_spool.path) + 32 bytes), after
+ * a line break when NEWLINE: where the tools find the rows left in the spool.  Its length. */
+static int rows_in_spool_line(char *line, size_t room, int newline)
+{
+	const char *base = strrchr(dyl_spool.path, '/');
+
+	return snprintf(line, room, "%s" DYL_KEY_LINE(DYL_KEY_ROWS_IN_SPOOL) "%s\n",
+			newline ? "\n" : "", base ? base + 1 : dyl_spool.path);
+}
+
 /* Recording stopped on a failed write (a full disk), the spool kept: the trace, where
  * it still takes them, names it and ends with FOOT (as with DYL_CONVERT=later), after
  * its '# error=' line.  No warning: the failure gave it.  dyl_out.io held. */
@@ -750,10 +760,7 @@ void dyl_trace_footer_after_failure(const char *foot, size_t flen)
 	char line[sizeof(dyl_spool.path) + 32];
 
 	if (dyl_out.fd >= 0 && trace_fd_ok() == 0) {
-		const char *base = strrchr(dyl_spool.path, '/');
-		int l = snprintf(line, sizeof(line),
-				 "%s" DYL_KEY_LINE(DYL_KEY_ROWS_IN_SPOOL) "%s\n",
-				 at_line_start ? "" : "\n", base ? base + 1 : dyl_spool.path);
+		int l = rows_in_spool_line(line, sizeof(line), !at_line_start);
 		if (write(dyl_out.fd, line, (size_t)l) == l)
 			at_line_start = 1, (void)!write(dyl_out.fd, foot, flen);
 	}
@@ -793,11 +800,8 @@ int dyl_trace_footer_text(char *buf, size_t room)
 void dyl_trace_footer(const char *buf, int n, int in_spool)
 {
 	if (in_spool) {
-		const char *base = strrchr(dyl_spool.path, '/');
 		char line[sizeof(dyl_spool.path) + 32];
-		int l = snprintf(line, sizeof(line), DYL_KEY_LINE(DYL_KEY_ROWS_IN_SPOOL) "%s\n",
-				 base ? base + 1 : dyl_spool.path);
-		dyl_trace_put(line, (size_t)l);
+		dyl_trace_put(line, (size_t)rows_in_spool_line(line, sizeof(line), 0));
 	}
 	dyl_trace_put(buf, (size_t)n);
 }
