@@ -50,20 +50,26 @@ struct ch_thread {
 
 /* --- the JSON --- */
 
-static double us(double ns)
+/* NS, rounded to the ns, as microseconds: "12.345" (rounding each end, not the length,
+ * so that an event that starts where another ends still does in the file) */
+static void put_us(FILE *f, long long ns)
 {
-	return fabs(ns) < 0.5 ? 0 : ns / 1000;	/* (no "-0.000") */
+	fprintf(f, "%s%lld.%03lld", ns < 0 ? "-" : "", llabs(ns) / 1000, llabs(ns) % 1000);
 }
 
 void chrome_event(struct chrome *c, const char *name, const char *cat, double ts, double dur,
 		  int64_t tid)
 {
+	long long from = llround(ts + c->offset), to = llround(ts + c->offset + (dur > 0 ? dur : 0));
+
 	fputs(c->first ? "\n{\"name\":" : ",\n{\"name\":", c->f);
 	c->first = 0;
 	json_str(c->f, name, strlen(name));
-	fprintf(c->f, ",\"cat\":\"%s\",\"ph\":\"X\",\"ts\":%.3f,\"dur\":%.3f,\"pid\":%" PRId64
-		",\"tid\":%" PRId64 ",\"args\":{", cat, us(ts + c->offset), us(dur > 0 ? dur : 0),
-		c->pid, tid);
+	fprintf(c->f, ",\"cat\":\"%s\",\"ph\":\"X\",\"ts\":", cat);
+	put_us(c->f, from);
+	fputs(",\"dur\":", c->f);
+	put_us(c->f, to - from);
+	fprintf(c->f, ",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"args\":{", c->pid, tid);
 }
 
 void chrome_meta_name(struct chrome *c, const char *what, int64_t tid, const char *name)
