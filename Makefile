@@ -6,6 +6,8 @@ PREFIX ?= /usr/local
 CFLAGS ?= -O2 -g
 WARN := -Wall -Wextra -Wno-unused-parameter
 B := build
+# The one version string (VERSION): --version, the JSON outputs, the man pages
+VERSION := $(shell cat VERSION)
 
 # Debian packages the project needs (build, run, test).  `make deps` installs them.
 DEB_PACKAGES := gcc make python3 python3-clang-14 libclang1-14 python3-jinja2 \
@@ -90,6 +92,10 @@ $(B)/tools/%.o: %.c | $(B)/.deps
 
 # (kept: make would delete the commands' objects as intermediate files, and rebuild
 # them all at the next change)
+# cli.c says the version (--version, JSON): rebuilt when VERSION changes
+$(B)/tools/speedup/lib/util/cli.o: VERSION
+$(B)/tools/speedup/lib/util/cli.o: CFLAGS += -DDYL_VERSION='"$(VERSION)"'
+
 .SECONDARY: $(call TOOL_OBJ,$(wildcard speedup/dyl-*/*.c))
 
 $(TOOL_ARCHIVE): $(call TOOL_OBJ,$(TOOL_ARCHIVE_SRC))

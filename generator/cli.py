@@ -100,9 +100,32 @@ class UsageProblem(Exception):
     pass
 
 
+def version():
+    """The one version string: the file VERSION at the top (installed beside generator/)."""
+    try:
+        with open(os.path.join(ROOT, 'VERSION')) as f:
+            return f.read().strip()
+    except OSError:
+        return 'unknown'
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with the tools' wording: one line, "unknown option '--foo' (see
+    dyliberator --help)", exit 2 (speedup/lib/util/cli.c says it for the C tools)."""
+
+    def error(self, message):
+        unknown = 'unrecognized arguments: '
+        if message.startswith(unknown):
+            arg = message[len(unknown):].split(' ')[0]
+            message = f"{'unknown option' if arg.startswith('-') else 'unexpected argument'} '{arg}'"
+        self.exit(2, f'{self.prog}: {message} (see {self.prog} --help)\n')
+
+
 def _parser():
-    ap = argparse.ArgumentParser(prog='dyliberator', description=DESCRIPTION, epilog=EPILOG,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = _Parser(prog='dyliberator', description=DESCRIPTION, epilog=EPILOG,
+                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument('--version', action='version', version=f'%(prog)s (dyliberator) {version()}',
+                    help='print the version and exit')
     ap.add_argument('--lib', action='append', default=[], metavar='LIB',
                     help='the library to wrap: a path, or a soname found as the dynamic linker '
                          'finds it (repeatable: one wrapper for several libraries)')

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "cli.h"
 #include "companion.h"
 #include "device_models.h"
 #include "dyl_flow.h"
@@ -197,6 +198,7 @@ static const char help[] =
 "                 the functions it does not provide stay on the host, named in a note.\n"
 "                 An unknown NAME: the known devices, exit 2\n"
 "  -h, --help     this text\n"
+"      --version  the version\n"
 "\n"
 "Exit status: 0 done; 1 no model matches any traced function; 2 bad usage or bad input\n"
 "(a missing file, a malformed row, a negative or non-numeric field: the message names\n"
@@ -381,7 +383,7 @@ static int parse_options(int argc, char **argv, struct speedup_opts *o)
 			fputs(help, stdout);
 			return 1;
 		} else {
-			input_error(NULL, 0, "unknown option '%s' (see --help)", a);
+			cli_bad_option(input_prog, a, NULL);
 			return -1;
 		}
 	}
@@ -511,6 +513,8 @@ int main(int argc, char **argv)
 					 .models = &models }, .dm = &dm };
 	int rc;
 
+	if (cli_want_version(argc, argv, input_prog))
+		return 0;
 	o.files = calloc((size_t)argc, sizeof(*o.files));
 	if (!o.files) {
 		input_error(NULL, 0, "out of memory");

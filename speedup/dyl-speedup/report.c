@@ -13,6 +13,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cli.h"
 #include "func_names.h"
 #include "grow.h"
 #include "input.h"
@@ -676,7 +677,8 @@ static void print_json(FILE *out, const struct report *r, const int *kern, int n
 	const struct prediction *run = r->run;
 	int first;
 
-	fprintf(out, "{\"only_faster\": %s, \"faults_replaced\": %s", r->only_faster ? "true" : "false",
+	fprintf(out, "{\"version\": \"%s\", \"only_faster\": %s, \"faults_replaced\": %s", cli_version,
+		r->only_faster ? "true" : "false",
 		r->faults_replaced ? "true" : "false");
 	json_totals(out, run);
 	threads_json(out, r);
