@@ -25,6 +25,7 @@
 #include "report_xfer.h"
 #include "timeline.h"
 #include "shown.h"
+#include "wrap.h"
 
 struct notes {
 	char **text;
@@ -535,7 +536,7 @@ static void print_table(FILE *out, const struct report *r, const int *kern, int 
 	if (ns->n) {
 		fprintf(out, "\nnotes:\n");
 		for (int i = 0; i < ns->n; i++)
-			fprintf(out, "  - %s\n", ns->text[i]);
+			wrap_put(out, ns->text[i], "  - ", wrap_width(fileno(out)));
 	}
 }
 
