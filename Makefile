@@ -44,7 +44,7 @@ TOOL_LIBS := -lm -ldw -lelf
 TOOL_HDR := $(wildcard speedup/*/*.h speedup/lib/*/*.h runtime/format/*.h runtime/format/*/*.h)
 
 .PHONY: all deps install-packages runtime test check demo bench validate accuracy install clean \
-	fuzz fuzz-build tool-inc tool-libs
+	fuzz fuzz-build tool-inc tool-libs man
 
 all: runtime $(COMMANDS)
 
@@ -197,6 +197,24 @@ validate: all
 ACCURACY_ARGS ?=
 accuracy: all
 	$(PY) bench/accuracy/run.py $(ACCURACY_ARGS)
+
+# Man pages, made from each command's --help and --version by help2man: build/man/NAME.1
+# for every command in bin/ (bin/dyl*: the scripts and the C tools).  MAN_NAME_x: the
+# one line under NAME (default: a line naming dyliberator).
+MAN_COMMANDS = $(sort bin/dyliberator $(COMMANDS) $(wildcard bin/dyl*))
+MAN_PAGES = $(patsubst bin/%,$(B)/man/%.1,$(MAN_COMMANDS))
+MAN_NAME_dyliberator := generate and build a wrapper library that traces a library's calls
+MAN_NAME_dyl := record a program's library calls, then report what an accelerator would change
+MAN_NAME_dyl-speedup := predict a program's speedup from its traces and accelerator models
+MAN_NAME_dyl-trace := print, summarise, compare and export dyliberator traces
+MAN_NAME_dyl-flow := the data flow between library calls, memory objects and the program
+MAN_NAME_dyl-model := build an accelerator model from traces or a device's description
+man: $(MAN_PAGES)
+$(B)/man/%.1: bin/% VERSION doc/man/help2man-input.sh
+	@mkdir -p $(@D)
+	help2man --no-info --no-discard-stderr --section=1 --source=dyliberator \
+		--name="$(or $(MAN_NAME_$*),a command of dyliberator)" --output=$@ \
+		"doc/man/help2man-input.sh bin/$*"
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/dyliberator
