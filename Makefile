@@ -216,12 +216,26 @@ $(B)/man/%.1: bin/% VERSION doc/man/help2man-input.sh
 		--name="$(or $(MAN_NAME_$*),a command of dyliberator)" --output=$@ \
 		"doc/man/help2man-input.sh bin/$*"
 
-install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/dyliberator
-	cp -r generator microgens runtime models $(DESTDIR)$(PREFIX)/lib/dyliberator/
-	install -d $(DESTDIR)$(PREFIX)/lib/dyliberator/build
-	install -m 755 $(B)/libdylrt.so $(DESTDIR)$(PREFIX)/lib/dyliberator/build/
-	install -m 755 bin/dyliberator $(COMMANDS) $(DESTDIR)$(PREFIX)/bin/
+# make install [PREFIX=/usr/local] [DESTDIR=]: the commands in PREFIX/bin; what they read
+# in PREFIX/lib/dyliberator (generator, micro-generators with their library profiles,
+# runtime, models with devices, examples, VERSION), found beside bin/ wherever the tree
+# is moved; man pages, docs and bash completion (one link per command) under share/.
+# A relative examples/... or models/... path not in the current folder is read from
+# lib/dyliberator/, so the installed --help examples work from any folder.
+DATADIR = $(DESTDIR)$(PREFIX)/lib/dyliberator
+SHARE = $(DESTDIR)$(PREFIX)/share
+install: all man
+	install -d $(DESTDIR)$(PREFIX)/bin $(DATADIR)/build $(SHARE)/man/man1 \
+		$(SHARE)/doc/dyliberator $(SHARE)/bash-completion/completions
+	cp -r generator microgens runtime models examples VERSION $(DATADIR)/
+	find $(DATADIR) -name __pycache__ -prune -exec rm -rf {} +
+	install -m 755 $(B)/libdylrt.so $(DATADIR)/build/
+	install -m 755 $(MAN_COMMANDS) $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 $(MAN_PAGES) $(SHARE)/man/man1/
+	cp -r README.md BENCHMARKS.md doc $(SHARE)/doc/dyliberator/
+	install -m 644 doc/completion/dyliberator.bash $(SHARE)/bash-completion/completions/dyliberator
+	for c in $(filter-out dyliberator,$(notdir $(MAN_COMMANDS))); do \
+		ln -sf dyliberator $(SHARE)/bash-completion/completions/$$c; done
 
 clean:
 	rm -rf $(B)/libdylrt.so $(B)/fuzz $(B)/tools $(TOOL_ARCHIVE) $(COMMANDS)

@@ -59,6 +59,8 @@ examples:
       Which pointers an integer after them bounds (lengths: in/inl): EVP_DecryptUpdate
       given a piece of a buffer is charged the piece, not the rest of the buffer;
       -g std.diff:lengths=off (or std.regions:lengths=off) charges to the region's end.
+  A relative examples/... or models/... path that is not in the current folder is
+  read from dyliberator's own copy (the checkout, or where make install put it).
 
 --defs FILE holds user C code, in the paper's form:
   libblas*::dgemm_::postfix { output_size = (int64_t)*m * *n * sizeof(double); }
@@ -107,6 +109,17 @@ def version():
             return f.read().strip()
     except OSError:
         return 'unknown'
+
+
+def shipped(path):
+    """PATH, or for a relative examples/... or models/... path not found here, the copy
+    dyliberator ships (beside generator/: the checkout or the install), so that --help's
+    examples work from any folder (the C tools do the same: runtime/format/read/input.c)."""
+    if path.startswith(('examples/', 'models/')) and not os.path.exists(path):
+        ours = os.path.join(ROOT, path)
+        if os.path.exists(ours):
+            return ours
+    return path
 
 
 class _Parser(argparse.ArgumentParser):
@@ -218,6 +231,7 @@ def run(argv):
     """dyliberator ARGV: OUT.d/ generated and OUT.so built; the exit status.  Problems
     are raised (UsageProblem and each module's own): main prints them."""
     args = _parser().parse_args(argv)
+    args.header, args.defs = [shipped(h) for h in args.header], [shipped(d) for d in args.defs]
     t0 = time.monotonic()
     say = (lambda *a: None) if args.quiet else (lambda *a: print('dyliberator:', *a, file=sys.stderr))
 

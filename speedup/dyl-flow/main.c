@@ -93,7 +93,7 @@ static const char help[] =
 "and the record.\n"
 "\n"
 "Examples:\n"
-"  bin/dyliberator --lib libblas.so.3 -g std.flow -o wrap.so\n"
+"  dyliberator --lib libblas.so.3 -g std.flow -o wrap.so\n"
 "  LD_PRELOAD=./wrap.so DYL_TRACE=run.csv ./app\n"
 "  dyl-flow run.csv                        who feeds whom, in bytes\n"
 "  dyl-flow run.csv --objects | head       the objects with the most traffic\n"

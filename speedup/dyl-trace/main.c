@@ -87,7 +87,7 @@ static const char help[] =
 "twice; the one-line message names FILE:LINE.\n"
 "\n"
 "Examples:\n"
-"  bin/dyliberator --lib libblas.so.3 -o wrap.so\n"
+"  dyliberator --lib libblas.so.3 -o wrap.so\n"
 "  LD_PRELOAD=./wrap.so DYL_TRACE=run.csv ./app\n"
 "  dyl-trace run.csv | head                   the first calls, in the order they started\n"
 "  dyl-trace summary run.csv                  where the time goes, per function\n"
