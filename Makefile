@@ -212,7 +212,7 @@ MAN_NAME_dyl-model := build an accelerator model from traces or a device's descr
 man: $(MAN_PAGES)
 $(B)/man/%.1: bin/% VERSION doc/man/help2man-input.sh
 	@mkdir -p $(@D)
-	help2man --no-info --no-discard-stderr --section=1 --source=dyliberator \
+	help2man --no-info --no-discard-stderr --section=1 --source="dyliberator $(VERSION)" \
 		--name="$(or $(MAN_NAME_$*),a command of dyliberator)" --output=$@ \
 		"doc/man/help2man-input.sh bin/$*"
 
