@@ -118,6 +118,11 @@ def test_notes_wrapped_to_the_terminal():
                    for line in lines)
         joined = ' '.join(line[4:] for line in lines).split(' ')
         assert joined == ' '.join(line[4:] for line in wide).split(' ')
+    # a trace's line quoted in a note ('# threads=recorded') is never broken after its '#'
+    for width in range(30, 90):
+        lines = notes(cmd('dyl-speedup', *args, env={'COLUMNS': str(width)}).stdout)
+        assert not any(line.endswith("'#") for line in lines), width
+        assert sum("'# threads=recorded'" in line for line in lines) == 1
 
 
 def test_man_pages_from_help():

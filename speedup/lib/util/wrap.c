@@ -52,6 +52,8 @@ void wrap_put(FILE *out, const char *text, const char *first, int width)
 			continue;
 		}
 		n = strcspn(p + blanks, " \n");
+		if (n && p[blanks + n - 1] == '#' && p[blanks + n] == ' ')	/* '# key=': one word */
+			n += 1 + strcspn(p + blanks + n + 1, " \n");
 		int w = columns(p + blanks, n);
 		if (!empty && col + (int)blanks + w > width) {	/* the word on a line of its own */
 			fprintf(out, "\n%*s", indent, "");

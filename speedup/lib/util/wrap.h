@@ -12,8 +12,8 @@ int wrap_width(int fd);
 
 /* TEXT to OUT in lines of at most WIDTH columns (a UTF-8 character is one): the first
  * line starts with FIRST ("  - "), the others with as many blanks.  Breaks go at blanks
- * only, so a word longer than the line stands alone on its own; a '\n' in TEXT ends a
- * line.  Each line ends in '\n'. */
+ * only (not inside "'# key=v'", a trace's line quoted), so a word longer than the line
+ * stands alone on its own; a '\n' in TEXT ends a line.  Each line ends in '\n'. */
 void wrap_put(FILE *out, const char *text, const char *first, int width);
 
 #endif
