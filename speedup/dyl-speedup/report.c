@@ -679,8 +679,7 @@ static void print_json(FILE *out, const struct report *r, const int *kern, int n
 	int first;
 
 	fprintf(out, "{\"version\": \"%s\", \"only_faster\": %s, \"faults_replaced\": %s", cli_version,
-		r->only_faster ? "true" : "false",
-		r->faults_replaced ? "true" : "false");
+		r->only_faster ? "true" : "false", r->faults_replaced ? "true" : "false");
 	json_totals(out, run);
 	threads_json(out, r);
 	fputs(",\n  \"kernels\": ", out);

@@ -1,4 +1,5 @@
 /* cli.c - --version and the refused option's message, shared by the commands (cli.h). */
+#include <stdio.h>
 #include <string.h>
 #include "cli.h"
 
@@ -36,9 +37,4 @@ int cli_bad_option(const char *prog, const char *arg, const char *takes_value)
 	else
 		fprintf(stderr, "%s: unknown option '%s' (see %s --help)\n", prog, arg, prog);
 	return CLI_EXIT_USAGE;
-}
-
-void cli_json_version(FILE *out)
-{
-	fprintf(out, "\"version\": \"%s\"", cli_version);
 }

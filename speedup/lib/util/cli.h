@@ -5,12 +5,10 @@
 #ifndef SPEEDUP_CLI_H
 #define SPEEDUP_CLI_H
 
-#include <stdio.h>
-
 /* The exit status of bad usage, the same in every command. */
 #define CLI_EXIT_USAGE 2
 
-/* "0.9.0": what --version prints and every JSON output's "version" says. */
+/* "0.9.0": what --version prints, and every JSON output's first key, "version". */
 extern const char cli_version[];
 
 /* When ARGV holds --version (before a "--"): "PROG (dyliberator) VERSION" on stdout, 1.
@@ -21,8 +19,5 @@ int cli_want_version(int argc, char **argv, const char *prog);
  * ARG is one of TAKES_VALUE (options that take a value, blank-separated, or NULL), else
  * "unknown option 'ARG'"; both end "(see PROG --help)".  Returns CLI_EXIT_USAGE. */
 int cli_bad_option(const char *prog, const char *arg, const char *takes_value);
-
-/* `"version": "0.9.0"` to OUT: the first key of every JSON object a command writes. */
-void cli_json_version(FILE *out);
 
 #endif
