@@ -90,12 +90,12 @@ $(B)/tools/%.o: %.c | $(B)/.deps
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(WARN) -std=gnu11 $(TOOL_INC) -MMD -MP -c -o $@ $<
 
-# (kept: make would delete the commands' objects as intermediate files, and rebuild
-# them all at the next change)
 # cli.c says the version (--version, JSON): rebuilt when VERSION changes
 $(B)/tools/speedup/lib/util/cli.o: VERSION
-$(B)/tools/speedup/lib/util/cli.o: CFLAGS += -DDYL_VERSION='"$(VERSION)"'
+$(B)/tools/speedup/lib/util/cli.o: override CFLAGS += -DDYL_VERSION='"$(VERSION)"'
 
+# (kept: make would delete the commands' objects as intermediate files, and rebuild
+# them all at the next change)
 .SECONDARY: $(call TOOL_OBJ,$(wildcard speedup/dyl-*/*.c))
 
 $(TOOL_ARCHIVE): $(call TOOL_OBJ,$(TOOL_ARCHIVE_SRC))
@@ -238,4 +238,4 @@ install: all man
 		ln -sf dyliberator $(SHARE)/bash-completion/completions/$$c; done
 
 clean:
-	rm -rf $(B)/libdylrt.so $(B)/fuzz $(B)/tools $(TOOL_ARCHIVE) $(COMMANDS)
+	rm -rf $(B)/libdylrt.so $(B)/fuzz $(B)/tools $(B)/man $(TOOL_ARCHIVE) $(COMMANDS)

@@ -92,7 +92,7 @@ static int time_note(struct trace_src *src, struct csv_field *v, const char *key
  * after one message. */
 static int check_format(struct trace_src *src, const char *line, size_t len)
 {
-	const char *magic = DYL_TRACE_MAGIC + 2;	/* (without its "# ") */
+	const char *magic = &DYL_TRACE_MAGIC[2];	/* (without its "# ") */
 	size_t n = strlen(magic);
 	struct csv_field v = { line + n + 1, (uint32_t)(len - n - 1), 0 };
 	uint64_t version;
