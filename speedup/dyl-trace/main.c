@@ -53,7 +53,7 @@ static const char help[] =
 "                   add up to more than 100 %; the self shares do not.\n"
 "      --csv        one CSV table (trace,pid,func,calls,total_ns,self_ns,mean_ns,min_ns,\n"
 "                   median_ns,max_ns,share,self_share), times in ns\n"
-"      --json       {\"traces\": [{\"path\", \"pid\", \"cmdline\", \"total_ns\",\n"
+"      --json       {\"version\", \"traces\": [{\"path\", \"pid\", \"cmdline\", \"total_ns\",\n"
 "                   \"startup_ns\", \"cpu_ns\", \"overhead_ns\" (what tracing cost the\n"
 "                   process, the wrapper's measure), \"truncated\", \"rows\", \"untimed_calls\",\n"
 "                   \"threads\", \"nested_calls\", \"funcs\":\n"
