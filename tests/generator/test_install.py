@@ -81,6 +81,12 @@ def test_installed_help_examples_from_another_folder(tmp_path):
         out = json.loads(cmd('dyl-speedup', '--json', 'run.csv', *model).stdout)
         assert out['version'] == VERSION and out['kernels'][0]['func'] == 'dgemm_'
     assert cmd('dyl-model', '--device', 'nvidia-h100-sxm', '-f', 'dgemm_').stdout.count('dgemm_') > 1
+    # dyl-flow's example: a wrapper with -g std.flow (the micro-generator from the install)
+    cmd('dyliberator', '-q', '--lib', REF_BLAS, '--header', 'examples/blas.h', '-f', 'dgemm_',
+        '-g', 'std.flow', '-o', 'flow.so')
+    cmd(app, '1', LD_PRELOAD=str(elsewhere / 'flow.so'), DYL_TRACE='flow.csv')
+    flow = json.loads(cmd('dyl-flow', 'flow.csv', '--json').stdout)
+    assert flow['version'] == VERSION and len(flow['traces']) == 1
     page = cmd('man', '-l', share / 'man' / 'man1' / 'dyl-speedup.1', MANPAGER='cat').stdout
     assert 'SYNOPSIS' in page and 'dyl-speedup TRACE' in page
     done = cmd('bash', '-c', f'source {share}/bash-completion/completions/dyl-speedup; '
