@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "chrome.h"
+#include "cli.h"
 #include "companion.h"
 #include "device_models.h"
 #include "dyl_flow.h"
@@ -49,7 +50,8 @@ static const char help[] =
 "         one per process of the run;\n"
 "  MODEL  the accelerated implementation's time against the work size, as CSV\n"
 "         func,work,t_ns[,bytes] (see models/README.md); func may be a shell wildcard\n"
-"         ('dgemm*').\n"
+"         ('dgemm*').  A models/... path not in the current folder is read from\n"
+"         dyliberator's own copy (the checkout, or where make install put it).\n"
 "Files are told apart by their header line; options may come before or after them;\n"
 "'-' reads standard input.  Model files may hold '#' comment lines (an extension); one\n"
 "'# setup_ns=N' line gives the accelerator's once-per-process cost (loading it: dyl-model\n"
@@ -203,6 +205,7 @@ static const char help[] =
 "                 the link's h2d/d2h transfers.  See doc/threads.md\n"
 "                   dyl-speedup run.csv model.csv --chrome run.json\n"
 "  -h, --help     this text\n"
+"      --version  the version\n"
 "\n"
 "Exit status: 0 done; 1 no model matches any traced function; 2 bad usage or bad input\n"
 "(a missing file, a malformed row, a negative or non-numeric field: the message names\n"
@@ -394,7 +397,7 @@ static int parse_options(int argc, char **argv, struct speedup_opts *o)
 			fputs(help, stdout);
 			return 1;
 		} else {
-			input_error(NULL, 0, "unknown option '%s' (see --help)", a);
+			cli_bad_option(input_prog, a, NULL);
 			return -1;
 		}
 	}
@@ -526,6 +529,8 @@ int main(int argc, char **argv)
 					 .models = &models }, .dm = &dm };
 	int rc;
 
+	if (cli_want_version(argc, argv, input_prog))
+		return 0;
 	o.files = calloc((size_t)argc, sizeof(*o.files));
 	if (!o.files) {
 		input_error(NULL, 0, "out of memory");

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "cli.h"
 #include "companion.h"
 #include "convert.h"
 #include "func_names.h"
@@ -53,7 +54,7 @@ static const char help[] =
 "                   add up to more than 100 %; the self shares do not.\n"
 "      --csv        one CSV table (trace,pid,func,calls,total_ns,self_ns,mean_ns,min_ns,\n"
 "                   median_ns,max_ns,share,self_share), times in ns\n"
-"      --json       {\"traces\": [{\"path\", \"pid\", \"cmdline\", \"total_ns\",\n"
+"      --json       {\"version\", \"traces\": [{\"path\", \"pid\", \"cmdline\", \"total_ns\",\n"
 "                   \"startup_ns\", \"cpu_ns\", \"overhead_ns\" (what tracing cost the\n"
 "                   process, the wrapper's measure), \"truncated\", \"rows\", \"untimed_calls\",\n"
 "                   \"threads\", \"nested_calls\", \"funcs\":\n"
@@ -79,6 +80,7 @@ static const char help[] =
 "                   which replaces FILE once all is written (a failed run leaves FILE as\n"
 "                   it was); FILE may not be one of the traces\n"
 "  -h, --help       this text\n"
+"      --version    the version\n"
 "A TRACE of '-' is standard input.  To read a file named like a subcommand, write\n"
 "./summary.\n"
 "\n"
@@ -87,7 +89,7 @@ static const char help[] =
 "twice; the one-line message names FILE:LINE.\n"
 "\n"
 "Examples:\n"
-"  bin/dyliberator --lib libblas.so.3 -o wrap.so\n"
+"  dyliberator --lib libblas.so.3 -o wrap.so\n"
 "  LD_PRELOAD=./wrap.so DYL_TRACE=run.csv ./app\n"
 "  dyl-trace run.csv | head                   the first calls, in the order they started\n"
 "  dyl-trace summary run.csv                  where the time goes, per function\n"
@@ -429,7 +431,7 @@ static int cmd_summary(char **paths, int n, int fmt)
 		puts_("trace,pid,func,calls,total_ns,self_ns,mean_ns,min_ns,median_ns,max_ns,share,"
 		      "self_share\n");
 	if (fmt == FMT_JSON)
-		puts_("{\"traces\": [");
+		puts_("{\"version\": \""), puts_(cli_version), puts_("\", \"traces\": [");
 	for (int i = 0; i < n; i++) {
 		struct trace_src src;
 		struct trace_summary s;
@@ -580,7 +582,8 @@ static int cmd_chrome(char **paths, int n)
 			t0 = srcs[i].start_ns;
 	}
 	if (rc == 0) {
-		puts_("{\"displayTimeUnit\": \"ns\", \"traceEvents\": [");
+		puts_("{\"displayTimeUnit\": \"ns\", \"otherData\": {\"version\": \""), puts_(cli_version),
+			puts_("\"}, \"traceEvents\": [");
 		for (int i = 0; i < n && rc == 0; i++) {
 			/* one time axis: each process's times are ns since its own start */
 			int64_t offset = all_start && n > 1 ? srcs[i].start_ns - t0 : 0;
@@ -663,7 +666,7 @@ static int parse_options(int argc, char **argv, struct trace_opts *o)
 		} else if (!strncmp(a, "--output=", 9)) {
 			o->outpath = a + 9;
 		} else {
-			fprintf(stderr, "dyl-trace: unknown option %s\n%s", a, usage);
+			cli_bad_option(input_prog, a, "-o");
 			return -1;
 		}
 	}
@@ -709,6 +712,8 @@ int main(int argc, char **argv)
 	int rc;
 
 	input_prog = "dyl-trace";
+	if (cli_want_version(argc, argv, input_prog))
+		return 0;
 	rc = parse_options(argc, argv, &o);
 	if (rc != 0)
 		return rc > 0 ? 0 : EXIT_BAD_INPUT;
