@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "chrome.h"
+#include "cli.h"
 #include "func_names.h"
 #include "input.h"
 #include "outfile.h"
@@ -424,11 +425,8 @@ int chrome_write(const char *path, const struct prediction *procs, int n)
 		inputs[i] = (char *)procs[i].path;
 	if (open_all(procs, n, srcs, &opened, &t0) != 0 || outfile_open(&of, path, inputs, n) != 0)
 		goto out;
-	fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"tool\":\"dyl-speedup --chrome\""
-#ifdef DYL_VERSION
-	      ",\"version\":\"" DYL_VERSION "\""
-#endif
-	      "},\"traceEvents\":[", of.f);
+	fprintf(of.f, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"tool\":\"dyl-speedup --chrome\","
+		"\"version\":\"%s\"},\"traceEvents\":[", cli_version);
 	struct chrome c = { .f = of.f, .first = 1 };
 	rc = 0;
 	for (int i = 0; i < n && rc == 0; i++) {
