@@ -19,6 +19,7 @@
 #include "plan.h"
 #include "predict.h"
 #include "report.h"
+#include "report_page.h"
 #include "resid.h"
 #include "transfers.h"
 #include "shown.h"
@@ -38,6 +39,7 @@ static const char usage[] =
 "usage: dyl-speedup TRACE... MODEL... [--json | --csv] [--only-faster] [--keep-overhead]\n"
 "                   [--cpu-time] [--faults-replaced] [--devices N|unlimited]\n"
 "                   [--residency exact|optimistic|pessimistic] [--plan]\n"
+"       dyl-speedup --report [--html FILE] TRACE... [MODEL...|--device NAME] [options]\n"
 "       dyl-speedup TRACE... --device NAME [MODEL...] [options]\n";
 
 static const char help[] =
@@ -196,6 +198,15 @@ static const char help[] =
 "                 kernel table gains a column 'bounded by' (compute, memory, launch, link);\n"
 "                 the functions it does not provide stay on the host, named in a note.\n"
 "                 An unknown NAME: the known devices, exit 2\n"
+"  --report       the report people read (doc/report.md): the answer first (S_G, T -> T',\n"
+"                 the transfers' three bounds), then the kernels, the transfers, the\n"
+"                 offload plan (with link rows and flows), the threads and the notes,\n"
+"                 wrapped to the terminal ($COLUMNS; 80 when not a terminal)\n"
+"  --html FILE    the same as one self-contained HTML page (no network: opens from disk):\n"
+"                 a sortable kernel table, the measured and predicted timelines per\n"
+"                 thread with the device and the link, the flow graph (Graphviz)\n"
+"                   dyl-speedup --report --html report.html demo/trace.csv \\\n"
+"                       models/example-pcie-gpu-dgemm.csv\n"
 "  -h, --help     this text\n"
 "\n"
 "Exit status: 0 done; 1 no model matches any traced function; 2 bad usage or bad input\n"
@@ -295,6 +306,8 @@ struct speedup_opts {
 	int plan;		/* --plan: the offload plans beside the report (plan.h) */
 	const char *device;	/* --device NAME; NULL: none */
 	struct device_models *dm;	/* its kernels, when given */
+	int page;		/* --report: the text report (report_page.h) */
+	const char *html;	/* --html FILE; NULL: none */
 };
 
 /* --devices' value V: a positive count, or 'unlimited' (0).  0, or -1 after a message. */
@@ -358,6 +371,14 @@ static int parse_options(int argc, char **argv, struct speedup_opts *o)
 			o->r.faults_replaced = 1;
 		} else if (strcmp(a, "--keep-overhead") == 0) {
 			o->r.keep_overhead = 1;
+		} else if (strcmp(a, "--report") == 0) {
+			o->page = 1;
+		} else if (strncmp(a, "--html", 6) == 0 && (a[6] == '\0' || a[6] == '=')) {
+			o->html = a[6] == '=' ? a + 7 : i + 1 < argc ? argv[++i] : NULL;
+			if (!o->html || !*o->html) {
+				input_error(NULL, 0, "--html takes the file to write (see --help)");
+				return -1;
+			}
 		} else if (strcmp(a, "--plan") == 0) {
 			o->plan = 1;
 		} else if (strcmp(a, "--cpu-time") == 0) {
@@ -484,7 +505,9 @@ static int dyl_speedup(struct speedup_opts *o)
 		no_match_error();
 		return EXIT_NO_MATCH;
 	}
-	if ((o->plan ? plan_report(stdout, &o->r) : report_print(stdout, &o->r)) != 0)
+	if (o->page || o->html)
+		rc = report_page(stdout, &o->r, o->page, o->html) != 0 ? EXIT_BAD_INPUT : 0;
+	else if ((o->plan ? plan_report(stdout, &o->r) : report_print(stdout, &o->r)) != 0)
 		rc = EXIT_BAD_INPUT;
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		input_error(NULL, 0, "cannot write the output");
