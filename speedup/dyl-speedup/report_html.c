@@ -93,6 +93,9 @@ static void kernel_table(FILE *out, const struct page *pg)
 	const struct report *r = pg->r;
 	const struct prediction *run = r->run;
 	char a[32];
+	/* P's base, as the table's: T, or the threads' time when they ran at once */
+	double base = run->timeline && run->threads_ns > (double)run->total_ns ? run->threads_ns
+									       : (double)run->total_ns;
 
 	fputs("<h2>Kernels</h2>\n<table class=\"sortable\" id=\"kernels\"><thead><tr><th>function</th>"
 	      "<th>calls</th><th>measured</th><th>P</th><th>predicted</th><th>S_P</th>", out);
@@ -102,7 +105,7 @@ static void kernel_table(FILE *out, const struct page *pg)
 	for (int i = 0; i < pg->nkern; i++) {
 		const struct kernel *k = &run->k[pg->kern[i]];
 		double sp = k->calls && k->predicted_ns > 0 ? (double)k->t_ns / k->predicted_ns : NAN;
-		double P = run->total_ns ? (double)k->t_ns / (double)run->total_ns : 0;
+		double P = base > 0 ? (double)k->t_ns / base : 0;
 		fputs("<tr class=\"kernel\"><td>", out);
 		html_text(out, funcs_get(pg->kern[i])->shown);
 		fputs("</td>", out);

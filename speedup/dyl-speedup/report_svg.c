@@ -69,7 +69,8 @@ static void add(struct track *t, int cls, double from_ns, double to_ns)
 
 	if (!(x1 >= x0) || !isfinite(x0))
 		return;
-	if (t->cls == cls && x0 <= t->x1 + 0.5) {
+	/* (the device's track gathers the threads' calls: not in time order) */
+	if (t->cls == cls && x0 <= t->x1 + 0.5 && x0 >= t->x0 - 0.5) {
 		t->x1 = x1 > t->x1 ? x1 : t->x1;
 		return;
 	}

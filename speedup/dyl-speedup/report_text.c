@@ -29,6 +29,13 @@ int report_columns(void)
 	return 80;
 }
 
+/* A section's title after a blank line, wrapped. */
+static void heading(FILE *out, const char *title, int width)
+{
+	fputc('\n', out);
+	wrap_text(out, title, width, "", 2);
+}
+
 static void headline(FILE *out, const struct page *pg, int width)
 {
 	const struct prediction *run = pg->r->run;
@@ -56,7 +63,7 @@ static void kernels(FILE *out, const struct page *pg, int width)
 	struct ttab t;
 	char a[32];
 
-	fprintf(out, "\nKernels (the replaced calls: measured time t, predicted f(work))\n");
+	heading(out, "Kernels (the replaced calls: measured time t, predicted f(work))", width);
 	tt_init(&t, pg->r->device ? 6 : 5, head);
 	for (int i = 0; i < pg->nkern && i < ROWS_SHOWN; i++) {
 		const struct kernel *k = &run->k[pg->kern[i]];
@@ -110,7 +117,7 @@ static void transfers(FILE *out, const struct page *pg, int width)
 
 	if (!run->residency)
 		return;
-	fprintf(out, "\nTransfers (what a port keeping data on the accelerator moves)\n");
+	heading(out, "Transfers (what a port keeping data on the accelerator moves)", width);
 	tt_init(&t, 6, head);
 	for (int i = 0; i < pg->nkern && i < ROWS_SHOWN; i++) {
 		const struct kernel *k = &run->k[pg->kern[i]];
@@ -138,12 +145,13 @@ static void plans(FILE *out, const struct page *pg, int width)
 	char a[32], line[200];
 
 	if (pg->no_plan) {
-		fprintf(out, "\nOffload plan\n");
+		heading(out, "Offload plan", width);
 		wrap_text(out, pg->no_plan, width, "  ", 2);
 	}
 	if (!pg->has_plan)
 		return;
-	fprintf(out, "\nOffload plan (T' with the transfers, %s)\n", pr->mode);
+	snprintf(line, sizeof(line), "Offload plan (T' with the transfers, %s)", pr->mode);
+	heading(out, line, width);
 	tt_init(&t, 6, head);
 	for (int i = 0; i < pr->n; i++) {
 		const struct plan_row *p = &pr->row[i];
@@ -172,7 +180,9 @@ static void threads_of(FILE *out, const struct prediction *p, int width)
 	struct ttab t;
 	char a[32];
 
-	fprintf(out, "  %s:\n", p->path);
+	char line[4200];
+	snprintf(line, sizeof(line), "%s:", p->path);
+	wrap_text(out, line, width, "  ", 4);
 	tt_init(&t, 6, head);
 	for (int i = 0; i < tl->n && i < ROWS_SHOWN; i++) {
 		const struct tl_thread *th = &tl->th[i];
@@ -203,7 +213,7 @@ static void threads(FILE *out, const struct page *pg, int width)
 
 	if (!r->run->timeline)
 		return;
-	fprintf(out, "\nThreads (predicted along their timelines; waited: for a device)\n");
+	heading(out, "Threads (predicted along their timelines; waited: for a device)", width);
 	for (int i = 0; i < r->nprocs; i++)
 		if (r->procs[i].timeline && r->procs[i].tl)
 			threads_of(out, &r->procs[i], width);
@@ -215,7 +225,7 @@ static void host_and_notes(FILE *out, const struct page *pg, int width)
 	char a[32], line[400];
 
 	if (pg->nother) {
-		fprintf(out, "\nNot accelerated (no model: on the host)\n");
+		heading(out, "Not accelerated (no model: on the host)", width);
 		for (int i = 0; i < pg->nother && i < 5; i++) {
 			const struct kernel *k = &run->k[pg->other[i]];
 			uint64_t t = k->all_t_ns > k->hidden_t_ns ? k->all_t_ns - k->hidden_t_ns : 0;
@@ -229,7 +239,7 @@ static void host_and_notes(FILE *out, const struct page *pg, int width)
 	}
 	if (!pg->nnotes)
 		return;
-	fprintf(out, "\nNotes\n");
+	heading(out, "Notes", width);
 	for (int i = 0; i < pg->nnotes; i++)
 		wrap_text(out, pg->notes[i], width, "  - ", 4);
 }
