@@ -39,7 +39,7 @@ static const char usage[] =
 "usage: dyl-speedup TRACE... MODEL... [--json | --csv] [--only-faster] [--keep-overhead]\n"
 "                   [--cpu-time] [--faults-replaced] [--devices N|unlimited]\n"
 "                   [--residency exact|optimistic|pessimistic] [--plan]\n"
-"       dyl-speedup --report [--html FILE] TRACE... [MODEL...|--device NAME] [options]\n"
+"       dyl-speedup --report [--html FILE] TRACE... [MODEL...|--device NAME] [--link L]\n"
 "       dyl-speedup TRACE... --device NAME [MODEL...] [options]\n";
 
 static const char help[] =
@@ -198,6 +198,8 @@ static const char help[] =
 "                 kernel table gains a column 'bounded by' (compute, memory, launch, link);\n"
 "                 the functions it does not provide stay on the host, named in a note.\n"
 "                 An unknown NAME: the known devices, exit 2\n"
+"  --link L       the link model L (a file, or a name: pcie4-x16 is models/link-pcie4-x16.csv),\n"
+"                 read as a model file; it wins over --device's own link\n"
 "  --report       the report people read (doc/report.md): the answer first (S_G, T -> T',\n"
 "                 the transfers' three bounds), then the kernels, the transfers, the\n"
 "                 offload plan (with link rows and flows), the threads and the notes,\n"
@@ -379,6 +381,17 @@ static int parse_options(int argc, char **argv, struct speedup_opts *o)
 				input_error(NULL, 0, "--html takes the file to write (see --help)");
 				return -1;
 			}
+		} else if (strncmp(a, "--link", 6) == 0 && (a[6] == '\0' || a[6] == '=')) {
+			const char *v = a[6] == '=' ? a + 7 : i + 1 < argc ? argv[++i] : "";
+			char *path = report_link_path(v);	/* kept: the file names it */
+			if (!path) {
+				input_error(NULL, 0, "--link: no link model '%s' (a file, or a name such "
+					    "as pcie4-x16: models/link-NAME.csv)", v);
+				return -1;
+			}
+			if (input_open(&o->files[o->nfiles], path) != 0)
+				return -1;
+			o->nfiles++;
 		} else if (strcmp(a, "--plan") == 0) {
 			o->plan = 1;
 		} else if (strcmp(a, "--cpu-time") == 0) {

@@ -27,7 +27,7 @@ static const char style[] =
 ".tt{font-size:22px;margin:2px 0 6px}.sub{fill:#889;font-size:10px}.muted{color:#667}"
 "table{border-collapse:collapse;font-size:13px;margin:4px 0}"
 "th,td{padding:3px 10px;border-bottom:1px solid #e4e6ee;text-align:right}"
-"th{background:#f1f3f8;cursor:pointer;user-select:none}th:first-child,td:first-child,"
+"th{background:#f1f3f8;cursor:pointer;user-select:none}th:first-child,td:first-child,th.l,"
 "td.l{text-align:left}tr.star td{font-weight:600}"
 "th.asc:after{content:' \\25B2'}th.desc:after{content:' \\25BC'}"
 "svg.tl{width:100%;height:auto;background:#fbfbfd;border:1px solid #e4e6ee}"
@@ -99,7 +99,7 @@ static void kernel_table(FILE *out, const struct page *pg)
 
 	fputs("<h2>Kernels</h2>\n<table class=\"sortable\" id=\"kernels\"><thead><tr><th>function</th>"
 	      "<th>calls</th><th>measured</th><th>P</th><th>predicted</th><th>S_P</th>", out);
-	fputs(r->device ? "<th>bounded by</th>" : "", out);
+	fputs(r->device ? "<th class=\"l\">bounded by</th>" : "", out);
 	fputs(run->residency ? "<th>h2d bytes</th><th>d2h bytes</th><th>link time</th>" : "", out);
 	fputs("</tr></thead><tbody>\n", out);
 	for (int i = 0; i < pg->nkern; i++) {
@@ -172,7 +172,7 @@ static void plan_table(FILE *out, const struct page *pg)
 		return;
 	fprintf(out, "<h2>Offload plan</h2>\n<p class=\"muted\">T' with the transfers (%s); %s over %d "
 		"function%s.</p>\n<table class=\"sortable\" id=\"plans\"><thead><tr><th>plan</th>"
-		"<th>T'</th><th>S_G</th><th>h2d bytes</th><th>d2h bytes</th><th>accelerated</th>"
+		"<th>T'</th><th>S_G</th><th>h2d bytes</th><th>d2h bytes</th><th class=\"l\">accelerated</th>"
 		"</tr></thead><tbody>\n", pr->mode, pr->exhaustive ? "every subset" : "greedy flips",
 		pr->ncand, pr->ncand == 1 ? "" : "s");
 	for (int i = 0; i < pr->n; i++) {

@@ -5,6 +5,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include "device.h"
 #include "func_names.h"
 #include "input.h"
 #include "report_fmt.h"
@@ -52,8 +54,7 @@ const char *page_bounds(const struct page *pg, char *buf, size_t room)
 	char a[32], b[32];
 
 	if (!run->residency) {
-		snprintf(buf, room, "no transfers counted: T' is the kernels' time alone (give a link "
-			 "model and record with -g std.flow: doc/residency.md)");
+		snprintf(buf, room, "no transfers counted (for them: a link model and -g std.flow)");
 		return buf;
 	}
 	o += (size_t)snprintf(buf + o, room - o, "S_G with the transfers:");
@@ -122,6 +123,26 @@ void page_free(struct page *pg)
 	if (pg->has_plan)
 		plan_rows_free(&pg->plan);
 	memset(pg, 0, sizeof(*pg));
+}
+
+char *report_link_path(const char *link)
+{
+	static const char *const forms[] = { "%s/link-%s.csv", "%s/%s.csv" };
+	char dir[4096], path[8300], *slash;
+	struct stat st;
+
+	if (stat(link, &st) == 0 && S_ISREG(st.st_mode))
+		return strdup(link);
+	/* the models' folder: the devices' parent */
+	snprintf(dir, sizeof(dir), "%s", device_dir());
+	if ((slash = strrchr(dir, '/')))
+		*slash = '\0';
+	for (size_t i = 0; !strchr(link, '/') && i < sizeof(forms) / sizeof(forms[0]); i++) {
+		snprintf(path, sizeof(path), forms[i], dir, link);
+		if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
+			return strdup(path);
+	}
+	return NULL;
 }
 
 int report_page(FILE *out, const struct report *r, int text, const char *html)

@@ -43,4 +43,8 @@ int report_html(const char *path, const struct page *pg);
  * 0; -1 after a message. */
 int report_page(FILE *out, const struct report *r, int text, const char *html);
 
+/* --link L: the link model L, a file or a name (models/link-L.csv, models/L.csv), as a
+ * path to open (malloc'd); NULL when there is none. */
+char *report_link_path(const char *link);
+
 #endif

@@ -55,32 +55,59 @@ static void headline(FILE *out, const struct page *pg, int width)
 	wrap_text(out, pg->what, width, "", 2);
 }
 
-static void kernels(FILE *out, const struct page *pg, int width)
-{
-	static const char *const head[] = { "<function", "calls", "measured", "predicted", "S_P",
-					    "<bounded by" };
-	const struct prediction *run = pg->r->run;
-	struct ttab t;
-	char a[32];
+/* Fills a kernel's cells after its name (column 0). */
+typedef void (*kernel_cells)(char (*c)[TT_CELL], const struct kernel *k, const struct page *pg);
 
-	heading(out, "Kernels (the replaced calls: measured time t, predicted f(work))", width);
-	tt_init(&t, pg->r->device ? 6 : 5, head);
+/* A table of a row per kernel: NCOL columns HEAD, the cells from FILL. */
+static void kernel_table(FILE *out, const struct page *pg, int width, int ncol,
+			 const char *const *head, kernel_cells fill)
+{
+	struct ttab t;
+
+	tt_init(&t, ncol, head);
 	for (int i = 0; i < pg->nkern && i < ROWS_SHOWN; i++) {
-		const struct kernel *k = &run->k[pg->kern[i]];
 		char (*c)[TT_CELL] = tt_row(&t);
 		if (!c)
 			break;
 		snprintf(c[0], TT_CELL, "%s", funcs_get(pg->kern[i])->shown);
-		snprintf(c[1], TT_CELL, "%llu", (unsigned long long)k->calls);
-		snprintf(c[2], TT_CELL, "%s", fmt_ns(a, sizeof(a), (double)k->t_ns));
-		snprintf(c[3], TT_CELL, "%s", fmt_ns(a, sizeof(a), k->predicted_ns));
-		snprintf(c[4], TT_CELL, "%s", fmt_ratio(a, sizeof(a), k->calls && k->predicted_ns > 0
-					? (double)k->t_ns / k->predicted_ns : NAN));
-		snprintf(c[5], TT_CELL, "%s", pg->r->device ? report_bounded_by(k) : "");
+		fill(c, &pg->r->run->k[pg->kern[i]], pg);
 	}
 	tt_print(out, &t, width);
 	if (pg->nkern > ROWS_SHOWN)
 		fprintf(out, "  (%d more)\n", pg->nkern - ROWS_SHOWN);
+}
+
+static void time_cells(char (*c)[TT_CELL], const struct kernel *k, const struct page *pg)
+{
+	char a[32];
+
+	snprintf(c[1], TT_CELL, "%llu", (unsigned long long)k->calls);
+	snprintf(c[2], TT_CELL, "%s", fmt_ns(a, sizeof(a), (double)k->t_ns));
+	snprintf(c[3], TT_CELL, "%s", fmt_ns(a, sizeof(a), k->predicted_ns));
+	snprintf(c[4], TT_CELL, "%s", fmt_ratio(a, sizeof(a), k->calls && k->predicted_ns > 0
+						    ? (double)k->t_ns / k->predicted_ns : NAN));
+	snprintf(c[5], TT_CELL, "%s", pg->r->device ? report_bounded_by(k) : "");
+}
+
+static void kernels(FILE *out, const struct page *pg, int width)
+{
+	static const char *const head[] = { "<function", "calls", "measured", "predicted", "S_P",
+					    "<bounded by" };
+
+	heading(out, "Kernels (the replaced calls: measured time t, predicted f(work))", width);
+	kernel_table(out, pg, width, pg->r->device ? 6 : 5, head, time_cells);
+}
+
+static void xfer_cells(char (*c)[TT_CELL], const struct kernel *k, const struct page *pg)
+{
+	char a[32];
+
+	(void)pg;
+	snprintf(c[1], TT_CELL, "%llu", (unsigned long long)k->h2d_bytes);
+	snprintf(c[2], TT_CELL, "%llu", (unsigned long long)k->h2d_transfers);
+	snprintf(c[3], TT_CELL, "%llu", (unsigned long long)k->d2h_bytes);
+	snprintf(c[4], TT_CELL, "%llu", (unsigned long long)k->d2h_transfers);
+	snprintf(c[5], TT_CELL, "%s", fmt_ns(a, sizeof(a), k->h2d_ns + k->d2h_ns));
 }
 
 static void bounds_table(FILE *out, const struct prediction *run, int width)
@@ -111,29 +138,13 @@ static void transfers(FILE *out, const struct page *pg, int width)
 {
 	static const char *const head[] = { "<function", "h2d bytes", "moves", "d2h bytes", "moves",
 					    "link time" };
-	const struct prediction *run = pg->r->run;
-	struct ttab t;
-	char a[32];
 
-	if (!run->residency)
+	if (!pg->r->run->residency)
 		return;
 	heading(out, "Transfers (what a port keeping data on the accelerator moves)", width);
-	tt_init(&t, 6, head);
-	for (int i = 0; i < pg->nkern && i < ROWS_SHOWN; i++) {
-		const struct kernel *k = &run->k[pg->kern[i]];
-		char (*c)[TT_CELL] = tt_row(&t);
-		if (!c)
-			break;
-		snprintf(c[0], TT_CELL, "%s", funcs_get(pg->kern[i])->shown);
-		snprintf(c[1], TT_CELL, "%llu", (unsigned long long)k->h2d_bytes);
-		snprintf(c[2], TT_CELL, "%llu", (unsigned long long)k->h2d_transfers);
-		snprintf(c[3], TT_CELL, "%llu", (unsigned long long)k->d2h_bytes);
-		snprintf(c[4], TT_CELL, "%llu", (unsigned long long)k->d2h_transfers);
-		snprintf(c[5], TT_CELL, "%s", fmt_ns(a, sizeof(a), k->h2d_ns + k->d2h_ns));
-	}
-	tt_print(out, &t, width);
+	kernel_table(out, pg, width, 6, head, xfer_cells);
 	fprintf(out, "  the three bounds (*: the headline's):\n");
-	bounds_table(out, run, width);
+	bounds_table(out, pg->r->run, width);
 }
 
 static void plans(FILE *out, const struct page *pg, int width)

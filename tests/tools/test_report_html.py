@@ -251,3 +251,22 @@ def test_html_write_failure_leaves_nothing(tmp_path):
     html(files, page)
     assert page.read_text().startswith('<!DOCTYPE html>')
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith('r.html')) == ['r.html']
+
+
+def test_link_by_name(resid):
+    """--link NAME is models/link-NAME.csv, read as a model file."""
+    by_name = as_json(resid[:2] + ['--link', 'pcie4-x16'])
+    assert by_name['S_G'] == as_json(resid)['S_G']
+    assert by_name['bounds']['exact']['h2d_bytes'] == as_json(resid)['bounds']['exact']['h2d_bytes']
+    r = subprocess.run([SPEEDUP, '--report', *resid[:2], '--link', 'no-such-link'],
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and r.stderr.count('\n') == 1 and 'no-such-link' in r.stderr
+
+
+def test_text_demo_counts(demo):
+    """matmul_mix 200 120: 200 small products and 3 large ones, all dgemm_ calls replaced."""
+    lines = report(demo).splitlines()
+    assert lines[1].startswith('no transfers counted')
+    assert lines[2].startswith('203 calls of dgemm_ ')
+    row = next(line for line in lines if line.split()[:1] == ['dgemm_'])
+    assert row.split()[1] == '203'
