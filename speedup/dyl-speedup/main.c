@@ -204,7 +204,8 @@ static const char help[] =
 "                 the transfers' three bounds), then the kernels, the transfers, the\n"
 "                 offload plan (with link rows and flows), the threads and the notes,\n"
 "                 wrapped to the terminal ($COLUMNS; 80 when not a terminal)\n"
-"  --html FILE    the same as one self-contained HTML page (no network: opens from disk):\n"
+"  --html FILE    the report as one self-contained HTML page (no network: opens from disk),\n"
+"                 written besides the output asked for (--report, --json, the table):\n"
 "                 a sortable kernel table, the measured and predicted timelines per\n"
 "                 thread with the device and the link, the flow graph (Graphviz)\n"
 "                   dyl-speedup --report --html report.html demo/trace.csv \\\n"
@@ -362,8 +363,8 @@ static int parse_options(int argc, char **argv, struct speedup_opts *o)
 			options_done = 1;
 		} else if (strcmp(a, "--json") == 0 || strcmp(a, "--csv") == 0) {
 			enum report_format want = a[2] == 'j' ? REPORT_JSON : REPORT_CSV;
-			if (o->r.format != REPORT_TABLE && o->r.format != want) {
-				input_error(NULL, 0, "--json and --csv exclude each other");
+			if (o->page || (o->r.format != REPORT_TABLE && o->r.format != want)) {
+				input_error(NULL, 0, "--json, --csv and --report exclude each other");
 				return -1;
 			}
 			o->r.format = want;
@@ -375,6 +376,10 @@ static int parse_options(int argc, char **argv, struct speedup_opts *o)
 			o->r.keep_overhead = 1;
 		} else if (strcmp(a, "--report") == 0) {
 			o->page = 1;
+			if (o->r.format != REPORT_TABLE) {
+				input_error(NULL, 0, "--json, --csv and --report exclude each other");
+				return -1;
+			}
 		} else if (strncmp(a, "--html", 6) == 0 && (a[6] == '\0' || a[6] == '=')) {
 			o->html = a[6] == '=' ? a + 7 : i + 1 < argc ? argv[++i] : NULL;
 			if (!o->html || !*o->html) {
@@ -518,9 +523,10 @@ static int dyl_speedup(struct speedup_opts *o)
 		no_match_error();
 		return EXIT_NO_MATCH;
 	}
-	if (o->page || o->html)
-		rc = report_page(stdout, &o->r, o->page, o->html) != 0 ? EXIT_BAD_INPUT : 0;
-	else if ((o->plan ? plan_report(stdout, &o->r) : report_print(stdout, &o->r)) != 0)
+	/* --report: the text; else the table, JSON or CSV; --html: the page besides */
+	if (o->page ? report_page(stdout, &o->r, 1, o->html) != 0
+	    : (o->plan ? plan_report(stdout, &o->r) : report_print(stdout, &o->r)) != 0 ||
+	      (o->html && report_page(stdout, &o->r, 0, o->html) != 0))
 		rc = EXIT_BAD_INPUT;
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		input_error(NULL, 0, "cannot write the output");

@@ -270,3 +270,12 @@ def test_text_demo_counts(demo):
     assert lines[2].startswith('203 calls of dgemm_ ')
     row = next(line for line in lines if line.split()[:1] == ['dgemm_'])
     assert row.split()[1] == '203'
+
+
+def test_html_beside_json(demo, tmp_path):
+    """--html writes the page besides the output asked for; --report excludes --json."""
+    page = tmp_path / 'r.html'
+    out = json.loads(speedup('--json', '--html', str(page), *demo))
+    assert float(re.search(r'data-sg="([^"]*)"', page.read_text()).group(1)) == out['S_G']
+    r = subprocess.run([SPEEDUP, '--report', '--json', *demo], capture_output=True, text=True)
+    assert r.returncode == 2 and 'exclude each other' in r.stderr
