@@ -88,6 +88,32 @@ static void headline(FILE *out, const struct page *pg)
 	fputs("</div>\n", out);
 }
 
+/* Several traces: each process's T, T' and S_G. */
+static void process_table(FILE *out, const struct page *pg)
+{
+	const struct report *r = pg->r;
+	char a[32];
+
+	if (r->nprocs < 2)
+		return;
+	fputs("<h2>Processes</h2>\n<table class=\"sortable\" id=\"processes\"><thead><tr>"
+	      "<th>process</th><th>T</th><th>T'</th><th>S_G</th><th>calls</th></tr></thead>"
+	      "<tbody>\n", out);
+	for (int i = 0; i < r->nprocs; i++) {
+		const struct prediction *p = &r->procs[i];
+		fputs("<tr><td>", out);
+		html_text(out, p->path);
+		fputs("</td>", out);
+		cell(out, (double)p->total_ns, fmt_ns(a, sizeof(a), (double)p->total_ns));
+		cell(out, p->predicted_total_ns, fmt_ns(a, sizeof(a), p->predicted_total_ns));
+		cell(out, p->S_G, fmt_ratio(a, sizeof(a), p->S_G));
+		cell_u64(out, p->calls);
+		fputs("</tr>\n", out);
+	}
+	fputs("</tbody></table>\n<p class=\"muted\">The run's T and T' are their sums.</p>\n",
+	      out);
+}
+
 static void kernel_table(FILE *out, const struct page *pg)
 {
 	const struct report *r = pg->r;
@@ -199,9 +225,7 @@ static void pictures(FILE *out, const struct page *pg)
 	fputs("<h2>Timelines</h2>\n<p class=\"muted\">Each thread: measured (its life and replaced "
 	      "calls, on the trace's clock) above, predicted below; the device runs the replaced "
 	      "calls' compute, the link their transfers.</p>\n", out);
-	if (svg_timelines(out, pg) == 0)
-		fputs("<p>No timeline: the traces did not record their threads (Amdahl's answer; "
-		      "see the notes).</p>\n", out);
+	svg_timelines(out, pg);
 	fputs("<h2>Data flow</h2>\n<div class=\"graph\">", out);
 	if (graph_svg(out, pg->r, &why) != 0) {
 		fputs("<p class=\"muted\">Not drawn: ", out);
@@ -230,6 +254,7 @@ static void page(FILE *out, const struct page *pg)
 		"<title>dyl-speedup report: S_G = %s</title>\n<style>%s</style></head><body>\n",
 		pg->sg, style);
 	headline(out, pg);
+	process_table(out, pg);
 	kernel_table(out, pg);
 	bounds_table(out, pg);
 	plan_table(out, pg);

@@ -241,11 +241,15 @@ int svg_timelines(FILE *out, const struct page *pg)
 
 	for (int i = 0; i < pg->r->nprocs; i++) {
 		const struct prediction *p = &pg->r->procs[i];
-		if (!p->timeline || !p->tl)
-			continue;
 		fputs("<h3>", out);
 		html_text(out, p->path);
 		fputs("</h3>\n", out);
+		if (!p->timeline || !p->tl) {
+			fputs("<p class=\"muted\">No timeline: ", out);
+			html_text(out, p->no_timeline ? p->no_timeline : "its threads were not recorded");
+			fputs(".</p>\n", out);
+			continue;
+		}
 		process_svg(out, p, pg);
 		drawn++;
 	}

@@ -12,7 +12,8 @@ void html_text(FILE *out, const char *s);
 int svg_colour(const struct page *pg, int id);
 /* One <svg> per process of PG predicted along its timeline: a lane per thread
  * (<g class="lane" data-tid=...>, measured above, predicted below), the device and the
- * link, a time axis and a legend.  Returns the number of processes drawn. */
+ * link, a time axis and a legend; for the others, why they have none.  Returns the
+ * number of processes drawn. */
 int svg_timelines(FILE *out, const struct page *pg);
 
 #endif

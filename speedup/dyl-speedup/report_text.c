@@ -89,6 +89,32 @@ static void time_cells(char (*c)[TT_CELL], const struct kernel *k, const struct 
 	snprintf(c[5], TT_CELL, "%s", pg->r->device ? report_bounded_by(k) : "");
 }
 
+/* Several traces: each process's T, T' and S_G. */
+static void processes(FILE *out, const struct page *pg, int width)
+{
+	static const char *const head[] = { "<process", "T", "T'", "S_G", "calls" };
+	const struct report *r = pg->r;
+	struct ttab t;
+	char a[32];
+
+	if (r->nprocs < 2)
+		return;
+	heading(out, "Processes (the run's T and T' are their sums)", width);
+	tt_init(&t, 5, head);
+	for (int i = 0; i < r->nprocs; i++) {
+		const struct prediction *p = &r->procs[i];
+		char (*c)[TT_CELL] = tt_row(&t);
+		if (!c)
+			break;
+		snprintf(c[0], TT_CELL, "%.*s", TT_CELL - 1, p->path);
+		snprintf(c[1], TT_CELL, "%s", fmt_ns(a, sizeof(a), (double)p->total_ns));
+		snprintf(c[2], TT_CELL, "%s", fmt_ns(a, sizeof(a), p->predicted_total_ns));
+		snprintf(c[3], TT_CELL, "%s", fmt_ratio(a, sizeof(a), p->S_G));
+		snprintf(c[4], TT_CELL, "%llu", (unsigned long long)p->calls);
+	}
+	tt_print(out, &t, width);
+}
+
 static void kernels(FILE *out, const struct page *pg, int width)
 {
 	static const char *const head[] = { "<function", "calls", "measured", "predicted", "S_P",
@@ -258,6 +284,7 @@ static void host_and_notes(FILE *out, const struct page *pg, int width)
 int report_text(FILE *out, const struct page *pg, int columns)
 {
 	headline(out, pg, columns);
+	processes(out, pg, columns);
 	kernels(out, pg, columns);
 	transfers(out, pg, columns);
 	plans(out, pg, columns);

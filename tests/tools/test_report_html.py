@@ -279,3 +279,45 @@ def test_html_beside_json(demo, tmp_path):
     assert float(re.search(r'data-sg="([^"]*)"', page.read_text()).group(1)) == out['S_G']
     r = subprocess.run([SPEEDUP, '--report', '--json', *demo], capture_output=True, text=True)
     assert r.returncode == 2 and 'exclude each other' in r.stderr
+
+
+def order(dom):
+    return re.findall(r'<tr class="kernel"><td>(\w+)</td>', dom)
+
+
+@needs_chromium
+def test_kernel_table_sorts(tmp_path):
+    """A click on a column's head sorts the rows by its numbers, a second click reverses."""
+    rows = [('a', 900000), ('b', 1000), ('b', 1000), ('c', 50000), ('c', 50000), ('c', 50000)]
+    lines = ['# pid=100', 'seq,tid,func,t_start_ns,t_ns,in_bytes,out_bytes,work,depth,args']
+    start = 1000
+    for seq, (func, t) in enumerate(rows):
+        lines.append(f'{seq},100,{func},{start},{t},,,{t},0,')
+        start += t + 1000
+    lines.append('# total_ns=2000000')
+    (tmp_path / 't.csv').write_text('\n'.join(lines) + '\n')
+    (tmp_path / 'm.csv').write_text('func,work,t_ns\n*,0,0\n*,1000000,1000\n')
+    page = tmp_path / 'r.html'
+    text = html([str(tmp_path / 't.csv'), str(tmp_path / 'm.csv')], page)
+    assert order(text) == ['a', 'c', 'b']          # by measured time
+    click = "<script>var h=document.querySelectorAll('#kernels th')[1];h.click();%s</script>"
+    (tmp_path / 'once.html').write_text(text.replace('</body>', click % '' + '</body>'))
+    (tmp_path / 'twice.html').write_text(text.replace('</body>', click % 'h.click();' + '</body>'))
+    assert order(chromium(tmp_path / 'once.html', '--dump-dom')) == ['a', 'b', 'c']   # calls up
+    assert order(chromium(tmp_path / 'twice.html', '--dump-dom')) == ['c', 'b', 'a']  # and down
+
+
+def test_two_processes(tmp_path):
+    """Two traces: a row each in the processes' table; the one without thread lines gets
+    no timeline, and a line that says why."""
+    files = threaded(tmp_path)
+    plain = tmp_path / 'plain.csv'
+    plain.write_text('# pid=200\nseq,tid,func,t_start_ns,t_ns,in_bytes,out_bytes,work,depth,args\n'
+                     '0,200,k,1000,5000,,,5000,0,\n# total_ns=20000\n')
+    text = html([files[0], str(plain), files[1]], tmp_path / 'r.html')
+    table = text.split('id="processes"')[1].split('</table>')[0]
+    assert table.count('<tr>') == 3
+    assert text.count('<svg class="tl"') == 1 and text.count('No timeline: ') == 1
+    lines = report([files[0], str(plain), files[1]]).splitlines()
+    assert lines[0].startswith('S_G = ') and ': the run would take ' in lines[0]
+    assert any(line.startswith('  ' + str(plain)) for line in lines)
