@@ -43,10 +43,15 @@ int svg_colour(const struct page *pg, int id)
 	return COLOURS;
 }
 
+/* The window of time a drawing shows (ns from the wrapper's start), and its px per ns. */
+struct view {
+	double t0, t1, scale;
+};
+
 /* One track's rectangles, merged while they touch (within half a pixel). */
 struct track {
 	FILE *out;
-	double scale;	/* px per ns */
+	const struct view *v;
 	double y;
 	int cls;	/* -1: none pending */
 	const char *kind;	/* the class prefix: "k" (a kernel's colour), or a whole class */
@@ -65,9 +70,11 @@ static void flush(struct track *t)
 
 static void add(struct track *t, int cls, double from_ns, double to_ns)
 {
-	double x0 = from_ns * t->scale, x1 = to_ns * t->scale;
+	const struct view *v = t->v;
+	double a = from_ns > v->t0 ? from_ns : v->t0, b = to_ns < v->t1 ? to_ns : v->t1;
+	double x0 = (a - v->t0) * v->scale, x1 = (b - v->t0) * v->scale;
 
-	if (!(x1 >= x0) || !isfinite(x0))
+	if (!(x1 >= x0) || !isfinite(x0))	/* outside the window too */
 		return;
 	/* (the device's track gathers the threads' calls: not in time order) */
 	if (t->cls == cls && x0 <= t->x1 + 0.5 && x0 >= t->x0 - 0.5) {
@@ -75,24 +82,24 @@ static void add(struct track *t, int cls, double from_ns, double to_ns)
 		return;
 	}
 	flush(t);
-	*t = (struct track){ t->out, t->scale, t->y, cls, t->kind, x0, x1 };
+	*t = (struct track){ t->out, t->v, t->y, cls, t->kind, x0, x1 };
 }
 
-/* A time axis at Y over END ns: ticks at 1, 2 or 5 times a power of ten. */
-static void axis(FILE *out, double scale, double end, double y)
+/* A time axis at Y over V's window: ticks at 1, 2 or 5 times a power of ten. */
+static void axis(FILE *out, const struct view *v, double y)
 {
-	double step = pow(10, floor(log10(end > 0 ? end / 8 : 1)));
+	double span = v->t1 - v->t0, step = pow(10, floor(log10(span > 0 ? span / 8 : 1)));
 	char a[32];
 
-	step *= end / step > 40 ? 5 : end / step > 16 ? 2 : 1;
+	step *= span / step > 40 ? 5 : span / step > 16 ? 2 : 1;
 	fprintf(out, "<line class=\"ax\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>", LABEL, y, W,
 		y);
-	for (double t = 0; t <= end * 1.0001; t += step) {
-		double x = LABEL + t * scale;
+	for (double t = ceil(v->t0 / step) * step; t <= v->t1 + span * 1e-4; t += step) {
+		double x = LABEL + (t - v->t0) * v->scale;
 		fprintf(out, "<line class=\"ax\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
 			"<text class=\"tick\"%s x=\"%.1f\" y=\"%.1f\">%s</text>", x, y, x, y + 4,
-			t > 0 ? "" : " style=\"text-anchor:start\"", x, y + 16, t > 0 ? fmt_ns(a, sizeof(a), t)
-			: "0");
+			x > LABEL + 30 ? "" : " style=\"text-anchor:start\"", x, y + 16,
+			t > 0 ? fmt_ns(a, sizeof(a), t) : "0");
 	}
 	fprintf(out, "<text class=\"lbl\" x=\"4\" y=\"%.1f\">time from the start</text>", y + 16);
 }
@@ -191,15 +198,16 @@ struct shared_tracks {
 	struct track dev, link;
 };
 
-static void process_svg(FILE *out, const struct prediction *p, const struct page *pg)
+/* Process P's drawing of the window V; LANE: the class of a thread's group. */
+static void process_svg(FILE *out, const struct prediction *p, const struct page *pg,
+			const struct view *v, const char *lane)
 {
 	const struct timeline *tl = p->tl;
-	double end = clock_end(p), scale = (W - LABEL - 10) / end;
 	double h = 10 + tl->n * (2 * TRACK + GAP) + 2 * (TRACK + GAP) + 26 + 20, y = 10;
 	double ydev = y + tl->n * (2 * TRACK + GAP);
-	struct shared_tracks sh = { .dev = { open_memstream(&sh.buf[0], &sh.len[0]), scale, ydev,
+	struct shared_tracks sh = { .dev = { open_memstream(&sh.buf[0], &sh.len[0]), v, ydev,
 					     -1, "k", 0, 0 },
-				    .link = { open_memstream(&sh.buf[1], &sh.len[1]), scale,
+				    .link = { open_memstream(&sh.buf[1], &sh.len[1]), v,
 					      ydev + TRACK + GAP, -1, "link", 0, 0 } };
 	char tid[40];
 
@@ -209,9 +217,10 @@ static void process_svg(FILE *out, const struct prediction *p, const struct page
 	html_text(out, p->path);
 	fputs("\">", out);
 	for (int i = 0; i < tl->n; i++, y += 2 * TRACK + GAP) {
-		struct track m = { out, scale, y, -1, "k", 0, 0 }, pr = m;
+		struct track m = { out, v, y, -1, "k", 0, 0 }, pr = m;
 		pr.y = y + TRACK;
-		fprintf(out, "<g class=\"lane\" data-tid=\"%llu\">", (unsigned long long)tl->th[i].tid);
+		fprintf(out, "<g class=\"%s\" data-tid=\"%llu\">", lane,
+			(unsigned long long)tl->th[i].tid);
 		snprintf(tid, sizeof(tid), "%llu%s", (unsigned long long)tl->th[i].tid,
 			 i ? "" : " main");
 		lane_label(out, y, tid, "measured");
@@ -230,9 +239,45 @@ static void process_svg(FILE *out, const struct prediction *p, const struct page
 	fwrite(sh.buf[1], 1, sh.len[1], out);
 	free(sh.buf[0]);
 	free(sh.buf[1]);
-	axis(out, scale, end, ydev + 2 * (TRACK + GAP));
+	axis(out, v, ydev + 2 * (TRACK + GAP));
 	legend(out, pg, ydev + 2 * (TRACK + GAP) + 26);
 	fputs("</svg>\n", out);
+}
+
+/* The span of P's replaced calls, measured and predicted: [*FROM, *TO].  0 when none. */
+static int calls_span(const struct prediction *p, double *from, double *to)
+{
+	*from = INFINITY;
+	*to = -INFINITY;
+	for (int i = 0; i < p->tl->n; i++) {
+		const struct tl_thread *th = &p->tl->th[i];
+		for (size_t j = 0; j < th->ncalls && th->call_end && th->state != TL_ABSORBED; j++) {
+			const struct tl_call *c = &th->calls[j];
+			double pe = th->call_end[j], ps = pe - c->f, me = (double)c->start + (double)c->t;
+			*from = fmin(*from, fmin((double)c->start, ps));
+			*to = fmax(*to, fmax(me, pe));
+		}
+	}
+	return *to > *from;
+}
+
+/* The whole run; and where the calls fill under a quarter of it, their span enlarged
+ * beside it (a short burst in a long run is a line otherwise). */
+static void draw_process(FILE *out, const struct prediction *p, const struct page *pg)
+{
+	double end = clock_end(p), from, to;
+	struct view whole = { 0, end, (W - LABEL - 10) / end };
+
+	process_svg(out, p, pg, &whole, "lane");
+	if (!calls_span(p, &from, &to) || to - from > end / 4)
+		return;
+	double margin = (to - from) * 0.03 + 1;
+	struct view zoom = { fmax(0, from - margin), fmin(end, to + margin), 0 };
+	char a[32], b[32];
+	zoom.scale = (W - LABEL - 10) / (zoom.t1 - zoom.t0);
+	fprintf(out, "<p class=\"muted\">The replaced calls, enlarged: %s to %s.</p>\n",
+		fmt_ns(a, sizeof(a), zoom.t0), fmt_ns(b, sizeof(b), zoom.t1));
+	process_svg(out, p, pg, &zoom, "lane-zoom");
 }
 
 int svg_timelines(FILE *out, const struct page *pg)
@@ -250,7 +295,7 @@ int svg_timelines(FILE *out, const struct page *pg)
 			fputs(".</p>\n", out);
 			continue;
 		}
-		process_svg(out, p, pg);
+		draw_process(out, p, pg);
 		drawn++;
 	}
 	return drawn;
