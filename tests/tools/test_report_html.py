@@ -321,3 +321,18 @@ def test_two_processes(tmp_path):
     lines = report([files[0], str(plain), files[1]]).splitlines()
     assert lines[0].startswith('S_G = ') and ': the run would take ' in lines[0]
     assert any(line.startswith('  ' + str(plain)) for line in lines)
+
+
+def test_short_burst_enlarged(tmp_path):
+    """Calls in 1 % of the run: a second drawing shows their span; calls over most of the
+    run: none."""
+    lines = ['# pid=100', 'seq,tid,func,t_start_ns,t_ns,in_bytes,out_bytes,work,depth,args',
+             '0,100,k,500000,4000,,,4000,0,', '1,100,k,506000,4000,,,4000,0,',
+             '# threads=recorded', '# total_ns=1000000']
+    (tmp_path / 't.csv').write_text('\n'.join(lines) + '\n')
+    (tmp_path / 'm.csv').write_text('func,work,t_ns\nk,0,0\nk,40000,10000\n')
+    text = html([str(tmp_path / 't.csv'), str(tmp_path / 'm.csv')], tmp_path / 'r.html')
+    assert text.count('<g class="lane" ') == text.count('<g class="lane-zoom" ') == 1
+    assert 'The replaced calls, enlarged: ' in text
+    text = html(threaded(tmp_path), tmp_path / 'r.html')
+    assert 'lane-zoom' not in text
