@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "chrome.h"
 #include "companion.h"
 #include "device_models.h"
 #include "dyl_flow.h"
@@ -38,7 +39,7 @@
 static const char usage[] =
 "usage: dyl-speedup TRACE... MODEL... [--json | --csv] [--only-faster] [--keep-overhead]\n"
 "                   [--cpu-time] [--faults-replaced] [--devices N|unlimited]\n"
-"                   [--residency exact|optimistic|pessimistic] [--plan]\n"
+"                   [--residency exact|optimistic|pessimistic] [--plan] [--chrome FILE]\n"
 "       dyl-speedup --report [--html FILE] TRACE... [MODEL...|--device NAME] [--link L]\n"
 "       dyl-speedup TRACE... --device NAME [MODEL...] [options]\n";
 
@@ -210,6 +211,11 @@ static const char help[] =
 "                 thread with the device and the link, the flow graph (Graphviz)\n"
 "                   dyl-speedup --report --html report.html demo/trace.csv \\\n"
 "                       models/example-pcie-gpu-dgemm.csv\n"
+"  --chrome FILE  also write the run's timeline as Chrome trace-event JSON, to open in\n"
+"                 https://ui.perfetto.dev or chrome://tracing: per thread its measured\n"
+"                 calls beside its predicted ones, the device queue (\"device 0\"...) and\n"
+"                 the link's h2d/d2h transfers.  See doc/threads.md\n"
+"                   dyl-speedup run.csv model.csv --chrome run.json\n"
 "  -h, --help     this text\n"
 "\n"
 "Exit status: 0 done; 1 no model matches any traced function; 2 bad usage or bad input\n"
@@ -308,6 +314,7 @@ struct speedup_opts {
 	int nfiles;
 	int plan;		/* --plan: the offload plans beside the report (plan.h) */
 	const char *device;	/* --device NAME; NULL: none */
+	const char *chrome;	/* --chrome FILE; NULL: none */
 	struct device_models *dm;	/* its kernels, when given */
 	int page;		/* --report: the text report (report_page.h) */
 	const char *html;	/* --html FILE; NULL: none */
@@ -413,6 +420,12 @@ static int parse_options(int argc, char **argv, struct speedup_opts *o)
 			o->device = a[8] == '=' ? a + 9 : i + 1 < argc ? argv[++i] : NULL;
 			if (!o->device) {
 				input_error(NULL, 0, "--device takes a device's name (see --help)");
+				return -1;
+			}
+		} else if (strncmp(a, "--chrome", 8) == 0 && (a[8] == '\0' || a[8] == '=')) {
+			o->chrome = a[8] == '=' ? a + 9 : i + 1 < argc ? argv[++i] : NULL;
+			if (!o->chrome || !*o->chrome) {
+				input_error(NULL, 0, "--chrome takes the JSON file to write (see --help)");
 				return -1;
 			}
 		} else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
@@ -532,6 +545,8 @@ static int dyl_speedup(struct speedup_opts *o)
 		input_error(NULL, 0, "cannot write the output");
 		rc = EXIT_BAD_INPUT;
 	}
+	if (rc == 0 && o->chrome && chrome_write(o->chrome, procs, o->r.nprocs) != 0)
+		rc = EXIT_BAD_INPUT;
 	if (rc == 0 && predict_nothing(run))
 		rc = EXIT_NOTHING_PREDICTED;
 	for (int i = 0; i < o->r.nprocs; i++)

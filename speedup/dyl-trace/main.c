@@ -20,6 +20,7 @@
 #include "rows.h"
 #include "shown.h"
 #include "summary.h"
+#include "thread_events.h"
 
 #define EXIT_BAD_INPUT 2
 
@@ -62,7 +63,8 @@ static const char help[] =
 
 "  chrome TRACE...  Chrome trace-event JSON: one complete event (\"ph\": \"X\") per call with\n"
 "                   ts and dur in microseconds, pid, tid and args (seq, depth, in_bytes,\n"
-"                   out_bytes, work), and each process named by its command line.  Open it\n"
+"                   out_bytes, work), each process named by its command line and each\n"
+"                   thread by its name (where the trace recorded it).  Open it\n"
 "                   in https://ui.perfetto.dev or chrome://tracing.  Several traces of one\n"
 "                   run are placed on one time axis by their processes' start times.\n"
 "  convert TRACE... the CSV of a run whose rows stayed in its spool (by default a run of\n"
@@ -479,6 +481,24 @@ static char *put_json_opt(char *p, int64_t v)
 	return put_u64(p, (uint64_t)v);
 }
 
+/* The names the trace recorded for its threads ('# thread_name'), as metadata events. */
+static void chrome_thread_names(struct trace_src *src, int64_t pid)
+{
+	struct thread_events ev;
+
+	if (thread_events_read(&ev, src, src->path) != 0)
+		return;
+	for (size_t i = 0; i < ev.nnames; i++) {
+		if (thread_events_name(&ev, ev.names[i].tid) != ev.names[i].name)
+			continue;	/* (a later line names it) */
+		fprintf(out, ",\n{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": %" PRId64
+			", \"tid\": %" PRIu64 ", \"args\": {\"name\": ", pid, ev.names[i].tid);
+		put_json_cstr(ev.names[i].name);
+		puts_("}}");
+	}
+	thread_events_free(&ev);
+}
+
 static int chrome_one(struct trace_src *src, int64_t offset, int64_t pid, int *first)
 {
 	struct trace_row r;
@@ -535,6 +555,7 @@ static int chrome_one(struct trace_src *src, int64_t offset, int64_t pid, int *f
 	}
 	if (untimed)
 		input_warning(src->path, 0, "%" PRIu64 " calls without a time left out", untimed);
+	chrome_thread_names(src, pid);
 	free(order);
 	return 0;
 }

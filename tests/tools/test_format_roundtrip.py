@@ -194,7 +194,7 @@ def test_wrapped_run_keys_are_named_and_found(harness, wrapped_run):
     keys = set(line_keys(text))
     # the run writes the keys of each part: header, notes, thread events, footer
     assert {'pid', 'cmdline', 'faults', 'time_clock', 'threads', 'thread', 'join',
-            'total_ns', 'overhead_ns'} <= keys, keys
+            'thread_name', 'name', 'total_ns', 'overhead_ns'} <= keys, keys
     check_named(text)
     back = Read(harness, exit_trace)
     check_found(text, back)
@@ -208,3 +208,20 @@ def test_wrapped_run_keys_are_named_and_found(harness, wrapped_run):
     in_spool = Read(harness, later)
     check_found(stub, in_spool)
     assert len(in_spool.rows) == len(back.rows) and in_spool.end.endswith(' 0')
+
+
+def test_wrapped_run_names_every_thread(wrapped_run):
+    # '# thread_name': one a thread, the main thread's and every created one's (threadapp
+    # names none: each has the program's name), after the other thread lines
+    for path in wrapped_run:
+        with open(path) as f:
+            text = f.read()
+        if 'rows_in_spool' in line_keys(text):
+            continue    # (the stub: its lines are in the spool)
+        tids = re.findall(r'^# thread tid=(\d+) ', text, re.M)
+        pid = re.search(r'^# pid=(\d+)$', text, re.M).group(1)
+        names = re.findall(r'^# thread_name tid=(\d+) name=(.*)$', text, re.M)
+        assert sorted(t for t, _ in names) == sorted(set(tids) | {pid})
+        assert {n for _, n in names} == {'threadapp'}
+        last_thread = max(text.rfind('\n# thread '), text.rfind('\n# join '))
+        assert text.find('\n# thread_name ') > last_thread
