@@ -353,10 +353,44 @@ static int parse_residency(const char *v)
 	return -1;
 }
 
+/* --report, --html FILE, --link L (report_page.h) at ARGV[*I]: 1 taken, 0 not one of
+ * them, -1 after a message. */
+static int page_option(int argc, char **argv, int *i, struct speedup_opts *o)
+{
+	const char *a = argv[*i];
+
+	if (strcmp(a, "--report") == 0) {
+		o->page = 1;
+		if (o->r.format == REPORT_TABLE)
+			return 1;
+		input_error(NULL, 0, "--json, --csv and --report exclude each other");
+	} else if (strncmp(a, "--html", 6) == 0 && (a[6] == '\0' || a[6] == '=')) {
+		o->html = a[6] == '=' ? a + 7 : *i + 1 < argc ? argv[++*i] : NULL;
+		if (o->html && *o->html)
+			return 1;
+		input_error(NULL, 0, "--html takes the file to write (see --help)");
+	} else if (strncmp(a, "--link", 6) == 0 && (a[6] == '\0' || a[6] == '=')) {
+		const char *v = a[6] == '=' ? a + 7 : *i + 1 < argc ? argv[++*i] : "";
+		char *path = report_link_path(v);	/* kept: the file names it */
+		if (!path) {
+			input_error(NULL, 0, "--link: no link model '%s' (a file, or a name such as "
+				    "pcie4-x16: models/link-NAME.csv)", v);
+			return -1;
+		}
+		if (input_open(&o->files[o->nfiles], path) != 0)
+			return -1;
+		o->nfiles++;
+		return 1;
+	} else {
+		return 0;
+	}
+	return -1;
+}
+
 /* Fills O from the command line.  0; 1 after --help; -1 after a message. */
 static int parse_options(int argc, char **argv, struct speedup_opts *o)
 {
-	int options_done = 0;
+	int options_done = 0, page;
 
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -381,29 +415,9 @@ static int parse_options(int argc, char **argv, struct speedup_opts *o)
 			o->r.faults_replaced = 1;
 		} else if (strcmp(a, "--keep-overhead") == 0) {
 			o->r.keep_overhead = 1;
-		} else if (strcmp(a, "--report") == 0) {
-			o->page = 1;
-			if (o->r.format != REPORT_TABLE) {
-				input_error(NULL, 0, "--json, --csv and --report exclude each other");
+		} else if ((page = page_option(argc, argv, &i, o)) != 0) {
+			if (page < 0)
 				return -1;
-			}
-		} else if (strncmp(a, "--html", 6) == 0 && (a[6] == '\0' || a[6] == '=')) {
-			o->html = a[6] == '=' ? a + 7 : i + 1 < argc ? argv[++i] : NULL;
-			if (!o->html || !*o->html) {
-				input_error(NULL, 0, "--html takes the file to write (see --help)");
-				return -1;
-			}
-		} else if (strncmp(a, "--link", 6) == 0 && (a[6] == '\0' || a[6] == '=')) {
-			const char *v = a[6] == '=' ? a + 7 : i + 1 < argc ? argv[++i] : "";
-			char *path = report_link_path(v);	/* kept: the file names it */
-			if (!path) {
-				input_error(NULL, 0, "--link: no link model '%s' (a file, or a name such "
-					    "as pcie4-x16: models/link-NAME.csv)", v);
-				return -1;
-			}
-			if (input_open(&o->files[o->nfiles], path) != 0)
-				return -1;
-			o->nfiles++;
 		} else if (strcmp(a, "--plan") == 0) {
 			o->plan = 1;
 		} else if (strcmp(a, "--cpu-time") == 0) {
