@@ -792,6 +792,42 @@ static void print_csv(FILE *out, const struct report *r, const int *kern, int nk
 	xfer_csv(out, run);
 }
 
+/* --- for the page reports (report_page.h): the same lists and notes --- */
+
+int *report_kernels(const struct prediction *run, int with_model, int *n)
+{
+	return list_funcs(run, with_model, n);
+}
+
+const char *report_bounded_by(const struct kernel *k)
+{
+	return bounded_by(k);
+}
+
+int report_notes(const struct report *r, char ***text, int *n)
+{
+	struct notes ns = { 0 };
+	int nkern, *kern = list_funcs(r->run, 1, &nkern);
+
+	if (kern)
+		build_notes(&ns, r, kern, nkern);
+	free(kern);
+	if (!kern || ns.failed) {
+		free_notes(&ns);
+		return -1;
+	}
+	*text = ns.text;
+	*n = ns.n;
+	return 0;
+}
+
+void report_notes_free(char **text, int n)
+{
+	struct notes ns = { .text = text, .n = n };
+
+	free_notes(&ns);
+}
+
 int report_print(FILE *out, const struct report *r)
 {
 	struct notes ns = { 0 };
