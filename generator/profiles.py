@@ -21,8 +21,9 @@ from dataclasses import dataclass, field
 KEYS = {'summary': str, 'libs': list, 'headers': list, 'defs': list, 'functions': list,
         'sources': list}
 REQUIRED = ('summary', 'libs')
-# a block that sets work_size, or takes the work bound to a handle (dyl_use, dyl_use_at)
-_WORK = re.compile(r'\bwork_size\s*[-+*/]?=(?!=)|\bdyl_use(_at)?\s*\(')
+# a block that sets work_size, or takes the work bound to a handle (dyl_use, dyl_use_at),
+# or manages a handle (dyl_bind, dyl_unbind: a plan's time is its own, on purpose)
+_WORK = re.compile(r'\bwork_size\s*[-+*/]?=(?!=)|\bdyl_(use|use_at|bind|unbind)\s*\(')
 
 
 class ProfileProblem(Exception):
