@@ -1,5 +1,5 @@
 /* fft_sizes.c - FFTW plans of known sizes, each executed REPS times, for the fftw
- * profile's test (microgens/profiles/fftw/test_fftw.py):
+ * profile's test (microgens/profiles/fftw/test_profile_fftw.py):
  *
  *   fft_sizes N REPS     a 1-D complex plan of N points, a 1-D r2c of N reals, and a
  *                        batch of 4 complex transforms of N points (fftw_plan_many_dft),
