@@ -26,21 +26,17 @@ Generate and build a wrapper library that records every call into LIB.
 Preload the wrapper into any unmodified program; it writes one trace row per call
 (time, bytes in and out, work size) to ./trace.csv, or to $DYL_TRACE:
 
-  dyliberator --lib libcrypto.so.3 -f 'EVP_*' --defs examples/openssl.defs
+  dyliberator --lib libcrypto.so.3     # profile openssl-evp: the EVP calls' bytes, work
   LD_PRELOAD=./wrap.so openssl dgst -sha256 big.file
   dyl-speedup trace.csv model.csv
 
 A model is keyed on each call's work size.  For the libraries with a profile
 (--list-profiles: BLAS, LAPACK, FFTW, zlib, libjpeg, OpenSSL's EVP) it comes with no
 option: the profile adds its header, its --defs blocks (exact bytes in and out, work
-in flops or bytes) and, without -f, wraps only the functions it covers:
-
-  dyliberator --lib libz.so.1          # profile zlib: deflate, inflate, crc32 ...
-  LD_PRELOAD=./wrap.so pigz -k big.file
-
-Otherwise --defs gives it (examples/*.defs), -g std.regions estimates it from the
-buffers the call is given; without either the trace has times only and dyl-speedup
-can predict nothing.
+in flops or bytes) and, without -f, wraps only the functions it covers (dyliberator
+says which profile it applied; --profile none turns them off).  Otherwise --defs
+gives it (examples/*.defs), -g std.regions estimates it from the buffers the call is
+given; without either the trace has times only and dyl-speedup can predict nothing.
 
 The wrapper is built from micro-generators, small templates that each add code
 around the forwarded call.  The default set is std.time + std.trace; -g adds more
@@ -65,6 +61,9 @@ examples:
       it keeps a copy of every buffer it sees, as much memory again, and of the newest
       256 freed heap blocks it saw, 64 MiB at most); -g std.regions is
       the fast method (pointer to the end of its heap block, no copy).
+  dyliberator --lib libz.so.1 --profile ./mine --list
+      A library profile of your own: a folder with a profile.toml (--list-profiles
+      shows the shipped ones; microgens/profiles/README.md says how to write one).
   dyliberator --lib libcrypto.so.3 -f 'EVP_*Update' -g std.diff --list
       Which pointers an integer after them bounds (lengths: in/inl): EVP_DecryptUpdate
       given a piece of a buffer is charged the piece, not the rest of the buffer;
@@ -145,8 +144,9 @@ def _parser():
     ap.add_argument('--list-microgens', action='store_true',
                     help='print the micro-generators, their prerequisites and parameters')
     ap.add_argument('--profile', action='append', default=[], metavar='auto|none|NAME',
-                    help='library profiles to apply (repeatable): auto (the default) applies '
-                         'each profile whose libraries match a --lib; none applies none; NAME '
+                    help='library profiles to apply (repeatable): auto (the default; none '
+                         'with --no-default) applies each profile whose libraries match a --lib; '
+                         'none applies none; NAME '
                          '(or a folder with a profile.toml) that one.  A --defs block of yours '
                          "for a function replaces the profile's blocks for it")
     ap.add_argument('--list-profiles', action='store_true',
@@ -230,7 +230,7 @@ def run(argv):
     cache_dir = None if args.list or not os.path.isdir(out_dir) or _folder_problem(out_dir) else out_dir
     libs = [elf.read_library_cached(elf.find_library(name), cache_dir) for name in args.lib]
     definitions = defsmod.load(args.defs)
-    applied, defs_of = _apply_profiles(known_profiles, args.profile, libs, definitions, say)
+    applied, defs_of = _apply_profiles(known_profiles, args, libs, definitions, say)
     gens = microgen.compose(available, _requested(args, bool(definitions or defs_of.args[0])))
     gens = microgen.resolve_library_params(
         gens, lambda name: elf.read_library(elf.find_library(name)), elf.ElfProblem,
@@ -289,9 +289,11 @@ def run(argv):
     return 0
 
 
-def _apply_profiles(known, specs, libs, user_defs, say):
-    """The profiles --profile SPECS applies to LIBS, each said: (applied, defs_of), defs_of(c)
-    the --defs blocks of function C, the user's or the profiles' (defs_of.args[0])."""
+def _apply_profiles(known, args, libs, user_defs, say):
+    """The profiles --profile applies to LIBS, each said: (applied, defs_of), defs_of(c) the
+    --defs blocks of function C, the user's or the profiles' (defs_of.args[0]).  With
+    --no-default (the forwarding core alone), only the profiles named."""
+    specs = args.profile or (['none'] if args.no_default else ['auto'])
     applied = profiles.choose(known, specs, libs)
     for prof, plibs in applied:
         say(f'profile {prof.name} applied to {", ".join(lib.soname or lib.path for lib in plibs)} '

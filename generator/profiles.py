@@ -15,6 +15,7 @@ the profiles named, or none (--profile none)."""
 import fnmatch
 import os
 import re
+import textwrap
 import tomllib
 from dataclasses import dataclass, field
 
@@ -170,14 +171,16 @@ def without_work(applied, sel, defs_of):
     return out
 
 
-def listing(available):
-    """--list-profiles' text."""
+def listing(available, width=100):
+    """--list-profiles' text, wrapped to WIDTH."""
+    def para(text, head=''):
+        return textwrap.fill(text, width, initial_indent='    ' + head,
+                             subsequent_indent='      ', break_on_hyphens=False)
     lines = []
     for name in sorted(available):
         p = available[name]
-        lines.append(f'{name}  ({p.folder})\n    {p.summary}')
-        lines.append(f'    libraries: {", ".join(p.libs)}')
-        lines.append(f'    functions: {", ".join(p.functions) or "(all the headers declare)"}')
-        for s in p.sources:
-            lines.append(f'    source: {s}')
+        lines += [f'{name}  ({p.folder})', para(p.summary),
+                  para(', '.join(p.libs), 'libraries: '),
+                  para(', '.join(p.functions) or '(all the headers declare)', 'functions: ')]
+        lines += [para(s, 'source: ') for s in p.sources]
     return '\n'.join(lines)

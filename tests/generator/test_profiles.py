@@ -88,6 +88,11 @@ def test_auto_wraps_the_profiles_functions_and_none_the_whole_library():
     # -f chooses, the profile's blocks still apply
     f = list_verdicts(gen('--lib', 'libz.so.1', '--list', '-f', 'deflate*').stdout)
     assert {'deflate', 'deflateInit_', 'deflateEnd'} <= set(f['wrap'])
+    # --no-default (the forwarding core alone): no profile unless named
+    core = gen('--lib', 'libz.so.1', '--list', '--no-default')
+    assert 'deflateInit_' in list_verdicts(core.stdout)['wrap'] and 'profile' not in core.stderr
+    named = gen('--lib', 'libz.so.1', '--list', '--no-default', '--profile', 'zlib')
+    assert set(list_verdicts(named.stdout)['wrap']) == ZLIB_FUNCS
     # -q: nothing said
     assert gen('--lib', 'libz.so.1', '--list', '-q').stderr == ''
 
