@@ -294,7 +294,7 @@ def _apply_profiles(known, args, libs, user_defs, say):
     --defs blocks of function C, the user's or the profiles' (defs_of.args[0]).  With
     --no-default (the forwarding core alone), only the profiles named."""
     specs = args.profile or (['none'] if args.no_default else ['auto'])
-    applied = profiles.choose(known, specs, libs)
+    applied = profiles.choose(known, specs, libs, say)
     for prof, plibs in applied:
         say(f'profile {prof.name} applied to {", ".join(lib.soname or lib.path for lib in plibs)} '
             f'({prof.folder}; --profile none turns it off)')

@@ -41,6 +41,7 @@ class Profile:
     defs: list = field(default_factory=list)      # absolute paths
     functions: list = field(default_factory=list)
     sources: list = field(default_factory=list)
+    missing: list = field(default_factory=list)   # its files that are not there
 
     def matches(self, lib):
         """Whether a glob of libs matches LIB's soname, file name or real file's name."""
@@ -83,14 +84,25 @@ def load(folder):
     folder = os.path.abspath(folder)
 
     def files(key):
-        out = [p if os.path.isabs(p) else os.path.join(folder, p) for p in data.get(key, [])]
-        for p in out:
-            if not os.path.isfile(p):
-                raise ProfileProblem(f'{path}: {key} names {p}, which is not a file')
-        return out
-    return Profile(os.path.basename(folder), folder, data['summary'], data['libs'],
+        return [p if os.path.isabs(p) else os.path.join(folder, p) for p in data.get(key, [])]
+    prof = Profile(os.path.basename(folder), folder, data['summary'], data['libs'],
                    files('headers'), files('defs'), data.get('functions', []),
                    data.get('sources', []))
+    # (a system header of a -dev package not installed: the profile is not usable here)
+    prof.missing = [p for p in prof.headers + prof.defs if not os.path.isfile(p)]
+    return prof
+
+
+def _usable(prof, named, say):
+    """Whether PROF's files are all there.  A profile named on the command line without
+    them is an error; one that auto found is left out, and SAY says so."""
+    if not prof.missing:
+        return True
+    what = f'{prof.folder}/profile.toml: {prof.missing[0]} is not a file'
+    if named:
+        raise ProfileProblem(what)
+    say(f'{what}: profile {prof.name} not applied (a -dev package not installed?)')
+    return False
 
 
 def discover(dirs):
@@ -105,7 +117,7 @@ def discover(dirs):
     return found
 
 
-def choose(available, specs, libs):
+def choose(available, specs, libs, say=lambda *a: None):
     """[(Profile, [lib])]: the profiles SPECS (--profile values: auto, none, NAME or a
     folder) apply, each with the LIBS (elf.Library) its libs match.  A profile named
     that matches none of them applies to them all."""
@@ -125,7 +137,8 @@ def choose(available, specs, libs):
         else:
             raise ProfileProblem(f'--profile {spec}: no such profile (known: '
                                  f'{", ".join(sorted(available)) or "none"}; --list-profiles)')
-        chosen += [p for p in picks if p.folder not in {c.folder for c in chosen}]
+        chosen += [p for p in picks if p.folder not in {c.folder for c in chosen}
+                   and _usable(p, spec != 'auto', say)]
     return [(p, [lib for lib in libs if p.matches(lib)] or list(libs)) for p in chosen]
 
 

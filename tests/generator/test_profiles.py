@@ -134,7 +134,7 @@ def test_a_profile_of_ones_own_by_folder_and_the_note_of_functions_without_work(
      "profile.toml: unknown key(s) functons"),
     ('summary = "x"\n', "profile.toml: the key 'libs' is missing"),
     ('summary = "x"\nlibs = "libz.so*"\n', 'profile.toml: libs must be a list of strings'),
-    ('summary = "x"\nlibs = ["libz.so*"]\ndefs = ["nothere.defs"]\n', 'which is not a file'),
+    ('summary = "x"\nlibs = ["libz.so*"]\ndefs = ["nothere.defs"]\n', 'mine/nothere.defs is not a file'),
     ('summary = "x"\nlibs = ["libz.so*"\n', 'profile.toml: '),
 ])
 def test_a_bad_profile_is_one_line_naming_its_file_exit_2(tmp_path, toml, said):
@@ -143,6 +143,18 @@ def test_a_bad_profile_is_one_line_naming_its_file_exit_2(tmp_path, toml, said):
     assert r.returncode == 2
     assert r.stderr.count('\n') == 1 and r.stderr.startswith('dyliberator: ' + d)
     assert said in r.stderr
+
+
+def test_auto_leaves_out_a_profile_whose_header_is_not_there(tmp_path):
+    """(a shipped profile names a system header: without its -dev package the library is
+    wrapped as before, and dyliberator says why the profile was not applied)"""
+    d = tiny_profile(tmp_path, 'summary = "x"\nlibs = ["libz.so*"]\nfunctions = ["crc32"]\n'
+                     'headers = ["/nonexistent/zlib.h"]\n')
+    found = {'mine': profiles.load(d)}
+    said = []
+    assert profiles.choose(found, ['auto'], [lib('libz.so.1')], said.append) == []
+    assert said == [f'{d}/profile.toml: /nonexistent/zlib.h is not a file: profile mine not '
+                    'applied (a -dev package not installed?)']
 
 
 def test_unknown_profile_name_exit_2():
