@@ -6,29 +6,20 @@ import math
 import os
 import re
 
-import pytest
-
-from dyltest import Trace, build_c, run_both, wrap
+from dyltest import Trace, run_both
+from microgens.profiles.profiletest import built as build, needs, rows_of
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
-pytestmark = pytest.mark.skipif(not os.path.exists('/usr/include/fftw3.h'),
-                                reason='needs libfftw3-dev')
+pytestmark = needs('/usr/include/fftw3.h', 'libfftw3-dev')
 
 
-@pytest.fixture(scope='module')
-def built(tmp_path_factory):
-    d = tmp_path_factory.mktemp('fftw')
-    app = build_c(d, os.path.join(HERE, 'apps', 'fft_sizes.c'), 'fft_sizes',
-                  '-lfftw3', '-lfftw3f', '-lm')
-    w = wrap(d, '--lib', 'libfftw3.so.3', '--lib', 'libfftw3f.so.3', '--profile', 'auto',
-             name='fftw.so')
-    return d, app, w
+built = build('fft_sizes', os.path.join(HERE, 'apps', 'fft_sizes.c'),
+              ['-lfftw3', '-lfftw3f', '-lm'], ['libfftw3.so.3', 'libfftw3f.so.3'])
 
 
 def executes(tp, func):
-    return sorted({(int(r['in_bytes']), int(r['out_bytes']), int(r['work']))
-                   for r in Trace(tp).rows if r['func'] == func and r['depth'] == '0'})
+    return sorted(set(rows_of(tp, func)))
 
 
 def test_1024_points(built):

@@ -8,25 +8,16 @@ import subprocess
 
 import pytest
 
-from dyltest import DYLIBERATOR, EXAMPLES, ROOT, Trace, build_c, run_both, wrap, write_ppm
+from dyltest import DYLIBERATOR, EXAMPLES, ROOT, Trace, run_both, write_ppm
+from microgens.profiles.profiletest import built as build, needs, rows_of
 
-APP = os.path.join(EXAMPLES, 'apps', 'flow_jpeg.c')
 DYL_SPEEDUP = os.path.join(ROOT, 'bin', 'dyl-speedup')
 
-pytestmark = pytest.mark.skipif(not os.path.exists('/usr/include/jpeglib.h'),
-                                reason='needs libjpeg-dev')
+pytestmark = needs('/usr/include/jpeglib.h', 'libjpeg-dev')
 
 
-@pytest.fixture(scope='module')
-def built(tmp_path_factory):
-    d = tmp_path_factory.mktemp('jpeg')
-    app = build_c(d, APP, 'flow_jpeg', '-ljpeg')
-    return d, app, wrap(d, '--lib', 'libjpeg.so.62', '--profile', 'auto', name='jpeg.so')
-
-
-def rows_of(tp, func):
-    return [(int(r['in_bytes']), int(r['out_bytes']), int(r['work']))
-            for r in Trace(tp).by_seq() if r['func'] == func and r['depth'] == '0']
+built = build('flow_jpeg', os.path.join(EXAMPLES, 'apps', 'flow_jpeg.c'),
+              ['-ljpeg'], ['libjpeg.so.62'])
 
 
 def test_scanlines_exact(built):

@@ -8,30 +8,17 @@ import shutil
 
 import pytest
 
-from dyltest import EXAMPLES, Trace, build_c, run_both, wrap
+from dyltest import EXAMPLES, run_both
+from microgens.profiles.profiletest import built as build, col, needs, rows_of
 
-APP = os.path.join(EXAMPLES, 'apps', 'evp_encrypt.c')
 N, SIZE, STREAMS = 10, 4096, 2
 CIPHERTEXT = N * SIZE + 16    # CBC with PKCS#7 padding: a whole block more
 
-pytestmark = pytest.mark.skipif(not os.path.exists('/usr/include/openssl/evp.h'),
-                                reason='needs libssl-dev')
+pytestmark = needs('/usr/include/openssl/evp.h', 'libssl-dev')
 
 
-@pytest.fixture(scope='module')
-def built(tmp_path_factory):
-    d = tmp_path_factory.mktemp('evp')
-    app = build_c(d, APP, 'evp_encrypt', '-lcrypto')
-    return d, app, wrap(d, '--lib', 'libcrypto.so.3', '--profile', 'auto', name='evp.so')
-
-
-def rows_of(tp, func):
-    return [(int(r['in_bytes']), int(r['out_bytes']), int(r['work']))
-            for r in Trace(tp).by_seq() if r['func'] == func and r['depth'] == '0']
-
-
-def col(rows, i):
-    return sum(r[i] for r in rows)
+built = build('evp_encrypt', os.path.join(EXAMPLES, 'apps', 'evp_encrypt.c'),
+              ['-lcrypto'], ['libcrypto.so.3'])
 
 
 def test_cipher_and_digest_bytes(built):

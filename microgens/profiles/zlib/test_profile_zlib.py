@@ -8,48 +8,36 @@ import shutil
 
 import pytest
 
-from dyltest import EXAMPLES, Trace, build_c, run_both, wrap
+from dyltest import EXAMPLES, Trace, run_both, wrap
+from microgens.profiles.profiletest import built as build, col, needs, rows_of
 
-APP = os.path.join(EXAMPLES, 'apps', 'flow_zlib.c')
 N, CHUNK = 100000, 4096
 
-pytestmark = pytest.mark.skipif(not os.path.exists('/usr/include/zlib.h'),
-                                reason='needs zlib1g-dev')
+pytestmark = needs('/usr/include/zlib.h', 'zlib1g-dev')
 
 
-@pytest.fixture(scope='module')
-def built(tmp_path_factory):
-    d = tmp_path_factory.mktemp('zlib')
-    app = build_c(d, APP, 'flow_zlib', '-lz')
-    return d, app, wrap(d, '--lib', 'libz.so.1', '--profile', 'auto', name='z.so')
-
-
-def top(tp, func):
-    return [r for r in Trace(tp).by_seq() if r['func'] == func and r['depth'] == '0']
-
-
-def total(rows, col):
-    return sum(int(r[col]) for r in rows)
+built = build('flow_zlib', os.path.join(EXAMPLES, 'apps', 'flow_zlib.c'),
+              ['-lz'], ['libz.so.1'])
 
 
 def test_deflate_inflate_crc32_exact(built):
     d, app, w = built
     r, tp = run_both([app, str(N), str(CHUNK)], w, d, trace='flow.csv')
     packed = int(re.search(rb'to (\d+) in', r.stdout).group(1))
-    de, inf, crc = top(tp, 'deflate'), top(tp, 'inflate'), top(tp, 'crc32')
+    de, inf = rows_of(tp, 'deflate'), rows_of(tp, 'inflate')
     # deflate: every input byte once, as work; its output is the compressed block
-    assert (total(de, 'in_bytes'), total(de, 'out_bytes'), total(de, 'work')) == (N, packed, N)
-    assert all(int(x['in_bytes']) <= CHUNK for x in de)
+    assert (col(de, 0), col(de, 1), col(de, 2)) == (N, packed, N)
+    assert all(x[0] <= CHUNK for x in de)
     # inflate: the compressed bytes in, the N bytes back out, work = the bytes produced
-    assert (total(inf, 'in_bytes'), total(inf, 'out_bytes'), total(inf, 'work')) == (packed, N, N)
-    assert [(x['in_bytes'], x['out_bytes'], x['work']) for x in crc] == [(str(N), '0', str(N))] * 2
+    assert (col(inf, 0), col(inf, 1), col(inf, 2)) == (packed, N, N)
+    assert rows_of(tp, 'crc32') == [(N, 0, N)] * 2
 
 
 def test_profile_none_is_the_old_wrapper(built):
     d, app, _ = built
     w = wrap(d, '--lib', 'libz.so.1', '--profile', 'none', '-f', 'deflate', name='none.so')
     _, tp = run_both([app, str(N), str(CHUNK)], w, d, trace='none.csv')
-    de = top(tp, 'deflate')
+    de = [r for r in Trace(tp).rows if r['func'] == 'deflate']
     assert de and all(x['work'] == '' for x in de)
 
 
@@ -62,9 +50,9 @@ def test_pigz_deflates_the_files_bytes(built):
     (d / 'nums.txt').write_bytes(text)
     assert len(text) == 1288895
     run_both(['pigz', '-k', '-f', '-p', '2', 'nums.txt'], w, d, trace='pigz.csv')
-    de = top(d / 'pigz.csv', 'deflate')
-    assert total(de, 'in_bytes') == total(de, 'work') == 1288895
+    de = rows_of(d / 'pigz.csv', 'deflate')
+    assert col(de, 0) == col(de, 2) == 1288895
     gz = (d / 'nums.txt.gz').stat().st_size
     # header: 10 bytes + the name 'nums.txt' and its NUL; trailer: crc32 and length
-    assert total(de, 'out_bytes') == gz - (10 + 9 + 8)
-    assert total(top(d / 'pigz.csv', 'crc32'), 'in_bytes') == 1288895
+    assert col(de, 1) == gz - (10 + 9 + 8)
+    assert col(rows_of(d / 'pigz.csv', 'crc32'), 0) == 1288895
