@@ -298,7 +298,8 @@ def _apply_profiles(known, args, libs, user_defs, say):
     for prof, plibs in applied:
         say(f'profile {prof.name} applied to {", ".join(lib.soname or lib.path for lib in plibs)} '
             f'({prof.folder}; --profile none turns it off)')
-    profile_defs = defsmod.load([p for prof, _ in applied for p in prof.defs])
+    profile_defs = [(d, {id(lib) for lib in plibs})
+                    for prof, plibs in applied for d in defsmod.load(prof.defs)]
     return applied, functools.partial(profiles.definitions, profile_defs, user_defs)
 
 

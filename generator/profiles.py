@@ -166,10 +166,12 @@ def restrict(sel, applied, user_patterns):
 
 def definitions(profile_defs, user_defs, choice):
     """The --defs blocks for CHOICE: the user's where one of theirs names the function
-    (it replaces the profile's blocks for it, prefix and postfix), else the profile's."""
+    (it replaces the profile's blocks for it, prefix and postfix), else those of the
+    profiles applied to its library.  PROFILE_DEFS: [(Definition, {id(lib)})]."""
     lib = choice.lib
     mine = [d for d in user_defs if d.applies(lib.soname, lib.path, choice.name)]
-    return mine or [d for d in profile_defs if d.applies(lib.soname, lib.path, choice.name)]
+    return mine or [d for d, libs in profile_defs
+                    if id(lib) in libs and d.applies(lib.soname, lib.path, choice.name)]
 
 
 def without_work(applied, sel, defs_of):
