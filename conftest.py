@@ -13,7 +13,8 @@ QUICK = ('tests/unit/', 'tests/docs/', 'tests/runtime/test_layers.py', 'tests/te
          'tests/generator/test_generator_units.py', 'tests/tools/test_device.py',
          'tests/tools/test_chrome_predicted.py',
          'tests/tools/test_conventions.py')
-REAL = ('tests/libraries/', 'tests/tools/test_flow_real.py', 'tests/tools/test_resid_real.py')
+REAL = ('tests/libraries/', 'tests/tools/test_flow_real.py', 'tests/tools/test_resid_real.py',
+        'microgens/profiles/')
 FUZZ = ('tests/fuzz/',)
 # timing-sensitive: bounds on times measured while the test runs
 SERIAL = ('tests/tools/test_timeline_sleep.py', 'tests/runtime/test_threads_waits.py',
