@@ -144,16 +144,16 @@ FAMILIES = {
                 'n_ > 0 && !query',
                 f'in = {TRI}; out = VECTORS ? n_*n_ : {TRI}; reals = n_;',
                 ('VECTORS ? 4.5*n_*n_*n_ : 2*n_*n_*n_/3', 'VECTORS ? 4.5*n_*n_*n_ : 2*n_*n_*n_/3'),
-                'estimate: LAPACK Users\' Guide, 3rd ed., section 3.5 (xSYTRD 4/3 n^3; '
-                'QR iteration with vectors about 9 n^3 in all)', args_c=HEEV),
+                'estimate: Golub and Van Loan, Matrix Computations, 3rd ed., section 8.3.3 '
+                '(symmetric QR: 4/3 n^3, 9 n^3 with Q accumulated)', args_c=HEEV),
     'syevd': fam('as syev, by divide and conquer: ESTIMATE 4/3 N^3 (values), 14/3 N^3 '
                  '(vectors: reduction, divide and conquer, back-transformation)',
                  {'s': 'ssyevd', 'd': 'dsyevd', 'c': 'cheevd', 'z': 'zheevd'}, SYEVD,
                  'n_ > 0 && !query',
                  f'in = {TRI}; out = VECTORS ? n_*n_ : {TRI}; reals = n_;',
                  ('VECTORS ? 7*n_*n_*n_/3 : 2*n_*n_*n_/3', 'VECTORS ? 7*n_*n_*n_/3 : 2*n_*n_*n_/3'),
-                 'estimate: LAPACK Users\' Guide, 3rd ed., section 3.5 (xSYTRD 4/3 n^3, '
-                 'xSTEDC at most 4/3 n^3, xORMTR 2 n^3)', args_c=HEEVD),
+                 'estimate: xSYTRD 4/3 n^3 and xORMTR 2 n^3 (LAWN 41), xSTEDC at most '
+                 '4/3 n^3 (Demmel, Applied Numerical Linear Algebra, section 5.3.3)', args_c=HEEVD),
     'gesvd': fam('singular values (and vectors) of an M x N matrix: ESTIMATE (Golub-Reinsch, '
                  'mx >= mn): values 4 mx mn^2 - 4/3 mn^3; thin vectors 14 mx mn^2 + 8 mn^3; '
                  'a full U or VT (A) 4 mx^2 mn + 8 mx mn^2 + 9 mn^3',
@@ -162,7 +162,7 @@ FAMILIES = {
                  f"double nv = {job('jobvt', 'A')} ? n_ : {job('jobvt', 'S')} ? mn : 0;\n"
                  'in = m_*n_; out = m_*n_ + m_*mu + nv*n_; reals = mn;',
                  (svd(GESVD_NOVEC, GESVD_FULL), svd(GESVD_NOVEC, GESVD_FULL)),
-                 'estimate: Golub and Van Loan, Matrix Computations, 3rd ed., section 5.4.5',
+                 'estimate: Golub and Van Loan, Matrix Computations, 3rd ed., section 8.6.3',
                  args_c=GESVD_C),
     'gesdd': fam('as gesvd, by divide and conquer (JOBZ = N, O, S or A): the same ESTIMATE',
                  sdcz('gesdd'), GESDD, 'm_ > 0 && n_ > 0 && !query',
@@ -172,7 +172,7 @@ FAMILIES = {
                  f"{job('jobz', 'O')} && m_ >= n_ ? n_ : 0;\n"
                  'in = m_*n_; out = m_*n_ + m_*mu + nv*n_; reals = mn;',
                  (svd(job('jobz', 'N'), job('jobz', 'A')), svd(job('jobz', 'N'), job('jobz', 'A'))),
-                 'estimate: Golub and Van Loan, Matrix Computations, 3rd ed., section 5.4.5 '
+                 'estimate: Golub and Van Loan, Matrix Computations, 3rd ed., section 8.6.3 '
                  '(divide and conquer is usually faster)', args_c=GESDD_C),
     'trtrs': fam('A X = B, A N x N triangular, NRHS columns (a triangular solve)',
                  sdcz('trtrs'), TRTRS, 'n_ > 0',
