@@ -79,8 +79,14 @@ def family(what, routines, dims, go, body, alpha=None, beta=None, weights=None,
                 beta=beta, weights=weights, result=result, etype=etype)
 
 
-L1, L2, L3 = 'level 1', 'level 2', 'level 3'
-SDCZ = {p: p for p in 'sdcz'}
+# syrk, herk, syr2k, her2k: C N x N, one triangle; A (and B) N x K
+RK_GO = 'n_ > 0 && !((alpha0 || k_ == 0) && beta1)'
+SYRK_BODY = ('int64_t tri = n_ * (n_ + 1) / 2;\n'
+             'if (!alpha0 && k_ > 0) { in += n_ * k_; fm = k_ * tri; fa = k_ * tri; }\n'
+             'if (!beta0) in += tri;\nout = tri;')
+SYR2K_BODY = ('int64_t tri = n_ * (n_ + 1) / 2;\n'
+              'if (!alpha0 && k_ > 0) { in += 2 * n_ * k_; fm = k_ * n_ * n_; '
+              'fa = k_ * n_ * n_; }\nif (!beta0) in += tri;\nout = tri;')
 FAMILIES = {
     # ---- level 1 (LAWN 41 table of the Level 1 BLAS; BLAS++ flops.hh)
     'axpy': family('y = alpha x + y over N elements (any strides); nothing when alpha == 0',
@@ -144,23 +150,16 @@ FAMILIES = {
                    'n_ > 0 && !(alpha0 && beta1)',
                    'if (!alpha0) { in += n_ * (n_ + 1) / 2 + n_; fm = n_ * n_; fa = n_ * n_; }\n'
                    'if (!beta0) in += n_;\nout = n_;', alpha='alpha', beta='beta'),
-    'trmv': family('x = op(A) x, A N x N triangular (the triangle read; unit: no diagonal)',
-                   {p: p + 'trmv' for p in 'sdcz'}, ['n'], 'n_ > 0',
-                   'in = (UNIT ? n_ * (n_ - 1) / 2 : n_ * (n_ + 1) / 2) + n_;\nout = n_;\n'
-                   'fm = n_ * (n_ + 1) / 2; fa = n_ * (n_ - 1) / 2;'),
-    'trsv': family('x = op(A)^-1 x, A N x N triangular (as trmv)',
-                   {p: p + 'trsv' for p in 'sdcz'}, ['n'], 'n_ > 0',
+    'trmv': family('x = op(A) x; trsv: op(A)^-1 x; A N x N triangular (the triangle read; '
+                   'unit: no diagonal)', [(p, p + 'trmv') for p in 'sdcz'] +
+                   [(p, p + 'trsv') for p in 'sdcz'], ['n'], 'n_ > 0',
                    'in = (UNIT ? n_ * (n_ - 1) / 2 : n_ * (n_ + 1) / 2) + n_;\nout = n_;\n'
                    'fm = n_ * (n_ + 1) / 2; fa = n_ * (n_ - 1) / 2;'),
     'ger': family('A = alpha x y^T + A (geru; gerc: y^H), A M x N',
-                  {'s': 'sger', 'd': 'dger', 'c': 'cgeru', 'z': 'zgeru'}, ['m', 'n'],
-                  'm_ > 0 && n_ > 0 && !alpha0',
+                  [('s', 'sger'), ('d', 'dger'), ('c', 'cgeru'), ('z', 'zgeru'), ('c', 'cgerc'),
+                   ('z', 'zgerc')], ['m', 'n'], 'm_ > 0 && n_ > 0 && !alpha0',
                   'in = m_ + n_ + m_ * n_; out = m_ * n_; fm = m_ * n_; fa = m_ * n_;',
                   alpha='alpha'),
-    'gerc': family('A = alpha x y^H + A, A M x N', {'c': 'cgerc', 'z': 'zgerc'}, ['m', 'n'],
-                   'm_ > 0 && n_ > 0 && !alpha0',
-                   'in = m_ + n_ + m_ * n_; out = m_ * n_; fm = m_ * n_; fa = m_ * n_;',
-                   alpha='alpha'),
     'syr': family('A = alpha x x^T + A (her: x x^H, real alpha), one triangle of A',
                   {'s': 'ssyr', 'd': 'dsyr', 'c': 'cher', 'z': 'zher'}, ['n'],
                   'n_ > 0 && !alpha0',
@@ -179,57 +178,31 @@ FAMILIES = {
                    'if (!alpha0 && k_ > 0) {\n\tin += m_ * k_ + k_ * n_;\n'
                    '\tfm = m_ * n_ * k_; fa = m_ * n_ * k_;\n}\n'
                    'if (!beta0) in += m_ * n_;\nout = m_ * n_;', alpha='alpha', beta='beta'),
-    'symm': family('C = alpha A B + beta C (side left; right: B A), A symmetric/Hermitian '
-                   'of order M (left) or N (right), one triangle read; B, C M x N',
-                   {p: p + 'symm' for p in 'sdcz'}, ['m', 'n'],
-                   'm_ > 0 && n_ > 0 && !(alpha0 && beta1)',
-                   'int64_t ka = LEFT ? m_ : n_;\n'
-                   'if (!alpha0) { in += ka * (ka + 1) / 2 + m_ * n_; fm = ka * m_ * n_; '
-                   'fa = ka * m_ * n_; }\nif (!beta0) in += m_ * n_;\nout = m_ * n_;',
-                   alpha='alpha', beta='beta'),
-    'hemm': family('C = alpha A B + beta C, A Hermitian (as symm)',
-                   {'c': 'chemm', 'z': 'zhemm'}, ['m', 'n'],
-                   'm_ > 0 && n_ > 0 && !(alpha0 && beta1)',
+    'symm': family('C = alpha A B + beta C (side left; right: B A), A symmetric (hemm: '
+                   'Hermitian) of order M (left) or N (right), one triangle read; B, C M x N',
+                   [(p, p + 'symm') for p in 'sdcz'] + [('c', 'chemm'), ('z', 'zhemm')],
+                   ['m', 'n'], 'm_ > 0 && n_ > 0 && !(alpha0 && beta1)',
                    'int64_t ka = LEFT ? m_ : n_;\n'
                    'if (!alpha0) { in += ka * (ka + 1) / 2 + m_ * n_; fm = ka * m_ * n_; '
                    'fa = ka * m_ * n_; }\nif (!beta0) in += m_ * n_;\nout = m_ * n_;',
                    alpha='alpha', beta='beta'),
     'syrk': family('C = alpha A A^T + beta C, C N x N (one triangle), A N x K (or K x N)',
-                   {p: p + 'syrk' for p in 'sdcz'}, ['n', 'k'],
-                   'n_ > 0 && !((alpha0 || k_ == 0) && beta1)',
-                   'int64_t tri = n_ * (n_ + 1) / 2;\n'
-                   'if (!alpha0 && k_ > 0) { in += n_ * k_; fm = k_ * tri; fa = k_ * tri; }\n'
-                   'if (!beta0) in += tri;\nout = tri;', alpha='alpha', beta='beta'),
+                   {p: p + 'syrk' for p in 'sdcz'}, ['n', 'k'], RK_GO, SYRK_BODY,
+                   alpha='alpha', beta='beta'),
     'herk': family('C = alpha A A^H + beta C, real alpha and beta (as syrk)',
-                   {'c': 'cherk', 'z': 'zherk'}, ['n', 'k'],
-                   'n_ > 0 && !((alpha0 || k_ == 0) && beta1)',
-                   'int64_t tri = n_ * (n_ + 1) / 2;\n'
-                   'if (!alpha0 && k_ > 0) { in += n_ * k_; fm = k_ * tri; fa = k_ * tri; }\n'
-                   'if (!beta0) in += tri;\nout = tri;', alpha='alpha:real', beta='beta:real'),
+                   {'c': 'cherk', 'z': 'zherk'}, ['n', 'k'], RK_GO, SYRK_BODY,
+                   alpha='alpha:real', beta='beta:real'),
     'syr2k': family('C = alpha A B^T + alpha B A^T + beta C, C N x N (one triangle), '
                     'A and B N x K (or K x N)',
-                    {p: p + 'syr2k' for p in 'sdcz'}, ['n', 'k'],
-                    'n_ > 0 && !((alpha0 || k_ == 0) && beta1)',
-                    'int64_t tri = n_ * (n_ + 1) / 2;\n'
-                    'if (!alpha0 && k_ > 0) { in += 2 * n_ * k_; fm = k_ * n_ * n_; '
-                    'fa = k_ * n_ * n_; }\nif (!beta0) in += tri;\nout = tri;',
+                    {p: p + 'syr2k' for p in 'sdcz'}, ['n', 'k'], RK_GO, SYR2K_BODY,
                     alpha='alpha', beta='beta'),
     'her2k': family('C = alpha A B^H + conj(alpha) B A^H + beta C, real beta (as syr2k)',
-                    {'c': 'cher2k', 'z': 'zher2k'}, ['n', 'k'],
-                    'n_ > 0 && !((alpha0 || k_ == 0) && beta1)',
-                    'int64_t tri = n_ * (n_ + 1) / 2;\n'
-                    'if (!alpha0 && k_ > 0) { in += 2 * n_ * k_; fm = k_ * n_ * n_; '
-                    'fa = k_ * n_ * n_; }\nif (!beta0) in += tri;\nout = tri;',
+                    {'c': 'cher2k', 'z': 'zher2k'}, ['n', 'k'], RK_GO, SYR2K_BODY,
                     alpha='alpha', beta='beta:real'),
-    'trmm': family('B = alpha op(A) B (left; right: B op(A)), A triangular of order M '
-                   '(left) or N (right), B M x N; alpha == 0 zeroes B without reading',
-                   {p: p + 'trmm' for p in 'sdcz'}, ['m', 'n'], 'm_ > 0 && n_ > 0',
-                   'int64_t ka = LEFT ? m_ : n_, other = LEFT ? n_ : m_;\nout = m_ * n_;\n'
-                   'if (!alpha0) {\n\tin = (UNIT ? ka * (ka - 1) / 2 : ka * (ka + 1) / 2) + m_ * n_;\n'
-                   '\tfm = other * ka * (ka + 1) / 2; fa = other * ka * (ka - 1) / 2;\n}',
-                   alpha='alpha'),
-    'trsm': family('B = alpha op(A)^-1 B (left; right: B op(A)^-1), as trmm',
-                   {p: p + 'trsm' for p in 'sdcz'}, ['m', 'n'], 'm_ > 0 && n_ > 0',
+    'trmm': family('B = alpha op(A) B (left; right: B op(A)); trsm: op(A)^-1; A '
+                   'triangular of order M (left) or N (right), B M x N; alpha == 0 zeroes B '
+                   'without reading', [(p, p + 'trmm') for p in 'sdcz'] +
+                   [(p, p + 'trsm') for p in 'sdcz'], ['m', 'n'], 'm_ > 0 && n_ > 0',
                    'int64_t ka = LEFT ? m_ : n_, other = LEFT ? n_ : m_;\nout = m_ * n_;\n'
                    'if (!alpha0) {\n\tin = (UNIT ? ka * (ka - 1) / 2 : ka * (ka + 1) / 2) + m_ * n_;\n'
                    '\tfm = other * ka * (ka + 1) / 2; fa = other * ka * (ka - 1) / 2;\n}',
@@ -309,7 +282,8 @@ def generate():
     parts = [HEAD]
     for iface in (Fortran(), Cblas()):
         for fam_name, fam in FAMILIES.items():
-            for p, routine in fam['routines'].items():
+            routines = fam['routines']
+            for p, routine in (routines.items() if isinstance(routines, dict) else routines):
                 parts.append(block(fam_name, fam, p, routine, iface))
     return '\n'.join(parts)
 

@@ -7,50 +7,17 @@ import fnmatch
 import os
 import re
 import subprocess
-import tomllib
 
 import pytest
 
-from dyltest import DEBIAN_PY, DYLIBERATOR, REF_BLAS, Trace, build_c, dyliberator, run, run_both, wrap
+from dyltest import DEBIAN_PY, REF_BLAS, Trace, build_c, dyliberator, run_both, wrap
+from microgens.profiles.blas.profiletest import (build_everything, defs_functions, exports,
+                                                 profile, profile_args, rows)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-CBLAS_H = '/usr/include/x86_64-linux-gnu/cblas-netlib.h'
+DEFS = os.path.join(HERE, 'blas.defs')
 OPENBLAS = '/usr/lib/x86_64-linux-gnu/libopenblas.so.0'
 F64, F32, C128 = 8, 4, 16
-
-
-def profile():
-    with open(os.path.join(HERE, 'profile.toml'), 'rb') as f:
-        return tomllib.load(f)
-
-
-def no_profile():
-    """--profile none where dyliberator has profiles: only what the test names applies."""
-    return ['--profile', 'none'] if '--profile' in run([DYLIBERATOR, '--help']).stdout else []
-
-
-def profile_args(with_functions=True):
-    p = profile()
-    args = [a for h in p['headers'] for a in ('--header', os.path.join(HERE, h))]
-    args += [a for d in p['defs'] for a in ('--defs', os.path.join(HERE, d))]
-    if with_functions:
-        args += [a for f in p['functions'] for a in ('-f', f)]
-    return no_profile() + args
-
-
-def defs_functions():
-    with open(os.path.join(HERE, 'blas.defs')) as f:
-        return re.findall(r'^\*::(\S+)::postfix', f.read(), re.M)
-
-
-def exports(lib):
-    out = run(['nm', '-D', '--defined-only', lib]).stdout
-    return {f[2] for f in (line.split() for line in out.splitlines()) if len(f) == 3}
-
-
-def top_rows(path):
-    return [(r['func'], int(r['in_bytes']), int(r['out_bytes']), int(r['work']))
-            for r in Trace(path).by_seq() if r['depth'] == '0']
 
 
 def test_defs_file_is_what_the_script_writes():
@@ -61,9 +28,9 @@ def test_defs_file_is_what_the_script_writes():
 def test_functions_are_the_routines_with_defs():
     """profile.toml's functions select exactly the routines blas.defs has a block for,
     of the reference BLAS's exports: 4 precisions, levels 1-3, two interfaces."""
-    names = defs_functions()
+    names = defs_functions(DEFS)
     assert len(names) == len(set(names)) == 212
-    pats = profile()['functions']
+    pats = profile(HERE)['functions']
     selected = {e for e in exports(REF_BLAS) if any(fnmatch.fnmatchcase(e, p) for p in pats)}
     assert selected == set(names)
     for n in ('dgemm_', 'zher2k_', 'cblas_zdotc_sub', 'izamax_', 'cblas_strsm', 'csscal_'):
@@ -71,7 +38,7 @@ def test_functions_are_the_routines_with_defs():
 
 
 def test_every_block_sets_work_and_bytes():
-    with open(os.path.join(HERE, 'blas.defs')) as f:
+    with open(DEFS) as f:
         blocks = re.split(r'^\*::', f.read(), flags=re.M)[1:]
     for b in blocks:
         for size in ('input_size =', 'output_size =', 'work_size ='):
@@ -81,7 +48,7 @@ def test_every_block_sets_work_and_bytes():
 @pytest.fixture(scope='module')
 def ref(tmp_path_factory):
     d = tmp_path_factory.mktemp('blasprof')
-    return d, wrap(d, '--lib', REF_BLAS, *profile_args())
+    return d, wrap(d, '--lib', REF_BLAS, *profile_args(HERE))
 
 
 def test_c_program_counts(ref):
@@ -89,7 +56,7 @@ def test_c_program_counts(ref):
     app = build_c(d, os.path.join(HERE, 'apps', 'blas_calls.c'), 'blas_calls', '-Wall', '-Werror',
                   REF_BLAS, f'-Wl,-rpath,{os.path.dirname(REF_BLAS)}')
     _, tp = run_both([app], w, d, trace='calls.csv')
-    assert top_rows(tp) == [
+    assert rows(tp) == [
         # dgemm_ N N, M 7, N 3, K 9, beta 0.5: A, B and C read, C written, 2 M N K flops
         ('dgemm_', (7 * 9 + 9 * 3 + 7 * 3) * F64, 7 * 3 * F64, 2 * 7 * 3 * 9),
         # zgemm_ N C, M 4, N 5, K 6, beta 0: C not read; a complex multiply-add is 8 flops
@@ -103,23 +70,23 @@ def test_c_program_counts(ref):
         # dgemm_ alpha 0, beta 1: the reference returns at once
         ('dgemm_', 0, 0, 0),
     ]
-    rows = Trace(tp).by_seq()
     # inside CBLAS: the Fortran routine, with the same counts (M and N swapped, row major)
-    inner = [(r['func'], r['in_bytes'], r['work']) for r in rows if r['depth'] == '1']
-    assert inner == [('dgemm_', str((5 * 4 + 4 * 3 + 5 * 3) * F64), '120'), ('zaxpy_', str(10 * C128), '40')]
-    assert not any(r['func'] == 'lsame_' for r in rows)   # not in the profile's functions
+    top = rows(tp)
+    assert rows(tp, '1') == [('dgemm_', *top[3][1:]), ('zaxpy_', *top[4][1:])]
+    # lsame_, which the level 2 and 3 routines call, is not among the profile's functions
+    assert 'lsame_' not in Trace(tp).funcs()
 
 
 def test_numpy_matmul_is_cblas_dgemm(tmp_path):
     """numpy's A @ B (Debian's numpy: cblas_dgemm of libblas.so.3, row major, beta 0)."""
     if subprocess.run([DEBIAN_PY, '-c', 'import numpy'], capture_output=True).returncode:
         pytest.skip('no numpy for /usr/bin/python3')
-    w = wrap(tmp_path, '--lib', 'libblas.so.3', *profile_args())
+    w = wrap(tmp_path, '--lib', 'libblas.so.3', *profile_args(HERE))
     code = ('import numpy as np\nA = np.arange(63.).reshape(7, 9)\n'
             'B = np.arange(27.).reshape(9, 3)\nprint((A @ B).sum())\n')
     res, tp = run_both([DEBIAN_PY, '-c', code], w, tmp_path)
     assert res.stdout == b'79947.0\n'
-    gemm = [r for r in top_rows(tp) if r[0] == 'cblas_dgemm']
+    gemm = [r for r in rows(tp) if r[0] == 'cblas_dgemm']
     assert gemm == [('cblas_dgemm', (7 * 9 + 9 * 3) * F64, 7 * 3 * F64, 2 * 7 * 3 * 9)]
 
 
@@ -129,11 +96,7 @@ def test_whole_profile_builds(tmp_path, lib):
     wrapper of a real library, and none that matches no function (a warning)."""
     if not os.path.exists(lib):
         pytest.skip(f'{lib} is not installed')
-    out = str(tmp_path / 'all.so')
-    r = run([DYLIBERATOR, '--lib', lib, *profile_args(with_functions=False), '-o', out],
-            cwd=str(tmp_path))
-    assert 'warning' not in r.stderr.lower(), r.stderr
-    wrapped = int(re.search(r'(\d+) functions wrapped', r.stderr).group(1))
-    assert wrapped >= 296 and os.path.exists(out)
-    listed = dyliberator('--lib', lib, *profile_args(), '--list').stdout
-    assert set(re.findall(r'^wrap (\S+)', listed, re.M)) == set(defs_functions())
+    err = build_everything(tmp_path, lib, HERE)
+    assert int(re.search(r'(\d+) functions wrapped', err).group(1)) >= 296
+    listed = dyliberator('--lib', lib, *profile_args(HERE), '--list').stdout
+    assert set(re.findall(r'^wrap (\S+)', listed, re.M)) == set(defs_functions(DEFS))

@@ -92,6 +92,9 @@ def svd(novec, full):
             f'9*mn*mn*mn : 14*mx*mn*mn + 8*mn*mn*mn) / 2')
 
 
+# syev, syevd: one triangle read; the eigenvectors (JOBZ = V) or the destroyed triangle
+# written, and N eigenvalues
+EIG_BODY = f'in = {TRI}; out = VECTORS ? n_*n_ : {TRI}; reals = n_;'
 GESVD_NOVEC = f"{job('jobu', 'N')} && {job('jobvt', 'N')}"
 GESVD_FULL = f"({job('jobu', 'A')} || {job('jobvt', 'A')})"
 FAMILIES = {
@@ -141,16 +144,14 @@ FAMILIES = {
     'syev': fam('eigenvalues (JOBZ = N) or eigenpairs (V) of a symmetric/Hermitian N x N '
                 'matrix by QR iteration: ESTIMATE 4/3 N^3 (values), 9 N^3 (vectors)',
                 {'s': 'ssyev', 'd': 'dsyev', 'c': 'cheev', 'z': 'zheev'}, SYEV,
-                'n_ > 0 && !query',
-                f'in = {TRI}; out = VECTORS ? n_*n_ : {TRI}; reals = n_;',
+                'n_ > 0 && !query', EIG_BODY,
                 ('VECTORS ? 4.5*n_*n_*n_ : 2*n_*n_*n_/3', 'VECTORS ? 4.5*n_*n_*n_ : 2*n_*n_*n_/3'),
                 'estimate: Golub and Van Loan, Matrix Computations, 3rd ed., section 8.3.3 '
                 '(symmetric QR: 4/3 n^3, 9 n^3 with Q accumulated)', args_c=HEEV),
     'syevd': fam('as syev, by divide and conquer: ESTIMATE 4/3 N^3 (values), 14/3 N^3 '
                  '(vectors: reduction, divide and conquer, back-transformation)',
                  {'s': 'ssyevd', 'd': 'dsyevd', 'c': 'cheevd', 'z': 'zheevd'}, SYEVD,
-                 'n_ > 0 && !query',
-                 f'in = {TRI}; out = VECTORS ? n_*n_ : {TRI}; reals = n_;',
+                 'n_ > 0 && !query', EIG_BODY,
                  ('VECTORS ? 7*n_*n_*n_/3 : 2*n_*n_*n_/3', 'VECTORS ? 7*n_*n_*n_/3 : 2*n_*n_*n_/3'),
                  'estimate: xSYTRD 4/3 n^3 and xORMTR 2 n^3 (LAWN 41), xSTEDC at most '
                  '4/3 n^3 (Demmel, Applied Numerical Linear Algebra, section 5.3.3)', args_c=HEEVD),
