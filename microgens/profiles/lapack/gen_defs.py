@@ -73,7 +73,9 @@ def sdcz(base):
 
 
 def plus(f, g):
-    return (f'{f[0]} + {g[0]}', f'{f[1]} + {g[1]}')
+    """The counts of a factorization F, then of the solve G, which a singular matrix
+    (INFO > 0) skips."""
+    return (f'{f[0]} + (*info == 0 ? {g[0]} : 0)', f'{f[1]} + (*info == 0 ? {g[1]} : 0)')
 
 
 TRI = 'n_*(n_ + 1)/2'
@@ -175,8 +177,9 @@ FAMILIES = {
                  (svd(job('jobz', 'N'), job('jobz', 'A')), svd(job('jobz', 'N'), job('jobz', 'A'))),
                  'estimate: Golub and Van Loan, Matrix Computations, 3rd ed., section 8.6.3 '
                  '(divide and conquer is usually faster)', args_c=GESDD_C),
-    'trtrs': fam('A X = B, A N x N triangular, NRHS columns (a triangular solve)',
-                 sdcz('trtrs'), TRTRS, 'n_ > 0',
+    'trtrs': fam('A X = B, A N x N triangular, NRHS columns (a triangular solve); a zero '
+                 'on the diagonal (INFO > 0) stops it before the solve',
+                 sdcz('trtrs'), TRTRS, '*info == 0 && n_ > 0',
                  f'in = {TRI} + n_*r_; out = n_*r_;',
                  ('r_*n_*(n_ + 1)/2', 'r_*n_*(n_ - 1)/2'), 'LAWN 41 xTRSM (left side)'),
     'sytrf': fam('Bunch-Kaufman factor of one triangle of a symmetric N x N matrix',
@@ -283,7 +286,9 @@ def block(name, f, p, routine):
     uses_mn = any(w in f['body'] + ''.join(f['flops']) for w in ('mn', 'mx'))
     lines = dims(args, uses_mn)
     lines.append('double in = 0, out = 0, ints = 0, ints_in = 0, reals = 0, fm = 0, fa = 0;')
-    lines.append(f'if (*info >= 0 && {f["go"]}) {{')
+    # INFO < 0: an argument error, nothing done (a family may ask INFO == 0 itself)
+    go = f['go'] if f['go'].startswith('*info') else f'*info >= 0 && {f["go"]}'
+    lines.append(f'if ({go}) {{')
     body = expand(f['body'])
     lines += ['\t' + b for b in body.split('\n')]
     lines.append(f'\tfm = {expand(f["flops"][0])};')

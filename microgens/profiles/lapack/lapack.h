@@ -180,7 +180,7 @@ void zgesdd_(const char *jobz, const int *m, const int *n, double _Complex *a, c
 	double _Complex *work, const int *lwork, double *rwork, int *iwork, int *info,
 	size_t jobz_len);
 
-/* trtrs: A X = B, A N x N triangular, NRHS columns (a triangular solve) */
+/* trtrs: A X = B, A N x N triangular, NRHS columns (a triangular solve); a zero on the diagonal (INFO > 0) stops it before the solve */
 void strtrs_(const char *uplo, const char *trans, const char *diag, const int *n,
 	const int *nrhs, const float *a, const int *lda, float *b, const int *ldb, int *info,
 	size_t uplo_len, size_t trans_len, size_t diag_len);

@@ -63,9 +63,12 @@ def test_c_program_counts(tmp_path):
         ('dgeqrf_', 24 * F64, (24 + 4) * F64, 122 + 86),
         # complex 3 x 3: 11 multiplications, 5 additions: 6 x 11 + 2 x 5
         ('zgetrf_', 9 * C128, 9 * C128 + 3 * INT, 76),
+        # singular 3 x 3 (INFO 3): factored, not solved, so getrf's work alone
+        ('dgesv_', (9 + 3) * F64, (9 + 3) * F64 + 3 * INT, getrf(3, 3)),
     ]
     # the reference dgesv_ calls dgetrf_ and dgetrs_: their work adds up to its own
-    assert rows(tp, '1') == [rows(tp)[1], rows(tp)[2]]
+    top = rows(tp)
+    assert rows(tp, '1') == [top[1], top[2], ('dgetrf_', 9 * F64, 9 * F64 + 3 * INT, 16)]
 
 
 def test_numpy_solve_is_dgesv(tmp_path):

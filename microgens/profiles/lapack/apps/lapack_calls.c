@@ -1,6 +1,7 @@
 /* lapack_calls.c - dgetrf_ (6 x 4 and 5 x 5), dgetrs_ (5, 2 right-hand sides), dgesv_
  * (5, 2), dpotrf_ (5), dgeqrf_ (6 x 4: a workspace query, then the factorization) and
- * zgetrf_ (3 x 3), at sizes test_lapack_profile.py counts by hand.
+ * zgetrf_ (3 x 3), at sizes test_lapack_profile.py counts by hand; then dgesv_ of a
+ * singular 3 x 3 matrix (INFO > 0: factored, not solved).
  *
  * Build: cc -o lapack_calls lapack_calls.c /usr/lib/x86_64-linux-gnu/lapack/liblapack.so.3 \
  *            /usr/lib/x86_64-linux-gnu/blas/libblas.so.3 \
@@ -45,5 +46,9 @@ int main(void)
 		z[i] = i % 4 == 0 ? 5 : I * (i % 3);
 	zgetrf_(&three, &three, z, &three, ipiv, &info);
 	printf("zgetrf %d %.6f\n", info, creal(z[0]));
+	for (int i = 0; i < 9; i++)
+		a[i] = 1;
+	dgesv_(&three, &(int){1}, a, &three, ipiv, b, &three, &info);
+	printf("singular %d\n", info);
 	return 0;
 }
