@@ -10,6 +10,7 @@ that blas.defs is what this script writes.  The formulas are in FAMILIES below a
 README.md (where they come from)."""
 import os
 import sys
+import textwrap
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, 'blas.defs')
@@ -210,6 +211,12 @@ FAMILIES = {
 }
 
 
+def comment(text, indent):
+    """TEXT as a C comment of lines of 96 columns at most (tabs of 8), after INDENT."""
+    lines = textwrap.wrap(text, 96 - len(indent.expandtabs(8)) - 6)
+    return '\n'.join([f'{indent}/* {lines[0]}'] + [f'{indent}   {ln}' for ln in lines[1:]]) + ' */'
+
+
 def scalar_flags(fam, iface, ctype, rtype):
     """C declarations of alpha0, beta0, beta1 from the family's scalar arguments."""
     out = []
@@ -257,7 +264,7 @@ def block(fam_name, fam, p, routine, iface):
     lines.append('work_size = ' + ('fm + fa;' if (wm, wa) == (1, 1) else f'{wm} * fm + {wa} * fa;'))
     kind = f'{ctype}, {iface.tag}'
     text = [f'*::{iface.name(routine)}::postfix {{',
-            f'\t/* {fam_name} ({kind}): {fam["what"]} */', '\t{']
+            comment(f'{fam_name} ({kind}): {fam["what"]}', '\t'), '\t{']
     text += ['\t\t' + ln for ln in lines]
     text += ['\t}', '}', '']
     return '\n'.join(text)

@@ -9,6 +9,7 @@ checks that the committed files are what this script writes.  README.md says whe
 formula comes from and which are estimates."""
 import os
 import sys
+import textwrap
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT_H = os.path.join(HERE, 'lapack.h')
@@ -45,6 +46,10 @@ GESDD_C = ('jobz:C m:I n:I a:A lda:I s:R u:T ldu:I vt:T ldvt:I work:W lwork:I rw
            'iwork:IW info:O')
 TRTRS = 'uplo:C trans:C diag:C n:I nrhs:I a:cA lda:I b:A ldb:I info:O'
 SYTRF = 'uplo:C n:I a:A lda:I ipiv:IP work:W lwork:I info:O'
+GEEV = ('jobvl:C jobvr:C n:I a:A lda:I wr:R wi:R vl:T ldvl:I vr:T ldvr:I work:W lwork:I '
+        'info:O')
+GEEV_C = ('jobvl:C jobvr:C n:I a:A lda:I w:T vl:T ldvl:I vr:T ldvr:I work:W lwork:I '
+          'rwork:RW info:O')
 
 # Flop counts of LAWN 41 as (multiplications, additions), C expressions of doubles;
 # work = fm + fa (real), 6 fm + 2 fa (complex).  Shared pieces:
@@ -189,11 +194,27 @@ FAMILIES = {
     'hetrf': fam('as sytrf, Hermitian', {'c': 'chetrf', 'z': 'zhetrf'}, SYTRF,
                  'n_ > 0 && !query', f'in = {TRI}; out = {TRI}; ints = n_;',
                  ('n_*n_*n_/6 + 0.5*n_*n_ + 10*n_/3', 'n_*n_*n_/6 - n_/6'), 'LAWN 41 xHETRF'),
+    'geev': fam('eigenvalues (and eigenvectors) of a general N x N matrix by the QR '
+                'algorithm: ESTIMATE 10 N^3 (values), 25 N^3 (vectors); the eigenvalues are '
+                '2N reals (wr and wi, or N complex w)', sdcz('geev'), GEEV,
+                'n_ > 0 && !query',
+                f"in = n_*n_; out = n_*n_ * (1 + {job('jobvl', 'V')} + {job('jobvr', 'V')}); "
+                'reals = 2*n_;',
+                (f"({job('jobvl', 'V')} || {job('jobvr', 'V')} ? 12.5 : 5) * n_*n_*n_",
+                 f"({job('jobvl', 'V')} || {job('jobvr', 'V')} ? 12.5 : 5) * n_*n_*n_"),
+                'estimate: Golub and Van Loan, Matrix Computations, 3rd ed., section 7.5.6 '
+                '(Hessenberg reduction and Francis QR)', args_c=GEEV_C),
 }
 
 CTYPES = {'I': 'const int *', 'C': 'const char *', 'A': '{T} *', 'cA': 'const {T} *',
           'T': '{T} *', 'R': '{R} *', 'W': '{T} *', 'RW': '{R} *', 'IP': 'int *',
           'cIP': 'const int *', 'IW': 'int *', 'O': 'int *'}
+
+
+def comment(text, indent):
+    """TEXT as a C comment of lines of 96 columns at most (tabs of 8), after INDENT."""
+    lines = textwrap.wrap(text, 96 - len(indent.expandtabs(8)) - 6)
+    return '\n'.join([f'{indent}/* {lines[0]}'] + [f'{indent}   {ln}' for ln in lines[1:]]) + ' */'
 
 
 def parse(args):
@@ -252,7 +273,7 @@ H_TAIL = '''
 def header():
     out = [H_HEAD]
     for name, f in FAMILIES.items():
-        out.append(f'\n/* {name}: {f["what"]} */')
+        out.append('\n' + comment(f'{name}: {f["what"]}', ''))
         for p, routine in f['routines'].items():
             args = parse(f['args_c'] if TYPES[p][2] else f['args'])
             out.append(prototype(routine, args, p))
@@ -299,8 +320,8 @@ def block(name, f, p, routine):
                  '+ ints * sizeof(int));')
     w = '6 * fm + 2 * fa' if cplx else 'fm + fa'
     lines.append(f'work_size = {w} > 0 ? (int64_t)({w} + 0.5) : 0;')
-    text = [f'*::{routine}_::postfix {{', f'\t/* {name} ({t}): {f["what"]} [{f["source"]}] */',
-            '\t{']
+    text = [f'*::{routine}_::postfix {{',
+            comment(f'{name} ({t}): {f["what"]} [{f["source"]}]', '\t'), '\t{']
     text += ['\t\t' + ln for ln in lines]
     text += ['\t}', '}', '']
     return '\n'.join(text)

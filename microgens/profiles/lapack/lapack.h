@@ -107,7 +107,8 @@ void cungqr_(const int *m, const int *n, const int *k, float _Complex *a, const 
 void zungqr_(const int *m, const int *n, const int *k, double _Complex *a, const int *lda,
 	const double _Complex *tau, double _Complex *work, const int *lwork, int *info);
 
-/* gels: least squares by QR (M >= N) or LQ: ESTIMATE = geqrf(max, min) + applying Q to NRHS columns + a triangular solve */
+/* gels: least squares by QR (M >= N) or LQ: ESTIMATE = geqrf(max, min) + applying Q to NRHS
+   columns + a triangular solve */
 void sgels_(const char *trans, const int *m, const int *n, const int *nrhs, float *a,
 	const int *lda, float *b, const int *ldb, float *work, const int *lwork, int *info,
 	size_t trans_len);
@@ -121,7 +122,8 @@ void zgels_(const char *trans, const int *m, const int *n, const int *nrhs, doub
 	const int *lda, double _Complex *b, const int *ldb, double _Complex *work, const int *lwork,
 	int *info, size_t trans_len);
 
-/* syev: eigenvalues (JOBZ = N) or eigenpairs (V) of a symmetric/Hermitian N x N matrix by QR iteration: ESTIMATE 4/3 N^3 (values), 9 N^3 (vectors) */
+/* syev: eigenvalues (JOBZ = N) or eigenpairs (V) of a symmetric/Hermitian N x N matrix by QR
+   iteration: ESTIMATE 4/3 N^3 (values), 9 N^3 (vectors) */
 void ssyev_(const char *jobz, const char *uplo, const int *n, float *a, const int *lda,
 	float *w, float *work, const int *lwork, int *info, size_t jobz_len, size_t uplo_len);
 void dsyev_(const char *jobz, const char *uplo, const int *n, double *a, const int *lda,
@@ -133,7 +135,8 @@ void zheev_(const char *jobz, const char *uplo, const int *n, double _Complex *a
 	const int *lda, double *w, double _Complex *work, const int *lwork, double *rwork, int *info,
 	size_t jobz_len, size_t uplo_len);
 
-/* syevd: as syev, by divide and conquer: ESTIMATE 4/3 N^3 (values), 14/3 N^3 (vectors: reduction, divide and conquer, back-transformation) */
+/* syevd: as syev, by divide and conquer: ESTIMATE 4/3 N^3 (values), 14/3 N^3 (vectors:
+   reduction, divide and conquer, back-transformation) */
 void ssyevd_(const char *jobz, const char *uplo, const int *n, float *a, const int *lda,
 	float *w, float *work, const int *lwork, int *iwork, const int *liwork, int *info,
 	size_t jobz_len, size_t uplo_len);
@@ -149,7 +152,9 @@ void zheevd_(const char *jobz, const char *uplo, const int *n, double _Complex *
 	const int *lrwork, int *iwork, const int *liwork, int *info, size_t jobz_len,
 	size_t uplo_len);
 
-/* gesvd: singular values (and vectors) of an M x N matrix: ESTIMATE (Golub-Reinsch, mx >= mn): values 4 mx mn^2 - 4/3 mn^3; thin vectors 14 mx mn^2 + 8 mn^3; a full U or VT (A) 4 mx^2 mn + 8 mx mn^2 + 9 mn^3 */
+/* gesvd: singular values (and vectors) of an M x N matrix: ESTIMATE (Golub-Reinsch, mx >=
+   mn): values 4 mx mn^2 - 4/3 mn^3; thin vectors 14 mx mn^2 + 8 mn^3; a full U or VT (A) 4
+   mx^2 mn + 8 mx mn^2 + 9 mn^3 */
 void sgesvd_(const char *jobu, const char *jobvt, const int *m, const int *n, float *a,
 	const int *lda, float *s, float *u, const int *ldu, float *vt, const int *ldvt, float *work,
 	const int *lwork, int *info, size_t jobu_len, size_t jobvt_len);
@@ -180,7 +185,8 @@ void zgesdd_(const char *jobz, const int *m, const int *n, double _Complex *a, c
 	double _Complex *work, const int *lwork, double *rwork, int *iwork, int *info,
 	size_t jobz_len);
 
-/* trtrs: A X = B, A N x N triangular, NRHS columns (a triangular solve); a zero on the diagonal (INFO > 0) stops it before the solve */
+/* trtrs: A X = B, A N x N triangular, NRHS columns (a triangular solve); a zero on the
+   diagonal (INFO > 0) stops it before the solve */
 void strtrs_(const char *uplo, const char *trans, const char *diag, const int *n,
 	const int *nrhs, const float *a, const int *lda, float *b, const int *ldb, int *info,
 	size_t uplo_len, size_t trans_len, size_t diag_len);
@@ -209,6 +215,24 @@ void chetrf_(const char *uplo, const int *n, float _Complex *a, const int *lda, 
 	float _Complex *work, const int *lwork, int *info, size_t uplo_len);
 void zhetrf_(const char *uplo, const int *n, double _Complex *a, const int *lda, int *ipiv,
 	double _Complex *work, const int *lwork, int *info, size_t uplo_len);
+
+/* geev: eigenvalues (and eigenvectors) of a general N x N matrix by the QR algorithm:
+   ESTIMATE 10 N^3 (values), 25 N^3 (vectors); the eigenvalues are 2N reals (wr and wi, or N
+   complex w) */
+void sgeev_(const char *jobvl, const char *jobvr, const int *n, float *a, const int *lda,
+	float *wr, float *wi, float *vl, const int *ldvl, float *vr, const int *ldvr, float *work,
+	const int *lwork, int *info, size_t jobvl_len, size_t jobvr_len);
+void dgeev_(const char *jobvl, const char *jobvr, const int *n, double *a, const int *lda,
+	double *wr, double *wi, double *vl, const int *ldvl, double *vr, const int *ldvr, double *work,
+	const int *lwork, int *info, size_t jobvl_len, size_t jobvr_len);
+void cgeev_(const char *jobvl, const char *jobvr, const int *n, float _Complex *a,
+	const int *lda, float _Complex *w, float _Complex *vl, const int *ldvl, float _Complex *vr,
+	const int *ldvr, float _Complex *work, const int *lwork, float *rwork, int *info,
+	size_t jobvl_len, size_t jobvr_len);
+void zgeev_(const char *jobvl, const char *jobvr, const int *n, double _Complex *a,
+	const int *lda, double _Complex *w, double _Complex *vl, const int *ldvl, double _Complex *vr,
+	const int *ldvr, double _Complex *work, const int *lwork, double *rwork, int *info,
+	size_t jobvl_len, size_t jobvr_len);
 
 #ifdef __cplusplus
 }

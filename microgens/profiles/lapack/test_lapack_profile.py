@@ -33,7 +33,7 @@ def test_files_are_what_the_script_writes():
 
 def test_functions_are_the_routines_with_defs():
     names = defs_functions(DEFS)
-    assert len(names) == len(set(names)) == 66
+    assert len(names) == len(set(names)) == 70
     exported = exports(REF_LAPACK)
     pats = profile(HERE)['functions']
     assert {e for e in exported if any(fnmatch.fnmatchcase(e, p) for p in pats)} == set(names)
@@ -72,18 +72,21 @@ def test_c_program_counts(tmp_path):
 
 
 def test_numpy_solve_is_dgesv(tmp_path):
-    """numpy.linalg.solve: dgesv_ of liblapack.so.3 (whichever LAPACK Debian's
-    alternatives name: reference or OpenBLAS)."""
+    """numpy.linalg.solve and eigvals: dgesv_ and dgeev_ of liblapack.so.3 (whichever
+    LAPACK Debian's alternatives name: reference or OpenBLAS)."""
     if subprocess.run([DEBIAN_PY, '-c', 'import numpy'], capture_output=True).returncode:
         pytest.skip('no numpy for /usr/bin/python3')
     w = wrap(tmp_path, '--lib', 'liblapack.so.3', *profile_args(HERE))
     code = ('import numpy as np\nA = np.eye(5) * 4 + np.ones((5, 5))\n'
             'print(np.linalg.solve(A, np.arange(5.)).round(3))\n'
-            'np.linalg.solve(A, np.ones((5, 3)))\n')
+            'np.linalg.solve(A, np.ones((5, 3)))\nnp.linalg.eigvals(A)\n')
     _, tp = run_both([DEBIAN_PY, '-c', code], w, tmp_path)
     assert rows(tp) == [
         ('dgesv_', (25 + 5) * F64, (25 + 5) * F64 + 5 * INT, 75 + 1 * 45),
         ('dgesv_', (25 + 15) * F64, (25 + 15) * F64 + 5 * INT, 75 + 3 * 45),
+        # eigvals: dgeev_ N N, a workspace query first; A destroyed, 2N reals out; 10 N^3
+        ('dgeev_', 0, 0, 0),
+        ('dgeev_', 25 * F64, (25 + 2 * 5) * F64, 10 * 5**3),
     ]
 
 
@@ -93,6 +96,6 @@ def test_whole_profile_builds(tmp_path, lib):
     that matches no function (a warning)."""
     if not os.path.exists(lib):
         pytest.skip(f'{lib} is not installed')
-    assert re.search(r'\b66 functions wrapped', build_everything(tmp_path, lib, HERE))
+    assert re.search(r'\b70 functions wrapped', build_everything(tmp_path, lib, HERE))
     listed = dyliberator('--lib', lib, *profile_args(HERE), '--list').stdout
     assert set(re.findall(r'^wrap (\S+)', listed, re.M)) == set(defs_functions(DEFS))
