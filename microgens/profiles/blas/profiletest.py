@@ -55,3 +55,49 @@ def build_everything(tmp_path, lib, folder):
     assert 'warning' not in r.stderr.lower(), r.stderr
     assert os.path.exists(out)
     return r.stderr
+
+
+# every CBLAS routine of the profile, called in both layouts: the values of its arguments
+# by name (lda 8 fits every matrix below; herk/her2k/her want ConjTrans, the others Trans)
+_CBLAS_VALUES = {'M': '5', 'N': '4', 'K': '3', 'KL': '1', 'KU': '2', 'lda': '8', 'ldb': '8',
+                 'ldc': '8', 'incX': '2', 'incY': '1', 'Uplo': 'CblasLower',
+                 'Side': 'CblasRight', 'Diag': 'CblasNonUnit', 'TransB': 'CblasNoTrans',
+                 'c': '0.6f', 's': '0.8f'}
+
+
+def _cblas_call(name, params, layout):
+    """C text of one call of NAME (PARAMS: [(type, name)]) in LAYOUT."""
+    # a complex scalar is passed by address: float _Complex for c, double _Complex for z
+    scalar = 'calpha' if name.startswith('cblas_c') else 'zalpha'
+    args = []
+    for typ, arg in params:
+        if arg == 'layout':
+            args.append(layout)
+        elif arg in ('TransA', 'Trans'):
+            args.append('CblasConjTrans' if 'her' in name else 'CblasTrans')
+        elif arg in _CBLAS_VALUES:
+            args.append(_CBLAS_VALUES[arg])
+        elif arg in ('alpha', 'beta'):
+            args.append(f'(void *)&{scalar}' if '*' in typ else '0.5f' if arg == 'beta' else '1.5f')
+        else:
+            args.append('(void *)buf_' + arg.lower())
+    return f'\t{name}({", ".join(args)});'
+
+
+def cblas_program(header, names):
+    """A C program that calls each CBLAS routine of NAMES (as HEADER declares it) once in
+    column-major and once in row-major order (routines without a layout: once)."""
+    text = open(header).read()
+    calls = []
+    for ret, name, plist in re.findall(r'^(\w+)\s+(cblas_\w+)\s*\(([^;]*?)\);', text, re.M | re.S):
+        if name not in names:
+            continue
+        params = [re.match(r'\s*(.*?)(\w+)\s*$', p, re.S).groups() for p in plist.split(',')]
+        layouts = ['CblasColMajor', 'CblasRowMajor'] if params[0][1] == 'layout' else [None]
+        calls += [_cblas_call(name, params, lay) for lay in layouts]
+    bufs = ''.join(f'static double _Complex buf_{b}[4096];\n'
+                   for b in ('a', 'b', 'c', 'x', 'y', 'dotu', 'dotc'))
+    return (f'#include <complex.h>\n#include "{header}"\n{bufs}'
+            'static float _Complex calpha = 1.5f + 0.5f * I;\n'
+            'static double _Complex zalpha = 1.5 + 0.5 * I;\n'
+            'int main(void)\n{\n' + '\n'.join(calls) + '\n\treturn 0;\n}\n')

@@ -11,11 +11,12 @@ import subprocess
 import pytest
 
 from dyltest import DEBIAN_PY, REF_BLAS, Trace, build_c, dyliberator, run_both, wrap
-from microgens.profiles.blas.profiletest import (build_everything, defs_functions, exports,
-                                                 profile, profile_args, rows)
+from microgens.profiles.blas.profiletest import (build_everything, cblas_program, defs_functions,
+                                                 exports, profile, profile_args, rows)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DEFS = os.path.join(HERE, 'blas.defs')
+CBLAS_H = '/usr/include/x86_64-linux-gnu/cblas-netlib.h'
 OPENBLAS = '/usr/lib/x86_64-linux-gnu/libopenblas.so.0'
 F64, F32, C128 = 8, 4, 16
 
@@ -75,6 +76,33 @@ def test_c_program_counts(ref):
     assert rows(tp, '1') == [('dgemm_', *top[3][1:]), ('zaxpy_', *top[4][1:])]
     # lsame_, which the level 2 and 3 routines call, is not among the profile's functions
     assert 'lsame_' not in Trace(tp).funcs()
+
+
+def test_cblas_counts_equal_the_fortran_routine_it_calls(ref):
+    """Every CBLAS routine, column and row major (transposed, right side, lower): the
+    reference CBLAS calls the Fortran routine with the dimensions, sides and triangles
+    swapped for row major, and its counts are the CBLAS routine's (iamax: its result is an
+    int, CBLAS's a size_t)."""
+    d, w = ref
+    names = {n for n in defs_functions(DEFS) if n.startswith('cblas_')}
+    app = build_c(d, cblas_program(CBLAS_H, names), 'every_cblas', '-Wall', '-Werror', REF_BLAS,
+                  f'-Wl,-rpath,{os.path.dirname(REF_BLAS)}')
+    _, tp = run_both([app], w, d, trace='every.csv')
+    top, inner = Trace(tp).by_seq(), []
+    for r in top:
+        if r['depth'] == '0':
+            inner.append((r, []))
+        else:
+            assert r['depth'] == '1', r
+            inner[-1][1].append(r)
+    assert {r['func'] for r, _ in inner} == names
+    assert len(inner) == len(names) + 64    # level 2 and 3: twice
+    for r, calls in inner:
+        assert len(calls) == 1, (r['func'], [c['func'] for c in calls])
+        f = calls[0]    # (row major cblas_cgerc calls cgeru_, with y conjugated)
+        same = ('in_bytes', 'work') if 'amax' in f['func'] else ('in_bytes', 'out_bytes', 'work')
+        assert [r[k] for k in same] == [f[k] for k in same], (r, f)
+        assert int(r['in_bytes']) > 0 or r['func'].endswith(('copy', 'scal')), r
 
 
 def test_numpy_matmul_is_cblas_dgemm(tmp_path):
