@@ -262,12 +262,16 @@ def block(fam_name, fam, p, routine, iface):
     lines.append(f'output_size = out * {size}' + (f' + {res};' if res else ';'))
     wm, wa = (fam['weights'] or (6, 2)) if cplx else (1, 1)
     lines.append('work_size = ' + ('fm + fa;' if (wm, wa) == (1, 1) else f'{wm} * fm + {wa} * fa;'))
-    kind = f'{ctype}, {iface.tag}'
-    text = [f'*::{iface.name(routine)}::postfix {{',
-            comment(f'{fam_name} ({kind}): {fam["what"]}', '\t'), '\t{']
+    return postfix(iface.name(routine), f'{fam_name} ({ctype}, {iface.tag}): {fam["what"]}',
+                   lines)
+
+
+def postfix(func, note, lines):
+    """A postfix block of FUNC (any library) with the comment NOTE and the C LINES.
+    lapack/gen_defs.py uses it too."""
+    text = [f'*::{func}::postfix {{', comment(note, '\t'), '\t{']
     text += ['\t\t' + ln for ln in lines]
-    text += ['\t}', '}', '']
-    return '\n'.join(text)
+    return '\n'.join(text + ['\t}', '}', ''])
 
 
 HEAD = '''\

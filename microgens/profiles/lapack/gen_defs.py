@@ -7,13 +7,18 @@ and out) of the LAPACK routines of the profile, precisions s, d, c, z.
 Run it by hand after a change here and commit the three files; test_lapack_profile.py
 checks that the committed files are what this script writes.  README.md says where each
 formula comes from and which are estimates."""
+import importlib.util
 import os
 import sys
-import textwrap
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT_H = os.path.join(HERE, 'lapack.h')
 OUT_DEFS = os.path.join(HERE, 'lapack.defs')
+# the blas profile's generator: its comment() and postfix() write the blocks alike
+_spec = importlib.util.spec_from_file_location('blas_gen_defs',
+                                               os.path.join(HERE, '..', 'blas', 'gen_defs.py'))
+BLAS = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(BLAS)
 
 # precision letter -> (element type, real type, is complex)
 TYPES = {'s': ('float', 'float', False), 'd': ('double', 'double', False),
@@ -211,11 +216,6 @@ CTYPES = {'I': 'const int *', 'C': 'const char *', 'A': '{T} *', 'cA': 'const {T
           'cIP': 'const int *', 'IW': 'int *', 'O': 'int *'}
 
 
-def comment(text, indent):
-    """TEXT as a C comment of lines of 96 columns at most (tabs of 8), after INDENT."""
-    lines = textwrap.wrap(text, 96 - len(indent.expandtabs(8)) - 6)
-    return '\n'.join([f'{indent}/* {lines[0]}'] + [f'{indent}   {ln}' for ln in lines[1:]]) + ' */'
-
 
 def parse(args):
     return [tuple(a.split(':')) for a in args.split()]
@@ -273,7 +273,7 @@ H_TAIL = '''
 def header():
     out = [H_HEAD]
     for name, f in FAMILIES.items():
-        out.append('\n' + comment(f'{name}: {f["what"]}', ''))
+        out.append('\n' + BLAS.comment(f'{name}: {f["what"]}', ''))
         for p, routine in f['routines'].items():
             args = parse(f['args_c'] if TYPES[p][2] else f['args'])
             out.append(prototype(routine, args, p))
@@ -320,11 +320,7 @@ def block(name, f, p, routine):
                  '+ ints * sizeof(int));')
     w = '6 * fm + 2 * fa' if cplx else 'fm + fa'
     lines.append(f'work_size = {w} > 0 ? (int64_t)({w} + 0.5) : 0;')
-    text = [f'*::{routine}_::postfix {{',
-            comment(f'{name} ({t}): {f["what"]} [{f["source"]}]', '\t'), '\t{']
-    text += ['\t\t' + ln for ln in lines]
-    text += ['\t}', '}', '']
-    return '\n'.join(text)
+    return BLAS.postfix(routine + '_', f'{name} ({t}): {f["what"]} [{f["source"]}]', lines)
 
 
 DEFS_HEAD = '''\
