@@ -135,6 +135,10 @@ DYL_API int64_t dyl_faults(void);
  * run pays) and notes it in the trace ('# fault_ns='), once per process; std.faults' init.
  * dyl-speedup keeps at most that much a fault of a faulted call's excess. */
 DYL_API void dyl_faults_calibrate(void);
+/* The trace's footer gets the module table ('# module=' lines: each loaded object's range,
+ * load bias, build ID and path), for the tools to name std.callsite's return addresses
+ * offline; std.callsite's init. */
+DYL_API void dyl_callsite_setup(void);
 
 /* Registers extra trace columns (e.g. PAPI events); returns the index of the first,
  * or -1 when the header is already written or the table is full. */

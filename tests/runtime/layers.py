@@ -66,6 +66,8 @@ LAYERS = [
      ["api", "format", "state", "settings", "clock", "output", "calls"]),
     ("threads", ["runtime/threads/*"],
      ["api", "format", "state", "settings", "clock", "output", "calls"]),
+    ("callsite", ["runtime/callsite/*"],
+     ["api", "format", "state", "settings", "clock", "output", "calls"]),
     # std.flow: built on the region table (its hooks and groupings)
     ("flow", ["runtime/flow/*"],
      ["api", "format", "state", "settings", "clock", "output", "calls", "regions"]),
