@@ -18,6 +18,8 @@
 #include <unistd.h>
 #include "internal.h"
 #include "elfsym.h"
+#include "../regions/unwind.h"
+#include "callsite.h"
 
 struct footer_room {
 	char *buf;
@@ -98,7 +100,11 @@ static int module_lines(char *buf, size_t room)
 	return (int)f.n;
 }
 
-void dyl_callsite_setup(void)
+void dyl_callsite_setup(int depth)
 {
+	if (depth > 0) {
+		dyl_unwind_on();
+		dyl_callsite_stack_on();
+	}
 	__atomic_store_n(&dyl_hooks.footer_lines, module_lines, __ATOMIC_RELAXED);
 }
