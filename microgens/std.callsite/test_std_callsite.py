@@ -1,7 +1,9 @@
 """std.callsite: each call's call site (and depth=N frames above it) in the trace, the
 module table in its footer, and the tools that name them offline: dyl-trace summary
 --by-callsite and dyl-trace folded.  apps/app.c calls cs_work 3 times from caller_a, 5
-times from caller_b and once through main -> chain1 -> chain2 -> chain3."""
+times from caller_b and once through main -> chain1 -> chain2 -> chain3; then, from
+nested, cs_outer (which calls cs_work) and cs_tail (which jumps to it: that call returns
+into cs_tail's wrapper)."""
 import csv
 import io
 import os
@@ -18,9 +20,9 @@ APP = os.path.join(C_FILES, 'app.c')
 DYL_TRACE = os.path.join(ROOT, 'bin', 'dyl-trace')
 
 
-def line_of(mark):
-    """The line of app.c that holds MARK (the calls' lines, found, not copied)."""
-    with open(APP) as f:
+def line_of(mark, path=APP):
+    """The line of PATH that holds MARK (the calls' lines, found, not copied)."""
+    with open(path) as f:
         return next(i for i, line in enumerate(f, 1) if f"/* {mark} */" in line)
 
 
@@ -41,7 +43,7 @@ def traces(tmp_path_factory):
                  name=f'cs{depth}.so')
         for kind, app in apps.items():
             r, tp = run_both([app], w, d, trace=f'{kind}{depth}.csv')
-            assert r.stdout == b'1520\n'
+            assert r.stdout == b'3526\n'
             out[kind, depth] = tp
     return out
 
@@ -49,7 +51,7 @@ def traces(tmp_path_factory):
 def test_columns_and_module_table(traces):
     t = Trace(traces['g', 3])
     assert t.columns[-4:] == ['callsite', 'stack1', 'stack2', 'stack3']
-    assert len(t.rows) == 9 and all(int(r['callsite']) > 0 for r in t.rows)
+    assert len(t.rows) == 13 and all(int(r['callsite']) > 0 for r in t.rows)
     with open(traces['g', 3]) as f:
         modules = [line.split()[-1] for line in f if line.startswith('# module=')]
     assert any(m.endswith('/app_g') for m in modules)
@@ -60,44 +62,58 @@ def test_by_callsite_names_the_lines(traces):
     out = dyl_trace('summary', '--by-callsite', '--csv', traces['g', 0]).stdout
     rows = list(csv.DictReader(io.StringIO(out)))
     got = sorted((r['func'], r['callsite'], int(r['calls'])) for r in rows)
-    assert got == [('cs_work', f'caller_a (app.c:{line_of("CALL_A")})', 3),
+    assert got == sorted([('cs_work', f'caller_a (app.c:{line_of("CALL_A")})', 3),
                    ('cs_work', f'caller_b (app.c:{line_of("CALL_B")})', 5),
-                   ('cs_work', f'chain3 (app.c:{line_of("CALL_C")})', 1)]
+                   ('cs_work', f'chain3 (app.c:{line_of("CALL_C")})', 1),
+                   # inside the library: where cs_outer calls it; a tail call's returns
+                   # into cs_tail's wrapper
+                   ('cs_work', f'cs_outer (libcs.c:{line_of("CALL_IN", SOURCE)})', 1),
+                   ('cs_work', 'inside cs_tail', 1),
+                   ('cs_outer', f'nested (app.c:{line_of("CALL_D")})', 1),
+                   ('cs_tail', f'nested (app.c:{line_of("CALL_E")})', 1)])
     # the times add up to the function's (self = total: no recorded call is nested)
     t = Trace(traces['g', 0])
     assert sum(int(r['total_ns']) for r in rows) == sum(int(r['t_ns']) for r in t.rows)
-    assert all(r['self_ns'] == r['total_ns'] for r in rows)
+    # cs_outer's self time is its total less its cs_work's
+    nest = {(r['func'], r['callsite'].split()[0]): r for r in rows}
+    outer, inner = nest['cs_outer', 'nested'], nest['cs_work', 'cs_outer']
+    assert int(outer['self_ns']) == int(outer['total_ns']) - int(inner['total_ns'])
     table = dyl_trace('summary', '--by-callsite', traces['g', 0]).stdout
-    assert f'caller_b (app.c:{line_of("CALL_B")})' in table and len(table.splitlines()) == 5
+    assert f'caller_b (app.c:{line_of("CALL_B")})' in table and len(table.splitlines()) == 9
 
 
 def test_folded(traces):
     # depth=0: the call site's function above the library's
     assert dyl_trace('folded', '--weight', 'calls', traces['g', 0]).stdout == (
-        'caller_a;cs_work 3\ncaller_b;cs_work 5\nchain3;cs_work 1\n')
-    # depth=3: the three frames above it, outermost first, up to main
+        'caller_a;cs_work 3\ncaller_b;cs_work 5\nchain3;cs_work 1\ncs_outer;cs_work 1\n'
+        'cs_tail;cs_work 1\nnested;cs_outer 1\nnested;cs_tail 1\n')
+    # depth=3: the three frames above it, outermost first, up to main; a wrapper's frame
+    # right above its function's in the library is one frame
     assert dyl_trace('folded', '--weight', 'calls', traces['g', 3]).stdout == (
-        'main;caller_a;cs_work 3\nmain;caller_b;cs_work 5\nmain;chain1;chain2;chain3;cs_work 1\n')
+        'main;caller_a;cs_work 3\nmain;caller_b;cs_work 5\nmain;chain1;chain2;chain3;cs_work 1\n'
+        'main;nested;cs_outer 1\nmain;nested;cs_outer;cs_work 1\nmain;nested;cs_tail 1\n'
+        'main;nested;cs_tail;cs_work 1\n')
     # time (the default): the calls' t_ns, all of them
     lines = dyl_trace('folded', traces['g', 3]).stdout.splitlines()
     t = Trace(traces['g', 3])
     assert sum(int(line.rsplit(' ', 1)[1]) for line in lines) == sum(int(r['t_ns']) for r in t.rows)
     # two traces of one program: their stacks merge (each named from its own modules)
     both = dyl_trace('folded', '--weight', 'calls', traces['g', 3], traces['g', 3]).stdout
-    assert both.splitlines()[1] == 'main;caller_b;cs_work 10'
+    assert both.splitlines()[1] == 'main;caller_b;cs_work 10' and len(both.splitlines()) == 7
 
 
 def test_stripped_program_gives_module_offsets(traces):
     out = dyl_trace('summary', '--by-callsite', '--csv', traces['stripped', 3]).stdout
     rows = list(csv.DictReader(io.StringIO(out)))
-    assert sorted(int(r['calls']) for r in rows) == [1, 3, 5]
-    assert all(r['callsite'].startswith('app_s+0x') for r in rows)
+    assert sorted(int(r['calls']) for r in rows) == [1, 1, 1, 1, 1, 3, 5]
+    assert sum(r['callsite'].startswith('app_s+0x') for r in rows) == 5
     # each site is the same offset in both builds (-s strips, the code stays)
     g = list(csv.DictReader(io.StringIO(dyl_trace('summary', '--by-callsite', '--csv',
                                                   traces['g', 3]).stdout)))
     assert sorted(int(r['address'], 16) & 0xfff for r in rows) == \
         sorted(int(r['address'], 16) & 0xfff for r in g)
-    assert dyl_trace('folded', traces['stripped', 3]).stdout.count('cs_work') == 9
+    folded = dyl_trace('folded', '--weight', 'calls', traces['stripped', 3]).stdout.splitlines()
+    assert sum(int(line.split(' ')[-1]) for line in folded if ';cs_work ' in line) == 11
 
 
 def test_errors(traces, tmp_path):
@@ -123,4 +139,4 @@ def test_beside_std_faults(traces, tmp_path):
     t = Trace(tp)
     assert t.columns[-4:] == ['callsite', 'stack1', 'stack2', 'faults']
     assert all(r['callsite'] and r['stack1'] and r['stack2'] for r in t.rows)
-    assert dyl_trace('folded', '--weight', 'calls', tp).stdout.splitlines()[1] == 'main;caller_a;cs_work 3'
+    assert 'main;caller_a;cs_work 3' in dyl_trace('folded', '--weight', 'calls', tp).stdout.splitlines()

@@ -105,6 +105,27 @@ struct flow_syms *callsite_syms(const struct trace_src *src)
 	return s;
 }
 
+int callsite_ours(const struct trace_src *src, struct flow_syms *syms, uint64_t pc)
+{
+	const char *p = syms ? flow_syms_path(syms, pc - 1) : NULL;
+	const char *b = p ? strrchr(p, '/') : NULL;
+	size_t key = DYL_KEY_LEN(DYL_KEY_WRAPPER "=");
+
+	if (!p)
+		return 0;
+	b = b ? b + 1 : p;
+	if (!strcmp(b, "libdylrt.so"))
+		return 1;
+	for (size_t i = 0; i < src->nnotes; i++) {
+		const struct trace_note *t = &src->notes[i];
+		const char *colon = t->len > key ? memchr(t->text, ':', t->len) : NULL;
+		if (colon && !memcmp(t->text, DYL_KEY_WRAPPER "=", key) &&
+		    (size_t)(colon - t->text) - key == strlen(b) && !memcmp(t->text + key, b, strlen(b)))
+			return 2;
+	}
+	return 0;
+}
+
 /* summary_group_fn: the row's (function, call site) */
 static int group_of(void *ctx, const struct trace_src *src, const struct trace_row *r)
 {
@@ -132,12 +153,18 @@ static void group_parts(uint32_t id, char *func, size_t room, uint64_t *pc)
 	*pc = sep ? strtoull(sep + 1, NULL, 16) : 0;
 }
 
-/* the site's name: "(unknown)" for a row without an address */
-static void site_name(struct flow_syms *syms, uint64_t pc, char *out, size_t room)
+/* the site's name: "(unknown)" for a row without an address; "inside FUNC" for a
+ * call the library made inside FUNC and that returns into FUNC's wrapper */
+static void site_name(const struct trace_src *src, struct flow_syms *syms, uint64_t pc, char *out,
+		      size_t room)
 {
 	size_t n = pc && syms ? flow_syms_site(syms, &pc, 1, out, room - 1) : 0;
+	int is_main;
 
-	if (!pc)
+	if (pc && callsite_ours(src, syms, pc)) {
+		memcpy(out, "inside ", 7);
+		n = 7 + flow_syms_func(syms, pc, out + 7, room - 8, &is_main);
+	} else if (!pc)
 		n = (size_t)snprintf(out, room, "(unknown)");
 	else if (!n)
 		n = (size_t)snprintf(out, room, "0x%" PRIx64, pc);
@@ -163,15 +190,15 @@ static const char *short_ns(char *buf, size_t room, double ns)
 }
 
 static void put_group(FILE *out, const struct trace_src *src, struct flow_syms *syms,
-		      const struct func_stats *fs, int fmt, int first)
+		      const struct func_stats *fs, int fmt, int first, int width)
 {
 	char func[4096], site[1024], t1[32], t2[32], t3[32], sh[4200], sh2[1100];
 	uint64_t pc;
 
 	group_parts(fs->func, func, sizeof(func), &pc);
-	site_name(syms, pc, site, sizeof(site));
+	site_name(src, syms, pc, site, sizeof(site));
 	if (fmt == 0) {
-		fprintf(out, "%-16s %8" PRIu64 " %10s %10s %10s  %s\n",
+		fprintf(out, "%-*s %8" PRIu64 " %10s %10s %10s  %s\n", width,
 			shown(func, strlen(func), sh, sizeof(sh)), fs->calls,
 			short_ns(t1, sizeof(t1), fs->timed ? (double)fs->total_ns : -1),
 			short_ns(t2, sizeof(t2), fs->timed ? (double)fs->self_ns : -1),
@@ -211,16 +238,23 @@ static int one_summary(FILE *out, const char *path, int fmt, int first)
 	if (src.truncated)
 		rows_warn_truncated(&src);
 	struct flow_syms *syms = callsite_syms(&src);
+	int width = 8;	/* the longest function name's (within reason) */
+	for (size_t i = 0; i < s.nfuncs; i++) {
+		const char *sep = memchr(funcs_get((int)s.funcs[i].func)->name, GROUP_SEP,
+					 funcs_get((int)s.funcs[i].func)->len);
+		int len = sep ? (int)(sep - funcs_get((int)s.funcs[i].func)->name) : 0;
+		width = len > width ? (len < 40 ? len : 40) : width;
+	}
 	if (fmt == 0)
-		fprintf(out, "%s%s: pid %" PRId64 "\n%-16s %8s %10s %10s %10s  %s\n", first ? "" : "\n",
-			src.path, src.pid, "function", "calls", "total", "self", "mean", "call site");
+		fprintf(out, "%s%s: pid %" PRId64 "\n%-*s %8s %10s %10s %10s  %s\n", first ? "" : "\n",
+			src.path, src.pid, width, "function", "calls", "total", "self", "mean", "call site");
 	else if (fmt == 2) {
 		fputs(first ? "\n  {\"path\": " : ",\n  {\"path\": ", out);
 		json_str(out, src.path, strlen(src.path));
 		fprintf(out, ", \"pid\": %" PRId64 ", \"callsites\": [", src.pid);
 	}
 	for (size_t i = 0; i < s.nfuncs; i++)
-		put_group(out, &src, syms, &s.funcs[i], fmt, i == 0);
+		put_group(out, &src, syms, &s.funcs[i], fmt, i == 0, width);
 	if (fmt == 2)
 		fputs("]}", out);
 	flow_syms_free(syms);

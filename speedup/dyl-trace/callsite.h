@@ -28,6 +28,12 @@ struct flow_syms;
  * read: the table is in the footer).  NULL out of memory. */
 struct flow_syms *callsite_syms(const struct trace_src *src);
 
+/* Is PC (a return address) in the runtime (1) or in one of SRC's wrappers (2, '#
+ * wrapper=')?  0: neither.  A call the library made inside a wrapped call by a tail
+ * call returns into that call's wrapper, a function of the same name; the runtime's
+ * frames (a thread's start) are not the program's. */
+int callsite_ours(const struct trace_src *src, struct flow_syms *syms, uint64_t pc);
+
 /* The subcommands: 0, or 2 after one message.  FMT: 0 table, 1 CSV, 2 JSON (main.c's
  * FMT_*); WEIGHT: time, calls, bytes or work. */
 int callsite_summary(char **paths, int n, int fmt, FILE *out);

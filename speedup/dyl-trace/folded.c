@@ -89,8 +89,10 @@ static size_t frame_name(struct flow_syms *syms, uint64_t pc, char *out, size_t 
 	return n;
 }
 
-/* the tuple ID's stack as a line: frames outermost first, then the function */
-static char *stack_of(struct flow_syms *syms, int id)
+/* the tuple ID's stack as a line: frames outermost first, then the function; the
+ * runtime's frames left out, and a wrapper's frame right above its own function's
+ * (the wrapped function called, then itself in the library: one frame) */
+static char *stack_of(const struct trace_src *src, struct flow_syms *syms, int id)
 {
 	const struct func *f = funcs_get(id);
 	const char *fn = memchr(f->name, '\x1f', f->len) + 1;
@@ -102,8 +104,13 @@ static char *stack_of(struct flow_syms *syms, int id)
 	for (const char *p = pcs; n < CALLSITE_MAX && !is_main && *p && *p != ','; n++) {
 		char *end;
 		uint64_t pc = strtoull(p, &end, 16);
-		len[n] = frame_name(syms, pc, names[n], sizeof(names[n]), &is_main);
 		p = end + 1;
+		int ours = callsite_ours(src, syms, pc);
+		if (ours != 1)
+			len[n] = frame_name(syms, pc, names[n], sizeof(names[n]), &is_main);
+		if (ours == 1 || (ours == 2 && n > 0 && len[n] == len[n - 1] &&
+				  !memcmp(names[n], names[n - 1], len[n])))
+			n--;
 	}
 	size_t room = (size_t)(pcs - fn), used = 0;
 	for (int i = 0; i < n; i++)
@@ -152,7 +159,7 @@ static int read_trace(struct folded *f, const char *path, int trace)
 		rows_warn_truncated(&src);
 	struct flow_syms *syms = rc < 0 ? NULL : callsite_syms(&src);
 	for (size_t i = 0; rc == 0 && i < f->nids; i++) {
-		char *s = stack_of(syms, f->ids[i]);
+		char *s = stack_of(&src, syms, f->ids[i]);
 		if (!s || grow(&f->lines, sizeof(*f->lines), f->nlines, &f->lines_room, 64) != 0) {
 			free(s);
 			flow_syms_free(syms);

@@ -1,6 +1,7 @@
 /* app.c - test_std_callsite.py's program: cs_work called from two functions at known
- * lines (the test reads the lines marked CALL_A and CALL_B), 3 and 5 times, and once
- * through a chain three deep.  noinline: each caller keeps its own frame. */
+ * lines (the test reads the lines marked CALL_A and CALL_B), 3 and 5 times, once
+ * through a chain three deep, and cs_outer and cs_tail once each (which call cs_work
+ * inside the library).  noinline: each caller keeps its own frame. */
 #include <stdio.h>
 #include "cs.h"
 #define NOINLINE __attribute__((noinline))
@@ -36,6 +37,13 @@ NOINLINE void chain1(void)
 	__asm__ volatile("");
 }
 
+NOINLINE void nested(void)
+{
+	total += cs_outer(40);	/* CALL_D */
+	total += cs_tail(50);	/* CALL_E */
+	__asm__ volatile("");
+}
+
 int main(void)
 {
 	for (int i = 0; i < 3; i++)
@@ -43,6 +51,7 @@ int main(void)
 	for (int i = 0; i < 5; i++)
 		caller_b();
 	chain1();
+	nested();
 	printf("%ld\n", total);
 	return 0;
 }

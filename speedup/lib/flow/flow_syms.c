@@ -222,6 +222,14 @@ size_t flow_syms_func(struct flow_syms *s, uint64_t pc, char *out, size_t room, 
 	return put(out, room, 0, t, clip(len, sizeof(t)));
 }
 
+const char *flow_syms_path(struct flow_syms *s, uint64_t addr)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (addr >= s->m[i].lo && addr < s->m[i].hi)
+			return s->m[i].path;
+	return NULL;
+}
+
 size_t flow_syms_static(struct flow_syms *s, uint64_t addr, char *out, size_t room)
 {
 	char t[512];
