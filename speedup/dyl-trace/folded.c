@@ -89,6 +89,19 @@ static size_t frame_name(struct flow_syms *syms, uint64_t pc, char *out, size_t 
 	return n;
 }
 
+/* Is NAME the C library's start, which calls main? */
+static int libc_start(const char *name, size_t len)
+{
+	static const char *const starts[] = { "__libc_start_call_main", "__libc_start_main", "_start" };
+
+	for (int i = 0; i < 3; i++) {
+		size_t l = strlen(starts[i]);
+		if (len >= l && !memcmp(name, starts[i], l) && (len == l || name[l] == '@'))
+			return 1;
+	}
+	return 0;
+}
+
 /* the tuple ID's stack as a line: frames outermost first, then the function; the
  * runtime's frames left out, and a wrapper's frame right above its own function's
  * (the wrapped function called, then itself in the library: one frame) */
@@ -108,6 +121,8 @@ static char *stack_of(const struct trace_src *src, struct flow_syms *syms, int i
 		int ours = callsite_ours(src, syms, pc);
 		if (ours != 1)
 			len[n] = frame_name(syms, pc, names[n], sizeof(names[n]), &is_main);
+		if (ours != 1 && libc_start(names[n], len[n]))
+			break;	/* (a program without symbols: its main is the frame below) */
 		if (ours == 1 || (ours == 2 && n > 0 && len[n] == len[n - 1] &&
 				  !memcmp(names[n], names[n - 1], len[n])))
 			n--;
