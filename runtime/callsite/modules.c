@@ -27,57 +27,18 @@ struct footer_room {
 	int seen;	/* objects met: the first one is the program */
 };
 
-/* the object's file: the program's from /proc/self/exe, a library's from the mapping
- * of its first segment (a soname's link resolved, a relative LD_PRELOAD made absolute) */
-static const char *path_of(const struct dl_phdr_info *info, uint64_t lo, int first, char *out,
-			   size_t room)
-{
-	char link[64];
-	ssize_t n = -1;
-
-	if (!info->dlpi_name[0]) {
-		if (first)
-			n = readlink("/proc/self/exe", out, room - 1);
-	} else {
-		uint64_t end = lo;
-		for (int i = 0; i < info->dlpi_phnum; i++)
-			if (info->dlpi_phdr[i].p_type == PT_LOAD) {
-				const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-				end = (info->dlpi_addr + ph->p_vaddr + ph->p_filesz + 4095) & ~(uint64_t)4095;
-				break;
-			}
-		snprintf(link, sizeof(link), "/proc/self/map_files/%llx-%llx", (unsigned long long)lo,
-			 (unsigned long long)end);
-		n = readlink(link, out, room - 1);
-		if (n <= 0 || out[0] != '/')
-			return info->dlpi_name[0] == '/' ? info->dlpi_name : NULL;
-	}
-	if (n <= 0)
-		return NULL;	/* (the vDSO: no file to read) */
-	out[n] = 0;
-	return out;
-}
-
 static int add_line(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	struct footer_room *f = arg;
-	uint64_t lo = UINT64_MAX, hi = 0;
+	uint64_t lo, hi;
 	char path[1024], bid[2 * 64 + 1] = "-";
 	size_t blen = 0;
 
 	(void)size;
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		if (ph->p_type != PT_LOAD)
-			continue;
-		uint64_t a = info->dlpi_addr + (ph->p_vaddr & ~(uint64_t)0xfff);
-		uint64_t b = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
-		lo = a < lo ? a : lo;
-		hi = b > hi ? b : hi;
-	}
-	const char *p = lo < hi ? path_of(info, lo, f->seen++ == 0, path, sizeof(path)) : NULL;
-	if (!p)
-		return 0;
+	const char *p = dyl_elf_span(info, &lo, &hi) ? dyl_elf_path(info, lo, f->seen++ == 0, path, sizeof(path))
+						     : NULL;
+	if (!p || p[0] != '/')
+		return 0;	/* (the vDSO: no file to read) */
 	const unsigned char *id = dyl_elf_build_id(info, &blen);
 	for (size_t i = 0; id && i < blen && i < 64; i++)
 		snprintf(bid + 2 * i, 3, "%02x", id[i]);
