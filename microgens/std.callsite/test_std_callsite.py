@@ -11,7 +11,7 @@ import subprocess
 
 import pytest
 
-from dyltest import ROOT, Trace, app_with_and_without_debug_info, run_both, wrap
+from dyltest import ROOT, Trace, app_with_and_without_debug_info, c_app, run_both, wrap
 
 C_FILES = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'apps')
 HEADER = os.path.join(C_FILES, 'cs.h')
@@ -140,3 +140,16 @@ def test_beside_std_faults(traces, tmp_path):
     assert t.columns[-4:] == ['callsite', 'stack1', 'stack2', 'faults']
     assert all(r['callsite'] and r['stack1'] and r['stack2'] for r in t.rows)
     assert 'main;caller_a;cs_work 3' in dyl_trace('folded', '--weight', 'calls', tp).stdout.splitlines()
+
+
+def test_killed_process_keeps_raw_addresses(traces, tmp_path):
+    """No footer, no module table: the addresses are shown raw, nothing fails."""
+    d = os.path.dirname(traces['g', 0])
+    app = c_app(tmp_path, 'killed', os.path.join(C_FILES, 'killed.c'), os.path.join(d, 'libcs.so'))
+    tp = str(tmp_path / 'k.csv')
+    env = dict(os.environ, LD_PRELOAD=os.path.join(d, 'cs3.so'), DYL_TRACE=tp)
+    env.pop('DYL_CONVERT', None)
+    subprocess.run([app], env=env, capture_output=True, cwd=str(tmp_path), timeout=60)
+    rows = list(csv.DictReader(io.StringIO(dyl_trace('summary', '--by-callsite', '--csv', tp).stdout)))
+    assert [(r['calls'], r['callsite'] == r['address']) for r in rows] == [('4', True)]
+    assert dyl_trace('folded', '--weight', 'calls', tp).stdout.endswith(';cs_work 4\n')
