@@ -109,7 +109,7 @@ static char *stack_of(const struct trace_src *src, struct flow_syms *syms, int i
 {
 	const struct func *f = funcs_get(id);
 	const char *fn = memchr(f->name, '\x1f', f->len) + 1;
-	const char *pcs = memchr(fn, '\x1f', f->len - (size_t)(fn - f->name)) + 1;
+	const char *pcs = (const char *)memrchr(f->name, '\x1f', f->len) + 1;	/* (FUNC may hold one) */
 	char names[CALLSITE_MAX][512];
 	size_t len[CALLSITE_MAX];
 	int n = 0, is_main = 0;
