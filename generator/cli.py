@@ -59,6 +59,8 @@ examples:
       Which pointers an integer after them bounds (lengths: in/inl): EVP_DecryptUpdate
       given a piece of a buffer is charged the piece, not the rest of the buffer;
       -g std.diff:lengths=off (or std.regions:lengths=off) charges to the region's end.
+  A relative examples/... or models/... path that is not in the current folder is
+  read from dyliberator's own copy (the checkout, or where make install put it).
 
 --defs FILE holds user C code, in the paper's form:
   libblas*::dgemm_::postfix { output_size = (int64_t)*m * *n * sizeof(double); }
@@ -100,9 +102,43 @@ class UsageProblem(Exception):
     pass
 
 
+def version():
+    """The one version string: the file VERSION at the top (installed beside generator/)."""
+    try:
+        with open(os.path.join(ROOT, 'VERSION')) as f:
+            return f.read().strip()
+    except OSError:
+        return 'unknown'
+
+
+def shipped(path):
+    """PATH, or for a relative examples/... or models/... path not found here, the copy
+    dyliberator ships (beside generator/: the checkout or the install), so that --help's
+    examples work from any folder (the C tools do the same: runtime/format/read/input.c)."""
+    if path.startswith(('examples/', 'models/')) and not os.path.exists(path):
+        ours = os.path.join(ROOT, path)
+        if os.path.exists(ours):
+            return ours
+    return path
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with the tools' wording: one line, "unknown option '--foo' (see
+    dyliberator --help)", exit 2 (speedup/lib/util/cli.c says it for the C tools)."""
+
+    def error(self, message):
+        unknown = 'unrecognized arguments: '
+        if message.startswith(unknown):
+            arg = message[len(unknown):].split(' ')[0]
+            message = f"{'unknown option' if arg.startswith('-') else 'unexpected argument'} '{arg}'"
+        self.exit(2, f'{self.prog}: {message} (see {self.prog} --help)\n')
+
+
 def _parser():
-    ap = argparse.ArgumentParser(prog='dyliberator', description=DESCRIPTION, epilog=EPILOG,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = _Parser(prog='dyliberator', description=DESCRIPTION, epilog=EPILOG,
+                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument('--version', action='version', version=f'%(prog)s (dyliberator) {version()}',
+                    help='print the version and exit')
     ap.add_argument('--lib', action='append', default=[], metavar='LIB',
                     help='the library to wrap: a path, or a soname found as the dynamic linker '
                          'finds it (repeatable: one wrapper for several libraries)')
@@ -195,6 +231,7 @@ def run(argv):
     """dyliberator ARGV: OUT.d/ generated and OUT.so built; the exit status.  Problems
     are raised (UsageProblem and each module's own): main prints them."""
     args = _parser().parse_args(argv)
+    args.header, args.defs = [shipped(h) for h in args.header], [shipped(d) for d in args.defs]
     t0 = time.monotonic()
     say = (lambda *a: None) if args.quiet else (lambda *a: print('dyliberator:', *a, file=sys.stderr))
 

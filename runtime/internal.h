@@ -221,6 +221,9 @@ struct dyl_hooks {
 	/* at an exec, first, in any image (recorded or not, a vfork child's too):
 	 * std.flow:host_reads opens the pages it protected (the kernel reads the strings) */
 	void (*before_exec)(void);
+	/* at the image's end, before the footer (dyl_finish): the thread events' last
+	 * words (runtime/threads/: the names of the threads still running) */
+	void (*threads_end)(void);
 };
 HIDDEN extern struct dyl_hooks dyl_hooks;
 HIDDEN extern TLS int dyl_leave_pending;	/* the hook clears it */

@@ -6,6 +6,7 @@ nested, cs_outer (which calls cs_work) and cs_tail (which jumps to it: that call
 into cs_tail's wrapper)."""
 import csv
 import io
+import json
 import os
 import subprocess
 
@@ -78,6 +79,8 @@ def test_by_callsite_names_the_lines(traces):
     nest = {(r['func'], r['callsite'].split()[0]): r for r in rows}
     outer, inner = nest['cs_outer', 'nested'], nest['cs_work', 'cs_outer']
     assert int(outer['self_ns']) == int(outer['total_ns']) - int(inner['total_ns'])
+    js = json.loads(dyl_trace('summary', '--by-callsite', '--json', traces['g', 0]).stdout)
+    assert js['version'] and sorted(c['calls'] for c in js['traces'][0]['callsites']) == [1, 1, 1, 1, 1, 3, 5]
     table = dyl_trace('summary', '--by-callsite', traces['g', 0]).stdout
     assert f'caller_b (app.c:{line_of("CALL_B")})' in table and len(table.splitlines()) == 9
 
@@ -127,6 +130,7 @@ def test_errors(traces, tmp_path):
     assert 'choose time, calls, bytes or work' in dyl_trace('folded', '--weight', 'ns', traces['g', 0],
                                                            rc=2).stderr
     assert 'goes with folded' in dyl_trace('summary', '--weight', 'calls', traces['g', 0], rc=2).stderr
+    assert "a value must follow '--weight'" in dyl_trace('folded', traces['g', 0], '--weight', rc=2).stderr
 
 
 def test_beside_std_faults(traces, tmp_path):

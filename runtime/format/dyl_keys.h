@@ -73,6 +73,7 @@
 #define DYL_KEY_WAKE "wake"
 #define DYL_KEY_JOIN "join"
 #define DYL_KEY_PARALLEL "parallel"
+#define DYL_KEY_THREAD_NAME "thread_name"	/* last: each thread's name */
 #define DYL_EVENT_LINE(word) "# " word " " DYL_EVENT_TID "="	/* an event line's start */
 #define DYL_EVENT_FIELD(key) " " key "="		/* a field after tid */
 #define DYL_EVENT_TID "tid"			/* the thread (all lines) */
@@ -86,6 +87,7 @@
 #define DYL_EVENT_TARGET "target"		/* join: the thread joined */
 #define DYL_EVENT_CALL_NS "call_ns"		/* wait, join, parallel */
 #define DYL_EVENT_RET_NS "ret_ns"
+#define DYL_EVENT_NAME "name"			/* thread_name: \xHH for odd bytes */
 
 /* The footer: the process's times, and what tracing cost it */
 #define DYL_KEY_END_NS "end_ns"

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "chrome.h"
+#include "cli.h"
 #include "companion.h"
 #include "device_models.h"
 #include "dyl_flow.h"
@@ -37,7 +39,7 @@
 static const char usage[] =
 "usage: dyl-speedup TRACE... MODEL... [--json | --csv] [--only-faster] [--keep-overhead]\n"
 "                   [--cpu-time] [--faults-replaced] [--devices N|unlimited]\n"
-"                   [--residency exact|optimistic|pessimistic] [--plan]\n"
+"                   [--residency exact|optimistic|pessimistic] [--plan] [--chrome FILE]\n"
 "       dyl-speedup TRACE... --device NAME [MODEL...] [options]\n";
 
 static const char help[] =
@@ -48,7 +50,8 @@ static const char help[] =
 "         one per process of the run;\n"
 "  MODEL  the accelerated implementation's time against the work size, as CSV\n"
 "         func,work,t_ns[,bytes] (see models/README.md); func may be a shell wildcard\n"
-"         ('dgemm*').\n"
+"         ('dgemm*').  A models/... path not in the current folder is read from\n"
+"         dyliberator's own copy (the checkout, or where make install put it).\n"
 "Files are told apart by their header line; options may come before or after them;\n"
 "'-' reads standard input.  Model files may hold '#' comment lines (an extension); one\n"
 "'# setup_ns=N' line gives the accelerator's once-per-process cost (loading it: dyl-model\n"
@@ -196,7 +199,13 @@ static const char help[] =
 "                 kernel table gains a column 'bounded by' (compute, memory, launch, link);\n"
 "                 the functions it does not provide stay on the host, named in a note.\n"
 "                 An unknown NAME: the known devices, exit 2\n"
+"  --chrome FILE  also write the run's timeline as Chrome trace-event JSON, to open in\n"
+"                 https://ui.perfetto.dev or chrome://tracing: per thread its measured\n"
+"                 calls beside its predicted ones, the device queue (\"device 0\"...) and\n"
+"                 the link's h2d/d2h transfers.  See doc/threads.md\n"
+"                   dyl-speedup run.csv model.csv --chrome run.json\n"
 "  -h, --help     this text\n"
+"      --version  the version\n"
 "\n"
 "Exit status: 0 done; 1 no model matches any traced function; 2 bad usage or bad input\n"
 "(a missing file, a malformed row, a negative or non-numeric field: the message names\n"
@@ -294,6 +303,7 @@ struct speedup_opts {
 	int nfiles;
 	int plan;		/* --plan: the offload plans beside the report (plan.h) */
 	const char *device;	/* --device NAME; NULL: none */
+	const char *chrome;	/* --chrome FILE; NULL: none */
 	struct device_models *dm;	/* its kernels, when given */
 };
 
@@ -376,12 +386,18 @@ static int parse_options(int argc, char **argv, struct speedup_opts *o)
 				input_error(NULL, 0, "--device takes a device's name (see --help)");
 				return -1;
 			}
+		} else if (strncmp(a, "--chrome", 8) == 0 && (a[8] == '\0' || a[8] == '=')) {
+			o->chrome = a[8] == '=' ? a + 9 : i + 1 < argc ? argv[++i] : NULL;
+			if (!o->chrome || !*o->chrome) {
+				input_error(NULL, 0, "--chrome takes the JSON file to write (see --help)");
+				return -1;
+			}
 		} else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
 			fputs(usage, stdout);
 			fputs(help, stdout);
 			return 1;
 		} else {
-			input_error(NULL, 0, "unknown option '%s' (see --help)", a);
+			cli_bad_option(input_prog, a, NULL);
 			return -1;
 		}
 	}
@@ -490,6 +506,8 @@ static int dyl_speedup(struct speedup_opts *o)
 		input_error(NULL, 0, "cannot write the output");
 		rc = EXIT_BAD_INPUT;
 	}
+	if (rc == 0 && o->chrome && chrome_write(o->chrome, procs, o->r.nprocs) != 0)
+		rc = EXIT_BAD_INPUT;
 	if (rc == 0 && predict_nothing(run))
 		rc = EXIT_NOTHING_PREDICTED;
 	for (int i = 0; i < o->r.nprocs; i++)
@@ -511,6 +529,8 @@ int main(int argc, char **argv)
 					 .models = &models }, .dm = &dm };
 	int rc;
 
+	if (cli_want_version(argc, argv, input_prog))
+		return 0;
 	o.files = calloc((size_t)argc, sizeof(*o.files));
 	if (!o.files) {
 		input_error(NULL, 0, "out of memory");

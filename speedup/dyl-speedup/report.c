@@ -13,6 +13,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cli.h"
 #include "func_names.h"
 #include "grow.h"
 #include "input.h"
@@ -24,6 +25,7 @@
 #include "report_xfer.h"
 #include "timeline.h"
 #include "shown.h"
+#include "wrap.h"
 
 struct notes {
 	char **text;
@@ -534,7 +536,7 @@ static void print_table(FILE *out, const struct report *r, const int *kern, int 
 	if (ns->n) {
 		fprintf(out, "\nnotes:\n");
 		for (int i = 0; i < ns->n; i++)
-			fprintf(out, "  - %s\n", ns->text[i]);
+			wrap_put(out, ns->text[i], "  - ", wrap_width(fileno(out)));
 	}
 }
 
@@ -676,8 +678,8 @@ static void print_json(FILE *out, const struct report *r, const int *kern, int n
 	const struct prediction *run = r->run;
 	int first;
 
-	fprintf(out, "{\"only_faster\": %s, \"faults_replaced\": %s", r->only_faster ? "true" : "false",
-		r->faults_replaced ? "true" : "false");
+	fprintf(out, "{\"version\": \"%s\", \"only_faster\": %s, \"faults_replaced\": %s", cli_version,
+		r->only_faster ? "true" : "false", r->faults_replaced ? "true" : "false");
 	json_totals(out, run);
 	threads_json(out, r);
 	fputs(",\n  \"kernels\": ", out);

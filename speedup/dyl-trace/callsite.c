@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "callsite.h"
+#include "cli.h"
 #include "flow_syms.h"
 #include "func_names.h"
 #include "input.h"
@@ -268,7 +269,7 @@ int callsite_summary(char **paths, int n, int fmt, FILE *out)
 	if (fmt == 1)
 		fputs("trace,pid,func,callsite,address,calls,total_ns,self_ns,mean_ns\n", out);
 	if (fmt == 2)
-		fputs("{\"traces\": [", out);
+		fprintf(out, "{\"version\": \"%s\", \"traces\": [", cli_version);
 	for (int i = 0; i < n; i++)
 		if (one_summary(out, paths[i], fmt, i == 0) != 0)
 			return 2;

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "callsite.h"
+#include "cli.h"
 #include "companion.h"
 #include "convert.h"
 #include "func_names.h"
@@ -21,6 +22,7 @@
 #include "rows.h"
 #include "shown.h"
 #include "summary.h"
+#include "thread_events.h"
 
 #define EXIT_BAD_INPUT 2
 
@@ -55,7 +57,7 @@ static const char help[] =
 "                   add up to more than 100 %; the self shares do not.\n"
 "      --csv        one CSV table (trace,pid,func,calls,total_ns,self_ns,mean_ns,min_ns,\n"
 "                   median_ns,max_ns,share,self_share), times in ns\n"
-"      --json       {\"traces\": [{\"path\", \"pid\", \"cmdline\", \"total_ns\",\n"
+"      --json       {\"version\", \"traces\": [{\"path\", \"pid\", \"cmdline\", \"total_ns\",\n"
 "                   \"startup_ns\", \"cpu_ns\", \"overhead_ns\" (what tracing cost the\n"
 "                   process, the wrapper's measure), \"truncated\", \"rows\", \"untimed_calls\",\n"
 "                   \"threads\", \"nested_calls\", \"funcs\":\n"
@@ -76,7 +78,8 @@ static const char help[] =
 "                   bytes (in_bytes + out_bytes) or work\n"
 "  chrome TRACE...  Chrome trace-event JSON: one complete event (\"ph\": \"X\") per call with\n"
 "                   ts and dur in microseconds, pid, tid and args (seq, depth, in_bytes,\n"
-"                   out_bytes, work), and each process named by its command line.  Open it\n"
+"                   out_bytes, work), each process named by its command line and each\n"
+"                   thread by its name (where the trace recorded it).  Open it\n"
 "                   in https://ui.perfetto.dev or chrome://tracing.  Several traces of one\n"
 "                   run are placed on one time axis by their processes' start times.\n"
 "  convert TRACE... the CSV of a run whose rows stayed in its spool (by default a run of\n"
@@ -91,6 +94,7 @@ static const char help[] =
 "                   which replaces FILE once all is written (a failed run leaves FILE as\n"
 "                   it was); FILE may not be one of the traces\n"
 "  -h, --help       this text\n"
+"      --version    the version\n"
 "A TRACE of '-' is standard input.  To read a file named like a subcommand, write\n"
 "./summary.\n"
 "\n"
@@ -99,7 +103,7 @@ static const char help[] =
 "twice; the one-line message names FILE:LINE.\n"
 "\n"
 "Examples:\n"
-"  bin/dyliberator --lib libblas.so.3 -o wrap.so\n"
+"  dyliberator --lib libblas.so.3 -o wrap.so\n"
 "  LD_PRELOAD=./wrap.so DYL_TRACE=run.csv ./app\n"
 "  dyl-trace run.csv | head                   the first calls, in the order they started\n"
 "  dyl-trace summary run.csv                  where the time goes, per function\n"
@@ -445,7 +449,7 @@ static int cmd_summary(char **paths, int n, int fmt)
 		puts_("trace,pid,func,calls,total_ns,self_ns,mean_ns,min_ns,median_ns,max_ns,share,"
 		      "self_share\n");
 	if (fmt == FMT_JSON)
-		puts_("{\"traces\": [");
+		puts_("{\"version\": \""), puts_(cli_version), puts_("\", \"traces\": [");
 	for (int i = 0; i < n; i++) {
 		struct trace_src src;
 		struct trace_summary s;
@@ -495,6 +499,24 @@ static char *put_json_opt(char *p, int64_t v)
 		return p + 4;
 	}
 	return put_u64(p, (uint64_t)v);
+}
+
+/* The names the trace recorded for its threads ('# thread_name'), as metadata events. */
+static void chrome_thread_names(struct trace_src *src, int64_t pid)
+{
+	struct thread_events ev;
+
+	if (thread_events_read(&ev, src, src->path) != 0)
+		return;
+	for (size_t i = 0; i < ev.nnames; i++) {
+		if (thread_events_name(&ev, ev.names[i].tid) != ev.names[i].name)
+			continue;	/* (a later line names it) */
+		fprintf(out, ",\n{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": %" PRId64
+			", \"tid\": %" PRIu64 ", \"args\": {\"name\": ", pid, ev.names[i].tid);
+		put_json_cstr(ev.names[i].name);
+		puts_("}}");
+	}
+	thread_events_free(&ev);
 }
 
 static int chrome_one(struct trace_src *src, int64_t offset, int64_t pid, int *first)
@@ -553,6 +575,7 @@ static int chrome_one(struct trace_src *src, int64_t offset, int64_t pid, int *f
 	}
 	if (untimed)
 		input_warning(src->path, 0, "%" PRIu64 " calls without a time left out", untimed);
+	chrome_thread_names(src, pid);
 	free(order);
 	return 0;
 }
@@ -577,7 +600,8 @@ static int cmd_chrome(char **paths, int n)
 			t0 = srcs[i].start_ns;
 	}
 	if (rc == 0) {
-		puts_("{\"displayTimeUnit\": \"ns\", \"traceEvents\": [");
+		puts_("{\"displayTimeUnit\": \"ns\", \"otherData\": {\"version\": \""), puts_(cli_version),
+			puts_("\"}, \"traceEvents\": [");
 		for (int i = 0; i < n && rc == 0; i++) {
 			/* one time axis: each process's times are ns since its own start */
 			int64_t offset = all_start && n > 1 ? srcs[i].start_ns - t0 : 0;
@@ -671,7 +695,7 @@ static int parse_options(int argc, char **argv, struct trace_opts *o)
 		} else if (!strncmp(a, "--output=", 9)) {
 			o->outpath = a + 9;
 		} else {
-			fprintf(stderr, "dyl-trace: unknown option %s\n%s", a, usage);
+			cli_bad_option(input_prog, a, "-o --weight");
 			return -1;
 		}
 	}
@@ -721,6 +745,8 @@ int main(int argc, char **argv)
 	int rc;
 
 	input_prog = "dyl-trace";
+	if (cli_want_version(argc, argv, input_prog))
+		return 0;
 	rc = parse_options(argc, argv, &o);
 	if (rc != 0)
 		return rc > 0 ? 0 : EXIT_BAD_INPUT;

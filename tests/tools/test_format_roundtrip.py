@@ -196,7 +196,7 @@ def test_wrapped_run_keys_are_named_and_found(harness, wrapped_run):
     keys = set(line_keys(text))
     # the run writes the keys of each part: header, notes, thread events, footer
     assert {'pid', 'cmdline', 'faults', 'time_clock', 'threads', 'thread', 'join',
-            'total_ns', 'overhead_ns', 'module'} <= keys, keys
+            'thread_name', 'name', 'total_ns', 'overhead_ns', 'module'} <= keys, keys
     assert ',callsite,stack1,' in text
     check_named(text)
     back = Read(harness, exit_trace)
@@ -217,3 +217,20 @@ def test_wrapped_run_keys_are_named_and_found(harness, wrapped_run):
     # (another process: its own addresses; the same files)
     files = lambda ms: [m.split(' ', 3)[2:] for m in ms]
     assert files(t for _, t in in_spool.notes if t.startswith('module=')) == files(modules)
+
+
+def test_wrapped_run_names_every_thread(wrapped_run):
+    # '# thread_name': one a thread, the main thread's and every created one's (threadapp
+    # names none: each has the program's name), after the other thread lines
+    for path in wrapped_run:
+        with open(path) as f:
+            text = f.read()
+        if 'rows_in_spool' in line_keys(text):
+            continue    # (the stub: its lines are in the spool)
+        tids = re.findall(r'^# thread tid=(\d+) ', text, re.M)
+        pid = re.search(r'^# pid=(\d+)$', text, re.M).group(1)
+        names = re.findall(r'^# thread_name tid=(\d+) name=(.*)$', text, re.M)
+        assert sorted(t for t, _ in names) == sorted(set(tids) | {pid})
+        assert {n for _, n in names} == {'threadapp'}
+        last_thread = max(text.rfind('\n# thread '), text.rfind('\n# join '))
+        assert text.find('\n# thread_name ') > last_thread
