@@ -215,6 +215,9 @@ struct dyl_hooks {
 	 * the spool FD of SIZE bytes, whose rows were numbered from SEQ) */
 	void (*flow_flush)(void);
 	void (*flow_converted)(int fd, uint64_t size, uint64_t seq);
+	/* std.callsite (runtime/callsite/): its footer lines (the module table) into BUF of
+	 * ROOM bytes; their length */
+	int (*footer_lines)(char *buf, size_t room);
 	/* at an exec, first, in any image (recorded or not, a vfork child's too):
 	 * std.flow:host_reads opens the pages it protected (the kernel reads the strings) */
 	void (*before_exec)(void);

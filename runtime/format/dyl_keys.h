@@ -58,6 +58,12 @@
 #define DYL_KEY_ROWS_IN_SPOOL "rows_in_spool"	/* DYL_CONVERT=later: the spool's name */
 #define DYL_KEY_FLOW_CAPPED_CALLS "flow_capped_calls"
 
+/* The footer's module table (runtime/callsite/, std.callsite): one line an object,
+ * "# module=LO-HI BIAS BUILD_ID PATH" (hex; BUILD_ID '-' when none); the columns it names */
+#define DYL_KEY_MODULE "module"
+#define DYL_COL_CALLSITE "callsite"		/* the call's return address */
+#define DYL_COL_STACK "stack"			/* stack1, stack2...: the frames above it */
+
 /* The thread events (runtime/format/events.c): "# threads=recorded", then one line a
  * thread, a wait or wake, a join or a parallel call, each "# WORD tid=N key=value..." */
 #define DYL_KEY_THREADS "threads"

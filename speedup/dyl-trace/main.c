@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "callsite.h"
 #include "cli.h"
 #include "companion.h"
 #include "convert.h"
@@ -29,6 +30,8 @@ static const char usage[] =
 "usage: dyl-trace [cat] TRACE\n"
 "       dyl-trace summary TRACE... [--csv | --json]\n"
 "       dyl-trace chrome TRACE... [-o trace.json]\n"
+"       dyl-trace summary --by-callsite TRACE... [--csv | --json]\n"
+"       dyl-trace folded TRACE... [--weight time|calls|bytes|work]\n"
 "       dyl-trace convert TRACE... [-o FILE]\n"
 "       dyl-trace --help\n";
 
@@ -62,6 +65,17 @@ static const char help[] =
 "                   \"median_ns\", \"max_ns\", \"share\", \"self_share\"}...]}...]}; a value the\n"
 "                   trace cannot give (share without total_ns) is null\n"
 
+"  summary --by-callsite TRACE...\n"
+"                   per function and call site (where the program called it; the\n"
+"                   wrapper built with -g std.callsite): calls, total, self and mean\n"
+"                   time, the site named \"caller (file.c:12)\" from the program's debug\n"
+"                   information, else \"caller+0x1c\", else \"module+0x1234\".\n"
+"                   --csv: trace,pid,func,callsite,address,calls,total_ns,self_ns,mean_ns\n"
+"  folded TRACE...  folded stacks for flame graphs (flamegraph.pl, inferno, speedscope):\n"
+"                   one line per stack, \"main;solve;dgemm_ 12345\", from the frames\n"
+"                   std.callsite recorded (its depth=N), outermost first.\n"
+"      --weight W   what a stack weighs: time (the calls' t_ns, the default), calls,\n"
+"                   bytes (in_bytes + out_bytes) or work\n"
 "  chrome TRACE...  Chrome trace-event JSON: one complete event (\"ph\": \"X\") per call with\n"
 "                   ts and dur in microseconds, pid, tid and args (seq, depth, in_bytes,\n"
 "                   out_bytes, work), each process named by its command line and each\n"
@@ -94,7 +108,11 @@ static const char help[] =
 "  dyl-trace run.csv | head                   the first calls, in the order they started\n"
 "  dyl-trace summary run.csv                  where the time goes, per function\n"
 "  dyl-trace summary --json run.csv*          every process of the run, for a script\n"
-"  dyl-trace chrome run.csv* -o run.json      then open run.json in ui.perfetto.dev\n";
+"  dyl-trace chrome run.csv* -o run.json      then open run.json in ui.perfetto.dev\n"
+"  bin/dyliberator --lib libz.so.1 -g std.callsite:depth=4 -o cs.so\n"
+"  LD_PRELOAD=./cs.so DYL_TRACE=z.csv pigz -k file\n"
+"  dyl-trace summary --by-callsite z.csv      which line of the program called what\n"
+"  dyl-trace folded z.csv | flamegraph.pl > z.svg\n";
 
 /* --- output --- */
 
@@ -608,6 +626,8 @@ struct trace_opts {
 	int nfiles;
 	int fmt;		/* summary's FMT_* */
 	const char *outpath;	/* -o, or NULL: standard output */
+	int by_callsite;	/* summary --by-callsite (callsite.c) */
+	const char *weight;	/* folded --weight (folded.c) */
 };
 
 /* Checks what O asks for once all is parsed.  0, or -1 after a message. */
@@ -630,6 +650,11 @@ static int check_options(struct trace_opts *o)
 		fprintf(stderr, "dyl-trace: --csv and --json go with summary\n%s", usage);
 		return -1;
 	}
+	if ((o->by_callsite && strcmp(o->cmd, "summary")) || (o->weight && strcmp(o->cmd, "folded"))) {
+		fprintf(stderr, "dyl-trace: %s goes with %s\n%s", o->weight ? "--weight" : "--by-callsite",
+			o->weight ? "folded" : "summary", usage);
+		return -1;
+	}
 	if (!strcmp(o->cmd, "cat") && o->nfiles > 1) {
 		fprintf(stderr, "dyl-trace: cat prints one trace (%d given)\n%s", o->nfiles, usage);
 		return -1;
@@ -647,7 +672,7 @@ static int parse_options(int argc, char **argv, struct trace_opts *o)
 		if (only_files || a[0] != '-' || strcmp(a, "-") == 0) {
 			if (!o->cmd && !o->nfiles && !only_files &&
 			    (!strcmp(a, "cat") || !strcmp(a, "summary") || !strcmp(a, "chrome") ||
-			     !strcmp(a, "convert")))
+			     !strcmp(a, "convert") || !strcmp(a, "folded")))
 				o->cmd = a;
 			else if (!companion_of_given(a, argc, argv))	/* read with its trace */
 				o->files[o->nfiles++] = argv[i];
@@ -661,12 +686,16 @@ static int parse_options(int argc, char **argv, struct trace_opts *o)
 			o->fmt = FMT_CSV;
 		} else if (!strcmp(a, "--json")) {
 			o->fmt = FMT_JSON;
+		} else if (!strcmp(a, "--by-callsite")) {
+			o->by_callsite = 1;
+		} else if (!strcmp(a, "--weight") && i + 1 < argc) {
+			o->weight = argv[++i];
 		} else if (!strcmp(a, "-o") && i + 1 < argc) {
 			o->outpath = argv[++i];
 		} else if (!strncmp(a, "--output=", 9)) {
 			o->outpath = a + 9;
 		} else {
-			cli_bad_option(input_prog, a, "-o");
+			cli_bad_option(input_prog, a, "-o --weight");
 			return -1;
 		}
 	}
@@ -691,8 +720,12 @@ static int dyl_trace(const struct trace_opts *o)
 	setvbuf(out, NULL, _IOFBF, 1 << 20);
 	if (!strcmp(o->cmd, "cat"))
 		rc = cmd_cat(o->files[0]);
+	else if (!strcmp(o->cmd, "summary") && o->by_callsite)
+		rc = callsite_summary(o->files, o->nfiles, o->fmt, out);
 	else if (!strcmp(o->cmd, "summary"))
 		rc = cmd_summary(o->files, o->nfiles, o->fmt);
+	else if (!strcmp(o->cmd, "folded"))
+		rc = callsite_folded(o->files, o->nfiles, o->weight ? o->weight : "time", out);
 	else
 		rc = cmd_chrome(o->files, o->nfiles);
 	if (o->outpath) {
