@@ -12,6 +12,7 @@
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
+#include "filter.h"
 #include "func_names.h"
 #include "grow.h"
 #include "input.h"
@@ -33,6 +34,7 @@ struct thread {
 struct acc {
 	uint64_t calls, timed;
 	int64_t total, self, min, max;
+	uint64_t bytes, with_bytes, work, with_work;
 	int64_t *times;
 	size_t ntimes, room;
 };
@@ -184,12 +186,36 @@ static int gather_funcs(struct state *st, struct trace_summary *s)
 		fs->max_ns = a->timed ? a->max : -1;
 		fs->mean_ns = a->timed ? (double)a->total / (double)a->timed : -1;
 		fs->median_ns = select_median(a->times, a->ntimes);
+		fs->bytes = a->bytes;
+		fs->with_bytes = a->with_bytes;
+		fs->work = a->work;
+		fs->with_work = a->with_work;
 	}
 	qsort(s->funcs, s->nfuncs, sizeof(*s->funcs), by_total);
 	return 0;
 }
 
+/* Adds R's bytes and work to A (what dyl-trace diff sets side by side). */
+static void add_sizes(struct acc *a, const struct trace_row *r)
+{
+	if (r->in_bytes != ROWS_NONE || r->out_bytes != ROWS_NONE) {
+		a->with_bytes++;
+		a->bytes += (uint64_t)(r->in_bytes > 0 ? r->in_bytes : 0) +
+			    (uint64_t)(r->out_bytes > 0 ? r->out_bytes : 0);
+	}
+	if (r->work != ROWS_NONE) {
+		a->with_work++;
+		a->work += (uint64_t)r->work;
+	}
+}
+
 int summary_read(struct trace_src *src, struct trace_summary *s)
+{
+	return summary_read_filtered(src, s, NULL);
+}
+
+int summary_read_filtered(struct trace_src *src, struct trace_summary *s,
+			  struct row_filter *filter)
 {
 	struct state st = { 0 };
 	struct thread *th = NULL;
@@ -199,14 +225,17 @@ int summary_read(struct trace_src *src, struct trace_summary *s)
 
 	memset(s, 0, sizeof(*s));
 	while ((rc = rows_next(src, &r)) > 0) {
-		struct acc *a = acc_of(&st, r.func);
-		if (!a)
-			goto oom;
 		if (rows_seq_check(src, &seen, &r) != 0) {
 			rc = -1;
 			break;
 		}
+		if (filter && !filter_keep(filter, r.func, r.t_start))
+			continue;
+		struct acc *a = acc_of(&st, r.func);
+		if (!a)
+			goto oom;
 		a->calls++;
+		add_sizes(a, &r);
 		s->rows++;
 		if (r.t_ns == ROWS_NONE) {
 			s->untimed++;
