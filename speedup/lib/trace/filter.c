@@ -131,11 +131,11 @@ int filter_keep(struct row_filter *f, uint32_t func, int64_t t_start)
 	return f->verdict[func] == 1;
 }
 
-/* NS for the header: "2.5 s", "10 ms", "0". */
+/* NS for the header, in the largest unit it fills: "2.5 s", "10 ms", "0 ns". */
 static void put_time(char *buf, size_t room, int64_t ns)
 {
-	if (ns % 1000000000 == 0 && ns)
-		snprintf(buf, room, "%" PRId64 " s", ns / 1000000000);
+	if (ns >= 1000000000)
+		snprintf(buf, room, "%g s", (double)ns / 1e9);
 	else if (ns >= 1000000)
 		snprintf(buf, room, "%g ms", (double)ns / 1e6);
 	else if (ns >= 1000)
