@@ -29,11 +29,12 @@
 
 static const char usage[] =
 "usage: dyl-trace [cat] TRACE\n"
-"       dyl-trace summary TRACE... [--csv | --json] [--func PATTERN]... [--time-range S,E]\n"
-"       dyl-trace chrome TRACE... [-o trace.json] [--func PATTERN]... [--time-range S,E]\n"
-"       dyl-trace diff A B [--csv | --json] [--func PATTERN]... [--time-range S,E]\n"
+"       dyl-trace summary TRACE... [--csv | --json] [FILTER]\n"
+"       dyl-trace chrome TRACE... [-o trace.json] [FILTER]\n"
+"       dyl-trace diff A B [--csv | --json] [FILTER]\n"
 "       dyl-trace convert TRACE... [-o FILE]\n"
-"       dyl-trace --help\n";
+"       dyl-trace --help\n"
+"FILTER: [--func PATTERN]... [--time-range START,END]\n";
 
 static const char help[] =
 "\n"
