@@ -108,7 +108,8 @@ int filter_option(struct row_filter *f, int argc, char **argv, int *i, const cha
 	}
 	f->pats = p;
 	f->pats[f->npats++] = v;
-	memset(f->verdict, 0, f->room);	/* (a new pattern changes the verdicts) */
+	if (f->verdict)	/* (a new pattern changes the verdicts) */
+		memset(f->verdict, 0, f->room);
 	return 1;
 }
 
