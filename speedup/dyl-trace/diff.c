@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include "cli.h"
 #include "diff.h"
 #include "filter.h"
 #include "func_names.h"
@@ -472,7 +473,7 @@ static void put_head(struct printer *pr, const struct side *a, const struct side
 		      "total_ns_delta,total_ns_pct,bytes_a,bytes_b,bytes_delta,work_a,work_b,"
 		      "work_delta\n", pr->out);
 	} else if (pr->fmt == DIFF_JSON) {
-		fputs("{\"a\": ", pr->out);
+		fprintf(pr->out, "{\"version\": \"%s\", \"a\": ", cli_version);
 		json_str(pr->out, a->arg, strlen(a->arg));
 		fputs(", \"b\": ", pr->out);
 		json_str(pr->out, b->arg, strlen(b->arg));

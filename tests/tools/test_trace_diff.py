@@ -51,6 +51,7 @@ def test_diff_counts_work_and_bytes(runs):
     d, t = runs
     js = json.loads(dyl_trace('diff', '--json', t['a'], t['b']))
     assert len(js['processes']) == 1 and js['processes'][0]['process'] is None
+    assert js['version'] == open(os.path.join(ROOT, 'VERSION')).read().strip()
     f = {x['func']: x for x in js['processes'][0]['funcs']}
     sa, sb = sums(t['a']), sums(t['b'])
     assert set(f) == set(sa) | set(sb)

@@ -104,7 +104,7 @@ def test_filter_described(trace):
                         '--time-range=2ms,2.5s').stdout)
     assert js['filter'] == "functions 'd*' '!ddot_'; calls starting in [2 ms, 2.5 s)"
     assert json.loads(run(DYL_TRACE, 'summary', '--json', trace).stdout)['filter'] is None
-    assert 'otherData' not in json.loads(run(DYL_TRACE, 'chrome', trace).stdout)
+    assert 'filter' not in json.loads(run(DYL_TRACE, 'chrome', trace).stdout)['otherData']
 
 
 @pytest.mark.parametrize('args,msg', [
@@ -112,7 +112,7 @@ def test_filter_described(trace):
     (['--time-range', '2ms'], "--time-range '2ms': want START,END"),
     (['--time-range', '1s,1ms'], 'the end is not after the start'),
     (['--time-range', '1x,'], "want START,END"),
-    (['--func'], '--func wants a value'),
+    (['--func'], "a value must follow '--func'"),
     (['--func', ''], 'an empty pattern'),
 ])
 def test_bad_filters(trace, args, msg):

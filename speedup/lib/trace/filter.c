@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cli.h"
 #include "filter.h"
 #include "func_names.h"
 #include "grow.h"
@@ -85,7 +86,7 @@ int filter_option(struct row_filter *f, int argc, char **argv, int *i, const cha
 
 	if (!strcmp(a, "--func") || !strcmp(a, "--time-range")) {
 		if (*i + 1 >= argc) {
-			fprintf(stderr, "%s: %s wants a value\n", prog, a);
+			cli_bad_option(prog, a, a);	/* (the one wording, cli.h) */
 			return -1;
 		}
 		v = argv[++*i];
