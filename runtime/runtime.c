@@ -646,8 +646,10 @@ static long args_copy(char *to, const char *s, size_t n)
 {
 	int saved = errno;
 	struct iovec local = { to, n }, remote = { (void *)s, n };
-	long got = syscall(SYS_process_vm_readv, (long)syscall(SYS_getpid), &local, 1UL,
-			   &remote, 1UL, 0UL);
+	/* the pid the runtime keeps (set again in a forked child): one system call, not two.
+	 * A child of a raw fork would name its parent, whose copy holds the same bytes. */
+	pid_t self = dyl_proc.pid > 0 ? dyl_proc.pid : (pid_t)syscall(SYS_getpid);
+	long got = syscall(SYS_process_vm_readv, (long)self, &local, 1UL, &remote, 1UL, 0UL);
 
 	errno = saved;
 	return got;
