@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include "internal.h"
 
 const int dyl_abi_6 = 6;
@@ -637,17 +638,42 @@ char *dyl_args_buffer(unsigned *size)
 	return t->args[level];
 }
 
+/* Copies up to N bytes at S into TO through process_vm_readv, which fails where a plain
+ * read would fault (S may be any value the program passed).  The bytes copied: a
+ * string that ends on its last readable page comes back shorter; -1 when none could
+ * be read (or the call is refused: a seccomp filter).  errno stays as it was. */
+static long args_copy(char *to, const char *s, size_t n)
+{
+	int saved = errno;
+	struct iovec local = { to, n }, remote = { (void *)s, n };
+	/* the pid the runtime keeps (set again in a forked child): one system call, not two.
+	 * A child of a raw fork would name its parent, whose copy holds the same bytes. */
+	pid_t self = dyl_proc.pid > 0 ? dyl_proc.pid : (pid_t)syscall(SYS_getpid);
+	long got = syscall(SYS_process_vm_readv, (long)self, &local, 1UL, &remote, 1UL, 0UL);
+
+	errno = saved;
+	return got;
+}
+
 const char *dyl_args_string(const char *s, char *buf, unsigned room)
 {
 	static const char hex[] = "0123456789abcdef";
-	uintptr_t page_left = 4096 - ((uintptr_t)s & 4095);
+	char str[33];
+	long got;
 	unsigned n = 0, i;
 
 	if (room < DYL_ARGS_STRING)
 		return room ? (buf[0] = 0, buf) : buf;
+	if (!s)
+		return strcpy(buf, "(nil)");
+	/* the 32 characters shown and one more, to know if the string goes on */
+	if ((got = args_copy(str, s, sizeof(str))) <= 0) {
+		snprintf(buf, room, "%p(unreadable)", (const void *)s);
+		return buf;
+	}
 	buf[n++] = '"';
-	for (i = 0; i < 32 && i < page_left && s[i]; i++) {
-		unsigned char c = (unsigned char)s[i];
+	for (i = 0; i < 32 && i < (unsigned long)got && str[i]; i++) {
+		unsigned char c = (unsigned char)str[i];
 		if (c == '"' || c == '\\') {
 			buf[n++] = '\\';
 			buf[n++] = (char)c;
@@ -661,7 +687,8 @@ const char *dyl_args_string(const char *s, char *buf, unsigned room)
 		}
 	}
 	buf[n++] = '"';
-	if (i < page_left && i == 32 && s[i]) {
+	/* cut at 32 characters, or at the end of what could be read: more may follow */
+	if (i < (unsigned long)got ? i == 32 && str[i] : i == (unsigned long)got) {
 		memcpy(buf + n, "...", 3);
 		n += 3;
 	}

@@ -162,9 +162,10 @@ DYL_API void dyl_warn_once(const char *key, const char *fmt, ...)
 DYL_API char *dyl_args_buffer(unsigned *size);
 
 /* std.args: the C string S quoted into BUF (ROOM bytes, DYL_ARGS_STRING fits the most it
- * writes): at most 32 characters, escaped, '...' after a longer one.  It stops at the
- * end of S's page too: a buffer that is not a string never makes the wrapper read a
- * page it was not given.  Returns BUF. */
+ * writes): at most 32 characters, escaped, '...' after a longer one (or one that runs
+ * into memory it cannot read).  S is read through process_vm_readv, never directly: a
+ * bad pointer ((const char *)1) shows as "0x1(unreadable)", NULL as "(nil)", and errno
+ * is left as it was.  Returns BUF. */
 #define DYL_ARGS_STRING 144
 DYL_API const char *dyl_args_string(const char *s, char *buf, unsigned room);
 

@@ -9,6 +9,8 @@
 #include "flow_slices.h"
 #include "input.h"
 
+struct row_filter;
+
 #define EXIT_BAD_INPUT 2
 
 /* What the command line asked for. */
@@ -24,6 +26,7 @@ struct opts {
 	FILE *calls_out;	/* --calls: rows go here as the file is read */
 	int multi;		/* several traces: CSV rows start with trace,pid */
 	int all_objects;	/* --all-objects: also those no access touched */
+	struct row_filter *filter;	/* --func, --time-range (filter.h) */
 };
 
 struct proc {
@@ -39,6 +42,8 @@ struct proc {
 	struct flow_slices slices;
 	int have_slices;
 	char **label;		/* a short unique name per object (its site's first frames) */
+	uint8_t *dropped;	/* by seq: 1, a call the filter left out */
+	size_t dropped_room;
 };
 
 /* Reads the trace's calls and TRACE.flow into P (calls_out: --calls rows).  0, or -1

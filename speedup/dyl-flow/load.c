@@ -11,6 +11,7 @@
 #include "flow_file.h"
 #include "flowtool.h"
 #include "shown.h"
+#include "filter.h"
 #include "func_names.h"
 #include "grow.h"
 #include "rows.h"
@@ -20,11 +21,31 @@ const char *node_name(uint32_t node)
 	return node == FLOW_HOST ? "host" : funcs_get((int)node - 1)->name;
 }
 
-static int read_calls(struct proc *p)
+/* Is R a call --func or --time-range leaves out (marked in P->dropped)?  1 yes, 0 no,
+ * -1 out of memory.  Such a call goes to the engine as a nested one (no node of its
+ * own) and its accesses are skipped: as if it had not been recorded, so what it wrote
+ * counts to the writer before it. */
+static int drop_call(struct proc *p, const struct opts *o, const struct trace_row *r)
+{
+	if (!o->filter || !filter_active(o->filter) || filter_keep(o->filter, r->func, r->t_start))
+		return 0;
+	if (r->seq >= SIZE_MAX / 2 ||
+	    grow_to(&p->dropped, 1, (size_t)r->seq + 1, &p->dropped_room, 1024) != 0)
+		return -1;
+	p->dropped[r->seq] = 1;
+	return 1;
+}
+
+static int dropped(const struct proc *p, uint64_t seq)
+{
+	return seq < p->dropped_room && p->dropped[seq];
+}
+
+static int read_calls(struct proc *p, const struct opts *o)
 {
 	struct trace_src src;
 	struct trace_row r;
-	int rc;
+	int rc, drop;
 
 	/* a trace found beside a named .flow is never read through a symbolic link */
 	if ((p->own_trace ? rows_open_beside : rows_open)(&src, p->trace) != 0)
@@ -34,12 +55,19 @@ static int read_calls(struct proc *p)
 		rows_close(&src);
 		return -1;
 	}
-	while ((rc = rows_next(&src, &r)) == 1)
-		if (flow_call(&p->f, r.seq, r.func + 1, r.depth, r.tid, r.t_start, r.t_ns) != 0) {
+	while ((rc = rows_next(&src, &r)) == 1) {
+		if ((drop = drop_call(p, o, &r)) < 0) {
+			input_error(p->trace, 0, "out of memory");
+			rc = -1;
+			break;
+		}
+		if (flow_call(&p->f, r.seq, r.func + 1, drop && !r.depth ? 1 : r.depth, r.tid,
+			      r.t_start, r.t_ns) != 0) {
 			input_error(p->trace, rows_line_of(&src, r.pos), "%s", p->f.err);
 			rc = -1;
 			break;
 		}
+	}
 	p->total_ns = src.total_ns;
 	if (rc == 0)
 		rows_warn_truncated(&src);
@@ -161,6 +189,8 @@ static int record(struct proc *p, const struct opts *o, const struct flow_rec *r
 	case DYL_FR_FREE:
 		return flow_release(f, (uint32_t)r->id);
 	case DYL_FR_ACCESS:
+		if (dropped(p, r->seq))
+			return 0;
 		if (o->calls_out) {
 			if (grow(&pend, sizeof(*pend), npend, &pend_room, 16) != 0)
 				return -1;
@@ -252,7 +282,7 @@ int proc_read(struct proc *p, const char *trace, const struct opts *o)
 		return -1;
 	p->flags = ff.flags;
 	ff.names = 1;
-	rc = reserve(p, &ff) != 0 || read_calls(p) != 0 || read_flow(p, o, &ff) != 0 ? -1 : 0;
+	rc = reserve(p, &ff) != 0 || read_calls(p, o) != 0 || read_flow(p, o, &ff) != 0 ? -1 : 0;
 	flow_file_close(&ff);
 	if (rc != 0)
 		return -1;
@@ -307,6 +337,7 @@ int put_names(FILE *out, const char *trace)
 
 void proc_free(struct proc *p)
 {
+	free(p->dropped);
 	if (p->label)
 		for (size_t i = 0; i < p->f.nobjects; i++)
 			free(p->label[i]);

@@ -12,6 +12,7 @@
 #include <string.h>
 #include "cli.h"
 #include "companion.h"
+#include "filter.h"
 #include "flowtool.h"
 #include "outfile.h"
 
@@ -20,6 +21,7 @@ static const char usage[] =
 "                          --dot | --gprof2dot | --names]\n"
 "                          [--slices NS [--phases | --spans]]\n"
 "                          [--threshold BYTES] [--svg FILE] [--plot FILE] [-o FILE]\n"
+"                          [--func PATTERN]... [--time-range START,END]\n"
 "       dyl-flow --help\n";
 
 static const char help[] =
@@ -81,6 +83,13 @@ static const char help[] =
 "Options:\n"
 "  --threshold BYTES  leave edges under BYTES out of --dot, --svg and --gprof2dot (K, M\n"
 "                   and G suffixes: 1024s); functions and objects left without edges go\n"
+"  --func PATTERN   only the calls of functions PATTERN matches (shell wildcards,\n"
+"                   repeatable; '!PATTERN' leaves out, the last match wins)\n"
+"  --time-range START,END  only the calls that start in [START, END), from the\n"
+"                   process's start, with a unit (ns, us, ms, s): 10ms,2.5s; ,1s.\n"
+"                   A call left out is as if not recorded: no node, no edge, and what\n"
+"                   it wrote counts to the writer before it.  JSON says what was left\n"
+"                   out (\"filter\"), the other outputs say it on stderr\n"
 "  -o FILE          write to FILE: a new file beside it replaces FILE once all is\n"
 "                   written (a failed run leaves FILE as it was)\n"
 "  -h, --help       this text\n"
@@ -216,6 +225,7 @@ struct cli {
 	int sub;		/* --phases, --spans: OUT_PHASES, OUT_SPANS; 0: neither */
 	struct outfile of;	/* -o FILE, while it is written */
 	FILE *out;		/* of.f, or stdout */
+	struct row_filter filter;	/* --func, --time-range */
 };
 
 /* parse_args and the steps after it: go on (any other value is the exit status). */
@@ -271,13 +281,16 @@ static int parse_option(struct cli *c, int argc, char **argv, int *i)
 {
 	const char *a = argv[*i];
 	int has_arg = *i + 1 < argc;
-	int k = output_flag(a);
+	int k;
 
 	if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 		fputs(usage, stdout);
 		fputs(help, stdout);
 		return 0;
 	}
+	if ((k = filter_option(&c->filter, argc, argv, i, "dyl-flow")) != 0)
+		return k > 0 ? GO_ON : EXIT_BAD_INPUT;
+	k = output_flag(a);
 	if (k >= 0)
 		c->o.output = output_flags[k].output, c->nout++;
 	else if (!strcmp(a, "--via-objects"))
@@ -328,6 +341,11 @@ static int parse_args(struct cli *c, int argc, char **argv)
 		return EXIT_BAD_INPUT;
 	}
 	c->o.multi = c->nfiles > 1;
+	c->o.filter = &c->filter;
+	if (filter_active(&c->filter) && c->o.output != OUT_JSON) {
+		char fb[512];
+		fprintf(stderr, "dyl-flow: filtered: %s\n", filter_describe(&c->filter, fb, sizeof(fb)));
+	}
 	return GO_ON;
 }
 
@@ -477,5 +495,6 @@ int main(int argc, char **argv)
 		proc_free(&ps[k]);
 	free(ps);
 	free(c.files);
+	filter_free(&c.filter);
 	return rc;
 }

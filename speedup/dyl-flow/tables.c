@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "filter.h"
 #include "flowtool.h"
 #include "shown.h"
 
@@ -388,7 +389,15 @@ static void json_links(FILE *out, const struct proc *p)
 
 int put_json(FILE *out, struct proc *ps, int n, const struct opts *o)
 {
-	fprintf(out, "{\"version\": \"%s\", \"traces\": [", cli_version);
+	fprintf(out, "{\"version\": \"%s\", \"filter\": ", cli_version);
+	if (o->filter && filter_active(o->filter)) {
+		char fb[512];
+		const char *d = filter_describe(o->filter, fb, sizeof(fb));
+		json_str(out, d, strlen(d));
+	} else {
+		fputs("null", out);
+	}
+	fputs(", \"traces\": [", out);
 	for (int k = 0; k < n; k++) {
 		const struct proc *p = &ps[k];
 		size_t ne;

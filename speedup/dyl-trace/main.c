@@ -16,6 +16,8 @@
 #include "cli.h"
 #include "companion.h"
 #include "convert.h"
+#include "diff.h"
+#include "filter.h"
 #include "func_names.h"
 #include "input.h"
 #include "outfile.h"
@@ -28,12 +30,14 @@
 
 static const char usage[] =
 "usage: dyl-trace [cat] TRACE\n"
-"       dyl-trace summary TRACE... [--csv | --json]\n"
-"       dyl-trace chrome TRACE... [-o trace.json]\n"
+"       dyl-trace summary TRACE... [--csv | --json] [FILTER]\n"
+"       dyl-trace chrome TRACE... [-o trace.json] [FILTER]\n"
+"       dyl-trace diff A B [--csv | --json] [FILTER]\n"
 "       dyl-trace summary --by-callsite TRACE... [--csv | --json]\n"
 "       dyl-trace folded TRACE... [--weight time|calls|bytes|work]\n"
 "       dyl-trace convert TRACE... [-o FILE]\n"
-"       dyl-trace --help\n";
+"       dyl-trace --help\n"
+"FILTER: [--func PATTERN]... [--time-range START,END]\n";
 
 static const char help[] =
 "\n"
@@ -82,6 +86,7 @@ static const char help[] =
 "                   thread by its name (where the trace recorded it).  Open it\n"
 "                   in https://ui.perfetto.dev or chrome://tracing.  Several traces of one\n"
 "                   run are placed on one time axis by their processes' start times.\n"
+DIFF_HELP
 "  convert TRACE... the CSV of a run whose rows stayed in its spool (by default a run of\n"
 "                   more than DYL_CONVERT_MAX=64M of spool, ~4 million calls; any run\n"
 "                   with DYL_CONVERT=later; every subcommand and tool reads the rows there\n"
@@ -90,6 +95,14 @@ static const char help[] =
 "                   one TRACE (or spool) goes to FILE, and both stay as they are.\n"
 "\n"
 "Options (before or after the files):\n"
+"  --func PATTERN   summary, chrome, diff: only the calls of functions PATTERN matches\n"
+"                   (shell wildcards, repeatable; '!PATTERN' leaves out, the last match\n"
+"                   wins, as dyliberator -f): --func 'dgemm_' --func '!*_64_'\n"
+"  --time-range START,END  only the calls that start in [START, END), times from the\n"
+"                   process's start with a unit (ns, us, ms, s); either may be empty:\n"
+"                   --time-range 10ms,2.5s, --time-range ,500ms.  The output says what\n"
+"                   was left out (the table's head, JSON's \"filter\", a line on stderr\n"
+"                   for CSV, chrome's \"otherData\")\n"
 "  -o FILE          write to FILE instead of standard output: to a new file beside it,\n"
 "                   which replaces FILE once all is written (a failed run leaves FILE as\n"
 "                   it was); FILE may not be one of the traces\n"
@@ -109,6 +122,8 @@ static const char help[] =
 "  dyl-trace summary run.csv                  where the time goes, per function\n"
 "  dyl-trace summary --json run.csv*          every process of the run, for a script\n"
 "  dyl-trace chrome run.csv* -o run.json      then open run.json in ui.perfetto.dev\n"
+"  dyl-trace summary run.csv --func 'dgemm*' --time-range 1s,2s\n"
+"  dyl-trace diff small.csv big.csv           what changed, per function\n"
 "  bin/dyliberator --lib libz.so.1 -g std.callsite:depth=4 -o cs.so\n"
 "  LD_PRELOAD=./cs.so DYL_TRACE=z.csv pigz -k file\n"
 "  dyl-trace summary --by-callsite z.csv      which line of the program called what\n"
@@ -117,6 +132,7 @@ static const char help[] =
 /* --- output --- */
 
 static FILE *out;
+static struct row_filter filter;	/* --func, --time-range */
 
 static inline void put(const char *s, size_t n)
 {
@@ -296,7 +312,7 @@ static void put_int(int64_t v, const char *none)
 
 static void summary_table(const struct trace_src *src, const struct trace_summary *s, int first)
 {
-	char b[9][32];
+	char b[9][32], fb[512];
 	int w = 8;
 
 	for (size_t i = 0; i < s->nfuncs; i++) {
@@ -314,6 +330,8 @@ static void summary_table(const struct trace_src *src, const struct trace_summar
 			free((char *)c);
 	}
 	fprintf(out, "\n");
+	if (filter_active(&filter))
+		fprintf(out, "filtered: %s\n", filter_describe(&filter, fb, sizeof(fb)));
 	if (src->total_ns >= 0)
 		fprintf(out, "run %s (total_ns=%" PRId64 ")", human_ns(b[0], 32, (double)src->total_ns),
 			src->total_ns);
@@ -443,6 +461,26 @@ static void summary_json(const struct trace_src *src, const struct trace_summary
 	puts_("]}");
 }
 
+/* What --func and --time-range left out: a line on stderr for CSV (CSV has no room
+ * for it), or JSON's value (null: nothing). */
+static void filter_note(int csv)
+{
+	char fb[512];
+
+	if (csv && filter_active(&filter))
+		fprintf(stderr, "dyl-trace: filtered: %s\n", filter_describe(&filter, fb, sizeof(fb)));
+}
+
+static void filter_json(void)
+{
+	char fb[512];
+
+	if (filter_active(&filter))
+		put_json_cstr(filter_describe(&filter, fb, sizeof(fb)));
+	else
+		puts_("null");
+}
+
 static int cmd_summary(char **paths, int n, int fmt)
 {
 	if (fmt == FMT_CSV)
@@ -450,12 +488,13 @@ static int cmd_summary(char **paths, int n, int fmt)
 		      "self_share\n");
 	if (fmt == FMT_JSON)
 		puts_("{\"version\": \""), puts_(cli_version), puts_("\", \"traces\": [");
+	filter_note(fmt == FMT_CSV);
 	for (int i = 0; i < n; i++) {
 		struct trace_src src;
 		struct trace_summary s;
 		if (rows_open(&src, paths[i]) != 0)
 			return EXIT_BAD_INPUT;
-		if (summary_read(&src, &s) != 0) {
+		if (summary_read_filtered(&src, &s, &filter) != 0) {
 			rows_close(&src);
 			return EXIT_BAD_INPUT;
 		}
@@ -472,8 +511,11 @@ static int cmd_summary(char **paths, int n, int fmt)
 		summary_free(&s);
 		rows_close(&src);
 	}
-	if (fmt == FMT_JSON)
-		puts_("\n]}\n");
+	if (fmt == FMT_JSON) {
+		puts_("\n], \"filter\": ");
+		filter_json();
+		puts_("}\n");
+	}
 	return 0;
 }
 
@@ -548,6 +590,8 @@ static int chrome_one(struct trace_src *src, int64_t offset, int64_t pid, int *f
 			untimed++;
 			continue;
 		}
+		if (!filter_keep(&filter, r.func, r.t_start))
+			continue;
 		puts_(",\n{\"name\":");
 		put_json_cstr(funcs_get((int)r.func)->name);
 #define LIT(s) (memcpy(p, s, sizeof(s) - 1), p += sizeof(s) - 1)
@@ -601,7 +645,12 @@ static int cmd_chrome(char **paths, int n)
 	}
 	if (rc == 0) {
 		puts_("{\"displayTimeUnit\": \"ns\", \"otherData\": {\"version\": \""), puts_(cli_version),
-			puts_("\"}, \"traceEvents\": [");
+			puts_("\"");
+		if (filter_active(&filter)) {
+			puts_(", \"filter\": ");
+			filter_json();
+		}
+		puts_("}, \"traceEvents\": [");
 		for (int i = 0; i < n && rc == 0; i++) {
 			/* one time axis: each process's times are ns since its own start */
 			int64_t offset = all_start && n > 1 ? srcs[i].start_ns - t0 : 0;
@@ -637,7 +686,7 @@ static int check_options(struct trace_opts *o)
 		o->cmd = "cat";
 		/* 'dyl-trace sumary x.csv': a misspelt subcommand, not a trace */
 		if (o->nfiles > 1 && !strpbrk(o->files[0], "./") && access(o->files[0], F_OK) != 0) {
-			fprintf(stderr, "dyl-trace: no subcommand '%s' (cat, summary, chrome, convert)\n%s",
+			fprintf(stderr, "dyl-trace: no subcommand '%s' (cat, summary, chrome, diff, convert)\n%s",
 				o->files[0], usage);
 			return -1;
 		}
@@ -646,8 +695,19 @@ static int check_options(struct trace_opts *o)
 		fprintf(stderr, "dyl-trace: no trace given\n%s", usage);
 		return -1;
 	}
-	if (o->fmt != FMT_TABLE && strcmp(o->cmd, "summary") != 0) {
-		fprintf(stderr, "dyl-trace: --csv and --json go with summary\n%s", usage);
+	if (o->fmt != FMT_TABLE && strcmp(o->cmd, "summary") != 0 && strcmp(o->cmd, "diff") != 0) {
+		fprintf(stderr, "dyl-trace: --csv and --json go with summary and diff\n%s", usage);
+		return -1;
+	}
+	if (filter_active(&filter) && (!strcmp(o->cmd, "cat") || !strcmp(o->cmd, "convert") ||
+					 !strcmp(o->cmd, "folded") || o->by_callsite)) {
+		fprintf(stderr, "dyl-trace: --func and --time-range go with summary (by function), chrome and diff\n%s",
+			usage);
+		return -1;
+	}
+	if (!strcmp(o->cmd, "diff") && o->nfiles != 2) {
+		fprintf(stderr, "dyl-trace: diff compares two traces or record folders (%d given)\n%s",
+			o->nfiles, usage);
 		return -1;
 	}
 	if ((o->by_callsite && strcmp(o->cmd, "summary")) || (o->weight && strcmp(o->cmd, "folded"))) {
@@ -665,14 +725,14 @@ static int check_options(struct trace_opts *o)
 /* Fills O from the command line.  0; 1 after --help; -1 after a message. */
 static int parse_options(int argc, char **argv, struct trace_opts *o)
 {
-	int only_files = 0;
+	int only_files = 0, taken;
 
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (only_files || a[0] != '-' || strcmp(a, "-") == 0) {
 			if (!o->cmd && !o->nfiles && !only_files &&
 			    (!strcmp(a, "cat") || !strcmp(a, "summary") || !strcmp(a, "chrome") ||
-			     !strcmp(a, "convert") || !strcmp(a, "folded")))
+			     !strcmp(a, "convert") || !strcmp(a, "folded") || !strcmp(a, "diff")))
 				o->cmd = a;
 			else if (!companion_of_given(a, argc, argv))	/* read with its trace */
 				o->files[o->nfiles++] = argv[i];
@@ -682,6 +742,9 @@ static int parse_options(int argc, char **argv, struct trace_opts *o)
 			fputs(usage, stdout);
 			fputs(help, stdout);
 			return 1;
+		} else if ((taken = filter_option(&filter, argc, argv, &i, "dyl-trace")) != 0) {
+			if (taken < 0)
+				return -1;
 		} else if (!strcmp(a, "--csv")) {
 			o->fmt = FMT_CSV;
 		} else if (!strcmp(a, "--json")) {
@@ -726,6 +789,9 @@ static int dyl_trace(const struct trace_opts *o)
 		rc = cmd_summary(o->files, o->nfiles, o->fmt);
 	else if (!strcmp(o->cmd, "folded"))
 		rc = callsite_folded(o->files, o->nfiles, o->weight ? o->weight : "time", out);
+	else if (!strcmp(o->cmd, "diff"))
+		rc = cmd_diff(out, o->files[0], o->files[1], o->fmt == FMT_CSV ? DIFF_CSV
+			      : o->fmt == FMT_JSON ? DIFF_JSON : DIFF_TABLE, &filter);
 	else
 		rc = cmd_chrome(o->files, o->nfiles);
 	if (o->outpath) {

@@ -12,6 +12,7 @@
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
+#include "filter.h"
 #include "func_names.h"
 #include "grow.h"
 #include "input.h"
@@ -33,6 +34,7 @@ struct thread {
 struct acc {
 	uint64_t calls, timed;
 	int64_t total, self, min, max;
+	uint64_t bytes, with_bytes, work, with_work;
 	int64_t *times;
 	size_t ntimes, room;
 };
@@ -184,18 +186,32 @@ static int gather_funcs(struct state *st, struct trace_summary *s)
 		fs->max_ns = a->timed ? a->max : -1;
 		fs->mean_ns = a->timed ? (double)a->total / (double)a->timed : -1;
 		fs->median_ns = select_median(a->times, a->ntimes);
+		fs->bytes = a->bytes;
+		fs->with_bytes = a->with_bytes;
+		fs->work = a->work;
+		fs->with_work = a->with_work;
 	}
 	qsort(s->funcs, s->nfuncs, sizeof(*s->funcs), by_total);
 	return 0;
 }
 
-int summary_read(struct trace_src *src, struct trace_summary *s)
+/* Adds R's bytes and work to A (what dyl-trace diff sets side by side). */
+static void add_sizes(struct acc *a, const struct trace_row *r)
 {
-	return summary_read_grouped(src, s, NULL, NULL);
+	if (r->in_bytes != ROWS_NONE || r->out_bytes != ROWS_NONE) {
+		a->with_bytes++;
+		a->bytes += (uint64_t)(r->in_bytes > 0 ? r->in_bytes : 0) +
+			    (uint64_t)(r->out_bytes > 0 ? r->out_bytes : 0);
+	}
+	if (r->work != ROWS_NONE) {
+		a->with_work++;
+		a->work += (uint64_t)r->work;
+	}
 }
 
-int summary_read_grouped(struct trace_src *src, struct trace_summary *s, summary_group_fn group,
-			 void *ctx)
+/* The calls FILTER keeps (NULL: all), by GROUP's key (NULL: by function). */
+static int summary_read_by(struct trace_src *src, struct trace_summary *s, summary_group_fn group,
+			   void *ctx, struct row_filter *filter)
 {
 	struct state st = { 0 };
 	struct thread *th = NULL;
@@ -205,6 +221,12 @@ int summary_read_grouped(struct trace_src *src, struct trace_summary *s, summary
 
 	memset(s, 0, sizeof(*s));
 	while ((rc = rows_next(src, &r)) > 0) {
+		if (rows_seq_check(src, &seen, &r) != 0) {
+			rc = -1;
+			break;
+		}
+		if (filter && !filter_keep(filter, r.func, r.t_start))
+			continue;
 		int key = group ? group(ctx, src, &r) : (int)r.func;
 		if (key == -2) {
 			rc = -1;	/* (its message given) */
@@ -213,11 +235,8 @@ int summary_read_grouped(struct trace_src *src, struct trace_summary *s, summary
 		struct acc *a = key >= 0 ? acc_of(&st, (uint32_t)key) : NULL;
 		if (!a)
 			goto oom;
-		if (rows_seq_check(src, &seen, &r) != 0) {
-			rc = -1;
-			break;
-		}
 		a->calls++;
+		add_sizes(a, &r);
 		s->rows++;
 		if (r.t_ns == ROWS_NONE) {
 			s->untimed++;
@@ -261,6 +280,23 @@ oom:
 	state_free(&st);
 	summary_free(s);
 	return -1;
+}
+
+int summary_read(struct trace_src *src, struct trace_summary *s)
+{
+	return summary_read_by(src, s, NULL, NULL, NULL);
+}
+
+int summary_read_filtered(struct trace_src *src, struct trace_summary *s,
+			  struct row_filter *filter)
+{
+	return summary_read_by(src, s, NULL, NULL, filter);
+}
+
+int summary_read_grouped(struct trace_src *src, struct trace_summary *s, summary_group_fn group,
+			 void *ctx)
+{
+	return summary_read_by(src, s, group, ctx, NULL);
 }
 
 void summary_free(struct trace_summary *s)

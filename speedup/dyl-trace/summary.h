@@ -15,6 +15,10 @@ struct func_stats {
 	int64_t self_ns;	/* total minus the time of the calls made from inside */
 	int64_t min_ns, max_ns;	/* -1 when no call is timed */
 	double mean_ns, median_ns;
+	uint64_t bytes;		/* in_bytes + out_bytes, of the calls that have them */
+	uint64_t with_bytes;	/* calls with in_bytes or out_bytes */
+	uint64_t work;		/* the sum of the work sizes given */
+	uint64_t with_work;	/* calls with a work size */
 };
 
 struct trace_summary {
@@ -26,6 +30,8 @@ struct trace_summary {
 	size_t nfuncs;
 };
 
+struct row_filter;
+
 /* Reads all of SRC's rows.  0, or -1 after one message. */
 int summary_read(struct trace_src *src, struct trace_summary *s);
 /* The same with the rows grouped otherwise than by function (summary --by-callsite):
@@ -35,6 +41,9 @@ int summary_read(struct trace_src *src, struct trace_summary *s);
 typedef int (*summary_group_fn)(void *ctx, const struct trace_src *src, const struct trace_row *r);
 int summary_read_grouped(struct trace_src *src, struct trace_summary *s, summary_group_fn group,
 			 void *ctx);
+/* The same, of the calls FILTER keeps (filter.h; NULL: all). */
+int summary_read_filtered(struct trace_src *src, struct trace_summary *s,
+			  struct row_filter *filter);
 void summary_free(struct trace_summary *s);
 
 #endif

@@ -463,6 +463,8 @@ TOOL_RUNS = {
     'trace-summary': ['dyl-trace', 'summary', '{f}', '{trace}'],
     'trace-summary-json': ['dyl-trace', 'summary', '--json', '{f}'],
     'trace-chrome': ['dyl-trace', 'chrome', '{f}', '-o', '{out}'],
+    'trace-diff': ['dyl-trace', 'diff', '--json', '{f}', '{trace}', '--func', 'd*'],
+    'trace-chrome-filtered': ['dyl-trace', 'chrome', '{f}', '--time-range', '1us,1s', '-o', '{out}'],
     'speedup-trace': ['dyl-speedup', '{f}', '{model}'],
     'speedup-model': ['dyl-speedup', '{trace}', '{f}'],
     'model': ['dyl-model', '{f}'],
