@@ -122,7 +122,7 @@ def test_bad_filters(trace, args, msg):
 
 
 def test_not_with_cat(trace):
-    assert 'go with summary, chrome and diff' in run(DYL_TRACE, trace, '--func', 'x', rc=2).stderr
+    assert 'go with summary (by function), chrome and diff' in run(DYL_TRACE, trace, '--func', 'x', rc=2).stderr
 
 
 def test_diff_filtered_and_one_sided(trace, tmp_path):
