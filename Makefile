@@ -15,7 +15,7 @@ DEB_PACKAGES := gcc make python3 python3-clang-14 libclang1-14 python3-jinja2 \
 	libblas3 libblas-dev liblapack3 libssl-dev openssl libjpeg-turbo-progs libjpeg-dev \
 	libopenblas0-serial libopenblas0-pthread clang-14 libclang-rt-14-dev graphviz \
 	zlib1g-dev pigz libfftw3-dev python3-numpy python3-scipy python3-pytest-xdist \
-	chromium help2man bash-completion
+	chromium help2man bash-completion openmpi-bin libopenmpi-dev
 
 # What the benchmarks compare against and use (make bench installs them)
 BENCH_PACKAGES := uftrace ltrace bc heaptrack valgrind python3-numpy
