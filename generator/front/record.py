@@ -172,14 +172,18 @@ def wrapper_options(opts, libraries, profs):
     return {'f': f, 'g': g}
 
 
+def check(out):
+    """Problem when OUT exists and is no record folder (one holding record.json)."""
+    if os.path.lexists(out) and (os.path.islink(out) or not os.path.isdir(out) or
+                                 not os.path.isfile(os.path.join(out, 'record.json'))):
+        raise Problem(f'{out} exists and is no record folder (no record.json): '
+                      'give another -o DIR, or remove it')
+
+
 def prepare(out):
-    """Makes the record folder OUT empty: new, or an old record (it holds record.json)
-    removed.  Problem when OUT is something else."""
+    """Makes the record folder OUT empty: new, or an old record removed."""
+    check(out)
     if os.path.lexists(out):
-        if os.path.islink(out) or not os.path.isdir(out) or \
-                not os.path.isfile(os.path.join(out, 'record.json')):
-            raise Problem(f'{out} exists and is no record folder (no record.json): '
-                          'give another -o DIR, or remove it')
         import shutil
         shutil.rmtree(out)
     os.makedirs(out)
@@ -210,8 +214,8 @@ def build(root, bindir, libraries, wopts, opts):
 
 
 def run(command, path, env):
-    """Runs COMMAND (PATH its program) with ENV, its stdio ours; its exit status, as a
-    shell gives it (128+N when killed by signal N).  SIGINT and SIGQUIT (the terminal's,
+    """Runs COMMAND (PATH its program) with ENV, its stdio ours; its exit status as a
+    shell gives it (128+N when killed by signal N), and N or None.  SIGINT and SIGQUIT (the terminal's,
     sent to the program too) are ignored here meanwhile; SIGTERM and SIGHUP are passed on."""
     pid = os.posix_spawn(path, command, env, setsigdef=SPAWN_DEFAULTS)
     old = {}
@@ -225,7 +229,7 @@ def run(command, path, env):
         for sig, h in old.items():
             signal.signal(sig, h)
     code = os.waitstatus_to_exitcode(status)
-    return 128 - code if code < 0 else code
+    return (128 - code, -code) if code < 0 else (code, None)
 
 
 def version(root):
@@ -258,13 +262,14 @@ def main(root, bindir, opts):
     if path is None:
         say(dict(opts, quiet=False), f'{program}: command not found')
         return 127
+    out = os.path.abspath(opts['out'])
+    check(out)
     profs = libsmod.profiles(os.path.join(root, 'microgens', 'profiles'))
     libraries, why = choose(opts, path, profs)
     if why:
         say(opts, f'wrapping {", ".join(lib["name"] for lib in libraries)} ({why})')
     wopts = wrapper_options(opts, libraries, profs)
     meta = build(root, bindir, libraries, wopts, opts)
-    out = os.path.abspath(opts['out'])
     prepare(out)
     env = dict(os.environ)
     env['LD_PRELOAD'] = ':'.join(x for x in (env.get('LD_PRELOAD'), meta['wrapper']) if x)
@@ -278,13 +283,13 @@ def main(root, bindir, opts):
            'wrapper': meta['wrapper'], 'cache_key': meta['key']}
     write_record(out, rec)
     try:
-        status = run(opts['command'], path, env)
+        status, sig = run(opts['command'], path, env)
     except OSError as e:
         say(dict(opts, quiet=False), f'{program}: {e.strerror}')
-        status = 126
+        status, sig = 126, None
     traces = sorted(n for n in os.listdir(out) if n.startswith('trace.') and n.endswith('.csv'))
     rec.update(end=_now(), exit_status=status, traces=traces,
-               signal=status - 128 if status > 128 else None)
+               signal=sig)
     write_record(out, rec)
     rel = os.path.relpath(out)
     say(opts, f'{len(traces)} trace{"s" if len(traces) != 1 else ""} in {rel}/'

@@ -124,10 +124,10 @@ def command(root, bindir, opts):
     if not (opts['device'] or opts['model']):
         raise Problem('name an accelerator: --device NAME (e.g. --device nvidia-h100-pcie) '
                       'or --model FILE (see --help)')
-    cmd = [tool] + traces(opts['inputs'])
-    cmd += [_named(root, m) for m in opts['model']]
+    models = [_named(root, m) for m in opts['model']]
     if opts['link']:
-        cmd.append(_named(root, opts['link'], 'link-'))
+        models.append(_named(root, opts['link'], 'link-'))
+    cmd = [tool] + traces(opts['inputs']) + models
     if opts['device']:
         cmd += ['--device', opts['device']]
     report = speedup_knows(tool, '--report')

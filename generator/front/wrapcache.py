@@ -23,7 +23,7 @@ def tool_hash(root):
     h = hashlib.sha256()
     for top in TOOL_DIRS:
         for d, dirs, files in os.walk(os.path.join(root, top)):
-            dirs[:] = sorted(x for x in dirs if x not in ('__pycache__', 'apps'))
+            dirs[:] = sorted(x for x in dirs if x not in ('__pycache__', 'apps', 'front'))
             for f in sorted(files):
                 if f.startswith('test_') or f.endswith(('.md', '.pyc')):
                     continue
