@@ -11,7 +11,8 @@ sys.path.insert(0, ROOT)
 # everything, in parallel (pytest-xdist, one file per worker), the serial files after.
 QUICK = ('tests/unit/', 'tests/docs/', 'tests/runtime/test_layers.py', 'tests/test_smoke.py',
          'tests/generator/test_generator_units.py', 'tests/tools/test_device.py')
-REAL = ('tests/libraries/', 'tests/tools/test_flow_real.py', 'tests/tools/test_resid_real.py')
+REAL = ('tests/libraries/', 'tests/tools/test_flow_real.py', 'tests/tools/test_resid_real.py',
+        'tests/tools/test_dyl_front_e2e.py')
 FUZZ = ('tests/fuzz/',)
 # timing-sensitive: bounds on times measured while the test runs
 SERIAL = ('tests/tools/test_timeline_sleep.py', 'tests/runtime/test_threads_waits.py',
@@ -22,7 +23,8 @@ SLOW = ('tests/runtime/test_sanitizers.py', 'tests/libraries/test_openssl.py',
         'tests/fuzz/test_fuzz.py', 'tests/generator/test_generator_safety.py',
         'tests/generator/test_build_units.py', 'tests/runtime/test_process.py',
         'tests/tools/test_flow_real.py', 'tests/libraries/test_blas.py',
-        'tests/libraries/test_libc.py', 'tests/libraries/test_fftw.py')
+        'tests/libraries/test_libc.py', 'tests/libraries/test_fftw.py',
+        'tests/tools/test_dyl_front_e2e.py')
 
 
 def _rel(item):
