@@ -35,23 +35,27 @@ def _headers(f):
 
 
 def read(path):
-    """{'bits', 'machine', 'build_id'} of the ELF file PATH (build_id None when it has
-    none); None when PATH is no ELF file.  OSError when it cannot be read."""
+    """{'bits', 'machine', 'build_id', 'interp'} of the ELF file PATH (build_id None when
+    it has none; interp, the PT_INTERP dynamic linker, None in a library); None when PATH
+    is no ELF file.  OSError when it cannot be read."""
     with open(path, 'rb') as f:
         head = _headers(f)
         if head is None:
             return None
         bits, endian, machine, phdrs, phentsize = head
-        build_id = None
+        build_id = interp = None
         for at in range(0, len(phdrs) - phentsize + 1, phentsize):
             if bits == 64:
                 ptype, _, off, _, _, size = struct.unpack_from(endian + 'IIQQQQ', phdrs, at)
             else:
                 ptype, off, _, _, size = struct.unpack_from(endian + 'IIIII', phdrs, at)
+            if ptype == 3 and size < 4096:     # PT_INTERP
+                f.seek(off)
+                interp = f.read(size).rstrip(b'\0').decode(errors='replace')
             if ptype != 4 or size > 1 << 20:   # PT_NOTE; a sane size
                 continue
             f.seek(off)
             for name, ntype, desc in _notes(f.read(size), 0, size, endian):
                 if name == b'GNU' and ntype == NT_GNU_BUILD_ID:
                     build_id = desc.hex()
-        return {'bits': bits, 'machine': machine, 'build_id': build_id}
+        return {'bits': bits, 'machine': machine, 'build_id': build_id, 'interp': interp}

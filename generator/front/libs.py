@@ -1,17 +1,15 @@
 """Which libraries dyl record wraps: the shipped profiles (microgens/profiles/NAME/
 profile.toml, their `libs` globs), the libraries a program links (its ldd closure), and
-the installed libraries that have a profile (ldconfig -p)."""
-import fnmatch
+the installed libraries that have a profile (ldconfig -p).  re, fnmatch and subprocess
+are imported where needed: a record with a cached wrapper needs none of them."""
 import os
-import re
-import subprocess
 import sys
 
 from . import elfnote
 
 # programs that start others or load libraries at run time: their own closure says
 # nothing of what they will call
-RUNNERS = re.compile(r'(python[0-9.]*|pypy[0-9.]*|[bd]?a?sh|zsh|ksh|mksh|env|perl[0-9.]*|'
+RUNNERS = (r'(python[0-9.]*|pypy[0-9.]*|[bd]?a?sh|zsh|ksh|mksh|env|perl[0-9.]*|'
                      r'ruby[0-9.]*|node(js)?|julia|R|Rscript|octave[-a-z]*|lua[0-9.]*|'
                      r'tclsh[0-9.]*|php[0-9.]*|java|make|xargs|time|nice|nohup|timeout|'
                      r'taskset|numactl|mpirun|mpiexec|valgrind)$')
@@ -47,6 +45,7 @@ def profiles(folder):
 
 def matching(profs, names):
     """The profiles whose `libs` globs match any of NAMES (a soname, a file name)."""
+    import fnmatch
     return [p for p in profs
             if any(fnmatch.fnmatchcase(n, g) for n in names if n for g in p['libs'])]
 
@@ -73,13 +72,19 @@ def kind(path):
         return 'script'
     if head != b'\x7fELF':
         return 'other'
-    return 'runner' if RUNNERS.match(os.path.basename(os.path.realpath(path))) else 'elf'
+    import re
+    return 'runner' if re.match(RUNNERS, os.path.basename(os.path.realpath(path))) else 'elf'
 
 
 def closure(path):
-    """{soname: real path} of the libraries PATH loads at start (ldd)."""
+    """{soname: real path} of the libraries PATH loads at start: what ldd says, from the
+    program's own dynamic linker (--list) without ldd's shell."""
+    import re
+    import subprocess
     try:
-        out = subprocess.run(['ldd', path], capture_output=True, text=True, timeout=30).stdout
+        e = elfnote.read(path)
+        cmd = [e['interp'], '--list', path] if e and e['interp'] else ['ldd', path]
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=30).stdout
     except (OSError, subprocess.TimeoutExpired):
         return {}
     libs = {}
@@ -93,6 +98,8 @@ def closure(path):
 def installed(keep):
     """{soname: real path} of the libraries ldconfig knows that KEEP(soname, path)
     accepts, of this process's ELF class and machine."""
+    import re
+    import subprocess
     try:
         out = subprocess.run(['/sbin/ldconfig', '-p'], capture_output=True, text=True,
                              timeout=30).stdout
@@ -102,7 +109,8 @@ def installed(keep):
     libs = {}
     for line in out.splitlines():
         m = re.match(r'\s*(\S+) \(([^)]*)\) => (/\S+)$', line)
-        if m and m.group(1) not in libs:
+        # libfoo.so is the link editor's (a -dev package's link), not what programs load
+        if m and m.group(1) not in libs and not m.group(1).endswith('.so'):
             libs[m.group(1)] = m.group(3)
     same = {}
     for soname, p in libs.items():

@@ -140,7 +140,8 @@ def choose(opts, program_path, profs):
         why = 'the libraries it links that have a profile'
     if not chosen:
         globs = [g for p in profs for g in p['libs']]
-        keep = lambda soname, p: any(libsmod.fnmatch.fnmatchcase(soname, g) for g in globs)
+        import fnmatch
+        keep = lambda soname, p: any(fnmatch.fnmatchcase(soname, g) for g in globs)
         chosen = libsmod.with_profiles(libsmod.installed(keep), profs)
         why = {'elf': 'it links no library with a profile, so every installed library '
                       'that has one (loaded at run time, perhaps)',
@@ -152,6 +153,28 @@ def choose(opts, program_path, profs):
         raise Problem('no library to wrap: none with a profile found (microgens/profiles/); '
                       'name one with --lib LIB')
     return [_library(n, p, profs) for n, p in chosen.items()], why
+
+
+def choose_cached(root, opts, program_path):
+    """choose()'s answer and the profiles, kept in the cache while the program, the
+    libraries, the dynamic linker's cache (/etc/ld.so.cache), LD_LIBRARY_PATH and the
+    profiles stay as they were: a record with a cached wrapper runs no ldd nor ldconfig."""
+    folder = os.path.join(root, 'microgens', 'profiles')
+    try:
+        tomls = sorted(os.path.join(folder, n, 'profile.toml') for n in os.listdir(folder))
+    except OSError:
+        tomls = []
+    what = {'lib': opts['lib'], 'program': os.path.realpath(program_path),
+            'ids': [wrapcache.file_id(p) for p in [program_path, '/etc/ld.so.cache'] + tomls],
+            'env': os.environ.get('LD_LIBRARY_PATH'), 'version': version(root)}
+    kept = wrapcache.remembered(what)
+    if kept and [wrapcache.file_id(lib['path']) for lib in kept['libraries']] == kept.get('ids'):
+        return kept['libraries'], kept['why'], kept['profiles']
+    profs = libsmod.profiles(folder)
+    libraries, why = choose(opts, program_path, profs)
+    wrapcache.remember(what, {'libraries': libraries, 'why': why, 'profiles': profs,
+                              'ids': [wrapcache.file_id(lib['path']) for lib in libraries]})
+    return libraries, why, profs
 
 
 def wrapper_options(opts, libraries, profs):
@@ -264,8 +287,7 @@ def main(root, bindir, opts):
         return 127
     out = os.path.abspath(opts['out'])
     check(out)
-    profs = libsmod.profiles(os.path.join(root, 'microgens', 'profiles'))
-    libraries, why = choose(opts, path, profs)
+    libraries, why, profs = choose_cached(root, opts, path)
     if why:
         say(opts, f'wrapping {", ".join(lib["name"] for lib in libraries)} ({why})')
     wopts = wrapper_options(opts, libraries, profs)

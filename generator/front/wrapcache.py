@@ -94,3 +94,35 @@ def get(k, build, info):
         return meta, True
     finally:
         os.close(lock)
+
+
+def file_id(path):
+    """What tells a file's version apart cheaply: device, inode, size, mtime."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return [st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns]
+
+
+def remembered(what):
+    """The value remember() kept for WHAT (JSON data), or None."""
+    name = 'choice-' + hashlib.sha256(json.dumps(what, sort_keys=True).encode()).hexdigest()[:24]
+    try:
+        with open(os.path.join(cache_dir(), name + '.json')) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+def remember(what, value):
+    """Keeps VALUE for WHAT (a new file renamed into place); a cache not written is no error."""
+    name = 'choice-' + hashlib.sha256(json.dumps(what, sort_keys=True).encode()).hexdigest()[:24]
+    try:
+        os.makedirs(cache_dir(), mode=0o700, exist_ok=True)
+        tmp = os.path.join(cache_dir(), f'{name}.{os.getpid()}.tmp')
+        with open(tmp, 'w') as f:
+            json.dump(value, f)
+        os.replace(tmp, os.path.join(cache_dir(), name + '.json'))
+    except OSError:
+        pass

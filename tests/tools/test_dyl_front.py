@@ -281,3 +281,23 @@ def test_tool_hash_follows_the_sources(tmp_path):
     assert wrapcache.tool_hash(str(tmp_path)) == h
     (tmp_path / 'microgens/std.x/template.c.j2').write_text('b')
     assert wrapcache.tool_hash(str(tmp_path)) != h
+
+
+def test_choice_kept_until_a_file_changes(tmp_path, app, monkeypatch):
+    """A second record of the same program asks neither ldd nor ldconfig; a changed
+    program asks again."""
+    from generator.front import record as rec
+    monkeypatch.setenv('XDG_CACHE_HOME', str(tmp_path / 'cache'))
+    prog = tmp_path / 'prog'
+    prog.write_bytes(open(app, 'rb').read())
+    asked = []
+    monkeypatch.setattr(libs, 'closure', lambda p: asked.append(p) or {'libblas.so.3': REF_BLAS})
+    monkeypatch.setattr(libs, 'profiles', lambda folder: [
+        {'name': 'blas', 'libs': ['libblas.so*'], 'functions': [], 'summary': ''}])
+    opts = {'lib': [], 'f': [], 'g': [], 'flow': True}
+    first = rec.choose_cached(ROOT, opts, str(prog))
+    assert first[0][0]['profiles'] == ['blas'] and len(asked) == 1
+    assert rec.choose_cached(ROOT, opts, str(prog)) == first and len(asked) == 1
+    os.utime(prog, ns=(0, 0))
+    rec.choose_cached(ROOT, opts, str(prog))
+    assert len(asked) == 2
