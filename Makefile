@@ -194,10 +194,10 @@ accuracy: all
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/dyliberator
-	cp -r generator microgens runtime models $(DESTDIR)$(PREFIX)/lib/dyliberator/
+	cp -r generator microgens runtime models VERSION $(DESTDIR)$(PREFIX)/lib/dyliberator/
 	install -d $(DESTDIR)$(PREFIX)/lib/dyliberator/build
 	install -m 755 $(B)/libdylrt.so $(DESTDIR)$(PREFIX)/lib/dyliberator/build/
-	install -m 755 bin/dyliberator $(COMMANDS) $(DESTDIR)$(PREFIX)/bin/
+	install -m 755 bin/dyliberator bin/dyl $(COMMANDS) $(DESTDIR)$(PREFIX)/bin/
 
 clean:
 	rm -rf $(B)/libdylrt.so $(B)/fuzz $(B)/tools $(TOOL_ARCHIVE) $(COMMANDS)
