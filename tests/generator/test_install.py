@@ -18,7 +18,7 @@ def test_install_then_move(tmp_path):
     shutil.move(str(first), str(moved))
     commands = [f for f in os.listdir(os.path.join(ROOT, 'speedup'))
                 if f.startswith('dyl-') and os.path.isfile(os.path.join(ROOT, 'speedup', f, 'main.c'))]
-    assert sorted(os.listdir(moved / 'bin')) == sorted(['dyliberator'] + commands)
+    assert sorted(os.listdir(moved / 'bin')) == sorted(['dyliberator', 'dyl'] + commands)
     lib, h = c_library(tmp_path, 'inc', HEADER, SOURCE)
     app = c_app(tmp_path, 'app', APP, lib)
     w = str(tmp_path / 'w.so')
@@ -28,3 +28,5 @@ def test_install_then_move(tmp_path):
     r, tp = run_both([app], w, tmp_path)
     assert r.stdout == b'7\n' and Trace(tp).count('inc') == 7
     assert 'usage' in run([str(moved / 'bin' / 'dyl-speedup'), '--help']).stdout.lower()
+    version = open(os.path.join(ROOT, 'VERSION')).read().strip()
+    assert run([str(moved / 'bin' / 'dyl'), '--version']).stdout == f'dyl {version}\n'
