@@ -6,6 +6,7 @@ import os
 import sys
 
 from . import elfnote
+from .options import Problem
 
 # programs that start others or load libraries at run time: their own closure says
 # nothing of what they will call
@@ -13,10 +14,6 @@ RUNNERS = (r'(python[0-9.]*|pypy[0-9.]*|[bd]?a?sh|zsh|ksh|mksh|env|perl[0-9.]*|'
                      r'ruby[0-9.]*|node(js)?|julia|R|Rscript|octave[-a-z]*|lua[0-9.]*|'
                      r'tclsh[0-9.]*|php[0-9.]*|java|make|xargs|time|nice|nohup|timeout|'
                      r'taskset|numactl|mpirun|mpiexec|valgrind)$')
-
-
-class Problem(Exception):
-    """A usage problem: one line, exit 2."""
 
 
 def profiles(folder):

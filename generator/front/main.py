@@ -64,7 +64,7 @@ def main(bindir, argv):
 
 
 def _command(name, root, bindir, argv):
-    from .libs import Problem
+    from .options import Problem
     from . import record as recmod
     mod = recmod
     if name == 'report':

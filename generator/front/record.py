@@ -8,7 +8,7 @@ import time
 
 from . import libs as libsmod
 from . import wrapcache
-from .libs import Problem
+from .options import Problem, take
 
 HELP = """\
 usage: dyl record [--lib LIB]... [-f PATTERN]... [-g MICROGEN]... [-o DIR] [--no-flow]
@@ -77,15 +77,7 @@ def parse(argv):
             break
         name, eq, val = a.partition('=') if a.startswith('--') else (a[:2], '', a[2:])
         if name in takes:
-            if not eq and not val:
-                i += 1
-                if i == len(argv):
-                    raise Problem(f"option '{name}' needs a value (see --help)")
-                val = argv[i]
-            if isinstance(opts[takes[name]], list):
-                opts[takes[name]].append(val)
-            else:
-                opts[takes[name]] = val
+            i = take(opts, takes[name], name, argv, i, val if eq or val else None)
         elif a in ('-h', '--help'):
             return 'help'
         elif a == '--version':

@@ -3,7 +3,7 @@ import os
 import subprocess
 import sys
 
-from .libs import Problem
+from .options import Problem, take
 
 HELP = """\
 usage: dyl report [DIR | TRACE...] [--device NAME] [--model M]... [--link L]
@@ -55,15 +55,7 @@ def parse(argv):
             opts['extra'] = argv[i + 1:]
             break
         if name in takes:
-            if not eq:
-                i += 1
-                if i == len(argv):
-                    raise Problem(f"option '{name}' needs a value (see --help)")
-                val = argv[i]
-            if isinstance(opts[takes[name]], list):
-                opts[takes[name]].append(val)
-            else:
-                opts[takes[name]] = val
+            i = take(opts, takes[name], name, argv, i, val if eq else None)
         elif a in ('-h', '--help'):
             return 'help'
         elif a == '--version':
