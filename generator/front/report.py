@@ -101,37 +101,38 @@ def _named(root, value, prefix=''):
     raise Problem(f'{value}: no such file, nor models/{prefix}{value}.csv')
 
 
-def speedup_knows(tool, option):
-    """Whether dyl-speedup's --help names OPTION (one run, no guessing)."""
+def speedup_options(tool):
+    """The options dyl-speedup's --help names, of those dyl report may pass (one run: a
+    dyl-speedup without --report or --html is told, not guessed)."""
     try:
         out = subprocess.run([tool, '--help'], capture_output=True, text=True).stdout
     except OSError:
-        return False
-    return option in out
+        return set()
+    return {o for o in ('--report', '--html', '--link') if o in out}
 
 
 def command(root, bindir, opts):
-    """dyl-speedup's command line for OPTS."""
+    """dyl-speedup's command line for OPTS: --report unless --json, the link by --link
+    where dyl-speedup has it (else as one more model file)."""
     tool = os.path.join(bindir, 'dyl-speedup')
     if not (opts['device'] or opts['model']):
         raise Problem('name an accelerator: --device NAME (e.g. --device nvidia-h100-pcie) '
                       'or --model FILE (see --help)')
+    known = speedup_options(tool)
     models = [_named(root, m) for m in opts['model']]
+    link = []
     if opts['link']:
-        models.append(_named(root, opts['link'], 'link-'))
-    cmd = [tool] + traces(opts['inputs']) + models
+        link = _named(root, opts['link'], 'link-')
+        link = ['--link', link] if '--link' in known else [link]
+    cmd = [tool] + traces(opts['inputs']) + models + link
     if opts['device']:
         cmd += ['--device', opts['device']]
-    report = speedup_knows(tool, '--report')
-    if report:
-        cmd.append('--report')
     if opts['html']:
-        if not report or not speedup_knows(tool, '--html'):
-            raise Problem('--html: this dyl-speedup writes no HTML yet (no --report --html)')
+        if '--html' not in known:
+            raise Problem('--html: this dyl-speedup writes no HTML yet (it has no --html)')
         cmd += ['--html', opts['html']]
-    if opts['json']:
-        cmd.append('--json')
-    return cmd + opts['extra']
+    cmd.append('--json' if opts['json'] else '--report' if '--report' in known else None)
+    return [c for c in cmd if c is not None] + opts['extra']
 
 
 def main(root, bindir, opts):
