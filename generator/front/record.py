@@ -37,7 +37,8 @@ options:
                  The generator applies the library's profile (work sizes, bytes); a
                  library without one gets -g std.regions (bytes from its buffers)
   -f PATTERN     functions to wrap, shell wildcards, '!PATTERN' excludes (repeatable;
-                 as dyliberator -f); default: the profiles' functions
+                 as dyliberator -f); default: a profiled library's profile functions,
+                 all of another
   -g MICROGEN    add a micro-generator, NAME[:k=v,...] (repeatable; dyliberator
                  --list-microgens lists them)
   -o DIR         the record folder (default ./dyl.data); an existing DIR is replaced
@@ -148,7 +149,7 @@ def choose(opts, program_path, profs):
 
 
 def choose_cached(root, opts, program_path):
-    """choose()'s answer and the profiles, kept in the cache while the program, the
+    """choose()'s answer, kept in the cache while the program, the
     libraries, the dynamic linker's cache (/etc/ld.so.cache), LD_LIBRARY_PATH and the
     profiles stay as they were: a record with a cached wrapper runs no ldd nor ldconfig."""
     folder = os.path.join(root, 'microgens', 'profiles')
@@ -161,30 +162,24 @@ def choose_cached(root, opts, program_path):
             'env': os.environ.get('LD_LIBRARY_PATH'), 'version': version(root)}
     kept = wrapcache.remembered(what)
     if kept and [wrapcache.file_id(lib['path']) for lib in kept['libraries']] == kept.get('ids'):
-        return kept['libraries'], kept['why'], kept['profiles']
+        return kept['libraries'], kept['why']
     profs = libsmod.profiles(folder)
     libraries, why = choose(opts, program_path, profs)
-    wrapcache.remember(what, {'libraries': libraries, 'why': why, 'profiles': profs,
+    wrapcache.remember(what, {'libraries': libraries, 'why': why,
                               'ids': [wrapcache.file_id(lib['path']) for lib in libraries]})
-    return libraries, why, profs
+    return libraries, why
 
 
-def wrapper_options(opts, libraries, profs):
-    """The generator's -f and -g for LIBRARIES: the user's, else the profiles' functions
-    (when every library has a profile that names them); std.regions for a library
-    without a profile; std.flow unless --no-flow."""
-    f = list(opts['f'])
-    if not f and all(lib['profiles'] for lib in libraries):
-        by_name = {p['name']: p for p in profs}
-        names = {n for lib in libraries for n in lib['profiles']}
-        if all(by_name[n]['functions'] for n in names):
-            f = sorted({pat for n in names for pat in by_name[n]['functions']})
+def wrapper_options(opts, libraries):
+    """The generator's -f and -g for LIBRARIES: the user's -f (without one, the generator
+    wraps of each profiled library its profile's functions); std.regions when a library
+    has no profile (bytes from the buffers); std.flow unless --no-flow."""
     g = list(opts['g'])
     if any(not lib['profiles'] for lib in libraries) and 'std.regions' not in g:
         g.append('std.regions')
     if opts['flow'] and not any(x.split(':')[0] == 'std.flow' for x in g):
         g.append('std.flow')
-    return {'f': f, 'g': g}
+    return {'f': list(opts['f']), 'g': g}
 
 
 def check(out):
@@ -279,10 +274,10 @@ def main(root, bindir, opts):
         return 127
     out = os.path.abspath(opts['out'])
     check(out)
-    libraries, why, profs = choose_cached(root, opts, path)
+    libraries, why = choose_cached(root, opts, path)
     if why:
         say(opts, f'wrapping {", ".join(lib["name"] for lib in libraries)} ({why})')
-    wopts = wrapper_options(opts, libraries, profs)
+    wopts = wrapper_options(opts, libraries)
     meta = build(root, bindir, libraries, wopts, opts)
     prepare(out)
     env = dict(os.environ)
