@@ -215,7 +215,8 @@ def build(root, bindir, libraries, wopts, opts):
 
     k = wrapcache.key(libraries, wopts, root, version(root))
     try:
-        meta, built = wrapcache.get(k, make, {'libraries': libraries, 'options': wopts})
+        meta, built = wrapcache.get(k, make, {'libraries': libraries, 'options': wopts,
+                                              'version': version(root)})
     except (OSError, RuntimeError) as e:
         raise Problem(f'building the wrapper failed: {e}') from None
     if not built:

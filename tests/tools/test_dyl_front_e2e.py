@@ -1,7 +1,7 @@
 """From a program to an answer in two commands, no file written by hand (issue 35):
 `dyl record -- PROGRAM`, then `dyl report --device NAME --html FILE` (or --model), for a C
 BLAS program (examples/apps/blas_cblas.c), a numpy program (examples/numpy_power.py) and
-a zlib program (pigz).  Where the shipped profiles (microgens/profiles/) or dyl-speedup's
+a zlib program (pigz).  Where the shipped profiles (microgens/profiles/NAME/) or dyl-speedup's
 --html are not there yet, the record names its library with --lib and the report is text:
 those parts skip, saying why."""
 import json
