@@ -303,3 +303,31 @@ def test_choice_kept_until_a_file_changes(tmp_path, app, monkeypatch):
     os.utime(prog, ns=(0, 0))
     rec.choose_cached(ROOT, opts, str(prog))
     assert len(asked) == 2
+
+
+def test_preload_appended_and_trace_path(cache, tmp_path):
+    """The program's own LD_PRELOAD stays first; DYL_TRACE names DIR/trace.%p.csv."""
+    libm = '/lib/x86_64-linux-gnu/libm.so.6'
+    env = dict(os.environ, XDG_CACHE_HOME=cache, LD_PRELOAD=libm)
+    r = subprocess.run([DYL, 'record', '-q', '--lib', REF_BLAS, '-f', 'cblas_ddot', 'sh', '-c',
+                        'echo "$LD_PRELOAD"; echo "$DYL_TRACE"'], cwd=tmp_path, env=env,
+                       capture_output=True, text=True)
+    rec = json.loads((tmp_path / 'dyl.data' / 'record.json').read_text())
+    assert r.stdout == f'{libm}:{rec["wrapper"]}\n{tmp_path}/dyl.data/trace.%p.csv\n'
+
+
+def test_choice_without_lib(tmp_path, app):
+    """Without --lib: an ELF program's profiled libraries; a runner's (python3), every
+    installed one with a profile, no link editor's libfoo.so; no profiled library at all:
+    one line, exit 2."""
+    from generator.front import record as rec
+    profs = [{'name': 'blas', 'libs': ['libblas.so*'], 'functions': [], 'summary': ''}]
+    opts = {'lib': []}
+    libraries, why = rec.choose(opts, app, profs)
+    assert [(lib['name'], lib['path'], lib['profiles']) for lib in libraries] == \
+        [('libblas.so.3', os.path.realpath(REF_BLAS), ['blas'])] and why.startswith('the libraries it links')
+    libraries, why = rec.choose(opts, DEBIAN_PY, profs)
+    assert 'libblas.so.3' in [lib['name'] for lib in libraries] and 'starts others' in why
+    assert not [lib for lib in libraries if lib['name'].endswith('.so')]
+    with pytest.raises(rec.Problem, match='no library to wrap'):
+        rec.choose(opts, app, [{'name': 'none', 'libs': ['libnothing.so*'], 'functions': []}])
