@@ -226,21 +226,29 @@ def build(root, bindir, libraries, wopts, opts):
 
 def run(command, path, env):
     """Runs COMMAND (PATH its program) with ENV, its stdio ours; its exit status as a
-    shell gives it (128+N when killed by signal N), and N or None.  SIGINT and SIGQUIT (the terminal's,
-    sent to the program too) are ignored here meanwhile; SIGTERM and SIGHUP are passed on."""
-    pid = os.posix_spawn(path, command, env, setsigdef=SPAWN_DEFAULTS)
-    old = {}
+    shell gives it (128+N when killed by signal N), and N or None.  SIGINT and SIGQUIT
+    (the terminal's, sent to the program too) are ignored here meanwhile; SIGTERM and
+    SIGHUP are passed on.  OSError when it cannot be started."""
+    child, old = {}, {}
     for sig in (signal.SIGINT, signal.SIGQUIT):
         old[sig] = signal.signal(sig, signal.SIG_IGN)
-    for sig in (signal.SIGTERM, signal.SIGHUP):
-        old[sig] = signal.signal(sig, lambda s, _: os.kill(pid, s))
+    for sig in (signal.SIGTERM, signal.SIGHUP):   # set before the spawn: none is lost
+        old[sig] = signal.signal(sig, lambda s, _: child and os.kill(child['pid'], s))
     try:
-        _, status = os.waitpid(pid, 0)
+        child['pid'] = os.posix_spawn(path, command, env, setsigdef=SPAWN_DEFAULTS)
+        _, status = os.waitpid(child['pid'], 0)
     finally:
         for sig, h in old.items():
             signal.signal(sig, h)
     code = os.waitstatus_to_exitcode(status)
     return (128 - code, -code) if code < 0 else (code, None)
+
+
+def trace_names(folder):
+    """The traces in a record FOLDER: trace.PID.csv, and trace.PID.csv.PID2 where a
+    program exec'd in process PID recorded calls too (DYL_TRACE's rule)."""
+    return sorted(n for n in os.listdir(folder) if n.startswith('trace.') and
+                  not n.endswith(('.flow', '.tmp', '.json', '.html')))
 
 
 def version(root):
@@ -297,9 +305,8 @@ def main(root, bindir, opts):
     except OSError as e:
         say(dict(opts, quiet=False), f'{program}: {e.strerror}')
         status, sig = 126, None
-    traces = sorted(n for n in os.listdir(out) if n.startswith('trace.') and n.endswith('.csv'))
-    rec.update(end=_now(), exit_status=status, traces=traces,
-               signal=sig)
+    traces = trace_names(out)
+    rec.update(end=_now(), exit_status=status, traces=traces, signal=sig)
     write_record(out, rec)
     rel = os.path.relpath(out)
     say(opts, f'{len(traces)} trace{"s" if len(traces) != 1 else ""} in {rel}/'

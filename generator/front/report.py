@@ -4,6 +4,7 @@ import subprocess
 import sys
 
 from .options import Problem, take
+from .record import trace_names
 
 HELP = """\
 usage: dyl report [DIR | TRACE...] [--device NAME] [--model M]... [--link L]
@@ -80,8 +81,7 @@ def traces(inputs):
                               (' (run dyl record first)' if not inputs else ''))
             found.append(p)
             continue
-        names = sorted(n for n in os.listdir(p) if n.startswith('trace.') and
-                       not n.endswith(('.flow', '.tmp', '.json', '.html')))
+        names = trace_names(p)
         if not names:
             why = 'the program recorded no call of a wrapped library' \
                 if os.path.isfile(os.path.join(p, 'record.json')) else 'no record folder'

@@ -3,6 +3,7 @@
  *   dyl_front_app N out CODE    prints one line to stdout and one to stderr, exits CODE
  *   dyl_front_app N term        kills itself with SIGTERM
  *   dyl_front_app N wait FILE   creates FILE, then waits for a signal
+ *   dyl_front_app N exec M      execs itself as dyl_front_app M out 0 (the same process)
  * Build: cc -O2 -o dyl_front_app dyl_front_app.c -I/usr/include/x86_64-linux-gnu \
  *            /usr/lib/x86_64-linux-gnu/blas/libblas.so.3 -Wl,-rpath,/usr/lib/x86_64-linux-gnu/blas */
 #include <signal.h>
@@ -27,6 +28,11 @@ int main(int argc, char **argv)
 		sum += cblas_ddot(1000, x, 1, y, 1);
 	if (strcmp(mode, "term") == 0) {
 		raise(SIGTERM);
+		return 1;
+	}
+	if (strcmp(mode, "exec") == 0 && argc > 3) {
+		char *again[] = {argv[0], argv[3], "out", "0", NULL};
+		execv("/proc/self/exe", again);
 		return 1;
 	}
 	if (strcmp(mode, "wait") == 0 && argc > 3) {

@@ -142,6 +142,19 @@ def test_sh_c_children_one_trace_each(cache, app, tmp_path):
     assert counts == [2, 5]
 
 
+def test_exec_in_one_process_two_traces(cache, app, tmp_path):
+    """A program exec'd in the same process writes trace.PID.csv.1 (DYL_TRACE's rule):
+    record.json lists it, dyl report counts both."""
+    r = record(cache, tmp_path, app, '3', 'exec', '4')
+    assert r.returncode == 0 and r.stdout == 'sum 5468.533\n'
+    rec = json.loads((tmp_path / 'dyl.data' / 'record.json').read_text())
+    assert len(rec['traces']) == 2 and rec['traces'][1] == rec['traces'][0] + '.1'
+    counts = [len(rows(tmp_path / 'dyl.data' / t)) for t in rec['traces']]
+    assert counts == [3, 4]
+    out = json.loads(dyl(cache, 'report', '--device', 'nvidia-h100-pcie', '--json', cwd=tmp_path).stdout)
+    assert [k['calls'] for k in out['kernels'] if k['func'] == 'cblas_ddot'] == [7]
+
+
 def test_python_children_one_trace_each(cache, app, tmp_path):
     r = record(cache, tmp_path, DEBIAN_PY, os.path.join(HERE, 'dyl_front_children.py'), app)
     assert r.returncode == 0, r.stderr
