@@ -6,6 +6,8 @@ PREFIX ?= /usr/local
 CFLAGS ?= -O2 -g
 WARN := -Wall -Wextra -Wno-unused-parameter
 B := build
+# The one version string (VERSION): --version, the JSON outputs, the man pages
+VERSION := $(shell cat VERSION)
 
 # Debian packages the project needs (build, run, test).  `make deps` installs them.
 DEB_PACKAGES := gcc make python3 python3-clang-14 libclang1-14 python3-jinja2 \
@@ -42,7 +44,7 @@ TOOL_LIBS := -lm -ldw -lelf
 TOOL_HDR := $(wildcard speedup/*/*.h speedup/lib/*/*.h runtime/format/*.h runtime/format/*/*.h)
 
 .PHONY: all deps install-packages runtime test check demo bench validate accuracy install clean \
-	fuzz fuzz-build tool-inc tool-libs
+	fuzz fuzz-build tool-inc tool-libs man
 
 all: runtime $(COMMANDS)
 
@@ -87,6 +89,10 @@ TOOL_ARCHIVE_SRC := $(TOOL_LIB_SRC) $(TOOL_FORMAT_SRC)
 $(B)/tools/%.o: %.c | $(B)/.deps
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(WARN) -std=gnu11 $(TOOL_INC) -MMD -MP -c -o $@ $<
+
+# cli.c says the version (--version, JSON): rebuilt when VERSION changes
+$(B)/tools/speedup/lib/util/cli.o: VERSION
+$(B)/tools/speedup/lib/util/cli.o: override CFLAGS += -DDYL_VERSION='"$(VERSION)"'
 
 # (kept: make would delete the commands' objects as intermediate files, and rebuild
 # them all at the next change)
@@ -192,12 +198,44 @@ ACCURACY_ARGS ?=
 accuracy: all
 	$(PY) bench/accuracy/run.py $(ACCURACY_ARGS)
 
-install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/dyliberator
-	cp -r generator microgens runtime models VERSION $(DESTDIR)$(PREFIX)/lib/dyliberator/
-	install -d $(DESTDIR)$(PREFIX)/lib/dyliberator/build
-	install -m 755 $(B)/libdylrt.so $(DESTDIR)$(PREFIX)/lib/dyliberator/build/
-	install -m 755 bin/dyliberator bin/dyl $(COMMANDS) $(DESTDIR)$(PREFIX)/bin/
+# Man pages, made from each command's --help and --version by help2man: build/man/NAME.1
+# for every command in bin/ (bin/dyl*: the scripts and the C tools).  MAN_NAME_x: the
+# one line under NAME (default: a line naming dyliberator).
+MAN_COMMANDS = $(sort bin/dyliberator $(COMMANDS) $(wildcard bin/dyl*))
+MAN_PAGES = $(patsubst bin/%,$(B)/man/%.1,$(MAN_COMMANDS))
+MAN_NAME_dyliberator := generate and build a wrapper library that traces a library's calls
+MAN_NAME_dyl := record a program's library calls, then report what an accelerator would change
+MAN_NAME_dyl-speedup := predict a program's speedup from its traces and accelerator models
+MAN_NAME_dyl-trace := print, summarise, compare and export dyliberator traces
+MAN_NAME_dyl-flow := the data flow between library calls, memory objects and the program
+MAN_NAME_dyl-model := build an accelerator model from traces or a device's description
+man: $(MAN_PAGES)
+$(B)/man/%.1: bin/% VERSION doc/man/help2man-input.sh
+	@mkdir -p $(@D)
+	help2man --no-info --no-discard-stderr --section=1 --source="dyliberator $(VERSION)" \
+		--name="$(or $(MAN_NAME_$*),a command of dyliberator)" --output=$@ \
+		"doc/man/help2man-input.sh bin/$*"
+
+# make install [PREFIX=/usr/local] [DESTDIR=]: the commands in PREFIX/bin; what they read
+# in PREFIX/lib/dyliberator (generator, micro-generators with their library profiles,
+# runtime, models with devices, examples, VERSION), found beside bin/ wherever the tree
+# is moved; man pages, docs and bash completion (one link per command) under share/.
+# A relative examples/... or models/... path not in the current folder is read from
+# lib/dyliberator/, so the installed --help examples work from any folder.
+DATADIR = $(DESTDIR)$(PREFIX)/lib/dyliberator
+SHARE = $(DESTDIR)$(PREFIX)/share
+install: all man
+	install -d $(DESTDIR)$(PREFIX)/bin $(DATADIR)/build $(SHARE)/man/man1 \
+		$(SHARE)/doc/dyliberator $(SHARE)/bash-completion/completions
+	cp -r generator microgens runtime models examples VERSION $(DATADIR)/
+	find $(DATADIR) -name __pycache__ -prune -exec rm -rf {} +
+	install -m 755 $(B)/libdylrt.so $(DATADIR)/build/
+	install -m 755 $(MAN_COMMANDS) $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 $(MAN_PAGES) $(SHARE)/man/man1/
+	cp -r README.md BENCHMARKS.md doc $(SHARE)/doc/dyliberator/
+	install -m 644 doc/completion/dyliberator.bash $(SHARE)/bash-completion/completions/dyliberator
+	for c in $(filter-out dyliberator,$(notdir $(MAN_COMMANDS))); do \
+		ln -sf dyliberator $(SHARE)/bash-completion/completions/$$c; done
 
 clean:
-	rm -rf $(B)/libdylrt.so $(B)/fuzz $(B)/tools $(TOOL_ARCHIVE) $(COMMANDS)
+	rm -rf $(B)/libdylrt.so $(B)/fuzz $(B)/tools $(B)/man $(TOOL_ARCHIVE) $(COMMANDS)

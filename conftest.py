@@ -10,9 +10,11 @@ sys.path.insert(0, ROOT)
 # folder, paths from the repository's root.  make check runs -m quick; make test runs
 # everything, in parallel (pytest-xdist, one file per worker), the serial files after.
 QUICK = ('tests/unit/', 'tests/docs/', 'tests/runtime/test_layers.py', 'tests/test_smoke.py',
-         'tests/generator/test_generator_units.py', 'tests/tools/test_device.py')
+         'tests/generator/test_generator_units.py', 'tests/tools/test_device.py',
+         'tests/tools/test_chrome_predicted.py',
+         'tests/tools/test_conventions.py', 'microgens/std.callsite/')
 REAL = ('tests/libraries/', 'tests/tools/test_flow_real.py', 'tests/tools/test_resid_real.py',
-        'tests/tools/test_dyl_front_e2e.py')
+        'microgens/profiles/', 'tests/tools/test_dyl_front_e2e.py')
 FUZZ = ('tests/fuzz/',)
 # timing-sensitive: bounds on times measured while the test runs
 SERIAL = ('tests/tools/test_timeline_sleep.py', 'tests/runtime/test_threads_waits.py',
@@ -23,7 +25,10 @@ SLOW = ('tests/runtime/test_sanitizers.py', 'tests/libraries/test_openssl.py',
         'tests/fuzz/test_fuzz.py', 'tests/generator/test_generator_safety.py',
         'tests/generator/test_build_units.py', 'tests/runtime/test_process.py',
         'tests/tools/test_flow_real.py', 'tests/libraries/test_blas.py',
+        'tests/tools/test_report_html.py',
         'tests/libraries/test_libc.py', 'tests/libraries/test_fftw.py',
+        'microgens/profiles/blas/test_blas_profile.py',
+        'microgens/profiles/lapack/test_lapack_profile.py',
         'tests/tools/test_dyl_front_e2e.py')
 
 

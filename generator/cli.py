@@ -1,5 +1,6 @@
 """dyliberator's command line: read the library, choose the functions, generate, build."""
 import argparse
+import functools
 import os
 import re
 import shlex
@@ -9,13 +10,14 @@ import sys
 import time
 
 from . import defs as defsmod
-from . import cache, elf, emit, headers, hostio, microgen, select
+from . import cache, elf, emit, headers, hostio, microgen, profiles, select
 from . import text as textmod
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RUNTIME_LIB_DIR = os.path.join(ROOT, 'build')
 RUNTIME_INCLUDE = os.path.join(ROOT, 'runtime', 'include')
 STD_MICROGENS = os.path.join(ROOT, 'microgens')
+PROFILES = os.path.join(STD_MICROGENS, 'profiles')
 EXAMPLES = os.path.join(ROOT, 'examples')
 
 DESCRIPTION = """\
@@ -24,13 +26,17 @@ Generate and build a wrapper library that records every call into LIB.
 Preload the wrapper into any unmodified program; it writes one trace row per call
 (time, bytes in and out, work size) to ./trace.csv, or to $DYL_TRACE:
 
-  dyliberator --lib libcrypto.so.3 -f 'EVP_*' --defs examples/openssl.defs
+  dyliberator --lib libcrypto.so.3     # profile openssl-evp: the EVP calls' bytes, work
   LD_PRELOAD=./wrap.so openssl dgst -sha256 big.file
   dyl-speedup trace.csv model.csv
 
-A model is keyed on each call's work size: --defs gives it (examples/*.defs: exact
-bytes or flops), -g std.regions estimates it from the buffers the call is given.
-Without either, the trace has times only and dyl-speedup can predict nothing.
+A model is keyed on each call's work size.  For the libraries with a profile
+(--list-profiles: BLAS, LAPACK, FFTW, zlib, libjpeg, OpenSSL's EVP) it comes with no
+option: the profile adds its header, its --defs blocks (exact bytes in and out, work
+in flops or bytes) and, without -f, wraps only the functions it covers (dyliberator
+says which profile it applied; --profile none turns them off).  Otherwise --defs
+gives it (examples/*.defs), -g std.regions estimates it from the buffers the call is
+given; without either the trace has times only and dyl-speedup can predict nothing.
 
 The wrapper is built from micro-generators, small templates that each add code
 around the forwarded call.  The default set is std.time + std.trace; -g adds more
@@ -55,10 +61,15 @@ examples:
       it keeps a copy of every buffer it sees, as much memory again, and of the newest
       256 freed heap blocks it saw, 64 MiB at most); -g std.regions is
       the fast method (pointer to the end of its heap block, no copy).
+  dyliberator --lib libz.so.1 --profile ./mine --list
+      A library profile of your own: a folder with a profile.toml (--list-profiles
+      shows the shipped ones; microgens/profiles/README.md says how to write one).
   dyliberator --lib libcrypto.so.3 -f 'EVP_*Update' -g std.diff --list
       Which pointers an integer after them bounds (lengths: in/inl): EVP_DecryptUpdate
       given a piece of a buffer is charged the piece, not the rest of the buffer;
       -g std.diff:lengths=off (or std.regions:lengths=off) charges to the region's end.
+  A relative examples/... or models/... path that is not in the current folder is
+  read from dyliberator's own copy (the checkout, or where make install put it).
 
 --defs FILE holds user C code, in the paper's form:
   libblas*::dgemm_::postfix { output_size = (int64_t)*m * *n * sizeof(double); }
@@ -100,9 +111,43 @@ class UsageProblem(Exception):
     pass
 
 
+def version():
+    """The one version string: the file VERSION at the top (installed beside generator/)."""
+    try:
+        with open(os.path.join(ROOT, 'VERSION')) as f:
+            return f.read().strip()
+    except OSError:
+        return 'unknown'
+
+
+def shipped(path):
+    """PATH, or for a relative examples/... or models/... path not found here, the copy
+    dyliberator ships (beside generator/: the checkout or the install), so that --help's
+    examples work from any folder (the C tools do the same: runtime/format/read/input.c)."""
+    if path.startswith(('examples/', 'models/')) and not os.path.exists(path):
+        ours = os.path.join(ROOT, path)
+        if os.path.exists(ours):
+            return ours
+    return path
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with the tools' wording: one line, "unknown option '--foo' (see
+    dyliberator --help)", exit 2 (speedup/lib/util/cli.c says it for the C tools)."""
+
+    def error(self, message):
+        unknown = 'unrecognized arguments: '
+        if message.startswith(unknown):
+            arg = message[len(unknown):].split(' ')[0]
+            message = f"{'unknown option' if arg.startswith('-') else 'unexpected argument'} '{arg}'"
+        self.exit(2, f'{self.prog}: {message} (see {self.prog} --help)\n')
+
+
 def _parser():
-    ap = argparse.ArgumentParser(prog='dyliberator', description=DESCRIPTION, epilog=EPILOG,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = _Parser(prog='dyliberator', description=DESCRIPTION, epilog=EPILOG,
+                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument('--version', action='version', version=f'%(prog)s (dyliberator) {version()}',
+                    help='print the version and exit')
     ap.add_argument('--lib', action='append', default=[], metavar='LIB',
                     help='the library to wrap: a path, or a soname found as the dynamic linker '
                          'finds it (repeatable: one wrapper for several libraries)')
@@ -134,6 +179,14 @@ def _parser():
                     help='print what would be wrapped, what is skipped and why; write nothing')
     ap.add_argument('--list-microgens', action='store_true',
                     help='print the micro-generators, their prerequisites and parameters')
+    ap.add_argument('--profile', action='append', default=[], metavar='auto|none|NAME',
+                    help='library profiles to apply (repeatable): auto (the default; none '
+                         'with --no-default) applies each profile whose libraries match a --lib; '
+                         'none applies none; NAME '
+                         '(or a folder with a profile.toml) that one.  A --defs block of yours '
+                         "for a function replaces the profile's blocks for it")
+    ap.add_argument('--list-profiles', action='store_true',
+                    help='print the library profiles: libraries, functions, summary, sources')
     ap.add_argument('-q', '--quiet', action='store_true', help='print errors only')
     return ap
 
@@ -195,16 +248,17 @@ def run(argv):
     """dyliberator ARGV: OUT.d/ generated and OUT.so built; the exit status.  Problems
     are raised (UsageProblem and each module's own): main prints them."""
     args = _parser().parse_args(argv)
+    args.header, args.defs = [shipped(h) for h in args.header], [shipped(d) for d in args.defs]
     t0 = time.monotonic()
     say = (lambda *a: None) if args.quiet else (lambda *a: print('dyliberator:', *a, file=sys.stderr))
 
     available = microgen.discover(_microgen_dirs(args))
-    if args.list_microgens:
-        _list_microgens(available)
+    known_profiles = profiles.discover([PROFILES])
+    if args.list_microgens or args.list_profiles:
+        _list_microgens(available) if args.list_microgens else print(profiles.listing(known_profiles))
         return 0
     if not args.lib:
         raise UsageProblem('--lib LIB is required (try --help)')
-
     out = os.path.abspath(args.out)
     out_dir = (out[:-3] if out.endswith('.so') else out) + '.d'
     # what a wrapper built again reads again (the libraries, the parse of the headers) is
@@ -213,25 +267,27 @@ def run(argv):
     cache_dir = None if args.list or not os.path.isdir(out_dir) or _folder_problem(out_dir) else out_dir
     libs = [elf.read_library_cached(elf.find_library(name), cache_dir) for name in args.lib]
     definitions = defsmod.load(args.defs)
-    gens = microgen.compose(available, _requested(args, bool(definitions)))
+    applied, defs_of = _apply_profiles(known_profiles, args, libs, definitions, say)
+    gens = microgen.compose(available, _requested(args, bool(definitions or defs_of.args[0])))
     gens = microgen.resolve_library_params(
         gens, lambda name: elf.read_library(elf.find_library(name)), elf.ElfProblem,
         wrapped_paths=[lib.path for lib in libs])
 
     dpkg = headers.DpkgMemo(cache_dir)
-    (protos, macros, usable, notes, declared), save_parse = _parse_headers(args, libs, dpkg, cache_dir)
+    (protos, macros, usable, notes, declared), save_parse = _parse_headers(args, libs, dpkg, cache_dir,
+                                                                           applied)
     for n in notes:
         say(n)
-
     sel = select.select(libs, protos, args.patterns, _imports(args), declared)
+    profiles.restrict(sel, applied, args.patterns)
     notes = _leave_out_hostio(sel, gens, notes, args.list, say)
 
     active = {mg.name for mg, _ in gens}
     libviews = {id(lib): emit.LibView(f'dyl_lib_{i}', lib.soname, lib.path, lib.build_id)
                 for i, lib in enumerate(libs)}
-    functions = [emit.function_view(c, libviews[id(c.lib)], macros, definitions, active)
+    functions = [emit.function_view(c, libviews[id(c.lib)], macros, defs_of(c), active)
                  for c in sel.wrapped]
-    _warn_unused_defs(definitions, sel, libs, say)
+    _warn_defs(definitions, sel, libs, (applied, defs_of, args.list), say)
     renderer = emit.Renderer(gens)
     for c, f in zip(sel.wrapped, functions):
         f.gen_notes = renderer.notes(f)
@@ -270,9 +326,24 @@ def run(argv):
     return 0
 
 
-def _parse_headers(args, libs, dpkg, cache_dir):
+def _apply_profiles(known, args, libs, user_defs, say):
+    """The profiles --profile applies to LIBS, each said: (applied, defs_of), defs_of(c) the
+    --defs blocks of function C, the user's or the profiles' (defs_of.args[0]).  With
+    --no-default (the forwarding core alone), only the profiles named."""
+    specs = args.profile or (['none'] if args.no_default else ['auto'])
+    applied = profiles.choose(known, specs, libs, say)
+    for prof, plibs in applied:
+        say(f'profile {prof.name} applied to {", ".join(lib.soname or lib.path for lib in plibs)} '
+            f'({prof.folder}; --profile none turns it off)')
+    profile_defs = [(d, {id(lib) for lib in plibs})
+                    for prof, plibs in applied for d in defsmod.load(prof.defs)]
+    return applied, functools.partial(profiles.definitions, profile_defs, user_defs)
+
+
+def _parse_headers(args, libs, dpkg, cache_dir, applied=()):
     """The prototypes of what the libraries export, from --header or the headers found
-    for each library: ((protos, macros, usable, notes, declared), save_parse)."""
+    for each library, and the headers of the profiles APPLIED:
+    ((protos, macros, usable, notes, declared), save_parse)."""
     wanted = set()
     for lib in libs:
         wanted |= set(lib.exports)
@@ -285,8 +356,9 @@ def _parse_headers(args, libs, dpkg, cache_dir):
                                                      args.include_dirs + headers.INCLUDE_DIRS,
                                                      memo=dpkg)
                      if h not in hdrs]
-        if not hdrs:
-            raise UsageProblem(_no_headers(args.lib))
+    hdrs += [h for prof, _ in applied for h in prof.headers if h not in hdrs]
+    if not hdrs:
+        raise UsageProblem(_no_headers(args.lib))
     for d in args.include_dirs:
         headers.check_include_dir(d)
     clang_args = [f'-I{d}' for d in args.include_dirs]
@@ -327,6 +399,22 @@ def _warn_unused_defs(definitions, sel, libs, say):
         if not any(d.applies(lib.soname, lib.path, name) for name, lib in unselected):
             say(f'{d.file}:{d.line}: warning: {d.library}::{d.function}::{d.location} matches '
                 'no wrapped function (--list shows what is wrapped); its code is not used')
+
+
+def _warn_defs(definitions, sel, libs, profiled, say):
+    """_warn_unused_defs, and, PROFILED being (applied, defs_of, listing), the wrapped
+    functions of a profiled library that no --defs block gives a work size: their calls
+    are traced with an empty work column (dyl-speedup keeps their measured time)."""
+    _warn_unused_defs(definitions, sel, libs, say)
+    applied, defs_of, listing = profiled
+    if listing:
+        return
+    for prof, names in profiles.without_work(applied, sel, defs_of):
+        if names:
+            shown = ', '.join(names[:8]) + (f' and {len(names) - 8} more' if len(names) > 8 else '')
+            say(f'profile {prof.name}: no work size for {len(names)} of the wrapped functions '
+                f'({shown}): their calls are traced with an empty work column, and dyl-speedup '
+                'keeps their measured time')
 
 
 def _check_something_wrapped(sel, patterns, say):
@@ -573,7 +661,7 @@ def main(argv=None):
     try:
         return run(argv)
     except (UsageProblem, elf.ElfProblem, headers.HeaderProblem, defsmod.DefsProblem,
-            microgen.MicrogenProblem) as e:
+            microgen.MicrogenProblem, profiles.ProfileProblem) as e:
         # (a path may hold a newline or bytes that are not UTF-8: still one line)
         print(f'dyliberator: {textmod.shown(str(e))}', file=sys.stderr)
         return 2

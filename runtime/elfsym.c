@@ -7,12 +7,17 @@
  * name.  The hash table answers for the object alone in ~0.1 us.  Objects without a
  * GNU hash table (DT_HASH only, rare since 2006) answer "unknown" and the caller asks
  * dlsym.
+ *
+ * Also what the module tables (std.flow's, std.callsite's) say of a loaded object: its
+ * build ID, the pages it spans and its file.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <elf.h>
 #include <link.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include "internal.h"
 #include "elfsym.h"
 
@@ -192,4 +197,54 @@ void *dyl_elf_defines(const struct dl_phdr_info *info, const struct dyl_elf *e,
 	if (!fn || (!e && (!dladdr(fn, &at) || !at.dli_fname || !dyl_same(at.dli_fname, info->dlpi_name))))
 		return NULL;
 	return fn;
+}
+
+int dyl_elf_span(const struct dl_phdr_info *info, uint64_t *lo, uint64_t *hi)
+{
+	*lo = UINT64_MAX;
+	*hi = 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD)
+			continue;
+		uint64_t a = info->dlpi_addr + (ph->p_vaddr & ~(uint64_t)0xfff);
+		uint64_t b = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
+		*lo = a < *lo ? a : *lo;
+		*hi = b > *hi ? b : *hi;
+	}
+	return *lo < *hi;
+}
+
+/* where the mapping of the first segment ends (a page boundary) */
+static uint64_t first_end(const struct dl_phdr_info *info)
+{
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type == PT_LOAD)
+			return (info->dlpi_addr + ph->p_vaddr + ph->p_memsz + 0xfff) & ~(uint64_t)0xfff;
+	}
+	return 0;
+}
+
+const char *dyl_elf_path(const struct dl_phdr_info *info, uint64_t lo, int first, char *out,
+			 size_t room)
+{
+	char link[64];
+	ssize_t n;
+
+	if (!info->dlpi_name || !*info->dlpi_name) {	/* the program (the first entry) */
+		n = first ? readlink("/proc/self/exe", out, room - 1) : -1;
+		if (n <= 0)
+			return NULL;
+		out[n] = 0;
+		return out;
+	}
+	snprintf(link, sizeof(link), "/proc/self/map_files/%llx-%llx", (unsigned long long)lo,
+		 (unsigned long long)first_end(info));
+	n = readlink(link, out, room - 1);
+	if (n > 0 && out[0] == '/') {
+		out[n] = 0;
+		return out;
+	}
+	return info->dlpi_name;
 }

@@ -215,9 +215,15 @@ struct dyl_hooks {
 	 * the spool FD of SIZE bytes, whose rows were numbered from SEQ) */
 	void (*flow_flush)(void);
 	void (*flow_converted)(int fd, uint64_t size, uint64_t seq);
+	/* std.callsite (runtime/callsite/): its footer lines (the module table) into BUF of
+	 * ROOM bytes; their length */
+	int (*footer_lines)(char *buf, size_t room);
 	/* at an exec, first, in any image (recorded or not, a vfork child's too):
 	 * std.flow:host_reads opens the pages it protected (the kernel reads the strings) */
 	void (*before_exec)(void);
+	/* at the image's end, before the footer (dyl_finish): the thread events' last
+	 * words (runtime/threads/: the names of the threads still running) */
+	void (*threads_end)(void);
 };
 HIDDEN extern struct dyl_hooks dyl_hooks;
 HIDDEN extern TLS int dyl_leave_pending;	/* the hook clears it */

@@ -85,7 +85,9 @@ static void end_after_failure(const char *foot, size_t flen)
 
 void dyl_out_end(void)
 {
-	char buf[384];	/* the footer: 7 lines of at most 42 bytes */
+	/* the footer: 7 lines of at most 42 bytes, then std.callsite's module table (one
+	 * line an object: static, this runs once, maybe on a small thread stack) */
+	static char buf[65536];
 	int n, saved = errno;
 
 	if (DYL_DISABLED()) {

@@ -613,6 +613,9 @@ void dyl_finish(void)
 	if (dyl_proc.initialized != 2)
 		return;
 	flush_all();
+	void (*threads_end)(void) = __atomic_load_n(&dyl_hooks.threads_end, __ATOMIC_ACQUIRE);
+	if (threads_end)
+		threads_end();
 	DYL_BUSY_IN();
 	dyl_out_end();
 	DYL_BUSY_OUT();

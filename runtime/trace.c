@@ -791,6 +791,8 @@ int dyl_trace_footer_text(char *buf, size_t room)
 			      DYL_KEY_LINE(DYL_KEY_OVERHEAD_OUTSIDE_NS) "%llu\n",
 			      (unsigned long long)cost, (unsigned long long)timed,
 			      (unsigned long long)outside);
+	if (dyl_hooks.footer_lines && (size_t)n < room)
+		n += dyl_hooks.footer_lines(buf + n, room - (size_t)n);
 	return n;
 }
 

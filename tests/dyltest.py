@@ -55,7 +55,10 @@ def make(*targets):
 
 
 def dyliberator(*args, cwd=None, check=True):
-    return run([DYLIBERATOR, '-q', *args], cwd=cwd, check=check)
+    """bin/dyliberator -q ARGS; without the library profiles (microgens/profiles/) unless
+    ARGS name --profile: a test's wrapper has the --defs and -f it gives, and no more."""
+    profile = [] if '--profile' in args else ['--profile', 'none']
+    return run([DYLIBERATOR, '-q', *profile, *args], cwd=cwd, check=check)
 
 
 def wrap(tmp_path, *args, name='wrap.so'):

@@ -12,7 +12,7 @@ ROUNDS=${1:-7}
 . ../lib.sh	# scratch, minus
 scratch
 cc -O2 -o "$W/evpbench" evpbench.c -lcrypto
-gen() { "$ROOT/bin/dyliberator" -q --lib libcrypto.so.3 --app "$W/evpbench" -f EVP_DecryptUpdate -o "$W/$1.so" "${@:2}"; }
+gen() { "$ROOT/bin/dyliberator" -q --profile none --lib libcrypto.so.3 --app "$W/evpbench" -f EVP_DecryptUpdate -o "$W/$1.so" "${@:2}"; }
 gen diff-auto -g std.diff
 gen diff-off -g std.diff:lengths=off
 gen regions-auto -g std.regions

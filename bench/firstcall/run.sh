@@ -20,7 +20,7 @@ WRAP=${2:-}
 OLD=${3:-}
 if [ -z "$WRAP" ]; then
 	WRAP="$W/crypto.so"
-	"$ROOT/bin/dyliberator" -q --lib libcrypto.so.3 -o "$WRAP"
+	"$ROOT/bin/dyliberator" -q --profile none --lib libcrypto.so.3 -o "$WRAP"
 fi
 variants="plain wrapped"
 [ -n "$OLD" ] && variants="plain wrapped old"

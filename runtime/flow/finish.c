@@ -53,55 +53,23 @@ static size_t keep(const void *p, size_t n)
 	return at;
 }
 
-/* where the mapping of the first segment ends (a page boundary) */
-static uint64_t first_end(const struct dl_phdr_info *info)
-{
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		if (ph->p_type == PT_LOAD)
-			return (info->dlpi_addr + ph->p_vaddr + ph->p_memsz + 0xfff) & ~(uint64_t)0xfff;
-	}
-	return 0;
-}
-
 static int add_mod(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	char exe[4096];
-	const char *path = info->dlpi_name;
-	uint64_t lo = UINT64_MAX, hi = 0;
+	const char *path;
+	uint64_t lo, hi;
 	size_t blen;
 	(void)size, (void)arg;
 
 	if (mods.n >= MODS_MAX)
 		return 1;
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		if (ph->p_type != PT_LOAD)
-			continue;
-		uint64_t a = info->dlpi_addr + (ph->p_vaddr & ~(uint64_t)0xfff);
-		uint64_t b = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
-		lo = a < lo ? a : lo;
-		hi = b > hi ? b : hi;
-	}
-	if (lo >= hi)
+	if (!dyl_elf_span(info, &lo, &hi))
 		return 0;
-	if (!path || !*path) {	/* the program (the first entry) */
-		ssize_t n = mods.n == 0 ? readlink("/proc/self/exe", exe, sizeof(exe) - 1) : -1;
-		if (n <= 0)
-			return 0;
-		exe[n] = 0;
-		path = exe;
-	} else {
-		/* the file of its first mapping: the name /proc/self/maps shows (a soname's
-		 * link resolved: libgfortran.so.5.0.0, not libgfortran.so.5), and a relative
-		 * name (LD_PRELOAD=./w.so, the cwd's at load time) made absolute */
-		char link[64];
-		snprintf(link, sizeof(link), "/proc/self/map_files/%llx-%llx", (unsigned long long)lo,
-			 (unsigned long long)first_end(info));
-		ssize_t n = readlink(link, exe, sizeof(exe) - 1);
-		if (n > 0 && exe[0] == '/')
-			exe[n] = 0, path = exe;
-	}
+	/* the program's from /proc/self/exe; another's by the name /proc/self/maps shows
+	 * (a soname's link resolved: libgfortran.so.5.0.0, not libgfortran.so.5; a relative
+	 * LD_PRELOAD=./w.so made absolute) */
+	if (!(path = dyl_elf_path(info, lo, mods.n == 0, exe, sizeof(exe))))
+		return 0;
 	const unsigned char *bid = dyl_elf_build_id(info, &blen);
 	struct mod m = { info->dlpi_addr, lo, hi, keep(path, strlen(path)), strlen(path), 0, 0 };
 	size_t at = bid ? keep(bid, blen) : SIZE_MAX;

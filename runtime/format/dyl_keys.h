@@ -58,6 +58,12 @@
 #define DYL_KEY_ROWS_IN_SPOOL "rows_in_spool"	/* DYL_CONVERT=later: the spool's name */
 #define DYL_KEY_FLOW_CAPPED_CALLS "flow_capped_calls"
 
+/* The footer's module table (runtime/callsite/, std.callsite): one line an object,
+ * "# module=LO-HI BIAS BUILD_ID PATH" (hex; BUILD_ID '-' when none); the columns it names */
+#define DYL_KEY_MODULE "module"
+#define DYL_COL_CALLSITE "callsite"		/* the call's return address */
+#define DYL_COL_STACK "stack"			/* stack1, stack2...: the frames above it */
+
 /* The thread events (runtime/format/events.c): "# threads=recorded", then one line a
  * thread, a wait or wake, a join or a parallel call, each "# WORD tid=N key=value..." */
 #define DYL_KEY_THREADS "threads"
@@ -67,6 +73,7 @@
 #define DYL_KEY_WAKE "wake"
 #define DYL_KEY_JOIN "join"
 #define DYL_KEY_PARALLEL "parallel"
+#define DYL_KEY_THREAD_NAME "thread_name"	/* last: each thread's name */
 #define DYL_EVENT_LINE(word) "# " word " " DYL_EVENT_TID "="	/* an event line's start */
 #define DYL_EVENT_FIELD(key) " " key "="		/* a field after tid */
 #define DYL_EVENT_TID "tid"			/* the thread (all lines) */
@@ -80,6 +87,7 @@
 #define DYL_EVENT_TARGET "target"		/* join: the thread joined */
 #define DYL_EVENT_CALL_NS "call_ns"		/* wait, join, parallel */
 #define DYL_EVENT_RET_NS "ret_ns"
+#define DYL_EVENT_NAME "name"			/* thread_name: \xHH for odd bytes */
 
 /* The footer: the process's times, and what tracing cost it */
 #define DYL_KEY_END_NS "end_ns"

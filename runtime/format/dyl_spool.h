@@ -172,6 +172,9 @@ enum {
 				 * semaphore; every barrier wait (its arrival wakes the others) */
 	DYL_EV_WAKE = 7,	/* what may end another thread's wait: a signal or broadcast
 				 * with waiters, an unlock or post with waiters */
+	DYL_EV_NAME = 8,	/* the thread's name (PR_GET_NAME, at its end; at the process's
+				 * end for those still running): its 16 bytes, NUL-padded, in
+				 * handle then t1, as memory has them */
 };
 /* what a WAIT or WAKE is on (the trace's on=) */
 enum { DYL_ON_COND = 1, DYL_ON_MUTEX = 2, DYL_ON_SEM = 3, DYL_ON_BARRIER = 4 };

@@ -15,6 +15,11 @@
  * A join whose thread started nowhere in the spool (created before the wrapper could see
  * it) has no line.  Waits and wake-ups need no matching here: each is a line of its own,
  * with the object's address (dyl-speedup pairs them).
+ *
+ * Names come last, one line a thread, the last name its spool holds (a thread names
+ * itself after it starts: the name at its end is the one it chose).  A name's bytes that
+ * are not printable ASCII, a blank or a backslash are written as \xHH, so that the line
+ * stays one line of blank-separated fields.
  */
 #define _GNU_SOURCE
 #include <string.h>
@@ -42,9 +47,18 @@ struct line {
 	int32_t target;	/* a join's thread */
 };
 
+/* a thread's name (DYL_EV_NAME) */
+struct name {
+	int32_t tid;
+	char name[16];
+};
+
 struct evs {
 	struct dyl_event *ev;
 	size_t nev, ev_cap;
+	struct name *names;
+	size_t nnames, names_cap;
+	int threads;	/* events other than names: '# threads=recorded' */
 	struct thr *thr;
 	size_t nthr, thr_cap;
 	struct line *lines, *tmp;
@@ -99,13 +113,37 @@ static int add_line(struct evs *e, uint64_t at, uint32_t kind, uint32_t index, i
 	return 0;
 }
 
+/* Thread V->tid's name from V (a DYL_EV_NAME): the last one kept.  0, or -1. */
+static int add_name(struct evs *e, const struct dyl_event *v)
+{
+	size_t k;
+
+	for (k = 0; k < e->nnames && e->names[k].tid != v->tid; k++)
+		;
+	if (k == e->nnames) {
+		if (!(e->names = dyl_fmt_grow(e->names, &e->names_cap, e->nnames + 1,
+					      sizeof(*e->names))))
+			return -1;
+		e->nnames++;
+	}
+	e->names[k].tid = v->tid;
+	memcpy(e->names[k].name, &v->handle, 8);
+	memcpy(e->names[k].name + 8, &v->t1, 8);
+	return 0;
+}
+
 /* The events matched into threads and lines (see the top).  0, or -1 without memory. */
 static int match(struct evs *e, struct dyl_conv *c)
 {
 	for (size_t i = 0; i < e->nev; i++) {
 		const struct dyl_event *v = &e->ev[i];
 		size_t k;
+		e->threads |= v->kind != DYL_EV_NAME;
 		switch (v->kind) {
+		case DYL_EV_NAME:
+			if (add_name(e, v) != 0)
+				return -1;
+			break;
 		case DYL_EV_START:
 			if (!(e->thr = dyl_fmt_grow(e->thr, &e->thr_cap, e->nthr + 1, sizeof(*e->thr))))
 				return -1;
@@ -230,6 +268,26 @@ static char *put_line(char *p, const struct evs *e, const struct line *l, struct
 	return p;
 }
 
+/* Thread N's name line (at most 100 bytes) */
+static char *put_name(char *p, const struct name *n)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	p = put_tid(p, DYL_EVENT_LINE(DYL_KEY_THREAD_NAME), n->tid);
+	p = put_s(p, DYL_EVENT_FIELD(DYL_EVENT_NAME));
+	for (size_t i = 0; i < sizeof(n->name) && n->name[i]; i++) {
+		unsigned char b = (unsigned char)n->name[i];
+		if (b > ' ' && b < 0x7f && b != '\\') {
+			*p++ = (char)b;
+		} else {
+			*p++ = '\\', *p++ = 'x';
+			*p++ = hex[b >> 4], *p++ = hex[b & 15];
+		}
+	}
+	*p++ = '\n';
+	return p;
+}
+
 /* The text's mapping starts with its size (16 bytes: dyl_events_free unmaps it whole). */
 char *dyl_events_text(struct dyl_conv *c, int fd, uint64_t size, size_t *len)
 {
@@ -239,17 +297,22 @@ char *dyl_events_text(struct dyl_conv *c, int fd, uint64_t size, size_t *len)
 
 	*len = 0;
 	if (read_events(&e, fd, size) == 0 && e.nev > 0 && match(&e, c) == 0 && sort_lines(&e) == 0 &&
-	    (map = dyl_fmt_grow(NULL, &cap, 16 + 32 + 200 * e.nlines, 1))) {
+	    (map = dyl_fmt_grow(NULL, &cap, 16 + 32 + 200 * e.nlines + 100 * e.nnames, 1))) {
 		memcpy(map, &cap, sizeof(cap));
 		text = map + 16;
-		char *p = put_s(text, DYL_KEY_LINE(DYL_KEY_THREADS) DYL_THREADS_RECORDED "\n");
+		char *p = text;
+		if (e.threads)
+			p = put_s(p, DYL_KEY_LINE(DYL_KEY_THREADS) DYL_THREADS_RECORDED "\n");
 		for (size_t i = 0; i < e.nlines; i++)
 			p = put_line(p, &e, &e.lines[i], c);
+		for (size_t i = 0; i < e.nnames; i++)
+			p = put_name(p, &e.names[i]);
 		*len = (size_t)(p - text);
 	}
 	dyl_fmt_release(e.ev, e.ev_cap, sizeof(*e.ev));
 	dyl_fmt_release(e.thr, e.thr_cap, sizeof(*e.thr));
 	dyl_fmt_release(e.lines, e.lines_cap, sizeof(*e.lines));
+	dyl_fmt_release(e.names, e.names_cap, sizeof(*e.names));
 	return text;
 }
 

@@ -135,6 +135,13 @@ DYL_API int64_t dyl_faults(void);
  * run pays) and notes it in the trace ('# fault_ns='), once per process; std.faults' init.
  * dyl-speedup keeps at most that much a fault of a faulted call's excess. */
 DYL_API void dyl_faults_calibrate(void);
+/* The trace's footer gets the module table ('# module=' lines: each loaded object's range,
+ * load bias, build ID and path), for the tools to name std.callsite's return addresses
+ * offline; with DEPTH > 0, libunwind is loaded for dyl_callsite_stack.  std.callsite's init. */
+DYL_API void dyl_callsite_setup(int depth);
+/* The return addresses of at most N frames above RA (the wrapper's own return address)
+ * into OUT: their number, or -1 without libunwind (then the wrapper asks backtrace()). */
+DYL_API int dyl_callsite_stack(uintptr_t ra, int64_t *out, int n);
 
 /* Registers extra trace columns (e.g. PAPI events); returns the index of the first,
  * or -1 when the header is already written or the table is full. */

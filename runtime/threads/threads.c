@@ -15,12 +15,19 @@
  * only its own events: the thread that forked is its main thread there (its end is not
  * recorded).
  *
+ * Names: each thread's, as it is at its end (it may have named itself after it began:
+ * pthread_setname_np), and at the process's end those of the threads still there (the
+ * main thread's too), from /proc/self/task.  Once a thread, never on a call's path.
+ *
  * Every C library call made here is made with dyl_busy up: a wrapper of libc itself
  * (pthread_setcancelstate, getpid, mmap...) must not record the runtime's own calls.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
+#include <string.h>
+#include <sys/prctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -72,11 +79,110 @@ void dyl_threads_record(uint32_t kind, pid_t parent, uint32_t on, uint64_t handl
 	errno = saved;
 }
 
-/* the thread ended without returning from its start routine (pthread_exit, cancelled) */
+/* Thread TID's NAME (16 bytes, NUL-padded) into the spool, as dyl_threads_record does. */
+static void record_name(int32_t tid, const char *name)
+{
+	int saved = errno, cancel;
+	struct dyl_event e = { DYL_EV_NAME, tid, 0, 0, 0, 0, 0 };
+
+	memcpy(&e.handle, name, 8);
+	memcpy(&e.t1, name + 8, 8);
+	DYL_BUSY_IN();
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
+	dyl_spool_event(&e);
+	pthread_setcancelstate(cancel, NULL);
+	DYL_BUSY_OUT();
+	errno = saved;
+}
+
+/* The calling thread's name (the kernel's comm: 15 bytes at most). */
+static void name_self(void)
+{
+	char name[16] = { 0 };
+	int saved = errno;
+
+	DYL_BUSY_IN();
+	int ok = prctl(PR_GET_NAME, name) == 0;
+	int32_t tid = (int32_t)syscall(SYS_gettid);
+	DYL_BUSY_OUT();
+	errno = saved;
+	if (ok && name[0])
+		record_name(tid, name);
+}
+
+/* The thread ended (from dyl_thread_run, or without returning from its start routine:
+ * pthread_exit, cancelled): its name, then its end */
 static void ended(void *pid)
 {
-	if ((pid_t)(intptr_t)pid == (pid_t)syscall(SYS_getpid))	/* (not in a child the thread forked) */
+	if ((pid_t)(intptr_t)pid == (pid_t)syscall(SYS_getpid)) {	/* (not in a child the thread forked) */
+		name_self();
 		dyl_threads_record(DYL_EV_END, 0, 0, 0, dyl_now(), 0);
+	}
+}
+
+/* Thread TID's name (TID: its digits, LEN of them) from /proc/self/task/TID/comm into
+ * NAME (16 bytes).  1, or 0. */
+static int read_comm(const char *tid, size_t len, char *name)
+{
+	static const char dir[] = "/proc/self/task/", comm[] = "/comm";
+	char path[sizeof(dir) + 24 + sizeof(comm)];
+	int fd;
+	ssize_t n = 0;
+
+	if (len > 24)
+		return 0;
+	memcpy(path, dir, sizeof(dir) - 1);
+	memcpy(path + sizeof(dir) - 1, tid, len);
+	memcpy(path + sizeof(dir) - 1 + len, comm, sizeof(comm));
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	n = read(fd, name, 16);
+	close(fd);
+	while (n > 0 && (name[n - 1] == '\n' || name[n - 1] == '\0'))
+		n--;
+	if (n <= 0)
+		return 0;
+	memset(name + n, 0, (size_t)(16 - n));
+	return 1;
+}
+
+/* dyl_hooks.threads_end, at the process's end: the names of the threads still running
+ * (the main thread among them).  System calls only: a fatal signal's handler may be here. */
+static void name_live(void)
+{
+	/* (a dirent64 is 24 bytes at least: BATCH of them fit BUF) */
+	enum { BATCH = 4096 / 24 + 1 };
+	char buf[4096], names[BATCH][16];
+	int32_t tids[BATCH];
+	long n;
+	int fd, saved = errno;
+
+	DYL_BUSY_IN();
+	if ((fd = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0) {
+		while ((n = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0) {
+			int k = 0;
+			for (long off = 0; off < n;) {
+				/* struct linux_dirent64: ino, off, reclen (u16), type, name */
+				unsigned short reclen;
+				memcpy(&reclen, buf + off + 16, sizeof(reclen));
+				const char *d = buf + off + 19;
+				int32_t tid = 0;
+				size_t len = 0;
+				for (; d[len] >= '0' && d[len] <= '9' && len < 9; len++)
+					tid = tid * 10 + (d[len] - '0');
+				if (len && !d[len] && k < BATCH && read_comm(d, len, names[k]))
+					tids[k++] = tid;
+				off += reclen;
+			}
+			DYL_BUSY_OUT();
+			for (int i = 0; i < k; i++)
+				record_name(tids[i], names[i]);
+			DYL_BUSY_IN();
+		}
+		close(fd);
+	}
+	DYL_BUSY_OUT();
+	errno = saved;
 }
 
 /* A forked child has one thread: the lock may have been held by another of the
@@ -201,6 +307,8 @@ void dyl_parallel_end(uint64_t t)
 
 void dyl_threads_on(void)
 {
-	if (recording())
+	if (recording()) {
+		__atomic_store_n(&dyl_hooks.threads_end, name_live, __ATOMIC_RELEASE);
 		dyl_threads_record(DYL_EV_ON, 0, 0, 0, 0, 0);
+	}
 }

@@ -10,6 +10,7 @@
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
+#include "cli.h"
 #include "companion.h"
 #include "flowtool.h"
 #include "outfile.h"
@@ -83,6 +84,7 @@ static const char help[] =
 "  -o FILE          write to FILE: a new file beside it replaces FILE once all is\n"
 "                   written (a failed run leaves FILE as it was)\n"
 "  -h, --help       this text\n"
+"      --version    the version\n"
 "Several traces (the processes of one run) are read together, each its own graph: CSV\n"
 "rows then start with trace,pid; DOT has one cluster per process.\n"
 "\n"
@@ -91,7 +93,7 @@ static const char help[] =
 "and the record.\n"
 "\n"
 "Examples:\n"
-"  bin/dyliberator --lib libblas.so.3 -g std.flow -o wrap.so\n"
+"  dyliberator --lib libblas.so.3 -g std.flow -o wrap.so\n"
 "  LD_PRELOAD=./wrap.so DYL_TRACE=run.csv ./app\n"
 "  dyl-flow run.csv                        who feeds whom, in bytes\n"
 "  dyl-flow run.csv --objects | head       the objects with the most traffic\n"
@@ -297,9 +299,7 @@ static int parse_option(struct cli *c, int argc, char **argv, int *i)
 	else if (!strcmp(a, "-o") && has_arg)
 		c->outpath = argv[++*i];
 	else if (a[0] == '-' && a[1]) {
-		fprintf(stderr, "dyl-flow: %s: unknown option%s\n%s", a,
-			has_arg ? "" : " (or its value is missing)", usage);
-		return EXIT_BAD_INPUT;
+		return cli_bad_option(input_prog, a, "--slices --threshold --svg --plot -o");
 	} else if (!companion_of_given(a, argc, argv))	/* read with its trace */
 		c->files[c->nfiles++] = argv[*i];
 	return GO_ON;
@@ -449,6 +449,8 @@ int main(int argc, char **argv)
 	int rc;
 
 	input_prog = "dyl-flow";
+	if (cli_want_version(argc, argv, input_prog))
+		return 0;
 	input_what = "trace";
 	if (!(c.files = calloc((size_t)argc + 1, sizeof(char *))))
 		return 1;

@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
+#include "cli.h"
 #include "flowtool.h"
 #include "shown.h"
 
@@ -387,7 +388,7 @@ static void json_links(FILE *out, const struct proc *p)
 
 int put_json(FILE *out, struct proc *ps, int n, const struct opts *o)
 {
-	fputs("{\"traces\": [", out);
+	fprintf(out, "{\"version\": \"%s\", \"traces\": [", cli_version);
 	for (int k = 0; k < n; k++) {
 		const struct proc *p = &ps[k];
 		size_t ne;

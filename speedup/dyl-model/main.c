@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include "device_sweep.h"
 #include <string.h>
+#include "cli.h"
 #include "companion.h"
 #include "dyl_keys.h"
 #include "func_names.h"
@@ -95,6 +96,7 @@ static const char help[] =
 "                    FUNC is a plain name; one function may give both directions.  The\n"
 "                    link rows are keyed on work alone, --bytes or not.\n"
 "  -h, --help        this text\n"
+"      --version     the version\n"
 "\n"
 "Exit status: 0 done; 1 no call left to model; 2 bad usage or bad input (a missing file,\n"
 "a malformed row, a negative or non-numeric field: the message names FILE:LINE).\n"
@@ -360,12 +362,7 @@ static int parse_options(int argc, char **argv, struct model_opts *o)
 			}
 			i++;
 		} else {
-			/* a value is missing only after an option that takes one */
-			int takes = !strcmp(a, "-f") || !strcmp(a, "--link") || !strcmp(a, "--stat") ||
-				    !strcmp(a, "--device") ||
-				    !strcmp(a, "--min-samples");
-			input_error(NULL, 0, "%s '%s' (see --help)",
-				    takes && !v ? "a value must follow" : "unknown option", a);
+			cli_bad_option(input_prog, a, "-f --link --stat --device --min-samples");
 			return -1;
 		}
 	}
@@ -509,6 +506,8 @@ int main(int argc, char **argv)
 	int rc;
 
 	input_prog = "dyl-model";
+	if (cli_want_version(argc, argv, input_prog))
+		return 0;
 	input_what = "trace";
 	o.paths = calloc((size_t)argc + 1, sizeof(*o.paths));
 	o.patterns = calloc((size_t)argc + 1, sizeof(*o.patterns));

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "chrome.h"
+#include "cli.h"
 #include "companion.h"
 #include "device_models.h"
 #include "dyl_flow.h"
@@ -19,6 +21,7 @@
 #include "plan.h"
 #include "predict.h"
 #include "report.h"
+#include "report_page.h"
 #include "resid.h"
 #include "transfers.h"
 #include "shown.h"
@@ -37,7 +40,8 @@
 static const char usage[] =
 "usage: dyl-speedup TRACE... MODEL... [--json | --csv] [--only-faster] [--keep-overhead]\n"
 "                   [--cpu-time] [--faults-replaced] [--devices N|unlimited]\n"
-"                   [--residency exact|optimistic|pessimistic] [--plan]\n"
+"                   [--residency exact|optimistic|pessimistic] [--plan] [--chrome FILE]\n"
+"       dyl-speedup --report [--html FILE] TRACE... [MODEL...|--device NAME] [--link L]\n"
 "       dyl-speedup TRACE... --device NAME [MODEL...] [options]\n";
 
 static const char help[] =
@@ -48,7 +52,8 @@ static const char help[] =
 "         one per process of the run;\n"
 "  MODEL  the accelerated implementation's time against the work size, as CSV\n"
 "         func,work,t_ns[,bytes] (see models/README.md); func may be a shell wildcard\n"
-"         ('dgemm*').\n"
+"         ('dgemm*').  A models/... path not in the current folder is read from\n"
+"         dyliberator's own copy (the checkout, or where make install put it).\n"
 "Files are told apart by their header line; options may come before or after them;\n"
 "'-' reads standard input.  Model files may hold '#' comment lines (an extension); one\n"
 "'# setup_ns=N' line gives the accelerator's once-per-process cost (loading it: dyl-model\n"
@@ -196,7 +201,25 @@ static const char help[] =
 "                 kernel table gains a column 'bounded by' (compute, memory, launch, link);\n"
 "                 the functions it does not provide stay on the host, named in a note.\n"
 "                 An unknown NAME: the known devices, exit 2\n"
+"  --link L       the link model L (a file, or a name: pcie4-x16 is models/link-pcie4-x16.csv),\n"
+"                 read as a model file; it wins over --device's own link\n"
+"  --report       the report people read (doc/report.md): the answer first (S_G, T -> T',\n"
+"                 the transfers' three bounds), then the kernels, the transfers, the\n"
+"                 offload plan (with link rows and flows), the threads and the notes,\n"
+"                 wrapped to the terminal ($COLUMNS; 80 when not a terminal)\n"
+"  --html FILE    the report as one self-contained HTML page (no network: opens from disk),\n"
+"                 written besides the output asked for (--report, --json, the table):\n"
+"                 a sortable kernel table, the measured and predicted timelines per\n"
+"                 thread with the device and the link, the flow graph (Graphviz)\n"
+"                   dyl-speedup --report --html report.html demo/trace.csv \\\n"
+"                       models/example-pcie-gpu-dgemm.csv\n"
+"  --chrome FILE  also write the run's timeline as Chrome trace-event JSON, to open in\n"
+"                 https://ui.perfetto.dev or chrome://tracing: per thread its measured\n"
+"                 calls beside its predicted ones, the device queue (\"device 0\"...) and\n"
+"                 the link's h2d/d2h transfers.  See doc/threads.md\n"
+"                   dyl-speedup run.csv model.csv --chrome run.json\n"
 "  -h, --help     this text\n"
+"      --version  the version\n"
 "\n"
 "Exit status: 0 done; 1 no model matches any traced function; 2 bad usage or bad input\n"
 "(a missing file, a malformed row, a negative or non-numeric field: the message names\n"
@@ -294,7 +317,10 @@ struct speedup_opts {
 	int nfiles;
 	int plan;		/* --plan: the offload plans beside the report (plan.h) */
 	const char *device;	/* --device NAME; NULL: none */
+	const char *chrome;	/* --chrome FILE; NULL: none */
 	struct device_models *dm;	/* its kernels, when given */
+	int page;		/* --report: the text report (report_page.h) */
+	const char *html;	/* --html FILE; NULL: none */
 };
 
 /* --devices' value V: a positive count, or 'unlimited' (0).  0, or -1 after a message. */
@@ -330,10 +356,44 @@ static int parse_residency(const char *v)
 	return -1;
 }
 
+/* --report, --html FILE, --link L (report_page.h) at ARGV[*I]: 1 taken, 0 not one of
+ * them, -1 after a message. */
+static int page_option(int argc, char **argv, int *i, struct speedup_opts *o)
+{
+	const char *a = argv[*i];
+
+	if (strcmp(a, "--report") == 0) {
+		o->page = 1;
+		if (o->r.format == REPORT_TABLE)
+			return 1;
+		input_error(NULL, 0, "--json, --csv and --report exclude each other");
+	} else if (strncmp(a, "--html", 6) == 0 && (a[6] == '\0' || a[6] == '=')) {
+		o->html = a[6] == '=' ? a + 7 : *i + 1 < argc ? argv[++*i] : NULL;
+		if (o->html && *o->html)
+			return 1;
+		input_error(NULL, 0, "--html takes the file to write (see --help)");
+	} else if (strncmp(a, "--link", 6) == 0 && (a[6] == '\0' || a[6] == '=')) {
+		const char *v = a[6] == '=' ? a + 7 : *i + 1 < argc ? argv[++*i] : "";
+		char *path = report_link_path(v);	/* kept: the file names it */
+		if (!path) {
+			input_error(NULL, 0, "--link: no link model '%s' (a file, or a name such as "
+				    "pcie4-x16: models/link-NAME.csv)", v);
+			return -1;
+		}
+		if (input_open(&o->files[o->nfiles], path) != 0)
+			return -1;
+		o->nfiles++;
+		return 1;
+	} else {
+		return 0;
+	}
+	return -1;
+}
+
 /* Fills O from the command line.  0; 1 after --help; -1 after a message. */
 static int parse_options(int argc, char **argv, struct speedup_opts *o)
 {
-	int options_done = 0;
+	int options_done = 0, page;
 
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -347,8 +407,8 @@ static int parse_options(int argc, char **argv, struct speedup_opts *o)
 			options_done = 1;
 		} else if (strcmp(a, "--json") == 0 || strcmp(a, "--csv") == 0) {
 			enum report_format want = a[2] == 'j' ? REPORT_JSON : REPORT_CSV;
-			if (o->r.format != REPORT_TABLE && o->r.format != want) {
-				input_error(NULL, 0, "--json and --csv exclude each other");
+			if (o->page || (o->r.format != REPORT_TABLE && o->r.format != want)) {
+				input_error(NULL, 0, "--json, --csv and --report exclude each other");
 				return -1;
 			}
 			o->r.format = want;
@@ -358,6 +418,9 @@ static int parse_options(int argc, char **argv, struct speedup_opts *o)
 			o->r.faults_replaced = 1;
 		} else if (strcmp(a, "--keep-overhead") == 0) {
 			o->r.keep_overhead = 1;
+		} else if ((page = page_option(argc, argv, &i, o)) != 0) {
+			if (page < 0)
+				return -1;
 		} else if (strcmp(a, "--plan") == 0) {
 			o->plan = 1;
 		} else if (strcmp(a, "--cpu-time") == 0) {
@@ -376,12 +439,18 @@ static int parse_options(int argc, char **argv, struct speedup_opts *o)
 				input_error(NULL, 0, "--device takes a device's name (see --help)");
 				return -1;
 			}
+		} else if (strncmp(a, "--chrome", 8) == 0 && (a[8] == '\0' || a[8] == '=')) {
+			o->chrome = a[8] == '=' ? a + 9 : i + 1 < argc ? argv[++i] : NULL;
+			if (!o->chrome || !*o->chrome) {
+				input_error(NULL, 0, "--chrome takes the JSON file to write (see --help)");
+				return -1;
+			}
 		} else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
 			fputs(usage, stdout);
 			fputs(help, stdout);
 			return 1;
 		} else {
-			input_error(NULL, 0, "unknown option '%s' (see --help)", a);
+			cli_bad_option(input_prog, a, NULL);
 			return -1;
 		}
 	}
@@ -484,12 +553,17 @@ static int dyl_speedup(struct speedup_opts *o)
 		no_match_error();
 		return EXIT_NO_MATCH;
 	}
-	if ((o->plan ? plan_report(stdout, &o->r) : report_print(stdout, &o->r)) != 0)
+	/* --report: the text; else the table, JSON or CSV; --html: the page besides */
+	if (o->page ? report_page(stdout, &o->r, 1, o->html) != 0
+	    : (o->plan ? plan_report(stdout, &o->r) : report_print(stdout, &o->r)) != 0 ||
+	      (o->html && report_page(stdout, &o->r, 0, o->html) != 0))
 		rc = EXIT_BAD_INPUT;
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		input_error(NULL, 0, "cannot write the output");
 		rc = EXIT_BAD_INPUT;
 	}
+	if (rc == 0 && o->chrome && chrome_write(o->chrome, procs, o->r.nprocs) != 0)
+		rc = EXIT_BAD_INPUT;
 	if (rc == 0 && predict_nothing(run))
 		rc = EXIT_NOTHING_PREDICTED;
 	for (int i = 0; i < o->r.nprocs; i++)
@@ -511,6 +585,8 @@ int main(int argc, char **argv)
 					 .models = &models }, .dm = &dm };
 	int rc;
 
+	if (cli_want_version(argc, argv, input_prog))
+		return 0;
 	o.files = calloc((size_t)argc, sizeof(*o.files));
 	if (!o.files) {
 		input_error(NULL, 0, "out of memory");

@@ -450,7 +450,11 @@ static void planner_free(struct planner *pl)
 	free(pl->accel);
 }
 
-int plan_report(FILE *out, const struct report *r)
+/* What a finished search is handed: the planner and its three plans. */
+typedef int (*plan_use)(void *ctx, const struct planner *pl, const struct plan_fig *figs, int n);
+
+/* Finds R's three plans and hands them to USE.  0; -1 after a message. */
+static int plan_run(const struct report *r, plan_use use, void *ctx)
 {
 	struct planner pl = { .r = r };
 	struct plan_fig figs[3] = { { .name = "best" }, { .name = "all" },
@@ -476,11 +480,64 @@ int plan_report(FILE *out, const struct report *r)
 		rc = search(&pl, &figs[0], figs[2].total_ns < figs[1].total_ns ? &figs[2]
 									       : &figs[1]) ? -2 : 0;
 	if (rc == 0)
-		rc = print_all(out, r, &pl, figs, 3) ? -2 : 0;
+		rc = use(ctx, &pl, figs, 3) ? -2 : 0;
 	if (rc == -2)
 		input_error(NULL, 0, "out of memory");
 	for (int i = 0; i < 3; i++)
 		free(figs[i].in);
 	planner_free(&pl);
 	return rc ? -1 : 0;
+}
+
+static int print_use(void *out, const struct planner *pl, const struct plan_fig *figs, int n)
+{
+	return print_all(out, pl->r, pl, figs, n);
+}
+
+int plan_report(FILE *out, const struct report *r)
+{
+	return plan_run(r, print_use, out);
+}
+
+/* The plans as rows (plan.h): the functions' names joined by ", ". */
+static int rows_use(void *ctx, const struct planner *pl, const struct plan_fig *figs, int n)
+{
+	struct plan_rows *pr = ctx;
+	size_t len;
+	FILE *mem;
+
+	pr->mode = mode_text(pl);
+	pr->exhaustive = pl->exhaustive;
+	pr->ncand = pl->ncand;
+	pr->evaluated = pl->evaluated;
+	pr->total_ns = pl->total_ns;
+	pr->least = least(figs, n);
+	for (int i = 0; i < n && i < 3; i++) {
+		struct plan_row *w = &pr->row[i];
+		*w = (struct plan_row){ .name = figs[i].name, .total_ns = figs[i].total_ns,
+					.S_G = s_g(pl, &figs[i]), .h2d_bytes = figs[i].h2d.bytes,
+					.d2h_bytes = figs[i].d2h.bytes,
+					.h2d_transfers = figs[i].h2d.transfers,
+					.d2h_transfers = figs[i].d2h.transfers };
+		if (!(mem = open_memstream(&w->functions, &len)))
+			return -1;
+		put_funcs(mem, pl, &figs[i], 0);
+		if (fclose(mem) != 0)
+			return -1;
+	}
+	pr->n = n < 3 ? n : 3;
+	return 0;
+}
+
+int plan_rows(const struct report *r, struct plan_rows *pr)
+{
+	memset(pr, 0, sizeof(*pr));
+	return plan_run(r, rows_use, pr);
+}
+
+void plan_rows_free(struct plan_rows *pr)
+{
+	for (int i = 0; i < 3; i++)
+		free(pr->row[i].functions);
+	memset(pr, 0, sizeof(*pr));
 }

@@ -123,7 +123,7 @@ static int keep_call(struct tl_calls *rc, const struct call *c, uint64_t cost, d
 
 	if (grow(&rc->c, sizeof(*rc->c), rc->n, &rc->room, 64) != 0)
 		return -1;
-	rc->c[rc->n++] = (struct tl_call){ c->t_start, t, f, (int32_t)c->func };
+	rc->c[rc->n++] = (struct tl_call){ c->t_start, t, f, (int32_t)c->func, 0 };
 	rc->t_sum += t;
 	rc->f_sum += f;
 	return 0;

@@ -13,6 +13,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cli.h"
 #include "func_names.h"
 #include "grow.h"
 #include "input.h"
@@ -24,6 +25,7 @@
 #include "report_xfer.h"
 #include "timeline.h"
 #include "shown.h"
+#include "wrap.h"
 
 struct notes {
 	char **text;
@@ -534,7 +536,7 @@ static void print_table(FILE *out, const struct report *r, const int *kern, int 
 	if (ns->n) {
 		fprintf(out, "\nnotes:\n");
 		for (int i = 0; i < ns->n; i++)
-			fprintf(out, "  - %s\n", ns->text[i]);
+			wrap_put(out, ns->text[i], "  - ", wrap_width(fileno(out)));
 	}
 }
 
@@ -676,8 +678,8 @@ static void print_json(FILE *out, const struct report *r, const int *kern, int n
 	const struct prediction *run = r->run;
 	int first;
 
-	fprintf(out, "{\"only_faster\": %s, \"faults_replaced\": %s", r->only_faster ? "true" : "false",
-		r->faults_replaced ? "true" : "false");
+	fprintf(out, "{\"version\": \"%s\", \"only_faster\": %s, \"faults_replaced\": %s", cli_version,
+		r->only_faster ? "true" : "false", r->faults_replaced ? "true" : "false");
 	json_totals(out, run);
 	threads_json(out, r);
 	fputs(",\n  \"kernels\": ", out);
@@ -788,6 +790,42 @@ static void print_csv(FILE *out, const struct report *r, const int *kern, int nk
 	else
 		fputs("\n# devices=unlimited\n", out);
 	xfer_csv(out, run);
+}
+
+/* --- for the page reports (report_page.h): the same lists and notes --- */
+
+int *report_kernels(const struct prediction *run, int with_model, int *n)
+{
+	return list_funcs(run, with_model, n);
+}
+
+const char *report_bounded_by(const struct kernel *k)
+{
+	return bounded_by(k);
+}
+
+int report_notes(const struct report *r, char ***text, int *n)
+{
+	struct notes ns = { 0 };
+	int nkern, *kern = list_funcs(r->run, 1, &nkern);
+
+	if (kern)
+		build_notes(&ns, r, kern, nkern);
+	free(kern);
+	if (!kern || ns.failed) {
+		free_notes(&ns);
+		return -1;
+	}
+	*text = ns.text;
+	*n = ns.n;
+	return 0;
+}
+
+void report_notes_free(char **text, int n)
+{
+	struct notes ns = { .text = text, .n = n };
+
+	free_notes(&ns);
 }
 
 int report_print(FILE *out, const struct report *r)

@@ -32,4 +32,12 @@ struct report {
 /* Prints R on OUT; returns 0, or -1 when out of memory (message printed). */
 int report_print(FILE *out, const struct report *r);
 
+/* For the page reports (report_page.h), what the table shows: the functions of RUN with a
+ * model (WITH_MODEL) or without, by time (malloc'd, *N of them; NULL out of memory); what
+ * bounds kernel K (--device); the notes (*TEXT, *N; freed by report_notes_free), 0 or -1. */
+int *report_kernels(const struct prediction *run, int with_model, int *n);
+const char *report_bounded_by(const struct kernel *k);
+int report_notes(const struct report *r, char ***text, int *n);
+void report_notes_free(char **text, int n);
+
 #endif

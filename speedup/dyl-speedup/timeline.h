@@ -26,6 +26,8 @@ struct tl_call {
 	int64_t start, t;
 	double f;
 	int32_t func;		/* func_names.h id; -1: a transfer's time alone (transfers.c) */
+	float link;		/* of f, the transfers charged to it (transfers.c): the HTML
+				 * report draws it on the link (in the padding: no room taken) */
 };
 
 /* A pthread_join: entered at CALL_NS, returned at RET_NS, of thread TARGET (an index;

@@ -132,6 +132,7 @@ static int charge_calls(struct prediction *p, const struct trace *tr, struct tl_
 		for (size_t i = 0; i < rc[t].n; i++, at++)
 			if (seqs[at] != UINT64_MAX) {
 				rc[t].c[i].f += charge[seqs[at]];
+				rc[t].c[i].link += (float)charge[seqs[at]];
 				rc[t].f_sum += charge[seqs[at]];
 				charge[seqs[at]] = 0;
 			}
@@ -149,7 +150,8 @@ static int charge_calls(struct prediction *p, const struct trace *tr, struct tl_
 		}
 		if (grow(&add[t], sizeof(*add[t]), nadd[t], &room[t], 16) != 0)
 			goto out;
-		add[t][nadd[t]++] = (struct tl_call){ ev->t_start[s], 0, charge[s], -1 };
+		add[t][nadd[t]++] = (struct tl_call){ ev->t_start[s], 0, charge[s], -1,
+						      (float)charge[s] };
 	}
 	/* each thread's calls with its transfers' calls, by start (a stable merge: a
 	 * transfer before a call at the same start) */

@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "callsite.h"
+#include "cli.h"
 #include "companion.h"
 #include "convert.h"
 #include "func_names.h"
@@ -20,6 +22,7 @@
 #include "rows.h"
 #include "shown.h"
 #include "summary.h"
+#include "thread_events.h"
 
 #define EXIT_BAD_INPUT 2
 
@@ -27,6 +30,8 @@ static const char usage[] =
 "usage: dyl-trace [cat] TRACE\n"
 "       dyl-trace summary TRACE... [--csv | --json]\n"
 "       dyl-trace chrome TRACE... [-o trace.json]\n"
+"       dyl-trace summary --by-callsite TRACE... [--csv | --json]\n"
+"       dyl-trace folded TRACE... [--weight time|calls|bytes|work]\n"
 "       dyl-trace convert TRACE... [-o FILE]\n"
 "       dyl-trace --help\n";
 
@@ -52,7 +57,7 @@ static const char help[] =
 "                   add up to more than 100 %; the self shares do not.\n"
 "      --csv        one CSV table (trace,pid,func,calls,total_ns,self_ns,mean_ns,min_ns,\n"
 "                   median_ns,max_ns,share,self_share), times in ns\n"
-"      --json       {\"traces\": [{\"path\", \"pid\", \"cmdline\", \"total_ns\",\n"
+"      --json       {\"version\", \"traces\": [{\"path\", \"pid\", \"cmdline\", \"total_ns\",\n"
 "                   \"startup_ns\", \"cpu_ns\", \"overhead_ns\" (what tracing cost the\n"
 "                   process, the wrapper's measure), \"truncated\", \"rows\", \"untimed_calls\",\n"
 "                   \"threads\", \"nested_calls\", \"funcs\":\n"
@@ -60,9 +65,21 @@ static const char help[] =
 "                   \"median_ns\", \"max_ns\", \"share\", \"self_share\"}...]}...]}; a value the\n"
 "                   trace cannot give (share without total_ns) is null\n"
 
+"  summary --by-callsite TRACE...\n"
+"                   per function and call site (where the program called it; the\n"
+"                   wrapper built with -g std.callsite): calls, total, self and mean\n"
+"                   time, the site named \"caller (file.c:12)\" from the program's debug\n"
+"                   information, else \"caller+0x1c\", else \"module+0x1234\".\n"
+"                   --csv: trace,pid,func,callsite,address,calls,total_ns,self_ns,mean_ns\n"
+"  folded TRACE...  folded stacks for flame graphs (flamegraph.pl, inferno, speedscope):\n"
+"                   one line per stack, \"main;solve;dgemm_ 12345\", from the frames\n"
+"                   std.callsite recorded (its depth=N), outermost first.\n"
+"      --weight W   what a stack weighs: time (the calls' t_ns, the default), calls,\n"
+"                   bytes (in_bytes + out_bytes) or work\n"
 "  chrome TRACE...  Chrome trace-event JSON: one complete event (\"ph\": \"X\") per call with\n"
 "                   ts and dur in microseconds, pid, tid and args (seq, depth, in_bytes,\n"
-"                   out_bytes, work), and each process named by its command line.  Open it\n"
+"                   out_bytes, work), each process named by its command line and each\n"
+"                   thread by its name (where the trace recorded it).  Open it\n"
 "                   in https://ui.perfetto.dev or chrome://tracing.  Several traces of one\n"
 "                   run are placed on one time axis by their processes' start times.\n"
 "  convert TRACE... the CSV of a run whose rows stayed in its spool (by default a run of\n"
@@ -77,6 +94,7 @@ static const char help[] =
 "                   which replaces FILE once all is written (a failed run leaves FILE as\n"
 "                   it was); FILE may not be one of the traces\n"
 "  -h, --help       this text\n"
+"      --version    the version\n"
 "A TRACE of '-' is standard input.  To read a file named like a subcommand, write\n"
 "./summary.\n"
 "\n"
@@ -85,12 +103,16 @@ static const char help[] =
 "twice; the one-line message names FILE:LINE.\n"
 "\n"
 "Examples:\n"
-"  bin/dyliberator --lib libblas.so.3 -o wrap.so\n"
+"  dyliberator --lib libblas.so.3 -o wrap.so\n"
 "  LD_PRELOAD=./wrap.so DYL_TRACE=run.csv ./app\n"
 "  dyl-trace run.csv | head                   the first calls, in the order they started\n"
 "  dyl-trace summary run.csv                  where the time goes, per function\n"
 "  dyl-trace summary --json run.csv*          every process of the run, for a script\n"
-"  dyl-trace chrome run.csv* -o run.json      then open run.json in ui.perfetto.dev\n";
+"  dyl-trace chrome run.csv* -o run.json      then open run.json in ui.perfetto.dev\n"
+"  bin/dyliberator --lib libz.so.1 -g std.callsite:depth=4 -o cs.so\n"
+"  LD_PRELOAD=./cs.so DYL_TRACE=z.csv pigz -k file\n"
+"  dyl-trace summary --by-callsite z.csv      which line of the program called what\n"
+"  dyl-trace folded z.csv | flamegraph.pl > z.svg\n";
 
 /* --- output --- */
 
@@ -427,7 +449,7 @@ static int cmd_summary(char **paths, int n, int fmt)
 		puts_("trace,pid,func,calls,total_ns,self_ns,mean_ns,min_ns,median_ns,max_ns,share,"
 		      "self_share\n");
 	if (fmt == FMT_JSON)
-		puts_("{\"traces\": [");
+		puts_("{\"version\": \""), puts_(cli_version), puts_("\", \"traces\": [");
 	for (int i = 0; i < n; i++) {
 		struct trace_src src;
 		struct trace_summary s;
@@ -477,6 +499,24 @@ static char *put_json_opt(char *p, int64_t v)
 		return p + 4;
 	}
 	return put_u64(p, (uint64_t)v);
+}
+
+/* The names the trace recorded for its threads ('# thread_name'), as metadata events. */
+static void chrome_thread_names(struct trace_src *src, int64_t pid)
+{
+	struct thread_events ev;
+
+	if (thread_events_read(&ev, src, src->path) != 0)
+		return;
+	for (size_t i = 0; i < ev.nnames; i++) {
+		if (thread_events_name(&ev, ev.names[i].tid) != ev.names[i].name)
+			continue;	/* (a later line names it) */
+		fprintf(out, ",\n{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": %" PRId64
+			", \"tid\": %" PRIu64 ", \"args\": {\"name\": ", pid, ev.names[i].tid);
+		put_json_cstr(ev.names[i].name);
+		puts_("}}");
+	}
+	thread_events_free(&ev);
 }
 
 static int chrome_one(struct trace_src *src, int64_t offset, int64_t pid, int *first)
@@ -535,6 +575,7 @@ static int chrome_one(struct trace_src *src, int64_t offset, int64_t pid, int *f
 	}
 	if (untimed)
 		input_warning(src->path, 0, "%" PRIu64 " calls without a time left out", untimed);
+	chrome_thread_names(src, pid);
 	free(order);
 	return 0;
 }
@@ -559,7 +600,8 @@ static int cmd_chrome(char **paths, int n)
 			t0 = srcs[i].start_ns;
 	}
 	if (rc == 0) {
-		puts_("{\"displayTimeUnit\": \"ns\", \"traceEvents\": [");
+		puts_("{\"displayTimeUnit\": \"ns\", \"otherData\": {\"version\": \""), puts_(cli_version),
+			puts_("\"}, \"traceEvents\": [");
 		for (int i = 0; i < n && rc == 0; i++) {
 			/* one time axis: each process's times are ns since its own start */
 			int64_t offset = all_start && n > 1 ? srcs[i].start_ns - t0 : 0;
@@ -584,6 +626,8 @@ struct trace_opts {
 	int nfiles;
 	int fmt;		/* summary's FMT_* */
 	const char *outpath;	/* -o, or NULL: standard output */
+	int by_callsite;	/* summary --by-callsite (callsite.c) */
+	const char *weight;	/* folded --weight (folded.c) */
 };
 
 /* Checks what O asks for once all is parsed.  0, or -1 after a message. */
@@ -606,6 +650,11 @@ static int check_options(struct trace_opts *o)
 		fprintf(stderr, "dyl-trace: --csv and --json go with summary\n%s", usage);
 		return -1;
 	}
+	if ((o->by_callsite && strcmp(o->cmd, "summary")) || (o->weight && strcmp(o->cmd, "folded"))) {
+		fprintf(stderr, "dyl-trace: %s goes with %s\n%s", o->weight ? "--weight" : "--by-callsite",
+			o->weight ? "folded" : "summary", usage);
+		return -1;
+	}
 	if (!strcmp(o->cmd, "cat") && o->nfiles > 1) {
 		fprintf(stderr, "dyl-trace: cat prints one trace (%d given)\n%s", o->nfiles, usage);
 		return -1;
@@ -623,7 +672,7 @@ static int parse_options(int argc, char **argv, struct trace_opts *o)
 		if (only_files || a[0] != '-' || strcmp(a, "-") == 0) {
 			if (!o->cmd && !o->nfiles && !only_files &&
 			    (!strcmp(a, "cat") || !strcmp(a, "summary") || !strcmp(a, "chrome") ||
-			     !strcmp(a, "convert")))
+			     !strcmp(a, "convert") || !strcmp(a, "folded")))
 				o->cmd = a;
 			else if (!companion_of_given(a, argc, argv))	/* read with its trace */
 				o->files[o->nfiles++] = argv[i];
@@ -637,12 +686,16 @@ static int parse_options(int argc, char **argv, struct trace_opts *o)
 			o->fmt = FMT_CSV;
 		} else if (!strcmp(a, "--json")) {
 			o->fmt = FMT_JSON;
+		} else if (!strcmp(a, "--by-callsite")) {
+			o->by_callsite = 1;
+		} else if (!strcmp(a, "--weight") && i + 1 < argc) {
+			o->weight = argv[++i];
 		} else if (!strcmp(a, "-o") && i + 1 < argc) {
 			o->outpath = argv[++i];
 		} else if (!strncmp(a, "--output=", 9)) {
 			o->outpath = a + 9;
 		} else {
-			fprintf(stderr, "dyl-trace: unknown option %s\n%s", a, usage);
+			cli_bad_option(input_prog, a, "-o --weight");
 			return -1;
 		}
 	}
@@ -667,8 +720,12 @@ static int dyl_trace(const struct trace_opts *o)
 	setvbuf(out, NULL, _IOFBF, 1 << 20);
 	if (!strcmp(o->cmd, "cat"))
 		rc = cmd_cat(o->files[0]);
+	else if (!strcmp(o->cmd, "summary") && o->by_callsite)
+		rc = callsite_summary(o->files, o->nfiles, o->fmt, out);
 	else if (!strcmp(o->cmd, "summary"))
 		rc = cmd_summary(o->files, o->nfiles, o->fmt);
+	else if (!strcmp(o->cmd, "folded"))
+		rc = callsite_folded(o->files, o->nfiles, o->weight ? o->weight : "time", out);
 	else
 		rc = cmd_chrome(o->files, o->nfiles);
 	if (o->outpath) {
@@ -688,6 +745,8 @@ int main(int argc, char **argv)
 	int rc;
 
 	input_prog = "dyl-trace";
+	if (cli_want_version(argc, argv, input_prog))
+		return 0;
 	rc = parse_options(argc, argv, &o);
 	if (rc != 0)
 		return rc > 0 ? 0 : EXIT_BAD_INPUT;

@@ -191,6 +191,12 @@ static int gather_funcs(struct state *st, struct trace_summary *s)
 
 int summary_read(struct trace_src *src, struct trace_summary *s)
 {
+	return summary_read_grouped(src, s, NULL, NULL);
+}
+
+int summary_read_grouped(struct trace_src *src, struct trace_summary *s, summary_group_fn group,
+			 void *ctx)
+{
 	struct state st = { 0 };
 	struct thread *th = NULL;
 	struct seq_seen seen = { 0 };
@@ -199,7 +205,12 @@ int summary_read(struct trace_src *src, struct trace_summary *s)
 
 	memset(s, 0, sizeof(*s));
 	while ((rc = rows_next(src, &r)) > 0) {
-		struct acc *a = acc_of(&st, r.func);
+		int key = group ? group(ctx, src, &r) : (int)r.func;
+		if (key == -2) {
+			rc = -1;	/* (its message given) */
+			break;
+		}
+		struct acc *a = key >= 0 ? acc_of(&st, (uint32_t)key) : NULL;
 		if (!a)
 			goto oom;
 		if (rows_seq_check(src, &seen, &r) != 0) {
@@ -223,7 +234,7 @@ int summary_read(struct trace_src *src, struct trace_summary *s)
 			goto oom;
 		if ((!th || th->tid != r.tid) && !(th = thread_of(&st, r.tid)))
 			goto oom;
-		struct call c = { r.t_start, r.t_start + r.t_ns, r.func, r.depth };
+		struct call c = { r.t_start, r.t_start + r.t_ns, (uint32_t)key, r.depth };
 		if (push((void **)&th->calls, &th->n, &th->room, sizeof(c), &c) != 0)
 			goto oom;
 	}

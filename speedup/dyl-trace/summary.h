@@ -28,6 +28,13 @@ struct trace_summary {
 
 /* Reads all of SRC's rows.  0, or -1 after one message. */
 int summary_read(struct trace_src *src, struct trace_summary *s);
+/* The same with the rows grouped otherwise than by function (summary --by-callsite):
+ * GROUP gives a row's group, a func_names.h id too (func_stats.func then names the
+ * group: the table is ordered by those names at equal totals); -1 out of memory, -2
+ * after its own message. */
+typedef int (*summary_group_fn)(void *ctx, const struct trace_src *src, const struct trace_row *r);
+int summary_read_grouped(struct trace_src *src, struct trace_summary *s, summary_group_fn group,
+			 void *ctx);
 void summary_free(struct trace_summary *s);
 
 #endif

@@ -66,6 +66,9 @@ LAYERS = [
      ["api", "format", "state", "settings", "clock", "output", "calls"]),
     ("threads", ["runtime/threads/*"],
      ["api", "format", "state", "settings", "clock", "output", "calls"]),
+    # std.callsite: libunwind's walk comes with the region table's feature (unwind.c)
+    ("callsite", ["runtime/callsite/*"],
+     ["api", "format", "state", "settings", "clock", "output", "calls", "regions"]),
     # std.flow: built on the region table (its hooks and groupings)
     ("flow", ["runtime/flow/*"],
      ["api", "format", "state", "settings", "clock", "output", "calls", "regions"]),

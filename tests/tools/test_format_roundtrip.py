@@ -168,8 +168,9 @@ def test_corpus_spool_round_trip(harness, spool, tmp_path):
 
 @pytest.fixture(scope='module')
 def wrapped_run(tmp_path_factory):
-    """A wrapped run with threads, page faults and thread CPU times, converted at exit and
-    left in its spool (DYL_CONVERT=later): the two traces' paths."""
+    """A wrapped run with threads, page faults, call sites (the footer's module table) and
+    thread CPU times, converted at exit and left in its spool (DYL_CONVERT=later): the two
+    traces' paths."""
     dyltest.make('runtime')
     d = tmp_path_factory.mktemp('run')
     lib = dyltest.build_c(d, os.path.join(APPS, 'libtiny.c'), 'libtiny.so', '-fPIC',
@@ -177,7 +178,8 @@ def wrapped_run(tmp_path_factory):
     app = dyltest.build_c(d, os.path.join(THREADS, 'threadapp.c'), 'threadapp', '-I' + APPS,
                           '-L' + str(d), '-ltiny', '-Wl,-rpath,' + str(d), '-lpthread')
     wrap = dyltest.wrap(d, '--lib', lib, '--header', os.path.join(APPS, 'tiny.h'),
-                        '-g', 'std.faults', '-g', 'std.time:clock=thread')
+                        '-g', 'std.faults', '-g', 'std.time:clock=thread',
+                        '-g', 'std.callsite:depth=1')
     traces = []
     for name, convert in (('exit.csv', 'exit'), ('later.csv', 'later')):
         env = {k: v for k, v in os.environ.items() if not k.startswith('DYL_')}
@@ -194,7 +196,8 @@ def test_wrapped_run_keys_are_named_and_found(harness, wrapped_run):
     keys = set(line_keys(text))
     # the run writes the keys of each part: header, notes, thread events, footer
     assert {'pid', 'cmdline', 'faults', 'time_clock', 'threads', 'thread', 'join',
-            'total_ns', 'overhead_ns'} <= keys, keys
+            'thread_name', 'name', 'total_ns', 'overhead_ns', 'module'} <= keys, keys
+    assert ',callsite,stack1,' in text
     check_named(text)
     back = Read(harness, exit_trace)
     check_found(text, back)
@@ -208,3 +211,26 @@ def test_wrapped_run_keys_are_named_and_found(harness, wrapped_run):
     in_spool = Read(harness, later)
     check_found(stub, in_spool)
     assert len(in_spool.rows) == len(back.rows) and in_spool.end.endswith(' 0')
+    # the module table: in the footer, also of the rows left in the spool
+    modules = [t for after, t in back.notes if t.startswith('module=')]
+    assert modules and all(after for after, t in back.notes if t.startswith('module='))
+    # (another process: its own addresses; the same files)
+    files = lambda ms: [m.split(' ', 3)[2:] for m in ms]
+    assert files(t for _, t in in_spool.notes if t.startswith('module=')) == files(modules)
+
+
+def test_wrapped_run_names_every_thread(wrapped_run):
+    # '# thread_name': one a thread, the main thread's and every created one's (threadapp
+    # names none: each has the program's name), after the other thread lines
+    for path in wrapped_run:
+        with open(path) as f:
+            text = f.read()
+        if 'rows_in_spool' in line_keys(text):
+            continue    # (the stub: its lines are in the spool)
+        tids = re.findall(r'^# thread tid=(\d+) ', text, re.M)
+        pid = re.search(r'^# pid=(\d+)$', text, re.M).group(1)
+        names = re.findall(r'^# thread_name tid=(\d+) name=(.*)$', text, re.M)
+        assert sorted(t for t, _ in names) == sorted(set(tids) | {pid})
+        assert {n for _, n in names} == {'threadapp'}
+        last_thread = max(text.rfind('\n# thread '), text.rfind('\n# join '))
+        assert text.find('\n# thread_name ') > last_thread

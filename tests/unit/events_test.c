@@ -4,7 +4,8 @@
  * pthread_t (one reused by a thread that started before the join was recorded), a join of a thread the spool never saw start (no
  * line), a thread still running (end empty), a wait and a wake-up (each a line of its own,
  * with its object), the lines in time order across chunks, and a last chunk cut short
- * (not read).  Ticks are ns here (a clock without TSC), t0 = 1000. */
+ * (not read).  Names: last, one a thread (its last), odd bytes as \xHH; a spool of names
+ * alone has no '# threads=recorded'.  Ticks are ns here (a clock without TSC), t0 = 1000. */
 #define _GNU_SOURCE
 #include <stdint.h>
 #include <stdio.h>
@@ -40,6 +41,18 @@ static void events(const struct dyl_event *ev, uint32_t n)
 	chunk(DYL_CH_EVENTS, buf, 8 + n * (uint32_t)sizeof(*ev));
 }
 
+/* A DYL_EV_NAME event: NAME's bytes (16, NUL-padded) in handle and t1 */
+static struct dyl_event name_ev(int32_t tid, const char *name)
+{
+	struct dyl_event e = { DYL_EV_NAME, tid, 0, 0, 0, 0, 0 };
+	char b[16] = { 0 };
+
+	memcpy(b, name, strlen(name) < 16 ? strlen(name) : 16);
+	memcpy(&e.handle, b, 8);
+	memcpy(&e.t1, b + 8, 8);
+	return e;
+}
+
 static char *text_of(size_t *len)
 {
 	const char *why;
@@ -50,6 +63,26 @@ static char *text_of(size_t *len)
 	char *t = dyl_events_text(c, fd, size, len);
 	dyl_conv_close(c);
 	return t;
+}
+
+/* A spool whose only events are names (a wrapper whose thread interposers only forward):
+ * the names, and no '# threads=recorded'. */
+static void names_only(void)
+{
+	struct dyl_spool_head h = { DYL_SPOOL_MAGIC, DYL_SPOOL_VERSION, 0 };
+	struct dyl_spool_clock clk = { 0, 0, 1000, 0, 0 };
+	const struct dyl_event n[] = { name_ev(5, "solo") };
+	size_t len;
+
+	fd = memfd_create("events_names", 0);
+	size = 0;
+	put(&h, sizeof(h));
+	chunk(DYL_CH_CLOCK, &clk, sizeof(clk));
+	events(n, 1);
+	char *t = text_of(&len);
+	CHECK(t != NULL && len == 30 && memcmp(t, "# thread_name tid=5 name=solo\n", 30) == 0);
+	dyl_events_free(t);
+	close(fd);
 }
 
 int main(void)
@@ -87,6 +120,9 @@ int main(void)
 		{ DYL_EV_JOIN, 10, 0, 0, 0xD, 2500, 2600 },	/* never started here */
 	};
 	events(b, sizeof(b) / sizeof(b[0]));
+	const struct dyl_event n[] = { name_ev(12, "early"), name_ev(10, "main"),
+				       name_ev(12, "worker 2\\") };
+	events(n, 3);
 	/* a chunk cut short: its header says more than there is */
 	struct dyl_chunk cut = { DYL_CH_EVENTS, 4096 };
 	put(&cut, sizeof(cut));
@@ -107,9 +143,12 @@ int main(void)
 			  "# parallel tid=10 call_ns=1200 ret_ns=1300\n"
 			  "# thread tid=14 parent=12 create_ns=1250 start_ns=1260 end_ns=\n"
 			  "# wait tid=12 on=cond obj=256 call_ns=1270 ret_ns=1280\n"
-			  "# wake tid=14 on=mutex obj=512 at_ns=1275\n");
+			  "# wake tid=14 on=mutex obj=512 at_ns=1275\n"
+			  "# thread_name tid=12 name=worker\\x202\\x5c\n"
+			  "# thread_name tid=10 name=main\n");
 		dyl_events_free(t);
 	}
 	close(fd);
+	names_only();
 	return check_failures != 0;
 }

@@ -145,9 +145,36 @@ static int open_input(struct input_file *f, const char *path, int beside)
 	return rc;
 }
 
+const char *input_shipped(const char *path)
+{
+	/* the checkout (bin/ beside models/), then what make install leaves */
+	static const char *const roots[] = { "/..", "/../lib/dyliberator" };
+	char exe[4096], *slash, *found, *real;
+	ssize_t n;
+
+	if ((strncmp(path, "models/", 7) != 0 && strncmp(path, "examples/", 9) != 0) ||
+	    access(path, F_OK) == 0 || errno != ENOENT)
+		return path;
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return path;
+	exe[n] = '\0';
+	if (!(slash = strrchr(exe, '/')))
+		return path;
+	*slash = '\0';
+	for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]); i++)
+		if (asprintf(&found, "%s%s/%s", exe, roots[i], path) >= 0) {
+			real = realpath(found, NULL);	/* (kept for the run: f->path is it) */
+			free(found);
+			if (real)
+				return real;
+		}
+	return path;
+}
+
 int input_open(struct input_file *f, const char *path)
 {
-	return open_input(f, path, 0);
+	return open_input(f, input_shipped(path), 0);
 }
 
 int input_open_beside(struct input_file *f, const char *path)

@@ -26,6 +26,10 @@ struct input_file {
  * beside another (a trace's .flow), never followed through a symbolic link.  0, or -1
  * after one message naming PATH. */
 int input_open(struct input_file *f, const char *path);
+/* PATH itself, or, for a relative models/... or examples/... path that is not here, the
+ * shipped file: beside the command (bin/../PATH in the checkout) or where make install
+ * put it (bin/../lib/dyliberator/PATH).  So --help's examples work from any folder. */
+const char *input_shipped(const char *path);
 int input_open_beside(struct input_file *f, const char *path);
 
 /* PATH opened for reading without waiting, when it is a regular file (BESIDE: not a

@@ -87,6 +87,24 @@ static int time_note(struct trace_src *src, struct csv_field *v, const char *key
 	return 0;
 }
 
+/* The first note, "dyliberator trace N" (LINE): a trace of a later format than this
+ * reader's is refused, since its columns and notes may mean something else.  0, or -1
+ * after one message. */
+static int check_format(struct trace_src *src, const char *line, size_t len)
+{
+	const char *magic = &DYL_TRACE_MAGIC[2];	/* (without its "# ") */
+	size_t n = strlen(magic);
+	struct csv_field v = { line + n + 1, (uint32_t)(len - n - 1), 0 };
+	uint64_t version;
+
+	if (len <= n + 1 || memcmp(line, magic, n) != 0 || line[n] != ' ' ||
+	    parse_u64(&v, &version) != NUM_OK || version <= strtoull(DYL_TRACE_VERSION, NULL, 10))
+		return 0;
+	input_error(src->path, 0, "trace format %.*s, this %s reads %s (upgrade dyliberator)",
+		    (int)v.len, v.s, input_prog, DYL_TRACE_VERSION);
+	return -1;
+}
+
 /* A '#' line (LINE without its '#'): kept as a note; the ones we know are read. */
 static int read_note(struct trace_src *src, const char *line, size_t len, int after)
 {
@@ -95,6 +113,8 @@ static int read_note(struct trace_src *src, const char *line, size_t len, int af
 
 	while (len > 0 && (*line == ' ' || *line == '\t'))
 		line++, len--;
+	if (!after && !src->nnotes && check_format(src, line, len) != 0)
+		return -1;
 	if (add_note(src, line, len, after) != 0) {
 		input_error(src->path, src->lineno, "out of memory");
 		return -1;

@@ -285,6 +285,21 @@ static int ended(struct spool_rows *s)
 	return 0;
 }
 
+/* Why the spool FD was refused (WHY, the decoder's words): a format other than this
+ * reader's is named with its version, on the line the trace's reader uses (rows.c). */
+static void refused(const char *spool, int fd, const char *why)
+{
+	struct dyl_spool_head h;
+
+	if (pread(fd, &h, sizeof(h), 0) == (ssize_t)sizeof(h) &&
+	    memcmp(h.magic, DYL_SPOOL_MAGIC, 8) == 0 && h.version != DYL_SPOOL_VERSION)
+		input_error(spool, 0, "spool format %u, this %s reads %u (%s)", h.version, input_prog,
+			    DYL_SPOOL_VERSION, h.version > DYL_SPOOL_VERSION ? "upgrade dyliberator" :
+			    "made by an older dyliberator");
+	else
+		input_error(spool, 0, "%s", why);
+}
+
 /* The spool FD (SIZE bytes) opened for its rows into *OUT (FD is its now); 0, 1 when
  * it is not the spool of WANT_PID's trace, or -1 after one message. */
 static int convert(const char *spool, int fd, uint64_t size, long want_pid,
@@ -296,7 +311,7 @@ static int convert(const char *spool, int fd, uint64_t size, long want_pid,
 	size_t hlen;
 
 	if (!c) {
-		input_error(spool, 0, "%s", why);
+		refused(spool, fd, why);
 		return -1;
 	}
 	const char *header = dyl_conv_header(c, &hlen);

@@ -65,8 +65,9 @@ static int read_head(struct flow_file *ff)
 		return -1;
 	}
 	if (rd32(ff->data + 8) != DYL_FLOW_VERSION) {
-		input_error(ff->path, 0, "version %u (this dyl-flow reads %u)",
-			    rd32(ff->data + 8), DYL_FLOW_VERSION);
+		input_error(ff->path, 0, "flow format %u, this %s reads %u (%s)", rd32(ff->data + 8),
+			    input_prog, DYL_FLOW_VERSION, rd32(ff->data + 8) > DYL_FLOW_VERSION ?
+			    "upgrade dyliberator" : "made by an older dyliberator");
 		return -1;
 	}
 	ff->flags = rd32(ff->data + 12);

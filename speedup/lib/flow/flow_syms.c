@@ -208,6 +208,28 @@ size_t flow_syms_site(struct flow_syms *s, const uint64_t *pc, unsigned npc, cha
 	return n;
 }
 
+size_t flow_syms_func(struct flow_syms *s, uint64_t pc, char *out, size_t room, int *is_main)
+{
+	char t[512];
+	struct module *m = module_at(s, pc - 1);
+	GElf_Off off = 0;
+	GElf_Sym sym;
+	const char *fn = m && m->state == 1 ? dwfl_module_addrinfo(m->mod, pc - 1, &off, &sym, NULL, NULL, NULL)
+					    : NULL;
+	int len = fn ? snprintf(t, sizeof(t), "%s", fn) : raw(t, sizeof(t), m, pc);
+
+	*is_main = fn && !strcmp(fn, "main");
+	return put(out, room, 0, t, clip(len, sizeof(t)));
+}
+
+const char *flow_syms_path(struct flow_syms *s, uint64_t addr)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (addr >= s->m[i].lo && addr < s->m[i].hi)
+			return s->m[i].path;
+	return NULL;
+}
+
 size_t flow_syms_static(struct flow_syms *s, uint64_t addr, char *out, size_t room)
 {
 	char t[512];

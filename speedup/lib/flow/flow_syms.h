@@ -24,6 +24,11 @@ int flow_syms_module(struct flow_syms *s, uint64_t bias, uint64_t lo, uint64_t h
  * 0 when the address's file cannot be read (the caller keeps the raw name).
  * A site: NPC return addresses, innermost first (the frames above main dropped). */
 size_t flow_syms_site(struct flow_syms *s, const uint64_t *pc, unsigned npc, char *out, size_t room);
+/* The function around the return address PC alone (a flame graph's frame: no line,
+ * no offset), else object+0xoff; *IS_MAIN: it is main.  (dyl-trace folded) */
+size_t flow_syms_func(struct flow_syms *s, uint64_t pc, char *out, size_t room, int *is_main);
+/* The path of the module that holds ADDR, as the process had it; NULL: none */
+const char *flow_syms_path(struct flow_syms *s, uint64_t addr);
 /* the static object at ADDR */
 size_t flow_syms_static(struct flow_syms *s, uint64_t addr, char *out, size_t room);
 /* the stack object at START in the frame of the function at IP (a return address)

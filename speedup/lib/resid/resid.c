@@ -153,6 +153,8 @@ static void transfer(struct sim *s, uint32_t dir, uint64_t bytes, int32_t func, 
 		f->ns += ns;
 	}
 	o->charge_ns[seq <= o->nseq ? seq : o->nseq] += ns;
+	if (o->each)
+		o->each(o->each_arg, seq <= o->nseq ? seq : o->nseq, dir == H2D, bytes, ns);
 }
 
 static int by_place(const void *a, const void *b)

@@ -101,6 +101,10 @@ struct resid_result {
 	 * call's reads, or by the host events before it */
 	double *charge_ns;	/* [nseq + 1] */
 	uint64_t nseq;
+	/* the caller's, kept by resid_simulate: called for each transfer as it is charged
+	 * (H2D 1 or 0, its bytes and time, the slot charged), in charge order (NULL: none) */
+	void (*each)(void *arg, uint64_t slot, int h2d, uint64_t bytes, double ns);
+	void *each_arg;
 };
 
 void resid_events_init(struct resid_events *ev);

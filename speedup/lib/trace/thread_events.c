@@ -1,5 +1,5 @@
-/* thread_events.c - the '# threads=recorded', '# thread', '# join', '# parallel', '# wait'
- * and '# wake' notes of a trace, parsed.  Fields are KEY=VALUE separated by blanks; unknown keys are ignored (room
+/* thread_events.c - the '# threads=recorded', '# thread', '# join', '# parallel', '# wait',
+ * '# wake' and '# thread_name' notes of a trace, parsed.  Fields are KEY=VALUE separated by blanks; unknown keys are ignored (room
  * to grow), a known one that is not a number (or empty where it may not be) is an error. */
 #include <stdlib.h>
 #include <string.h>
@@ -169,6 +169,64 @@ static int add_wake(struct thread_events *ev, const struct trace_note *nt, const
 	return 0;
 }
 
+static int hexval(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+	       : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/* The name= field's value (to the next blank) into OUT (ROOM bytes, NUL-ended), its
+ * \xHH decoded.  0, or 1 when the note has none. */
+static int name_field(const struct trace_note *nt, char *out, size_t room)
+{
+	const size_t k = DYL_KEY_LEN(DYL_EVENT_NAME "=");
+	const char *p = nt->text, *end = nt->text + nt->len;
+	size_t o = 0;
+
+	for (; p + k <= end; p++)
+		if ((p == nt->text || p[-1] == ' ' || p[-1] == '\t') &&
+		    memcmp(p, DYL_EVENT_NAME "=", k) == 0)
+			break;
+	if (p + k > end)
+		return 1;
+	for (p += k; p < end && *p != ' ' && *p != '\t' && o + 1 < room; p++) {
+		int hi, lo;
+		if (*p == '\\' && end - p >= 4 && p[1] == 'x' && (hi = hexval(p[2])) >= 0 &&
+		    (lo = hexval(p[3])) >= 0) {
+			out[o++] = (char)(hi * 16 + lo);
+			p += 3;
+		} else {
+			out[o++] = *p;
+		}
+	}
+	out[o] = '\0';
+	return 0;
+}
+
+static int add_name(struct thread_events *ev, const struct trace_note *nt, const char *path)
+{
+	static const char *const keys[] = { DYL_EVENT_TID };
+	int64_t v[1];
+
+	if (fields(nt, path, keys, v, 1, 0x1) != 0)
+		return -1;
+	if (grow(&ev->names, sizeof(*ev->names), ev->nnames, &ev->names_room, 16))
+		return -2;
+	struct tev_name *n = &ev->names[ev->nnames];
+	n->tid = (uint64_t)v[0];
+	if (name_field(nt, n->name, sizeof(n->name)) == 0)
+		ev->nnames++;
+	return 0;
+}
+
+const char *thread_events_name(const struct thread_events *ev, uint64_t tid)
+{
+	for (size_t i = ev->nnames; i-- > 0;)
+		if (ev->names[i].tid == tid)
+			return ev->names[i].name;
+	return NULL;
+}
+
 int thread_events_read(struct thread_events *ev, const struct trace_src *src, const char *path)
 {
 	memset(ev, 0, sizeof(*ev));
@@ -187,6 +245,8 @@ int thread_events_read(struct thread_events *ev, const struct trace_src *src, co
 			rc = add_wait(ev, nt, path);
 		else if (starts_with_word(nt->text, nt->len, DYL_KEY_WAKE))
 			rc = add_wake(ev, nt, path);
+		else if (starts_with_word(nt->text, nt->len, DYL_KEY_THREAD_NAME))
+			rc = add_name(ev, nt, path);
 		if (rc == -2)
 			input_error(path, 0, "out of memory");
 		if (rc < 0) {
@@ -204,5 +264,6 @@ void thread_events_free(struct thread_events *ev)
 	free(ev->regions);
 	free(ev->waits);
 	free(ev->wakes);
+	free(ev->names);
 	memset(ev, 0, sizeof(*ev));
 }

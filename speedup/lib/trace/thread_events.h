@@ -41,6 +41,12 @@ struct tev_wake {
 	int64_t at_ns;
 };
 
+/* '# thread_name tid=T name=NAME': NAME with its \xHH decoded */
+struct tev_name {
+	uint64_t tid;
+	char name[64];
+};
+
 struct thread_events {
 	int recorded;		/* '# threads=recorded': the wrapper watched thread creation */
 	struct tev_thread *threads;
@@ -53,11 +59,15 @@ struct thread_events {
 	size_t nwaits, waits_room;
 	struct tev_wake *wakes;
 	size_t nwakes, wakes_room;
+	struct tev_name *names;
+	size_t nnames, names_room;
 };
 
 /* Reads SRC's notes into EV (zeroed here).  0; -1 after one message naming PATH and the
  * line's text (a field that is no number, a time before create_ns); out of memory too. */
 int thread_events_read(struct thread_events *ev, const struct trace_src *src, const char *path);
 void thread_events_free(struct thread_events *ev);
+/* Thread TID's name (the last '# thread_name' line of it), or NULL. */
+const char *thread_events_name(const struct thread_events *ev, uint64_t tid);
 
 #endif
