@@ -6,7 +6,10 @@ import sys
 HELP = """\
 usage: dyl record [options] [--] PROGRAM [ARGS]     run PROGRAM, traced
        dyl report [DIR | TRACE...] --device NAME     how much faster it would run
-       dyl speedup|trace|flow|model ARGS...          the tools themselves (dyl-speedup...)
+       dyl speedup ARGS...                           bin/dyl-speedup, as it is
+       dyl trace ARGS...                             bin/dyl-trace
+       dyl flow ARGS...                              bin/dyl-flow
+       dyl model ARGS...                             bin/dyl-model
        dyl --version | dyl COMMAND --help
 
 How much faster would a program run if some of its library calls (BLAS, LAPACK,
@@ -46,7 +49,7 @@ def main(bindir, argv):
     cmd, rest = argv[0], argv[1:]
     if cmd == '--version':
         from .record import version
-        print(f'dyl {version(root)}')
+        print(f'dyl (dyliberator) {version(root)}')
         return 0
     if cmd in TOOLS:
         tool = os.path.join(bindir, 'dyl-' + cmd)
@@ -59,7 +62,8 @@ def main(bindir, argv):
         return _command('record', root, bindir, rest)
     if cmd == 'report':
         return _command('report', root, bindir, rest)
-    sys.stderr.write(f"dyl: unknown command '{cmd}' (see --help)\n")
+    what = 'option' if cmd.startswith('-') else 'command'
+    sys.stderr.write(f"dyl: unknown {what} '{cmd}' (see dyl --help)\n")
     return 2
 
 
@@ -75,9 +79,10 @@ def _command(name, root, bindir, argv):
             sys.stdout.write(mod.HELP)
             return 0
         if opts == 'version':
-            print(f'dyl {name} {recmod.version(root)}')
+            print(f'dyl {name} (dyliberator) {recmod.version(root)}')
             return 0
         return mod.main(root, bindir, opts)
-    except Problem as e:
-        sys.stderr.write(f'dyl {name}: {e}\n')
+    except Problem as e:   # one wording with the other commands: (see dyl NAME --help)
+        sys.stderr.write(f'dyl {name}: ' + str(e).replace('(see --help)', f'(see dyl {name} --help)')
+                         + '\n')
         return 2

@@ -11,7 +11,7 @@ def take(opts, key, name, argv, i, inline):
     if inline is None:
         i += 1
         if i == len(argv):
-            raise Problem(f"option '{name}' needs a value (see --help)")
+            raise Problem(f"a value must follow '{name}' (see --help)")
         inline = argv[i]
     if isinstance(opts[key], list):
         opts[key].append(inline)

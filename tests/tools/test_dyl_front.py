@@ -201,15 +201,17 @@ def test_old_record_replaced_other_folder_kept(cache, app, tmp_path):
 
 
 @pytest.mark.parametrize('args, words', [
-    (['record', '--bogus', 'true'], "dyl record: unknown option '--bogus' (see --help)"),
-    (['record'], 'dyl record: no PROGRAM to run (see --help)'),
-    (['record', '-o'], "dyl record: option '-o' needs a value (see --help)"),
+    (['record', '--bogus', 'true'], "dyl record: unknown option '--bogus' (see dyl record --help)"),
+    (['record'], 'dyl record: no PROGRAM to run (see dyl record --help)'),
+    (['record', '-o'], "dyl record: a value must follow '-o' (see dyl record --help)"),
     (['record', '--lib', 'libnosuchlib.so.9', 'true'], 'dyl record: --lib libnosuchlib.so.9: '),
-    (['report', '--bogus'], "dyl report: unknown option '--bogus' (see --help)"),
+    (['report', '--bogus'], "dyl report: unknown option '--bogus' (see dyl report --help)"),
+    (['report', '--html'], "dyl report: a value must follow '--html' (see dyl report --help)"),
     (['report', 'nowhere', '--device', 'nvidia-h100-pcie'], 'dyl report: nowhere: no such file or folder'),
     (['report', '--model', 'nosuch-model'], 'dyl report: nosuch-model: no such file, nor models/'),
     (['report'], 'dyl report: name an accelerator: --device NAME (e.g. --device nvidia-h100-pcie)'),
-    (['nosuch'], "dyl: unknown command 'nosuch' (see --help)"),
+    (['nosuch'], "dyl: unknown command 'nosuch' (see dyl --help)"),
+    (['--frobnicate'], "dyl: unknown option '--frobnicate' (see dyl --help)"),
 ])
 def test_bad_usage_one_line_exit_2(cache, tmp_path, args, words):
     r = dyl(cache, *args, cwd=tmp_path)
@@ -227,8 +229,10 @@ def test_help_version_and_tools(cache, tmp_path):
     h = dyl(cache, '--help', cwd=tmp_path)
     assert h.returncode == 0 and 'dyl record -- ./app' in h.stdout and 'dyl report --device' in h.stdout
     version = open(os.path.join(ROOT, 'VERSION')).read().strip()
-    assert dyl(cache, '--version', cwd=tmp_path).stdout == f'dyl {version}\n'
-    assert dyl(cache, 'record', '--version', cwd=tmp_path).stdout == f'dyl record {version}\n'
+    assert dyl(cache, '--version', cwd=tmp_path).stdout == f'dyl (dyliberator) {version}\n'
+    for c in ('record', 'report'):
+        assert dyl(cache, c, '--version', cwd=tmp_path).stdout == f'dyl {c} (dyliberator) {version}\n'
+        assert '--version' in dyl(cache, c, '--help', cwd=tmp_path).stdout
     assert 'usage: dyl record' in dyl(cache, 'record', '--help', cwd=tmp_path).stdout
     assert 'usage: dyl report' in dyl(cache, 'report', '--help', cwd=tmp_path).stdout
     own = subprocess.run([os.path.join(ROOT, 'bin', 'dyl-speedup'), '--help'], capture_output=True,

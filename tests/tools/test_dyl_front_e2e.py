@@ -43,11 +43,12 @@ def has_html():
     return '--html' in report.speedup_options(os.path.join(ROOT, 'bin', 'dyl-speedup'))
 
 
-def two_commands(env, cwd, soname, lib, command, accelerator):
-    """dyl record [--lib LIB] -- COMMAND; dyl report ACCELERATOR [--html]: the record's
-    output (bytes) and the report's text; checks the report's S_G against --json's."""
+def two_commands(env, cwd, soname, lib, command, accelerator, opts=()):
+    """dyl record [--lib LIB] [OPTS] -- COMMAND; dyl report ACCELERATOR [--html]: the
+    record's output (bytes) and the report's text; checks the report's S_G against
+    --json's."""
     named = [] if profiled(soname) else ['--lib', lib]
-    rec = subprocess.run([DYL, 'record', *named, '--', *command], cwd=cwd, env=env,
+    rec = subprocess.run([DYL, 'record', *named, *opts, '--', *command], cwd=cwd, env=env,
                          capture_output=True, timeout=900)
     assert rec.returncode == 0, rec.stderr.decode()
     if not named:
@@ -83,8 +84,12 @@ def test_c_blas_program(env, tmp_path):
     blas = os.path.dirname(REF_BLAS)
     app = build_c(tmp_path, os.path.join(EXAMPLES, 'apps', 'blas_cblas.c'), 'blas_cblas',
                   REF_BLAS, f'-Wl,-rpath,{blas}')
+    # -f: the reference BLAS whole does not build yet: its -dev package's cblas_f77.h
+    # declares the Fortran routines first, under other argument names than the profile's
+    # blas.defs uses (generator/cli.py reads the profile's headers after the library's)
     out, text = two_commands(env, tmp_path, 'libblas.so.3', REF_BLAS,
-                             [app, '4', '30', '40', '50'], ['--device', DEVICE])
+                             [app, '4', '30', '40', '50'], ['--device', DEVICE],
+                             opts=['-f', 'cblas_*'])
     assert 'cblas_dgemm' in text
     dgemm = rows(tmp_path / 'dyl.data', 'cblas_dgemm')
     assert len(dgemm) == 4
