@@ -15,7 +15,7 @@ QUICK = ('tests/unit/', 'tests/docs/', 'tests/runtime/test_layers.py', 'tests/te
          'tests/tools/test_conventions.py', 'microgens/std.callsite/',
          'tests/tools/test_trace_filter.py')
 REAL = ('tests/libraries/', 'tests/tools/test_flow_real.py', 'tests/tools/test_resid_real.py',
-        'microgens/profiles/')
+        'microgens/profiles/', 'tests/tools/test_dyl_front_e2e.py')
 FUZZ = ('tests/fuzz/',)
 # timing-sensitive: bounds on times measured while the test runs
 SERIAL = ('tests/tools/test_timeline_sleep.py', 'tests/runtime/test_threads_waits.py',
@@ -29,7 +29,8 @@ SLOW = ('tests/runtime/test_sanitizers.py', 'tests/libraries/test_openssl.py',
         'tests/tools/test_report_html.py',
         'tests/libraries/test_libc.py', 'tests/libraries/test_fftw.py',
         'microgens/profiles/blas/test_blas_profile.py',
-        'microgens/profiles/lapack/test_lapack_profile.py')
+        'microgens/profiles/lapack/test_lapack_profile.py',
+        'tests/tools/test_dyl_front_e2e.py')
 
 
 def _rel(item):

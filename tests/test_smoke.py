@@ -13,7 +13,7 @@ import pytest
 from dyltest import ROOT, Trace, make, pieces_build, run, run_both, wrap
 
 BIN = os.path.join(ROOT, 'bin')
-COMMANDS = ['dyliberator', 'dyl-trace', 'dyl-speedup', 'dyl-flow', 'dyl-model']
+COMMANDS = ['dyl', 'dyliberator', 'dyl-trace', 'dyl-speedup', 'dyl-flow', 'dyl-model']
 
 
 @pytest.fixture(scope='module')
