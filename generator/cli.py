@@ -356,7 +356,10 @@ def _parse_headers(args, libs, dpkg, cache_dir, applied=()):
                                                      args.include_dirs + headers.INCLUDE_DIRS,
                                                      memo=dpkg)
                      if h not in hdrs]
-    hdrs += [h for prof, _ in applied for h in prof.headers if h not in hdrs]
+    # the profiles' headers first: their defs use their argument names, and the first
+    # header that declares a function gives its prototype (cblas_f77.h names caxpy_'s n N)
+    mine = [h for prof, _ in applied for h in prof.headers]
+    hdrs = list(dict.fromkeys(mine + hdrs))
     if not hdrs:
         raise UsageProblem(_no_headers(args.lib))
     for d in args.include_dirs:
