@@ -43,8 +43,9 @@ options:
                  --list-microgens lists them)
   -o DIR         the record folder (default ./dyl.data); an existing DIR is replaced
                  only if it holds a record.json
-  --no-flow      leave out -g std.flow (on by default: the flow files give the
-                 report its transfers and plan)
+  --no-flow      leave out the data flow (on by default: -g std.flow:host_reads=on
+                 -g std.diff: which call or the program made each byte a call reads,
+                 and which outputs the program reads; the report's transfers and plan)
   -q, --quiet    print errors only
   --version      print the version
 
@@ -173,12 +174,16 @@ def choose_cached(root, opts, program_path):
 def wrapper_options(opts, libraries):
     """The generator's -f and -g for LIBRARIES: the user's -f (without one, the generator
     wraps of each profiled library its profile's functions); std.regions when a library
-    has no profile (bytes from the buffers); std.flow unless --no-flow."""
+    has no profile (bytes from the buffers); unless --no-flow, std.flow with host reads
+    and std.diff: without them the program's own writes between calls go unseen, and a
+    buffer it refills (cjpeg's rows) would move to the device once, not each time."""
     g = list(opts['g'])
     if any(not lib['profiles'] for lib in libraries) and 'std.regions' not in g:
         g.append('std.regions')
     if opts['flow'] and not any(x.split(':')[0] == 'std.flow' for x in g):
-        g.append('std.flow')
+        g.append('std.flow:host_reads=on')
+    if opts['flow'] and not any(x.split(':')[0] == 'std.diff' for x in g):
+        g.append('std.diff')
     return {'f': list(opts['f']), 'g': g}
 
 

@@ -296,7 +296,9 @@ static int warn_unused_models(struct models *ms)
 	return used;
 }
 
-static void no_match_error(void)
+/* DEV: the device given (--device), whose libraries provide none of the traced
+ * functions: said so, with what to do. */
+static void no_match_error(const struct device_models *dev)
 {
 	char names[512] = "";
 	size_t o = 0;
@@ -306,7 +308,12 @@ static void no_match_error(void)
 				      funcs_get(id)->shown);
 	if (o >= sizeof(names) - 1)
 		strcpy(names + sizeof(names) - 5, "...");
-	input_error(NULL, 0, "no model matches any traced function (traced: %s)", names);
+	if (dev)
+		input_error(NULL, 0, "%s's libraries provide none of the traced functions (%s): "
+			    "they stay on the host; give a model of your own (--model FILE, "
+			    "models/README.md)", dev->dev.title, names);
+	else
+		input_error(NULL, 0, "no model matches any traced function (traced: %s)", names);
 }
 
 /* What the command line asks for: the report's options, and the files, opened in the
@@ -550,7 +557,7 @@ static int dyl_speedup(struct speedup_opts *o)
 	if (load_models(o, kinds, model_files) < 0 || predict_traces(o, kinds, procs, run) != 0)
 		return EXIT_BAD_INPUT;
 	if (run->rows > 0 && warn_unused_models(o->r.models) == 0) {
-		no_match_error();
+		no_match_error(o->r.device);
 		return EXIT_NO_MATCH;
 	}
 	/* --report: the text; else the table, JSON or CSV; --html: the page besides */

@@ -187,3 +187,16 @@ def test_installed_commands_find_the_devices(tmp_path, trace):
     r = run(f'{tmp_path}/inst/bin/dyl-speedup', trace, '--device', 'nvidia-h100-sxm')
     assert r.returncode == 0, r.stderr
     assert 'lib/dyliberator/models/devices/nvidia-h100-sxm.csv' in r.stdout
+
+
+def test_nothing_provided_says_what_to_do(tmp_path):
+    # a trace of libjpeg's calls only: no device library provides them; the one line
+    # names the device and the traced functions, and points to a model of one's own
+    path = tmp_path / 'jpeg.csv'
+    path.write_text('\n'.join([HEADER, '0,1,jpeg_write_scanlines,0,5000,300,0,100',
+                               '# total_ns=1000000']) + '\n')
+    r = run(SPEEDUP, str(path), '--device', 'nvidia-h100-pcie')
+    assert r.returncode == 1 and r.stdout == ''
+    (line,) = r.stderr.splitlines()
+    assert "H100 PCIe" in line and 'provide none of the traced functions' in line
+    assert '(jpeg_write_scanlines)' in line and '--model FILE' in line
