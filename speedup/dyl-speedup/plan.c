@@ -15,8 +15,8 @@
  *                 flip lowers T' most, until no flip does.
  * Simplifications, said in the report's notes: the calls' t is the traced t_ns (not less
  * tracing's cost of nested rows); nested calls (depth > 0) stay with their outer call,
- * as in the simulation; functions whose model is keyed on bytes too are left out of the
- * plans (kept on the host); threads are summed, as Amdahl's law does.
+ * as in the simulation; a model keyed on bytes too (--device's) gives f of the call's
+ * shape, as predict.c does; threads are summed, as Amdahl's law does.
  */
 #define _GNU_SOURCE
 #include <math.h>
@@ -25,6 +25,7 @@
 #include "func_names.h"
 #include "input.h"
 #include "model.h"
+#include "model2d.h"
 #include "plan.h"
 #include "report_fmt.h"
 #include "resid.h"
@@ -63,7 +64,6 @@ struct planner {
 	double total_ns;	/* the run's T */
 	uint64_t evaluated;	/* plans simulated */
 	int exhaustive;
-	int skipped_2d;		/* modelled functions keyed on bytes too, left out */
 };
 
 /* Reads PATH's depth-0 calls: t and f by slot (resid.h), the candidates met.  0, or -1. */
@@ -89,12 +89,22 @@ static int read_calls(struct planner *pl, struct plan_proc *p, const char *path)
 		const struct func *fn = funcs_get((int)row.func);
 		if (fn->model < 0)
 			continue;
-		const struct model *m = &pl->r->models->m[fn->model];
-		if (m->b) {
-			pl->skipped_2d = 1;
+		struct model *m = &pl->r->models->m[fn->model];
+		int oor;
+		if (m->b) {	/* keyed on bytes too (--device's): f of the call's shape */
+			int64_t shape;
+			if (row.in_bytes == ROWS_NONE && row.out_bytes == ROWS_NONE)
+				continue;	/* not replaced (predict.c) */
+			shape = model2d_shape(m, row.work, (row.in_bytes > 0 ? row.in_bytes : 0) +
+					      (row.out_bytes > 0 ? row.out_bytes : 0));
+			if (shape < 0) {
+				rc = -1;
+				break;
+			}
+			p->t[k] = (double)row.t_ns;
+			p->f[k] = model2d_f(m, shape, &oor);
 			continue;
 		}
-		int oor;
 		p->t[k] = (double)row.t_ns;
 		p->f[k] = model_eval(m, (double)row.work, &oor);
 	}
@@ -318,8 +328,6 @@ static void print_table(FILE *out, const struct planner *pl, const struct plan_f
 			fmt_ns(b, sizeof(b), figs[0].total_ns - figs[k].total_ns));
 	else
 		fprintf(out, "least T': best\n");
-	if (pl->skipped_2d)
-		fputs("(functions whose model is keyed on bytes too are left out of the plans)\n", out);
 }
 
 static void print_json(FILE *out, const struct planner *pl, const struct plan_fig *figs, int n)

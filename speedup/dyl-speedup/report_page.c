@@ -85,11 +85,10 @@ static int load_plans(struct page *pg)
 	if (plan_rows(r, &pg->plan) != 0)
 		return -1;
 	pg->has_plan = 1;
-	if (pg->plan.ncand == 0) {	/* every model keyed on bytes too (--device's) */
+	if (pg->plan.ncand == 0) {	/* no modelled call the plans can move */
 		plan_rows_free(&pg->plan);
 		pg->has_plan = 0;
-		pg->no_plan = "no offload plan: the plans leave out functions whose model is keyed "
-			      "on bytes too (--device's are), and no other is modelled";
+		pg->no_plan = "no offload plan: no modelled call at depth 0 with a work size";
 	}
 	return 0;
 }

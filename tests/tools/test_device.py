@@ -144,6 +144,16 @@ def test_device_link(tmp_path, device, gbps):
     assert j['h2d_ns'] == pytest.approx(5000 + (1 << 20) / gbps, rel=1e-4)
 
 
+def test_plan_with_device(tmp_path):
+    # --device's models are keyed on bytes too: the plans take each call's f(work, bytes)
+    # (they once left such functions out: no plan at all under --device)
+    r = run(SPEEDUP, '--json', '--plan', flow_case(tmp_path), '--device', 'nvidia-h100-sxm')
+    assert r.returncode == 0, r.stderr
+    plans = {p['name']: p for p in json.loads(r.stdout)['plans']}
+    assert plans['all']['functions'] == ['dgemm_']
+    assert plans['all']['h2d_bytes'] == 1 << 20
+
+
 DESCRIPTION = '''# a device of one's own, given by its path
 item,precision,unit,size,value,source
 name,,,,Test device,
