@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # make demo: wrap reference BLAS, run a matrix-multiply app under the wrapper, and
-# predict its speedup with dgemm_ on an (illustrative) PCIe-attached accelerator.
+# predict its speedup with dgemm_ on an (illustrative) PCIe-attached accelerator; then
+# the same in two commands (dyl record, dyl report) on an H100's published figures.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BLAS=/usr/lib/x86_64-linux-gnu/blas/libblas.so.3   # reference BLAS, by path (package libblas3)
@@ -32,3 +33,11 @@ echo
 echo "  and taking the accelerator only where the model says it is faster:"
 echo "bin/dyl-speedup --only-faster $D/trace.csv models/example-pcie-gpu-dgemm.csv"
 bin/dyl-speedup --only-faster $D/trace.csv models/example-pcie-gpu-dgemm.csv
+
+step "5. the same in two commands: dyl record, then dyl report on a real device's figures"
+echo "bin/dyl record -o $D/dyl.data -- $D/matmul_mix 2000 400"
+bin/dyl record -o $D/dyl.data -- $D/matmul_mix 2000 400
+echo "bin/dyl report $D/dyl.data --device nvidia-h100-pcie --html $D/report.html"
+bin/dyl report $D/dyl.data --device nvidia-h100-pcie --html $D/report.html
+echo
+echo "  the page: $D/report.html (open it in a browser; it loads nothing from the network)"
