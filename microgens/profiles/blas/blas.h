@@ -5,7 +5,7 @@
  * /usr/lib/x86_64-linux-gnu/blas/libblas.so.3 (package libblas3): one prototype for every
  * exported symbol ending in '_' (173 of them).  OpenBLAS exports the same names with the
  * same arguments.  The header of the blas profile (profile.toml); blas.defs reads the
- * arguments by the names given here.  examples/blas.h is the same header.
+ * arguments by the names given here.  examples/blas.h includes it.
  *
  * Calling convention (gfortran on x86-64, the compiler that builds libblas3):
  *  - Names are the lower-case Fortran names with one trailing underscore (DGEMM -> dgemm_).
