@@ -1,0 +1,117 @@
+"""std.flow's allocation sites named offline (issue 33, issue 38): the process writes
+return addresses and its module table, nothing more; dyl-flow names them from the files
+(speedup/lib/flow/flow_syms.c, libdw, each address looked up once).
+
+tests/apps/flow_sites.c (-g) over the reference BLAS: its sites carry the file and line
+of their /* SITE TAG */ marks.  The process loads no libdw, at exit or before.  A program
+gone by the time the tool runs (deleted, or rebuilt: another build ID) keeps the names
+the process could give, object+0xoff, and those offsets are the program's own: addr2line
+on a copy finds the marked lines again."""
+import os
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from dyltest import REF_BLAS, ROOT, TEST_APPS, build_c, make, run_both, wrap
+from test_flow_real import dyl_flow, rows
+
+APP = os.path.join(TEST_APPS, 'flow_sites.c')
+
+
+def marks():
+    """TAG -> LINE of the /* SITE TAG */ marks"""
+    out = {}
+    with open(APP) as f:
+        for n, line in enumerate(f, 1):
+            m = re.search(r'/\* SITE (\w+) \*/\s*$', line)
+            if m:
+                out[m.group(1)] = n
+    return out
+
+
+@pytest.fixture(scope='module')
+def built(tmp_path_factory):
+    make('bin/dyl-flow')
+    d = tmp_path_factory.mktemp('sites')
+    w = wrap(d, '--lib', REF_BLAS, '--header', os.path.join(ROOT, 'examples', 'blas.h'),
+             '-g', 'std.flow')
+    return d, w
+
+
+def program(d, name, *defs):
+    return build_c(d, APP, name, *defs, REF_BLAS, f'-Wl,-rpath,{os.path.dirname(REF_BLAS)}')
+
+
+def mine(trace, name):
+    """{site: blocks} of the heap objects whose innermost frame is the program's"""
+    out = {}
+    for r in rows(dyl_flow(trace, '--objects')):
+        if r['kind'] == 'heap' and r['site'].split(' <- ')[0].startswith(name):
+            out[r['site']] = out.get(r['site'], 0) + int(r['blocks'])
+    return out
+
+
+def test_sites_named_by_line(built):
+    d, w = built
+    app = program(d, 'flow_sites')
+    _, trace = run_both([app, '12'], w, d, trace='named.csv')
+    with open(trace + '.flow', 'rb') as f:
+        assert b'flow_sites.c' not in f.read()      # no name is made in the process
+    # LD_DEBUG=files lists every object the loader maps, exit included: naming at exit
+    # started libdw's debuginfod client (libcurl, libssh2: openssl crashed, issue 33).
+    # (libdw itself is loaded here during the run: dasum_'s scalars are stack pointers,
+    # bounded by their variables, regions/stackvars.c; microgens/std.flow's
+    # test_no_library_loaded_to_name_sites runs a program that passes none.)
+    env = dict(os.environ, LD_PRELOAD=w, DYL_TRACE=str(d / 'debug.csv'), LD_DEBUG='files')
+    r = subprocess.run([app, '12'], capture_output=True, text=True, env=env, timeout=120)
+    assert r.returncode == 0, r.stderr[-2000:]
+    files = re.findall(r'file=(\S+)', r.stderr)
+    assert any('libblas' in f for f in files), files
+    assert not [f for f in files if re.search(r'debuginfod|curl|ssh', f)], files
+    m = marks()
+    at = lambda tag: f'flow_sites.c:{m[tag]})'
+    # the frames above main (the C library's start) are left out
+    sites = {**mine(trace, 'main'), **mine(trace, 'make')}
+    want = {f'main ({at("LOOP")}': 12, f'main ({at("CALLOC")}': 1,
+            f'make ({at("HELPER")} <- main ({at("FIRST")}': 1,
+            f'make ({at("HELPER")} <- main ({at("SECOND")}': 1, f'main ({at("ALIGNED")}': 1}
+    assert sites == want
+
+
+def raw_sites(trace, name):
+    """{(offset of each of NAME's frames): blocks}; NAME's frames all object+0xoff"""
+    out = {}
+    for site, n in mine(trace, name + '+0x').items():
+        frames = [f for f in site.split(' <- ') if f.startswith(name + '+')]
+        assert all(re.fullmatch(re.escape(name) + r'\+0x[0-9a-f]+', f) for f in frames), site
+        key = tuple(int(f.split('+0x')[1], 16) for f in frames)
+        out[key] = out.get(key, 0) + n
+    return out
+
+
+def lines(exe, offsets):
+    """addr2line's file:line of each return address (the call is the byte before)"""
+    r = subprocess.run(['addr2line', '-e', exe, *[hex(o - 1) for o in offsets]],
+                       capture_output=True, text=True, check=True)
+    return tuple(os.path.basename(x.split(' ')[0]) for x in r.stdout.splitlines())
+
+
+@pytest.mark.parametrize('how', ['deleted', 'rebuilt'])
+def test_program_gone_keeps_raw_names(built, how):
+    """The program's file gone or replaced after the run: object+0xoff, exit 0; the
+    offsets are the run's program's (addr2line on a copy of it finds the marks)"""
+    d, w = built
+    name = f'sites_{how}'
+    app = program(d, name)
+    keep = shutil.copy(app, os.path.join(str(d), name + '.kept'))
+    _, trace = run_both([app, '12'], w, d, trace=f'{how}.csv')
+    if how == 'deleted':
+        os.unlink(app)
+    else:   # another build: another build ID, other offsets
+        program(d, name, '-fno-omit-frame-pointer')
+    got = {lines(keep, k): n for k, n in raw_sites(trace, name).items()}
+    at = {t: f'flow_sites.c:{n}' for t, n in marks().items()}
+    assert got == {(at['LOOP'],): 12, (at['CALLOC'],): 1, (at['HELPER'], at['FIRST']): 1,
+                   (at['HELPER'], at['SECOND']): 1, (at['ALIGNED'],): 1}
