@@ -11,11 +11,15 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 
 import pytest
 
 from dyltest import REF_BLAS, ROOT, TEST_APPS, build_c, make, run_both, wrap
 from test_flow_real import dyl_flow, rows
+
+sys.path.insert(0, os.path.join(ROOT, 'microgens', 'std.flow'))
+import flowread  # noqa: E402
 
 APP = os.path.join(TEST_APPS, 'flow_sites.c')
 
@@ -115,3 +119,26 @@ def test_program_gone_keeps_raw_names(built, how):
     at = {t: f'flow_sites.c:{n}' for t, n in marks().items()}
     assert got == {(at['LOOP'],): 12, (at['CALLOC'],): 1, (at['HELPER'], at['FIRST']): 1,
                    (at['HELPER'], at['SECOND']): 1, (at['ALIGNED'],): 1}
+
+
+@pytest.mark.skipif(shutil.which('ltrace') is None, reason='needs ltrace')
+def test_each_address_looked_up_once(built):
+    """dwfl_module_addrinfo reads a module's whole symbol table each call: the tool calls
+    it once an address (flow_syms.c's memo), not once a frame.  The helper's frame is in
+    two sites, and libc's start in many: fewer calls than frames."""
+    d, w = built
+    app = program(d, 'flow_once')
+    _, trace = run_both([app, '12'], w, d, trace='once.csv')
+    _, recs = flowread.read(trace + '.flow')     # the tool's names: frames up to main
+    frames = [pc - 1 for r in recs if r['type'] == 'SITE'
+              for pc, name in zip(r['pcs'], r['text'].split(' <- ')) if not name.startswith('0x')]
+    _, recs = flowread.read(trace + '.flow', names=False)   # every stack object's own ip
+    frames += [r['addr'] for r in recs if r['type'] == 'OBJECT' and r['kind'] == 'static']
+    frames += [r['ip'] - 1 for r in recs if r['type'] == 'OBJECT' and r['kind'] == 'stack' and r['ip']]
+    out = str(d / 'ltrace.txt')
+    subprocess.run(['ltrace', '-c', '-o', out, '-e', 'dwfl_module_addrinfo',
+                    os.path.join(ROOT, 'bin', 'dyl-flow'), '--objects', trace],
+                   capture_output=True, check=True, timeout=300)
+    calls = re.search(r'(\d+) dwfl_module_addrinfo', open(out).read())
+    assert len(set(frames)) < len(frames)
+    assert int(calls.group(1)) == len(set(frames))
