@@ -4,7 +4,8 @@ return addresses and its module table, nothing more; dyl-flow names them from th
 
 tests/apps/flow_sites.c (-g) over the reference BLAS: its sites carry the file and line
 of their /* SITE TAG */ marks.  The process loads no libdw, at exit or before.  A program
-gone by the time the tool runs (deleted, or rebuilt: another build ID) keeps the names
+gone by the time the tool runs (deleted, or rebuilt: another build ID), or a library
+unlinked while the process ran, keeps the names
 the process could give, object+0xoff, and those offsets are the program's own: addr2line
 on a copy finds the marked lines again."""
 import os
@@ -142,3 +143,48 @@ def test_each_address_looked_up_once(built):
     calls = re.search(r'(\d+) dwfl_module_addrinfo', open(out).read())
     assert len(set(frames)) < len(frames)
     assert int(calls.group(1)) == len(set(frames))
+
+
+LIB_AL = '''#include <stdlib.h>
+__attribute__((noinline)) double *al(int n)
+{
+	double *p = malloc(n * sizeof(double));
+	for (int i = 0; i < n; i++)
+		p[i] = i;
+	return p;
+}
+'''
+APP_AL = '''#include <stdio.h>
+#include <unistd.h>
+double *al(int n);
+double dasum_(const int *n, const double *x, const int *incx);
+int main(int argc, char **argv)
+{
+	int n = 100, one = 1;
+	unlink(argv[1]);	/* the library's file gone while the process runs */
+	double *p = al(n);
+	printf("%g\\n", dasum_(&n, p, &one));
+	return 0;
+}
+'''
+
+
+def test_library_deleted_during_the_run(built):
+    """A temporary library unlinked while the process runs: the loader's name for it is
+    'PATH (deleted)'; the tool cannot open it and keeps 'libal.so (deleted)+0xoff'."""
+    d, w = built
+    lib, src = os.path.join(str(d), 'libal.so'), os.path.join(str(d), 'libal.c')
+    with open(src, 'w') as f:
+        f.write(LIB_AL)
+    subprocess.run(['cc', '-O2', '-g', '-fPIC', '-shared', '-o', lib, src], check=True)
+    keep = shutil.copy(lib, lib + '.kept')
+    app = build_c(d, APP_AL, 'app_al', lib, f'-Wl,-rpath,{d}', REF_BLAS,
+                  f'-Wl,-rpath,{os.path.dirname(REF_BLAS)}')
+    env = dict(os.environ, LD_PRELOAD=w, DYL_TRACE=str(d / 'al.csv'))
+    r = subprocess.run([app, lib], capture_output=True, text=True, env=env, timeout=120)
+    assert (r.returncode, r.stdout) == (0, '4950\n'), r.stderr[-2000:]
+    (site,) = [s for s in mine(str(d / 'al.csv'), 'libal.so')]
+    inner, caller = site.split(' <- ')
+    m = re.fullmatch(r'libal\.so \(deleted\)\+0x([0-9a-f]+)', inner)
+    assert m and caller == 'main (app_al.c:9)', site
+    assert lines(keep, [int(m.group(1), 16)]) == ('libal.c:4',)
