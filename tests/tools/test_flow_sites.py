@@ -3,11 +3,10 @@ return addresses and its module table, nothing more; dyl-flow names them from th
 (speedup/lib/flow/flow_syms.c, libdw, each address looked up once).
 
 tests/apps/flow_sites.c (-g) over the reference BLAS: its sites carry the file and line
-of their /* SITE TAG */ marks.  The process loads no libdw, at exit or before.  A program
+of their /* SITE TAG */ marks, and the process loads no debuginfod client.  A program
 gone by the time the tool runs (deleted, or rebuilt: another build ID), or a library
-unlinked while the process ran, keeps the names
-the process could give, object+0xoff, and those offsets are the program's own: addr2line
-on a copy finds the marked lines again."""
+unlinked while the process ran, keeps the names the process could give, object+0xoff,
+and those offsets are the object's own: addr2line on a copy finds the marked lines."""
 import os
 import re
 import shutil
