@@ -16,23 +16,13 @@ import sys
 import pytest
 
 from dyltest import REF_BLAS, ROOT, TEST_APPS, build_c, make, run_both, wrap
+from test_flow_dhat import marks     # TAG -> 'flow_sites.c:LINE'
 from test_flow_real import dyl_flow, rows
 
 sys.path.insert(0, os.path.join(ROOT, 'microgens', 'std.flow'))
 import flowread  # noqa: E402
 
 APP = os.path.join(TEST_APPS, 'flow_sites.c')
-
-
-def marks():
-    """TAG -> LINE of the /* SITE TAG */ marks"""
-    out = {}
-    with open(APP) as f:
-        for n, line in enumerate(f, 1):
-            m = re.search(r'/\* SITE (\w+) \*/\s*$', line)
-            if m:
-                out[m.group(1)] = n
-    return out
 
 
 @pytest.fixture(scope='module')
@@ -75,7 +65,7 @@ def test_sites_named_by_line(built):
     assert any('libblas' in f for f in files), files
     assert not [f for f in files if re.search(r'debuginfod|curl|ssh', f)], files
     m = marks()
-    at = lambda tag: f'flow_sites.c:{m[tag]})'
+    at = lambda tag: m[tag] + ')'
     # the frames above main (the C library's start) are left out
     sites = {**mine(trace, 'main'), **mine(trace, 'make')}
     want = {f'main ({at("LOOP")}': 12, f'main ({at("CALLOC")}': 1,
@@ -116,7 +106,7 @@ def test_program_gone_keeps_raw_names(built, how):
     else:   # another build: another build ID, other offsets
         program(d, name, '-fno-omit-frame-pointer')
     got = {lines(keep, k): n for k, n in raw_sites(trace, name).items()}
-    at = {t: f'flow_sites.c:{n}' for t, n in marks().items()}
+    at = marks()
     assert got == {(at['LOOP'],): 12, (at['CALLOC'],): 1, (at['HELPER'], at['FIRST']): 1,
                    (at['HELPER'], at['SECOND']): 1, (at['ALIGNED'],): 1}
 
