@@ -10,7 +10,7 @@
  * libdw looks a symbol up by reading the whole symbol table (dwfl_module_addrinfo scans
  * every symbol, ~100 us an address in libpython's), and a run's sites share most of their
  * frames (numpy: 3,492 return addresses, 1,165 distinct): each address's symbol is
- * looked up once and kept (struct memo), so the names are libdw's, made once each.
+ * looked up once and kept (struct memo_ent), so the names are libdw's, made once each.
  */
 #define _GNU_SOURCE
 #include <dwarf.h>
