@@ -179,6 +179,24 @@ def test_dgst_under_std_flow(flow_wrapper, data, tmp_path):
     assert edges.startswith('producer,consumer,bytes')
 
 
+def test_enc_under_std_flow(flow_wrapper, data, tmp_path):
+    """Issue 33's crash came at exit, whatever openssl did (enc too): encrypt to a file
+    and decrypt to stdout under std.flow, both exit 0 with their output whole, and the
+    .flow holds no name (the tool makes them)."""
+    path, blob = data
+    _, _, enc = _run_both_to_file(lambda out: _enc_cmd('-S', SALT, '-in', path, '-out', out),
+                                  flow_wrapper, tmp_path, 'enc.bin')
+    assert len(enc) == (DATA_SIZE // 16 + 1) * 16
+    r, trace = run_both(_enc_cmd('-d', '-S', SALT, '-in', 'enc.bin'), flow_wrapper, tmp_path,
+                        trace='dec.csv')
+    assert r.returncode == 0 and r.stdout == blob
+    with open(trace + '.flow', 'rb') as f:
+        assert b'CRYPTO_' not in f.read()
+    names = run([os.path.join(ROOT, 'bin', 'dyl-flow'), '--names', trace]).stdout.splitlines()
+    sites = [n.split(',', 2)[2] for n in names[1:] if n.startswith('site,')]
+    assert sites and any(s.startswith('CRYPTO_') for s in sites), sites[:5]
+
+
 def test_enc_encrypt_decrypt_whole_library(whole, data, crypto_syms, tmp_path):
     so, _ = whole
     path, blob = data
