@@ -40,6 +40,36 @@ def test_sweep_compiles_without_cuda_headers(tmp_path):
     assert r.returncode == 0, r.stderr
 
 
+def test_dry_run_lists_the_calls_with_the_profiles_counts(tmp_path):
+    """--dry-run: every point of the sweep, with the work and bytes the blas and lapack
+    profiles record for the same call (counted by hand below), no CUDA needed."""
+    exe = str(tmp_path / 'gpu_sweep')
+    r = run('cc', '-O2', '-o', exe, os.path.join(GPU, 'gpu_sweep.c'), '-ldl', '-lm')
+    assert r.returncode == 0, r.stderr
+    r = run(exe, '--dry-run')
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0] == HEADER
+    funcs = [line.split(',')[0] for line in lines[1:]]
+    # squares 64..8192 and 6 thin; 256..16384; 128..8192 each; 2^8..2^22
+    assert {f: funcs.count(f) for f in set(funcs)} == {
+        'dgemm_': 14, 'sgemm_': 14, 'dgemv_': 7, 'dgetrf_': 7, 'dgetrs_': 7, 'dpotrf_': 7,
+        'fftw_execute': 15}
+    rows = set(lines)
+    # getrf n = 128: 2/3 n^3 - n^2/2 + 5/6 n flops; 8 n^2 in, 8 n^2 + 4 n (pivots) out
+    assert 'dgetrf_,1390016,0.000,0,262656,128x128' in rows
+    # getrs n = 128, one rhs: n^2 + n (n - 1); 8 (n^2 + n) + 4 n in, 8 n out
+    assert 'dgetrs_,32640,0.000,0,133632,128x128' in rows
+    # potrf n = 128: n^3/3 + n^2/2 + n/6; one triangle in and out, 2 x 8 n (n + 1) / 2
+    assert 'dpotrf_,707264,0.000,0,132096,128x128' in rows
+    # gemm m = k = 2048, n = 8, beta 0: 2 m n k; 8 (m k + k n) in, 8 m n out
+    assert 'dgemm_,67108864,0.000,0,33816576,2048x8x2048' in rows
+    assert 'sgemm_,524288,0.000,0,49152,64x64x64' in rows
+    # gemv 256: 2 n^2; 8 (n^2 + n) in, 8 n out; FFT 2^10: 5 n log2 n, 16 n in and out
+    assert 'dgemv_,131072,0.000,0,528384,256x256' in rows
+    assert 'fftw_execute,51200,0.000,0,32768,2^10' in rows
+
+
 @pytest.mark.skipif(not os.path.isdir('/usr/local/cuda') or shutil.which('nvidia-smi') is not None,
                     reason='needs the CUDA libraries and no GPU')
 def test_sweep_resolves_every_symbol_then_finds_no_gpu(tmp_path):

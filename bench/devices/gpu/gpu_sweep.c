@@ -1,7 +1,9 @@
 /* gpu_sweep - times cuBLAS, cuSOLVER and cuFFT kernels on device-resident data and writes
  * them as a model CSV (func,work,t_ns,samples,bytes,shape; doc/model-format.md).
  *
- *   gpu_sweep [-r REPS] [--quick] [--command TEXT] > models/measured/DEVICE-DATE.csv
+ *   gpu_sweep [-r REPS] [--quick] [--dry-run] [--command TEXT] > models/measured/DEVICE-DATE.csv
+ *
+ * --dry-run lists the calls (func, work, bytes, shape) with t_ns 0, without CUDA.
  *
  * The CUDA libraries are dlopen()ed from /usr/local/cuda, so this file compiles on a
  * machine without CUDA headers (the tests do: cc -c).  Each kernel runs twice as warm-up,
@@ -82,7 +84,7 @@ struct sweep {
 	blas_handle blas;
 	solver_handle solver;
 	cuda_event start, stop;
-	int reps, quick;
+	int reps, quick, dry;	/* dry: --dry-run, the rows without a GPU (t_ns 0) */
 	const char *command;
 	double *host;		/* scratch host buffer for the inputs */
 };
@@ -166,6 +168,9 @@ static void *device_buffer(struct sweep *s, size_t n, size_t rows, double diag, 
 	void *d = NULL;
 	size_t e = single ? sizeof(float) : sizeof(double);
 
+	if (s->dry)
+		return NULL;
+
 	for (size_t i = 0; i < n; i++) {
 		seed = seed * 1103515245u + 12345u;
 		double v = (double)(seed >> 16 & 0x7fff) / 32768.0 - 0.5;
@@ -185,6 +190,12 @@ static void *device_buffer(struct sweep *s, size_t n, size_t rows, double diag, 
 		exit(1);
 	}
 	return d;
+}
+
+static void release(struct sweep *s, void *p)
+{
+	if (!s->dry)
+		s->a.free_(p);
 }
 
 static void *device_matrix(struct sweep *s, size_t n, size_t rows, double diag, int symm)
@@ -214,6 +225,9 @@ static double median_ns(struct sweep *s, struct job *j)
 {
 	float ms[256];
 	int reps = s->reps < 256 ? s->reps : 256;
+
+	if (s->dry)
+		return 0;
 
 	for (int r = -2; r < reps; r++) {
 		if (j->restore_bytes && check(s->a.memcpy_(j->restore_to, j->restore_from,
@@ -270,7 +284,7 @@ static void gemm(struct sweep *s, int dbl, int m, int n, int k)
 	snprintf(shape, sizeof shape, "%dx%dx%d", m, n, k);
 	row(s, dbl ? "dgemm_" : "sgemm_", 2.0 * m * n * k, median_ns(s, &j),
 	    (double)e * ((double)m * k + (double)k * n + (double)m * n), shape);
-	s->a.free_(j.a), s->a.free_(j.b), s->a.free_(j.c);
+	release(s, j.a), release(s, j.b), release(s, j.c);
 }
 
 static int run_dgemv(struct sweep *s, struct job *j)
@@ -289,7 +303,7 @@ static void gemv(struct sweep *s, int n)
 	char shape[32];
 	snprintf(shape, sizeof shape, "%dx%d", n, n);
 	row(s, "dgemv_", 2.0 * n * n, median_ns(s, &j), 8.0 * ((double)n * n + 2.0 * n), shape);
-	s->a.free_(j.a), s->a.free_(j.b), s->a.free_(j.c);
+	release(s, j.a), release(s, j.b), release(s, j.c);
 }
 
 static int run_getrf(struct sweep *s, struct job *j)
@@ -317,10 +331,10 @@ static void lu(struct sweep *s, int n)
 	j.a = device_matrix(s, (size_t)n * n, 0, 0, 0);
 	j.b = device_matrix(s, (size_t)n, 0, 0, 0);
 	j.restore_to = j.a, j.restore_from = pristine, j.restore_bytes = (size_t)n * n * 8;
-	if (check(s->a.getrf_size(s->solver, n, n, j.a, n, &j.lwork), "getrf_bufferSize") ||
+	if (!s->dry && (check(s->a.getrf_size(s->solver, n, n, j.a, n, &j.lwork), "getrf_bufferSize") ||
 	    check(s->a.malloc_(&j.work, (size_t)j.lwork * 8 + 64), "cudaMalloc") ||
 	    check(s->a.malloc_((void **)&j.ipiv, (size_t)n * 4 + 64), "cudaMalloc") ||
-	    check(s->a.malloc_((void **)&j.info, 64), "cudaMalloc"))
+	    check(s->a.malloc_((void **)&j.info, 64), "cudaMalloc")))
 		exit(1);
 	double fm = 0.5 * nn * nn * nn - nn * nn * nn / 6 + 0.5 * nn * nn - 0.5 * nn * nn + 2 * nn / 3;
 	double fa = 0.5 * nn * nn * nn - nn * nn * nn / 6 - 0.5 * nn * nn + nn / 6;
@@ -330,8 +344,8 @@ static void lu(struct sweep *s, int n)
 	j.run = run_getrs, j.restore_bytes = 0;
 	row(s, "dgetrs_", floor(r * nn * nn + r * nn * (nn - 1) + 0.5), median_ns(s, &j),
 	    8.0 * (nn * nn + 2 * nn * r) + 4.0 * nn, shape);
-	s->a.free_(pristine), s->a.free_(j.a), s->a.free_(j.b), s->a.free_(j.work);
-	s->a.free_(j.ipiv), s->a.free_(j.info);
+	release(s, pristine), release(s, j.a), release(s, j.b), release(s, j.work);
+	release(s, j.ipiv), release(s, j.info);
 }
 
 /* dpotrf_ (lower) of a symmetric, diagonally dominant n x n matrix, restored before each
@@ -343,15 +357,15 @@ static void cholesky(struct sweep *s, int n)
 	void *pristine = device_matrix(s, (size_t)n * n, (size_t)n, nn, 1);
 	j.a = device_matrix(s, (size_t)n * n, 0, 0, 0);
 	j.restore_to = j.a, j.restore_from = pristine, j.restore_bytes = (size_t)n * n * 8;
-	if (check(s->a.potrf_size(s->solver, FILL_LOWER, n, j.a, n, &j.lwork), "potrf_bufferSize") ||
+	if (!s->dry && (check(s->a.potrf_size(s->solver, FILL_LOWER, n, j.a, n, &j.lwork), "potrf_bufferSize") ||
 	    check(s->a.malloc_(&j.work, (size_t)j.lwork * 8 + 64), "cudaMalloc") ||
-	    check(s->a.malloc_((void **)&j.info, 64), "cudaMalloc"))
+	    check(s->a.malloc_((void **)&j.info, 64), "cudaMalloc")))
 		exit(1);
 	double fm = nn * nn * nn / 6 + 0.5 * nn * nn + nn / 3, fa = nn * nn * nn / 6 - nn / 6;
 	char shape[32];
 	snprintf(shape, sizeof shape, "%dx%d", n, n);
 	row(s, "dpotrf_", floor(fm + fa + 0.5), median_ns(s, &j), 8.0 * nn * (nn + 1), shape);
-	s->a.free_(pristine), s->a.free_(j.a), s->a.free_(j.work), s->a.free_(j.info);
+	release(s, pristine), release(s, j.a), release(s, j.work), release(s, j.info);
 }
 
 static int run_fft(struct sweep *s, struct job *j)
@@ -367,13 +381,14 @@ static void fft(struct sweep *s, int log2n)
 	struct job j = {.run = run_fft, .n = n};
 	j.a = device_matrix(s, 2 * (size_t)n, 0, 0, 0);
 	j.b = device_matrix(s, 2 * (size_t)n, 0, 0, 0);
-	if (check(s->a.plan1d(&j.plan, n, FFT_Z2Z, 1), "cufftPlan1d"))
+	if (!s->dry && check(s->a.plan1d(&j.plan, n, FFT_Z2Z, 1), "cufftPlan1d"))
 		exit(1);
 	char shape[32];
 	snprintf(shape, sizeof shape, "2^%d", log2n);
 	row(s, "fftw_execute", 5.0 * n * log2n, median_ns(s, &j), 32.0 * n, shape);
-	s->a.fft_destroy(j.plan);
-	s->a.free_(j.a), s->a.free_(j.b);
+	if (!s->dry)
+		s->a.fft_destroy(j.plan);
+	release(s, j.a), release(s, j.b);
 }
 
 /* The '#' lines: device, versions, date, command; then the header. */
@@ -429,16 +444,24 @@ int main(int argc, char **argv)
 			s.reps = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--quick"))
 			s.quick = 1;
+		else if (!strcmp(argv[i], "--dry-run"))
+			s.dry = 1;
 		else if (!strcmp(argv[i], "--command") && i + 1 < argc)
 			s.command = argv[++i];
 		else {
-			fprintf(stderr, "usage: gpu_sweep [-r REPS] [--quick] [--command TEXT] > out.csv\n");
+			fprintf(stderr, "usage: gpu_sweep [-r REPS] [--quick] [--dry-run] [--command TEXT] > out.csv\n");
 			return 2;
 		}
 	}
 	if (s.reps < 1 || s.reps > 256) {
 		fprintf(stderr, "gpu_sweep: -r must be 1..256\n");
 		return 2;
+	}
+	if (s.dry) {	/* the sizes and their work and bytes, t_ns 0: no CUDA needed */
+		printf("func,work,t_ns,samples,bytes,shape\n");
+		s.reps = 0;
+		sweep_all(&s);
+		return 0;
 	}
 	s.host = malloc(sizeof(double) * 16384 * 16384);	/* the largest input: dgemv 16384 */
 	if (!s.host || load(&s.a) || header(&s) ||
