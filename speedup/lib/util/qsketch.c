@@ -1,0 +1,156 @@
+/* qsketch.c - see qsketch.h. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "grow.h"
+#include "qsketch.h"
+#include "select.h"
+
+/* g = (1 + a) / (1 - a) and 1 / ln g, computed once */
+static double gamma_, inv_log_gamma;
+
+static void init_gamma(void)
+{
+	if (inv_log_gamma == 0) {
+		gamma_ = (1 + QSKETCH_ERROR) / (1 - QSKETCH_ERROR);
+		inv_log_gamma = 1 / log(gamma_);
+	}
+}
+
+/* The bucket of V > 0: ceil(log_g(V)). */
+static int bucket_of(int64_t v)
+{
+	return (int)ceil(log((double)v) * inv_log_gamma);
+}
+
+static double bucket_value(int i)
+{
+	return 2 * pow(gamma_, i) / (gamma_ + 1);
+}
+
+/* Room for bucket I in the dense range lo .. lo + nbins - 1. */
+static int reach(struct qsketch *q, int i)
+{
+	if (q->nbins && i >= q->lo && i < q->lo + q->nbins)
+		return 0;
+	int lo = q->nbins ? (i < q->lo ? i : q->lo) : i;
+	int hi = q->nbins ? (i >= q->lo + q->nbins ? i : q->lo + q->nbins - 1) : i;
+	uint64_t *b = calloc((size_t)(hi - lo + 1), sizeof(*b));
+	if (!b)
+		return -1;
+	if (q->nbins)
+		memcpy(b + (q->lo - lo), q->bins, (size_t)q->nbins * sizeof(*b));
+	free(q->bins);
+	q->bins = b;
+	q->lo = lo;
+	q->nbins = hi - lo + 1;
+	return 0;
+}
+
+static int bin_add(struct qsketch *q, int64_t v)
+{
+	if (v <= 0) {
+		q->zeros++;
+		return 0;
+	}
+	int i = bucket_of(v);
+	if (reach(q, i) != 0)
+		return -1;
+	q->bins[i - q->lo]++;
+	return 0;
+}
+
+/* From exact values to buckets: the first value past QSKETCH_EXACT. */
+static int to_bins(struct qsketch *q)
+{
+	init_gamma();
+	for (size_t i = 0; i < q->n; i++)
+		if (bin_add(q, q->exact[i]) != 0)
+			return -1;
+	free(q->exact);
+	q->exact = NULL;
+	q->room = 0;
+	q->binned = 1;
+	return 0;
+}
+
+int qsketch_add(struct qsketch *q, int64_t v)
+{
+	if (v < 0)
+		v = 0;
+	if (q->n < QSKETCH_EXACT) {
+		if (grow(&q->exact, sizeof(*q->exact), q->n, &q->room, 16) != 0)
+			return -1;
+		q->exact[q->n] = v;
+	} else {
+		if (!q->binned && to_bins(q) != 0)
+			return -1;
+		if (bin_add(q, v) != 0)
+			return -1;
+	}
+	q->min = !q->n || v < q->min ? v : q->min;
+	q->max = !q->n || v > q->max ? v : q->max;
+	q->n++;
+	return 0;
+}
+
+double qsketch_rank(struct qsketch *q, uint64_t k)
+{
+	if (!q->binned)
+		return (double)select_kth(q->exact, q->n, k);
+	if (k < q->zeros)
+		return 0;
+	uint64_t seen = q->zeros;
+	for (int i = 0; i < q->nbins; i++) {
+		seen += q->bins[i];
+		if (k < seen) {
+			double v = bucket_value(q->lo + i);
+			/* the least and the most are known exactly */
+			return v < (double)q->min ? (double)q->min : v > (double)q->max ? (double)q->max : v;
+		}
+	}
+	return (double)q->max;
+}
+
+double qsketch_median(struct qsketch *q)
+{
+	if (q->n == 0)
+		return -1;
+	if (!q->binned)
+		return select_median(q->exact, q->n);
+	double hi = qsketch_rank(q, q->n / 2);
+	if (q->n % 2)
+		return hi;
+	return (qsketch_rank(q, q->n / 2 - 1) + hi) / 2;
+}
+
+static int cmp_i64(const void *x, const void *y)
+{
+	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+	return (a > b) - (a < b);
+}
+
+void qsketch_each(struct qsketch *q, void (*fn)(void *ctx, double v, uint64_t count), void *ctx)
+{
+	if (!q->binned) {
+		qsort(q->exact, q->n, sizeof(*q->exact), cmp_i64);
+		for (size_t i = 0; i < q->n; i++)
+			fn(ctx, (double)q->exact[i], 1);
+		return;
+	}
+	if (q->zeros)
+		fn(ctx, 0, q->zeros);
+	for (int i = 0; i < q->nbins; i++)
+		if (q->bins[i]) {
+			double v = bucket_value(q->lo + i);
+			fn(ctx, v < (double)q->min ? (double)q->min : v > (double)q->max ?
+			   (double)q->max : v, q->bins[i]);
+		}
+}
+
+void qsketch_free(struct qsketch *q)
+{
+	free(q->exact);
+	free(q->bins);
+	memset(q, 0, sizeof(*q));
+}
