@@ -1,31 +1,62 @@
 /* qsketch.c - see qsketch.h. */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "grow.h"
 #include "qsketch.h"
 #include "select.h"
 
-/* g = (1 + a) / (1 - a) and 1 / ln g, computed once */
-static double gamma_, inv_log_gamma;
+/* Bucket i holds (g^(i-1), g^i]: BOUND[i] = g^i, for i up to NBOUNDS - 1 (g^2200 is past
+ * any int64).  A value's bucket is the least i with BOUND[i] >= v, found without a log:
+ * CELL[e][m] is that of the least value with leading bit e and next 8 bits m; a cell is
+ * 1/256 of an octave wide, under a bucket's width (2 %), so the value's bucket is the
+ * cell's or the next one. */
+#define NBOUNDS 2240
+static double bound[NBOUNDS], gamma_;
+static uint16_t cell[64][256];
+
+static int least_at_or_above(double v)
+{
+	int lo = 0, hi = NBOUNDS - 1;
+
+	while (lo < hi) {
+		int mid = (lo + hi) / 2;
+		if (bound[mid] >= v)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
 
 static void init_gamma(void)
 {
-	if (inv_log_gamma == 0) {
-		gamma_ = (1 + QSKETCH_ERROR) / (1 - QSKETCH_ERROR);
-		inv_log_gamma = 1 / log(gamma_);
-	}
+	if (gamma_ != 0)
+		return;
+	gamma_ = (1 + QSKETCH_ERROR) / (1 - QSKETCH_ERROR);
+	bound[0] = 1;
+	for (int i = 1; i < NBOUNDS; i++)
+		bound[i] = bound[i - 1] * gamma_;
+	for (int e = 0; e < 64; e++)
+		for (int m = 0; m < 256; m++)
+			cell[e][m] = (uint16_t)least_at_or_above(ldexp(1 + m / 256.0, e));
 }
 
-/* The bucket of V > 0: ceil(log_g(V)). */
+/* The bucket of V > 0. */
 static int bucket_of(int64_t v)
 {
-	return (int)ceil(log((double)v) * inv_log_gamma);
+	int e = 63 - __builtin_clzll((unsigned long long)v);
+	unsigned m = (unsigned)(e >= 8 ? (uint64_t)v >> (e - 8) : (uint64_t)v << (8 - e)) & 255;
+	int i = cell[e][m];
+
+	return (double)v > bound[i] ? i + 1 : i;
 }
 
+/* What bucket I answers for its values: within QSKETCH_ERROR of each. */
 static double bucket_value(int i)
 {
-	return 2 * pow(gamma_, i) / (gamma_ + 1);
+	return 2 * bound[i] / (gamma_ + 1);
 }
 
 /* Room for bucket I in the dense range lo .. lo + nbins - 1. */
