@@ -135,8 +135,9 @@ double qsketch_rank(struct qsketch *q, uint64_t k)
 	for (int i = 0; i < q->nbins; i++) {
 		seen += q->bins[i];
 		if (k < seen) {
-			double v = bucket_value(q->lo + i);
-			/* the least and the most are known exactly */
+			/* in whole ns, as the times are (below 50 ns a bucket holds one whole
+			 * number: that one); the least and the most are known exactly */
+			double v = round(bucket_value(q->lo + i));
 			return v < (double)q->min ? (double)q->min : v > (double)q->max ? (double)q->max : v;
 		}
 	}
@@ -155,16 +156,9 @@ double qsketch_median(struct qsketch *q)
 	return (qsketch_rank(q, q->n / 2 - 1) + hi) / 2;
 }
 
-static int cmp_i64(const void *x, const void *y)
-{
-	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
-	return (a > b) - (a < b);
-}
-
 void qsketch_each(struct qsketch *q, void (*fn)(void *ctx, double v, uint64_t count), void *ctx)
 {
 	if (!q->binned) {
-		qsort(q->exact, q->n, sizeof(*q->exact), cmp_i64);
 		for (size_t i = 0; i < q->n; i++)
 			fn(ctx, (double)q->exact[i], 1);
 		return;
@@ -177,6 +171,27 @@ void qsketch_each(struct qsketch *q, void (*fn)(void *ctx, double v, uint64_t co
 			fn(ctx, v < (double)q->min ? (double)q->min : v > (double)q->max ?
 			   (double)q->max : v, q->bins[i]);
 		}
+}
+
+int qsketch_merge(struct qsketch *q, struct qsketch *from)
+{
+	if (!from->binned) {
+		for (size_t i = 0; i < from->n; i++)
+			if (qsketch_add(q, from->exact[i]) != 0)
+				return -1;
+		return 0;
+	}
+	if (!q->binned && to_bins(q) != 0)
+		return -1;
+	if (from->nbins && (reach(q, from->lo) != 0 || reach(q, from->lo + from->nbins - 1) != 0))
+		return -1;
+	for (int i = 0; i < from->nbins; i++)
+		q->bins[from->lo + i - q->lo] += from->bins[i];
+	q->zeros += from->zeros;
+	q->min = !q->n || from->min < q->min ? from->min : q->min;
+	q->max = !q->n || from->max > q->max ? from->max : q->max;
+	q->n += from->n;
+	return 0;
 }
 
 void qsketch_free(struct qsketch *q)

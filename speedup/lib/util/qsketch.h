@@ -5,7 +5,8 @@
  * histogram, as DDSketch does (Masson et al., VLDB 2019): bucket i holds the values in
  * (g^(i-1), g^i] with g = (1 + a) / (1 - a), and answers 2 g^i / (g + 1) for them, within
  * a relative error a = QSKETCH_ERROR (1 %) of any value in it.  A quantile is then within
- * 1 % of the exact one (and between the least and the most value seen).  An int64 has at
+ * 1 % of the exact one, rounded to a whole ns (so within 1 % + 0.5 ns; exact below 50 ns),
+ * and between the least and the most value seen.  An int64 has at
  * most ~2200 such buckets: at most 18 KB a sketch, whatever the number of values.
  */
 #ifndef SPEEDUP_QSKETCH_H
@@ -41,9 +42,13 @@ static inline int qsketch_exact(const struct qsketch *q)
 {
 	return !q->binned;
 }
-/* Calls FN(CTX, value, count) for each value (exact) or bucket (its representative),
- * in increasing order of value.  Reorders the exact values. */
+/* Calls FN(CTX, value, count) for each value (exact: in the order they are kept, which
+ * qsketch_rank and qsketch_median change) or bucket (its representative, in increasing
+ * order). */
 void qsketch_each(struct qsketch *q, void (*fn)(void *ctx, double v, uint64_t count), void *ctx);
+/* Adds FROM's values to Q (exact ones one by one, in their order).  0, or -1 out of
+ * memory. */
+int qsketch_merge(struct qsketch *q, struct qsketch *from);
 void qsketch_free(struct qsketch *q);
 
 #endif
