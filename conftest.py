@@ -26,7 +26,7 @@ SLOW = ('tests/runtime/test_sanitizers.py', 'tests/libraries/test_openssl.py',
         'tests/fuzz/test_fuzz.py', 'tests/generator/test_generator_safety.py',
         'tests/generator/test_build_units.py', 'tests/runtime/test_process.py',
         'tests/tools/test_flow_real.py', 'tests/libraries/test_blas.py',
-        'tests/tools/test_report_html.py',
+        'tests/tools/test_report_html.py', 'tests/tools/test_readers.py',
         'tests/libraries/test_libc.py', 'tests/libraries/test_fftw.py',
         'microgens/profiles/blas/test_blas_profile.py',
         'microgens/profiles/lapack/test_lapack_profile.py')
