@@ -63,8 +63,10 @@ static struct thread *thread_of(struct state *st, uint64_t tid)
 	return th;
 }
 
-static struct acc *acc_of(struct state *st, uint32_t func)
+static inline struct acc *acc_of(struct state *st, uint32_t func)
 {
+	if (func < st->acc_room)
+		return &st->acc[func];
 	if (grow_to(&st->acc, sizeof(*st->acc), (size_t)func + 1, &st->acc_room, 64) != 0)
 		return NULL;
 	return &st->acc[func];
@@ -228,6 +230,8 @@ static int summary_read_by(struct trace_src *src, struct trace_summary *s, summa
 	int rc;
 
 	memset(s, 0, sizeof(*s));
+	if (filter && !filter_active(filter))
+		filter = NULL;	/* (a call less a row) */
 	while ((rc = rows_next(src, &r)) > 0) {
 		if (rows_seq_check(src, &seen, &r) != 0) {
 			rc = -1;

@@ -425,7 +425,9 @@ static int csv_parse(struct trace_src *src, const char *line, size_t len, unsign
 		return -1;
 	if (!func.quoted) {
 		/* a trace has few names: a small cache in front of the hash table */
+		/* (the middle letter too: dgemm_ and daxpy_ share a length and their ends) */
 		unsigned slot = (func.len ^ (unsigned char)func.s[0] ^
+				 ((unsigned char)func.s[func.len / 2] << 1) ^
 				 ((unsigned char)func.s[func.len - 1] << 2)) & (NAME_CACHE - 1);
 		struct func *f;
 		id = src->name_cache[slot] - 1;

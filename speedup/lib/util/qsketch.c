@@ -44,7 +44,7 @@ static void init_gamma(void)
 }
 
 /* The bucket of V > 0. */
-static int bucket_of(int64_t v)
+static inline int bucket_of(int64_t v)
 {
 	int e = 63 - __builtin_clzll((unsigned long long)v);
 	unsigned m = (unsigned)(e >= 8 ? (uint64_t)v >> (e - 8) : (uint64_t)v << (8 - e)) & 255;
@@ -109,6 +109,13 @@ int qsketch_add(struct qsketch *q, int64_t v)
 {
 	if (v < 0)
 		v = 0;
+	if (q->binned && v > 0) {	/* the common case: a bucket already there */
+		unsigned k = (unsigned)(bucket_of(v) - q->lo);
+		if (k < (unsigned)q->nbins) {
+			q->bins[k]++;
+			goto seen;
+		}
+	}
 	if (q->n < QSKETCH_EXACT) {
 		if (grow(&q->exact, sizeof(*q->exact), q->n, &q->room, 16) != 0)
 			return -1;
@@ -119,6 +126,7 @@ int qsketch_add(struct qsketch *q, int64_t v)
 		if (bin_add(q, v) != 0)
 			return -1;
 	}
+seen:
 	q->min = !q->n || v < q->min ? v : q->min;
 	q->max = !q->n || v > q->max ? v : q->max;
 	q->n++;
