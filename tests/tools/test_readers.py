@@ -182,3 +182,34 @@ def test_gz_output(tmp_path):
     assert gz[:2] == b'\x1f\x8b' and len(gz) < len(plain) / 4
     assert gzip.decompress(gz) == plain
     json.loads(plain)
+
+
+def test_identical_allows_only_medians_within_the_error():
+    """tests/identical.py's allowance (tests/sketch_tolerance.py): a median column within
+    1 % + 0.5 ns (the table: + one unit of its last digit), nothing else."""
+    import sketch_tolerance as st
+    head = 'function      calls      total   share       self   self%       mean        min     median        max\n'
+    row = 'crc32         30000     382 ms   51.6%     382 ms   51.6%    12.7 us     170 ns    {} us    32.1 ms\n'
+
+    def ok(cmd, a, b):
+        return st.tolerable(cmd, (0, a.encode(), b'', b''), (0, b.encode(), b'', b''))
+    summary = ['dyl-trace', 'summary', 't.csv']
+    assert ok(summary, head + row.format('1.58'), head + row.format('1.59'))
+    assert not ok(summary, head + row.format('1.58'), head + row.format('1.62'))
+    assert not ok(summary, head + row.format('1.58'), head + row.format('1.58').replace('30000', '30001'))
+    csvh = 'trace,pid,func,calls,total_ns,self_ns,mean_ns,min_ns,median_ns,max_ns,share,self_share\n'
+    line = 't.csv,1,crc32,30000,382473498,382473498,12749.1,170,{},32066347,0.5,0.5\n'
+    assert ok(summary + ['--csv'], csvh + line.format(1582), csvh + line.format(1588))
+    assert not ok(summary + ['--csv'], csvh + line.format(1582), csvh + line.format(1600))
+    assert not ok(summary + ['--csv'], csvh + line.format(1582),
+                  csvh + line.format(1582).replace('170', '171'))
+    js = '{{"funcs": [{{"calls": 3, "median_ns": {}, "mean_ns": 5}}]}}'
+    assert ok(summary + ['--json'], js.format(1582), js.format(1588))
+    assert not ok(summary + ['--json'], js.format(1582), js.format(1600))
+    assert not ok(summary + ['--json'], js.format(1582), js.format(1582).replace('"calls": 3', '"calls": 4'))
+    model = '# m\nfunc,work,t_ns,samples\ncrc32,256,{},811\n'
+    assert ok(['dyl-model', 't.csv'], model.format(180), model.format(181))
+    assert not ok(['dyl-model', 't.csv', '--stat', 'mean'], model.format(180), model.format(181))
+    assert not ok(['dyl-trace', 'cat', 't.csv'], 'a', 'b')
+    # a status or stderr that differs is a difference
+    assert not st.tolerable(summary, (0, b'x', b'', b''), (2, b'x', b'', b''))
