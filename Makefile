@@ -39,8 +39,8 @@ TOOL_FORMAT_SRC := $(FMT_SRC) $(TOOL_READ_SRC)
 TOOL_SRC = $(wildcard speedup/$(1)/*.c) $(TOOL_LIB_SRC) $(TOOL_FORMAT_SRC)
 TOOL_INC := $(patsubst %/,-I%,$(sort $(dir $(TOOL_LIB_SRC))) $(sort $(dir $(TOOL_FORMAT_SRC)))) \
 	-Iruntime/include
-# libdw: the tools name a TRACE.flow's addresses offline (speedup/lib/flow/flow_syms.c)
-TOOL_LIBS := -lm -ldw -lelf
+# libdw: the tools name a TRACE.flow's addresses offline (speedup/lib/flow/flow_syms.c); zlib: -o FILE.gz (gzout.c)
+TOOL_LIBS := -lm -ldw -lelf -lz
 TOOL_HDR := $(wildcard speedup/*/*.h speedup/lib/*/*.h runtime/format/*.h runtime/format/*/*.h)
 
 .PHONY: all deps install-packages runtime test check demo bench validate accuracy install clean \

@@ -66,6 +66,10 @@ struct trace_src {
 	size_t size;
 	int mapped;
 	int borrowed;		/* the caller's bytes (rows_open_file): not freed here */
+	/* the bytes are a mapped file: the pages read are given back as the rows are read
+	 * (csv_next), so a big trace does not stay in memory; RELEASED is how far */
+	int release;
+	const char *released;
 	int beside;		/* opened by rows_open_beside */
 	unsigned flags;		/* ROWS_* below */
 	/* what the trace says of itself (from '#' lines; -1/NULL when it does not say) */

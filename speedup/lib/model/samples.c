@@ -117,6 +117,27 @@ static int by_name_then_work(const void *x, const void *y)
 	return a->bytes < b->bytes ? -1 : a->bytes > b->bytes;
 }
 
+static const struct samples *sorting;	/* samples_sorted's, for its comparison */
+
+static int by_index(const void *x, const void *y)
+{
+	return by_name_then_work(&sorting->groups[*(const size_t *)x],
+				 &sorting->groups[*(const size_t *)y]);
+}
+
+size_t *samples_sorted(const struct samples *s)
+{
+	size_t *idx = malloc((s->n ? s->n : 1) * sizeof(*idx));
+
+	if (!idx)
+		return NULL;
+	for (size_t i = 0; i < s->n; i++)
+		idx[i] = i;
+	sorting = s;
+	qsort(idx, s->n, sizeof(*idx), by_index);
+	return idx;
+}
+
 void samples_sort(struct samples *s)
 {
 	qsort(s->groups, s->n, sizeof(*s->groups), by_name_then_work);

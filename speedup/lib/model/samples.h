@@ -59,6 +59,9 @@ int samples_settle_faults(struct samples *s, uint64_t *left_out, uint64_t *kept,
 
 /* Sorts the groups by function name, then work, then bytes. */
 void samples_sort(struct samples *s);
+/* The indices of the groups in that order, the groups left in place (dyl-model keeps
+ * data of its own beside each).  NULL when out of memory. */
+size_t *samples_sorted(const struct samples *s);
 
 /* The statistic of G's times, in ns (G->n > 0).  Reorders G->t (the median selects in
  * place).  The median of an even count is the mean of the two middle times. */
