@@ -19,6 +19,7 @@
 #include "input.h"
 #include "model.h"
 #include "plan.h"
+#include "mpi.h"
 #include "predict.h"
 #include "report.h"
 #include "report_page.h"
@@ -533,6 +534,25 @@ static int predict_traces(struct speedup_opts *o, const enum kind *kinds,
 	return 0;
 }
 
+/* After the table: the MPI section (mpi.h), when O's traces are an MPI job's ranks.
+ * 0 or -1. */
+static int mpi_section(const struct speedup_opts *o, const enum kind *kinds)
+{
+	const char **paths = calloc((size_t)o->nfiles + 1, sizeof(*paths));
+	int n = 0, rc;
+
+	if (!paths) {
+		input_error(NULL, 0, "out of memory");
+		return -1;
+	}
+	for (int i = 0; i < o->nfiles; i++)
+		if (kinds[i] == KIND_TRACE && strcmp(o->files[i].path, "-") != 0)
+			paths[n++] = o->files[i].path;
+	rc = mpi_job_report(stdout, paths, n, o->r.models);
+	free(paths);
+	return rc;
+}
+
 /* The command: predicts from O's traces and models, prints the report.  Its exit status. */
 static int dyl_speedup(struct speedup_opts *o)
 {
@@ -557,6 +577,8 @@ static int dyl_speedup(struct speedup_opts *o)
 	if (o->page ? report_page(stdout, &o->r, 1, o->html) != 0
 	    : (o->plan ? plan_report(stdout, &o->r) : report_print(stdout, &o->r)) != 0 ||
 	      (o->html && report_page(stdout, &o->r, 0, o->html) != 0))
+		rc = EXIT_BAD_INPUT;
+	if (rc == 0 && !o->page && !o->plan && o->r.format == REPORT_TABLE && mpi_section(o, kinds) != 0)
 		rc = EXIT_BAD_INPUT;
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		input_error(NULL, 0, "cannot write the output");
