@@ -19,7 +19,7 @@ REAL = ('tests/libraries/', 'tests/tools/test_flow_real.py', 'tests/tools/test_r
 FUZZ = ('tests/fuzz/',)
 # timing-sensitive: bounds on times measured while the test runs
 SERIAL = ('tests/tools/test_timeline_sleep.py', 'tests/runtime/test_threads_waits.py',
-          'tests/runtime/test_clock.py')
+          'tests/runtime/test_clock.py', 'tests/tools/test_mpi_job.py')
 # more than about 10 s each, alone on 2 idle cores; longest first (measured serially): a
 # parallel run starts them first, so that no long file is left alone at the end
 SLOW = ('tests/runtime/test_sanitizers.py', 'tests/libraries/test_openssl.py',
@@ -29,7 +29,7 @@ SLOW = ('tests/runtime/test_sanitizers.py', 'tests/libraries/test_openssl.py',
         'tests/tools/test_report_html.py',
         'tests/libraries/test_libc.py', 'tests/libraries/test_fftw.py',
         'microgens/profiles/blas/test_blas_profile.py',
-        'microgens/profiles/lapack/test_lapack_profile.py')
+        'microgens/profiles/lapack/test_lapack_profile.py', 'microgens/std.mpi/test_std_mpi.py')
 
 
 def _rel(item):

@@ -16,6 +16,7 @@ struct job {
 	int nworld;
 	int one_host;
 	double residual_ns;	/* the synchronizing collectives' exits, the most apart */
+	size_t matched_msgs, matched_colls;	/* receives matched with sends; collectives */
 	size_t residual_of;	/* how many were compared */
 };
 
@@ -119,6 +120,7 @@ static int match_p2p(struct job *j)
 			b++;
 		else {
 			rc = add_dep(&j->r[v[b].rank].ev[v[b].ev], s[a].rank, s[a].ev);
+			j->matched_msgs++;
 			a++, b++;
 		}
 	}
@@ -181,6 +183,7 @@ static int match_colls(struct job *j)
 			for (size_t y = a; y < b && rc == 0; y++)
 				if (x != y)
 					rc = add_dep(&j->r[c[x].rank].ev[c[x].done], c[y].rank, c[y].start);
+		j->matched_colls += b - a > 1;
 		a = b;
 	}
 	free(c);
@@ -439,6 +442,8 @@ static void print_job(FILE *out, const struct job *j, int dropped)
 		j->one_host ? "one host" : "several hosts",
 		j->one_host ? "by their start (one clock)" : "at MPI_Init's exit",
 		j->residual_ns / 1e6, j->residual_of);
+	fprintf(out, "matched: %zu receives with their sends, %zu collectives across ranks\n",
+		j->matched_msgs, j->matched_colls);
 	print_ranks(out, j, &imb, &imb_p);
 	for (int k = 0; k < j->n; k++) {
 		end = fmax(end, (double)(j->r[k].offset + j->r[k].total_ns));
