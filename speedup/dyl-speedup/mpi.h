@@ -1,4 +1,4 @@
-/* mpi.h - an MPI job's prediction across its ranks (doc/jobs.md, microgens/std.mpi).
+/* mpi.h - an MPI job's prediction across its ranks (doc/jobs-mpi.md, microgens/std.mpi).
  *
  * Each rank's trace (std.mpi: '# mpi_rank=', columns mpi_comm ... mpi_req) is read
  * into its MPI calls on the main thread (events) and its kernels.  The ranks are put on

@@ -1,4 +1,4 @@
-"""dyl-speedup over an MPI job's traces (speedup/dyl-speedup/mpi.c, doc/jobs.md): 4 ranks
+"""dyl-speedup over an MPI job's traces (speedup/dyl-speedup/mpi.c, doc/jobs-mpi.md): 4 ranks
 of apps/mpi_jobs.c (microgens/std.mpi/), traced under mpirun on the slow sleep library,
 predicted with the model of its twin 4x faster, against the job run on the twin.  Three
 shapes: barriers with an unbalanced load (rank r sleeps (r + 1) x 20 ms a round), a
