@@ -5,9 +5,12 @@ program ignored it), the tag, each communicator's collective sequence, the reque
 Waitall and a Wait completed, and the bytes (count x type size, v-forms summed, the
 root's side apart); the rank, size and host in the header.  The wrapper also loads into
 mpirun itself (no libmpi there: it refers to no symbol of libmpi) and leaves no trace there."""
+import os
+import subprocess
+
 import pytest
 
-from dyltest import Trace
+from dyltest import ROOT, Trace
 from mpijob import NP, build, have_mpi, job, rank_traces
 
 pytestmark = pytest.mark.skipif(not have_mpi(), reason='Open MPI (mpicc, mpirun) is not installed')
@@ -80,3 +83,28 @@ def test_mpirun_itself_runs_under_the_wrapper(calls):
     # LD_PRELOAD held the wrapper for mpirun and its daemons too (no libmpi there): they
     # ran, and, calling nothing wrapped, left no trace: one trace a rank
     assert len(traces) == NP and sorted(t.path for t in ranks.values()) == traces
+
+
+def test_dyl_flow_messages_between_ranks(calls):
+    """dyl-flow --messages: each send matched with its receive, sender's call to receiver's"""
+    traces, _ = calls
+    flow = os.path.join(ROOT, 'bin', 'dyl-flow')
+    out = subprocess.run([flow, '--messages', *traces], capture_output=True, text=True,
+                         check=True).stdout.splitlines()
+    want = ['sender,receiver,messages,bytes']
+    want += [f'rank {r}: MPI_Isend,rank {(r + 1) % NP}: MPI_Waitall,1,48' for r in range(NP)]
+    want += [f'rank {r}: MPI_Sendrecv,rank {(r + 1) % NP}: MPI_Sendrecv,1,7' for r in range(NP)]
+    assert out == want
+    dot = subprocess.run([flow, '--messages', '--dot', *traces], capture_output=True, text=True,
+                         check=True).stdout
+    assert dot.count(' -> ') == 2 * NP
+    assert '"rank 3: MPI_Isend" -> "rank 0: MPI_Waitall" [label="48 B, 1 message"]' in dot
+
+
+def test_dyl_flow_messages_refuses_traces_without_ranks(tmp_path):
+    t = tmp_path / 'plain.csv'
+    t.write_text('# dyliberator trace 1\n# pid=1\nseq,tid,func,t_start_ns,t_ns,in_bytes,out_bytes,'
+                 'work,depth,args\n0,1,f,0,1,,,,0,\n# total_ns=10\n')
+    r = subprocess.run([os.path.join(ROOT, 'bin', 'dyl-flow'), '--messages', str(t)],
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and "no trace is an MPI rank's" in r.stderr

@@ -12,19 +12,10 @@
 struct job {
 	struct mj_rank *r;
 	int n;
-	int *of_world;		/* world rank -> index in r, -1 none */
-	int nworld;
 	int one_host;
 	double residual_ns;	/* the synchronizing collectives' exits, the most apart */
 	size_t matched_msgs, matched_colls;	/* receives matched with sends; collectives */
 	size_t residual_of;	/* how many were compared */
-};
-
-/* A send or a receive, to match by (src, dst, comm, tag) and order */
-struct msg {
-	int64_t src, dst, comm, tag;
-	int rank;		/* index in the job of the rank that made it */
-	size_t ev, order;	/* its event (a receive: where it completes); its order */
 };
 
 static int add_dep(struct mj_event *e, int rank, size_t ev)
@@ -35,98 +26,21 @@ static int add_dep(struct mj_event *e, int rank, size_t ev)
 	return 0;
 }
 
-static int cmp_msg(const void *a, const void *b)
+/* A receive waits for its matching send's start */
+static int msg_dep(void *ctx, int recv, size_t recv_ev, int send, size_t send_ev, int64_t bytes)
 {
-	const struct msg *x = a, *y = b;
-	if (x->src != y->src)
-		return x->src < y->src ? -1 : 1;
-	if (x->dst != y->dst)
-		return x->dst < y->dst ? -1 : 1;
-	if (x->comm != y->comm)
-		return x->comm < y->comm ? -1 : 1;
-	if (x->tag != y->tag)
-		return x->tag < y->tag ? -1 : 1;
-	return x->order < y->order ? -1 : x->order > y->order;
+	struct job *j = ctx;
+	(void)bytes;
+	return add_dep(&j->r[recv].ev[recv_ev], send, send_ev);
 }
 
-/* The same (src, dst, comm, tag) */
-static int cmp_key(const struct msg *x, const struct msg *y)
-{
-	return x->src != y->src || x->dst != y->dst || x->comm != y->comm || x->tag != y->tag;
-}
-
-/* The Irecv of rank R numbered REQ: its event (where it was posted), or I itself */
-static size_t posted_at(const struct mj_rank *r, int64_t req, size_t i)
-{
-	for (size_t j = i; j-- > 0;)
-		if (r->ev[j].kind == MJ_IRECV && r->ev[j].req == req)
-			return j;
-	return i;
-}
-
-/* The job's sends (S) and receives (V), each in its rank's order: sends by call,
- * receives by posting (MPI's non-overtaking rule).  0 or -1. */
-static int collect_msgs(struct job *j, struct msg **s, size_t *ns, struct msg **v, size_t *nv)
-{
-	size_t sroom = 0, vroom = 0;
-
-	for (int k = 0; k < j->n; k++) {
-		const struct mj_rank *r = &j->r[k];
-		for (size_t i = 0; i < r->nev; i++) {
-			const struct mj_event *e = &r->ev[i];
-			if (e->kind == MJ_SEND || e->kind == MJ_ISEND || e->kind == MJ_SENDRECV) {
-				if (grow(s, sizeof(**s), *ns, &sroom, 64) != 0)
-					return -1;
-				(*s)[(*ns)++] = (struct msg){ r->rank, e->peer, e->comm, e->tag, k, i, i };
-			}
-			if (e->kind == MJ_RECV) {
-				if (grow(v, sizeof(**v), *nv, &vroom, 64) != 0)
-					return -1;
-				(*v)[(*nv)++] = (struct msg){ e->peer, r->rank, e->comm, e->tag, k, i, i };
-			}
-			for (size_t t = 0; t < e->nitems; t++) {
-				const struct mj_item *it = &e->items[t];
-				if (it->kind != 'r')
-					continue;
-				if (grow(v, sizeof(**v), *nv, &vroom, 64) != 0)
-					return -1;
-				(*v)[(*nv)++] = (struct msg){ it->peer, r->rank, it->comm, it->tag, k, i,
-							     posted_at(r, it->req, i) };
-			}
-		}
-	}
-	return 0;
-}
-
-/* Each receive waits for its matching send's start (the n-th of the same source,
- * destination, communicator and tag) */
 static int match_p2p(struct job *j)
 {
-	struct msg *s = NULL, *v = NULL;
-	size_t ns = 0, nv = 0, a = 0, b = 0;
-	int rc = collect_msgs(j, &s, &ns, &v, &nv);
-
-	qsort(s, ns, sizeof(*s), cmp_msg);
-	qsort(v, nv, sizeof(*v), cmp_msg);
-	for (size_t i = 0; i < ns; i++)	/* order: the n-th of its key */
-		s[i].order = i > 0 && !cmp_key(&s[i - 1], &s[i]) ? s[i - 1].order + 1 : 0;
-	for (size_t i = 0; i < nv; i++)
-		v[i].order = i > 0 && !cmp_key(&v[i - 1], &v[i]) ? v[i - 1].order + 1 : 0;
-	while (rc == 0 && a < ns && b < nv) {
-		int c = cmp_msg(&s[a], &v[b]);
-		if (c < 0)
-			a++;
-		else if (c > 0)
-			b++;
-		else {
-			rc = add_dep(&j->r[v[b].rank].ev[v[b].ev], s[a].rank, s[a].ev);
-			j->matched_msgs++;
-			a++, b++;
-		}
-	}
-	free(s);
-	free(v);
-	return rc;
+	long n = mj_match_msgs(j->r, j->n, msg_dep, j);
+	if (n < 0)
+		return -1;
+	j->matched_msgs = (size_t)n;
+	return 0;
 }
 
 /* A collective's member: where it arrived (START) and where it completed (DONE) */
@@ -498,6 +412,5 @@ int mpi_job_report(FILE *out, const char *const *paths, int n, struct models *ms
 	for (int k = 0; k < j.n; k++)
 		mj_rank_free(&j.r[k]);
 	free(j.r);
-	free(j.of_world);
 	return rc;
 }

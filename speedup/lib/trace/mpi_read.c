@@ -1,12 +1,14 @@
 /* mpi_read.c - one MPI rank's trace (std.mpi's rows and notes) into struct mj_rank:
- * its MPI calls on the main thread, what its kernels save between them (mpi.h). */
+ * its MPI calls on the main thread, what its kernels save between them (mpi_ranks.h). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include "func_names.h"
 #include "grow.h"
 #include "input.h"
 #include "model.h"
-#include "mpi.h"
+#include "mpi_ranks.h"
 #include "rows.h"
 
 /* std.mpi's columns, in order (microgens/std.mpi/README.md) */
@@ -205,7 +207,7 @@ static int add_event(struct mj_rank *r, const struct reader *rd, const struct tr
 static int add_kernel(struct mj_rank *r, struct reader *rd, const struct trace_row *row,
 		      struct models *ms)
 {
-	int m = funcs_get((int)row->func)->model, oor = 0;
+	int m = ms ? funcs_get((int)row->func)->model : -1, oor = 0;
 	const struct model *md;
 
 	if (m < 0 || row->work < 0)
@@ -271,7 +273,7 @@ static int read_rows(struct mj_rank *r, struct reader *rd, struct trace_src *src
 	while ((got = rows_next(src, &row)) == 1) {
 		const char *name;
 		enum mj_kind kind;
-		for (; ms->matched < funcs_count(); ms->matched++)
+		for (; ms && ms->matched < funcs_count(); ms->matched++)
 			funcs_get(ms->matched)->model = models_match(ms, funcs_get(ms->matched)->name);
 		if (row.depth > 0 || row.t_start < 0 || row.t_ns < 0)
 			continue;
