@@ -54,6 +54,8 @@ def test_job_predicted_within_3_percent_of_the_twin(built, shape):
     fast = report(job(d, app, wrapper, 'fast', f'{shape}-fast', shape, '20000', rt=True), model)
     predicted, twin = window(slow)[1], window(fast)[0]
     assert abs(predicted / twin - 1) < 0.03, (shape, predicted, twin, slow)
+    if shape == 'barrier':  # the last rank (4 x the work) starts the critical path
+        assert path_ranks(slow)[-1] == 3, slow
 
 
 def test_barrier_job_figures(built):
@@ -65,9 +67,12 @@ def test_barrier_job_figures(built):
     rows = re.findall(r'^(\d)\s+\S+\s+' + r'\s+'.join([r'([\d.]+)'] * 6) + r'\s+(\d+)$', text, re.M)
     assert [int(r[0]) for r in rows] == [0, 1, 2, 3]
     assert [int(r[7]) for r in rows] == [5, 5, 5, 5]  # kernels replaced: 5 rounds each
-    # the last rank (4 x the work) arrives last at every barrier: it starts the critical
-    # path, which one barrier hands to another rank
-    assert path_ranks(text)[-1] == 3 and len(path_ranks(text)) == 2, text
+    # the critical path: from a rank's start, handed on at barriers only (which rank
+    # arrives last depends on the machine's load at 2 ms a kernel: the 20 ms runs above
+    # say rank 3)
+    steps = re.findall(r'^  rank \d+ .*$', text, re.M)
+    assert steps[-1].endswith('from its start'), text
+    assert all('released in MPI_Barrier' in s for s in steps[:-1]), text
     # 20 barriers compared across ranks: the clocks' residual is their exits' spread
     assert 'exits of 20 synchronizing collectives' in text
     assert 'matched: 0 receives with their sends, 5 collectives across ranks' in text
