@@ -17,6 +17,7 @@
 #include "dyl_flow.h"
 #include "func_names.h"
 #include "input.h"
+#include "jobs.h"
 #include "model.h"
 #include "plan.h"
 #include "predict.h"
@@ -530,7 +531,8 @@ static int predict_traces(struct speedup_opts *o, const enum kind *kinds,
 	o->r.procs = procs;
 	o->r.nprocs = ntraces;
 	o->r.run = run;
-	return 0;
+	/* several processes of one run: on one timeline (jobs.h) */
+	return jobs_predict(&o->r.job, &o->r.job_why, procs, ntraces, run);
 }
 
 /* The command: predicts from O's traces and models, prints the report.  Its exit status. */
@@ -566,6 +568,7 @@ static int dyl_speedup(struct speedup_opts *o)
 		rc = EXIT_BAD_INPUT;
 	if (rc == 0 && predict_nothing(run))
 		rc = EXIT_NOTHING_PREDICTED;
+	jobs_free(o->r.job);
 	for (int i = 0; i < o->r.nprocs; i++)
 		predict_free(&procs[i]);
 	predict_free(run);
