@@ -1,4 +1,4 @@
-/* jobs.h - the processes of one run on one timeline (doc/jobs.md, issue 37).
+/* jobs.h - the processes of one run on one timeline (doc/jobs-timeline.md, issue 37).
  *
  * dyl-speedup over several traces of one run places each process at its '# start_ns='
  * (the epoch time of its wrapper's start) and walks all their threads together

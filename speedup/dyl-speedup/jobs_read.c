@@ -1,7 +1,7 @@
 /* jobs_read.c - the process events of a trace's '#' lines (doc/jobs-spec.md), and the
  * waitpid and pipe dependencies between a run's processes (xdeps.h) made of them.
  *
- * The reader is dyl-speedup's own until the runtime's (speedup/lib/trace/proc_events.c)
+ * The reader is dyl-speedup's own until the runtime's proc_events_read (proc_events.h)
  * is there; it fills the same struct proc_events.  Fields are KEY=VALUE separated by
  * blanks; unknown keys are ignored. */
 #include <stdlib.h>

@@ -308,7 +308,7 @@ static void build_notes(struct notes *ns, const struct report *r, const int *ker
 	const struct prediction *run = r->run;
 
 	if (r->job)
-		note(ns, "%d traces of one run, placed on one timeline by their start times (doc/jobs.md): "
+		note(ns, "%d traces of one run, placed on one timeline by their start times (doc/jobs-timeline.md): "
 		     "T is the first start to the last end, T' the same predicted; a child starts at "
 		     "its parent's predicted fork, a waitpid returns at the child's predicted end, a "
 		     "pipe read after the predicted write of its first byte", r->nprocs);

@@ -61,7 +61,7 @@ void jobs_table(FILE *out, const struct report *r)
 
 	if (!job)
 		return;
-	fprintf(out, "\nprocesses on one timeline (doc/jobs.md; placed by '# start_ns=', from the "
+	fprintf(out, "\nprocesses on one timeline (doc/jobs-timeline.md; placed by '# start_ns=', from the "
 		"first start):\n");
 	fprintf(out, "  %-8s %-12s %12s %12s %12s %12s %12s %6s  %s\n", "pid", "started by",
 		"start", "measured", "predicted", "waited", "waited'", "waits", "trace");

@@ -1,4 +1,4 @@
-/* xdeps.h - dependencies between the processes of a run (doc/jobs.md, issue 37).
+/* xdeps.h - dependencies between the processes of a run (doc/jobs-timeline.md, issue 37).
  *
  * dyl-speedup over several traces of one run places their processes on one time axis
  * (by '# start_ns=') and walks all their threads together (timeline.h).  What ties one

@@ -1,4 +1,4 @@
-"""dyl-speedup over the traces of one run (doc/jobs.md): the processes on one timeline,
+"""dyl-speedup over the traces of one run (doc/jobs-timeline.md): the processes on one timeline,
 on hand-made traces whose answers are worked out by hand in the comments.  The kernel k
 has the model f = t / 4 (work in ns: 0 -> 0, 40000 -> 10000).
 
