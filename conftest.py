@@ -18,7 +18,7 @@ REAL = ('tests/libraries/', 'tests/tools/test_flow_real.py', 'tests/tools/test_r
         'microgens/profiles/')
 FUZZ = ('tests/fuzz/',)
 # timing-sensitive: bounds on times measured while the test runs
-SERIAL = ('tests/tools/test_timeline_sleep.py', 'tests/runtime/test_threads_waits.py',
+SERIAL = ('tests/tools/test_timeline_sleep.py', 'tests/tools/test_jobs_sleep.py', 'tests/runtime/test_threads_waits.py',
           'tests/runtime/test_clock.py')
 # more than about 10 s each, alone on 2 idle cores; longest first (measured serially): a
 # parallel run starts them first, so that no long file is left alone at the end
