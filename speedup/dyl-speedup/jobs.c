@@ -118,11 +118,22 @@ static void reorder(struct job *job)
 	qsort(job->order, (size_t)job->n, sizeof(*job->order), by_offset);
 }
 
-/* The dependency sources of the run (xdeps.h), over its opened traces SRCS. */
+/* The dependency sources of the run (xdeps.h), over its traces SRCS (read to the end). */
 static int run_sources(struct job *job, const struct trace_src *srcs)
 {
-	(void)srcs;	/* (the MPI rows' source reads them) */
-	return jobs_proc_xdeps(&job->x, job);
+	const struct trace_src **src = malloc((size_t)job->n * sizeof(*src));
+	int rc;
+
+	if (!src) {
+		input_error(NULL, 0, "out of memory");
+		return -1;
+	}
+	for (int i = 0; i < job->n; i++)
+		src[i] = &srcs[i];
+	rc = jobs_proc_xdeps(&job->x, job);
+	/* (a source of MPI's waits goes here: rc = rc ? rc : NAME_xdeps(&job->x, src, job->n)) */
+	free(src);
+	return rc;
 }
 
 void jobs_free(struct job *job)

@@ -34,9 +34,10 @@ def model(tmp_path):
     return str(path)
 
 
-def trace(tmp_path, pid, offset, total, calls=(), events=(), ppid=None, start=True):
+def trace(tmp_path, pid, offset, total, calls=(), events=(), ppid=None, start=True, name=None,
+          header=()):
     """CALLS: (start, t) of k in the main thread; EVENTS: the process lines, without '# '."""
-    lines = ['# dyliberator trace 1', f'# pid={pid}']
+    lines = ['# dyliberator trace 1', f'# pid={pid}', *header]
     if ppid is not None:
         lines.append(f'# ppid={ppid}')
     if start:
@@ -45,7 +46,7 @@ def trace(tmp_path, pid, offset, total, calls=(), events=(), ppid=None, start=Tr
     lines += [f'{i},{pid},k,{s},{t},,,{t}' for i, (s, t) in enumerate(calls)]
     lines += ['# threads=recorded', '# procs=recorded', *(f'# {e}' for e in events),
               f'# total_ns={total}']
-    path = tmp_path / f'trace.{pid}.csv'
+    path = tmp_path / (name or f'trace.{pid}.csv')
     path.write_text('\n'.join(lines) + '\n')
     return str(path)
 
@@ -67,14 +68,15 @@ def procs(result):
 # at 12500; the parent reaches its waitpid at 10000, it returns at the child's end + what
 # the return took after it (42600 - 42500 = 100): 12600; the parent ends 30000 earlier
 # than measured: T' = 18000, S_G = 48000 / 18000.
-def fork_wait(tmp_path):
-    return (trace(tmp_path, 100, 0, 48000, events=['fork tid=100 call_ns=1000 child=200',
+def fork_wait(tmp_path, how='fork'):
+    return (trace(tmp_path, 100, 0, 48000, events=[f'{how} tid=100 call_ns=1000 child=200',
                                                   'waitpid tid=100 call_ns=10000 ret_ns=42600 pid=200']),
             trace(tmp_path, 200, 1500, 41000, calls=[(500, 40000)], ppid=100))
 
 
-def test_fork_then_wait(tmp_path, model):
-    r = predict(*fork_wait(tmp_path), model)
+@pytest.mark.parametrize('how', ['fork', 'spawn'])
+def test_fork_then_wait(tmp_path, model, how):
+    r = predict(*fork_wait(tmp_path, how), model)
     assert r['total_ns'] == 48000 and r['predicted_total_ns'] == 18000
     assert r['S_G'] == pytest.approx(48000 / 18000)
     p = procs(r)
@@ -166,6 +168,22 @@ def test_chain_of_three(tmp_path, model):
     assert [p[i]['started_by'] for i in (1, 2, 3)] == [None, 1, 2]
     assert [(s['pid'], s['from_ns'], s['to_ns']) for s in r['job']['critical_path']] == \
         [(1, 0, 1000), (2, 1200, 2200), (3, 2400, 12900), (2, 12900, 13200), (1, 13200, 14000)]
+
+
+# 100 forks 300 at 500 and waits for it 1000..42500, ends at 43000.  300 (axis 700) calls
+# exec at 1400 (axis 2100); its new image (axis 2200) calls k at 100 for 40000 and ends at
+# 40200 (axis 42400).  Predicted: the new image starts at the exec + 100, its call 2300..
+# 12300, it ends at 12400; the waitpid returns at 12500, 100 ends at 13000.
+def test_exec_continues_the_process(tmp_path, model):
+    r = predict(trace(tmp_path, 100, 0, 43000, events=['fork tid=100 call_ns=500 child=300',
+                                                       'waitpid tid=100 call_ns=1000 ret_ns=42500 pid=300']),
+                trace(tmp_path, 300, 700, 1400, ppid=100, events=['exec tid=300 call_ns=1400']),
+                trace(tmp_path, 300, 2200, 40200, calls=[(100, 40000)], ppid=100, name='exec.csv',
+                      header=['# exec_of=1']), model)
+    assert r['total_ns'] == 43000 and r['predicted_total_ns'] == 13000
+    images = [p for p in r['processes'] if p['pid'] == 300]
+    assert [(p['exec_of'], p['started_by'], p['predicted_start_ns']) for p in images] == \
+        [(False, 100, 700), (True, 300, 2200)]
 
 
 def test_one_process_alone_is_unchanged(tmp_path, model):
