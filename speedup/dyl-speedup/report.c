@@ -371,7 +371,11 @@ static void print_head(FILE *out, const struct report *r, int wp)
 			: run->has_startup ? "total_ns + startup_ns" : "total_ns",
 			(unsigned long long)run->rows);
 	}
-	if (run->overhead_ns > 0)
+	if (run->overhead_ns > 0 && r->job)
+		fprintf(out, "  tracing's own cost, %s, is taken out of each process's T; the run's T\n"
+			"  and T' are on the traces' clocks, with it\n",
+			fmt_ns(a, sizeof(a), (double)run->overhead_ns));
+	else if (run->overhead_ns > 0)
 		fprintf(out, "  tracing's own cost, %s, is taken out of T (the wrapper's measure,\n"
 			"  '# overhead_ns='; --keep-overhead leaves it in)\n",
 			fmt_ns(a, sizeof(a), (double)run->overhead_ns));
