@@ -6,7 +6,8 @@
  *   jobs_procs pipe SCALE   a | b: a calls sleepk(20000 * SCALE) then writes 8 bytes, twice;
  *                           b reads 8 bytes, works 2 ms * SCALE, reads 8 bytes, reads the end
  *                           of the file; the parent waits for both
- * Every process exits through exit(), so that its wrapper writes its trace. */
+ * Every process exits through exit(), so that its wrapper writes its trace, and calls
+ * sleepk(0) first: the wrapper writes no trace for a process without a wrapped call. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>
@@ -57,6 +58,7 @@ static int pipe_shape(long scale)
 	char buf[8];
 	pid_t a, b;
 
+	sleepk(0);
 	if (pipe(fd) != 0)
 		return 1;
 	if ((a = fork()) == 0) {
@@ -69,6 +71,7 @@ static int pipe_shape(long scale)
 		exit(0);
 	}
 	if ((b = fork()) == 0) {
+		sleepk(0);
 		close(fd[1]);
 		if (read(fd[0], buf, 8) != 8)
 			exit(1);
