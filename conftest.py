@@ -13,12 +13,12 @@ QUICK = ('tests/unit/', 'tests/docs/', 'tests/runtime/test_layers.py', 'tests/te
          'tests/generator/test_generator_units.py', 'tests/tools/test_device.py',
          'tests/tools/test_chrome_predicted.py',
          'tests/tools/test_conventions.py', 'microgens/std.callsite/',
-         'tests/tools/test_trace_filter.py', 'tests/tools/test_jobs_timeline.py')
+         'tests/tools/test_trace_filter.py')
 REAL = ('tests/libraries/', 'tests/tools/test_flow_real.py', 'tests/tools/test_resid_real.py',
         'microgens/profiles/')
 FUZZ = ('tests/fuzz/',)
 # timing-sensitive: bounds on times measured while the test runs
-SERIAL = ('tests/tools/test_timeline_sleep.py', 'tests/tools/test_jobs_sleep.py', 'tests/runtime/test_threads_waits.py',
+SERIAL = ('tests/tools/test_timeline_sleep.py', 'tests/runtime/test_threads_waits.py',
           'tests/runtime/test_clock.py')
 # more than about 10 s each, alone on 2 idle cores; longest first (measured serially): a
 # parallel run starts them first, so that no long file is left alone at the end
@@ -30,6 +30,9 @@ SLOW = ('tests/runtime/test_sanitizers.py', 'tests/libraries/test_openssl.py',
         'tests/libraries/test_libc.py', 'tests/libraries/test_fftw.py',
         'microgens/profiles/blas/test_blas_profile.py',
         'microgens/profiles/lapack/test_lapack_profile.py')
+# the run timeline of several processes (doc/jobs-timeline.md)
+QUICK += ('tests/tools/test_jobs_timeline.py',)
+SERIAL += ('tests/tools/test_jobs_sleep.py',)
 
 
 def _rel(item):

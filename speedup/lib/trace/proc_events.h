@@ -1,4 +1,4 @@
-/* proc_events.h - the process events of a trace (issue 37; doc/jobs-timeline.md): the forks,
+/* proc_events.h - the process events of a trace (issue 37; doc/jobs.md): the forks,
  * spawns, exec, blocking waits for children and pipe reads and writes the wrapper saw, and
  * the header's ppid= and exec_of=.  dyl-speedup places a run's processes on one timeline
  * with them. */
