@@ -30,9 +30,6 @@ SLOW = ('tests/runtime/test_sanitizers.py', 'tests/libraries/test_openssl.py',
         'tests/libraries/test_libc.py', 'tests/libraries/test_fftw.py',
         'microgens/profiles/blas/test_blas_profile.py',
         'microgens/profiles/lapack/test_lapack_profile.py')
-# the run timeline of several processes (doc/jobs-timeline.md)
-QUICK += ('tests/tools/test_jobs_timeline.py',)
-SERIAL += ('tests/tools/test_jobs_sleep.py',)
 
 
 def _rel(item):
@@ -55,3 +52,8 @@ def pytest_collection_modifyitems(config, items):
                 item.add_marker(getattr(pytest.mark, name))
     rank = {p: i for i, p in enumerate(SLOW)}
     items.sort(key=lambda item: rank.get(_rel(item), len(SLOW)))
+
+
+# the run timeline of several processes (doc/jobs-timeline.md)
+QUICK += ('tests/tools/test_jobs_timeline.py',)
+SERIAL += ('tests/tools/test_jobs_sleep.py',)
