@@ -222,3 +222,15 @@ def test_a_bad_process_line_names_the_file(tmp_path, model):
                        capture_output=True, text=True)
     assert r.returncode == 2 and bad in r.stderr and 'call_ns is not' in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1
+
+
+# Two processes started together (no parent in the run) each call k at 0 for 40000 and end
+# at 40000.  Unlimited devices: both calls take 10000, T' = 10000.  One device (the
+# default), shared by the run: the first process's call goes first, the second's waits
+# for it (10000) and ends at 20000: T' = 20000.
+@pytest.mark.parametrize('devices,want,wait', [('unlimited', 10000, 0), ('1', 20000, 10000)])
+def test_processes_share_the_devices(tmp_path, model, devices, want, wait):
+    r = predict(trace(tmp_path, 100, 0, 40000, calls=[(0, 40000)]),
+                trace(tmp_path, 200, 0, 40000, calls=[(0, 40000)]), model, '--devices', devices)
+    assert r['total_ns'] == 40000 and r['predicted_total_ns'] == want
+    assert r['queue_wait_ns'] == wait
