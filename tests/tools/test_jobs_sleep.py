@@ -9,7 +9,7 @@ traces' clocks (so both hold the same tracing set-up).  The least of 3 rounds on
 
 The shapes, at scale 2: 'fork', a parent working 20 ms while its child calls an 80 ms
 kernel (20 ms on the twin), then waiting for it and calling a 20 ms one (5 ms): about 26 ms
-on the twin, where adding the processes up says 150 ms; 'pipe', a | b, a calling a 40 ms
+on the twin, where adding the processes up says 110 ms; 'pipe', a | b, a calling a 40 ms
 kernel (10 ms) before each of its two writes, b blocked on them: about 21 ms on the twin.
 
 It needs the runtime's process events ('# procs=recorded': fork, waitpid, pipe reads and
