@@ -52,3 +52,8 @@ def pytest_collection_modifyitems(config, items):
                 item.add_marker(getattr(pytest.mark, name))
     rank = {p: i for i, p in enumerate(SLOW)}
     items.sort(key=lambda item: rank.get(_rel(item), len(SLOW)))
+
+
+# the run timeline of several processes (doc/jobs-timeline.md)
+QUICK += ('tests/tools/test_jobs_timeline.py',)
+SERIAL += ('tests/tools/test_jobs_sleep.py',)

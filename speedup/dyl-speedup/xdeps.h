@@ -1,4 +1,4 @@
-/* xdeps.h - dependencies between the processes of a run (doc/jobs.md, issue 37).
+/* xdeps.h - dependencies between the processes of a run (doc/jobs-timeline.md, issue 37).
  *
  * dyl-speedup over several traces of one run places their processes on one time axis
  * (by '# start_ns=') and walks all their threads together (timeline.h).  What ties one
@@ -60,7 +60,10 @@ void xdeps_free(struct xdeps *x);
 /* A source of dependencies reads what it needs from the traces' '#' lines (or rows) and
  * calls xdep_add; jobs.c calls each source in turn.  Its form:
  *   int NAME_xdeps(struct xdeps *x, const struct trace_src *const *src, int n);
- * SRC: the run's traces, opened (rows.h; their notes hold the '#' lines), N of them.
- * 0, or -1 after printing one error naming the file and line. */
+ * SRC: the run's traces (rows.h), N of them, in the order of the processes, read to
+ * their end: their notes hold every '#' line; a source that needs the rows opens the
+ * trace again (rows_open(&s, src[i]->path)).  Times in the dependencies are each trace's
+ * own clock; X->offset_ns places the processes.  0, or -1 after printing one error
+ * naming the file and line. */
 
 #endif
