@@ -7,6 +7,8 @@
 #include "grow.h"
 #include "input.h"
 #include "mpi.h"
+#include "rows.h"
+#include "xdeps.h"
 
 /* The job: its ranks (by trace), their world ranks' index, the clocks' residual */
 struct job {
@@ -412,5 +414,54 @@ int mpi_job_report(FILE *out, const char *const *paths, int n, struct models *ms
 	for (int k = 0; k < j.n; k++)
 		mj_rank_free(&j.r[k]);
 	free(j.r);
+	return rc;
+}
+
+/* The dependencies of J's MPI calls as the run's (xdeps.h); PROC[k]: rank k's process */
+static int put_xdeps(struct xdeps *x, const struct job *j, const int *proc)
+{
+	for (int k = 0; k < j->n; k++) {
+		const struct mj_rank *r = &j->r[k];
+		for (size_t i = 0; i < r->nev; i++) {
+			const struct mj_event *e = &r->ev[i];
+			for (size_t d = 0; d < e->ndeps; d++) {
+				const struct mj_rank *b = &j->r[e->deps[d].rank];
+				struct xdep xd = { proc[k], (uint64_t)r->pid, e->s, e->e, proc[e->deps[d].rank],
+						   (uint64_t)b->pid, b->ev[e->deps[d].ev].s,
+						   (int64_t)e->lag, XDEP_MPI };
+				if (xdep_add(x, &xd) != 0)
+					return -1;
+			}
+		}
+	}
+	return 0;
+}
+
+int mpi_xdeps(struct xdeps *x, const struct trace_src *const *src, int n)
+{
+	struct job j = { 0 };
+	int *proc = calloc((size_t)n + 1, sizeof(*proc));
+	int rc = proc && (j.r = calloc((size_t)n + 1, sizeof(*j.r))) ? 0 : -1;
+
+	for (int i = 0; i < n && rc == 0; i++) {
+		int got = mj_read(&j.r[j.n], src[i]->path, NULL);
+		rc = got < 0 ? -1 : 0;
+		if (got > 0)
+			proc[j.n++] = i;
+	}
+	if (rc == 0 && j.n > 0) {
+		align(&j);
+		rc = match_p2p(&j) != 0 || match_colls(&j) != 0 ? -1 : 0;
+		if (rc == 0)
+			lags(&j);
+		for (int k = 0; k < j.n && rc == 0 && !j.one_host && x->offset_ns; k++)
+			x->offset_ns[proc[k]] = j.r[k].offset;	/* (the clocks, at MPI_Init) */
+		if (rc == 0)
+			rc = put_xdeps(x, &j, proc);
+	}
+	for (int k = 0; k < j.n; k++)
+		mj_rank_free(&j.r[k]);
+	free(j.r);
+	free(proc);
 	return rc;
 }

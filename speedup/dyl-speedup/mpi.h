@@ -17,11 +17,19 @@
 #include "mpi_ranks.h"
 
 struct models;
+struct trace_src;
+struct xdeps;
 
 /* The MPI section of dyl-speedup's report over the traces PATHS (N): when at least two
  * are ranks of one job, prints per rank T, T', the time in MPI, the job's T and T',
  * the imbalance and the critical path to OUT.  0 (printed or not an MPI job), -1 after
  * an error message. */
 int mpi_job_report(FILE *out, const char *const *paths, int n, struct models *ms);
+
+/* The MPI calls' waits as the run's dependencies (xdeps.h: jobs.c's source of MPI's
+ * waits): each collective's member on every other member's arrival, each receive on its
+ * send's start, with the lag measured after the latest of them; on several hosts, the
+ * ranks' offsets aligned at MPI_Init's exit.  0, or -1 after a message. */
+int mpi_xdeps(struct xdeps *x, const struct trace_src *const *src, int n);
 
 #endif
