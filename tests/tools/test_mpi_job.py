@@ -84,3 +84,32 @@ def test_ring_matches_every_receive(built):
     # the token's 12 hops: each receive waits for its sender's MPI_Send
     assert 'matched: 12 receives with their sends, 0 collectives across ranks' in text, text
     assert 'released in MPI_Recv' in text and 'had no match' not in text
+
+
+def moved(traces, d, name, shift_ns):
+    """TRACES with ranks 2 and 3 on another host whose clock is SHIFT_NS ahead"""
+    out = os.path.join(d, name)
+    os.makedirs(out, exist_ok=True)
+    paths = []
+    for p in traces:
+        with open(p) as f:
+            text = f.read()
+        if re.search(r'^# mpi_rank=[23]$', text, re.M):
+            text = text.replace('# mpi_host=', '# mpi_host=other-')
+            text = re.sub(r'^# start_ns=(\d+)$', lambda m: f'# start_ns={int(m.group(1)) + shift_ns}',
+                          text, flags=re.M)
+        paths.append(os.path.join(out, os.path.basename(p)))
+        with open(paths[-1], 'w') as f:
+            f.write(text)
+    return paths
+
+
+def test_several_hosts_aligned_at_mpi_init(built):
+    """Ranks on two hosts: their clocks' offset does not matter (aligned at MPI_Init's exit)"""
+    d, app, wrapper, model = built
+    traces = job(d, app, wrapper, 'slow', 'hosts', 'barrier', '2000')
+    a = report(moved(traces, d, 'ahead3', 3 * 10**9), model)
+    b = report(moved(traces, d, 'ahead7', 7 * 10**9), model)
+    assert "several hosts; clocks aligned at MPI_Init's exit" in a
+    assert a == b
+    assert 'matched: 0 receives with their sends, 5 collectives across ranks' in a
