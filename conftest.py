@@ -13,13 +13,15 @@ QUICK = ('tests/unit/', 'tests/docs/', 'tests/runtime/test_layers.py', 'tests/te
          'tests/generator/test_generator_units.py', 'tests/tools/test_device.py',
          'tests/tools/test_chrome_predicted.py',
          'tests/tools/test_conventions.py', 'microgens/std.callsite/',
-         'tests/tools/test_trace_filter.py', 'tests/tools/test_gpu_sweep.py')
+         'tests/tools/test_trace_filter.py', 'tests/tools/test_gpu_sweep.py',
+         'tests/tools/test_jobs_timeline.py')
 REAL = ('tests/libraries/', 'tests/tools/test_flow_real.py', 'tests/tools/test_resid_real.py',
         'microgens/profiles/', 'tests/tools/test_dyl_front_e2e.py')
 FUZZ = ('tests/fuzz/',)
 # timing-sensitive: bounds on times measured while the test runs
 SERIAL = ('tests/tools/test_timeline_sleep.py', 'tests/runtime/test_threads_waits.py',
-          'tests/runtime/test_clock.py')
+          'tests/runtime/test_clock.py', 'tests/tools/test_mpi_job.py',
+          'tests/tools/test_jobs_sleep.py')
 # more than about 10 s each, alone on 2 idle cores; longest first (measured serially): a
 # parallel run starts them first, so that no long file is left alone at the end
 SLOW = ('tests/runtime/test_sanitizers.py', 'tests/libraries/test_openssl.py',
@@ -30,7 +32,7 @@ SLOW = ('tests/runtime/test_sanitizers.py', 'tests/libraries/test_openssl.py',
         'tests/libraries/test_libc.py', 'tests/libraries/test_fftw.py',
         'microgens/profiles/blas/test_blas_profile.py',
         'microgens/profiles/lapack/test_lapack_profile.py',
-        'tests/tools/test_dyl_front_e2e.py')
+        'tests/tools/test_dyl_front_e2e.py', 'microgens/std.mpi/test_std_mpi.py')
 
 
 def _rel(item):
@@ -53,3 +55,4 @@ def pytest_collection_modifyitems(config, items):
                 item.add_marker(getattr(pytest.mark, name))
     rank = {p: i for i, p in enumerate(SLOW)}
     items.sort(key=lambda item: rank.get(_rel(item), len(SLOW)))
+

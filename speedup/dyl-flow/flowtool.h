@@ -65,6 +65,9 @@ int put_via(FILE *out, struct proc *ps, int n);
 int put_slices(FILE *out, struct proc *ps, int n, enum output which);
 int put_json(FILE *out, struct proc *ps, int n, const struct opts *o);
 int put_dot(FILE *out, struct proc *ps, int n, const struct opts *o);
+/* --messages (messages.c): an MPI job's messages between ranks from the traces FILES (N),
+ * CSV or (DOT) Graphviz.  0, 1 out of memory, or EXIT_BAD_INPUT after a message. */
+int put_messages(FILE *out, char *const *files, int n, int dot);
 int put_gprof2dot(FILE *out, struct proc *ps, int n);
 int put_plot(FILE *out, struct proc *ps, int n);
 /* The graph as SVG through Graphviz's dot, into PATH.  0, or -1 after a message. */

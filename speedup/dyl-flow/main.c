@@ -18,7 +18,7 @@
 
 static const char usage[] =
 "usage: dyl-flow TRACE... [--edges | --objects | --via-objects | --calls | --json |\n"
-"                          --dot | --gprof2dot | --names]\n"
+"                          --dot | --gprof2dot | --names | --messages [--dot]]\n"
 "                          [--slices NS [--phases | --spans]]\n"
 "                          [--threshold BYTES] [--svg FILE] [--plot FILE] [-o FILE]\n"
 "                          [--func PATTERN]... [--time-range START,END]\n"
@@ -75,6 +75,11 @@ static const char help[] =
 "  --names          record,id,name: each allocation site and object of TRACE.flow by\n"
 "                   the file's own ids, named as above (from the files the process had\n"
 "                   loaded: the process writes addresses, the tool names them)\n"
+"\n"
+"  --messages       an MPI job's messages (traces of -g std.mpi, no .flow needed):\n"
+"                   sender,receiver,messages,bytes, each 'rank N: MPI_call', a send\n"
+"                   matched with its receive; with --dot, Graphviz, a cluster a rank:\n"
+"                     dyl-flow --messages --dot out/trace.*.csv | dot -Tsvg > msgs.svg\n"
 "\n"
 "Pictures (beside any output):\n"
 "  --svg FILE       the graph as SVG, drawn by Graphviz's dot (Debian: graphviz)\n"
@@ -226,6 +231,7 @@ struct cli {
 	struct outfile of;	/* -o FILE, while it is written */
 	FILE *out;		/* of.f, or stdout */
 	struct row_filter filter;	/* --func, --time-range */
+	int messages;		/* --messages (messages.c) */
 };
 
 /* parse_args and the steps after it: go on (any other value is the exit status). */
@@ -295,6 +301,8 @@ static int parse_option(struct cli *c, int argc, char **argv, int *i)
 		c->o.output = output_flags[k].output, c->nout++;
 	else if (!strcmp(a, "--via-objects"))
 		c->o.via_objects = 1;
+	else if (!strcmp(a, "--messages"))
+		c->messages = 1;
 	else if (!strcmp(a, "--all-objects"))
 		c->o.all_objects = 1;
 	else if (!strcmp(a, "--phases"))
@@ -477,6 +485,8 @@ int main(int argc, char **argv)
 		rc = open_output(&c);
 	if (rc == GO_ON && c.o.output == OUT_NAMES)
 		rc = run_names(&c);
+	if (rc == GO_ON && c.messages)
+		rc = close_output(&c, put_messages(c.out, c.files, c.nfiles, c.o.output == OUT_DOT));
 	if (rc == GO_ON && !(ps = calloc((size_t)c.nfiles, sizeof(*ps))))
 		rc = 1;
 	if (rc != GO_ON) {

@@ -17,8 +17,10 @@
 #include "dyl_flow.h"
 #include "func_names.h"
 #include "input.h"
+#include "jobs.h"
 #include "model.h"
 #include "plan.h"
+#include "mpi.h"
 #include "predict.h"
 #include "report.h"
 #include "report_page.h"
@@ -107,7 +109,29 @@ static const char help[] =
 "  - T' <= 0 (the replaced calls took longer than T) leaves S_G undefined, with a note:\n"
 "    S_G is never negative or infinite;\n"
 "  - several traces: each process is predicted on its own, and the run's T is the sum\n"
-"    of their total_ns (processes that ran one after another).\n"
+"    of their total_ns (processes that ran one after another), unless they are one run's\n"
+"    (below).\n"
+"\n"
+"Jobs (doc/jobs-timeline.md): several traces of one run, each with its '# start_ns=' (the\n"
+"wrappers write it), are placed on one timeline: T is the first start to the last end.\n"
+"With the process lines ('# procs=recorded': fork, spawn, exec, waitpid, pipe_read,\n"
+"pipe_write) a child starts at its parent's predicted fork, a waitpid returns at the\n"
+"child's predicted end, a pipe read after the predicted write of its first byte, each plus\n"
+"what it took after that; processes that ran at once still do.  T' is the run's predicted\n"
+"end, S_G = T / T'.  The report adds a processes table (who started whom, the measured and\n"
+"predicted time, what each waited for the others) and the run's critical path; --json a\n"
+"\"job\" object and each process's placement in \"processes\".  For example:\n"
+"    DYL_TRACE=run/trace.%p.csv LD_PRELOAD=./wrap.so make -j4\n"
+"    dyl-speedup run/trace.*.csv models/fast.csv\n"
+"\n"
+"MPI jobs (doc/jobs-mpi.md): traces of an MPI job's ranks (-g std.mpi: '# mpi_rank=') add\n"
+"an MPI section after the table: per rank T, T', the time in MPI and between its calls;\n"
+"the job's T and T' (and between MPI_Init and MPI_Finalize), the imbalance and the\n"
+"critical path across ranks.  A collective ends at its last member's predicted arrival\n"
+"plus its own measured cost, a receive after its send's predicted start plus the\n"
+"transfer.  For example:\n"
+"    mpirun -np 4 -x LD_PRELOAD=$PWD/mpi.so -x DYL_TRACE=$PWD/out/trace.%p.csv ./app\n"
+"    dyl-speedup out/trace.*.csv models/fast.csv\n"
 "\n"
 "Threads (doc/threads.md): a trace whose wrapper recorded the program's threads\n"
 "('# threads=recorded', with '# thread' and '# join' lines) is predicted by their\n"
@@ -537,7 +561,27 @@ static int predict_traces(struct speedup_opts *o, const enum kind *kinds,
 	o->r.procs = procs;
 	o->r.nprocs = ntraces;
 	o->r.run = run;
-	return 0;
+	/* several processes of one run: on one timeline (jobs.h) */
+	return jobs_predict(&o->r.job, &o->r.job_why, procs, ntraces, run);
+}
+
+/* After the table: the MPI section (mpi.h), when O's traces are an MPI job's ranks.
+ * 0 or -1. */
+static int mpi_section(const struct speedup_opts *o, const enum kind *kinds)
+{
+	const char **paths = calloc((size_t)o->nfiles + 1, sizeof(*paths));
+	int n = 0, rc;
+
+	if (!paths) {
+		input_error(NULL, 0, "out of memory");
+		return -1;
+	}
+	for (int i = 0; i < o->nfiles; i++)
+		if (kinds[i] == KIND_TRACE && strcmp(o->files[i].path, "-") != 0)
+			paths[n++] = o->files[i].path;
+	rc = mpi_job_report(stdout, paths, n, o->r.models);
+	free(paths);
+	return rc;
 }
 
 /* The command: predicts from O's traces and models, prints the report.  Its exit status. */
@@ -565,6 +609,8 @@ static int dyl_speedup(struct speedup_opts *o)
 	    : (o->plan ? plan_report(stdout, &o->r) : report_print(stdout, &o->r)) != 0 ||
 	      (o->html && report_page(stdout, &o->r, 0, o->html) != 0))
 		rc = EXIT_BAD_INPUT;
+	if (rc == 0 && !o->page && !o->plan && o->r.format == REPORT_TABLE && mpi_section(o, kinds) != 0)
+		rc = EXIT_BAD_INPUT;
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		input_error(NULL, 0, "cannot write the output");
 		rc = EXIT_BAD_INPUT;
@@ -573,6 +619,7 @@ static int dyl_speedup(struct speedup_opts *o)
 		rc = EXIT_BAD_INPUT;
 	if (rc == 0 && predict_nothing(run))
 		rc = EXIT_NOTHING_PREDICTED;
+	jobs_free(o->r.job);
 	for (int i = 0; i < o->r.nprocs; i++)
 		predict_free(&procs[i]);
 	predict_free(run);

@@ -21,6 +21,7 @@
 #include "model2d.h"
 #include "report.h"
 #include "report_fmt.h"
+#include "report_jobs.h"
 #include "report_threads.h"
 #include "report_xfer.h"
 #include "timeline.h"
@@ -306,10 +307,15 @@ static void build_notes(struct notes *ns, const struct report *r, const int *ker
 {
 	const struct prediction *run = r->run;
 
-	if (r->nprocs > 1)
+	if (r->job)
+		note(ns, "%d traces of one run, placed on one timeline by their start times (doc/jobs-timeline.md): "
+		     "T is the first start to the last end, T' the same predicted; a child starts at "
+		     "its parent's predicted fork, a waitpid returns at the child's predicted end, a "
+		     "pipe read after the predicted write of its first byte", r->nprocs);
+	else if (r->nprocs > 1)
 		note(ns, "%d traces: each process is predicted on its own; the run as a whole takes T as "
-		     "the sum of the processes' total_ns (processes that ran one after another)",
-		     r->nprocs);
+		     "the sum of the processes' total_ns (processes that ran one after another)%s%s",
+		     r->nprocs, r->job_why ? ": " : "", r->job_why ? r->job_why : "");
 	if (run->rows == 0)
 		note(ns, "the trace%s hold%s no calls: nothing to accelerate", r->nprocs > 1 ? "s" : "",
 		     r->nprocs > 1 ? "" : "s");
@@ -354,8 +360,9 @@ static void print_head(FILE *out, const struct report *r, int wp)
 				fmt_ratio(b, sizeof(b), p->S_P), fmt_ratio(c, sizeof(c), p->S_G),
 				fmt_ns(e, sizeof(e), p->predicted_total_ns));
 		}
-		fprintf(out, "%-*s %12s  (the sum of the processes' total_ns)\n", wp, "run",
-			fmt_ns(a, sizeof(a), (double)run->total_ns));
+		fprintf(out, "%-*s %12s  (%s)\n", wp, "run", fmt_ns(a, sizeof(a), (double)run->total_ns),
+			r->job ? "first start to last end: the processes below"
+			: "the sum of the processes' total_ns");
 	} else {
 		fprintf(out, "trace %s: T = %s (%s), %llu calls\n", r->procs[0].path,
 			fmt_ns(a, sizeof(a), (double)run->total_ns),
@@ -364,7 +371,11 @@ static void print_head(FILE *out, const struct report *r, int wp)
 			: run->has_startup ? "total_ns + startup_ns" : "total_ns",
 			(unsigned long long)run->rows);
 	}
-	if (run->overhead_ns > 0)
+	if (run->overhead_ns > 0 && r->job)
+		fprintf(out, "  tracing's own cost, %s, is taken out of each process's T; the run's T\n"
+			"  and T' are on the traces' clocks, with it\n",
+			fmt_ns(a, sizeof(a), (double)run->overhead_ns));
+	else if (run->overhead_ns > 0)
 		fprintf(out, "  tracing's own cost, %s, is taken out of T (the wrapper's measure,\n"
 			"  '# overhead_ns='; --keep-overhead leaves it in)\n",
 			fmt_ns(a, sizeof(a), (double)run->overhead_ns));
@@ -522,6 +533,7 @@ static void print_table(FILE *out, const struct report *r, const int *kern, int 
 	print_totals(out, r);
 	xfer_table(out, r, kern, nkern, w);
 	threads_table(out, r);
+	jobs_table(out, r);
 	if (nother) {
 		fprintf(out, "\nnot accelerated (no model): what stays on the host.  A call's time holds "
 			"its nested\ncalls' (the shares may add up past 100 %%); calls nested in a replaced "
@@ -682,6 +694,7 @@ static void print_json(FILE *out, const struct report *r, const int *kern, int n
 		r->only_faster ? "true" : "false", r->faults_replaced ? "true" : "false");
 	json_totals(out, run);
 	threads_json(out, r);
+	jobs_json(out, r);
 	fputs(",\n  \"kernels\": ", out);
 	json_kernels(out, r, run, kern, nkern);
 	fputs(",\n  \"not_accelerated\": [", out);
@@ -701,6 +714,7 @@ static void print_json(FILE *out, const struct report *r, const int *kern, int n
 		fputs(i ? ",\n    {\"trace\": " : "\n    {\"trace\": ", out);
 		json_string(out, r->procs[i].path);
 		json_totals(out, &r->procs[i]);
+		jobs_json_proc(out, r, i);
 		fputs(", \"kernels\": ", out);
 		json_kernels(out, r, &r->procs[i], kern, nkern);
 		fputs("}", out);

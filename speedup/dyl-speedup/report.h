@@ -19,6 +19,8 @@ struct report {
 	const struct prediction *procs;	/* one per trace */
 	int nprocs;
 	const struct prediction *run;	/* their sum */
+	struct job *job;	/* several processes on one timeline (jobs.h); NULL */
+	const char *job_why;	/* several traces not placed so: why (NULL) */
 	/* the models the traces were read against: a function's model (func_names.h) is an index
 	 * into them; the link's are looked up (and marked used) by --plan */
 	struct models *models;

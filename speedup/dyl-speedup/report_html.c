@@ -110,8 +110,9 @@ static void process_table(FILE *out, const struct page *pg)
 		cell_u64(out, p->calls);
 		fputs("</tr>\n", out);
 	}
-	fputs("</tbody></table>\n<p class=\"muted\">The run's T and T' are their sums.</p>\n",
-	      out);
+	fputs(r->job ? "</tbody></table>\n<p class=\"muted\">Each process predicted alone; the run's T "
+	      "and T' are its first start to its last end, the processes on one timeline.</p>\n"
+	      : "</tbody></table>\n<p class=\"muted\">The run's T and T' are their sums.</p>\n", out);
 }
 
 static void kernel_table(FILE *out, const struct page *pg)

@@ -99,7 +99,8 @@ static void processes(FILE *out, const struct page *pg, int width)
 
 	if (r->nprocs < 2)
 		return;
-	heading(out, "Processes (the run's T and T' are their sums)", width);
+	heading(out, r->job ? "Processes (each alone; the run: first start to last end, doc/jobs-timeline.md)"
+		     : "Processes (the run's T and T' are their sums)", width);
 	tt_init(&t, 5, head);
 	for (int i = 0; i < r->nprocs; i++) {
 		const struct prediction *p = &r->procs[i];

@@ -40,6 +40,13 @@ struct tl_join {
 	int target;
 	size_t upto;
 	size_t wake;
+	/* a dependency on another process (xdeps.h, jobs.c): HAS_LAG, its return comes LAG
+	 * after the target's point, not the join's or the wait's own rule; MORE: how many of
+	 * the next joins are on the same interval (it ends at the latest of them) */
+	int xdep;
+	int has_lag;
+	double lag;
+	size_t more;
 	/* results */
 	double pred_call, pred_ret;
 	double pred_target;	/* the target's predicted end (or UPTO-th call's end) */
