@@ -171,7 +171,8 @@ def test_lengths_on_real_headers():
                             'jpeg_read_scanlines': ['scanlines/max_lines'],
                             'jpeg_read_raw_data': [],       # JSAMPIMAGE: pointers to pointer arrays
                             'jpeg_write_marker': []}        # dataptr/datalen: not its own name
-    protos, _, _, _, declared = headers.parse_headers([os.path.join(os.path.dirname(STD), 'examples', 'blas.h')])
+    protos, _, _, _, declared = headers.parse_headers(
+        [os.path.join(os.path.dirname(STD), 'microgens', 'profiles', 'blas', 'blas.h')])
     blas = {name: protos[name] for name in declared}
     # Fortran: every argument by pointer; the hidden CHARACTER lengths follow ldc and
     # incx, not the characters they measure
