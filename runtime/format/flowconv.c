@@ -32,6 +32,8 @@
 
 /* --- the state of one conversion --- */
 
+#define ACC_BLOCK 4096		/* bytes of entries an ACCESSES record holds, about */
+
 struct chunk {			/* a FLOW chunk: WORDS words of events at OFF in the spool */
 	int32_t tid;
 	uint32_t window, gen;	/* a window's copy: which, and its generation */
@@ -105,6 +107,13 @@ struct fc {
 	char *buf;
 	size_t blen, buf_cap;
 	int failed;
+	/* ACCESS records packed (DYL_FR_ACCESSES): the entries so far, the last ACCESS's
+	 * seq, the recent accesses a one-byte entry names */
+	unsigned char acc[ACC_BLOCK + 64];
+	size_t acc_len;
+	uint32_t nacc;
+	uint64_t acc_seq;
+	struct { uint64_t obj, lo, hi; uint32_t rw, used; } slots[DYL_FLOW_ACC_SLOTS];
 	const struct dyl_flow_names *names;
 };
 
@@ -576,8 +585,12 @@ static void out_flush(struct fc *c)
 	c->blen = 0;
 }
 
+static void acc_flush(struct fc *c);
+
 static void put(struct fc *c, const void *p, size_t n)
 {
+	if (c->nacc)	/* (the accesses before this record first) */
+		acc_flush(c);
 	if (c->blen + n > c->buf_cap)
 		out_flush(c);
 	if (n > c->buf_cap) {
@@ -835,15 +848,64 @@ static struct obj_ent *event_obj(struct fc *c, const struct item *it, uint64_t *
 	return o;
 }
 
+/* the ACCESSES record of the entries so far */
+static void acc_flush(struct fc *c)
+{
+	static const char zeros[8];
+	uint32_t head[3] = { DYL_FR_ACCESSES, (uint32_t)((4 + c->acc_len + 7) / 8 * 8), c->nacc };
+	size_t len = c->acc_len;
+
+	c->nacc = 0;
+	c->acc_len = 0;
+	put(c, head, sizeof(head));
+	put(c, c->acc, len);
+	put(c, zeros, (8 - (4 + len) % 8) % 8);
+}
+
+static unsigned char *varint(unsigned char *p, uint64_t v)
+{
+	for (; v >= 0x80; v >>= 7)
+		*p++ = (unsigned char)(v | 0x80);
+	*p++ = (unsigned char)v;
+	return p;
+}
+
+/* an ACCESS as an entry of an ACCESSES record (dyl_flow.h): a recent one in a byte */
+static void put_access(struct fc *c, uint64_t seq, uint64_t obj, uint64_t lo, uint64_t hi, uint32_t rw)
+{
+	if (hi < lo) {	/* (not one an entry can say) */
+		struct dyl_flow_access r = { { DYL_FR_ACCESS, sizeof(r) - 8 }, seq, obj, lo, hi, rw, 0 };
+		put(c, &r, sizeof(r));
+		c->acc_seq = seq;
+		return;
+	}
+	unsigned s = seq == c->acc_seq ? 0 : seq == c->acc_seq + 1 ? 1 : seq > c->acc_seq ? 2 : 3;
+	uint32_t k = dyl_flow_acc_slot(obj, lo, hi, rw);
+	int hit = c->slots[k].used && c->slots[k].obj == obj && c->slots[k].lo == lo &&
+		  c->slots[k].hi == hi && c->slots[k].rw == rw;
+	unsigned char *p = c->acc + c->acc_len;
+	*p++ = (unsigned char)(s << 5 | (hit ? k : 0x80 | rw));
+	if (s >= 2)
+		p = varint(p, s == 2 ? seq - c->acc_seq : seq);
+	if (!hit) {
+		p = varint(varint(varint(p, obj), lo), hi - lo);
+		c->slots[k].obj = obj, c->slots[k].lo = lo, c->slots[k].hi = hi;
+		c->slots[k].rw = rw, c->slots[k].used = 1;
+	}
+	c->acc_len = (size_t)(p - c->acc);
+	c->acc_seq = seq;
+	c->nacc++;
+	if (c->acc_len >= ACC_BLOCK)
+		acc_flush(c);
+}
+
 static void emit_acc(struct fc *c, const struct item *it)
 {
 	uint64_t lo, hi;
 	struct obj_ent *o = event_obj(c, it, &lo, &hi);
 	if (!o)
 		return;
-	struct dyl_flow_access r = { { DYL_FR_ACCESS, sizeof(r) - 8 }, it->seq, o->obj, lo, hi,
-				     (DYL_RE_FLAGS(it->ev[0]) & DYL_REF_W) ? DYL_ACC_W : DYL_ACC_R, 0 };
-	put(c, &r, sizeof(r));
+	put_access(c, it->seq, o->obj, lo, hi, (DYL_RE_FLAGS(it->ev[0]) & DYL_REF_W) ? DYL_ACC_W : DYL_ACC_R);
 }
 
 static void emit_host(struct fc *c, const struct item *it)
@@ -1074,6 +1136,8 @@ int dyl_flow_convert(int spool_fd, uint64_t size, int conv_flags, uint64_t seq, 
 	put_modules(&c);
 	if (walk_rows(&c, conv_flags, seq, &nseq, why) != 0)
 		goto out;
+	if (c.nacc)
+		acc_flush(&c);
 	out_flush(&c);
 	h.nseq = nseq;
 	if (c.failed || at < 0 || pwrite(out_fd, &h, sizeof(h), at) != (ssize_t)sizeof(h)) {
