@@ -55,6 +55,24 @@ struct list {
 	struct item *v;
 	size_t n, cap;
 };
+/* A thread's life items waiting for its next call, packed (a program may free and
+ * allocate millions of blocks between two calls): entries of words, each a head word
+ * (PH_*), its event's words, and for a FREE room for the realloc it may become (the
+ * ALLOC's 4 words, then the old block's id). */
+struct pend {
+	uint64_t *w;
+	size_t n, cap;
+};
+#define PH(type, cls, nev, room, count) \
+	((uint64_t)(type) | (uint64_t)(cls) << 4 | (uint64_t)(nev) << 8 | (uint64_t)(room) << 12 | \
+	 (uint64_t)(count) << 24)
+#define PH_TYPE(h) ((uint32_t)((h) & 15))
+#define PH_CLS(h) ((uint32_t)((h) >> 4 & 3))
+#define PH_TIMED 64u		/* a HOSTRD with its time (ns) */
+#define PH_NEV(h) ((uint32_t)((h) >> 8 & 15))
+#define PH_ROOM(h) ((uint32_t)((h) >> 12 & 15))
+#define PH_COUNT(h) ((h) >> 24)	/* its order, less the thread's rank */
+#define ORDER_COUNT ((1ull << 40) - 1)
 struct site_raw {		/* the runtime's site id -> its pcs; the file's id once used */
 	uint64_t pc[DYL_FLOW_SITE_PCS];
 	uint32_t npc, seen;
@@ -74,7 +92,8 @@ struct thr {
 	size_t buf_cap, n, pos;
 	int mark;		/* stopped at a mark (buf[pos]), not yet taken */
 	int ended;		/* no events left */
-	struct list pend;	/* life items waiting for its next call */
+	struct pend pend;	/* life items waiting for its next call */
+	struct pend cur;	/* those of the call being written */
 	ssize_t last_free;	/* the item (in pend) of its last event, when a FREE */
 	/* the last two calls' ACC items (not std.diff's), what a REPEAT repeats: rep[rcur]
 	 * the last call's, rep[rcur ^ 1] the one before (DYL_REF_BEFORE) */
@@ -293,21 +312,49 @@ static struct item make_item(struct thr *t, uint32_t cls, uint32_t type, const u
 	return it;
 }
 
-/* a birth in T's pend, item I, findable by its region id until written */
+/* a birth in T's pend, the entry at word I, findable by its region id until written */
 static int pend_birth(struct fc *c, struct thr *t, size_t i)
 {
-	struct obj_ent *o = map_find(c, KEY_PEND, t->pend.v[i].ev[1], 0, 1);
+	struct obj_ent *o = map_find(c, KEY_PEND, t->pend.w[i + 2], 0, 1);
 	if (!o)
 		return -1;
 	o->obj = (uint64_t)(t - c->th), o->start = i, o->live = 1;
 	return 0;
 }
 
-static int pend_add(struct fc *c, struct thr *t, const struct item *it)
+/* IT into T's pend (ROOM words at least: 1 + its event's); where it went */
+static ssize_t pend_put(struct thr *t, const struct item *it, uint32_t nev, uint32_t room, uint32_t flags)
 {
-	if (list_add(&t->pend, it) != 0)
+	if (room < 1 + nev)
+		room = 1 + nev;
+	if (!(t->pend.w = dyl_fmt_grow(t->pend.w, &t->pend.cap, t->pend.n + room, 8)))
 		return -1;
-	return it->type == IT_ALLOC ? pend_birth(c, t, t->pend.n - 1) : 0;
+	size_t at = t->pend.n;
+	t->pend.w[at] = PH(it->type, it->cls, nev, room, it->order & ORDER_COUNT) | flags;
+	memset(t->pend.w + at + 1, 0, (room - 1) * 8);
+	memcpy(t->pend.w + at + 1, it->ev, nev * 8);
+	t->pend.n += room;
+	return (ssize_t)at;
+}
+
+/* the entry at word I of list P of thread T, as an item of SEQ */
+static struct item pend_get(const struct thr *t, const struct pend *p, size_t i, uint64_t seq)
+{
+	const uint64_t *e = p->w + i;
+	struct item it = { seq, (t->order & ~ORDER_COUNT) | PH_COUNT(e[0]), PH_CLS(e[0]), PH_TYPE(e[0]), 0, { 0 } };
+	memcpy(it.ev, e + 1, PH_NEV(e[0]) * 8);
+	if (it.type == IT_RESIZE)
+		it.old_id = e[5];
+	return it;
+}
+
+static int pend_add(struct fc *c, struct thr *t, const struct item *it, uint32_t words)
+{
+	uint32_t nev = words < EV_MAX ? words : EV_MAX;
+	ssize_t at = pend_put(t, it, nev, 0, 0);
+	if (at < 0)
+		return -1;
+	return it->type == IT_ALLOC ? pend_birth(c, t, (size_t)at) : 0;
 }
 
 /* an ACC or HOST event E: an item of the current call (or of the next, a --defs
@@ -317,7 +364,7 @@ static int walk_access(struct fc *c, struct thr *t, uint64_t cur, const uint64_t
 {
 	if (type == DYL_RE_HOST && (flags & DYL_REF_AHEAD)) {	/* before the next call */
 		struct item it = make_item(t, 1, IT_HOST, e, words);
-		return pend_add(c, t, &it);
+		return pend_add(c, t, &it, words);
 	}
 	if (cur == DYL_FLOW_NONE)
 		return 0;
@@ -338,15 +385,14 @@ static int walk_alloc(struct fc *c, struct thr *t, const uint64_t *e, uint32_t w
 	if (words < 4)
 		return 0;
 	if ((flags & DYL_REF_REALLOC) && was_free >= 0) {
-		struct item *f = &t->pend.v[was_free];
-		f->type = IT_RESIZE;
-		f->old_id = f->ev[1];
-		memset(f->ev, 0, sizeof(f->ev));
-		memcpy(f->ev, e, (words < EV_MAX ? words : EV_MAX) * 8);
+		uint64_t *f = t->pend.w + was_free;	/* (its room: 6 words) */
+		f[5] = f[2];	/* the old block */
+		memcpy(f + 1, e, 4 * 8);
+		f[0] = (f[0] & ~(uint64_t)0xfff) | IT_RESIZE | 4u << 8;
 		return pend_birth(c, t, (size_t)was_free);
 	}
 	struct item it = make_item(t, 0, IT_ALLOC, e, words);
-	return pend_add(c, t, &it);
+	return pend_add(c, t, &it, words < 4 ? words : 4);
 }
 
 /* a HOSTRD event E: before the thread's next call, as a life event, or before another
@@ -359,14 +405,15 @@ static int walk_hostrd(struct fc *c, struct thr *t, const uint64_t *e, uint32_t 
 		return 0;
 	t->last_free = was_free;	/* (a read does not part a realloc's two halves) */
 	struct item it = make_item(t, 0, IT_HOSTRD, e, words);
+	uint32_t timed = 0;
 	if (words > base && base < EV_MAX) {
 		it.ev[base] = dyl_conv_ns(c->d, e[base]);
-		it.old_id = 1;	/* timed */
+		timed = PH_TIMED;
 		t->nrd++;
 		if (it.ev[base] < t->min_rd)
 			t->min_rd = it.ev[base];
 	}
-	return list_add(&t->pend, &it);
+	return pend_put(t, &it, words < EV_MAX ? words : EV_MAX, 0, timed) < 0 ? -1 : 0;
 }
 
 /* a SITE event E: the site's return addresses */
@@ -409,10 +456,8 @@ static int walk_event(struct fc *c, struct thr *t, uint64_t cur, const uint64_t 
 		if (words < 2)
 			return 0;
 		struct item it = make_item(t, 0, IT_FREE, e, words);
-		if (list_add(&t->pend, &it) != 0)
-			return -1;
-		t->last_free = (ssize_t)t->pend.n - 1;
-		return 0;
+		/* (room for the realloc it may be: the ALLOC's 4 words and the old id) */
+		return (t->last_free = pend_put(t, &it, words < 4 ? words : 4, 6, 0)) < 0 ? -1 : 0;
 	case DYL_RE_SITE:
 		return walk_site(c, t, e, words, was_free);
 	default:
@@ -492,47 +537,54 @@ static int take_mark(struct fc *c, struct thr *t, uint64_t cur)
 
 /* --- 3. a seq's items: taken from the threads --- */
 
-/* T's pend becomes the items of SEQ (its births are no longer pending) */
-static int pend_to_bucket(struct fc *c, struct thr *t, uint64_t seq)
+/* T's pend becomes the life items of its call being written (its births are no longer
+ * pending) */
+static void pend_swap(struct fc *c, struct thr *t)
 {
-	for (size_t i = 0; i < t->pend.n; i++) {
-		struct item *it = &t->pend.v[i];
-		if (it->type == IT_TAKEN)
+	for (size_t i = 0; i < t->pend.n; i += PH_ROOM(t->pend.w[i])) {
+		uint32_t type = PH_TYPE(t->pend.w[i]);
+		if (type != IT_ALLOC && type != IT_RESIZE)
 			continue;
-		if (it->type == IT_ALLOC || it->type == IT_RESIZE) {
-			struct obj_ent *o = map_find(c, KEY_PEND, it->ev[1], 0, 0);
-			if (o)
-				map_del(c, o);
-		}
-		it->seq = seq;
-		if (list_add(&c->bucket, it) != 0)
-			return -1;
+		struct obj_ent *o = map_find(c, KEY_PEND, t->pend.w[i + 2], 0, 0);
+		if (o)
+			map_del(c, o);
 	}
+	struct pend p = t->cur;
+	t->cur = t->pend;
+	t->pend = p;
 	t->pend.n = 0;
 	t->nrd = 0;
 	t->min_rd = UINT64_MAX;
-	return 0;
 }
 
 /* a heap block or mapping used at SEQ before its maker's next call: its birth moves
  * before that use (the first access of its region id, any thread) */
-static int births_first(struct fc *c, uint64_t seq)
+static int birth_moved(struct fc *c, uint32_t kind, uint64_t id, uint64_t seq)
+{
+	if (kind != DYL_OBJ_HEAP && kind != DYL_OBJ_MAPPING)
+		return 0;
+	struct obj_ent *o = map_find(c, KEY_PEND, id, 0, 0);
+	if (!o)
+		return 0;
+	struct thr *u = &c->th[o->obj];
+	struct item moved = pend_get(u, &u->pend, o->start, seq);
+	u->pend.w[o->start] = (u->pend.w[o->start] & ~(uint64_t)15) | IT_TAKEN;
+	map_del(c, o);
+	return list_add(&c->bucket, &moved);
+}
+
+/* the accesses of SEQ: the bucket's, and T's --defs looks (cls 1 in T->cur) */
+static int births_first(struct fc *c, const struct thr *t, uint64_t seq)
 {
 	size_t n = c->bucket.n;
 	for (size_t i = 0; i < n; i++) {
 		const struct item *it = &c->bucket.v[i];
-		uint32_t kind = DYL_RE_SMALL(it->ev[0]);
-		if (it->cls == 0 || (kind != DYL_OBJ_HEAP && kind != DYL_OBJ_MAPPING))
-			continue;
-		struct obj_ent *o = map_find(c, KEY_PEND, it->ev[1], 0, 0);
-		if (!o)
-			continue;
-		struct item *b = &c->th[o->obj].pend.v[o->start];
-		map_del(c, o);
-		struct item moved = *b;
-		b->type = IT_TAKEN;
-		moved.seq = seq;
-		if (list_add(&c->bucket, &moved) != 0)
+		if (it->cls != 0 && birth_moved(c, DYL_RE_SMALL(it->ev[0]), it->ev[1], seq) != 0)
+			return -1;
+	}
+	for (size_t i = 0; t && i < t->cur.n; i += PH_ROOM(t->cur.w[i])) {
+		const uint64_t *h = t->cur.w + i;
+		if (PH_TYPE(*h) != IT_TAKEN && PH_CLS(*h) != 0 && birth_moved(c, DYL_RE_SMALL(h[1]), h[2], seq) != 0)
 			return -1;
 	}
 	return 0;
@@ -549,19 +601,18 @@ static int move_reads(struct fc *c, uint64_t seq)
 			continue;
 		t->nrd = 0;
 		t->min_rd = UINT64_MAX;
-		for (size_t i = 0; i < t->pend.n; i++) {
-			struct item *it = &t->pend.v[i];
-			if (it->type != IT_HOSTRD || !it->old_id)
+		for (size_t i = 0; i < t->pend.n; i += PH_ROOM(t->pend.w[i])) {
+			uint64_t *h = t->pend.w + i;
+			if (PH_TYPE(*h) != IT_HOSTRD || !(*h & PH_TIMED))
 				continue;
-			uint64_t ns = it->ev[range_words(DYL_RE_SMALL(it->ev[0]))];
+			uint64_t ns = h[1 + range_words(DYL_RE_SMALL(h[1]))];
 			if (ns > c->start_max) {
 				t->nrd++;
 				t->min_rd = ns < t->min_rd ? ns : t->min_rd;
 				continue;
 			}
-			struct item moved = *it;
-			it->type = IT_TAKEN;
-			moved.seq = seq;
+			struct item moved = pend_get(t, &t->pend, i, seq);
+			*h = (*h & ~(uint64_t)15) | IT_TAKEN;
 			if (list_add(&c->bucket, &moved) != 0)
 				return -1;
 		}
@@ -991,27 +1042,59 @@ static void sort_items(struct item *a, struct item *t, size_t n)
 	}
 }
 
-/* the items of one seq, in order, written; the bucket emptied */
-static int emit_bucket(struct fc *c)
+static void emit_item(struct fc *c, const struct item *it)
+{
+	switch (it->type) {
+	case IT_ALLOC: emit_alloc(c, it); break;
+	case IT_FREE: emit_free(c, it); break;
+	case IT_RESIZE: emit_resize(c, it); break;
+	case IT_ACC: emit_acc(c, it); break;
+	case IT_HOST: emit_host(c, it); break;
+	case IT_HOSTRD: emit_host_read(c, it); break;
+	}
+}
+
+/* the entries of class CLS of T's list P from word *I on, up to the first whose order is
+ * past UPTO, written as items of SEQ */
+static void emit_pend(struct fc *c, const struct thr *t, const struct pend *p, size_t *i, uint32_t cls,
+		      uint64_t upto, uint64_t seq)
+{
+	for (; *i < p->n; *i += PH_ROOM(p->w[*i])) {
+		uint64_t h = p->w[*i];
+		if (PH_TYPE(h) == IT_TAKEN || PH_CLS(h) != cls)
+			continue;
+		if (((t->order & ~ORDER_COUNT) | PH_COUNT(h)) > upto)
+			return;
+		struct item it = pend_get(t, p, *i, seq);
+		emit_item(c, &it);
+	}
+}
+
+/* the items of SEQ written, in order: the bucket's (sorted) merged with T's life items
+ * (T->cur, already in order; T NULL: none); the bucket emptied */
+static int emit_seq(struct fc *c, struct thr *t, uint64_t seq)
 {
 	struct list *b = &c->bucket;
+	size_t k = 0;
 
 	if (b->n > 1) {
 		if (!(c->tmp = dyl_fmt_grow(c->tmp, &c->tmp_cap, b->n, sizeof(*c->tmp))))
 			return -1;
 		sort_items(b->v, c->tmp, b->n);
 	}
-	for (size_t i = 0; i < b->n; i++) {
-		switch (b->v[i].type) {
-		case IT_ALLOC: emit_alloc(c, &b->v[i]); break;
-		case IT_FREE: emit_free(c, &b->v[i]); break;
-		case IT_RESIZE: emit_resize(c, &b->v[i]); break;
-		case IT_ACC: emit_acc(c, &b->v[i]); break;
-		case IT_HOST: emit_host(c, &b->v[i]); break;
-		case IT_HOSTRD: emit_host_read(c, &b->v[i]); break;
+	for (uint32_t cls = 0; cls < 3; cls++) {
+		size_t i = 0;
+		for (; k < b->n && b->v[k].cls == cls; k++) {
+			if (t)
+				emit_pend(c, t, &t->cur, &i, cls, b->v[k].order, seq);
+			emit_item(c, &b->v[k]);
 		}
+		if (t)
+			emit_pend(c, t, &t->cur, &i, cls, UINT64_MAX, seq);
 	}
 	b->n = 0;
+	if (t)
+		t->cur.n = 0;
 	return 0;
 }
 
@@ -1034,15 +1117,20 @@ static int on_row(struct fc *c, const struct dyl_row *row)
 
 	if (row->timed && (!c->timed || row->t_start_ns > c->start_max))
 		c->start_max = row->t_start_ns, c->timed = 1;
-	if (t && t->mark && (pend_to_bucket(c, t, row->seq) != 0 || take_mark(c, t, row->seq) != 0))
-		return -1;
+	if (t && t->mark) {
+		pend_swap(c, t);
+		if (take_mark(c, t, row->seq) != 0)
+			return -1;
+	} else {
+		t = NULL;
+	}
 	if (row->timed && move_reads(c, row->seq) != 0)
 		return -1;
-	if (!c->bucket.n)
+	if (!c->bucket.n && !(t && t->cur.n))
 		return 0;
-	if (births_first(c, row->seq) != 0)
+	if (births_first(c, t, row->seq) != 0)
 		return -1;
-	return emit_bucket(c);
+	return emit_seq(c, t, row->seq);
 }
 
 /* past the last row: each thread's events left (their calls have no row) and its
@@ -1055,10 +1143,14 @@ static int the_rest(struct fc *c, uint64_t nseq)
 			if (take_mark(c, t, DYL_FLOW_NONE) != 0)
 				return -1;
 	}
-	for (size_t k = 0; k < c->nth; k++)
-		if (pend_to_bucket(c, &c->th[k], nseq) != 0)
-			return -1;
-	return emit_bucket(c);
+	/* (threads in rank order: the order of their items) */
+	for (uint32_t cls = 0; cls < 3; cls++)
+		for (size_t k = 0; k < c->nth; k++) {
+			size_t i = 0;
+			emit_pend(c, &c->th[k], &c->th[k].pend, &i, cls, UINT64_MAX, nseq);
+		}
+	c->bucket.n = 0;
+	return 0;
 }
 
 /* the rows, in seq order, each with its flow; *NSEQ the seq past the last */
@@ -1097,7 +1189,8 @@ static void release(struct fc *c)
 	for (size_t k = 0; k < c->nth; k++) {
 		struct thr *t = &c->th[k];
 		dyl_fmt_release(t->buf, t->buf_cap, 8);
-		dyl_fmt_release(t->pend.v, t->pend.cap, sizeof(struct item));
+		dyl_fmt_release(t->pend.w, t->pend.cap, 8);
+		dyl_fmt_release(t->cur.w, t->cur.cap, 8);
 		dyl_fmt_release(t->rep[0].v, t->rep[0].cap, sizeof(struct item));
 		dyl_fmt_release(t->rep[1].v, t->rep[1].cap, sizeof(struct item));
 	}
