@@ -286,6 +286,12 @@ static int next_chunk(struct fc *c, struct thr *t, int first)
 
 static struct obj_ent *map_find(struct fc *c, uint64_t k1, uint64_t k2, uint64_t k3, int make);
 static void map_del(struct fc *c, struct obj_ent *e);
+/* keys: heap blocks and mappings by region id; statics by extent; stack objects by
+ * extent and frame (the function's return address in k1 above the tag) */
+#define KEY_REGION 1
+#define KEY_STATIC 2
+#define KEY_STACK 3
+#define KEY_NAMED 4
 /* a pending birth (an ALLOC, or a realloc's RESIZE, not yet written): by its region id,
  * where it waits (obj: the thread, start: the item in its pend) */
 #define KEY_PEND 5
@@ -312,9 +318,13 @@ static struct item make_item(struct thr *t, uint32_t cls, uint32_t type, const u
 	return it;
 }
 
-/* a birth in T's pend, the entry at word I, findable by its region id until written */
+/* a birth in T's pend, the entry at word I, findable by its region id until written
+ * (one thread: found by a scan of its pend, birth_moved; a hash of millions of pending
+ * blocks cost more than the rest of the conversion) */
 static int pend_birth(struct fc *c, struct thr *t, size_t i)
 {
+	if (c->nth == 1)
+		return 0;
 	struct obj_ent *o = map_find(c, KEY_PEND, t->pend.w[i + 2], 0, 1);
 	if (!o)
 		return -1;
@@ -541,7 +551,7 @@ static int take_mark(struct fc *c, struct thr *t, uint64_t cur)
  * pending) */
 static void pend_swap(struct fc *c, struct thr *t)
 {
-	for (size_t i = 0; i < t->pend.n; i += PH_ROOM(t->pend.w[i])) {
+	for (size_t i = 0; c->nth > 1 && i < t->pend.n; i += PH_ROOM(t->pend.w[i])) {
 		uint32_t type = PH_TYPE(t->pend.w[i]);
 		if (type != IT_ALLOC && type != IT_RESIZE)
 			continue;
@@ -559,17 +569,41 @@ static void pend_swap(struct fc *c, struct thr *t)
 
 /* a heap block or mapping used at SEQ before its maker's next call: its birth moves
  * before that use (the first access of its region id, any thread) */
+/* the pending birth of region ID (one thread): in its pend, else SIZE_MAX */
+static size_t birth_scan(struct fc *c, uint64_t id)
+{
+	const struct pend *p = &c->th[0].pend;
+	struct obj_ent *o = map_find(c, KEY_REGION, id, 0, 0);
+
+	if (o && o->live)	/* (born: no birth of it is pending) */
+		return SIZE_MAX;
+	for (size_t i = 0; i < p->n; i += PH_ROOM(p->w[i]))
+		if ((PH_TYPE(p->w[i]) == IT_ALLOC || PH_TYPE(p->w[i]) == IT_RESIZE) && p->w[i + 2] == id)
+			return i;
+	return SIZE_MAX;
+}
+
+/* an access at SEQ to region ID of KIND: its birth, pending, moved to SEQ */
 static int birth_moved(struct fc *c, uint32_t kind, uint64_t id, uint64_t seq)
 {
+	struct obj_ent *o = NULL;
+	size_t at;
+
 	if (kind != DYL_OBJ_HEAP && kind != DYL_OBJ_MAPPING)
 		return 0;
-	struct obj_ent *o = map_find(c, KEY_PEND, id, 0, 0);
-	if (!o)
-		return 0;
-	struct thr *u = &c->th[o->obj];
-	struct item moved = pend_get(u, &u->pend, o->start, seq);
-	u->pend.w[o->start] = (u->pend.w[o->start] & ~(uint64_t)15) | IT_TAKEN;
-	map_del(c, o);
+	if (c->nth == 1) {
+		if ((at = birth_scan(c, id)) == SIZE_MAX)
+			return 0;
+	} else {
+		if (!(o = map_find(c, KEY_PEND, id, 0, 0)))
+			return 0;
+		at = o->start;
+	}
+	struct thr *u = &c->th[o ? o->obj : 0];
+	struct item moved = pend_get(u, &u->pend, at, seq);
+	u->pend.w[at] = (u->pend.w[at] & ~(uint64_t)15) | IT_TAKEN;
+	if (o)
+		map_del(c, o);
 	return list_add(&c->bucket, &moved);
 }
 
@@ -776,12 +810,6 @@ static uint64_t put_object(struct fc *c, uint32_t kind, uint64_t size, uint64_t 
 	return c->nobj++;
 }
 
-/* keys: heap blocks and mappings by region id; statics by extent; stack objects by
- * extent and frame (the function's return address in k1 above the tag) */
-#define KEY_REGION 1
-#define KEY_STATIC 2
-#define KEY_STACK 3
-#define KEY_NAMED 4
 
 static struct obj_ent *region_obj(struct fc *c, uint64_t id)
 {
