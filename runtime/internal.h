@@ -148,6 +148,7 @@ struct dyl_spool {
 	ino_t ino;
 	uint64_t size;
 	uint64_t alloc;		/* bytes reserved with fallocate; UINT64_MAX: unsupported */
+	uint64_t flow_bytes;	/* of it std.flow's (FLOW chunks): not rows, no part of DYL_CONVERT_MAX */
 	uint32_t names;		/* function names in it */
 	uint32_t knots;		/* clock knots in it */
 	uint64_t blocks;	/* blocks written out to it */

@@ -484,7 +484,7 @@ void dyl_spool_open(void)
 	}
 	dyl_spool.dev = st.st_dev;
 	dyl_spool.ino = st.st_ino;
-	dyl_spool.size = dyl_spool.alloc = 0;
+	dyl_spool.size = dyl_spool.alloc = dyl_spool.flow_bytes = 0;
 	dyl_spool.names = dyl_spool.knots = 0;
 	dyl_spool.nwindows = dyl_spool.nfree_windows = 0;
 	names_area_drop();	/* (an earlier spool's, after an exec that failed) */
@@ -618,7 +618,9 @@ void dyl_spool_block_put(const struct dyl_block *bp, struct dyl_open *opens,
  * calls did (~26 ns a row); a small one's is quick, and its user gets the CSV at once.
  * The size is the spool's whole length: the records (16 bytes a plain call), and the
  * mapped windows (256 KiB a thread) and names areas (64 KiB each), so the limit is
- * about calls, not exactly.  An exec converts at once: its image's spool cannot outlive
+ * about calls, not exactly.  std.flow's FLOW chunks (dyl_spool.flow_bytes, counted by
+ * runtime/flow/buffers.c) do not count: a 600-row trace with a large flow gets its CSV.
+ * An exec converts at once: its image's spool cannot outlive
  * it (a failed exec opens a new spool under the same name); so does a spool in memory. */
 static enum { CONVERT_EXIT, CONVERT_LATER, CONVERT_KEEP } convert_when(void)
 {
@@ -627,8 +629,8 @@ static enum { CONVERT_EXIT, CONVERT_LATER, CONVERT_KEEP } convert_when(void)
 	if (dyl_spool.memfd)
 		return CONVERT_EXIT;
 	if (!v || !strcmp(v, "auto"))
-		return dyl_spool.size > dyl_env_size(DYL_ENV_CONVERT_MAX) ? CONVERT_LATER
-									  : CONVERT_EXIT;
+		return dyl_spool.size - dyl_spool.flow_bytes > dyl_env_size(DYL_ENV_CONVERT_MAX)
+			       ? CONVERT_LATER : CONVERT_EXIT;
 	return !strcmp(v, "later") ? CONVERT_LATER : !strcmp(v, "keep") ? CONVERT_KEEP : CONVERT_EXIT;
 }
 

@@ -24,7 +24,9 @@ def read(path, names=True):
     assert data[:8] == b'DYLFLOW1', data[:8]
     version, flags, pid, zero, nseq = struct.unpack_from('<IIiIQ', data, 8)
     head = dict(version=version, flags=flags, pid=pid, nseq=nseq, modules=[])
+    assert version in (1, 2), version
     out, off = [], 32
+    acc = dict(seq=0, slots={})   # version 2's ACCESSES: the last ACCESS's seq, recent ones
     while off < len(data):
         typ, ln = struct.unpack_from('<II', data, off)
         assert ln % 8 == 0 and off + 8 + ln <= len(data), (off, typ, ln)
@@ -52,6 +54,9 @@ def read(path, names=True):
         elif typ == 5:
             seq, obj, lo, hi, rw, _ = struct.unpack_from('<QQQQII', b)
             out.append(dict(type='ACCESS', seq=seq, obj_id=obj, lo=lo, hi=hi, rw='RW'[rw]))
+            acc['seq'] = seq
+        elif typ == 9 and version >= 2:
+            out.extend(accesses(b, acc))
         elif typ == 6:
             seq, obj, lo, hi = struct.unpack_from('<QQQQ', b)
             out.append(dict(type='HOST_WRITE', seq=seq, obj_id=obj, lo=lo, hi=hi))
@@ -69,6 +74,49 @@ def read(path, names=True):
     if names and flags & F_MODULES:
         out = named(path, out)
     return head, out
+
+
+def varint(b, at):
+    v, shift = 0, 0
+    while True:
+        x = b[at]
+        v |= (x & 0x7f) << shift
+        at, shift = at + 1, shift + 7
+        if not x & 0x80:
+            return v, at
+
+
+def slot(obj, lo, hi, rw):
+    m = 2**64 - 1
+    h = ((obj * 0x9E3779B97F4A7C15) & m) ^ ((lo * 0xC2B2AE3D27D4EB4F) & m) \
+        ^ ((hi * 0x165667B19E3779F9) & m) ^ rw
+    return h >> 59
+
+
+def accesses(b, acc):
+    """the ACCESS records of an ACCESSES record's body B (doc/specs/flow.md); ACC the
+    reader's state over the file"""
+    count, = struct.unpack_from('<I', b)
+    at, out = 4, []
+    for _ in range(count):
+        tag = b[at]
+        at += 1
+        s = tag >> 5 & 3
+        if s >= 2:
+            v, at = varint(b, at)
+        seq = [acc['seq'], acc['seq'] + 1, acc['seq'] + v if s == 2 else 0, v if s == 3 else 0][s]
+        acc['seq'] = seq
+        if tag & 0x80:
+            rw = tag & 1
+            obj, at = varint(b, at)
+            lo, at = varint(b, at)
+            n, at = varint(b, at)
+            acc['slots'][slot(obj, lo, lo + n, rw)] = (obj, lo, lo + n, rw)
+        else:
+            obj, lo, hi_, rw = acc['slots'][tag & 31]
+            n = hi_ - lo
+        out.append(dict(type='ACCESS', seq=seq, obj_id=obj, lo=lo, hi=lo + n, rw='RW'[rw]))
+    return out
 
 
 def named(path, recs):

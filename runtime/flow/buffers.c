@@ -53,6 +53,8 @@ static int copy_out(struct fbuf *b)
 	}
 	if (dyl_spool_chunk(DYL_CH_FLOW, &h, sizeof(h), b->data, len * 8) != 0)
 		return -1;
+	/* (not rows: DYL_CONVERT_MAX leaves them out) */
+	dyl_spool.flow_bytes += sizeof(struct dyl_chunk) + sizeof(h) + len * 8;
 	if (b->win) {	/* (a reader finding the copy of this generation skips the window) */
 		__atomic_store_n(&win_head(b)->words, 0, __ATOMIC_RELEASE);
 		__atomic_store_n(&win_head(b)->gen, h.gen + 1, __ATOMIC_RELEASE);
@@ -71,6 +73,7 @@ int dyl_flow_make_room(struct fbuf *b, unsigned words)
 		if (copy_out(b) == 0 && !b->win) {
 			char *w = dyl_spool_map(DYL_CH_FLOW, WIN_SIZE);
 			if (w) {
+				dyl_spool.flow_bytes += WIN_SIZE;
 				b->win = w;
 				b->win_id = dyl_flow.windows++;
 				*win_head(b) = (struct dyl_flow_chunk){ b->tid, b->win_id | DYL_FLOW_LIVE, 0, 0 };

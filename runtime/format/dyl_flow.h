@@ -23,7 +23,9 @@
 /* ------------------------------------------------------------------ TRACE.flow */
 
 #define DYL_FLOW_MAGIC "DYLFLOW1"
-#define DYL_FLOW_VERSION 1u
+/* 2: ACCESS records may come packed in ACCESSES records (version 1 had none: a reader
+ * of 2 reads 1 too) */
+#define DYL_FLOW_VERSION 2u
 #define DYL_FLOW_SUFFIX ".flow"	/* TRACE.flow is the trace's path with this added */
 
 struct dyl_flow_head {
@@ -57,7 +59,23 @@ enum {
 	DYL_FR_HOST_WRITE = 6,
 	DYL_FR_HOST_READ = 7,
 	DYL_FR_MODULE = 8,
+	DYL_FR_ACCESSES = 9,	/* version 2: ACCESS records, packed (below) */
 };
+
+/* ACCESSES: a u32 count, then COUNT entries of bytes (zeros pad the record), each one
+ * ACCESS record in file order.  A reader keeps, over the whole file, the seq of the last
+ * ACCESS (0 at first) and DYL_FLOW_ACC_SLOTS recent (obj_id, lo, hi, rw): an entry is a
+ * tag byte, bits 5-6 the seq (0 the last's, 1 the last's + 1, 2 a varint adds to the
+ * last's, 3 a varint is the seq); the varint (LEB128), if any, follows the tag.  Bit 7
+ * clear: bits 0-4 name a slot, the access is the one stored there.  Bit 7 set: bit 0 rw,
+ * then varints obj_id, lo, hi - lo; the access is stored in slot dyl_flow_acc_slot().
+ * A call repeating a recent access so costs one byte. */
+#define DYL_FLOW_ACC_SLOTS 32u
+static inline uint32_t dyl_flow_acc_slot(uint64_t obj, uint64_t lo, uint64_t hi, uint32_t rw)
+{
+	uint64_t h = obj * 0x9E3779B97F4A7C15ull ^ lo * 0xC2B2AE3D27D4EB4Full ^ hi * 0x165667B19E3779F9ull ^ rw;
+	return (uint32_t)(h >> 59);
+}
 #define DYL_FLOW_NONE UINT64_MAX	/* no site, no seq */
 
 /* SITE: an allocation site.  TEXT (TEXT_LEN bytes, no NUL, then zeros to 8 bytes):

@@ -57,8 +57,39 @@ def module(module_id, path, build_id, bias, lo, hi):
                 + p + build_id)
 
 
-def flow_file(records, pid=100, nseq=0, flags=0):
-    head = b'DYLFLOW1' + struct.pack('<IIiIQ', 1, flags, pid, 0, nseq)
+def _varint(v):
+    out = b''
+    while v >= 0x80:
+        out += bytes([v & 0x7f | 0x80])
+        v >>= 7
+    return out + bytes([v])
+
+
+def accesses(entries, last_seq=0, slots=None):
+    """a version 2 ACCESSES record (doc/specs/flow.md) of ENTRIES, (seq, obj_id, lo, hi,
+    write) tuples, as the runtime writes it: LAST_SEQ the seq of the access before, SLOTS
+    (a dict, kept over the file) its recent accesses"""
+    slots = {} if slots is None else slots
+    m = (1 << 64) - 1
+    body = b''
+    for seq, obj_id, lo, hi, write in entries:
+        rw = 1 if write else 0
+        s = 0 if seq == last_seq else 1 if seq == last_seq + 1 else 2 if seq > last_seq else 3
+        k = (((obj_id * 0x9E3779B97F4A7C15) & m) ^ ((lo * 0xC2B2AE3D27D4EB4F) & m)
+             ^ ((hi * 0x165667B19E3779F9) & m) ^ rw) >> 59
+        hit = slots.get(k) == (obj_id, lo, hi, rw)
+        body += bytes([s << 5 | (k if hit else 0x80 | rw)])
+        if s >= 2:
+            body += _varint(seq - last_seq if s == 2 else seq)
+        if not hit:
+            body += _varint(obj_id) + _varint(lo) + _varint(hi - lo)
+            slots[k] = (obj_id, lo, hi, rw)
+        last_seq = seq
+    return _rec(9, struct.pack('<I', len(entries)) + body)
+
+
+def flow_file(records, pid=100, nseq=0, flags=0, version=1):
+    head = b'DYLFLOW1' + struct.pack('<IIiIQ', version, flags, pid, 0, nseq)
     return head + b''.join(records)
 
 

@@ -96,9 +96,9 @@ def test_a_later_format_is_refused_on_one_line(tmp_path):
     spool.write_bytes(b'DYLSPOOL' + (9).to_bytes(4, 'little') + bytes(4))
     assert cmd('dyl-trace', spool, rc=2).stderr == \
         f'dyl-trace: {spool}: spool format 9, this dyl-trace reads 3 (upgrade dyliberator)\n'
-    path = flow_trace(tmp_path, version=2)
+    path = flow_trace(tmp_path, version=3)
     assert cmd('dyl-flow', path, rc=2).stderr == \
-        f'dyl-flow: {path}.flow: flow format 2, this dyl-flow reads 1 (upgrade dyliberator)\n'
+        f'dyl-flow: {path}.flow: flow format 3, this dyl-flow reads 2 (upgrade dyliberator)\n'
 
 
 def notes(text):

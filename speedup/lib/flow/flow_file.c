@@ -64,7 +64,8 @@ static int read_head(struct flow_file *ff)
 		input_error(ff->path, 0, "not a flow file (no %s at its start)", DYL_FLOW_MAGIC);
 		return -1;
 	}
-	if (rd32(ff->data + 8) != DYL_FLOW_VERSION) {
+	ff->version = rd32(ff->data + 8);
+	if (ff->version < 1 || ff->version > DYL_FLOW_VERSION) {	/* (2 reads 1 too) */
 		input_error(ff->path, 0, "flow format %u, this %s reads %u (%s)", rd32(ff->data + 8),
 			    input_prog, DYL_FLOW_VERSION, rd32(ff->data + 8) > DYL_FLOW_VERSION ?
 			    "upgrade dyliberator" : "made by an older dyliberator");
@@ -349,6 +350,8 @@ static int decode_access(struct flow_rec *r, char *why, size_t room)
 	return 0;
 }
 
+static int object_id(struct flow_file *ff, struct flow_rec *r, char *why, size_t room);
+
 /* Decodes and checks the current record R (its type, len and body set).  0, or -1 with
  * WHY (ROOM bytes) saying what is wrong. */
 static int decode(struct flow_file *ff, struct flow_rec *r, char *why, size_t room)
@@ -383,10 +386,79 @@ static int decode(struct flow_file *ff, struct flow_rec *r, char *why, size_t ro
 	case DYL_FR_HOST_READ:
 		if (decode_access(r, why, room) < 0)
 			return -1;
+		if (r->type == DYL_FR_ACCESS)
+			ff->acc_seq = r->seq;
 		break;
+	case DYL_FR_ACCESSES:
+		if (ff->version < 2)
+			return 0;
+		if (r->len < 4 || (uint64_t)rd32(b) > r->len - 4) {
+			snprintf(why, room, "ACCESSES: %u bytes, too few for its count", r->len);
+			return -1;
+		}
+		ff->acc_left = rd32(b);
+		ff->acc = (const unsigned char *)b + 4;
+		ff->acc_end = (const unsigned char *)b + r->len;
+		return 1;	/* (its entries are the records: the caller reads on) */
 	default:
 		return 0;	/* a type from a later version: the caller skips it */
 	}
+	return object_id(ff, r, why, room);
+}
+
+/* a varint of the current ACCESSES record into *V: 0, or -1 past its end */
+static int acc_varint(struct flow_file *ff, uint64_t *v)
+{
+	*v = 0;
+	for (unsigned shift = 0; ff->acc < ff->acc_end && shift < 64; shift += 7) {
+		unsigned char b = *ff->acc++;
+		*v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80))
+			return 0;
+	}
+	return -1;
+}
+
+/* The next entry of the current ACCESSES record into R, an ACCESS.  0, or -1 with WHY. */
+static int decode_packed(struct flow_file *ff, struct flow_rec *r, char *why, size_t room)
+{
+	uint64_t v = 0;
+
+	ff->acc_left--;
+	if (ff->acc >= ff->acc_end)
+		goto cut;
+	unsigned tag = *ff->acc++, s = tag >> 5 & 3;
+	if (s >= 2 && acc_varint(ff, &v) != 0)
+		goto cut;
+	r->type = DYL_FR_ACCESS;
+	r->seq = s == 0 ? ff->acc_seq : s == 1 ? ff->acc_seq + 1 : s == 2 ? ff->acc_seq + v : v;
+	ff->acc_seq = r->seq;
+	if (!(tag & 0x80)) {
+		unsigned k = tag & 31;
+		if (!ff->acc_slots[k].used) {
+			snprintf(why, room, "ACCESSES: entry names slot %u, empty", k);
+			return -1;
+		}
+		r->id = ff->acc_slots[k].obj, r->lo = ff->acc_slots[k].lo, r->hi = ff->acc_slots[k].hi;
+		r->rw = ff->acc_slots[k].rw;
+		return object_id(ff, r, why, room);
+	}
+	r->rw = tag & 1;
+	if (acc_varint(ff, &r->id) != 0 || acc_varint(ff, &r->lo) != 0 || acc_varint(ff, &v) != 0)
+		goto cut;
+	r->hi = r->lo + v;
+	unsigned k = dyl_flow_acc_slot(r->id, r->lo, r->hi, r->rw);
+	ff->acc_slots[k].obj = r->id, ff->acc_slots[k].lo = r->lo, ff->acc_slots[k].hi = r->hi;
+	ff->acc_slots[k].rw = r->rw, ff->acc_slots[k].used = 1;
+	return object_id(ff, r, why, room);
+cut:
+	snprintf(why, room, "ACCESSES: an entry cut short");
+	return -1;
+}
+
+/* R's object id checked, and made the reader's.  0, or -1 with WHY. */
+static int object_id(struct flow_file *ff, struct flow_rec *r, char *why, size_t room)
+{
 	/* the events past here name an object */
 	if (r->id >= UINT32_MAX) {
 		snprintf(why, room, "object id %llu too large", (unsigned long long)r->id);
@@ -403,6 +475,14 @@ static int next_record(struct flow_file *ff, struct flow_rec *r)
 {
 	char why[200];
 
+	if (ff->acc_left) {	/* an entry of an ACCESSES record (it is the current record) */
+		memset(r, 0, sizeof(*r));
+		if (decode_packed(ff, r, why, sizeof(why)) != 0) {
+			flow_file_error(ff, why);
+			return -1;
+		}
+		return 1;
+	}
 	if (ff->off >= ff->size)
 		return 0;
 	ff->records++;

@@ -47,6 +47,13 @@ struct flow_file {
 	size_t idmap_room;
 	struct stack_name *stacks;	/* a hash table: stack objects by extent and name */
 	size_t nstacks, stacks_room;
+	/* version 2's ACCESSES records (dyl_flow.h): the current one's entries not yet
+	 * read, the last ACCESS's seq, the recent accesses its entries name */
+	uint32_t version;
+	const unsigned char *acc, *acc_end;
+	uint32_t acc_left;
+	uint64_t acc_seq;
+	struct { uint64_t obj, lo, hi; uint32_t rw, used; } acc_slots[DYL_FLOW_ACC_SLOTS];
 };
 
 /* One record, decoded.  The fields a type has are set; the rest are 0. */
