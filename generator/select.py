@@ -26,7 +26,11 @@ RUNTIME_OWNED = {'execve', 'execv', 'execvp', 'execvpe', 'execl', 'execlp', 'exe
                  'GOMP_parallel', 'pthread_cond_wait', 'pthread_cond_timedwait',
                  'pthread_cond_clockwait', 'pthread_cond_signal', 'pthread_cond_broadcast',
                  'pthread_mutex_lock', 'pthread_mutex_unlock', 'sem_wait', 'sem_timedwait',
-                 'sem_clockwait', 'sem_post', 'pthread_barrier_wait'}
+                 'sem_clockwait', 'sem_post', 'pthread_barrier_wait',
+                 # process events (runtime/include/dyl_procs.h)
+                 'fork', 'vfork', 'clone', 'posix_spawn', 'posix_spawnp', 'wait', 'waitpid',
+                 'wait3', 'wait4', 'waitid', 'read', 'write', 'readv', 'writev', 'close', 'dup',
+                 'dup2', 'dup3', 'pipe', 'pipe2', 'fclose', 'close_range', 'closefrom'}
 
 # Functions that return twice: a wrapper's frame would be returned through twice (vfork's
 # child runs on its parent's stack and clobbers the wrapper's frame; setjmp's second

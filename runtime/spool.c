@@ -167,7 +167,8 @@ static int append(uint32_t kind, struct iovec *iov, int n)
 static struct pending_events {
 	struct dyl_event *ev;	/* mmap'd: no malloc on this path */
 	uint32_t n, cap;
-	int on;			/* DYL_EV_ON queued: a forked child queues it again */
+	int on;			/* DYL_EV_ON (bit 0), DYL_EV_PROCS_ON (bit 1) queued: a forked
+				 * child queues them again */
 } events;
 
 static void put_events(void)
@@ -185,7 +186,8 @@ void dyl_spool_event(const struct dyl_event *e)
 {
 	dyl_io_lock();
 	if (DYL_DISABLED() || __atomic_load_n(&dyl_out.finished, __ATOMIC_ACQUIRE) ||
-	    (e->kind == DYL_EV_ON && events.on))
+	    (e->kind == DYL_EV_ON && (events.on & 1)) ||
+	    (e->kind == DYL_EV_PROCS_ON && (events.on & 2)))
 		goto out;
 	if (events.n == events.cap) {
 		uint32_t cap = events.cap ? 2 * events.cap : 64;
@@ -199,7 +201,7 @@ void dyl_spool_event(const struct dyl_event *e)
 		events.cap = cap;
 	}
 	events.ev[events.n++] = *e;
-	events.on |= e->kind == DYL_EV_ON;
+	events.on |= (e->kind == DYL_EV_ON) | (e->kind == DYL_EV_PROCS_ON) << 1;
 	put_events();
 out:
 	dyl_io_unlock();
@@ -500,7 +502,10 @@ void dyl_spool_open(void)
 	if (events.on && events.n == 0) {
 		/* a new spool (a forked child's, or after a failed exec) of a process whose
 		 * wrapper records thread events: it says so too */
-		events.ev[events.n++] = (struct dyl_event){ .kind = DYL_EV_ON };
+		if (events.on & 1)
+			events.ev[events.n++] = (struct dyl_event){ .kind = DYL_EV_ON };
+		if (events.on & 2)
+			events.ev[events.n++] = (struct dyl_event){ .kind = DYL_EV_PROCS_ON };
 	}
 	put_events();
 }
@@ -786,4 +791,5 @@ void dyl_spool_after_fork(void)
 	names_area_drop();
 	dyl_fd_close(&dyl_spool.fd, dyl_spool.dev, dyl_spool.ino);
 	dyl_spool.size = dyl_spool.alloc = 0;
+	events.n = 0;	/* the parent's events still waiting for its spool are its own */
 }
