@@ -13,7 +13,7 @@ QUICK = ('tests/unit/', 'tests/docs/', 'tests/runtime/test_layers.py', 'tests/te
          'tests/generator/test_generator_units.py', 'tests/tools/test_device.py',
          'tests/tools/test_chrome_predicted.py',
          'tests/tools/test_conventions.py', 'microgens/std.callsite/',
-         'tests/tools/test_trace_filter.py')
+         'tests/tools/test_trace_filter.py', 'tests/runtime/test_proc_events.py')
 REAL = ('tests/libraries/', 'tests/tools/test_flow_real.py', 'tests/tools/test_resid_real.py',
         'microgens/profiles/')
 FUZZ = ('tests/fuzz/',)

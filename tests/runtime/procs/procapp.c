@@ -3,13 +3,20 @@
  *   procapp spawn           posix_spawn of itself as a child, then waitpid
  *   procapp vfork           vfork, the child execs itself as a child; then waitpid
  *   procapp exec            calls libtiny, then execs itself as a child (same pid)
- *   procapp child US        one call of tiny_sleep_us(US), then exits
+ *   procapp child US        one call of tiny_sleep_us(US), then exits (says whether
+ *                           DYL_EXEC_OF is in its environment)
  *   procapp writer K N      K writes of N bytes (byte i of the stream: i % 251) to stdout
  *   procapp reader          reads stdin to its end (readv and read), checks the bytes,
  *                           prints how many
+ *   procapp errno           the errors of read, write, waitpid and dup2 under the hooks
+ *   procapp mtfork N        a thread calls libtiny while main forks N children that
+ *                           _exit at once, and waits for each
  * Each prints what it did, so that the plain and wrapped runs can be compared. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +30,9 @@ extern char **environ;
 
 static int child(int us)
 {
+	/* (the exec hooks' DYL_EXEC_OF is gone before main) */
+	printf("child: DYL_EXEC_OF %s\n", getenv("DYL_EXEC_OF") ? "set" : "unset");
+	fflush(stdout);
 	tiny_sleep_us(us);
 	return tiny_add(1, 2) == 3 ? 0 : 1;
 }
@@ -120,6 +130,58 @@ static int reader(void)
 	return bad != 0;
 }
 
+/* errno as each failing call leaves it: the hooks must keep it */
+static int errnos(void)
+{
+	int fds[2];
+	char c = 0;
+
+	tiny_add(0, 0);
+	signal(SIGPIPE, SIG_IGN);
+	long r;
+#define SHOW(what, call) (errno = 0, r = (long)(call), printf("%s: %ld %d\n", what, r, errno))
+	SHOW("read(-1)", read(-1, &c, 1));
+	if (pipe(fds) != 0)
+		return 1;
+	close(fds[0]);
+	SHOW("write(closed pipe)", write(fds[1], &c, 1));
+	SHOW("waitpid(no child)", waitpid(-1, NULL, 0));
+	SHOW("dup2(-1)", dup2(-1, 5));
+	close(fds[1]);
+	SHOW("read(closed)", read(fds[1], &c, 1));
+#undef SHOW
+	return 0;
+}
+
+static volatile int stop;
+
+static void *busy(void *arg)
+{
+	(void)arg;
+	while (!stop)
+		tiny_add(1, 1);
+	return NULL;
+}
+
+static int mtfork(int n)
+{
+	pthread_t th;
+	int bad = 0;
+
+	if (pthread_create(&th, NULL, busy, NULL) != 0)
+		return 1;
+	for (int i = 0; i < n; i++) {
+		pid_t pid = fork();
+		if (pid == 0)
+			_exit(0);
+		bad += pid < 0 || reap(pid);
+	}
+	stop = 1;
+	pthread_join(th, NULL);
+	printf("forked %d, bad %d\n", n, bad);
+	return bad != 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *m = argc > 1 ? argv[1] : "";
@@ -142,6 +204,10 @@ int main(int argc, char **argv)
 		return writer(atoi(argv[2]), atoi(argv[3]));
 	if (!strcmp(m, "reader"))
 		return reader();
-	fprintf(stderr, "usage: procapp fork|spawn|vfork|exec|child US|writer K N|reader\n");
+	if (!strcmp(m, "errno"))
+		return errnos();
+	if (!strcmp(m, "mtfork") && argc > 2)
+		return mtfork(atoi(argv[2]));
+	fprintf(stderr, "usage: procapp fork|spawn|vfork|exec|child US|writer K N|reader|errno|mtfork N\n");
 	return 2;
 }
