@@ -160,8 +160,9 @@ static int append(uint32_t kind, struct iovec *iov, int n)
 	return 0;
 }
 
-/* --- thread events (runtime/threads/): each goes into the spool as it happens, in a
- * chunk of its own, so that a killed run keeps it; those before the spool exists (the
+/* --- thread events (runtime/threads/, runtime/procs/): each goes into the spool as it
+ * happens, in a chunk of its own, so that a killed run keeps it (pipe reads and writes by
+ * 64); those before the spool exists (the
  * trace is claimed at the first recorded call) wait here.  dyl_out.io held. --- */
 
 static struct pending_events {
@@ -182,12 +183,19 @@ static void put_events(void)
 		events.n = 0;
 }
 
+/* Pipe events held in memory before the spool exists, at most (a process that never
+ * records a call leaves no trace: its pipe traffic must not grow it without end) */
+#define PENDING_PIPE_MAX 65536
+
 void dyl_spool_event(const struct dyl_event *e)
 {
+	int pipe = e->kind == DYL_EV_PIPE_READ || e->kind == DYL_EV_PIPE_WRITE;
+
 	dyl_io_lock();
 	if (DYL_DISABLED() || __atomic_load_n(&dyl_out.finished, __ATOMIC_ACQUIRE) ||
 	    (e->kind == DYL_EV_ON && (events.on & 1)) ||
-	    (e->kind == DYL_EV_PROCS_ON && (events.on & 2)))
+	    (e->kind == DYL_EV_PROCS_ON && (events.on & 2)) ||
+	    (pipe && dyl_spool.fd < 0 && events.n >= PENDING_PIPE_MAX))
 		goto out;
 	if (events.n == events.cap) {
 		uint32_t cap = events.cap ? 2 * events.cap : 64;
@@ -202,7 +210,10 @@ void dyl_spool_event(const struct dyl_event *e)
 	}
 	events.ev[events.n++] = *e;
 	events.on |= (e->kind == DYL_EV_ON) | (e->kind == DYL_EV_PROCS_ON) << 1;
-	put_events();
+	/* pipe reads and writes may come by the million: a chunk for every 64 (a killed run
+	 * loses the last few; every write-out takes them first) */
+	if (!pipe || events.n >= 64)
+		put_events();
 out:
 	dyl_io_unlock();
 }
