@@ -134,16 +134,14 @@ DYL_PROC_HOOK int clone(int (*fn)(void *), void *stack, int flags, void *arg, ..
 	return r;
 }
 
-DYL_PROC_HOOK int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
-			      const posix_spawnattr_t *attr, char *const argv[],
-			      char *const envp[])
+/* posix_spawn and posix_spawnp: NEXT with PID the caller's or one of ours (it may be NULL) */
+typedef int (*dyl_spawn_fn)(pid_t *, const char *, const posix_spawn_file_actions_t *,
+			    const posix_spawnattr_t *, char *const[], char *const[]);
+
+static int dyl_spawn(dyl_spawn_fn next, pid_t *pid, const char *path,
+		     const posix_spawn_file_actions_t *fa, const posix_spawnattr_t *attr,
+		     char *const argv[], char *const envp[])
 {
-	int (*next)(pid_t *, const char *, const posix_spawn_file_actions_t *,
-		    const posix_spawnattr_t *, char *const[], char *const[]) =
-		DYL_PROC_NEXT(posix_spawn, int (*)(pid_t *, const char *,
-						   const posix_spawn_file_actions_t *,
-						   const posix_spawnattr_t *, char *const[],
-						   char *const[]));
 	pid_t own = -1, *p = pid ? pid : &own;
 	uint64_t t = dyl_proc_begin();
 	int r = next(p, path, fa, attr, argv, envp);
@@ -152,22 +150,18 @@ DYL_PROC_HOOK int posix_spawn(pid_t *pid, const char *path, const posix_spawn_fi
 	return r;
 }
 
+DYL_PROC_HOOK int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
+			      const posix_spawnattr_t *attr, char *const argv[],
+			      char *const envp[])
+{
+	return dyl_spawn(DYL_PROC_NEXT(posix_spawn, dyl_spawn_fn), pid, path, fa, attr, argv, envp);
+}
+
 DYL_PROC_HOOK int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
 			       const posix_spawnattr_t *attr, char *const argv[],
 			       char *const envp[])
 {
-	int (*next)(pid_t *, const char *, const posix_spawn_file_actions_t *,
-		    const posix_spawnattr_t *, char *const[], char *const[]) =
-		DYL_PROC_NEXT(posix_spawnp, int (*)(pid_t *, const char *,
-						    const posix_spawn_file_actions_t *,
-						    const posix_spawnattr_t *, char *const[],
-						    char *const[]));
-	pid_t own = -1, *p = pid ? pid : &own;
-	uint64_t t = dyl_proc_begin();
-	int r = next(p, file, fa, attr, argv, envp);
-
-	dyl_proc_forked(t, r == 0 ? *p : -1, 1);
-	return r;
+	return dyl_spawn(DYL_PROC_NEXT(posix_spawnp, dyl_spawn_fn), pid, file, fa, attr, argv, envp);
 }
 
 /* --- waits: only those that may block (no WNOHANG) and returned a child --- */
