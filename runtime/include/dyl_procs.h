@@ -4,7 +4,7 @@
  *
  * Why here and not in libdylrt.so: as for the exec trampolines (dyl_process.h), only a
  * definition in the preloaded object itself comes before the C library's.  Forwarding:
- * to the next definition (dlsym(RTLD_NEXT), dyl_process.h's dyl_hook_next).
+ * to the next definition that is no dyliberator wrapper's (DYL_PROC_NEXT below).
  *
  * What the program sees is what the C library gives: every result and errno are
  * forwarded as they are.  A read or write on a descriptor that is no pipe costs a cached
@@ -43,8 +43,16 @@
 #endif
 
 #define DYL_PROC_HOOK __attribute__((visibility("default"), weak))
+/* NAME's next definition: past the other dyliberator wrappers too where the thread hooks
+ * are compiled in (dyl_threads.h's lookup: with several wrappers preloaded, an event is
+ * recorded once, by the first) */
+#if defined(DYL_THREADS_H) && !defined(DYL_NO_THREAD_HOOKS)
+#define DYL_PROC_NEXT(name, type) \
+	({ static void *dyl_cache_; (type)dyl_threads_find(#name, &dyl_cache_); })
+#else
 #define DYL_PROC_NEXT(name, type) \
 	({ static void *dyl_cache_; (type)dyl_hook_next(#name, &dyl_cache_); })
+#endif
 
 /* '# procs=recorded' when the program's fork is this wrapper's (dyl_procs_start) */
 static __attribute__((constructor)) void dyl_procs_check(void)
@@ -97,10 +105,13 @@ static __attribute__((used, noipa)) void *dyl_vfork_after(long pid)
 
 /* The stack is 16-byte aligned at each call; the return address is popped into the slot
  * before the C library's vfork and pushed back after it. */
-__asm__(".text\n"
+__asm__(".pushsection .text\n"
 	".weak vfork\n"
 	".type vfork, @function\n"
 	"vfork:\n"
+#ifdef __CET__
+	"	endbr64\n"
+#endif
 	"	sub $8, %rsp\n"
 	"	call dyl_vfork_enter\n"
 	"	add $8, %rsp\n"
@@ -114,7 +125,8 @@ __asm__(".text\n"
 	"	mov (%rsp), %rax\n"
 	"	add $8, %rsp\n"
 	"	ret\n"
-	".size vfork, .-vfork\n");
+	".size vfork, .-vfork\n"
+	".popsection\n");
 #endif
 
 /* clone as fork: without CLONE_VM or CLONE_THREAD (a thread, or posix_spawn's own child,
