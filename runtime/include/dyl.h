@@ -223,6 +223,8 @@ DYL_API void dyl_wake(uint64_t t, int on, const void *obj);
 DYL_API uint64_t dyl_proc_begin(void);
 DYL_API void dyl_proc_forked(uint64_t t, long child, int spawn);
 DYL_API void dyl_proc_waited(uint64_t t, long pid);
+/* In the child of clone() without CLONE_VM, first: it records and writes nothing. */
+DYL_API void dyl_proc_cloned(void);
 DYL_API const char *dyl_proc_exec(void);
 DYL_API uint64_t dyl_pipe_of(int fd);
 DYL_API void dyl_pipe_done(uint64_t t, int write, uint64_t ino, long n);

@@ -130,7 +130,21 @@ __asm__(".pushsection .text\n"
 #endif
 
 /* clone as fork: without CLONE_VM or CLONE_THREAD (a thread, or posix_spawn's own child,
- * is no new process of its own memory) */
+ * is no new process of its own memory).  Its child starts in dyl_clone_child, which turns
+ * the runtime off there (no fork handler ran in it) before the program's FN. */
+struct dyl_clone_start {
+	int (*fn)(void *);
+	void *arg;
+};
+
+static int dyl_clone_child(void *p)
+{
+	struct dyl_clone_start *s = p;	/* (the child's copy of the parent's frame) */
+
+	dyl_proc_cloned();
+	return s->fn(s->arg);
+}
+
 DYL_PROC_HOOK int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
 {
 	int (*next)(int (*)(void *), void *, int, void *, ...) =
@@ -140,8 +154,11 @@ DYL_PROC_HOOK int clone(int (*fn)(void *), void *stack, int flags, void *arg, ..
 	va_start(ap, arg);
 	void *ptid = va_arg(ap, void *), *tls = va_arg(ap, void *), *ctid = va_arg(ap, void *);
 	va_end(ap);
-	uint64_t t = flags & (0x100 | 0x10000) ? 0 : dyl_proc_begin();	/* CLONE_VM, _THREAD */
-	int r = next(fn, stack, flags, arg, ptid, tls, ctid);
+	if (flags & (0x100 | 0x10000))	/* CLONE_VM, CLONE_THREAD */
+		return next(fn, stack, flags, arg, ptid, tls, ctid);
+	struct dyl_clone_start s = { fn, arg };
+	uint64_t t = dyl_proc_begin();
+	int r = next(dyl_clone_child, stack, flags, &s, ptid, tls, ctid);
 	dyl_proc_forked(t, r, 0);
 	return r;
 }

@@ -5,7 +5,9 @@
  *
  * Each event is recorded in the process that made the call, after the call returned: a
  * fork in the parent (the child's trace starts at the fork: its own header says its
- * ppid), a wait once it returned a child.  A vfork child records nothing (it shares its
+ * ppid), a wait once it returned a child.  A child that clone() made directly records
+ * nothing at all (dyl_proc_cloned): the fork handlers that give a forked child its own
+ * trace do not run in it, and it would write into its parent's.  A vfork child records nothing (it shares its
  * parent's memory until it execs or exits): its parent records the vfork when it resumes.
  *
  * An exec ends the image's trace with its line; the new image learns that its process
@@ -51,6 +53,17 @@ void dyl_proc_waited(uint64_t t, long pid)
 {
 	if (t && pid > 0 && dyl_procs_recording())
 		dyl_threads_record(DYL_EV_WAITPID, 0, 0, (uint64_t)pid, t, dyl_now());
+}
+
+/* (in the child of a clone without CLONE_VM: its own copy of this memory) */
+void dyl_proc_cloned(void)
+{
+	dyl_proc.off = 1;
+	/* the threads' windows are mapped from the parent's spool, shared: the child's exit
+	 * must flush none */
+	dyl_proc.threads = NULL;
+	DYL_DISABLE();
+	__atomic_store_n(&dyl_out.finished, 1, __ATOMIC_RELEASE);
 }
 
 /* The environment entry handed to the exec'd image (see the top). */

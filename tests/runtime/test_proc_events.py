@@ -37,6 +37,8 @@ def app(tmp_path_factory):
     b.app = dyltest.build_c(d, os.path.join(HERE, 'procs', 'procapp.c'), 'procapp',
                             '-I' + APPS, '-L' + d, '-ltiny', '-Wl,-rpath,' + d, '-lpthread')
     b.wrap = dyltest.wrap(d, '--lib', b.lib, '--header', os.path.join(APPS, 'tiny.h'))
+    b.wrap2 = dyltest.wrap(d, '--lib', b.lib, '--header', os.path.join(APPS, 'tiny.h'),
+                           name='wrap2.so')
     return b
 
 
@@ -67,18 +69,18 @@ def traces(d, pattern='t.*'):
     return [Proc(p) for p in sorted(glob.glob(os.path.join(d, pattern)))]
 
 
-def wrapped(b, tmp_path, *args, env=None, shell=None):
-    """Runs procapp ARGS (or the shell line SHELL) under the wrapper, a trace a process
-    (DYL_TRACE=t.%p.csv); the traces."""
+def wrapped(b, tmp_path, *args, env=None, shell=None, preload=None):
+    """Runs procapp ARGS (or the shell line SHELL) under the wrapper (or PRELOAD), a trace
+    a process (DYL_TRACE=t.%p.csv); the traces."""
     e = {k: v for k, v in os.environ.items() if not k.startswith('DYL_') and k not in RANK_VARS}
-    e.update(env or {}, LD_PRELOAD=b.wrap, DYL_TRACE=str(tmp_path / 't.%p.csv'))
+    e.update(env or {}, LD_PRELOAD=preload or b.wrap, DYL_TRACE=str(tmp_path / 't.%p.csv'))
     cmd = ['/bin/sh', '-c', shell] if shell else [b.app, *args]
     dyltest.run(cmd, env=e, cwd=str(tmp_path))
     return traces(str(tmp_path))
 
 
-@pytest.mark.parametrize('mode', [['fork'], ['spawn'], ['vfork'], ['exec'], ['errno'],
-                                  ['mtfork', '5']], ids=lambda m: m[0])
+@pytest.mark.parametrize('mode', [['fork'], ['spawn'], ['vfork'], ['clone'], ['exec'],
+                                  ['errno'], ['mtfork', '5']], ids=lambda m: m[0])
 def test_program_unchanged(app, tmp_path, mode):
     # output, errno values and exit status as without the wrapper
     run_both([app.app, *mode], app.wrap, tmp_path)
@@ -129,6 +131,25 @@ def test_vfork_recorded_by_the_parent(app, tmp_path):
     assert [f['child'] for f in parent.of('fork')] == [kid.pid]
     assert [w['pid'] for w in parent.of('waitpid')] == [kid.pid]
     assert kid.ppid == parent.pid and kid.exec_of is None and kid.rows == 2
+
+
+def test_clone_as_fork(app, tmp_path):
+    """clone() without CLONE_VM is a fork: the parent's fork line names the child it waits
+    for.  The child records nothing (no fork handler runs in it): one trace."""
+    procs = wrapped(app, tmp_path, 'clone')
+    assert len(procs) == 1
+    p = procs[0]
+    assert len(p.of('fork')) == 1 and p.rows == 1
+    assert [w['pid'] for w in p.of('waitpid')] == [p.of('fork')[0]['child']]
+
+
+def test_two_wrappers_record_once(app, tmp_path):
+    procs = wrapped(app, tmp_path, 'vfork', preload=f'{app.wrap}:{app.wrap2}')
+    assert len(procs) == 2
+    parent = next(p for p in procs if p.of('fork'))
+    kid = next(p for p in procs if p is not parent)
+    assert [f['child'] for f in parent.of('fork')] == [kid.pid]
+    assert [w['pid'] for w in parent.of('waitpid')] == [kid.pid]
 
 
 def test_exec_leaves_two_traces(app, tmp_path):

@@ -9,6 +9,8 @@
  *   procapp reader          reads stdin to its end (readv and read), checks the bytes,
  *                           prints how many
  *   procapp errno           the errors of read, write, waitpid and dup2 under the hooks
+ *   procapp clone           clone() as fork (its own stack, SIGCHLD): the child calls
+ *                           libtiny and returns; then waitpid
  *   procapp mtfork N        a thread calls libtiny while main forks N children that
  *                           _exit at once, and waits for each
  * Each prints what it did, so that the plain and wrapped runs can be compared. */
@@ -16,6 +18,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -153,6 +156,23 @@ static int errnos(void)
 	return 0;
 }
 
+static int clone_child(void *arg)
+{
+	(void)arg;
+	exit(child(1000));
+}
+
+static int clones(void)
+{
+	static char stack[256 * 1024] __attribute__((aligned(16)));
+
+	tiny_add(0, 0);
+	pid_t pid = clone(clone_child, stack + sizeof(stack), SIGCHLD, NULL);
+	int bad = pid < 0 || reap(pid);
+	printf("cloned 1, bad %d\n", bad);
+	return bad;
+}
+
 static volatile int stop;
 
 static void *busy(void *arg)
@@ -204,10 +224,12 @@ int main(int argc, char **argv)
 		return writer(atoi(argv[2]), atoi(argv[3]));
 	if (!strcmp(m, "reader"))
 		return reader();
+	if (!strcmp(m, "clone"))
+		return clones();
 	if (!strcmp(m, "errno"))
 		return errnos();
 	if (!strcmp(m, "mtfork") && argc > 2)
 		return mtfork(atoi(argv[2]));
-	fprintf(stderr, "usage: procapp fork|spawn|vfork|exec|child US|writer K N|reader|errno|mtfork N\n");
+	fprintf(stderr, "usage: procapp fork|spawn|vfork|clone|exec|child US|writer K N|reader|errno|mtfork N\n");
 	return 2;
 }
