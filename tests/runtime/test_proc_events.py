@@ -216,3 +216,17 @@ def test_rank_and_host_in_the_name(app, tmp_path):
     names = sorted(os.path.basename(p).rsplit('.', 2)[0] for p in
                    glob.glob(str(tmp_path / 'r*.csv')))
     assert names == sorted([f'r3.{host}', f'r7.{host}', f'r-.{host}'])
+
+
+@pytest.mark.skipif(not os.path.exists('/dev/full'), reason='no /dev/full')
+def test_pipe_writes_on_a_full_disk(app, tmp_path):
+    """Every trace write fails (ENOSPC) while the program writes into a pipe (its stdout
+    here): its bytes and exit status unchanged, one warning."""
+    e = {k: v for k, v in os.environ.items() if not k.startswith('DYL_') and k not in RANK_VARS}
+    cmd = [app.app, 'writer', '200', '1000']
+    plain = subprocess.run(cmd, capture_output=True, env=e, timeout=60)
+    wrapped = subprocess.run(cmd, capture_output=True, timeout=60,
+                             env=dict(e, LD_PRELOAD=app.wrap, DYL_TRACE='/dev/full'))
+    assert wrapped.returncode == plain.returncode == 0
+    assert wrapped.stdout == plain.stdout and len(plain.stdout) == 200 * 1000
+    assert wrapped.stderr.count(b'dyliberator:') == 1, wrapped.stderr
