@@ -54,6 +54,27 @@
 	({ static void *dyl_cache_; (type)dyl_hook_next(#name, &dyl_cache_); })
 #endif
 
+/* std.flow:host_reads=on: dyl_hostio.h, later in this unit, defines it to 1 (a tentative
+ * definition here) and leaves read, write, readv, writev and the spawns to these hooks,
+ * which then lift the buffers and strings first, as its own would. */
+#define DYL_PROCS_IO 1
+static int dyl_procs_hostio;
+DYL_API void dyl_hostread_io(const void *p, size_t n);
+DYL_API void dyl_hostread_io_out(const void *p, size_t n);
+DYL_API void dyl_hostread_path(const char *s);
+
+static void dyl_procs_lift(const struct iovec *v, int n, int out)
+{
+	for (int i = 0; v && i < n; i++)
+		(out ? dyl_hostread_io_out : dyl_hostread_io)(v[i].iov_base, v[i].iov_len);
+}
+
+static void dyl_procs_lift_strings(char *const *v)
+{
+	for (size_t i = 0; v && v[i]; i++)
+		dyl_hostread_path(v[i]);
+}
+
 /* '# procs=recorded' when the program's fork is this wrapper's (dyl_procs_start) */
 static __attribute__((constructor)) void dyl_procs_check(void)
 {
@@ -172,6 +193,12 @@ static int dyl_spawn(dyl_spawn_fn next, pid_t *pid, const char *path,
 		     char *const argv[], char *const envp[])
 {
 	pid_t own = -1, *p = pid ? pid : &own;
+
+	if (dyl_procs_hostio) {
+		dyl_hostread_path(path);
+		dyl_procs_lift_strings(argv);
+		dyl_procs_lift_strings(envp);
+	}
 	uint64_t t = dyl_proc_begin();
 	int r = next(p, path, fa, attr, argv, envp);
 
@@ -265,21 +292,29 @@ DYL_PROC_HOOK int waitid(idtype_t idtype, id_t id, siginfo_t *info, int options)
 
 DYL_PROC_HOOK ssize_t read(int fd, void *buf, size_t n)
 {
+	if (dyl_procs_hostio)
+		dyl_hostread_io(buf, n);
 	return DYL_PIPE_CALL(read, 0, ssize_t (*)(int, void *, size_t), fd, buf, n);
 }
 
 DYL_PROC_HOOK ssize_t write(int fd, const void *buf, size_t n)
 {
+	if (dyl_procs_hostio)
+		dyl_hostread_io_out(buf, n);
 	return DYL_PIPE_CALL(write, 1, ssize_t (*)(int, const void *, size_t), fd, buf, n);
 }
 
 DYL_PROC_HOOK ssize_t readv(int fd, const struct iovec *iov, int n)
 {
+	if (dyl_procs_hostio)
+		dyl_procs_lift(iov, n, 0);
 	return DYL_PIPE_CALL(readv, 0, ssize_t (*)(int, const struct iovec *, int), fd, iov, n);
 }
 
 DYL_PROC_HOOK ssize_t writev(int fd, const struct iovec *iov, int n)
 {
+	if (dyl_procs_hostio)
+		dyl_procs_lift(iov, n, 1);
 	return DYL_PIPE_CALL(writev, 1, ssize_t (*)(int, const struct iovec *, int), fd, iov, n);
 }
 
