@@ -180,7 +180,7 @@ def _symbol_skip(name, e, patterns, app_imports):
     if name in RETURNS_TWICE:
         return 'returns twice (vfork, setjmp, getcontext): a wrapper would return through a frame that is gone'
     if name in RUNTIME_OWNED:
-        return 'the runtime interposes it itself (to write the trace before the process image ends)'
+        return 'the runtime interposes it itself (exec and _exit, threads, process events: runtime/include/dyl_wrap.h)'
     return None
 
 
