@@ -80,7 +80,6 @@ static void dyl_exec_env(char **out, char *const *envp, const char *mark)
 		r = call_with_env;                                           \
 	} while (0)
 
-
 DYL_HOOK int execve(const char *path, char *const argv[], char *const envp[])
 {
 	int (*next)(const char *, char *const[], char *const[]) =

@@ -71,12 +71,12 @@ static char exec_mark[48];
 
 const char *dyl_proc_exec(void)
 {
-	uint64_t t = dyl_proc_begin();
+	uint64_t t = dyl_now();
 	int saved = errno;
 	const char *mark = NULL;
 
-	/* (a vfork child shares this memory: it writes nothing here) */
-	if (t && getpid() == dyl_proc.pid && dyl_recorded_any()) {
+	/* (a vfork child shares this memory: it starts and writes nothing here) */
+	if (dyl_procs_recording() && getpid() == dyl_proc.pid && dyl_recorded_any()) {
 		dyl_threads_record(DYL_EV_EXEC, 0, 0, 0, t, t);
 		snprintf(exec_mark, sizeof(exec_mark), "DYL_EXEC_OF=%d", (int)dyl_proc.pid);
 		mark = exec_mark;
