@@ -109,14 +109,21 @@ def test_fork_and_wait(app, tmp_path):
     assert all(p.of('pipe_write') == [] and p.of('pipe_read') == [] for p in procs)
 
 
-def test_spawn_and_wait(app, tmp_path):
-    procs = wrapped(app, tmp_path, 'spawn')
+def parent_and_child(procs, word):
+    """The two processes of a run where one started the other (WORD: fork or spawn) and
+    waited for it: both lines name the child, whose ppid is the parent."""
     assert len(procs) == 2
-    parent = next(p for p in procs if p.of('spawn'))
+    parent = next(p for p in procs if p.of(word))
     kid = next(p for p in procs if p is not parent)
-    assert [s['child'] for s in parent.of('spawn')] == [kid.pid]
+    assert [f['child'] for f in parent.of(word)] == [kid.pid]
     assert [w['pid'] for w in parent.of('waitpid')] == [kid.pid]
-    assert kid.ppid == parent.pid and kid.exec_of is None
+    assert kid.ppid == parent.pid
+    return parent, kid
+
+
+def test_spawn_and_wait(app, tmp_path):
+    parent, kid = parent_and_child(wrapped(app, tmp_path, 'spawn'), 'spawn')
+    assert kid.exec_of is None
     assert parent.start_ns + parent.of('waitpid')[0]['ret_ns'] >= kid.end_ns
 
 
@@ -124,13 +131,8 @@ def test_vfork_recorded_by_the_parent(app, tmp_path):
     """The vfork child records nothing (it shares the parent's memory until it execs): the
     parent's one fork line names it, and the image it execs writes its own trace, with no
     exec_of (the vfork child wrote none before)."""
-    procs = wrapped(app, tmp_path, 'vfork')
-    assert len(procs) == 2
-    parent = next(p for p in procs if p.of('fork'))
-    kid = next(p for p in procs if p is not parent)
-    assert [f['child'] for f in parent.of('fork')] == [kid.pid]
-    assert [w['pid'] for w in parent.of('waitpid')] == [kid.pid]
-    assert kid.ppid == parent.pid and kid.exec_of is None and kid.rows == 2
+    parent, kid = parent_and_child(wrapped(app, tmp_path, 'vfork'), 'fork')
+    assert kid.exec_of is None and kid.rows == 2
 
 
 def test_clone_as_fork(app, tmp_path):
@@ -144,12 +146,7 @@ def test_clone_as_fork(app, tmp_path):
 
 
 def test_two_wrappers_record_once(app, tmp_path):
-    procs = wrapped(app, tmp_path, 'vfork', preload=f'{app.wrap}:{app.wrap2}')
-    assert len(procs) == 2
-    parent = next(p for p in procs if p.of('fork'))
-    kid = next(p for p in procs if p is not parent)
-    assert [f['child'] for f in parent.of('fork')] == [kid.pid]
-    assert [w['pid'] for w in parent.of('waitpid')] == [kid.pid]
+    parent_and_child(wrapped(app, tmp_path, 'vfork', preload=f'{app.wrap}:{app.wrap2}'), 'fork')
 
 
 def test_exec_leaves_two_traces(app, tmp_path):
