@@ -14,7 +14,8 @@ QUICK = ('tests/unit/', 'tests/docs/', 'tests/runtime/test_layers.py', 'tests/te
          'tests/tools/test_chrome_predicted.py',
          'tests/tools/test_conventions.py', 'microgens/std.callsite/',
          'tests/tools/test_trace_filter.py', 'tests/tools/test_gpu_sweep.py',
-         'tests/tools/test_jobs_timeline.py', 'tests/tools/test_flow_packed.py')
+         'tests/tools/test_jobs_timeline.py', 'tests/tools/test_flow_packed.py',
+         'tests/runtime/test_proc_events.py')
 REAL = ('tests/libraries/', 'tests/tools/test_flow_real.py', 'tests/tools/test_resid_real.py',
         'microgens/profiles/', 'tests/tools/test_dyl_front_e2e.py')
 FUZZ = ('tests/fuzz/',)

@@ -26,7 +26,11 @@ RUNTIME_OWNED = {'execve', 'execv', 'execvp', 'execvpe', 'execl', 'execlp', 'exe
                  'GOMP_parallel', 'pthread_cond_wait', 'pthread_cond_timedwait',
                  'pthread_cond_clockwait', 'pthread_cond_signal', 'pthread_cond_broadcast',
                  'pthread_mutex_lock', 'pthread_mutex_unlock', 'sem_wait', 'sem_timedwait',
-                 'sem_clockwait', 'sem_post', 'pthread_barrier_wait'}
+                 'sem_clockwait', 'sem_post', 'pthread_barrier_wait',
+                 # process events (runtime/include/dyl_procs.h)
+                 'fork', 'vfork', 'clone', 'posix_spawn', 'posix_spawnp', 'wait', 'waitpid',
+                 'wait3', 'wait4', 'waitid', 'read', 'write', 'readv', 'writev', 'close', 'dup',
+                 'dup2', 'dup3', 'pipe', 'pipe2', 'fclose', 'close_range', 'closefrom'}
 
 # Functions that return twice: a wrapper's frame would be returned through twice (vfork's
 # child runs on its parent's stack and clobbers the wrapper's frame; setjmp's second
@@ -176,7 +180,7 @@ def _symbol_skip(name, e, patterns, app_imports):
     if name in RETURNS_TWICE:
         return 'returns twice (vfork, setjmp, getcontext): a wrapper would return through a frame that is gone'
     if name in RUNTIME_OWNED:
-        return 'the runtime interposes it itself (to write the trace before the process image ends)'
+        return 'the runtime interposes it itself (exec and _exit, threads, process events: runtime/include/dyl_wrap.h)'
     return None
 
 

@@ -15,6 +15,7 @@
  */
 #define _GNU_SOURCE
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
 #include <unistd.h>
@@ -31,7 +32,7 @@ struct var {
 
 static const struct var vars[DYL_ENV_COUNT] = {
 	[DYL_ENV_TRACE] = { "DYL_TRACE", "./trace.csv", NULL,
-			    "the trace file (%p: the pid)", 1 },
+			    "the trace file (%p: the pid, %r: the MPI rank, %h: the host)", 1 },
 	[DYL_ENV_OFF] = { "DYL_OFF", "0", NULL,
 			  "anything but empty or 0: forward every call without recording", 1 },
 	[DYL_ENV_FILTER] = { "DYL_FILTER", "", NULL,
@@ -58,7 +59,16 @@ static const struct var vars[DYL_ENV_COUNT] = {
 	[DYL_ENV_WAITS] = { "DYL_WAITS", "on", "on, off",
 			    "record the threads' waits and wake-ups (condition variables, mutexes "
 			    "that block, semaphores, barriers) for dyl-speedup's timelines", 1 },
+	[DYL_ENV_EXEC_OF] = { "DYL_EXEC_OF", "", NULL,
+			      "set by the exec hooks, never by hand: the pid whose earlier image "
+			      "wrote a trace ('# exec_of=1' in the new image's)", 1 },
 };
+
+/* The launchers' variables that give an MPI rank, in the order they are asked (%r in
+ * DYL_TRACE: trace.c) */
+static const char *const rank_vars[] = { "OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK",
+					 "SLURM_PROCID" };
+static char rank[24];	/* the first one's digits; empty: none */
 
 #define VALUE_MAX 4096
 static char values[DYL_ENV_COUNT][VALUE_MAX];
@@ -118,6 +128,12 @@ void dyl_env_setup(void)
 		return;
 	if (getauxval(AT_SECURE))
 		return;
+	for (size_t i = 0; i < sizeof(rank_vars) / sizeof(rank_vars[0]) && !rank[0]; i++) {
+		const char *v = getenv(rank_vars[i]);
+		size_t n = v ? strspn(v, "0123456789") : 0;
+		if (n && !v[n] && n < sizeof(rank))
+			memcpy(rank, v, n + 1);
+	}
 	for (char **e = environ; e && *e; e++) {
 		if (strncmp(*e, "DYL_", 4) != 0)
 			continue;
@@ -145,6 +161,25 @@ const char *dyl_env(enum dyl_env_id id)
 	if (!__atomic_load_n(&ready, __ATOMIC_ACQUIRE))
 		dyl_env_setup();
 	return set[id] == 1 ? values[id] : NULL;
+}
+
+const char *dyl_env_rank(void)
+{
+	if (!__atomic_load_n(&ready, __ATOMIC_ACQUIRE))
+		dyl_env_setup();
+	return rank[0] ? rank : NULL;
+}
+
+void dyl_env_drop(enum dyl_env_id id)
+{
+	if (!__atomic_load_n(&ready, __ATOMIC_ACQUIRE))
+		dyl_env_setup();
+	unsetenv(vars[id].name);
+}
+
+char **dyl_env_list(void)
+{
+	return environ;
 }
 
 /* Exported for the micro-generators' templates (std.papi: DYL_PAPI_EVENTS), so that no

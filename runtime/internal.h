@@ -101,6 +101,9 @@ struct dyl_proc {
 	int forked;		/* a forked child: never takes the shared PATH */
 	int secure;		/* AT_SECURE: off, and nothing read from the environment */
 	pid_t pid;
+	pid_t ppid;		/* its parent (getppid at start, and in a forked child) */
+	int exec_of;		/* an earlier image of this process wrote a trace and exec'd
+				 * this one (DYL_EXEC_OF, runtime/procs/) */
 	int argc;		/* the program's arguments, as glibc gives constructors */
 	char **argv;		/* (NULL: unknown; /proc/self/cmdline then) */
 	const char *filter;	/* DYL_FILTER */
@@ -258,7 +261,7 @@ HIDDEN int dyl_fd_high(int fd);	/* state.c */
 enum dyl_env_id {
 	DYL_ENV_TRACE, DYL_ENV_OFF, DYL_ENV_FILTER, DYL_ENV_CLOCK, DYL_ENV_DIFF_WATCH,
 	DYL_ENV_DEBUG_DIR, DYL_ENV_PAPI_EVENTS, DYL_ENV_MICROGEN_PATH, DYL_ENV_RUNTIME,
-	DYL_ENV_CONVERT, DYL_ENV_CONVERT_MAX, DYL_ENV_WAITS, DYL_ENV_COUNT
+	DYL_ENV_CONVERT, DYL_ENV_CONVERT_MAX, DYL_ENV_WAITS, DYL_ENV_EXEC_OF, DYL_ENV_COUNT
 };
 HIDDEN void dyl_env_setup(void);
 HIDDEN const char *dyl_env(enum dyl_env_id id);
@@ -268,6 +271,11 @@ HIDDEN uint64_t dyl_env_size(enum dyl_env_id id);
  * CPU has), for dyl_env_warn's message */
 HIDDEN void dyl_env_default(enum dyl_env_id id, const char *value);
 HIDDEN void dyl_env_warn(void);	/* unknown names and bad values, once each */
+/* the MPI rank the launcher gave (OMPI_COMM_WORLD_RANK, PMI_RANK, PMIX_RANK, SLURM_PROCID:
+ * the first set to digits), or NULL */
+HIDDEN const char *dyl_env_rank(void);
+/* ID out of the program's environment (unsetenv; read before: its value stays here) */
+HIDDEN void dyl_env_drop(enum dyl_env_id id);
 
 /* The runtime's own descriptors (trace.c).  The program may close them and open files of
  * its own under the same numbers (a daemon closing 3..4095, say): before each use the

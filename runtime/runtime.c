@@ -186,10 +186,12 @@ static void after_fork_child(void)
 	}
 
 	dyl_proc.pid = getpid();
+	dyl_proc.ppid = getppid();
+	dyl_proc.exec_of = 0;	/* (a new process: no earlier image) */
 	dyl_proc.t0 = dyl_now();
 	dyl_proc.t0_ns = dyl_monotonic_ns();
-	dyl_proc.startup_ns = 0;	/* a child's run starts at the fork */
 	dyl_proc.start_ns = dyl_realtime_ns();
+	dyl_proc.startup_ns = 0;	/* a child's run starts at the fork */
 	dyl_proc.threads = NULL;
 	dyl_spool.blocks = 0;
 	dyl_spool.seq = 0;
@@ -335,10 +337,17 @@ void dyl_init(void)
 	dyl_proc.secure = getauxval(AT_SECURE) != 0;
 	dyl_env_setup();	/* (reads nothing then) */
 	dyl_clock_setup();
+	/* the trace's clock zero and start_ns, read together: processes are placed on one
+	 * time axis by start_ns (doc/jobs.md); a system call between them (the CPU time)
+	 * lets the scheduler in, by milliseconds on a busy machine */
 	dyl_proc.t0 = dyl_now();
 	dyl_proc.t0_ns = dyl_monotonic_ns();
-	dyl_proc.startup_ns = dyl_cpu_ns();
 	dyl_proc.start_ns = dyl_realtime_ns();
+	dyl_proc.startup_ns = dyl_cpu_ns();
+	dyl_proc.ppid = getppid();
+	/* the exec hooks name the pid whose image wrote a trace, then exec'd this one */
+	e = dyl_env(DYL_ENV_EXEC_OF);
+	dyl_proc.exec_of = e && *e && strtol(e, NULL, 10) == (long)dyl_proc.pid;
 	e = dyl_env(DYL_ENV_OFF);
 	dyl_proc.off = dyl_proc.secure || (e && *e && strcmp(e, "0") != 0);
 	e = dyl_env(DYL_ENV_FILTER);

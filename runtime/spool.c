@@ -160,14 +160,16 @@ static int append(uint32_t kind, struct iovec *iov, int n)
 	return 0;
 }
 
-/* --- thread events (runtime/threads/): each goes into the spool as it happens, in a
- * chunk of its own, so that a killed run keeps it; those before the spool exists (the
+/* --- thread events (runtime/threads/, runtime/procs/): each goes into the spool as it
+ * happens, in a chunk of its own, so that a killed run keeps it (pipe reads and writes by
+ * 64); those before the spool exists (the
  * trace is claimed at the first recorded call) wait here.  dyl_out.io held. --- */
 
 static struct pending_events {
 	struct dyl_event *ev;	/* mmap'd: no malloc on this path */
 	uint32_t n, cap;
-	int on;			/* DYL_EV_ON queued: a forked child queues it again */
+	int on;			/* DYL_EV_ON (bit 0), DYL_EV_PROCS_ON (bit 1) queued: a forked
+				 * child queues them again */
 } events;
 
 static void put_events(void)
@@ -181,11 +183,19 @@ static void put_events(void)
 		events.n = 0;
 }
 
+/* Pipe events held in memory before the spool exists, at most (a process that never
+ * records a call leaves no trace: its pipe traffic must not grow it without end) */
+#define PENDING_PIPE_MAX 65536
+
 void dyl_spool_event(const struct dyl_event *e)
 {
+	int pipe = e->kind == DYL_EV_PIPE_READ || e->kind == DYL_EV_PIPE_WRITE;
+
 	dyl_io_lock();
 	if (DYL_DISABLED() || __atomic_load_n(&dyl_out.finished, __ATOMIC_ACQUIRE) ||
-	    (e->kind == DYL_EV_ON && events.on))
+	    (e->kind == DYL_EV_ON && (events.on & 1)) ||
+	    (e->kind == DYL_EV_PROCS_ON && (events.on & 2)) ||
+	    (pipe && dyl_spool.fd < 0 && events.n >= PENDING_PIPE_MAX))
 		goto out;
 	if (events.n == events.cap) {
 		uint32_t cap = events.cap ? 2 * events.cap : 64;
@@ -199,8 +209,11 @@ void dyl_spool_event(const struct dyl_event *e)
 		events.cap = cap;
 	}
 	events.ev[events.n++] = *e;
-	events.on |= e->kind == DYL_EV_ON;
-	put_events();
+	events.on |= (e->kind == DYL_EV_ON) | (e->kind == DYL_EV_PROCS_ON) << 1;
+	/* pipe reads and writes may come by the million: a chunk for every 64 (a killed run
+	 * loses the last few; every write-out takes them first) */
+	if (!pipe || events.n >= 64)
+		put_events();
 out:
 	dyl_io_unlock();
 }
@@ -500,7 +513,10 @@ void dyl_spool_open(void)
 	if (events.on && events.n == 0) {
 		/* a new spool (a forked child's, or after a failed exec) of a process whose
 		 * wrapper records thread events: it says so too */
-		events.ev[events.n++] = (struct dyl_event){ .kind = DYL_EV_ON };
+		if (events.on & 1)
+			events.ev[events.n++] = (struct dyl_event){ .kind = DYL_EV_ON };
+		if (events.on & 2)
+			events.ev[events.n++] = (struct dyl_event){ .kind = DYL_EV_PROCS_ON };
 	}
 	put_events();
 }
@@ -788,4 +804,5 @@ void dyl_spool_after_fork(void)
 	names_area_drop();
 	dyl_fd_close(&dyl_spool.fd, dyl_spool.dev, dyl_spool.ino);
 	dyl_spool.size = dyl_spool.alloc = 0;
+	events.n = 0;	/* the parent's events still waiting for its spool are its own */
 }

@@ -49,16 +49,36 @@
 
 static const char HEADER[] = DYL_CSV_COLUMNS;
 
-/* Expands %p to the pid; returns 1 if PATH named the pid itself. */
+/* The host's name, with any '/' as '_' (it becomes part of a file name); "-" if unknown. */
+static void host_name(char *out, size_t room)
+{
+	if (gethostname(out, room) != 0 || !out[0])
+		snprintf(out, room, "-");
+	out[room - 1] = '\0';
+	for (char *p = out; *p; p++)
+		if (*p == '/')
+			*p = '_';
+}
+
+/* Expands %p to the pid, %r to the MPI rank (dyl_env_rank; '-' when none) and %h to the host name (doc/jobs.md);
+ * returns 1 if PATH named the pid itself. */
 static int expand_path(char *out, size_t room, const char *tmpl, pid_t pid)
 {
 	size_t o = 0;
 	int has_pid = 0;
+	char word[256];
 
 	for (const char *p = tmpl; *p && o + 24 < room; p++) {
-		if (p[0] == '%' && p[1] == 'p') {
-			o += (size_t)snprintf(out + o, room - o, "%d", (int)pid);
-			has_pid = 1;
+		if (p[0] == '%' && (p[1] == 'p' || p[1] == 'r' || p[1] == 'h')) {
+			if (p[1] == 'p')
+				snprintf(word, sizeof(word), "%d", (int)pid), has_pid = 1;
+			else if (p[1] == 'r')
+				snprintf(word, sizeof(word), "%s", dyl_env_rank() ? dyl_env_rank() : "-");
+			else
+				host_name(word, sizeof(word));
+			o += (size_t)snprintf(out + o, room - o, "%s", word);
+			if (o >= room)
+				o = room - 1;
 			p++;
 		} else {
 			out[o++] = *p;
@@ -602,8 +622,11 @@ size_t dyl_trace_header_text(char *buf, size_t room)
 	if (dyl_out.start_ticks)
 		o += (size_t)snprintf(buf + o, room - o, DYL_KEY_LINE(DYL_KEY_PID_START) "%llu\n",
 				      dyl_out.start_ticks);
-	o += (size_t)snprintf(buf + o, room - o, DYL_KEY_LINE(DYL_KEY_START_NS) "%llu\n",
-			      (unsigned long long)dyl_proc.start_ns);
+	o += (size_t)snprintf(buf + o, room - o, DYL_KEY_LINE(DYL_KEY_START_NS) "%llu\n"
+			      DYL_KEY_LINE(DYL_KEY_PPID) "%d\n",
+			      (unsigned long long)dyl_proc.start_ns, (int)dyl_proc.ppid);
+	if (dyl_proc.exec_of)
+		o += (size_t)snprintf(buf + o, room - o, DYL_KEY_LINE(DYL_KEY_EXEC_OF) "1\n");
 	/* the command line (program_args): made once, the same line in the spool's copy of
 	 * the header and the trace's */
 	static char cmd[2048];

@@ -30,6 +30,8 @@
 #define DYL_KEY_START_NS "start_ns"		/* its start, ns since the epoch */
 #define DYL_KEY_CMDLINE "cmdline"
 #define DYL_KEY_DECLINED "declined"		/* where a trace was not written */
+#define DYL_KEY_PPID "ppid"			/* the parent process (doc/jobs.md) */
+#define DYL_KEY_EXEC_OF "exec_of"		/* 1: an image that exec replaced wrote a trace */
 #define DYL_KEY_CLOCK "clock"			/* the clock of the rows' times */
 #define DYL_KEY_CLOCK_COST_NS "clock_cost_ns"	/* two reads of it */
 
@@ -88,6 +90,20 @@
 #define DYL_EVENT_CALL_NS "call_ns"		/* wait, join, parallel */
 #define DYL_EVENT_RET_NS "ret_ns"
 #define DYL_EVENT_NAME "name"			/* thread_name: \xHH for odd bytes */
+
+/* The process events (runtime/procs/, doc/jobs.md): "# procs=recorded", then, among the
+ * thread lines in time order, "# WORD tid=N key=value..." */
+#define DYL_KEY_PROCS "procs"			/* = DYL_THREADS_RECORDED */
+#define DYL_KEY_FORK "fork"			/* fork, vfork, clone as fork */
+#define DYL_KEY_SPAWN "spawn"			/* posix_spawn, posix_spawnp */
+#define DYL_KEY_EXEC "exec"
+#define DYL_KEY_WAITPID "waitpid"		/* a blocking wait that returned a child */
+#define DYL_KEY_PIPE_WRITE "pipe_write"
+#define DYL_KEY_PIPE_READ "pipe_read"
+#define DYL_EVENT_CHILD "child"			/* fork, spawn: the child's pid */
+#define DYL_EVENT_PID "pid"			/* waitpid: the child waited for */
+#define DYL_EVENT_PIPE "pipe"			/* pipe_*: the pipe's inode */
+#define DYL_EVENT_BYTES "bytes"			/* pipe_*: bytes moved */
 
 /* The footer: the process's times, and what tracing cost it */
 #define DYL_KEY_END_NS "end_ns"

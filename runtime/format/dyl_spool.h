@@ -175,6 +175,15 @@ enum {
 	DYL_EV_NAME = 8,	/* the thread's name (PR_GET_NAME, at its end; at the process's
 				 * end for those still running): its 16 bytes, NUL-padded, in
 				 * handle then t1, as memory has them */
+	/* process events (runtime/procs/, doc/jobs.md): t1 the call, t2 the return */
+	DYL_EV_PROCS_ON = 9,	/* the wrapper interposes process calls (no times) */
+	DYL_EV_FORK = 10,	/* fork, vfork, clone as fork: handle the child's pid */
+	DYL_EV_SPAWN = 11,	/* posix_spawn, posix_spawnp: handle the child's pid */
+	DYL_EV_EXEC = 12,	/* the exec family: the image ends here */
+	DYL_EV_WAITPID = 13,	/* a blocking wait that returned child HANDLE */
+	DYL_EV_PIPE_WRITE = 14,	/* write, writev on a pipe or FIFO: handle its inode, bytes in
+				 * on (low 32 bits) and parent (high 32) */
+	DYL_EV_PIPE_READ = 15,	/* read, readv: the same (bytes 0: end of file) */
 };
 /* what a WAIT or WAKE is on (the trace's on=) */
 enum { DYL_ON_COND = 1, DYL_ON_MUTEX = 2, DYL_ON_SEM = 3, DYL_ON_BARRIER = 4 };

@@ -14,7 +14,8 @@
  *     was called.)
  * A join whose thread started nowhere in the spool (created before the wrapper could see
  * it) has no line.  Waits and wake-ups need no matching here: each is a line of its own,
- * with the object's address (dyl-speedup pairs them).
+ * with the object's address (dyl-speedup pairs them), and so is each process event (a
+ * fork, spawn, exec, wait for a child, pipe read or write: doc/jobs.md).
  *
  * Names come last, one line a thread, the last name its spool holds (a thread names
  * itself after it starts: the name at its end is the one it chose).  A name's bytes that
@@ -58,7 +59,8 @@ struct evs {
 	size_t nev, ev_cap;
 	struct name *names;
 	size_t nnames, names_cap;
-	int threads;	/* events other than names: '# threads=recorded' */
+	int threads;	/* thread events other than names: '# threads=recorded' */
+	int procs;	/* process events: '# procs=recorded' */
 	struct thr *thr;
 	size_t nthr, thr_cap;
 	struct line *lines, *tmp;
@@ -138,7 +140,8 @@ static int match(struct evs *e, struct dyl_conv *c)
 	for (size_t i = 0; i < e->nev; i++) {
 		const struct dyl_event *v = &e->ev[i];
 		size_t k;
-		e->threads |= v->kind != DYL_EV_NAME;
+		e->threads |= v->kind < DYL_EV_NAME;
+		e->procs |= v->kind >= DYL_EV_PROCS_ON && v->kind <= DYL_EV_PIPE_READ;
 		switch (v->kind) {
 		case DYL_EV_NAME:
 			if (add_name(e, v) != 0)
@@ -171,6 +174,12 @@ static int match(struct evs *e, struct dyl_conv *c)
 		case DYL_EV_PARALLEL:
 		case DYL_EV_WAIT:
 		case DYL_EV_WAKE:
+		case DYL_EV_FORK:
+		case DYL_EV_SPAWN:
+		case DYL_EV_EXEC:
+		case DYL_EV_WAITPID:
+		case DYL_EV_PIPE_WRITE:
+		case DYL_EV_PIPE_READ:
 			if (add_line(e, dyl_conv_ns(c, v->t1), v->kind, (uint32_t)i, 0) != 0)
 				return -1;
 			break;
@@ -231,6 +240,31 @@ static char *put_ns(char *p, const char *key, struct dyl_conv *c, uint64_t ticks
 	return ticks == NO_END ? p : dyl_put_u64(p, dyl_conv_ns(c, ticks));
 }
 
+/* A process event's line (doc/jobs.md; at most 200 bytes) */
+static char *put_proc(char *p, const struct dyl_event *v, struct dyl_conv *c)
+{
+	static const char *const word[] = {
+		DYL_EVENT_LINE(DYL_KEY_FORK), DYL_EVENT_LINE(DYL_KEY_SPAWN),
+		DYL_EVENT_LINE(DYL_KEY_EXEC), DYL_EVENT_LINE(DYL_KEY_WAITPID),
+		DYL_EVENT_LINE(DYL_KEY_PIPE_WRITE), DYL_EVENT_LINE(DYL_KEY_PIPE_READ) };
+	int pipe = v->kind == DYL_EV_PIPE_WRITE || v->kind == DYL_EV_PIPE_READ;
+
+	p = put_tid(p, word[v->kind - DYL_EV_FORK], v->tid);
+	p = put_ns(p, DYL_EVENT_FIELD(DYL_EVENT_CALL_NS), c, v->t1);
+	if (v->kind == DYL_EV_WAITPID || pipe)
+		p = put_ns(p, DYL_EVENT_FIELD(DYL_EVENT_RET_NS), c, v->t2);
+	if (v->kind == DYL_EV_FORK || v->kind == DYL_EV_SPAWN)
+		p = dyl_put_u64(put_s(p, DYL_EVENT_FIELD(DYL_EVENT_CHILD)), v->handle);
+	else if (v->kind == DYL_EV_WAITPID)
+		p = dyl_put_u64(put_s(p, DYL_EVENT_FIELD(DYL_EVENT_PID)), v->handle);
+	if (pipe) {
+		uint64_t bytes = (uint64_t)(uint32_t)v->parent << 32 | v->on;
+		p = dyl_put_u64(put_s(p, DYL_EVENT_FIELD(DYL_EVENT_PIPE)), v->handle);
+		p = dyl_put_u64(put_s(p, DYL_EVENT_FIELD(DYL_EVENT_BYTES)), bytes);
+	}
+	return p;
+}
+
 /* (at most 200 bytes a line) */
 static char *put_line(char *p, const struct evs *e, const struct line *l, struct dyl_conv *c)
 {
@@ -255,6 +289,8 @@ static char *put_line(char *p, const struct evs *e, const struct line *l, struct
 		} else {
 			p = put_ns(p, DYL_EVENT_FIELD(DYL_EVENT_AT_NS), c, v->t1);
 		}
+	} else if (l->kind >= DYL_EV_FORK) {
+		p = put_proc(p, &e->ev[l->index], c);
 	} else {
 		const struct dyl_event *v = &e->ev[l->index];
 		p = put_tid(p, l->kind == DYL_EV_JOIN ? DYL_EVENT_LINE(DYL_KEY_JOIN)
@@ -297,12 +333,14 @@ char *dyl_events_text(struct dyl_conv *c, int fd, uint64_t size, size_t *len)
 
 	*len = 0;
 	if (read_events(&e, fd, size) == 0 && e.nev > 0 && match(&e, c) == 0 && sort_lines(&e) == 0 &&
-	    (map = dyl_fmt_grow(NULL, &cap, 16 + 32 + 200 * e.nlines + 100 * e.nnames, 1))) {
+	    (map = dyl_fmt_grow(NULL, &cap, 16 + 64 + 200 * e.nlines + 100 * e.nnames, 1))) {
 		memcpy(map, &cap, sizeof(cap));
 		text = map + 16;
 		char *p = text;
 		if (e.threads)
 			p = put_s(p, DYL_KEY_LINE(DYL_KEY_THREADS) DYL_THREADS_RECORDED "\n");
+		if (e.procs)
+			p = put_s(p, DYL_KEY_LINE(DYL_KEY_PROCS) DYL_THREADS_RECORDED "\n");
 		for (size_t i = 0; i < e.nlines; i++)
 			p = put_line(p, &e, &e.lines[i], c);
 		for (size_t i = 0; i < e.nnames; i++)

@@ -207,6 +207,36 @@ DYL_API uint64_t dyl_wait_begin(const void *caller);
 DYL_API void dyl_wait_end(uint64_t t, int on, const void *obj);
 DYL_API void dyl_wake(uint64_t t, int on, const void *obj);
 
+/* Process events (runtime/procs/, doc/jobs.md), for the interposers every wrapper
+ * compiles in (dyl_procs.h, dyl_process.h).  All keep errno and record nothing where the
+ * process records nothing, nor from the runtime's own calls.
+ *   T = dyl_proc_begin() as a fork, spawn or wait is entered (0: record nothing), then
+ *     dyl_proc_forked(T, the child's pid or -1, 1 for a spawn) in the parent, or
+ *     dyl_proc_waited(T, the child a blocking wait returned, or <= 0).
+ *   exec: M = dyl_proc_exec() first (the exec's line; NULL, or "DYL_EXEC_OF=PID" to add
+ *     to the new image's environment), then dyl_image_ends(DYL_IMAGE_EXEC).
+ *   read, write: INO = dyl_pipe_of(fd) (0: not a pipe, forward as is; a cached table
+ *     lookup), T = dyl_proc_begin(), the call, dyl_pipe_done(T, 1 for a write, INO, its
+ *     result).  dyl_pipe_forget(LO, HI): descriptors LO..HI were closed or replaced.
+ *   dyl_procs_on(): the wrapper's interposers are the ones the program calls
+ *     ('# procs=recorded'). */
+DYL_API uint64_t dyl_proc_begin(void);
+DYL_API void dyl_proc_forked(uint64_t t, long child, int spawn);
+DYL_API void dyl_proc_waited(uint64_t t, long pid);
+/* In the child of clone() without CLONE_VM, first: it records and writes nothing. */
+DYL_API void dyl_proc_cloned(void);
+DYL_API const char *dyl_proc_exec(void);
+DYL_API uint64_t dyl_pipe_of(int fd);
+DYL_API void dyl_pipe_done(uint64_t t, int write, uint64_t ino, long n);
+DYL_API void dyl_pipe_forget(int lo, int hi);
+DYL_API void dyl_procs_on(void);
+/* The wrapper's constructor: starts the runtime, takes DYL_EXEC_OF out of the program's
+ * environment, and records '# procs=recorded' when OURS (the program's fork is this
+ * wrapper's). */
+DYL_API void dyl_procs_start(int ours);
+/* The program's environment as it is now, for execv and execvp. */
+DYL_API char **dyl_env_list(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -89,6 +89,12 @@ DYL_API int dyl_hostread_mprotect(void *p, size_t n, int prot);
 
 #define DYL_HOSTIO_HOOK __attribute__((visibility("default"), weak))
 
+/* read, write, readv, writev and the spawns are dyl_procs.h's when it came first in this
+ * unit (it records process events): they lift as these would, when this is 1 */
+#ifdef DYL_PROCS_IO
+static int dyl_procs_hostio = 1;
+#endif
+
 static void *dyl_hostio_lookup(const char *name)
 {
 	void *fn = dlsym(RTLD_NEXT, name);
@@ -185,8 +191,10 @@ static void dyl_hostio_iov_out(const struct iovec *iov, int n)
 /* one buffer: lifted, then the next definition */
 #define DYL_HOSTIO_BUF(ret, name, params, args, buf, len) \
 	DYL_HOSTIO_WRAP(ret, name, params, args, dyl_hostread_io(buf, len))
+#ifndef DYL_PROCS_IO	/* (else dyl_procs.h's, which lift too) */
 DYL_HOSTIO_BUF(ssize_t, read, (int fd, void *p, size_t n), (fd, p, n), p, n)
 DYL_HOSTIO_OUT(ssize_t, write, (int fd, const void *p, size_t n), (fd, p, n), p, n)
+#endif
 DYL_HOSTIO_BUF(ssize_t, pread, (int fd, void *p, size_t n, off_t o), (fd, p, n, o), p, n)
 DYL_HOSTIO_OUT(ssize_t, pwrite, (int fd, const void *p, size_t n, off_t o), (fd, p, n, o), p, n)
 DYL_HOSTIO_BUF(ssize_t, pread64, (int fd, void *p, size_t n, off_t o), (fd, p, n, o), p, n)
@@ -220,8 +228,10 @@ DYL_HOSTIO_BUF(size_t, __fread_unlocked_chk, (void *p, size_t room, size_t size,
 /* several buffers */
 #define DYL_HOSTIO_IOV(ret, name, params, args, iov, n) \
 	DYL_HOSTIO_WRAP(ret, name, params, args, dyl_hostio_iov(iov, n))
+#ifndef DYL_PROCS_IO	/* (else dyl_procs.h's, which lift too) */
 DYL_HOSTIO_IOV(ssize_t, readv, (int fd, const struct iovec *v, int n), (fd, v, n), v, n)
 DYL_HOSTIO_IOV_OUT(ssize_t, writev, (int fd, const struct iovec *v, int n), (fd, v, n), v, n)
+#endif
 DYL_HOSTIO_IOV(ssize_t, preadv, (int fd, const struct iovec *v, int n, off_t o), (fd, v, n, o), v, n)
 DYL_HOSTIO_IOV_OUT(ssize_t, pwritev, (int fd, const struct iovec *v, int n, off_t o), (fd, v, n, o), v, n)
 DYL_HOSTIO_IOV(ssize_t, recvmsg, (int fd, struct msghdr *m, int f), (fd, m, f), m ? m->msg_iov : NULL,
@@ -360,8 +370,10 @@ static void dyl_hostio_strings(char *const *v)
 		dyl_hostio_strings(envp);                                             \
 		return next_(pid, path, fa, at, argv, envp);                          \
 	}
+#ifndef DYL_PROCS_IO	/* (else dyl_procs.h's, which lift too) */
 DYL_HOSTIO_SPAWN(posix_spawn)
 DYL_HOSTIO_SPAWN(posix_spawnp)
+#endif
 #undef DYL_HOSTIO_SPAWN
 
 static void dyl_hostio_mmsg(struct mmsghdr *v, unsigned n)

@@ -46,12 +46,48 @@ static void *dyl_hook_next(const char *name, void **cache)
 #define DYL_HOOK_NEXT(name, type) \
 	({ static void *dyl_cache_; (type)dyl_hook_next(#name, &dyl_cache_); })
 
+/* The new image's environment: ENVP with MARK (dyl_proc_exec's "DYL_EXEC_OF=PID") in
+ * place of any DYL_EXEC_OF it had, into OUT (room for ENVP's entries and two more). */
+static void dyl_exec_env(char **out, char *const *envp, const char *mark)
+{
+	static const char key[] = "DYL_EXEC_OF=";
+	size_t o = 0;
+
+	for (size_t i = 0; envp && envp[i]; i++) {
+		size_t k = 0;
+		while (k < sizeof(key) - 1 && envp[i][k] == key[k])
+			k++;
+		if (k < sizeof(key) - 1)
+			out[o++] = envp[i];
+	}
+	out[o++] = (char *)mark;
+	out[o] = NULL;
+}
+
+/* Runs CALL (an exec with the environment ENV) with ENVP plus MARK as ENV: an array on
+ * this stack (a vfork child may be here: no allocation); CALL as it is without MARK. */
+#define DYL_EXEC_WITH(mark, envp, r, call_with_env, call_as_is)             \
+	do {                                                                 \
+		if (!(mark)) {                                               \
+			r = call_as_is;                                      \
+			break;                                               \
+		}                                                            \
+		size_t n_ = 0;                                               \
+		while ((envp) && (envp)[n_])                                 \
+			n_++;                                                \
+		char *env[n_ + 2];                                           \
+		dyl_exec_env(env, envp, mark);                               \
+		r = call_with_env;                                           \
+	} while (0)
+
 DYL_HOOK int execve(const char *path, char *const argv[], char *const envp[])
 {
 	int (*next)(const char *, char *const[], char *const[]) =
 		DYL_HOOK_NEXT(execve, int (*)(const char *, char *const[], char *const[]));
+	const char *mark = dyl_proc_exec();
+	int r;
 	dyl_image_ends(DYL_IMAGE_EXEC);
-	int r = next(path, argv, envp);
+	DYL_EXEC_WITH(mark, envp, r, next(path, argv, env), next(path, argv, envp));
 	dyl_image_goes_on();
 	return r;
 }
@@ -60,8 +96,12 @@ DYL_HOOK int execv(const char *path, char *const argv[])
 {
 	int (*next)(const char *, char *const[]) =
 		DYL_HOOK_NEXT(execv, int (*)(const char *, char *const[]));
+	int (*with_env)(const char *, char *const[], char *const[]) =
+		DYL_HOOK_NEXT(execve, int (*)(const char *, char *const[], char *const[]));
+	const char *mark = dyl_proc_exec();
+	int r;
 	dyl_image_ends(DYL_IMAGE_EXEC);
-	int r = next(path, argv);
+	DYL_EXEC_WITH(mark, dyl_env_list(), r, with_env(path, argv, env), next(path, argv));
 	dyl_image_goes_on();
 	return r;
 }
@@ -70,8 +110,12 @@ DYL_HOOK int execvp(const char *file, char *const argv[])
 {
 	int (*next)(const char *, char *const[]) =
 		DYL_HOOK_NEXT(execvp, int (*)(const char *, char *const[]));
+	int (*with_env)(const char *, char *const[], char *const[]) =
+		DYL_HOOK_NEXT(execvpe, int (*)(const char *, char *const[], char *const[]));
+	const char *mark = dyl_proc_exec();
+	int r;
 	dyl_image_ends(DYL_IMAGE_EXEC);
-	int r = next(file, argv);
+	DYL_EXEC_WITH(mark, dyl_env_list(), r, with_env(file, argv, env), next(file, argv));
 	dyl_image_goes_on();
 	return r;
 }
@@ -80,8 +124,10 @@ DYL_HOOK int execvpe(const char *file, char *const argv[], char *const envp[])
 {
 	int (*next)(const char *, char *const[], char *const[]) =
 		DYL_HOOK_NEXT(execvpe, int (*)(const char *, char *const[], char *const[]));
+	const char *mark = dyl_proc_exec();
+	int r;
 	dyl_image_ends(DYL_IMAGE_EXEC);
-	int r = next(file, argv, envp);
+	DYL_EXEC_WITH(mark, envp, r, next(file, argv, env), next(file, argv, envp));
 	dyl_image_goes_on();
 	return r;
 }
@@ -90,8 +136,10 @@ DYL_HOOK int fexecve(int fd, char *const argv[], char *const envp[])
 {
 	int (*next)(int, char *const[], char *const[]) =
 		DYL_HOOK_NEXT(fexecve, int (*)(int, char *const[], char *const[]));
+	const char *mark = dyl_proc_exec();
+	int r;
 	dyl_image_ends(DYL_IMAGE_EXEC);
-	int r = next(fd, argv, envp);
+	DYL_EXEC_WITH(mark, envp, r, next(fd, argv, env), next(fd, argv, envp));
 	dyl_image_goes_on();
 	return r;
 }
@@ -148,6 +196,7 @@ DYL_HOOK __attribute__((noreturn)) void _Exit(int status)
 }
 
 #undef DYL_HOOK_COLLECT
+#undef DYL_EXEC_WITH
 #undef DYL_HOOK_NEXT
 #undef DYL_HOOK
 

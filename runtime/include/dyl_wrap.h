@@ -20,5 +20,6 @@ static const int *const dyl_abi_check __attribute__((used)) = &dyl_abi_6;
 
 #include "dyl_process.h"	/* exec and _exit write the trace out first */
 #include "dyl_threads.h"	/* thread creation, joins, OpenMP regions: thread events */
+#include "dyl_procs.h"		/* fork, spawn, waits, pipes: process events */
 
 #endif

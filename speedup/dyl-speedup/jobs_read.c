@@ -1,4 +1,4 @@
-/* jobs_read.c - the process events of a trace's '#' lines (doc/jobs-spec.md), and the
+/* jobs_read.c - the process events of a trace's '#' lines (doc/jobs.md), and the
  * waitpid and pipe dependencies between a run's processes (xdeps.h) made of them.
  *
  * The reader is dyl-speedup's own until the runtime's proc_events_read (proc_events.h)

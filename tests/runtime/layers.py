@@ -66,6 +66,9 @@ LAYERS = [
      ["api", "format", "state", "settings", "clock", "output", "calls"]),
     ("threads", ["runtime/threads/*"],
      ["api", "format", "state", "settings", "clock", "output", "calls"]),
+    # process events: recorded through the thread events' path (dyl_threads_record)
+    ("procs", ["runtime/procs/*"],
+     ["api", "format", "state", "settings", "clock", "output", "calls", "threads"]),
     # std.callsite: libunwind's walk comes with the region table's feature (unwind.c)
     ("callsite", ["runtime/callsite/*"],
      ["api", "format", "state", "settings", "clock", "output", "calls", "regions"]),
@@ -79,6 +82,7 @@ LAYERS = [
 ]
 # compiled into the wrappers, never into the runtime: no runtime file includes them
 WRAPPER_SIDE = ["runtime/include/dyl_wrap.h", "runtime/include/dyl_process.h",
+                "runtime/include/dyl_procs.h",
                 "runtime/include/dyl_alloc.h", "runtime/include/dyl_threads.h"]
 INCLUDE_DIRS = ["runtime/include", "runtime", "runtime/format"]
 # the format's reader of traces: compiled into the tools, never into the runtime (the

@@ -10,6 +10,8 @@
  *                      VALUE: not found)
  *     note AFTER TEXT  a '#' line it kept (AFTER: 1 once the column line is read)
  *     row FIELDS       a row: seq,tid,func,t_start,t_ns,in,out,work,depth,faults|extra
+ *     proc WORD tid=T call_ns=C ret_ns=R pid=P pipe=I bytes=N
+ *                      a process event (speedup/lib/trace/proc_events.c), every field
  *     end ROWS TRUNCATED
  *
  * Exit 0, or 2 with the reader's message on stderr.
@@ -26,6 +28,7 @@
 #include "dyl_keys.h"
 #include "func_names.h"
 #include "input.h"
+#include "proc_events.h"
 #include "rows.h"
 
 static char block[DYL_CONVERT_BLOCK];
@@ -91,6 +94,29 @@ static void keys(const struct trace_src *src)
 	key(DYL_KEY_CLOCK_COST_NS, src->clock_cost_ns);
 }
 
+/* The process events the tools' reader finds (proc_events.h): the header's two keys, then
+ * one line an event.  0, or 2 after the reader's message. */
+static int procs(const struct trace_src *src)
+{
+	static const char *const words[] = { DYL_KEY_FORK, DYL_KEY_SPAWN, DYL_KEY_EXEC,
+					     DYL_KEY_WAITPID, DYL_KEY_PIPE_WRITE,
+					     DYL_KEY_PIPE_READ };
+	struct proc_events ev;
+
+	if (proc_events_read(&ev, src, src->path) != 0)
+		return 2;
+	key(DYL_KEY_PPID, ev.ppid);
+	key(DYL_KEY_EXEC_OF, ev.exec_of ? 1 : -1);
+	for (size_t i = 0; i < ev.nev; i++) {
+		const struct pev *e = &ev.ev[i];
+		printf("proc %s tid=%" PRIu64 " call_ns=%" PRId64 " ret_ns=%" PRId64 " pid=%" PRId64
+		       " pipe=%" PRIu64 " bytes=%" PRIu64 "\n", words[e->kind], e->tid, e->call_ns,
+		       e->ret_ns, e->pid, e->pipe, e->bytes);
+	}
+	proc_events_free(&ev);
+	return 0;
+}
+
 static int read_trace(const char *path)
 {
 	struct trace_src src;
@@ -106,6 +132,8 @@ static int read_trace(const char *path)
 		       r.t_start, r.t_ns, r.in_bytes, r.out_bytes, r.work, r.depth, r.faults,
 		       (int)r.extra_len, r.extra);
 	}
+	if (rc == 0 && procs(&src) != 0)
+		rc = -1;
 	if (rc == 0) {
 		keys(&src);
 		for (size_t i = 0; i < src.nnotes; i++)

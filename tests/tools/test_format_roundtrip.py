@@ -80,11 +80,11 @@ def harness(tmp_path_factory):
 
 class Read:
     """What the reader made of a file: .keys {key: value or None}, .notes [(after, text)],
-    .rows [text], .end."""
+    .rows [text], .procs [the 'proc' lines' text], .end."""
 
     def __init__(self, harness, path):
         out = dyltest.run([harness, 'read', path]).stdout
-        self.keys, self.notes, self.rows, self.end = {}, [], [], None
+        self.keys, self.notes, self.rows, self.procs, self.end = {}, [], [], [], None
         for line in out.splitlines():
             kind, _, rest = line.partition(' ')
             if kind == 'key':
@@ -95,6 +95,8 @@ class Read:
                 self.notes.append((int(after), text))
             elif kind == 'row':
                 self.rows.append(rest)
+            elif kind == 'proc':
+                self.procs.append(rest)
             else:
                 self.end = rest
 
@@ -234,3 +236,49 @@ def test_wrapped_run_names_every_thread(wrapped_run):
         assert {n for _, n in names} == {'threadapp'}
         last_thread = max(text.rfind('\n# thread '), text.rfind('\n# join '))
         assert text.find('\n# thread_name ') > last_thread
+
+
+PROCS = os.path.join(ROOT, 'tests', 'runtime', 'procs')
+
+
+def proc_lines(text):
+    """The process events of a trace as the harness prints them ('proc' lines): every
+    field, 0 where the kind has none (ret_ns: call_ns)."""
+    out = []
+    for m in re.finditer(r'^# (fork|spawn|exec|waitpid|pipe_write|pipe_read) (.*)$', text, re.M):
+        f = dict(kv.split('=') for kv in m.group(2).split())
+        pid = f.get('child', f.get('pid', '0'))
+        out.append(f"{m.group(1)} tid={f['tid']} call_ns={f['call_ns']} "
+                   f"ret_ns={f.get('ret_ns', f['call_ns'])} pid={pid} "
+                   f"pipe={f.get('pipe', '0')} bytes={f.get('bytes', '0')}")
+    return out
+
+
+def test_wrapped_run_process_events(harness, tmp_path):
+    """A parent that forks two children and waits for them, and a pipeline: the process
+    lines (doc/jobs.md) carry only named keys, and the tools' reader
+    (speedup/lib/trace/proc_events.c) finds each, and the header's ppid, as written."""
+    dyltest.make('runtime')
+    d = tmp_path
+    lib = dyltest.build_c(d, os.path.join(APPS, 'libtiny.c'), 'libtiny.so', '-fPIC',
+                          '-shared', '-Wl,-soname,libtiny.so')
+    app = dyltest.build_c(d, os.path.join(PROCS, 'procapp.c'), 'procapp', '-I' + APPS,
+                          '-L' + str(d), '-ltiny', '-Wl,-rpath,' + str(d))
+    wrap = dyltest.wrap(d, '--lib', lib, '--header', os.path.join(APPS, 'tiny.h'))
+    env = {k: v for k, v in os.environ.items() if not k.startswith('DYL_')}
+    env.update(LD_PRELOAD=wrap, DYL_TRACE=str(d / 'trace.%p.csv'))
+    dyltest.run([app, 'fork'], env=env, cwd=str(d))
+    dyltest.run(['/bin/sh', '-c', f'{app} writer 3 1000 | {app} reader'], env=env, cwd=str(d))
+    words = set()
+    traces = glob.glob(str(d / 'trace.*.csv'))
+    assert len(traces) == 5
+    for path in traces:
+        with open(path) as f:
+            text = f.read()
+        check_named(text)
+        back = Read(harness, path)
+        check_found(text, back)
+        assert back.keys['ppid'] is not None
+        assert back.procs == proc_lines(text)
+        words |= {p.split()[0] for p in back.procs}
+    assert words == {'fork', 'waitpid', 'pipe_write', 'pipe_read'}

@@ -13,7 +13,7 @@ on the twin, where adding the processes up says 110 ms; 'pipe', a | b, a calling
 kernel (10 ms) before each of its two writes, b blocked on them: about 21 ms on the twin.
 
 It needs the runtime's process events ('# procs=recorded': fork, waitpid, pipe reads and
-writes, jobs-spec.md); a runtime without them is skipped, with the reason."""
+writes, doc/jobs.md); a runtime without them is skipped, with the reason."""
 import importlib.util
 import json
 import os
@@ -68,7 +68,7 @@ def test_predicted_within_3_percent(built, shape, nprocs):
     d, model = built
     slow = run(d, 'slow', shape, f'{shape}-probe')
     if not any('# procs=recorded' in open(t).read() for t in slow):
-        pytest.skip("the runtime records no process events ('# procs=recorded', jobs-spec.md)")
+        pytest.skip("the runtime records no process events ('# procs=recorded', doc/jobs.md)")
     assert len(slow) == nprocs
     pred, meas = [], []
     for i in range(3):

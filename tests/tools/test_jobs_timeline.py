@@ -2,7 +2,7 @@
 on hand-made traces whose answers are worked out by hand in the comments.  The kernel k
 has the model f = t / 4 (work in ns: 0 -> 0, 40000 -> 10000).
 
-Each trace carries the '#' lines of doc/jobs-spec.md: '# start_ns=' (the epoch start, S
+Each trace carries the '#' lines of doc/jobs.md: '# start_ns=' (the epoch start, S
 here plus the process's offset), '# ppid=', '# procs=recorded' and the process events
 ('# fork', '# waitpid', '# pipe_write', '# pipe_read'); '# threads=recorded' gives each
 process its timeline (doc/threads.md).  Times in the events are the trace's own clock.

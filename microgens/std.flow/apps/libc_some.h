@@ -1,5 +1,6 @@
 /* libc_some.h - the C library's declarations test_host_reads.py wraps it with (read,
- * write, sigaction, getrandom: interposed by host_reads; close, strlen: not) */
+ * write, close: the runtime's own; sigaction, getrandom: interposed by host_reads; strlen:
+ * neither) */
 #include <fcntl.h>
 #include <signal.h>
 #include <string.h>

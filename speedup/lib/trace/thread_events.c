@@ -8,8 +8,7 @@
 #include "input.h"
 #include "thread_events.h"
 
-/* Does the note (TEXT, LEN) start with the word W followed by a blank or its end? */
-static int starts_with_word(const char *text, size_t len, const char *w)
+int tev_starts_with_word(const char *text, size_t len, const char *w)
 {
 	size_t n = strlen(w);
 
@@ -46,9 +45,7 @@ static int field(const char *text, size_t len, const char *key, int64_t *out)
 	return 1;
 }
 
-/* The fields KEYS (N of them) of the note into VALS; those in REQUIRED (a bit each) must be
- * present and not empty.  0, or -1 after a message. */
-static int fields(const struct trace_note *nt, const char *path, const char *const *keys,
+int tev_fields(const struct trace_note *nt, const char *path, const char *const *keys,
 		  int64_t *vals, int n, unsigned required)
 {
 	for (int i = 0; i < n; i++) {
@@ -70,7 +67,7 @@ static int fields(const struct trace_note *nt, const char *path, const char *con
 static int call_fields(const struct trace_note *nt, const char *path, const char *const *keys,
 		       int64_t *vals, int n)
 {
-	if (fields(nt, path, keys, vals, n, (1u << n) - 1) != 0)
+	if (tev_fields(nt, path, keys, vals, n, (1u << n) - 1) != 0)
 		return -1;
 	if (vals[n - 1] < vals[n - 2]) {
 		input_error(path, 0, "'# %.*s': ret_ns is before call_ns",
@@ -86,7 +83,7 @@ static int add_thread(struct thread_events *ev, const struct trace_note *nt, con
 					    DYL_EVENT_START_NS, DYL_EVENT_END_NS };
 	int64_t v[5];
 
-	if (fields(nt, path, keys, v, 5, 0xf) != 0)
+	if (tev_fields(nt, path, keys, v, 5, 0xf) != 0)
 		return -1;
 	if (v[3] < v[2] || (v[4] != TEV_NONE && v[4] < v[3])) {
 		input_error(path, 0, "'# %.*s': the times are out of order (create_ns <= start_ns "
@@ -161,7 +158,7 @@ static int add_wake(struct thread_events *ev, const struct trace_note *nt, const
 	static const char *const keys[] = { DYL_EVENT_TID, DYL_EVENT_OBJ, DYL_EVENT_AT_NS };
 	int64_t v[3];
 
-	if (fields(nt, path, keys, v, 3, 0x7) != 0)
+	if (tev_fields(nt, path, keys, v, 3, 0x7) != 0)
 		return -1;
 	if (grow(&ev->wakes, sizeof(*ev->wakes), ev->nwakes, &ev->wakes_room, 16))
 		return -2;
@@ -208,7 +205,7 @@ static int add_name(struct thread_events *ev, const struct trace_note *nt, const
 	static const char *const keys[] = { DYL_EVENT_TID };
 	int64_t v[1];
 
-	if (fields(nt, path, keys, v, 1, 0x1) != 0)
+	if (tev_fields(nt, path, keys, v, 1, 0x1) != 0)
 		return -1;
 	if (grow(&ev->names, sizeof(*ev->names), ev->nnames, &ev->names_room, 16))
 		return -2;
@@ -233,19 +230,19 @@ int thread_events_read(struct thread_events *ev, const struct trace_src *src, co
 	for (size_t i = 0; i < src->nnotes; i++) {
 		const struct trace_note *nt = &src->notes[i];
 		int rc = 0;
-		if (starts_with_word(nt->text, nt->len, DYL_KEY_THREADS "=" DYL_THREADS_RECORDED))
+		if (tev_starts_with_word(nt->text, nt->len, DYL_KEY_THREADS "=" DYL_THREADS_RECORDED))
 			ev->recorded = 1;
-		else if (starts_with_word(nt->text, nt->len, DYL_KEY_THREAD))
+		else if (tev_starts_with_word(nt->text, nt->len, DYL_KEY_THREAD))
 			rc = add_thread(ev, nt, path);
-		else if (starts_with_word(nt->text, nt->len, DYL_KEY_JOIN))
+		else if (tev_starts_with_word(nt->text, nt->len, DYL_KEY_JOIN))
 			rc = add_join(ev, nt, path);
-		else if (starts_with_word(nt->text, nt->len, DYL_KEY_PARALLEL))
+		else if (tev_starts_with_word(nt->text, nt->len, DYL_KEY_PARALLEL))
 			rc = add_region(ev, nt, path);
-		else if (starts_with_word(nt->text, nt->len, DYL_KEY_WAIT))
+		else if (tev_starts_with_word(nt->text, nt->len, DYL_KEY_WAIT))
 			rc = add_wait(ev, nt, path);
-		else if (starts_with_word(nt->text, nt->len, DYL_KEY_WAKE))
+		else if (tev_starts_with_word(nt->text, nt->len, DYL_KEY_WAKE))
 			rc = add_wake(ev, nt, path);
-		else if (starts_with_word(nt->text, nt->len, DYL_KEY_THREAD_NAME))
+		else if (tev_starts_with_word(nt->text, nt->len, DYL_KEY_THREAD_NAME))
 			rc = add_name(ev, nt, path);
 		if (rc == -2)
 			input_error(path, 0, "out of memory");

@@ -67,6 +67,13 @@ struct thread_events {
  * line's text (a field that is no number, a time before create_ns); out of memory too. */
 int thread_events_read(struct thread_events *ev, const struct trace_src *src, const char *path);
 void thread_events_free(struct thread_events *ev);
+/* Does the note (TEXT, LEN) start with the word W followed by a blank or its end? */
+int tev_starts_with_word(const char *text, size_t len, const char *w);
+/* The fields KEYS (N of them) of the note NT into VALS (TEV_NONE: absent or empty); those
+ * in REQUIRED (a bit each) must be present and not empty.  0, or -1 after a message
+ * naming PATH (proc_events.c reads its lines with it too). */
+int tev_fields(const struct trace_note *nt, const char *path, const char *const *keys,
+	       int64_t *vals, int n, unsigned required);
 /* Thread TID's name (the last '# thread_name' line of it), or NULL. */
 const char *thread_events_name(const struct thread_events *ev, uint64_t tid);
 
