@@ -66,6 +66,13 @@
 #define DYL_COL_CALLSITE "callsite"		/* the call's return address */
 #define DYL_COL_STACK "stack"			/* stack1, stack2...: the frames above it */
 
+/* std.mpi's header notes, written at MPI_Init (microgens/std.mpi/template.c.j2) and read
+ * by the job's tools (speedup/lib/trace/mpi_read.c): the rank and size in MPI_COMM_WORLD,
+ * and the host */
+#define DYL_KEY_MPI_RANK "mpi_rank"
+#define DYL_KEY_MPI_SIZE "mpi_size"
+#define DYL_KEY_MPI_HOST "mpi_host"
+
 /* The thread events (runtime/format/events.c): "# threads=recorded", then one line a
  * thread, a wait or wake, a join or a parallel call, each "# WORD tid=N key=value..." */
 #define DYL_KEY_THREADS "threads"

@@ -8,6 +8,7 @@
 #include "grow.h"
 #include "input.h"
 #include "model.h"
+#include "dyl_keys.h"
 #include "mpi_ranks.h"
 #include "rows.h"
 
@@ -75,13 +76,16 @@ static int read_notes(struct mj_rank *r, const struct trace_src *src)
 	for (size_t i = 0; i < src->nnotes; i++) {
 		const char *t = src->notes[i].text;
 		size_t len = src->notes[i].len;
-		if (len > 9 && !strncmp(t, "mpi_rank=", 9))
-			r->rank = atoi(t + 9), is_rank = 1;
-		else if (len > 9 && !strncmp(t, "mpi_size=", 9))
-			r->size = atoi(t + 9);
-		else if (len > 9 && !strncmp(t, "mpi_host=", 9)) {
-			size_t n = len - 9 < sizeof(r->host) - 1 ? len - 9 : sizeof(r->host) - 1;
-			memcpy(r->host, t + 9, n);
+		const size_t k = DYL_KEY_LEN(DYL_KEY_MPI_RANK "=");	/* all three alike */
+		if (len <= k || t[k - 1] != '=')
+			continue;
+		if (!strncmp(t, DYL_KEY_MPI_RANK "=", k))
+			r->rank = atoi(t + k), is_rank = 1;
+		else if (!strncmp(t, DYL_KEY_MPI_SIZE "=", k))
+			r->size = atoi(t + k);
+		else if (!strncmp(t, DYL_KEY_MPI_HOST "=", k)) {
+			size_t n = len - k < sizeof(r->host) - 1 ? len - k : sizeof(r->host) - 1;
+			memcpy(r->host, t + k, n);
 			r->host[n] = '\0';
 		}
 	}
