@@ -2,6 +2,7 @@
 device's published figures (models/devices/NAME.csv, doc/devices.md), no model file."""
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -210,3 +211,36 @@ def test_nothing_provided_says_what_to_do(tmp_path):
     (line,) = r.stderr.splitlines()
     assert "H100 PCIe" in line and 'provide none of the traced functions' in line
     assert '(jpeg_write_scanlines)' in line and '--model FILE' in line
+
+
+def test_mpi_ranks_with_device(tmp_path):
+    # an MPI job's section (speedup/dyl-speedup/mpi.c) replaces the kernels with the
+    # device's models too (keyed on work and bytes; they were left out: 0 kernels)
+    paths = []
+    for r in (0, 1):
+        p = tmp_path / f'r{r}.csv'
+        p.write_text(f'''# dyliberator trace 1
+# pid=10{r}
+# start_ns=1000000000000
+# mpi_rank={r}
+# mpi_size=2
+# mpi_host=h
+{HEADER},depth,args,mpi_comm,mpi_peer,mpi_tag,mpi_seq,mpi_req
+0,10{r},MPI_Init,0,1000,0,0,,0,,,,,,
+1,10{r},dgemm_,2000,50000000,25165824,8388608,{2 * 1024 ** 3},0,,,,,,
+2,10{r},MPI_Barrier,50003000,1000,0,0,,0,,0,,,0,
+3,10{r},MPI_Finalize,50005000,1000,0,0,,0,,,,,,
+# total_ns=50010000
+''')
+        paths.append(str(p))
+    r = run(SPEEDUP, *paths, '--device', 'nvidia-h100-pcie')
+    assert r.returncode == 0, r.stderr
+    text = r.stdout[r.stdout.index('MPI job:'):]
+    rows = re.findall(r'^([01])\s+h\s+.*\s(\d+)$', text, re.M)
+    assert rows == [('0', '1'), ('1', '1')], text      # one kernel replaced per rank
+    # the device's own figure for one 1024^3 dgemm_ (test_h100_dgemm_and_dgemv's)
+    f = json.loads(run(SPEEDUP, '--json', paths[0], '--device', 'nvidia-h100-pcie').stdout)
+    (k,) = [k for k in f['kernels'] if k['func'] == 'dgemm_']
+    m = re.search(r"between MPI_Init and MPI_Finalize: T = ([\d.]+) ms, predicted T' = ([\d.]+)", text)
+    assert float(m.group(1)) == 50.004
+    assert float(m.group(2)) == pytest.approx(50.004 - 50.0 + k['predicted_ns'] / 1e6, abs=0.002)

@@ -8,6 +8,7 @@
 #include "grow.h"
 #include "input.h"
 #include "model.h"
+#include "model2d.h"
 #include "dyl_keys.h"
 #include "mpi_ranks.h"
 #include "rows.h"
@@ -212,17 +213,28 @@ static int add_kernel(struct mj_rank *r, struct reader *rd, const struct trace_r
 		      struct models *ms)
 {
 	int m = ms ? funcs_get((int)row->func)->model : -1, oor = 0;
-	const struct model *md;
+	struct model *md;
+	double f;
 
 	if (m < 0 || row->work < 0)
 		return 0;
 	md = &ms->m[m];
-	if (md->link || md->b || md->n == 0)
-		return 0;	/* (a link's, or keyed on bytes: not a plain kernel) */
+	if (md->link || md->n == 0)
+		return 0;	/* (a link's: not a kernel) */
+	if (md->b) {	/* keyed on bytes too (--device's): f of the call's shape */
+		int64_t shape;
+		if (row->in_bytes == ROWS_NONE && row->out_bytes == ROWS_NONE)
+			return 0;	/* not replaced (predict.c) */
+		shape = model2d_shape(md, row->work, (row->in_bytes > 0 ? row->in_bytes : 0) +
+				      (row->out_bytes > 0 ? row->out_bytes : 0));
+		if (shape < 0)
+			return -1;
+		f = model2d_f(md, shape, &oor);
+	} else
+		f = model_eval(md, (double)row->work, &oor);
 	if (grow(&rd->k, sizeof(*rd->k), rd->nk, &rd->kroom, 64) != 0)
 		return -1;
-	rd->k[rd->nk++] = (struct kcall){ row->tid, row->t_start,
-					  (double)row->t_ns - model_eval(md, (double)row->work, &oor) };
+	rd->k[rd->nk++] = (struct kcall){ row->tid, row->t_start, (double)row->t_ns - f };
 	r->kernels++;
 	return 0;
 }
