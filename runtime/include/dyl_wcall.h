@@ -15,6 +15,12 @@
 #include <errno.h>
 #include "dyl.h"
 
+/* Optimized in a unit built at -O0 too (dyl_wrap.h) */
+#ifdef DYL_UNOPTIMIZED
+#pragma GCC push_options
+#pragma GCC optimize("O2", "inline")	/* (-O0 implies -fno-inline) */
+#endif
+
 /* What a wrapper's steps need to know of it: where its original is kept and how to look
  * it up (std.loader), and its trace descriptor (std.trace) */
 struct dyl_wsym {
@@ -99,5 +105,9 @@ static inline void dyl_wend(struct dyl_call *c, int *err)
 	dyl_leave(c);
 	*ep = *err;
 }
+
+#ifdef DYL_UNOPTIMIZED
+#pragma GCC pop_options
+#endif
 
 #endif
