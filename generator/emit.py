@@ -391,23 +391,23 @@ class Renderer:
         va_end = ['va_end(dyl_ap);'] if f.variadic else []
         body = [f'static const struct dyl_wsym dyl_ws = {{ &{f.lib.var}, {c_str(f.target)}, '
                 f'{c_str(f.version)},\n\t(void **)&{f.real}, (const void *)&{f.name}, &{f.func_var} }};',
-                'struct dyl_call dyl_call;\nint dyl_errno;'] + va_start
+                'struct dyl_call dyl_call;\nstruct dyl_werr dyl_err;'] + va_start
         if f.result:   # (declared first: a micro-generator's prefix may take its sizeof)
             body.insert(0, declare(f.result, 'dyl_result') + ';')
         prefix, postfix = self._run('prefix', f), self._run('postfix', f)
         result = 'dyl_result = ' if f.result else ''
         ret = ['return dyl_result;'] if f.result else []
-        opened = f'{f.fn_type} dyl_fn = ({f.fn_type})dyl_w%s(&dyl_call, &dyl_ws, &dyl_errno, __builtin_return_address(0));'
+        opened = f'{f.fn_type} dyl_fn = ({f.fn_type})dyl_w%s(&dyl_call, &dyl_ws, &dyl_err, __builtin_return_address(0));'
         if not prefix and not postfix:
-            return body + [opened % 'begin', f'{result}{call};', 'dyl_wend(&dyl_call, &dyl_errno);'] + va_end + ret
+            return body + [opened % 'begin', f'{result}{call};', 'dyl_wend(&dyl_call, &dyl_err);'] + va_end + ret
         if f.result:
             forward = f'{declare(f.result, "dyl_r")} = {call};\n' + ''.join(x + '\n' for x in va_end) + 'return dyl_r;'
         else:
             forward = f'{call};\n' + ''.join(x + '\n' for x in va_end) + 'return;'
         body += [opened % 'open', f'if (dyl_unlikely(dyl_call.func == NULL)) {{\n{_indent(forward)}\n}}']
-        return (body + prefix + ['dyl_wstart(&dyl_call, &dyl_errno);', f'{result}{call};',
-                                 'dyl_wstop(&dyl_call, &dyl_errno);'] + postfix
-                + ['dyl_wclose(&dyl_call, &dyl_errno);'] + va_end + ret)
+        return (body + prefix + ['dyl_wstart(&dyl_call, &dyl_err);', f'{result}{call};',
+                                 'dyl_wstop(&dyl_call, &dyl_err);'] + postfix
+                + ['dyl_wclose(&dyl_call, &dyl_err);'] + va_end + ret)
 
     def wrapper(self, f):
         """The C text of one wrapped function, its typedefs and file-scope parts."""

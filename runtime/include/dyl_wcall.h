@@ -42,68 +42,74 @@ static inline __attribute__((always_inline)) void *dyl_wfn(const struct dyl_wsym
 	return fn;
 }
 
-/* Before the micro-generators between std.trace and std.time: errno kept in *ERR, the
+/* errno as the program left it, kept across the wrapper's own work, and its address,
+ * taken once a call (at -O0 each errno is a call of __errno_location) */
+struct dyl_werr {
+	int *p;
+	int v;
+};
+
+/* Before the micro-generators between std.trace and std.time: errno kept in E, the
  * original found, the call entered.  A call not recorded (dyl_enter refused it) gets
  * C->func NULL and errno back: the wrapper forwards it and returns. */
-static inline void *dyl_wopen(struct dyl_call *c, const struct dyl_wsym *s, int *err,
-			      const void *caller)
+static inline void *dyl_wopen(struct dyl_call *c, const struct dyl_wsym *s,
+			      struct dyl_werr *e, const void *caller)
 {
-	int *ep = &errno;
-	*err = *ep;
+	e->p = &errno;
+	e->v = *e->p;
 	void *fn = dyl_wfn(s, caller);
 	if (dyl_unlikely(!dyl_enter(c, s->func))) {
 		c->func = NULL;
-		*ep = *err;
+		*e->p = e->v;
 	}
 	return fn;
 }
 
 /* Just before the original: the clock read, errno given back */
-static inline void dyl_wstart(struct dyl_call *c, const int *err)
+static inline void dyl_wstart(struct dyl_call *c, const struct dyl_werr *e)
 {
 	c->t_start = dyl_time_start(c);
-	errno = *err;
+	*e->p = e->v;
 }
 
 /* Just after it: errno kept, the clock read */
-static inline void dyl_wstop(struct dyl_call *c, int *err)
+static inline void dyl_wstop(struct dyl_call *c, struct dyl_werr *e)
 {
-	*err = errno;
+	e->v = *e->p;
 	dyl_time_stop(c);
 }
 
 /* The call's end: its row, errno given back */
-static inline void dyl_wclose(struct dyl_call *c, const int *err)
+static inline void dyl_wclose(struct dyl_call *c, const struct dyl_werr *e)
 {
 	dyl_leave(c);
-	errno = *err;
+	*e->p = e->v;
 }
 
 /* A wrapper with nothing between std.trace and std.time: dyl_wopen and dyl_wstart */
-static inline void *dyl_wbegin(struct dyl_call *c, const struct dyl_wsym *s, int *err,
-			       const void *caller)
+static inline void *dyl_wbegin(struct dyl_call *c, const struct dyl_wsym *s,
+			       struct dyl_werr *e, const void *caller)
 {
-	int *ep = &errno;
-	*err = *ep;
+	e->p = &errno;
+	e->v = *e->p;
 	void *fn = dyl_wfn(s, caller);
 	if (dyl_likely(dyl_enter(c, s->func)))
 		c->t_start = dyl_time_start(c);
 	else
 		c->func = NULL;
-	*ep = *err;
+	*e->p = e->v;
 	return fn;
 }
 
 /* And its end: dyl_wstop and dyl_wclose, for a recorded call only */
-static inline void dyl_wend(struct dyl_call *c, int *err)
+static inline void dyl_wend(struct dyl_call *c, struct dyl_werr *e)
 {
 	if (dyl_unlikely(c->func == NULL))
 		return;
-	int *ep = &errno;
-	*err = *ep;
+	e->v = *e->p;
 	dyl_time_stop(c);
 	dyl_leave(c);
-	*ep = *err;
+	*e->p = e->v;
 }
 
 #ifdef DYL_UNOPTIMIZED

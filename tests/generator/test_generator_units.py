@@ -399,10 +399,10 @@ def test_compact_steps():
     text = _render_one(av, [('std.time', {}), ('std.trace', {})])
     body = text[text.index('DYL_EXPORT'):]
     assert body.index('dyl_wbegin(&dyl_call, &dyl_ws') < body.index('dyl_result = dyl_fn(x);') \
-        < body.index('dyl_wend(&dyl_call, &dyl_errno);') < body.index('return dyl_result;')
+        < body.index('dyl_wend(&dyl_call, &dyl_err);') < body.index('return dyl_result;')
     for gone in ('dyl_enter(', 'dyl_leave(', 'dyl_time_start(', 'dyl_time_stop(', 'dyl_load(',
                  'errno', '/* std.'):
-        assert gone not in body.replace('dyl_errno', ''), gone
+        assert gone not in body.replace('dyl_err', ''), gone
     assert 'static const struct dyl_wsym dyl_ws = { &dyl_lib_0, "f", NULL,\n' \
         '\t\t(void **)&dyl_real_f, (const void *)&f, &dyl_func_f };' in body
     text = _render_one(av, [('std.time', {}), ('std.trace', {}), ('std.regions', {})])
