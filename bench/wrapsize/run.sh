@@ -23,9 +23,8 @@ cc -O2 -fPIC -shared -Wl,-soname,libwide.so -o "$W/libwide.so" "$W/libwide.c"
 declare -A cpu bytes
 cputime() {	# KEY command... -> appends its CPU seconds (user+sys) to cpu[KEY]
 	local key=$1; shift
-	local t
-	t=$( { /usr/bin/time -f 'T %U %S' "$@" >/dev/null 2>&1; } 2>&1 | awk '/^T / {print $2 + $3}')
-	cpu[$key]+="$t "
+	/usr/bin/time -o "$W/time" -f '%U %S' "$@" >/dev/null 2>&1
+	cpu[$key]+="$(awk '{print $1 + $2}' "$W/time") "
 }
 wrapper() {	# KEY ROOT args... -> dyliberator from nothing, then make again
 	local key=$1 root=$2; shift 2
