@@ -156,6 +156,7 @@ class FuncView:
     fn_typedef: str = ''
     result_plain: str = ''   # the result in C's own types ('void'), '' if none
     gen_notes: list = field(default_factory=list)   # those of notes from micro-generators
+    compact: bool = False    # its shared steps are dyl_wcall.h's calls (Renderer.compact)
     # portable: its wrapper compiles without the library's headers (plain_view)
 
     @property
@@ -338,12 +339,23 @@ class Renderer:
             self.gens.append((mg, params, macros))
             if 'callee' in macros:
                 callee.append(mg.name)
+        self.compact = self._compact()
         if len(callee) != 1:
             raise mgmod.MicrogenProblem(
                 'exactly one micro-generator must provide the call (callee); '
                 + (f'several do: {", ".join(callee)} (one that calls something else than the '
                    'original declares replaces = ["std.caller"] in its microgen.toml)'
                    if callee else 'none does'))
+
+    def _compact(self):
+        """Can the wrappers call dyl_wcall.h's steps (less C a function, bench/wrapsize)?
+        When ours std.loader and std.trace open the prefixes and std.time closes them, as
+        by default: their prefixes and postfixes become those calls (f.compact), and what
+        other micro-generators put between them stays as it is."""
+        steps = [mg for mg, _, m in self.gens if 'prefix' in m or 'postfix' in m]
+        names = [mg.name for mg in steps]
+        return (len(steps) >= 3 and names[:2] == ['std.loader', 'std.trace']
+                and names[-1] == 'std.time' and all(_ours(mg) for mg in steps[:2] + steps[-1:]))
 
     def _run(self, point, *args, mg_filter=None):
         out = []
@@ -370,10 +382,40 @@ class Renderer:
         mg, p, m = next(g for g in self.gens if 'callee' in g[2])
         return _expand(mg, 'callee', m['callee'], f, p).strip()
 
+    def _compact_body(self, f, call):
+        """The statements of F's wrapper whose shared steps are dyl_wcall.h's calls: its
+        descriptor, then dyl_wbegin and dyl_wend (nothing between std.trace and std.time)
+        or dyl_wopen, the forward of a call not recorded, dyl_wstart, dyl_wstop and
+        dyl_wclose around the other micro-generators' code."""
+        va_start = [f'va_list dyl_ap;\nva_start(dyl_ap, {f.params[-1].name});'] if f.variadic else []
+        va_end = ['va_end(dyl_ap);'] if f.variadic else []
+        body = [f'static const struct dyl_wsym dyl_ws = {{ &{f.lib.var}, {c_str(f.target)}, '
+                f'{c_str(f.version)},\n\t(void **)&{f.real}, (const void *)&{f.name}, &{f.func_var} }};',
+                'struct dyl_call dyl_call;\nstruct dyl_werr dyl_err;'] + va_start
+        if f.result:   # (declared first: a micro-generator's prefix may take its sizeof)
+            body.insert(0, declare(f.result, 'dyl_result') + ';')
+        prefix, postfix = self._run('prefix', f), self._run('postfix', f)
+        result = 'dyl_result = ' if f.result else ''
+        ret = ['return dyl_result;'] if f.result else []
+        opened = f'{f.fn_type} dyl_fn = ({f.fn_type})dyl_w%s(&dyl_call, &dyl_ws, &dyl_err, __builtin_return_address(0));'
+        if not prefix and not postfix:
+            return body + [opened % 'begin', f'{result}{call};', 'dyl_wend(&dyl_call, &dyl_err);'] + va_end + ret
+        if f.result:
+            forward = f'{declare(f.result, "dyl_r")} = {call};\n' + ''.join(x + '\n' for x in va_end) + 'return dyl_r;'
+        else:
+            forward = f'{call};\n' + ''.join(x + '\n' for x in va_end) + 'return;'
+        body += [opened % 'open', f'if (dyl_unlikely(dyl_call.func == NULL)) {{\n{_indent(forward)}\n}}']
+        return (body + prefix + ['dyl_wstart(&dyl_call, &dyl_err);', f'{result}{call};',
+                                 'dyl_wstop(&dyl_call, &dyl_err);'] + postfix
+                + ['dyl_wclose(&dyl_call, &dyl_err);'] + va_end + ret)
+
     def wrapper(self, f):
         """The C text of one wrapped function, its typedefs and file-scope parts."""
         callee = self.callee(f)
         call = f'{callee}({f.call_args})'
+        f.compact = self.compact
+        if f.compact:
+            return self._wrapper_text(f, self._compact_body(f, call))
         va_end = 'va_end(dyl_ap);\n' if f.variadic else ''
         # errno through its address, taken once: at -O0 each errno is a call of
         # __errno_location (four a call, and their code in each of 5,000 wrappers)
@@ -397,6 +439,10 @@ class Renderer:
         body.append('*dyl_errp = dyl_errno;')
         if f.result:
             body.append('return dyl_result;')
+        return self._wrapper_text(f, body)
+
+    def _wrapper_text(self, f, body):
+        """F's wrapper around the statements BODY, with its typedefs and file parts."""
         params = ', '.join(declare(a.type, a.name) for a in f.params)
         if f.variadic:
             params += ', ...'
@@ -442,7 +488,10 @@ class Renderer:
                     views[i:i + UNIT_SIZE] = pv
                     plain_units.add(k)
         functions = self.wrappers(views, jobs)
-        common = dict(w=w, system_includes=SYSTEM_INCLUDES, file_parts=self._run('file', w),
+        file_parts = self._run('file', w)
+        if self.compact:   # (after std.loader's and std.time's parts: it calls them)
+            file_parts.append('/* the steps every wrapper shares */\n#include "dyl_wcall.h"')
+        common = dict(w=w, system_includes=SYSTEM_INCLUDES, file_parts=file_parts,
                       init_parts=[_indent(x) for x in self._run('init', w)],
                       fini_parts=[_indent(x) for x in self._run('fini', w)],
                       end_parts=self._run('end', w), config_parts=self._run('config', w))

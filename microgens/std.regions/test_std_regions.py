@@ -244,8 +244,8 @@ def test_defs_win_over_the_estimate(built):
     text = open(os.path.join(d, 'defs.d', 'wrap.c')).read()
     # the estimate runs before the clock starts; the user's code after it stopped
     body = text[text.index('DYL_EXPORT void (fill)'):]
-    assert body.index('dyl_regions_charge') < body.index('dyl_time_start(')
-    assert body.index('dyl_time_stop(&dyl_call)') < body.index('input_size != DYL_NONE')
+    assert body.index('dyl_regions_charge') < body.index('dyl_wstart(')   # (dyl_wcall.h)
+    assert body.index('dyl_wstop(&dyl_call') < body.index('input_size != DYL_NONE')
 
 
 # --- real libraries -----------------------------------------------------------------

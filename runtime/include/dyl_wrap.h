@@ -13,6 +13,14 @@
 
 #include "dyl.h"
 
+/* A unit built at -O0 (the units of a large wrapper: fast to build) still compiles the
+ * steps every wrapper shares optimized (std.time's, dyl_wcall.h), once a unit: a call
+ * costs what it did when each wrapper had their code inline.  Known here, first: a
+ * #pragma GCC optimize defines __OPTIMIZE__ for the rest of the unit. */
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__OPTIMIZE__)
+#define DYL_UNOPTIMIZED 1
+#endif
+
 /* The layout of struct dyl_call and of dyl.h's calls, checked when the wrapper loads: a
  * wrapper built against another runtime stops there, naming it ("undefined symbol:
  * dyl_abi_6"), instead of misreading its calls. */

@@ -267,3 +267,20 @@ def test_dpkg_asked_once_then_kept(tmp_path):
     asked = open(log).read().split('\n')
     assert [a.split()[0] for a in asked if a] == ['-S', '-L']
     assert '#include "/usr/include/zlib.h"' in open(os.path.join(str(tmp_path), 'z.d', 'wrap.c')).read()
+
+
+def test_units_share_the_steps(tmp_path):
+    """Each unit's wrappers call the steps they share (runtime/include/dyl_wcall.h):
+    compiled once a unit, local to it; the wrappers' own code names no runtime call."""
+    lib, h = many(tmp_path)
+    so, d, _ = gen(tmp_path, lib, h)
+    for unit in ('wrap_001', 'wrap_002'):
+        syms = run(['nm', os.path.join(d, unit + '.o')]).stdout.split('\n')
+        steps = ('dyl_wbegin', 'dyl_wend', 'dyl_wopen', 'dyl_wstart', 'dyl_wstop', 'dyl_wclose')
+        local = sorted(s.split()[-1] for s in syms if ' t ' in s and s.split()[-1] in steps)
+        assert local == ['dyl_wbegin', 'dyl_wend']
+        undefined = {s.split()[-1] for s in syms if ' U ' in s}
+        assert {'dyl_enter', 'dyl_leave'} <= undefined   # (called from the steps)
+    text = open(os.path.join(d, 'wrap_001.c')).read()
+    body = text[text.index('DYL_EXPORT int (f0)'):text.index('DYL_EXPORT int (f1)')]
+    assert 'dyl_enter(' not in body and 'dyl_wbegin(' in body and body.count('dyl_fn(x)') == 1

@@ -361,8 +361,9 @@ def test_user_directory_replaces_a_std_microgen(tmp_path):
     assert '/* my clock */' in text and 'dyl_time_start(' not in text
 
 
-def _render_one(av, requested, **kw):
-    """The wrapper text of `int f(int x)` with the micro-generators REQUESTED."""
+def _render_one(av, requested, compact=None, **kw):
+    """The wrapper text of `int f(int x)` with the micro-generators REQUESTED (COMPACT:
+    True/False forces the Renderer's choice of dyl_wcall.h's steps)."""
     gens = microgen.compose(av, requested)
     proto = Prototype(name='f', result='int', file='/x/f.h', line=3,
                       params=[Param(name='x', type='int', kind='signed', canonical='int')])
@@ -370,12 +371,15 @@ def _render_one(av, requested, **kw):
     choice = select.Choice(name='f', lib=lib, export=lib.exports['f'], proto=proto)
     view = emit.function_view(choice, emit.LibView('dyl_lib_0', 'libf.so', '/x/libf.so'), set(), [],
                               {mg.name for mg, _ in gens})
-    return emit.Renderer(gens).wrapper(view)
+    r = emit.Renderer(gens)
+    if compact is not None:
+        r.compact = compact
+    return r.wrapper(view)
 
 
 def test_prefix_outermost_first_postfix_reversed():
     av = microgen.discover([STD])
-    text = _render_one(av, [('std.time', {}), ('std.trace', {})])
+    text = _render_one(av, [('std.time', {}), ('std.trace', {})], compact=False)
     body = text[text.index('DYL_EXPORT'):]
     call = body.index('dyl_result = dyl_fn(x);')
     prefix, postfix = body[:call], body[call:]
@@ -384,6 +388,31 @@ def test_prefix_outermost_first_postfix_reversed():
     # the clock starts after the trace row is opened and stops before it is closed
     assert prefix.index('dyl_enter(') < prefix.index('dyl_time_start(')
     assert postfix.index('dyl_time_stop(') < postfix.index('dyl_leave(')
+
+
+def test_compact_steps():
+    """By default (std.loader, std.trace, std.time) a wrapper calls dyl_wcall.h's shared
+    steps around the original: one call before it and one after, nothing else of theirs
+    in its body; what another micro-generator adds stays between dyl_wopen (the trace
+    row opened) and dyl_wstart (the clock started), and its postfix between dyl_wstop
+    and dyl_wclose."""
+    av = microgen.discover([STD])
+    text = _render_one(av, [('std.time', {}), ('std.trace', {})])
+    body = text[text.index('DYL_EXPORT'):]
+    assert body.index('dyl_wbegin(&dyl_call, &dyl_ws') < body.index('dyl_result = dyl_fn(x);') \
+        < body.index('dyl_wend(&dyl_call, &dyl_err);') < body.index('return dyl_result;')
+    for gone in ('dyl_enter(', 'dyl_leave(', 'dyl_time_start(', 'dyl_time_stop(', 'dyl_load(',
+                 'errno', '/* std.'):
+        assert gone not in body.replace('dyl_err', ''), gone
+    assert 'static const struct dyl_wsym dyl_ws = { &dyl_lib_0, "f", NULL,\n' \
+        '\t\t(void **)&dyl_real_f, (const void *)&f, &dyl_func_f };' in body
+    text = _render_one(av, [('std.time', {}), ('std.trace', {}), ('std.regions', {})])
+    body = text[text.index('DYL_EXPORT'):]
+    order = ['dyl_wopen(', 'if (dyl_unlikely(dyl_call.func == NULL)) {\n\t\tint dyl_r = dyl_fn(x);\n'
+             '\t\treturn dyl_r;\n\t}', '/* std.regions', 'dyl_wstart(', 'dyl_result = dyl_fn(x);',
+             'dyl_wstop(', 'dyl_wclose(', 'return dyl_result;']
+    assert [body.index(x) for x in order] == sorted(body.index(x) for x in order)
+    assert 'dyl_wbegin(' not in body and 'dyl_wend(' not in body
 
 
 def test_compose_replaces_the_caller(tmp_path):

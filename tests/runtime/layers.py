@@ -83,7 +83,8 @@ LAYERS = [
 # compiled into the wrappers, never into the runtime: no runtime file includes them
 WRAPPER_SIDE = ["runtime/include/dyl_wrap.h", "runtime/include/dyl_process.h",
                 "runtime/include/dyl_procs.h",
-                "runtime/include/dyl_alloc.h", "runtime/include/dyl_threads.h"]
+                "runtime/include/dyl_alloc.h", "runtime/include/dyl_threads.h",
+                "runtime/include/dyl_wcall.h"]
 INCLUDE_DIRS = ["runtime/include", "runtime", "runtime/format"]
 # the format's reader of traces: compiled into the tools, never into the runtime (the
 # Makefile's TOOL_READ_SRC); it is no layer of the runtime's
