@@ -25,7 +25,7 @@ APP = os.path.join(C_FILES, 'app.c')
 # seccomp profile forbids perf events.
 NOPERF = os.path.join(C_FILES, 'noperf.c')
 
-# read(2) from /dev/zero into fresh pages: the kernel takes the faults, in its copy
+# pread(2) from /dev/zero into fresh pages: the kernel takes the faults, in its copy
 READ_APP = os.path.join(C_FILES, 'read_zero.c')
 
 
@@ -196,11 +196,11 @@ def test_forbidden_perf_leaves_the_column_empty(built, tmp_path):
 @pytest.mark.skipif(os.geteuid() != 0 or not shutil.which('setpriv'),
                     reason='needs root and setpriv to run as an unprivileged user')
 def test_unprivileged_user_counts_user_mode_faults(built, tmp_path):
-    """As root, the faults the kernel takes in read(2)'s copy into fresh pages count; an
+    """As root, the faults the kernel takes in pread(2)'s copy into fresh pages count; an
     unprivileged user under perf_event_paranoid 2 falls back to user-mode faults."""
     d, app, wrapper, _ = built
     rd = build_c(d, READ_APP, 'rd')
-    rw = wrap(d, '--lib', 'libc.so.6', '--header', '/usr/include/unistd.h', '-f', 'read',
+    rw = wrap(d, '--lib', 'libc.so.6', '--header', '/usr/include/unistd.h', '-f', 'pread',
               '-g', 'std.faults', name='read.so')
     root = Trace(run_both([rd], rw, tmp_path, trace='root.csv')[1])
     assert root.meta['faults'] == 'user-mode and kernel faults'

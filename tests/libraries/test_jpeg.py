@@ -123,7 +123,9 @@ def test_versioned_symbols(cjpeg_wrapper, libjpeg_syms):
     _, out_dir = cjpeg_wrapper
     with open(os.path.join(out_dir, 'wrap.c')) as f:
         text = f.read()
-    resolved = dict(re.findall(r'dyl_load\(&dyl_lib_\d+, "([^"]+)", "([^"]+)"', text))
+    # name and version: in the shared steps' descriptor (dyl_wcall.h) or a dyl_load call
+    resolved = dict(re.findall(r'(?:dyl_load\(|struct dyl_wsym dyl_ws = \{ )&dyl_lib_\d+, '
+                               r'"([^"]+)", "([^"]+)"', text))
     assert resolved['jpeg_write_scanlines'] == 'LIBJPEG_6.2'
     assert resolved['jpeg_mem_dest'] == 'LIBJPEGTURBO_6.2'    # a libjpeg-turbo addition
     assert set(resolved) == _imports(CJPEG) & {n for n, s in libjpeg_syms.items() if s[0] == 'FUNC'}

@@ -414,7 +414,9 @@ def _sources(out_dir):
                    if n.endswith('.c'))
 
 
-_RESOLVE = re.compile(r'dyl_load\(&dyl_lib_\d+, "([^"]+)", ("[^"]*"|NULL)')
+# how each original is found: its name and version, in the descriptor of the shared steps
+# (runtime/include/dyl_wcall.h) or in a wrapper's own dyl_load call (the older form)
+_RESOLVE = re.compile(r'(?:dyl_load\(|struct dyl_wsym dyl_ws = \{ )&dyl_lib_\d+, "([^"]+)", ("[^"]*"|NULL)')
 
 
 def test_versioned_symbols_in_generated_code(whole, crypto_syms, app, tmp_path):

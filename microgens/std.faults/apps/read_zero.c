@@ -1,5 +1,6 @@
-/* read_zero.c - read(2) from /dev/zero into fresh pages: the kernel takes the faults, in
- * its copy (test_std_faults.py). */
+/* read_zero.c - pread(2) from /dev/zero into fresh pages: the kernel takes the faults, in
+ * its copy (test_std_faults.py).  pread, not read: read is the runtime's own (it records
+ * pipe reads, runtime/include/dyl_procs.h), which no wrapper of libc wraps. */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <stdio.h>
@@ -11,6 +12,6 @@ int main(int argc, char **argv)
 	char *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	int fd = open("/dev/zero", O_RDONLY);
 	madvise(p, n, MADV_NOHUGEPAGE);
-	printf("%zd\n", read(fd, p, n));
+	printf("%zd\n", pread(fd, p, n, 0));
 	return 0;
 }
