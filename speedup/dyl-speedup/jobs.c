@@ -61,7 +61,7 @@ static int open_traces(struct job *job, struct trace_src *srcs, int *opened,
 		(*opened)++;
 		while ((rc = rows_next(&srcs[i], &row)) > 0)
 			;
-		if (rc < 0 || jobs_read_events(&job->p[i].ev, &srcs[i], procs[i].path) != 0)
+		if (rc < 0 || proc_events_read(&job->p[i].ev, &srcs[i], procs[i].path) != 0)
 			return -1;
 		if (srcs[i].start_ns < 0) {
 			*why = "a trace has no '# start_ns=' line (an older trace): the processes "
@@ -148,7 +148,7 @@ void jobs_free(struct job *job)
 	timeline_free(&job->tl);
 	free(job->tl.th);
 	for (int i = 0; i < job->n; i++)
-		free(job->p[i].ev.ev);
+		proc_events_free(&job->p[i].ev);
 	free(job->p);
 	free(job->order);
 	xdeps_free(&job->x);

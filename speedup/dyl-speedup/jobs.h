@@ -52,9 +52,6 @@ int jobs_predict(struct job **job, const char **why, struct prediction *procs, i
 		 struct prediction *run);
 void jobs_free(struct job *job);
 
-/* The process events of SRC's notes (its rows read to the end: the lines come after
- * them), into EV (jobs_read.c).  0, or -1 after a message naming PATH. */
-int jobs_read_events(struct proc_events *ev, const struct trace_src *src, const char *path);
 /* The image of PID that a fork or spawn started (FIRST) or the last one (exec put in
  * place): a process index, -1 when the run has none. */
 int jobs_image(const struct job *job, int64_t pid, int first);
