@@ -173,13 +173,15 @@ static int clones(void)
 	return bad;
 }
 
-static volatile int stop;
+static volatile int stop, started;
 
 static void *busy(void *arg)
 {
 	(void)arg;
-	while (!stop)
+	while (!stop) {
 		tiny_add(1, 1);
+		started = 1;
+	}
 	return NULL;
 }
 
@@ -190,6 +192,8 @@ static int mtfork(int n)
 
 	if (pthread_create(&th, NULL, busy, NULL) != 0)
 		return 1;
+	while (!started)	/* its calls under way (on a busy machine it may start late, */
+		sched_yield();	/* after the forks: no call recorded, no trace) */
 	for (int i = 0; i < n; i++) {
 		pid_t pid = fork();
 		if (pid == 0)
