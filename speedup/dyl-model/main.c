@@ -274,12 +274,10 @@ static int read_trace(const struct model_opts *o, struct selection *sl, const ch
 		}
 		int64_t bytes = -1;
 		if (o->by_bytes) {
-			if (r.in_bytes == ROWS_NONE && r.out_bytes == ROWS_NONE) {
+			if ((bytes = rows_call_bytes(&r)) == ROWS_NONE) {
 				c->no_bytes++;
 				continue;
 			}
-			/* as the runtime adds them up for work: an empty one counts 0 */
-			bytes = (r.in_bytes > 0 ? r.in_bytes : 0) + (r.out_bytes > 0 ? r.out_bytes : 0);
 		}
 		enum sample_faults faults = r.faults == ROWS_NONE ? SAMPLE_FAULTS_UNKNOWN
 					    : r.faults == 0 ? SAMPLE_NO_FAULTS : SAMPLE_FAULTED;

@@ -92,12 +92,10 @@ static int read_calls(struct planner *pl, struct plan_proc *p, const char *path)
 		struct model *m = &pl->r->models->m[fn->model];
 		int oor;
 		if (m->b) {	/* keyed on bytes too (--device's): f of the call's shape */
-			int64_t shape;
-			if (row.in_bytes == ROWS_NONE && row.out_bytes == ROWS_NONE)
+			int64_t bytes = rows_call_bytes(&row), shape;
+			if (bytes == ROWS_NONE)
 				continue;	/* not replaced (predict.c) */
-			shape = model2d_shape(m, row.work, (row.in_bytes > 0 ? row.in_bytes : 0) +
-					      (row.out_bytes > 0 ? row.out_bytes : 0));
-			if (shape < 0) {
+			if ((shape = model2d_shape(m, row.work, bytes)) < 0) {
 				rc = -1;
 				break;
 			}

@@ -49,6 +49,16 @@ struct trace_row {
 	uint32_t extra_len;
 };
 
+/* R's bytes as a model keyed on bytes takes them, in + out (as the runtime adds them up
+ * for work: an empty side counts 0); ROWS_NONE when both are empty (the call keeps its
+ * measured time).  The one rule of dyl-model, the prediction, the plans and MPI jobs. */
+static inline int64_t rows_call_bytes(const struct trace_row *r)
+{
+	if (r->in_bytes == ROWS_NONE && r->out_bytes == ROWS_NONE)
+		return ROWS_NONE;
+	return (r->in_bytes > 0 ? r->in_bytes : 0) + (r->out_bytes > 0 ? r->out_bytes : 0);
+}
+
 /* A '#' line: the text after '#' and blanks; AFTER: it came after the header. */
 struct trace_note {
 	const char *text;

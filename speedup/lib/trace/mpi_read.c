@@ -222,12 +222,10 @@ static int add_kernel(struct mj_rank *r, struct reader *rd, const struct trace_r
 	if (md->link || md->n == 0)
 		return 0;	/* (a link's: not a kernel) */
 	if (md->b) {	/* keyed on bytes too (--device's): f of the call's shape */
-		int64_t shape;
-		if (row->in_bytes == ROWS_NONE && row->out_bytes == ROWS_NONE)
+		int64_t bytes = rows_call_bytes(row), shape;
+		if (bytes == ROWS_NONE)
 			return 0;	/* not replaced (predict.c) */
-		shape = model2d_shape(md, row->work, (row->in_bytes > 0 ? row->in_bytes : 0) +
-				      (row->out_bytes > 0 ? row->out_bytes : 0));
-		if (shape < 0)
+		if ((shape = model2d_shape(md, row->work, bytes)) < 0)
 			return -1;
 		f = model2d_f(md, shape, &oor);
 	} else

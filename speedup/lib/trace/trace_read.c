@@ -141,9 +141,8 @@ static int add_row(struct trace *tr, struct read_state *st, const struct trace_r
 	if (mi < 0)
 		return 0;	/* never replaced, never the outer call of a replaced one */
 	if (st->ms->m[mi].b && r->work >= 0) {
-		/* bytes as the runtime adds them up for work: an empty one counts 0 */
-		int64_t bytes = (r->in_bytes > 0 ? r->in_bytes : 0) + (r->out_bytes > 0 ? r->out_bytes : 0);
-		if (r->in_bytes == ROWS_NONE && r->out_bytes == ROWS_NONE)
+		int64_t bytes = rows_call_bytes(r);
+		if (bytes == ROWS_NONE)
 			shape = CALL_NO_BYTES;
 		else if ((shape = model2d_shape(&st->ms->m[mi], r->work, bytes)) < 0)
 			return -1;
