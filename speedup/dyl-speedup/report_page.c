@@ -6,12 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include "device.h"
 #include "func_names.h"
 #include "input.h"
 #include "report_fmt.h"
 #include "report_page.h"
 #include "resid.h"
+#include "wrap.h"
 
 /* The headline's third line: which calls were replaced, by what. */
 static void what_line(struct page *pg)
@@ -150,7 +152,7 @@ int report_page(FILE *out, const struct report *r, int text, const char *html)
 	int rc = page_load(&pg, r);
 
 	if (rc == 0 && text)
-		rc = report_text(out, &pg, report_columns());
+		rc = report_text(out, &pg, wrap_width(STDOUT_FILENO));
 	if (rc == 0 && html)
 		rc = report_html(html, &pg);
 	page_free(&pg);

@@ -33,8 +33,6 @@ const char *page_bounds(const struct page *pg, char *buf, size_t room);
 
 /* The text report on OUT, wrapped to COLUMNS.  0, or -1 on a write error. */
 int report_text(FILE *out, const struct page *pg, int columns);
-/* The terminal's width: $COLUMNS, else the tty's, else 80. */
-int report_columns(void);
 /* The HTML report, written to PATH (a temporary file, then renamed: never half a file).
  * 0; -1 after one message naming PATH. */
 int report_html(const char *path, const struct page *pg);

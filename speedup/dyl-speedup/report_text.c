@@ -5,8 +5,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
-#include <unistd.h>
 #include "func_names.h"
 #include "report_fmt.h"
 #include "report_page.h"
@@ -16,18 +14,6 @@
 
 /* Rows of a long table shown; the rest are counted */
 #define ROWS_SHOWN 20
-
-int report_columns(void)
-{
-	const char *c = getenv("COLUMNS");
-	struct winsize ws;
-
-	if (c && atoi(c) >= 20)
-		return atoi(c);
-	if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 20)
-		return ws.ws_col;
-	return 80;
-}
 
 /* A section's title after a blank line, wrapped. */
 static void heading(FILE *out, const char *title, int width)
